@@ -1,0 +1,81 @@
+// swift-tools-version: 6.1
+//
+// PeerBench: transport protocols head-to-head over an emulated peer-to-peer
+// radio link. The target list mirrors the architecture (see docs/ARCHITECTURE.md):
+// a core that knows no concrete transport, the link emulator, one module per
+// transport plugin, and the `peerbench` executable that wires them together.
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "PeerBench",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "peerbench", targets: ["peerbench"]),
+        .library(name: "PeerBenchCore", targets: ["PeerBenchCore"]),
+        .library(name: "UWBRanging", targets: ["UWBRanging"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+    ],
+    targets: [
+        // Linux calls Swift's Glibc module does not expose (setns, TUN, TCP_INFO).
+        .target(name: "CPeerBenchSystem"),
+        // Core: matrix, plugin API, runner, records, statistics, system calls.
+        .target(
+            name: "PeerBenchCore",
+            dependencies: [
+                "CPeerBenchSystem",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ],
+            swiftSettings: strict
+        ),
+        // Network namespaces, TUN devices, the userspace emulator, the radio model.
+        .target(
+            name: "LinkEmulation",
+            dependencies: [
+                "PeerBenchCore",
+                .product(name: "Collections", package: "swift-collections"),
+            ],
+            swiftSettings: strict
+        ),
+        // Built-in transport plugins.
+        .target(name: "TCPTransport", dependencies: ["PeerBenchCore"], swiftSettings: strict),
+        .target(name: "UDPTransport", dependencies: ["PeerBenchCore"], swiftSettings: strict),
+        .systemLibrary(
+            name: "CNgtcp2",
+            pkgConfig: "libngtcp2",
+            providers: [.apt(["libngtcp2-dev", "libngtcp2-crypto-gnutls-dev", "libgnutls28-dev"])]
+        ),
+        .target(name: "QUICTransport", dependencies: ["PeerBenchCore", "CNgtcp2"], swiftSettings: strict),
+        .target(name: "UWBRanging", dependencies: ["PeerBenchCore"], swiftSettings: strict),
+
+        // The command-line tool: fills the plugin registry and runs the CLI verbs.
+        .executableTarget(
+            name: "peerbench",
+            dependencies: [
+                "PeerBenchCore", "LinkEmulation",
+                "TCPTransport", "UDPTransport", "QUICTransport", "UWBRanging",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+
+        .testTarget(name: "PeerBenchCoreTests", dependencies: ["PeerBenchCore"]),
+        .testTarget(name: "LinkEmulationTests", dependencies: ["LinkEmulation", "PeerBenchCore", "UDPTransport", "TCPTransport"]),
+        .testTarget(name: "TCPTransportTests", dependencies: ["TCPTransport", "PeerBenchCore"]),
+        .testTarget(name: "UDPTransportTests", dependencies: ["UDPTransport", "PeerBenchCore"]),
+        .testTarget(name: "QUICTransportTests", dependencies: ["QUICTransport", "PeerBenchCore"]),
+        .testTarget(name: "UWBRangingTests", dependencies: ["UWBRanging", "PeerBenchCore"]),
+        .testTarget(name: "PeerBenchCLITests", dependencies: ["peerbench"]),
+    ]
+)

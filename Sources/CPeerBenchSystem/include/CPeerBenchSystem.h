@@ -1,0 +1,33 @@
+// Linux calls and structures Swift's Glibc module does not expose (they need
+// _GNU_SOURCE or live in linux/ headers). Each is a thin wrapper, prefixed pb_.
+#pragma once
+#include <stdint.h>
+
+/// setns(fd, CLONE_NEWNET): moves the calling thread into the network namespace behind fd.
+int pb_setns_net(int fd);
+
+/// unshare(CLONE_NEWUSER | CLONE_NEWNET) for the unprivileged path.
+int pb_unshare_user_net(void);
+
+/// TUNSETIFF with IFF_TUN | IFF_NO_PI on an open /dev/net/tun fd. `name` is the
+/// requested interface name (at most 15 bytes). Returns 0 or -1 with errno.
+int pb_tun_attach(int fd, const char *name);
+
+/// The TCP_INFO fields PeerBench records.
+typedef struct {
+    uint32_t retransmits;      // tcpi_total_retrans: segments retransmitted over the connection
+    uint32_t lost;             // tcpi_lost
+    uint32_t rtt_us;           // tcpi_rtt: smoothed RTT, microseconds
+    uint32_t rttvar_us;        // tcpi_rttvar
+    uint32_t snd_cwnd;         // tcpi_snd_cwnd, segments
+    uint32_t snd_mss;          // tcpi_snd_mss, bytes
+    uint32_t pmtu;             // tcpi_pmtu
+    uint32_t segs_out;         // tcpi_segs_out
+    uint32_t segs_in;          // tcpi_segs_in
+    uint64_t bytes_acked;      // tcpi_bytes_acked
+    uint64_t bytes_retrans;    // tcpi_bytes_retrans
+    uint64_t delivery_rate;    // tcpi_delivery_rate, bytes per second
+} pb_tcp_info;
+
+/// getsockopt(TCP_INFO) into `out`. Returns 0 or -1 with errno.
+int pb_get_tcp_info(int fd, pb_tcp_info *out);

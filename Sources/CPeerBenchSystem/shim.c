@@ -1,0 +1,42 @@
+#define _GNU_SOURCE
+#include "CPeerBenchSystem.h"
+#include <sched.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <linux/tcp.h>  /* the kernel's tcp_info has the newer fields glibc's lacks */
+#include <linux/if.h>
+#include <linux/if_tun.h>
+
+int pb_setns_net(int fd) { return setns(fd, CLONE_NEWNET); }
+
+int pb_unshare_user_net(void) { return unshare(CLONE_NEWUSER | CLONE_NEWNET); }
+
+int pb_tun_attach(int fd, const char *name) {
+    struct ifreq ifr;
+    memset(&ifr, 0, sizeof ifr);
+    ifr.ifr_flags = IFF_TUN | IFF_NO_PI;
+    strncpy(ifr.ifr_name, name, IFNAMSIZ - 1);
+    return ioctl(fd, TUNSETIFF, &ifr);
+}
+
+int pb_get_tcp_info(int fd, pb_tcp_info *out) {
+    struct tcp_info ti;
+    socklen_t len = sizeof ti;
+    memset(&ti, 0, sizeof ti);
+    if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len) != 0) return -1;
+    out->retransmits = ti.tcpi_total_retrans;
+    out->lost = ti.tcpi_lost;
+    out->rtt_us = ti.tcpi_rtt;
+    out->rttvar_us = ti.tcpi_rttvar;
+    out->snd_cwnd = ti.tcpi_snd_cwnd;
+    out->snd_mss = ti.tcpi_snd_mss;
+    out->pmtu = ti.tcpi_pmtu;
+    out->segs_out = ti.tcpi_segs_out;
+    out->segs_in = ti.tcpi_segs_in;
+    out->bytes_acked = ti.tcpi_bytes_acked;
+    out->bytes_retrans = ti.tcpi_bytes_retrans;
+    out->delivery_rate = ti.tcpi_delivery_rate;
+    return 0;
+}

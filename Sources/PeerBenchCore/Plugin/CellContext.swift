@@ -1,0 +1,103 @@
+import Foundation
+public import Logging
+
+/// Number and size of the bulk phase's messages.
+public struct Payload: Sendable, Hashable, Codable {
+    public var count: Int
+    public var size: Int
+    public init(count: Int, size: Int) {
+        self.count = count
+        self.size = size
+    }
+}
+
+/// Everything a plugin needs to run its side of one cell.
+public struct CellContext: Sendable {
+    public var cellID: String
+    public var repetition: Int
+    /// Per-cell seed (derived from the run seed and the cell id); use it for any randomness.
+    public var seed: UInt64
+    /// The bulk phase; nil for plugins that do not use payloads.
+    public var payload: Payload?
+    public var rttProbes: Int
+    /// Monotonic deadline (nanoseconds, `MonotonicClock`) by which the cell must end.
+    public var deadline: UInt64
+    public var link: ResolvedLink
+    public var client: Endpoint
+    public var server: Endpoint
+    public var cancellation: CellCancellation
+    public var logger: Logger
+
+    public init(cellID: String, repetition: Int, seed: UInt64, payload: Payload?, rttProbes: Int, deadline: UInt64,
+                link: ResolvedLink, client: Endpoint, server: Endpoint, cancellation: CellCancellation, logger: Logger) {
+        self.cellID = cellID
+        self.repetition = repetition
+        self.seed = seed
+        self.payload = payload
+        self.rttProbes = rttProbes
+        self.deadline = deadline
+        self.link = link
+        self.client = client
+        self.server = server
+        self.cancellation = cancellation
+        self.logger = logger
+    }
+
+    /// Nanoseconds left until the deadline (0 when past it).
+    public var remainingNanos: UInt64 {
+        let now = MonotonicClock.now()
+        return deadline > now ? deadline - now : 0
+    }
+}
+
+/// Lets the runner stop a cell's blocking work: at the deadline it shuts down every
+/// registered socket (which wakes blocked calls) and runs registered handlers.
+public final class CellCancellation: @unchecked Sendable {
+    private let lock = NSLock()
+    private var sockets: [ObjectIdentifier: Socket] = [:]
+    private var handlers: [@Sendable () -> Void] = []
+    private var cancelled = false
+
+    public init() {}
+
+    public var isCancelled: Bool { lock.withLock { cancelled } }
+
+    /// Registers a socket; if the cell is already cancelled it is shut down at once.
+    public func register(_ socket: Socket) {
+        let already = lock.withLock { () -> Bool in
+            if !cancelled { sockets[ObjectIdentifier(socket)] = socket }
+            return cancelled
+        }
+        if already { socket.shutdown() }
+    }
+
+    public func unregister(_ socket: Socket) {
+        _ = lock.withLock { sockets.removeValue(forKey: ObjectIdentifier(socket)) }
+    }
+
+    /// Runs `handler` on cancellation (at once if already cancelled).
+    public func onCancel(_ handler: @escaping @Sendable () -> Void) {
+        let already = lock.withLock { () -> Bool in
+            if !cancelled { handlers.append(handler) }
+            return cancelled
+        }
+        if already { handler() }
+    }
+
+    public func cancel() {
+        let (s, h) = lock.withLock { () -> ([Socket], [@Sendable () -> Void]) in
+            if cancelled { return ([], []) }
+            cancelled = true
+            defer { sockets = [:]; handlers = [] }
+            return (Array(sockets.values), handlers)
+        }
+        s.forEach { $0.shutdown() }
+        h.forEach { $0() }
+    }
+}
+
+/// A plugin's own error with a message for the record's `error` field.
+public struct TransportError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}

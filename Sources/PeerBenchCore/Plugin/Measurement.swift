@@ -1,0 +1,54 @@
+/// What a plugin's client reports for one cell. The runner turns it into a record
+/// (statistics, throughput, loss ratio) so every transport is summarised the same way.
+public struct Measurement: Sendable {
+    /// Connection set-up (TCP connect, QUIC handshake, UWB token exchange), nanoseconds.
+    public var connectNanos: UInt64?
+    /// One entry per answered RTT probe, nanoseconds, in send order.
+    public var rttNanos: [UInt64] = []
+    /// Probes sent (answered or not). Defaults to the number of samples.
+    public var probesSent: Int?
+    /// Duration of the bulk phase, nanoseconds: first byte sent to last byte acknowledged
+    /// by the receiver's report (so it measures delivery, not buffering).
+    public var bulkNanos: UInt64?
+    /// Counts of the bulk phase; throughput is `receivedBytes / bulkNanos`.
+    public var delivery: Delivery?
+    /// RFC 3550 interarrival jitter (ms) computed by the receiver from one-way data.
+    public var rfc3550JitterMs: Double?
+    /// `ok` unless the plugin knows the workload did not complete (`partial`).
+    public var status: CellStatus = .ok
+    public var error: String?
+    /// Transport-specific detail, recorded under `extra` (for example `extra.tcp`).
+    public var extra = JSONObject()
+
+    public init() {}
+}
+
+/// Message and byte counts of the bulk phase, as seen by sender and receiver.
+public struct Delivery: Sendable, Equatable {
+    public var sentMessages: Int
+    public var receivedMessages: Int
+    public var sentBytes: Int
+    public var receivedBytes: Int
+    public var reordered: Int
+    public var duplicated: Int
+
+    public init(sentMessages: Int, receivedMessages: Int, sentBytes: Int, receivedBytes: Int, reordered: Int = 0, duplicated: Int = 0) {
+        self.sentMessages = sentMessages
+        self.receivedMessages = receivedMessages
+        self.sentBytes = sentBytes
+        self.receivedBytes = receivedBytes
+        self.reordered = reordered
+        self.duplicated = duplicated
+    }
+
+    /// Fraction of sent messages that never arrived (duplicates do not count as arrivals).
+    public var lossRatio: Double {
+        guard sentMessages > 0 else { return 0 }
+        return max(0, Double(sentMessages - receivedMessages)) / Double(sentMessages)
+    }
+}
+
+/// Outcome of a cell, as written to the record's `status`.
+public enum CellStatus: String, Sendable, Codable, CaseIterable {
+    case ok, partial, timeout, failed, unsupported, interrupted
+}

@@ -1,0 +1,91 @@
+/// A transport under test: TCP, UDP, QUIC, emulated UWB ranging, or your own.
+///
+/// One plugin value is made per cell from the matrix's `options` (see
+/// `init(options:)`). The runner then
+/// 1. calls `startServer` on the server endpoint and waits until it listens,
+/// 2. calls `runClient` on the client endpoint, which runs the standard workload
+///    (timed connection set-up, `cell.rttProbes` echoed probes, the bulk phase of
+///    `cell.payload.count` messages of `cell.payload.size` bytes, teardown) and
+///    returns a `Measurement`,
+/// 3. waits for the server to finish, or stops it.
+///
+/// Rules an implementation must follow:
+/// - Do blocking I/O only inside `Endpoint.run` (a dedicated thread inside the
+///   endpoint's network namespace), never on the caller's task.
+/// - Register every socket with `cell.cancellation` so the runner can unblock it
+///   at the cell's deadline.
+/// - What the server learns (datagrams received, bytes counted) reaches the client
+///   over the wire; the server and client never share memory. The peer may be in
+///   another namespace or on another host.
+/// - Time with `MonotonicClock` (nanoseconds).
+public protocol TransportPlugin: Sendable {
+    /// Name, summary, options and the matrix dimensions the plugin uses.
+    static var descriptor: PluginDescriptor { get }
+
+    /// Reads and validates the matrix's options for this transport. Read every key
+    /// through `options` (unknown keys are rejected after init returns); throw
+    /// `InputError` naming the option for a bad value.
+    init(options: PluginOptions) throws
+
+    /// Rejects a payload the transport cannot carry (for example a UDP datagram over
+    /// 65 507 bytes). Called during validation, before anything runs.
+    func check(payload: Payload, path: JSONPath) -> [InputProblem]
+
+    /// Binds and listens on `cell.server`, then returns. The returned server serves
+    /// one client session in the background.
+    func startServer(_ cell: CellContext) async throws -> any TransportServer
+
+    /// Runs the standard workload from `cell.client` against `server` and measures it.
+    func runClient(_ cell: CellContext, server: SocketAddress) async throws -> Measurement
+}
+
+extension TransportPlugin {
+    public func check(payload: Payload, path: JSONPath) -> [InputProblem] { [] }
+}
+
+/// The server side of one cell, running in the background.
+public protocol TransportServer: Sendable {
+    /// Where the client reaches the server.
+    var address: SocketAddress { get }
+    /// Waits until the server has finished its session (the client said goodbye or
+    /// disconnected). Throws what went wrong on the server side.
+    func finish() async throws
+    /// Stops the server at once; idempotent; makes `finish` return.
+    func stop()
+}
+
+/// The matrix dimensions a plugin can ignore. A plugin that does not use payloads
+/// (UWB ranging) runs once per environment x distance, not once per payload.
+public enum MatrixDimension: String, Sendable, CaseIterable {
+    case payload
+}
+
+/// What `peerbench list` shows about a plugin, and what the runner needs to know.
+public struct PluginDescriptor: Sendable {
+    public var name: String
+    public var summary: String
+    public var options: [OptionDescriptor]
+    public var usesPayload: Bool
+
+    public init(name: String, summary: String, options: [OptionDescriptor], usesPayload: Bool = true) {
+        self.name = name
+        self.summary = summary
+        self.options = options
+        self.usesPayload = usesPayload
+    }
+}
+
+/// One option in `peerbench list`: its key (dotted for nested ones), type, default and meaning.
+public struct OptionDescriptor: Sendable {
+    public var key: String
+    public var type: String
+    public var defaultValue: String
+    public var help: String
+
+    public init(_ key: String, type: String, default defaultValue: String, help: String) {
+        self.key = key
+        self.type = type
+        self.defaultValue = defaultValue
+        self.help = help
+    }
+}

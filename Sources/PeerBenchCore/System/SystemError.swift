@@ -1,0 +1,41 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A failed system call: the function's name and errno, printable for users.
+public struct SystemError: Error, Sendable, CustomStringConvertible, Equatable {
+    public var function: String
+    public var errno: Int32
+    public init(_ function: String, errno: Int32) {
+        self.function = function
+        self.errno = errno
+    }
+    public var description: String { "\(function) failed: \(String(cString: strerror(errno))) (errno \(errno))" }
+}
+
+/// Runs a system call, retrying on EINTR and throwing `SystemError` on -1.
+/// Every system call in PeerBench goes through here (or `syscallAllowingWouldBlock`).
+@discardableResult
+@inline(__always)
+public func syscall<T: FixedWidthInteger>(_ function: String, _ body: () -> T) throws(SystemError) -> T {
+    while true {
+        let r = body()
+        if r != -1 { return r }
+        let e = Glibc.errno
+        if e == EINTR { continue }
+        throw SystemError(function, errno: e)
+    }
+}
+
+/// Like `syscall`, but EAGAIN/EWOULDBLOCK (and receive timeouts) come back as nil.
+@inline(__always)
+public func syscallAllowingWouldBlock<T: FixedWidthInteger>(_ function: String, _ body: () -> T) throws(SystemError) -> T? {
+    while true {
+        let r = body()
+        if r != -1 { return r }
+        let e = Glibc.errno
+        if e == EINTR { continue }
+        if e == EAGAIN || e == EWOULDBLOCK { return nil }
+        throw SystemError(function, errno: e)
+    }
+}
