@@ -37,10 +37,19 @@ public protocol TransportPlugin: Sendable {
 
     /// Runs the standard workload from `cell.client` against `server` and measures it.
     func runClient(_ cell: CellContext, server: SocketAddress) async throws -> Measurement
+
+    /// Versions of the libraries the plugin uses (`"ngtcp2": "0.12.1"`), for the manifest.
+    static func libraryVersions() -> [String: String]
+
+    /// Expected wall time of one cell, for `validate` and the progress ETA; nil lets
+    /// the runner estimate from the payload and the link rate.
+    func estimatedSeconds(payload: Payload?, rttProbes: Int, link: ResolvedLink) -> Double?
 }
 
 extension TransportPlugin {
     public func check(payload: Payload, path: JSONPath) -> [InputProblem] { [] }
+    public static func libraryVersions() -> [String: String] { [:] }
+    public func estimatedSeconds(payload: Payload?, rttProbes: Int, link: ResolvedLink) -> Double? { nil }
 }
 
 /// The server side of one cell, running in the background.
