@@ -30,6 +30,9 @@ public final class RunDirectory: @unchecked Sendable {
             if let theirHash, theirHash != matrix.hash {
                 throw InputError(source: "--out", "\(path) already holds \(existing) records of a different matrix (\(theirHash), this one is \(matrix.hash)); choose another --out folder")
             }
+            if theirHash == nil {
+                throw InputError(source: "--out", "\(path) already holds \(existing) records and no manifest.json saying of which matrix; choose another --out folder")
+            }
             throw InputError(source: "--out", "\(path) already holds \(existing) records of this matrix; choose another --out folder, or continue that run with --resume \(path)")
         }
         try dir.openJournal()
