@@ -56,6 +56,8 @@ let package = Package(
         ),
         .target(name: "QUICTransport", dependencies: ["PeerBenchCore", "CNgtcp2"], swiftSettings: strict),
         .target(name: "UWBRanging", dependencies: ["PeerBenchCore"], swiftSettings: strict),
+        // External plugins in any language (docs/protocol/exec.md).
+        .target(name: "ExecTransport", dependencies: ["PeerBenchCore"], swiftSettings: strict),
 
         // The command-line tool: fills the plugin registry and runs the CLI verbs.
         .executableTarget(
@@ -63,6 +65,7 @@ let package = Package(
             dependencies: [
                 "PeerBenchCore", "LinkEmulation",
                 "TCPTransport", "UDPTransport", "QUICTransport", "UWBRanging",
+                "ExecTransport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -76,5 +79,6 @@ let package = Package(
         .testTarget(name: "QUICTransportTests", dependencies: ["QUICTransport", "PeerBenchCore"]),
         .testTarget(name: "UWBRangingTests", dependencies: ["UWBRanging", "PeerBenchCore"]),
         .testTarget(name: "PeerBenchCLITests", dependencies: ["peerbench"]),
+        .testTarget(name: "ExecTransportTests", dependencies: ["ExecTransport", "PeerBenchCore"]),
     ]
 )

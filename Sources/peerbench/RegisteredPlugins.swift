@@ -1,6 +1,8 @@
+import ExecTransport
 import PeerBenchCore
 
 /// The transport plugins this executable offers, in `peerbench list` order.
 /// `swift package new-transport NAME` adds its import and entry here.
 let registeredPlugins: [any TransportPlugin.Type] = [
+    ExecPlugin.self,
 ]
