@@ -58,6 +58,9 @@ let package = Package(
         .target(name: "UWBRanging", dependencies: ["PeerBenchCore"], swiftSettings: strict),
         // External plugins in any language (docs/protocol/exec.md).
         .target(name: "ExecTransport", dependencies: ["PeerBenchCore"], swiftSettings: strict),
+        // TLS 1.3 over TCP on GnuTLS; its own system-library module, apart from CNgtcp2.
+        .systemLibrary(name: "CGnuTLS", pkgConfig: "gnutls", providers: [.apt(["libgnutls28-dev"])]),
+        .target(name: "TLSTransport", dependencies: ["PeerBenchCore", "CGnuTLS"], swiftSettings: strict),
 
         // The command-line tool: fills the plugin registry and runs the CLI verbs.
         .executableTarget(
@@ -65,7 +68,7 @@ let package = Package(
             dependencies: [
                 "PeerBenchCore", "LinkEmulation",
                 "TCPTransport", "UDPTransport", "QUICTransport", "UWBRanging",
-                "ExecTransport",
+                "ExecTransport", "TLSTransport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -80,5 +83,6 @@ let package = Package(
         .testTarget(name: "UWBRangingTests", dependencies: ["UWBRanging", "PeerBenchCore"]),
         .testTarget(name: "PeerBenchCLITests", dependencies: ["peerbench"]),
         .testTarget(name: "ExecTransportTests", dependencies: ["ExecTransport", "PeerBenchCore"]),
+        .testTarget(name: "TLSTransportTests", dependencies: ["TLSTransport", "PeerBenchCore"]),
     ]
 )

@@ -1,8 +1,10 @@
 import ExecTransport
 import PeerBenchCore
+import TLSTransport
 
 /// The transport plugins this executable offers, in `peerbench list` order.
 /// `swift package new-transport NAME` adds its import and entry here.
 let registeredPlugins: [any TransportPlugin.Type] = [
     ExecPlugin.self,
+    TLSPlugin.self,
 ]
