@@ -81,7 +81,8 @@ final class ExternalProcess: @unchecked Sendable {
             defer { killed = true }
             return !killed
         }
-        guard first, process.processIdentifier > 0 else { return }
+        // Once reaped, the pid (and group id) may belong to someone else: leave it alone.
+        guard first, process.processIdentifier > 0, process.isRunning else { return }
         _ = Glibc.kill(-process.processIdentifier, SIGKILL)
         _ = Glibc.kill(process.processIdentifier, SIGKILL)
     }

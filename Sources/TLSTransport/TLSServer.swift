@@ -39,7 +39,8 @@ final class TLSServer: TransportServer, @unchecked Sendable {
             try await cell.server.run("tls-server") {
                 defer { cell.cancellation.unregister(listener) }
                 guard let conn = try listener.accept() else { throw TransportError("tls server: no client connected before the cell deadline") }
-                listener.close()
+                // The listener stays open until this server is released: closing it here
+                // would let a later stop() shut down whatever socket reuses its fd number.
                 box.set(conn)
                 cell.cancellation.register(conn)
                 // Whatever happens, the client learns the session is over (FIN) at once.

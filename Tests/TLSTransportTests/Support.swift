@@ -24,7 +24,9 @@ func runCell(server: TLSPlugin, client: TLSPlugin, payload: Payload?, probes: In
         return m
     } catch {
         s.stop()
-        try? await s.finish()
+        do { try await s.finish() } catch let serverError {
+            throw TransportError("\(error) [server: \(serverError)]")
+        }
         throw error
     }
 }
