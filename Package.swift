@@ -61,6 +61,19 @@ let package = Package(
         // TLS 1.3 over TCP on GnuTLS; its own system-library module, apart from CNgtcp2.
         .systemLibrary(name: "CGnuTLS", pkgConfig: "gnutls", providers: [.apt(["libgnutls28-dev"])]),
         .target(name: "TLSTransport", dependencies: ["PeerBenchCore", "CGnuTLS"], swiftSettings: strict),
+        // new-transport: new transport targets go above this line
+
+        // `swift package new-transport NAME`: a thin command plugin driving the scaffold tool.
+        .target(name: "TransportScaffold", swiftSettings: strict),
+        .executableTarget(name: "peerbench-scaffold", dependencies: ["TransportScaffold"], swiftSettings: strict),
+        .plugin(
+            name: "NewTransport",
+            capability: .command(
+                intent: .custom(verb: "new-transport", description: "Create a transport plugin module, its test and its registration"),
+                permissions: [.writeToPackageDirectory(reason: "adds Sources/<Name>Transport, Tests/<Name>TransportTests and edits Package.swift and RegisteredPlugins.swift")]
+            ),
+            dependencies: ["peerbench-scaffold"]
+        ),
 
         // The command-line tool: fills the plugin registry and runs the CLI verbs.
         .executableTarget(
@@ -69,6 +82,7 @@ let package = Package(
                 "PeerBenchCore", "LinkEmulation",
                 "TCPTransport", "UDPTransport", "QUICTransport", "UWBRanging",
                 "ExecTransport", "TLSTransport",
+                // new-transport: new transport modules go above this line
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -84,5 +98,7 @@ let package = Package(
         .testTarget(name: "PeerBenchCLITests", dependencies: ["peerbench"]),
         .testTarget(name: "ExecTransportTests", dependencies: ["ExecTransport", "PeerBenchCore"]),
         .testTarget(name: "TLSTransportTests", dependencies: ["TLSTransport", "PeerBenchCore"]),
+        // new-transport: new transport test targets go above this line
+        .testTarget(name: "ScaffoldTests", dependencies: ["TransportScaffold"]),
     ]
 )
