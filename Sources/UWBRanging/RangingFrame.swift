@@ -12,6 +12,7 @@ struct RangingFrame: Sendable, Equatable {
     static let magic: [UInt8] = [0x50, 0x42, 0x55, 0x52]
     static let version: UInt8 = 1
     static let headerSize = 44
+    static let pollSize = 60, responseSize = 56, endSize = 44
     /// Report value meaning "no distance".
     static let noDistance: UInt32 = 0xFFFF_FFFF
 

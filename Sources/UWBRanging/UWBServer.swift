@@ -1,0 +1,66 @@
+import PeerBenchCore
+
+/// The peer's side of a `uwb` cell: serves the token channel once, then answers
+/// ranging polls as the responder until the client's session ends (peerEnded), the
+/// client falls silent (timeout), or the runner stops it.
+final class UWBServer: TransportServer, @unchecked Sendable {
+    let address: SocketAddress
+    private let task: Task<Void, any Error>
+    private let listener: TokenChannelListener
+    private let session: NearbySession
+
+    init(_ cell: CellContext, options: UWBOptions) async throws {
+        let (listener, session) = try await cell.server.run("uwb-server-setup") {
+            // The peer's token identifies a different session from the client's,
+            // so it gets its own stream of the cell seed.
+            (try TokenChannelListener(host: cell.server.address),
+             try NearbySession(deviceClass: options.peer, chip: options.chip, radioAddress: cell.server.address,
+                               seed: cell.seed ^ 0x5045_4552_5345_4544))
+        }
+        self.listener = listener
+        self.session = session
+        address = listener.address
+        cell.cancellation.register(listener.socket)
+        cell.cancellation.register(session.socket)
+        cell.cancellation.onCancel { session.invalidate() }
+        let channel = options.tokenChannel.channel(connectionIntervalMs: options.gattConnectionIntervalMs)
+        task = Task {
+            let exchange = try await cell.server.run("uwb-server") {
+                guard let connection = try listener.accept(deadline: cell.deadline) else {
+                    throw TransportError("uwb: no client connected to the token channel before the cell's deadline")
+                }
+                cell.cancellation.register(connection)
+                defer { cell.cancellation.unregister(connection) }
+                return try channel.serve(session.discoveryToken.serialized(), over: connection, deadline: cell.deadline)
+            }
+            cell.cancellation.unregister(listener.socket)
+            listener.socket.close()
+            do {
+                let peer = try exchange.peerToken()
+                try session.run(NearbyPeerConfiguration(peerToken: peer, role: .responder, updateRateHz: options.updateRateHz,
+                                                        removalTimeoutSeconds: options.removalTimeoutSeconds))
+            } catch {
+                session.invalidate()
+                throw TransportError("uwb server: \(error)")
+            }
+            for await event in session.events {
+                switch event {
+                case .didRemove:
+                    session.invalidate()
+                case .didInvalidate(let error):
+                    throw TransportError("uwb server: \(error)")
+                default:
+                    break
+                }
+            }
+            cell.cancellation.unregister(session.socket)
+        }
+    }
+
+    func finish() async throws { try await task.value }
+
+    func stop() {
+        listener.socket.shutdown()
+        session.invalidate()
+    }
+}

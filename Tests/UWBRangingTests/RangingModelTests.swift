@@ -1,0 +1,110 @@
+import Testing
+@testable import UWBRanging
+
+/// The measurement model, exercised directly over many rounds: the network is not the point here.
+@Suite struct RangingModelTests {
+    static func model(seed: UInt64 = 42, rate: Double = 50, env: EnvironmentProfile = .freeField, peer: DeviceClass = .phone,
+                      chip: ChipGeneration = .first) -> RangingModel {
+        RangingModel(localChip: chip, peerChip: chip, directionCapable: peer == .phone, updateRateHz: rate, seed: seed, environment: env)
+    }
+
+    static func samples(_ n: Int, _ scene: RangingScene, seed: UInt64 = 42, peer: DeviceClass = .phone, chip: ChipGeneration = .first) -> [RangingSample] {
+        var m = model(seed: seed, env: scene.environment, peer: peer, chip: chip)
+        return (0..<n).map { _ in m.next(scene) }
+    }
+
+    static func stats(_ x: [Double]) -> (mean: Double, stddev: Double) {
+        let mean = x.reduce(0, +) / Double(x.count)
+        return (mean, (x.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(x.count - 1)).squareRoot())
+    }
+
+    @Test(arguments: [1.0, 5.0, 9.0])
+    func freeFieldWithinNineMetres(distance: Double) {
+        let s = Self.samples(20_000, RangingScene(distanceMeters: distance, environment: .freeField))
+        let withDistance = s.filter { $0.distance != nil }
+        #expect(Double(withDistance.count) / Double(s.count) > 0.97, "availability")
+        // Line of sight: the model's 5–10 cm noise, unbiased.
+        let los = withDistance.filter(\.lineOfSight).map { Double($0.distance!) - distance }
+        let (mean, sd) = Self.stats(los)
+        #expect(sd >= 0.05 && sd <= 0.10, "LoS stddev \(sd)")
+        #expect(abs(mean) < 0.005, "LoS mean \(mean)")
+        // Overall, a few blocked rounds add a positive bias; 95 % stay within 20 cm (Heinrich et al.).
+        let all = withDistance.map { abs(Double($0.distance!) - distance) }.sorted()
+        #expect(all[Int(0.95 * Double(all.count))] < 0.20)
+    }
+
+    @Test func nonLineOfSightAddsAPositiveHeavyTailedBias() {
+        let s = Self.samples(40_000, RangingScene(distanceMeters: 5, environment: .forest))
+        let nlos = s.filter { !$0.lineOfSight && $0.distance != nil }.map { Double($0.distance!) - 5 }.sorted()
+        let nlosFraction = Double(s.filter { !$0.lineOfSight }.count) / Double(s.count)
+        #expect(abs(nlosFraction - EnvironmentProfile.forest.nlosProbability) < 0.1, "NLoS fraction \(nlosFraction)")
+        let median = nlos[nlos.count / 2]
+        #expect(median > 0.3 && median < 0.5, "NLoS median bias \(median)")
+        #expect(nlos[nlos.count * 5 / 100] > 0, "even the 5th percentile is biased long")
+        #expect(nlos.last! > 1.0, "a heavy tail beyond 1 m")
+        // Dropouts: more without line of sight.
+        let nlosDrops = Double(s.filter { !$0.lineOfSight && $0.distance == nil }.count) / Double(s.filter { !$0.lineOfSight }.count)
+        #expect(abs(nlosDrops - EnvironmentProfile.forest.nlosDropout) < 0.03, "NLoS dropout \(nlosDrops)")
+    }
+
+    @Test func environmentsOrderByObstruction() {
+        func availability(_ env: EnvironmentProfile) -> Double {
+            let s = Self.samples(20_000, RangingScene(distanceMeters: 5, environment: env))
+            return Double(s.filter { $0.distance != nil }.count) / Double(s.count)
+        }
+        #expect(availability(.freeField) > availability(.innerCity))
+        #expect(availability(.innerCity) > availability(.forest))
+        // A custom environment name behaves like the free field.
+        #expect(EnvironmentProfile.named("lab").nlosProbability == EnvironmentProfile.freeField.nlosProbability)
+        #expect(EnvironmentProfile.named("lab").name == "lab")
+    }
+
+    @Test func beyondReachThereIsNoDistanceAtAll() {
+        let first = Self.samples(2_000, RangingScene(distanceMeters: 31), chip: .first)
+        #expect(first.allSatisfy { $0.distance == nil && $0.direction == nil })
+        // The second-generation chip still reaches 31 m, with more noise and dropouts than at 5 m.
+        let second = Self.samples(2_000, RangingScene(distanceMeters: 31), chip: .second)
+        let available = Double(second.filter { $0.distance != nil }.count) / Double(second.count)
+        #expect(available > 0.5 && available < 0.97, "availability at 31 m with U2: \(available)")
+        #expect(Self.samples(2_000, RangingScene(distanceMeters: 51), chip: .second).allSatisfy { $0.distance == nil })
+    }
+
+    @Test func directionOnlyInsideTheFieldOfView() {
+        let inside = Self.samples(5_000, RangingScene(distanceMeters: 3, bearingDegrees: 45))
+        let withDirection = inside.compactMap(\.direction)
+        #expect(Double(withDirection.count) / Double(inside.count) > 0.9)
+        // The vectors are unit length and point 45° to the right of the phone's back (−z).
+        let meanAzimuth = withDirection.map { Double(atan2($0.x, -$0.z)) * 180 / .pi }.reduce(0, +) / Double(withDirection.count)
+        #expect(abs(meanAzimuth - 45) < 1, "azimuth \(meanAzimuth)")
+        #expect(withDirection.allSatisfy { abs(($0 * $0).sum() - 1) < 1e-4 })
+
+        for bearing in [61.0, -90, 180, 135] {
+            let outside = Self.samples(2_000, RangingScene(distanceMeters: 3, bearingDegrees: bearing))
+            #expect(outside.allSatisfy { $0.direction == nil }, "bearing \(bearing)")
+            #expect(Double(outside.filter { $0.distance != nil }.count) / Double(outside.count) > 0.95, "distances still arrive")
+        }
+    }
+
+    @Test func aWatchPeerNeverGetsDirection() {
+        let s = Self.samples(5_000, RangingScene(distanceMeters: 2, bearingDegrees: 0), peer: .watch)
+        #expect(s.allSatisfy { $0.direction == nil })
+        #expect(s.filter { $0.distance != nil }.count > 4_800)
+    }
+
+    @Test func sameSeedSameSamplesOtherSeedOthers() {
+        let scene = RangingScene(distanceMeters: 12, bearingDegrees: 20, environment: .innerCity)
+        #expect(Self.samples(3_000, scene, seed: 5) == Self.samples(3_000, scene, seed: 5))
+        #expect(Self.samples(3_000, scene, seed: 5) != Self.samples(3_000, scene, seed: 6))
+        #expect(Self.model(seed: 5).startupDelaySeconds == Self.model(seed: 5).startupDelaySeconds)
+    }
+
+    @Test func startupDelayWithinTheModelsRange() {
+        let delays = (0..<500).map { Self.model(seed: UInt64($0)).startupDelaySeconds }
+        #expect(delays.allSatisfy { RangingModel.startupRange.contains($0) })
+        #expect(delays.min()! < 0.25 && delays.max()! > 0.45)
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif
