@@ -23,6 +23,9 @@ public struct GATTTokenChannel: TokenChannel {
 
     /// Attribute handles of the token service.
     static let writeHandle: UInt16 = 0x0003, readHandle: UInt16 = 0x0005
+    /// Longest PDU on the wire: a prepare write with 182 bytes of value is
+    /// ATT_MTU + 2 (the one departure from ATT, which allows ATT_MTU − 5 of value there).
+    static var maxPDU: Int { mtu + 2 }
     /// ATT's limit on an attribute value.
     static let maxAttributeLength = 512
 
@@ -222,7 +225,7 @@ public struct GATTTokenChannel: TokenChannel {
     static func readPDU(_ s: Socket, deadline: UInt64, _ what: String) throws -> [UInt8] {
         let h = try s.read(2, before: deadline, what)
         let length = Int(h[0]) << 8 | Int(h[1])
-        guard length >= 1, length <= mtu else { throw TokenChannelError("\(what): PDU length \(length) is outside 1…\(mtu)") }
+        guard length >= 1, length <= maxPDU else { throw TokenChannelError("\(what): PDU length \(length) is outside 1…\(maxPDU)") }
         return try s.read(length, before: deadline, what)
     }
 
@@ -237,7 +240,7 @@ public struct GATTTokenChannel: TokenChannel {
         if n == 0 { return nil }
         let second = try s.read(1, before: deadline, "a PDU length")
         let length = Int(first[0]) << 8 | Int(second[0])
-        guard length >= 1, length <= mtu else { throw TokenChannelError("PDU length \(length) is outside 1…\(mtu)") }
+        guard length >= 1, length <= maxPDU else { throw TokenChannelError("PDU length \(length) is outside 1…\(maxPDU)") }
         return try s.read(length, before: deadline, "a PDU")
     }
 
