@@ -1,8 +1,8 @@
 import PeerBenchCore
 
 /// The peer's side of a `uwb` cell: serves the token channel once, then answers
-/// ranging polls as the responder until the client's session ends (peerEnded), the
-/// client falls silent (timeout), or the runner stops it.
+/// ranging polls as the responder until the client's session ends (peerEnded) or the
+/// runner stops it; a timeout removal is answered by running again, as an app would.
 final class UWBServer: TransportServer, @unchecked Sendable {
     let address: SocketAddress
     private let task: Task<Void, any Error>
@@ -35,17 +35,23 @@ final class UWBServer: TransportServer, @unchecked Sendable {
             }
             cell.cancellation.unregister(listener.socket)
             listener.socket.close()
+            let configuration: NearbyPeerConfiguration
             do {
-                let peer = try exchange.peerToken()
-                try session.run(NearbyPeerConfiguration(peerToken: peer, role: .responder, updateRateHz: options.updateRateHz,
-                                                        removalTimeoutSeconds: options.removalTimeoutSeconds))
+                configuration = NearbyPeerConfiguration(peerToken: try exchange.peerToken(), role: .responder,
+                                                        updateRateHz: options.updateRateHz,
+                                                        removalTimeoutSeconds: options.removalTimeoutSeconds)
+                try session.run(configuration)
             } catch {
                 session.invalidate()
                 throw TransportError("uwb server: \(error)")
             }
             for await event in session.events {
                 switch event {
-                case .didRemove:
+                case .didRemove(_, .timeout):
+                    // What an app does: run again and wait for the peer to come back. The
+                    // client decides when the cell ends (its own timeout or invalidation).
+                    try? session.run(configuration)
+                case .didRemove(_, .peerEnded):
                     session.invalidate()
                 case .didInvalidate(let error):
                     throw TransportError("uwb server: \(error)")
