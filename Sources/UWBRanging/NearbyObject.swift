@@ -18,6 +18,8 @@ public struct NearbyObject: Sendable, Hashable {
     public var direction: SIMD3<Float>?
     /// When the measurement was made (`MonotonicClock`, nanoseconds).
     public var timestamp: UInt64
+    /// The ranging round the measurement belongs to (tests use it to line runs up).
+    var round: UInt32?
 
     public init(discoveryToken: DiscoveryToken, distance: Float?, direction: SIMD3<Float>?, timestamp: UInt64) {
         self.discoveryToken = discoveryToken

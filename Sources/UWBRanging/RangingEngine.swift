@@ -125,6 +125,7 @@ extension NearbySession {
                         _diagnostics.roundTripNanos.append(now - sentAt)
                     }
                     last = NearbyObject(discoveryToken: peer, distance: sample.distance, direction: sample.direction, timestamp: now)
+                    last.round = round
                     if sample.distance != nil { lastDistanceAt = now }
                     report = (round, sample.distance.map { UInt32(min(Double($0) * 1000, 4e9)) } ?? RangingFrame.noDistance)
                     continuation.yield(.didUpdate([last]))
@@ -179,6 +180,7 @@ extension NearbySession {
                     lastReported = f.auxiliary
                     let distance = f.reportMillimetres == RangingFrame.noDistance ? nil : Float(f.reportMillimetres) / 1000
                     last = NearbyObject(discoveryToken: peer, distance: distance, direction: nil, timestamp: arrived)
+                    last.round = f.auxiliary
                     if distance != nil { lastDistanceAt = arrived }
                     continuation.yield(.didUpdate([last]))
                 }
