@@ -147,6 +147,7 @@ public struct GATTTokenChannel: TokenChannel {
         var written: [UInt8]?
         var writes = 0, reads = 0, total = 0
         var tokenAt: UInt64?
+        var readComplete = false
 
         func error(_ request: UInt8, _ handle: UInt16, _ code: ATTError) -> [UInt8] {
             var e = ByteWriter()
@@ -157,8 +158,9 @@ public struct GATTTokenChannel: TokenChannel {
             return e.bytes
         }
 
-        // Serve until the client disconnects (the end of a GATT session).
-        while let pdu = try Self.readPDUOrEnd(connection, deadline: deadline) {
+        // Serve until the client has written its token and read ours to the end (a
+        // response shorter than a full operation); the connection stays up afterwards.
+        while written == nil || !readComplete, let pdu = try Self.readPDUOrEnd(connection, deadline: deadline) {
             total += 1
             var r = ByteReader(pdu)
             let op = r.u8() ?? 0
@@ -201,7 +203,9 @@ public struct GATTTokenChannel: TokenChannel {
                 } else {
                     reads += 1
                     out.u8(op + 1)
-                    out.raw(token[offset..<min(token.count, offset + mtu - 3)])
+                    let part = token[offset..<min(token.count, offset + mtu - 3)]
+                    out.raw(part)
+                    if part.count < mtu - 3 { readComplete = true }
                 }
             default:
                 out.raw(error(op, 0, .requestNotSupported))
@@ -209,6 +213,7 @@ public struct GATTTokenChannel: TokenChannel {
             try Self.writePDU(connection, out.bytes, "a response")
         }
         guard let written, let tokenAt else { throw TokenChannelError("the GATT client disconnected without writing its token") }
+        guard readComplete else { throw TokenChannelError("the GATT client disconnected before reading the whole token") }
         return TokenExchange(peerTokenBytes: written, elapsedNanos: tokenAt - start,
                              writeOperations: reads, readOperations: writes, totalOperations: total)
     }

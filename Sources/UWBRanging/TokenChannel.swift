@@ -91,6 +91,27 @@ public final class TokenChannelListener: @unchecked Sendable {
     }
 }
 
+extension Socket {
+    /// Blocks until the peer closes the connection (or it fails, or `deadline` passes).
+    /// The channel's connection outlives the exchange, like a Multipeer session or a
+    /// BLE connection, so the serving side learns reliably when the client is gone
+    /// even if every ranging frame is lost.
+    public func waitForClose(deadline: UInt64) {
+        var scratch = [UInt8](repeating: 0, count: 64)
+        while MonotonicClock.now() < deadline {
+            guard let readable = try? waitReadable(timeoutNanos: 100_000_000) else { return }
+            guard readable else { continue }
+            do {
+                // nil: a spurious wake-up; > 0: stray bytes, ignored; 0: end of stream.
+                let n = try scratch.withUnsafeMutableBytes { try receive($0, flags: Int32(MSG_DONTWAIT)) }
+                if n == 0 { return }
+            } catch {
+                return
+            }
+        }
+    }
+}
+
 /// Opens the client side's connection to a token channel server.
 public func connectTokenChannel(to server: SocketAddress) throws -> Socket {
     let s = try Socket(family: server.family, type: Int32(SOCK_STREAM.rawValue))

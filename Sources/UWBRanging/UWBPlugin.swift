@@ -38,21 +38,28 @@ public struct UWBPlugin: TransportPlugin {
         let scene = RangingScene(distanceMeters: truth, bearingDegrees: options.bearingDegrees,
                                  environment: .named(cell.link.environment))
         let channel = options.tokenChannel.channel(connectionIntervalMs: options.gattConnectionIntervalMs)
-        let (session, exchange) = try await cell.client.run("uwb-client-exchange") {
+        let (session, exchange, connection) = try await cell.client.run("uwb-client-exchange") {
             let session = try NearbySession(deviceClass: .phone, chip: options.chip, radioAddress: cell.client.address,
                                             scene: scene, seed: cell.seed)
             cell.cancellation.register(session.socket)
             let start = MonotonicClock.now()
             let connection = try connectTokenChannel(to: server)
             cell.cancellation.register(connection)
-            defer {
+            do {
+                let exchange = try channel.exchange(session.discoveryToken.serialized(), over: connection, start: start, deadline: cell.deadline)
+                return (session, exchange, connection)
+            } catch {
                 cell.cancellation.unregister(connection)
-                connection.close()
+                throw error
             }
-            let exchange = try channel.exchange(session.discoveryToken.serialized(), over: connection, start: start, deadline: cell.deadline)
-            return (session, exchange)
         }
         cell.cancellation.onCancel { session.invalidate() }
+        // The channel's connection stays up while ranging (as a Multipeer session or a
+        // BLE connection would); closing it tells the server the cell is over.
+        defer {
+            cell.cancellation.unregister(connection)
+            connection.close()
+        }
 
         let peer: DiscoveryToken
         do {

@@ -1,8 +1,9 @@
 import PeerBenchCore
 
 /// The peer's side of a `uwb` cell: serves the token channel once, then answers
-/// ranging polls as the responder until the client's session ends (peerEnded) or the
-/// runner stops it; a timeout removal is answered by running again, as an app would.
+/// ranging polls as the responder until the client's session ends (peerEnded, or the
+/// client closes the token channel's connection) or the runner stops it; a timeout
+/// removal is answered by running again, as an app would.
 final class UWBServer: TransportServer, @unchecked Sendable {
     let address: SocketAddress
     private let task: Task<Void, any Error>
@@ -25,14 +26,24 @@ final class UWBServer: TransportServer, @unchecked Sendable {
         cell.cancellation.onCancel { session.invalidate() }
         let channel = options.tokenChannel.channel(connectionIntervalMs: options.gattConnectionIntervalMs)
         task = Task {
-            let exchange = try await cell.server.run("uwb-server") {
+            let (exchange, connection) = try await cell.server.run("uwb-server") {
                 guard let connection = try listener.accept(deadline: cell.deadline) else {
                     throw TransportError("uwb: no client connected to the token channel before the cell's deadline")
                 }
                 cell.cancellation.register(connection)
-                defer { cell.cancellation.unregister(connection) }
-                return try channel.serve(session.discoveryToken.serialized(), over: connection, deadline: cell.deadline)
+                return (try channel.serve(session.discoveryToken.serialized(), over: connection, deadline: cell.deadline), connection)
             }
+            defer {
+                cell.cancellation.unregister(connection)
+                connection.close()
+            }
+            // The client closes the channel when its ranging is over: end then, even if
+            // its end frames were lost on the link.
+            let watcher = Task {
+                _ = try? await cell.server.run("uwb-server-channel") { connection.waitForClose(deadline: cell.deadline) }
+                session.invalidate()
+            }
+            defer { watcher.cancel() }
             cell.cancellation.unregister(listener.socket)
             listener.socket.close()
             let configuration: NearbyPeerConfiguration
@@ -60,6 +71,8 @@ final class UWBServer: TransportServer, @unchecked Sendable {
                 }
             }
             cell.cancellation.unregister(session.socket)
+            connection.shutdown()  // wakes the watcher if the session ended first
+            await watcher.value
         }
     }
 

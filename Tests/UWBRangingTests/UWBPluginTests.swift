@@ -85,6 +85,24 @@ import Testing
         #expect(uwb["direction_availability"] == 0)
     }
 
+    @Test func theServerEndsWhenTheClientClosesTheChannelEvenWithoutEndFrames() async throws {
+        for kind in TokenChannelKind.allCases {
+            let cell = cellContext(distance: 3)
+            let server = try await UWBPlugin(options { $0.tokenChannel = kind }).startServer(cell)
+            let mine = try NearbySession(radioAddress: "127.0.0.1", seed: 1)
+            let exchange = try await BlockingThread.run(name: "client") {
+                let c = try connectTokenChannel(to: server.address)
+                defer { c.close() }  // gone without a single ranging frame
+                return try kind.channel(connectionIntervalMs: 7.5).exchange(mine.discoveryToken.serialized(), over: c,
+                                                                            start: MonotonicClock.now(), deadline: cell.deadline)
+            }
+            #expect(try exchange.peerToken().deviceClass == .phone)
+            let start = Date()
+            try await server.finish()
+            #expect(Date().timeIntervalSince(start) < 2, "\(kind): finished at the channel's close, not the cell deadline")
+        }
+    }
+
     @Test func cellWithoutAGroundTruthDistanceFailsClearly() async throws {
         await #expect(throws: TransportError.self) { _ = try await runCell(options { _ in }, environment: "lab", distance: nil) }
     }
