@@ -22,7 +22,7 @@ public struct EnvironmentProfile: Sendable, Hashable {
     }
 
     /// Open field: the only blockage is the people holding the devices [A].
-    public static let freeField = EnvironmentProfile(name: "free-field", nlosProbability: 0.03, meanNLoSSeconds: 0.5,
+    public static let freeField = EnvironmentProfile(name: "free-field", nlosProbability: 0.015, meanNLoSSeconds: 0.5,
                                                      losDropout: 0.005, nlosDropout: 0.10)
     /// Streets: passers-by and parked cars cross the path [A].
     public static let innerCity = EnvironmentProfile(name: "inner-city", nlosProbability: 0.20, meanNLoSSeconds: 1.0,

@@ -18,9 +18,9 @@ import Testing
         return (mean, (x.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(x.count - 1)).squareRoot())
     }
 
-    @Test(arguments: [1.0, 5.0, 9.0])
-    func freeFieldWithinNineMetres(distance: Double) {
-        let s = Self.samples(20_000, RangingScene(distanceMeters: distance, environment: .freeField))
+    @Test(arguments: [1.0, 5.0, 9.0], [1, 5, 42] as [UInt64])
+    func freeFieldWithinNineMetres(distance: Double, seed: UInt64) {
+        let s = Self.samples(50_000, RangingScene(distanceMeters: distance, environment: .freeField), seed: seed)
         let withDistance = s.filter { $0.distance != nil }
         #expect(Double(withDistance.count) / Double(s.count) > 0.97, "availability")
         // Line of sight: the model's 5–10 cm noise, unbiased.
@@ -28,9 +28,14 @@ import Testing
         let (mean, sd) = Self.stats(los)
         #expect(sd >= 0.05 && sd <= 0.10, "LoS stddev \(sd)")
         #expect(abs(mean) < 0.005, "LoS mean \(mean)")
-        // Overall, a few blocked rounds add a positive bias; 95 % stay within 20 cm (Heinrich et al.).
-        let all = withDistance.map { abs(Double($0.distance!) - distance) }.sorted()
-        #expect(all[Int(0.95 * Double(all.count))] < 0.20)
+        // All rounds, the rare (1.5 %) blocked ones included: about 9 cm (docs/UWB.md's
+        // table), a little above the LoS figure for some seeds because blockages come
+        // in correlated episodes; 95 % within 20 cm (Heinrich et al.).
+        let errors = withDistance.map { Double($0.distance!) - distance }
+        let overall = Self.stats(errors)
+        #expect(overall.stddev >= 0.05 && overall.stddev <= 0.12, "overall stddev \(overall.stddev)")
+        let magnitudes = errors.map(abs).sorted()
+        #expect(magnitudes[Int(0.95 * Double(magnitudes.count))] < 0.20)
     }
 
     @Test func nonLineOfSightAddsAPositiveHeavyTailedBias() {
