@@ -1,5 +1,5 @@
-public import Foundation
-public import PeerBenchCore
+import Foundation
+import PeerBenchCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -59,8 +59,9 @@ extension DiscoveryToken {
         let family = r.u8()!
         let address = r.raw(16)!
         let port = r.u16()!
+        guard family == 4 || family == 6 else { throw invalid("ranging endpoint address family \(family); must be 4 or 6") }
         guard let host = Self.host(family: family, address) else {
-            throw invalid("ranging endpoint address family \(family); must be 4 or 6")
+            throw invalid("ranging endpoint address is not a valid IPv\(family) address (IPv4 needs 12 trailing zero bytes)")
         }
         guard port != 0 else { throw invalid("ranging endpoint port is 0") }
         let key = r.raw(65)!

@@ -37,7 +37,7 @@ public struct GATTTokenChannel: TokenChannel {
 
     /// ATT error codes used here.
     enum ATTError: UInt8 {
-        case invalidHandle = 0x01, requestNotSupported = 0x06, invalidOffset = 0x07, attributeNotFound = 0x0A
+        case requestNotSupported = 0x06, invalidOffset = 0x07, attributeNotFound = 0x0A
         case invalidAttributeValueLength = 0x0D
     }
 

@@ -104,6 +104,7 @@ import Testing
         expectRejected(with(28, 7), "UWB channel 7")
         expectRejected(with(29, 1), "preamble code 1")
         expectRejected(with(32, 5), "address family 5")
+        expectRejected(with(40, 1), "not a valid IPv4 address")
         expectRejected(with(51, 0x02), "public key must start with 0x04")
         var zeroPort = good
         zeroPort[49] = 0
