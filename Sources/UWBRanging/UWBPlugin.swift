@@ -76,8 +76,13 @@ public struct UWBPlugin: TransportPlugin {
         }
 
         let runAt = MonotonicClock.now()
-        try session.run(NearbyPeerConfiguration(peerToken: peer, role: .initiator, updateRateHz: options.updateRateHz,
-                                                removalTimeoutSeconds: options.removalTimeoutSeconds))
+        do {
+            try session.run(NearbyPeerConfiguration(peerToken: peer, role: .initiator, updateRateHz: options.updateRateHz,
+                                                    removalTimeoutSeconds: options.removalTimeoutSeconds))
+        } catch {
+            session.invalidate()
+            throw TransportError("uwb: \(error)")
+        }
         let rangingNanos = min(UInt64(options.durationSeconds * 1e9), cell.remainingNanos)
         let timer = Task {
             try? await Task.sleep(nanoseconds: rangingNanos)

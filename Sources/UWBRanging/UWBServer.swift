@@ -33,9 +33,12 @@ final class UWBServer: TransportServer, @unchecked Sendable {
                 cell.cancellation.register(connection)
                 return (try channel.serve(session.discoveryToken.serialized(), over: connection, deadline: cell.deadline), connection)
             }
+            // Never close() a socket another thread may still poll: a reused descriptor
+            // number would then belong to someone else. shutdown() wakes the watcher,
+            // and the descriptor closes when the last reference goes.
             defer {
+                connection.shutdown()
                 cell.cancellation.unregister(connection)
-                connection.close()
             }
             // The client closes the channel when its ranging is over: end then, even if
             // its end frames were lost on the link.
@@ -44,8 +47,9 @@ final class UWBServer: TransportServer, @unchecked Sendable {
                 session.invalidate()
             }
             defer { watcher.cancel() }
+            // The listener stays open (closed with this object) so that `stop` never
+            // shuts down a descriptor number that was closed and reused.
             cell.cancellation.unregister(listener.socket)
-            listener.socket.close()
             let configuration: NearbyPeerConfiguration
             do {
                 configuration = NearbyPeerConfiguration(peerToken: try exchange.peerToken(), role: .responder,
@@ -54,6 +58,8 @@ final class UWBServer: TransportServer, @unchecked Sendable {
                 try session.run(configuration)
             } catch {
                 session.invalidate()
+                connection.shutdown()
+                await watcher.value
                 throw TransportError("uwb server: \(error)")
             }
             for await event in session.events {
