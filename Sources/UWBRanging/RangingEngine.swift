@@ -67,13 +67,20 @@ extension NearbySession {
         return ok
     }
 
-    /// Initiator: one poll per round at the update rate; the answered rounds become
-    /// updates with the model's sample of the scene.
+    /// How long a round waits for its response: late responses still count (the
+    /// emulated link may hold a frame for an off-channel period of 65–130 ms, longer
+    /// than a round at 20–50 Hz), so rounds overlap instead of being lost [A].
+    static let maxResponseAgeNanos: UInt64 = 1_000_000_000
+
+    /// Initiator: one poll per round at the update rate. The model's sample for a
+    /// round is drawn when its poll leaves (so a round's sample depends only on the
+    /// seed and the round number); the answered rounds become updates.
     private func initiatorLoop(_ configuration: NearbyPeerConfiguration) throws -> LoopExit {
         let peer = configuration.peerDiscoveryToken
         let me = discoveryToken.sessionIDBytes, them = peer.sessionIDBytes
         let period = UInt64(1e9 / configuration.updateRateHz)
         let timeout = UInt64(configuration.removalTimeoutSeconds * 1e9)
+        let maxAge = min(Self.maxResponseAgeNanos, timeout)
         var (model, round) = lock.withLock { (self.model!, nextRound) }
         defer { lock.withLock { self.model = model; nextRound = round } }
 
@@ -82,70 +89,60 @@ extension NearbySession {
         var lastDistanceAt = runStart
         var last = NearbyObject(discoveryToken: peer, distance: nil, direction: nil, timestamp: runStart)
         var report: (round: UInt32, mm: UInt32) = (.max, RangingFrame.noDistance)
+        var pending: [UInt32: (sentAt: UInt64, sample: RangingSample)] = [:]
         var buffer = [UInt8](repeating: 0, count: 2048)
 
-        func handleStray(_ f: RangingFrame) -> LoopExit? {
-            guard isFromPeer(f, peer) else { return nil }
-            if f.kind == .end { return .removed(.peerEnded, last) }
-            lock.withLock { _diagnostics.ignoredFrames += 1 }  // a late response to an earlier round
-            return nil
-        }
-
         while true {
-            // Until this round's slot: listen for an end frame, honour control changes.
+            // Until the next round's slot: collect responses, watch for an end frame.
             while MonotonicClock.now() < tick {
                 if case let c = currentControl(), c != .run { return .control(c) }
-                if let f = try receiveFrame(until: tick, buffer: &buffer), let exit = handleStray(f) { return exit }
-            }
-            if case let c = currentControl(), c != .run { return .control(c) }
-
-            var poll = RangingFrame(kind: .poll, round: round, sender: me, receiver: them)
-            let sentAt = MonotonicClock.now()
-            poll.timestamp = sentAt
-            poll.auxiliary = report.round
-            poll.reportMillimetres = report.mm
-            try send(poll, to: peer.rangingEndpoint)
-            lock.withLock { _diagnostics.pollsSent += 1 }
-
-            let windowEnd = tick + period
-            var answered = false
-            while MonotonicClock.now() < windowEnd, !answered {
-                if case let c = currentControl(), c != .run {
-                    _ = model.next(lock.withLock { _scene })  // the round happened; keep the stream aligned
-                    round &+= 1
-                    return .control(c)
-                }
-                guard let f = try receiveFrame(until: windowEnd, buffer: &buffer) else { continue }
-                if f.kind == .response, f.round == round, f.timestamp == sentAt, isFromPeer(f, peer) {
+                guard let f = try receiveFrame(until: tick, buffer: &buffer), isFromPeer(f, peer) else { continue }
+                switch f.kind {
+                case .end:
+                    return .removed(.peerEnded, last)
+                case .response:
+                    guard let p = pending[f.round], p.sentAt == f.timestamp else {
+                        lock.withLock { _diagnostics.ignoredFrames += 1 }  // expired or duplicated
+                        continue
+                    }
+                    pending[f.round] = nil
                     let now = MonotonicClock.now()
-                    answered = true
-                    let sample = model.next(lock.withLock { _scene })
                     lock.withLock {
                         _diagnostics.responsesReceived += 1
-                        _diagnostics.roundTripNanos.append(now - sentAt)
+                        _diagnostics.roundTripNanos.append(now - p.sentAt)
                     }
-                    last = NearbyObject(discoveryToken: peer, distance: sample.distance, direction: sample.direction, timestamp: now)
-                    last.round = round
-                    if sample.distance != nil { lastDistanceAt = now }
-                    report = (round, sample.distance.map { UInt32(min(Double($0) * 1000, 4e9)) } ?? RangingFrame.noDistance)
+                    last = NearbyObject(discoveryToken: peer, distance: p.sample.distance, direction: p.sample.direction, timestamp: now)
+                    last.round = f.round
+                    if p.sample.distance != nil { lastDistanceAt = now }
+                    if report.round == .max || f.round > report.round {
+                        report = (f.round, p.sample.distance.map { UInt32(min(Double($0) * 1000, 4e9)) } ?? RangingFrame.noDistance)
+                    }
                     continuation.yield(.didUpdate([last]))
-                } else if let exit = handleStray(f) {
-                    return exit
+                case .poll:
+                    lock.withLock { _diagnostics.ignoredFrames += 1 }
                 }
             }
-            if !answered {
-                _ = model.next(lock.withLock { _scene })  // unanswered round: no update, stream stays aligned
-                report = (round, RangingFrame.noDistance)
-            }
-            round &+= 1
+            if case let c = currentControl(), c != .run { return .control(c) }
             let now = MonotonicClock.now()
             if now - lastDistanceAt > timeout {
                 return .removed(.timeout, NearbyObject(discoveryToken: peer, distance: nil, direction: nil, timestamp: now))
             }
-            tick = windowEnd
+            pending = pending.filter { now - $0.value.sentAt <= maxAge }
+
+            // This round: draw its sample, send its poll (with the latest result to report).
+            let sample = model.next(lock.withLock { _scene })
+            var poll = RangingFrame(kind: .poll, round: round, sender: me, receiver: them)
+            poll.timestamp = MonotonicClock.now()
+            poll.auxiliary = report.round
+            poll.reportMillimetres = report.mm
+            pending[round] = (poll.timestamp, sample)
+            try send(poll, to: peer.rangingEndpoint)
+            lock.withLock { _diagnostics.pollsSent += 1 }
+            round &+= 1
+            tick += period
             // After a stall (a paused debugger, an overloaded machine) skip the lost
             // slots rather than firing a burst of polls.
-            if now > tick + period { tick = now }
+            if MonotonicClock.now() > tick + period { tick = MonotonicClock.now() }
         }
     }
 
