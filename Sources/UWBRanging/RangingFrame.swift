@@ -1,6 +1,6 @@
 /// The frames two emulated UWB radios exchange over UDP (docs/protocol/uwb.md,
 /// "Ranging frames"). Single-sided two-way ranging: the initiator sends a poll each
-/// round, the responder answers it; the next poll reports the previous round's
+/// round, the responder answers it; each poll reports the latest answered round's
 /// result so the responder also gets distances; an end frame says the sender's
 /// session was invalidated.
 struct RangingFrame: Sendable, Equatable {

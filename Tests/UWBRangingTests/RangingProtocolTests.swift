@@ -1,5 +1,6 @@
 import Foundation
 import PeerBenchCore
+import Synchronization
 import Testing
 @testable import UWBRanging
 #if canImport(Glibc)
@@ -23,14 +24,15 @@ import Glibc
         let fakeID = fake.sessionIDBytes, phoneID = phone.discoveryToken.sessionIDBytes
         let phoneAddress = phone.discoveryToken.rangingEndpoint
         let holdNanos: UInt64 = 120_000_000
+        let started = Mutex(false), stop = Mutex(false)
 
         let responder = Task {
             try await BlockingThread.run(name: "slow-responder") { () -> Int in
                 var queue: [(due: UInt64, bytes: [UInt8])] = []
                 var answered = 0
                 var buffer = [UInt8](repeating: 0, count: 512)
-                let end = MonotonicClock.now() + 2_000_000_000
-                while MonotonicClock.now() < end {
+                started.withLock { $0 = true }
+                while !stop.withLock({ $0 }) {
                     let now = MonotonicClock.now()
                     while let first = queue.first, first.due <= now {
                         _ = try first.bytes.withUnsafeBytes { try radio.send($0, to: phoneAddress) }
@@ -53,9 +55,11 @@ import Glibc
                 return answered
             }
         }
-        try phone.run(NearbyPeerConfiguration(peerToken: fake, role: .initiator, updateRateHz: 50))
-        #expect(await recorder.wait(3) { $0.updates.count >= 50 })
+        while !started.withLock({ $0 }) { try await Task.sleep(nanoseconds: 5_000_000) }
+        try phone.run(NearbyPeerConfiguration(peerToken: fake, role: .initiator, updateRateHz: 50, removalTimeoutSeconds: 5))
+        #expect(await recorder.wait(10) { $0.updates.count >= 50 })
         phone.invalidate()
+        stop.withLock { $0 = true }
         let answered = try await responder.value
         #expect(answered >= 50)
 

