@@ -37,10 +37,13 @@ public final class NearbySession: @unchecked Sendable {
 
     /// Counters of the ranging frames this session exchanged (emulation only).
     public struct Diagnostics: Sendable {
+        /// Initiator: polls sent and responses that matched an outstanding round.
         public var pollsSent = 0
         public var responsesReceived = 0
+        /// Responder: polls from the peer and responses sent back.
         public var pollsReceived = 0
         public var responsesSent = 0
+        /// UDP payload bytes of every frame, both roles, end frames included.
         public var bytesSent = 0
         public var bytesReceived = 0
         /// Frames that were malformed, from another session or for another round.
@@ -52,7 +55,9 @@ public final class NearbySession: @unchecked Sendable {
     /// This session's token; send it to the peer.
     public let discoveryToken: DiscoveryToken
     /// The session's events; the stream finishes when the session is invalidated.
-    /// Buffers without limit, so a slow consumer loses nothing.
+    /// Buffers without limit, so a slow consumer loses nothing. Iterate it from one
+    /// task for the session's whole life: like every `AsyncStream`, it has a single
+    /// consumer, and a dropped iterator ends it.
     public let events: AsyncStream<Event>
 
     let continuation: AsyncStream<Event>.Continuation
