@@ -1,10 +1,12 @@
 import ExecTransport
 import PeerBenchCore
 import TLSTransport
+import UWBRanging
 
 /// The transport plugins this executable offers, in `peerbench list` order.
 /// `swift package new-transport NAME` adds its import and entry here.
 let registeredPlugins: [any TransportPlugin.Type] = [
-    ExecPlugin.self,
+    UWBPlugin.self,
     TLSPlugin.self,
+    ExecPlugin.self,
 ]
