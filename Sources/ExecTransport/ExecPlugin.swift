@@ -29,14 +29,16 @@ public struct ExecPlugin: TransportPlugin {
 
     public func startServer(_ cell: CellContext) async throws -> any TransportServer {
         guard let argv = options.server else {
-            return ExecServer(process: nil, address: SocketAddress(host: cell.server.address, port: 0), graceSeconds: 0)
+            return ExecServer(process: nil, address: SocketAddress(host: cell.server.address, port: 0), graceSeconds: 0, documentPath: nil)
         }
         let killAt = Self.killDeadline(cell)
         let command = try ExecCommand(role: "server", argv: argv, workingDirectory: options.workingDirectory)
         let document = ExecCellDocument.make(role: "server", cell: cell, listenHost: cell.server.address, server: nil,
                                              secondsLeft: Self.seconds(until: killAt), config: options.config)
         let file = try ExecCellDocument.write(document, role: "server", cellID: cell.cellID)
-        defer { try? FileManager.default.removeItem(atPath: file) }
+        // The server may read its document by path at any time: it lives until the server ends.
+        var keepFile = false
+        defer { if !keepFile { try? FileManager.default.removeItem(atPath: file) } }
         let process = try ExternalProcess(command, prefix: cell.server.commandPrefix, input: file,
                                           environment: ["PEERBENCH_CELL_FILE": file, "PEERBENCH_ROLE": "server"])
         let started = MonotonicClock.now()
@@ -67,7 +69,9 @@ public struct ExecPlugin: TransportPlugin {
         }
         let host = readyObject["host"]?.stringValue ?? cell.server.address
         ready.set(readyObject)
-        return ExecServer(process: process, address: SocketAddress(host: host, port: UInt16(port)), graceSeconds: options.serverExitGraceSeconds)
+        keepFile = true
+        return ExecServer(process: process, address: SocketAddress(host: host, port: UInt16(port)),
+                          graceSeconds: options.serverExitGraceSeconds, documentPath: file)
     }
 
     public func runClient(_ cell: CellContext, server: SocketAddress) async throws -> TransportMeasurement {

@@ -9,14 +9,18 @@ final class ExecServer: TransportServer, @unchecked Sendable {
     private let graceSeconds: Double
     private let lock = NSLock()
     private var stopped = false
+    /// The server's cell document, removed once the server has ended.
+    private let documentPath: String?
 
-    init(process: ExternalProcess?, address: SocketAddress, graceSeconds: Double) {
+    init(process: ExternalProcess?, address: SocketAddress, graceSeconds: Double, documentPath: String?) {
         self.process = process
         self.address = address
         self.graceSeconds = graceSeconds
+        self.documentPath = documentPath
     }
 
     func finish() async throws {
+        defer { if let documentPath { try? FileManager.default.removeItem(atPath: documentPath) } }
         guard let process else { return }
         let grace = graceSeconds
         let status = try await BlockingThread.run(name: "exec-server-finish") {

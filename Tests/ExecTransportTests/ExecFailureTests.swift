@@ -106,7 +106,7 @@ import Testing
 
     @Test func commandsReceiveTheCellDocument() async throws {
         // The client echoes back what it was handed, inside `extra`.
-        let d = try ScriptDirectory(["server": #"cat > "$PEERBENCH_CELL_FILE.seen"; echo '{"port": 7000, "token": "abc"}'"#,
+        let d = try ScriptDirectory(["server": #"test -s "$PEERBENCH_CELL_FILE" || exit 9; cat > /dev/null; echo '{"port": 7000, "token": "abc"}'; sleep 0.3; grep -q '"role": "server"' "$PEERBENCH_CELL_FILE""#,
                                      "client": #"printf '{"extra": {"cell": '; cat; printf '}}\n'"#])
         let records = try await runMatrix(transports: "[\(d.transport(label: "doc", server: ["./server"], client: ["./client"], extra: #", "config": {"mode": "fast"}"#))]",
                                           counts: "[7]", sizes: "[64]", probes: 5)
