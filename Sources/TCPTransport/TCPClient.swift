@@ -20,9 +20,8 @@ enum TCPClient {
             let t0 = MonotonicClock.now()
             try s.connect(server)
             m.connectNanos = MonotonicClock.elapsed(since: t0)
-            try send(s, TCPFraming.hello())
-
             let reader = TCPFrameReader(socket: s)
+            try hello(s, reader)
             try probe(s, reader, count: cell.rttProbes, into: &m)
             if let payload = cell.payload, payload.count > 0 {
                 try bulk(s, reader, payload: payload, into: &m)
@@ -38,6 +37,21 @@ enum TCPClient {
 
     private static func send(_ s: Socket, _ bytes: [UInt8]) throws {
         guard try bytes.withUnsafeBytes({ try s.sendAll($0) }) else { throw TransportError("tcp client: the server closed the connection") }
+    }
+
+    /// HELLO, answered by the server's HELLO: both sides speak the same version, and
+    /// no unacknowledged bytes are in flight when the first probe is timed (with Nagle
+    /// on, a probe sent behind an unacknowledged HELLO would wait for its ACK).
+    private static func hello(_ s: Socket, _ reader: TCPFrameReader) throws {
+        try send(s, TCPFraming.hello())
+        var ignored = TCPDataCount()
+        reader.waitingFor = "the server's HELLO"
+        guard let reply = try reader.nextControl(counting: &ignored) else {
+            throw TransportError("tcp client: the server closed the connection instead of answering HELLO")
+        }
+        guard reply.type == .hello, TCPFraming.isHello(reply.body) else {
+            throw TransportError("tcp client: the server did not answer with a PeerBench TCP version \(TCPFraming.version) HELLO")
+        }
     }
 
     /// Ping-pongs: PROBE {seq u32, client time u64}, answered by ECHO with the same body.
@@ -75,7 +89,10 @@ enum TCPClient {
         let perBatch = max(1, min(payload.count, batchBytes / frameSize))
         // Every DATA frame is identical, so one prebuilt batch is sent over and over:
         // no per-message work or allocation in the loop.
-        let batch = UnsafeMutableRawBufferPointer.allocate(byteCount: perBatch * frameSize, alignment: 16)
+        let end = TCPFraming.controlFrame(.end, [UInt64(payload.count), UInt64(payload.count * payload.size)])
+        // Room for END after the last batch: it leaves in the same send as the final
+        // DATA bytes, so Nagle cannot hold it back until the data is acknowledged.
+        let batch = UnsafeMutableRawBufferPointer.allocate(byteCount: perBatch * frameSize + end.count, alignment: 16)
         defer { batch.deallocate() }
         for i in 0..<perBatch {
             let f = batch.baseAddress! + i * frameSize
@@ -86,12 +103,17 @@ enum TCPClient {
         var left = payload.count
         while left > 0 {
             let n = min(left, perBatch)
-            guard try s.sendAll(UnsafeRawBufferPointer(rebasing: batch[0..<(n * frameSize)])) else {
+            var bytes = n * frameSize
+            if n == left {
+                // The batch buffer is not reused after this, so END may overwrite frame n.
+                end.withUnsafeBytes { batch.baseAddress!.advanced(by: bytes).copyMemory(from: $0.baseAddress!, byteCount: end.count) }
+                bytes += end.count
+            }
+            guard try s.sendAll(UnsafeRawBufferPointer(rebasing: batch[0..<bytes])) else {
                 throw TransportError("tcp client: the server closed the connection during the bulk phase")
             }
             left -= n
         }
-        try send(s, TCPFraming.controlFrame(.end, [UInt64(payload.count), UInt64(payload.count * payload.size)]))
         var ignored = TCPDataCount()
         reader.waitingFor = "the server's REPORT"
         guard let report = try reader.nextControl(counting: &ignored) else {

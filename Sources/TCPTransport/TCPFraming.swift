@@ -44,6 +44,11 @@ enum TCPFraming {
         frame.withUnsafeMutableBytes { writeHeader(.hello, bodyLength: 8, to: $0.baseAddress!) }
         return frame + magic + version.bigEndianBytes + UInt16(0).bigEndianBytes
     }
+
+    /// Whether a HELLO body names this protocol and version.
+    static func isHello(_ body: UnsafeRawBufferPointer) -> Bool {
+        body.count == 8 && Array(body.prefix(4)) == magic && body.readBE(UInt16.self, at: 4) == version
+    }
 }
 
 extension FixedWidthInteger {

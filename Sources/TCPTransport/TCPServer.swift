@@ -59,11 +59,13 @@ enum TCPServer {
         while let frame = try reader.nextControl(counting: &count) {
             switch frame.type {
             case .hello:
-                guard frame.body.count >= 6, Array(frame.body.prefix(4)) == TCPFraming.magic,
-                      frame.body.readBE(UInt16.self, at: 4) == TCPFraming.version else {
+                guard TCPFraming.isHello(frame.body) else {
                     throw TransportError("tcp server: the client's HELLO is not PeerBench TCP protocol version \(TCPFraming.version)")
                 }
                 greeted = true
+                guard try TCPFraming.hello().withUnsafeBytes({ try conn.sendAll($0) }) else {
+                    throw TransportError("tcp server: the client closed the connection after HELLO")
+                }
             case .probe:
                 // Echo the body unchanged; the client matches sequence and timestamp.
                 let n = TCPFraming.headerSize + frame.body.count
