@@ -9,8 +9,8 @@ enum TCPClient {
     /// costs less than iperf3's one write per message.
     static let batchBytes = 256 << 10
 
-    static func run(_ cell: CellContext, server: SocketAddress, options: TCPOptions) throws -> Measurement {
-        var m = Measurement()
+    static func run(_ cell: CellContext, server: SocketAddress, options: TCPOptions) throws -> TransportMeasurement {
+        var m = TransportMeasurement()
         let s = try Socket(family: server.family, type: Int32(SOCK_STREAM.rawValue))
         cell.track(s)
         defer { cell.untrack(s) }
@@ -55,7 +55,7 @@ enum TCPClient {
     }
 
     /// Ping-pongs: PROBE {seq u32, client time u64}, answered by ECHO with the same body.
-    private static func probe(_ s: Socket, _ reader: TCPFrameReader, count: Int, into m: inout Measurement) throws {
+    private static func probe(_ s: Socket, _ reader: TCPFrameReader, count: Int, into m: inout TransportMeasurement) throws {
         m.rttNanos.reserveCapacity(count)
         m.probesSent = 0
         var frame = [UInt8](repeating: 0, count: TCPFraming.headerSize + 12)
@@ -84,7 +84,7 @@ enum TCPClient {
 
     /// DATA frames, then END {messages u64, bytes u64}; the time runs until the
     /// server's REPORT, so it covers delivery, not just filling the socket buffer.
-    private static func bulk(_ s: Socket, _ reader: TCPFrameReader, payload: Payload, into m: inout Measurement) throws {
+    private static func bulk(_ s: Socket, _ reader: TCPFrameReader, payload: Payload, into m: inout TransportMeasurement) throws {
         let frameSize = TCPFraming.headerSize + payload.size
         let perBatch = max(1, min(payload.count, batchBytes / frameSize))
         // Every DATA frame is identical, so one prebuilt batch is sent over and over:

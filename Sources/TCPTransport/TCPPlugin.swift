@@ -29,7 +29,7 @@ public struct TCPPlugin: TransportPlugin {
         try await TCPServer.start(cell, options: options)
     }
 
-    public func runClient(_ cell: CellContext, server: SocketAddress) async throws -> Measurement {
+    public func runClient(_ cell: CellContext, server: SocketAddress) async throws -> TransportMeasurement {
         let options = options
         return try await cell.client.run("tcp-client") { try TCPClient.run(cell, server: server, options: options) }
     }

@@ -16,7 +16,7 @@ final class UDPClient {
     private let socket: Socket
     private let session = UInt32.random(in: 1...UInt32.max)
     private var rx = [UInt8](repeating: 0, count: 2_048)
-    private var m = Measurement()
+    private var m = TransportMeasurement()
     private var maxRtt: UInt64 = 0
     private var helloAttempts = 0
 
@@ -26,7 +26,7 @@ final class UDPClient {
         self.socket = socket
     }
 
-    static func run(_ cell: CellContext, server: SocketAddress, options: UDPOptions) throws -> Measurement {
+    static func run(_ cell: CellContext, server: SocketAddress, options: UDPOptions) throws -> TransportMeasurement {
         let s = try UDPSocketSetup.make(family: server.family)
         cell.cancellation.register(s)
         defer { cell.cancellation.unregister(s) }
@@ -45,7 +45,7 @@ final class UDPClient {
         UDPDatagramHeader(type: type, session: session, sequence: sequence, timestamp: timestamp)
     }
 
-    private func workload() throws -> Measurement {
+    private func workload() throws -> TransportMeasurement {
         try hello()
         try probes()
         if let payload = cell.payload, payload.count > 0 { try bulk(payload) }

@@ -27,11 +27,19 @@ public struct UDPPlugin: TransportPlugin {
                              "udp: a message of \(payload.size) bytes does not fit in one UDP datagram; the largest is \(UDPDatagramHeader.maxMessageSize) bytes (65507-byte IPv4 UDP payload minus the plugin's \(UDPDatagramHeader.size)-byte header)")]
     }
 
+    /// A paced run lasts at least its payload over the rate; unpaced, the runner estimates.
+    public func estimatedSeconds(payload: Payload?, rttProbes: Int, link: ResolvedLink) -> Double? {
+        guard let rate = options.rateMbps, let payload else { return nil }
+        let paced = Double(payload.count) * Double(payload.size) * 8 / (rate * 1e6)
+        guard let linkRate = link.rateMbps, linkRate < rate else { return paced }
+        return nil  // the link is the bottleneck: the runner's own estimate applies
+    }
+
     public func startServer(_ cell: CellContext) async throws -> any TransportServer {
         try await UDPServer.start(cell)
     }
 
-    public func runClient(_ cell: CellContext, server: SocketAddress) async throws -> Measurement {
+    public func runClient(_ cell: CellContext, server: SocketAddress) async throws -> TransportMeasurement {
         let options = options
         return try await cell.client.run("udp-client") { try UDPClient.run(cell, server: server, options: options) }
     }

@@ -7,7 +7,7 @@ import Testing
 
 @Suite("UDP plugin on loopback", .serialized)
 struct UDPPluginTests {
-    func run(_ plugin: UDPPlugin, _ cell: CellContext) async throws -> Measurement {
+    func run(_ plugin: UDPPlugin, _ cell: CellContext) async throws -> TransportMeasurement {
         let server = try await plugin.startServer(cell)
         let m = try await plugin.runClient(cell, server: server.address)
         try await server.finish()
