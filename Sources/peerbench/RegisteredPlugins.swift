@@ -1,6 +1,10 @@
 import PeerBenchCore
+import TCPTransport
+import UDPTransport
 
 /// The transport plugins this executable offers, in `peerbench list` order.
 /// `swift package new-transport NAME` adds its import and entry here.
 let registeredPlugins: [any TransportPlugin.Type] = [
+    TCPPlugin.self,
+    UDPPlugin.self,
 ]
