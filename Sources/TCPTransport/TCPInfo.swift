@@ -12,14 +12,15 @@ enum TCPInfo {
         o["lost"] = JSONValue(info.lost)
         o["rtt_us"] = JSONValue(info.rtt_us)
         o["rttvar_us"] = JSONValue(info.rttvar_us)
-        o["cwnd"] = JSONValue(info.snd_cwnd)
-        o["mss"] = JSONValue(info.snd_mss)
+        o["snd_cwnd"] = JSONValue(info.snd_cwnd)
+        o["snd_mss"] = JSONValue(info.snd_mss)
         o["pmtu"] = JSONValue(info.pmtu)
         o["segs_out"] = JSONValue(info.segs_out)
         o["segs_in"] = JSONValue(info.segs_in)
         o["bytes_acked"] = JSONValue(info.bytes_acked)
         o["bytes_retrans"] = JSONValue(info.bytes_retrans)
-        o["delivery_rate_bytes_per_s"] = JSONValue(info.delivery_rate)
+        // The kernel reports bytes per second; the record's key (docs/RECORDS.md) is bits.
+        o["delivery_rate_bps"] = JSONValue(info.delivery_rate &* 8)
         return .object(o)
     }
 }

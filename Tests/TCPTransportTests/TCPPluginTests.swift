@@ -29,7 +29,7 @@ struct TCPPluginTests {
                               sentBytes: payload.count * payload.size, receivedBytes: payload.count * payload.size))
         #expect(d.lossRatio == 0)
         let tcp = try #require(m.extra["tcp"]?.objectValue)
-        for key in ["retransmits", "rtt_us", "cwnd", "segs_out", "bytes_retrans", "delivery_rate_bytes_per_s", "pmtu", "bytes_acked"] {
+        for key in ["retransmits", "lost", "rtt_us", "rttvar_us", "snd_cwnd", "snd_mss", "pmtu", "segs_out", "segs_in", "bytes_acked", "bytes_retrans", "delivery_rate_bps"] {
             #expect(tcp[key]?.doubleValue != nil, "extra.tcp.\(key) missing")
         }
         // Every payload byte (plus framing) was acknowledged before the report came back.
