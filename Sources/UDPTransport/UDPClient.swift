@@ -107,6 +107,7 @@ final class UDPClient {
             try tx.send(socket, count: k)
             sent += k
         }
+        let sendNanos = MonotonicClock.elapsed(since: start)
 
         // END {sent u64, bytes u64, linger ns u64}, repeated until the REPORT arrives:
         // END can be lost like any datagram. The linger tells the server how long to
@@ -131,6 +132,9 @@ final class UDPClient {
         var udp = JSONObject()
         udp["datagram_bytes"] = JSONValue(datagramSize)
         udp["rate_mbps"] = JSONValue(options.rateMbps)
+        // The sender's own pace (first to last datagram handed to the kernel), beside
+        // the delivered throughput that the record's bulk duration gives.
+        udp["send_seconds"] = JSONValue(Double(sendNanos) / 1e9)
         udp["hello_attempts"] = JSONValue(helloAttempts)
         udp["end_attempts"] = JSONValue(attempt)
         udp["probes_lost"] = JSONValue((m.probesSent ?? 0) - m.rttNanos.count)

@@ -57,16 +57,21 @@ struct UDPPluginTests {
 
     @Test("pacing holds the requested rate", arguments: [20.0, 80.0])
     func pacing(rate: Double) async throws {
-        // A quarter of a second at either rate, so a few milliseconds of scheduling
+        // Half a second at either rate, so a few milliseconds of scheduling
         // delay on a busy two-core machine stay well inside the tolerance.
-        let count = Int(rate * 1e6 * 0.25 / 8_000)
+        let count = Int(rate * 1e6 * 0.5 / 8_000)
         let cell = makeCell(payload: Payload(count: count, size: 1_000), probes: 3)
         let m = try await run(UDPPlugin(UDPOptions(rateMbps: rate)), cell)
         let d = try #require(m.delivery)
         #expect(d.receivedMessages == count)
+        // The sender keeps the schedule tightly (absolute due times; late wake-ups catch up).
+        let sendSeconds = try #require(m.extra["udp"]?["send_seconds"]?.doubleValue)
+        let sendMbps = Double(count * 1_000 * 8) / sendSeconds / 1e6
+        #expect(abs(sendMbps - rate) / rate < 0.05, "sent at \(sendMbps) Mbit/s, asked for \(rate)")
+        // Delivered throughput also counts the END/REPORT exchange and the receiver
+        // catching up, so it gets more room on a loaded machine.
         let mbps = Double(d.receivedBytes * 8) / Double(try #require(m.bulkNanos)) * 1e3
-        #expect(abs(mbps - rate) / rate < 0.1, "paced at \(mbps) Mbit/s, asked for \(rate)")
-        // The record says what rate the cell was paced at.
+        #expect(abs(mbps - rate) / rate < 0.2, "delivered at \(mbps) Mbit/s, asked for \(rate)")
         #expect(m.extra["udp"]?["rate_mbps"] == JSONValue(rate))
     }
 
