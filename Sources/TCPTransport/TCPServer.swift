@@ -24,7 +24,7 @@ enum TCPServer {
                 try serve(listener, cell: cell, options: options, stopper: stopper)
             }
         }
-        return TCPSessionServer(address: address, stopper: stopper, task: task)
+        return SessionServer(address: address, stopper: stopper, task: task)
     }
 
     private static func serve(_ listener: Socket, cell: CellContext, options: TCPOptions, stopper: CellCancellation) throws {

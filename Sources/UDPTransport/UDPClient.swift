@@ -191,10 +191,3 @@ final class UDPClient {
         }
     }
 }
-
-extension CellContext {
-    /// Sends never block past the cell's deadline.
-    func applySendDeadline(to socket: Socket) throws(SystemError) {
-        try socket.setSendTimeout(nanoseconds: Swift.max(remainingNanos, 1_000_000))
-    }
-}

@@ -24,7 +24,7 @@ enum UDPServer {
                 try UDPServerSession(socket: socket, cell: cell, stopper: stopper).run()
             }
         }
-        return UDPSessionServer(address: address, stopper: stopper, task: task)
+        return SessionServer(address: address, stopper: stopper, task: task)
     }
 }
 

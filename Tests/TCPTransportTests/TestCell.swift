@@ -2,14 +2,9 @@ import Foundation
 import Logging
 import PeerBenchCore
 
-/// A loopback cell built by hand, as the runner would build it.
+/// A loopback cell built the way the runner builds one.
 func makeCell(payload: Payload?, probes: Int = 10, seconds: Double = 20) -> CellContext {
-    CellContext(
-        cellID: "test", repetition: 0, seed: 1, payload: payload, rttProbes: probes,
-        deadline: MonotonicClock.now() + UInt64(seconds * 1e9),
-        link: ResolvedLink(environment: "test", distanceMeters: nil, distanceLabel: "1"),
-        client: Endpoint(address: "127.0.0.1"), server: Endpoint(address: "127.0.0.1"),
-        cancellation: CellCancellation(), logger: Logger(label: "test"))
+    .loopback(payload: payload, rttProbes: probes, timeoutSeconds: seconds)
 }
 
 /// Runs blocking `body` on its own thread and times it there, so the figure does not
