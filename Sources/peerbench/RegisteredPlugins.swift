@@ -1,11 +1,15 @@
 import ExecTransport
 import PeerBenchCore
+import TCPTransport
 import TLSTransport
+import UDPTransport
 import UWBRanging
 
 /// The transport plugins this executable offers, in `peerbench list` order.
 /// `swift package new-transport NAME` adds its import and entry here.
 let registeredPlugins: [any TransportPlugin.Type] = [
+    TCPPlugin.self,
+    UDPPlugin.self,
     UWBPlugin.self,
     TLSPlugin.self,
     ExecPlugin.self,
