@@ -13,8 +13,8 @@ enum TLSClient {
         let files = try options.psk == nil ? TLSFiles(options) : TLSFiles(ca: "", cert: "", key: "")
         let credentials = try TLSCredentials(clientWith: options, files: files)
         let s = try Socket(family: server.family, type: Int32(SOCK_STREAM.rawValue))
-        cell.cancellation.register(s)
-        defer { cell.cancellation.unregister(s) }
+        cell.track(s)
+        defer { cell.untrack(s) }
         do {
             try s.prepareForTLS(noDelay: options.noDelay, cell: cell)
             let t0 = MonotonicClock.now()

@@ -8,8 +8,6 @@ extension Socket {
     /// blocked call outlives the cell even if cancellation never comes.
     func prepareForTLS(noDelay: Bool, cell: CellContext) throws {
         if noDelay { try setOption(Int32(IPPROTO_TCP), TCP_NODELAY, Int32(1), "TCP_NODELAY") }
-        let left = max(cell.remainingNanos, 1_000_000)
-        try setReceiveTimeout(nanoseconds: left)
-        try setSendTimeout(nanoseconds: left)
+        try cell.applyDeadline(to: self)
     }
 }

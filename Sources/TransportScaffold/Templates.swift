@@ -64,8 +64,8 @@ enum __Name__Client {
     static func run(_ cell: CellContext, server: SocketAddress, noDelay: Bool) throws -> TransportMeasurement {
         var m = TransportMeasurement()
         let s = try Socket(family: server.family, type: Int32(SOCK_STREAM.rawValue))
-        cell.cancellation.register(s)  // the runner shuts it down at the cell's deadline
-        defer { cell.cancellation.unregister(s) }
+        cell.track(s)  // the runner shuts it down at the cell's deadline
+        defer { cell.untrack(s) }
         try __Name__Wire.prepare(s, noDelay: noDelay, cell: cell)
 
         let t0 = MonotonicClock.now()
@@ -107,45 +107,34 @@ enum __Name__Client {
     }
 }
 
-/// The server: one client session, then it finishes.
-final class __Name__Server: TransportServer, @unchecked Sendable {
-    let address: SocketAddress
-    private let listener: Socket
-    private let session: Task<Void, any Error>
-    private let holder: ConnectionHolder
-
-    private init(address: SocketAddress, listener: Socket, task: Task<Void, any Error>, holder: ConnectionHolder) {
-        self.address = address
-        self.listener = listener
-        self.session = task
-        self.holder = holder
-    }
-
-    static func start(_ cell: CellContext, noDelay: Bool) async throws -> __Name__Server {
+/// The server: one client session on a thread of its own, then it finishes.
+enum __Name__Server {
+    static func start(_ cell: CellContext, noDelay: Bool) async throws -> SessionServer {
         let host = cell.server.address
+        // `stop()` cancels this stopper, which shuts down the sockets tracked with it.
+        let stopper = CellCancellation()
         let (listener, address) = try await cell.server.run("__name__-listen") { () throws -> (Socket, SocketAddress) in
             let wanted = SocketAddress(host: host, port: 0)  // port 0: the kernel picks a free port
             let s = try Socket(family: wanted.family, type: Int32(SOCK_STREAM.rawValue))
             try s.setReuseAddress()
             try s.bind(wanted)
             try s.listen(backlog: 1)
-            try s.setReceiveTimeout(nanoseconds: max(cell.remainingNanos, 1_000_000))
+            try cell.applyDeadline(to: s)  // accept() gives up at the cell's deadline
             return (s, try s.localAddress())
         }
-        cell.cancellation.register(listener)
-        let holder = ConnectionHolder()
+        cell.track(listener, stopper)
         let task = Task {
             try await cell.server.run("__name__-server") {
-                defer { cell.cancellation.unregister(listener) }
+                defer { cell.untrack(listener, stopper) }
                 guard let conn = try listener.accept() else { throw TransportError("__name__ server: no client came before the deadline") }
-                holder.set(conn)
-                cell.cancellation.register(conn)
-                defer { conn.shutdown(); cell.cancellation.unregister(conn) }
+                cell.track(conn, stopper)
+                // Whatever happens, the client learns at once that the session is over.
+                defer { conn.shutdown(); cell.untrack(conn, stopper) }
                 try __Name__Wire.prepare(conn, noDelay: noDelay, cell: cell)
                 try serve(conn)
             }
         }
-        return __Name__Server(address: address, listener: listener, task: task, holder: holder)
+        return SessionServer(address: address, stopper: stopper, task: task)
     }
 
     private static func serve(_ s: Socket) throws {
@@ -171,26 +160,6 @@ final class __Name__Server: TransportServer, @unchecked Sendable {
         var byte = [UInt8](repeating: 0, count: 1)
         _ = try byte.withUnsafeMutableBytes { try s.receive($0) }
     }
-
-    func finish() async throws { try await session.value }
-
-    func stop() {
-        listener.shutdown()
-        holder.shutdown()
-    }
-}
-
-/// The accepted connection, so `stop()` can unblock the server thread.
-private final class ConnectionHolder: @unchecked Sendable {
-    private let lock = NSLock()
-    private var socket: Socket?
-    private var stopped = false
-    func set(_ s: Socket) {
-        if lock.withLock({ socket = s; return stopped }) { s.shutdown() }
-    }
-    func shutdown() {
-        lock.withLock { stopped = true; return socket }?.shutdown()
-    }
 }
 
 /// Socket set-up and big-endian u64 messages shared by both sides.
@@ -198,8 +167,7 @@ enum __Name__Wire {
     static func prepare(_ s: Socket, noDelay: Bool, cell: CellContext) throws {
         if noDelay { try s.setOption(Int32(IPPROTO_TCP), TCP_NODELAY, Int32(1), "TCP_NODELAY") }
         // No blocking call may outlive the cell, even without cancellation.
-        try s.setReceiveTimeout(nanoseconds: max(cell.remainingNanos, 1_000_000))
-        try s.setSendTimeout(nanoseconds: max(cell.remainingNanos, 1_000_000))
+        try cell.applyDeadline(to: s)
     }
 
     static func send(_ s: Socket, _ values: [UInt64]) throws {
@@ -218,8 +186,6 @@ enum __Name__Wire {
 """#
 
     static let testTemplate = #"""
-import Foundation
-import Logging
 import PeerBenchCore
 import Testing
 import __Name__Transport
@@ -227,17 +193,9 @@ import __Name__Transport
 /// Generated by `swift package new-transport __Name__`: the plugin runs the standard
 /// workload on loopback. Keep these tests passing as you make the transport your own.
 @Suite struct __Name__PluginTests {
-    func cell(payload: Payload?, probes: Int) -> CellContext {
-        CellContext(cellID: "test", repetition: 0, seed: 1, payload: payload, rttProbes: probes,
-                    deadline: MonotonicClock.now() + 20_000_000_000,
-                    link: ResolvedLink(environment: "loopback", distanceMeters: nil, distanceLabel: "1"),
-                    client: Endpoint(address: "127.0.0.1"), server: Endpoint(address: "127.0.0.1"),
-                    cancellation: CellCancellation(), logger: Logger(label: "__name__-test"))
-    }
-
     @Test func runsTheStandardWorkloadOnLoopback() async throws {
         let plugin = __Name__Plugin()
-        let c = cell(payload: Payload(count: 500, size: 1_024), probes: 10)
+        let c = CellContext.loopback(payload: Payload(count: 500, size: 1_024), rttProbes: 10)
         let server = try await plugin.startServer(c)
         let m = try await plugin.runClient(c, server: server.address)
         try await server.finish()

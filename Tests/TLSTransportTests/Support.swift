@@ -3,20 +3,10 @@ import Logging
 import PeerBenchCore
 import TLSTransport
 
-/// A loopback cell built by hand, as the runner would build it.
-func makeCell(payload: Payload?, probes: Int = 10, seconds: Double = 20) -> CellContext {
-    CellContext(
-        cellID: "test", repetition: 0, seed: 1, payload: payload, rttProbes: probes,
-        deadline: MonotonicClock.now() + UInt64(seconds * 1e9),
-        link: ResolvedLink(environment: "test", distanceMeters: nil, distanceLabel: "1"),
-        client: Endpoint(address: "127.0.0.1"), server: Endpoint(address: "127.0.0.1"),
-        cancellation: CellCancellation(), logger: Logger(label: "test"))
-}
-
 /// Runs one cell with `server` and `client` plugins (normally the same value), the way
 /// the runner does: start the server, run the client, stop the server if the client failed.
 func runCell(server: TLSPlugin, client: TLSPlugin, payload: Payload?, probes: Int = 10) async throws -> TransportMeasurement {
-    let cell = makeCell(payload: payload, probes: probes)
+    let cell = CellContext.loopback(payload: payload, rttProbes: probes)
     let s = try await server.startServer(cell)
     do {
         let m = try await client.runClient(cell, server: s.address)
