@@ -1,0 +1,22 @@
+import ArgumentParser
+import Logging
+import PeerBenchCore
+
+/// Hidden: the worker process `run --isolation process` starts. Reads cell requests
+/// on stdin and writes outcomes on fd 3, one JSON line each (see `CellWorker`).
+struct WorkerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cell-worker",
+        abstract: "Run cells for a supervising `peerbench run` (internal).",
+        shouldDisplay: false
+    )
+
+    @Flag(help: "Debug logging from the plugins.")
+    var verbose = false
+
+    func run() async throws {
+        var logger = Logger(label: "peerbench.worker")
+        logger.logLevel = verbose ? .debug : .warning
+        try await CellWorker.serve(registry: Wiring.registry, logger: logger)
+    }
+}
