@@ -87,12 +87,13 @@ public struct CellExecutor: Sendable {
         let remaining = max(0.001, timeoutSeconds - Double(MonotonicClock.elapsed(since: t0)) / 1e9)
         let seed = CellContextSeed(cellID: cell.id, repetition: cell.repetition, seed: cell.seed, payload: cell.payload, rttProbes: rttProbes)
         guard let worker else {
-            return await PluginSession(registry: registry, transport: cell.transport, cell: seed, timeoutSeconds: remaining, logger: logger)
+            return await PluginSession(registry: registry, transport: cell.transport, cell: seed, timeoutSeconds: remaining,
+                                 cellTimeoutSeconds: timeoutSeconds, logger: logger)
                 .run(client: endpoints.client, server: endpoints.server, link: link, stopper: stopper)
         }
         stopper?.arm { worker.killNow() }
         defer { stopper?.disarm() }
-        let request = CellRequest(transport: cell.transport, cell: seed, timeoutSeconds: remaining, link: link,
+        let request = CellRequest(transport: cell.transport, cell: seed, timeoutSeconds: remaining, cellTimeoutSeconds: timeoutSeconds, link: link,
                                   client: endpoints.client, server: endpoints.server)
         // The worker enforces the deadline itself (same code as in process); this outer
         // limit only catches a worker that cannot: a plugin ignoring cancellation.

@@ -18,7 +18,8 @@ public enum CellWorker {
             do {
                 let request = try CellRequest(json: try JSONParser.parse(line))
                 let session = PluginSession(registry: registry, transport: request.transport, cell: request.cell,
-                                            timeoutSeconds: request.timeoutSeconds, logger: logger)
+                                            timeoutSeconds: request.timeoutSeconds,
+                                            cellTimeoutSeconds: request.cellTimeoutSeconds, logger: logger)
                 outcome = await session.run(client: request.client, server: request.server, link: request.link)
             } catch {
                 outcome = .failed("\(error)")

@@ -15,14 +15,19 @@ public struct PluginSession: Sendable {
     public var registry: PluginRegistry
     public var transport: TransportSpec
     public var cell: CellContextSeed
+    /// Seconds the plugin part may take (the cell's timeout less the link set-up).
     public var timeoutSeconds: Double
+    /// The cell's timeout as the matrix states it, for messages.
+    public var cellTimeoutSeconds: Double
     public var logger: Logger
 
-    public init(registry: PluginRegistry, transport: TransportSpec, cell: CellContextSeed, timeoutSeconds: Double, logger: Logger) {
+    public init(registry: PluginRegistry, transport: TransportSpec, cell: CellContextSeed, timeoutSeconds: Double,
+                cellTimeoutSeconds: Double? = nil, logger: Logger) {
         self.registry = registry
         self.transport = transport
         self.cell = cell
         self.timeoutSeconds = timeoutSeconds
+        self.cellTimeoutSeconds = cellTimeoutSeconds ?? timeoutSeconds
         self.logger = logger
     }
 
@@ -62,13 +67,13 @@ public struct PluginSession: Sendable {
             }
             serverBox.stop()
             return .measured(m)
-        } catch let e as DeadlineExceeded {
+        } catch is DeadlineExceeded {
             serverBox.stop()
-            return .timedOut(e.description)
+            return .timedOut("cell did not finish within \(JSONValue.format(cellTimeoutSeconds)) s")
         } catch {
             serverBox.stop()
             return cancellation.isCancelled
-                ? .timedOut("cell did not finish within \(JSONValue.format(timeoutSeconds)) s (\(error))")
+                ? .timedOut("cell did not finish within \(JSONValue.format(cellTimeoutSeconds)) s (\(error))")
                 : .failed("\(error)")
         }
     }

@@ -229,6 +229,9 @@ final class StderrTail: @unchecked Sendable {
         _ = done.wait(timeout: .now() + 1)
         let text = lock.withLock { String(decoding: tail, as: UTF8.self) }
         let lines = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        // A Swift trap prints "file:line: Fatal error: message" and then a stack trace;
+        // the message is what explains the crash.
+        if let fatal = lines.last(where: { $0.contains("Fatal error:") }) { return String(fatal.prefix(400)) }
         return lines.suffix(3).joined(separator: " | ").prefix(400).description
     }
 }

@@ -7,15 +7,20 @@ import Foundation
 public struct CellRequest: Sendable {
     public var transport: TransportSpec
     public var cell: CellContextSeed
+    /// Seconds the plugin part may take.
     public var timeoutSeconds: Double
+    /// The cell's timeout as the matrix states it, for messages.
+    public var cellTimeoutSeconds: Double
     public var link: ResolvedLink
     public var client: Endpoint
     public var server: Endpoint
 
-    public init(transport: TransportSpec, cell: CellContextSeed, timeoutSeconds: Double, link: ResolvedLink, client: Endpoint, server: Endpoint) {
+    public init(transport: TransportSpec, cell: CellContextSeed, timeoutSeconds: Double, cellTimeoutSeconds: Double,
+                link: ResolvedLink, client: Endpoint, server: Endpoint) {
         self.transport = transport
         self.cell = cell
         self.timeoutSeconds = timeoutSeconds
+        self.cellTimeoutSeconds = cellTimeoutSeconds
         self.link = link
         self.client = client
         self.server = server
@@ -34,6 +39,7 @@ public struct CellRequest: Sendable {
                      "payload": cell.payload.map { ["count": JSONValue($0.count), "size": JSONValue($0.size)] } ?? .null,
                      "rtt_probes": JSONValue(cell.rttProbes)],
             "timeout_seconds": .number(timeoutSeconds),
+            "cell_timeout_seconds": .number(cellTimeoutSeconds),
             "link": ["environment": .string(l.environment), "distance_m": JSONValue(l.distanceMeters), "distance_label": .string(l.distanceLabel),
                      "delay_ms": JSONValue(l.delayMs), "jitter_ms": JSONValue(l.jitterMs), "loss_percent": JSONValue(l.lossPercent),
                      "rate_mbps": JSONValue(l.rateMbps), "mtu": JSONValue(l.mtu), "rssi_dbm": JSONValue(l.rssiDbm),
@@ -64,6 +70,7 @@ public struct CellRequest: Sendable {
                                seed: try need(c["seed"]?.stringValue.flatMap { UInt64($0) }, "cell.seed"),
                                payload: payload, rttProbes: try need(c["rtt_probes"]?.intValue, "cell.rtt_probes"))
         timeoutSeconds = try need(v["timeout_seconds"]?.doubleValue, "timeout_seconds")
+        cellTimeoutSeconds = v["cell_timeout_seconds"]?.doubleValue ?? timeoutSeconds
         let l = try need(v["link"], "link")
         var link = ResolvedLink(environment: l["environment"]?.stringValue ?? "", distanceMeters: l["distance_m"]?.doubleValue,
                                 distanceLabel: l["distance_label"]?.stringValue ?? "")
