@@ -95,6 +95,9 @@ public final class WorkerProcess: @unchecked Sendable {
     private func startIfNeeded() throws {
         try lock.withLock {
             guard pid == 0 else { return }
+            // A worker that died between cells must show up as EPIPE on the next request,
+            // not as a SIGPIPE that ends the runner.
+            signal(SIGPIPE, SIG_IGN)
             var req: [Int32] = [0, 0], rep: [Int32] = [0, 0], err: [Int32] = [0, 0]
             // Close-on-exec, so no other child (a plugin's helper program) holds a pipe open.
             try syscall("pipe") { pipe(&req) }

@@ -111,11 +111,15 @@ struct RunCommand: AsyncParsableCommand {
             // flushed. Only the manifest and the worker need a moment.
             worker?.killNow()
             try? book.write(status: "interrupted", ended: true)
+            // Namespaces outlive the process; give their removal a moment, no more.
+            let cleaned = DispatchSemaphore(value: 0)
+            Task { await testbed.shutdown(); cleaned.signal() }
+            _ = cleaned.wait(timeout: .now() + 2)
             Terminal.err("peerbench: \(InterruptTrap.name(sig)) again: exiting now. Resume with:\n  \(resumeCommand)")
             _exit(130)
         })
         let estimates = plan.estimates(of: setup.pending, registry: registry)
-        let printer = quiet ? nil : ProgressPrinter(estimates: estimates, live: Terminal.stderrIsTerminal, verbose: verbose)
+        let printer = quiet ? nil : ProgressPrinter(estimates: estimates, alreadyRecorded: setup.alreadyRecorded, live: Terminal.stderrIsTerminal, verbose: verbose)
         let summary: RunSummary
         do {
             summary = try await runner.run(plan, cells: setup.pending, runID: setup.runID, into: dir, observer: printer)

@@ -12,9 +12,12 @@ final class ProgressPrinter: RunObserver, @unchecked Sendable {
     private var current: (cell: Cell, index: Int, started: UInt64)?
     private var timer: (any DispatchSourceTimer)?
     private let t0 = MonotonicClock.now()
+    /// Cells recorded before this session (on resume), so counters show the whole run.
+    private let offset: Int
 
-    init(estimates: [Double], live: Bool, verbose: Bool) {
+    init(estimates: [Double], alreadyRecorded: Int = 0, live: Bool, verbose: Bool) {
         estimate = ProgressEstimate(estimates: estimates)
+        offset = alreadyRecorded
         self.live = live
         self.verbose = verbose
         if live {
@@ -53,7 +56,7 @@ final class ProgressPrinter: RunObserver, @unchecked Sendable {
     }
 
     private func counter(_ index: Int, _ total: Int) -> String {
-        String(index + 1).leftPadded(to: String(total).count) + "/\(total)"
+        String(offset + index + 1).leftPadded(to: String(offset + total).count) + "/\(offset + total)"
     }
 
     /// A finished-cell line; on a terminal it replaces the live line, which is redrawn below it.
@@ -69,12 +72,12 @@ final class ProgressPrinter: RunObserver, @unchecked Sendable {
     private func redraw() {
         lock.withLock {
             guard live else { return }
-            var parts = ["\(estimate.done)/\(estimate.total) done"]
+            var parts = ["\(offset + estimate.done)/\(offset + estimate.total) done"]
             if estimate.failures > 0 { parts.append("\(estimate.failures) not ok") }
             if let c = current {
                 parts.append("now: \(c.cell.summary) (\(Format.seconds(Double(MonotonicClock.elapsed(since: c.started)) / 1e9)))")
             }
-            if let eta = estimate.remainingSeconds { parts.append("ETA \(Format.duration(eta))") }
+            if let eta = estimate.remainingSeconds, estimate.done < estimate.total { parts.append("ETA \(Format.duration(eta))") }
             parts.append("elapsed \(Format.duration(Double(MonotonicClock.elapsed(since: t0)) / 1e9))")
             var text = parts.joined(separator: " · ")
             let width = ProgressPrinter.terminalWidth
