@@ -128,6 +128,25 @@ import Testing
         #expect(try CLI.records(in: out).count == 12)
     }
 
+    @Test func sigtermStopsCleanlyToo() throws {
+        let dir = CLI.tempDir()
+        try CLI.write(matrix(#"[{"plugin": "misbehaving", "label": "hang", "options": {"behavior": "hang"}}]"#, timeout: 60),
+                      to: dir + "/m.json")
+        let out = dir + "/out"
+        let p = try Running(["run", dir + "/m.json", "--out", out])
+        usleep(700_000)
+        let t0 = Date()
+        p.process.terminate()  // SIGTERM, as schedulers send
+        let r = p.wait()
+        #expect(Date().timeIntervalSince(t0) < 3, "the hanging cell is abandoned at once, not at its 60 s deadline")
+        #expect(r.status == 130, "\(r.stderr)")
+        #expect(r.stderr.contains("SIGTERM received"))
+        #expect(Self.lines(out).isEmpty)
+        let m = try Self.manifest(out)
+        #expect(m["status"] as? String == "interrupted")
+        #expect((m["interrupted_cell"] as? [String: Any])?["summary"] as? String == "hang · forest · 1 m · 10x128 B")
+    }
+
     @Test func secondSIGINTExitsAtOnceLeavingAValidJournal() throws {
         let dir = CLI.tempDir()
         // In process, a plugin that ignores cancellation keeps the first stop waiting.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import Logging
 import PeerBenchCore
 
@@ -15,6 +16,11 @@ struct WorkerCommand: AsyncParsableCommand {
     var verbose = false
 
     func run() async throws {
+        // Stopping is the runner's decision (it kills the worker when it must): a
+        // SIGTERM sent to the whole job or process group must not turn the running
+        // cell into a "crashed" record before the runner has heard of the stop.
+        signal(SIGINT, SIG_IGN)
+        signal(SIGTERM, SIG_IGN)
         var logger = Logger(label: "peerbench.worker")
         logger.logLevel = verbose ? .debug : .warning
         try await CellWorker.serve(registry: Wiring.registry, logger: logger)
