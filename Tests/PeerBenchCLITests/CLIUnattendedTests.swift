@@ -76,12 +76,13 @@ import Testing
             [{"plugin": "misbehaving", "label": "trap", "options": {"behavior": "trap"}},
              {"plugin": "misbehaving", "label": "segv", "options": {"behavior": "segfault"}},
              {"plugin": "misbehaving", "label": "hang", "options": {"behavior": "hang"}},
+             {"plugin": "misbehaving", "label": "stuck", "options": {"behavior": "hangIgnoringCancel"}},
              {"plugin": "misbehaving", "label": "ok"}]
             """#, timeout: 1), to: dir + "/m.json")
         let r = try Self.run(["run", dir + "/m.json", "--out", dir + "/out"])
         #expect(r.status == 1, "some cells not ok: \(r.stderr)")
         let records = try CLI.records(in: dir + "/out")
-        #expect(records.map { $0["status"] as? String } == ["failed", "failed", "timeout", "ok"])
+        #expect(records.map { $0["status"] as? String } == ["failed", "failed", "timeout", "timeout", "ok"])
         let trap = records[0]["error"] as? String ?? ""
         #expect(trap.contains("killed by signal SIGILL") || trap.contains("killed by signal SIGTRAP"), "\(trap)")
         #expect(trap.contains("Fatal error: misbehaving plugin: deliberate trap"), "\(trap)")
@@ -89,6 +90,9 @@ import Testing
         let hang = records[2]["total_seconds"] as! Double
         #expect(hang >= 1.0 && hang < 1.5, "timeout at the 1 s deadline plus a small margin, took \(hang) s")
         #expect((records[2]["error"] as? String ?? "").contains("did not finish within 1 s"))
+        // Ignoring cancellation costs the grace period, then the worker is replaced.
+        let stuck = records[3]["total_seconds"] as! Double
+        #expect(stuck >= 1.0 && stuck < 4.5, "deadline 1 s + 2 s grace + margin, took \(stuck) s")
     }
 
     @Test func interruptedRunResumesWithEveryCellExactlyOnce() throws {
