@@ -69,7 +69,7 @@ struct RunSetup {
         guard let m = previous else {
             return (RunOptions(matrixFile: matrixPath, commandLine: CommandLine.arguments, transports: cliTransports, seed: c.seed,
                                repetitions: c.repetitions, cellTimeoutSeconds: c.cellTimeout, order: c.order, shard: shard),
-                    c.link ?? .none)
+                    c.link ?? RunCommand.defaultLink)
         }
         var problems: [InputProblem] = []
         func check(_ flag: String, _ given: String?, _ stored: String?) {

@@ -44,8 +44,12 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Run only these transports, by label, comma-separated (e.g. tcp,udp).")
     var transports: String?
 
-    @Option(help: "How client and server are joined: 'emulated' (namespaces + link emulator) or 'none' (loopback).")
+    @Option(help: "How client and server are joined: 'emulated' (namespaces + link emulator) or 'none' (loopback). Default for a new run: \(RunCommand.defaultLink.rawValue); on resume, the run's own.")
     var link: LinkMode?
+
+    /// The link of a new run without --link. (Optional above so that resume can tell
+    /// "not given" from "given".)
+    static let defaultLink: LinkMode = .none
 
     @Option(help: "Run seed; overrides the matrix's \"seed\". Same seed, same emulated link traces.")
     var seed: UInt64?
