@@ -32,12 +32,13 @@ public struct JournalIndex: Sendable {
 
     public func contains(_ key: CellKey) -> Bool { position[key] != nil }
 
-    /// The cells of `cells` a resumed run still has to run: those without a record and,
-    /// with `retryFailed`, those whose last record `failed` or timed out.
+    /// The cells of `cells` a resumed run still has to run: those without a record (or
+    /// whose last record says `interrupted`) and, with `retryFailed`, those whose last
+    /// record `failed` or timed out.
     public func pending(_ cells: [Cell], retryFailed: Bool) -> [Cell] {
         cells.filter { cell in
             guard let status = lastStatus(of: cell.key) else { return !contains(cell.key) }
-            return retryFailed && (status == .failed || status == .timeout)
+            return status == .interrupted || (retryFailed && (status == .failed || status == .timeout))
         }
     }
 }
