@@ -279,3 +279,39 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: dir + "/out"))
     }
 }
+
+/// The same interruption with a real transport, once the executable offers "tcp".
+@Suite(.serialized) struct CLIUnattendedTCPTests {
+    static var tcpAvailable: Bool { (try? CLI.run(["list"]).stdout.contains("tcp:")) ?? false }
+
+    @Test(.enabled(if: tcpAvailable, "needs the tcp plugin in the executable"))
+    func interruptedTCPRunResumesWithEveryCellExactlyOnce() throws {
+        let dir = CLI.tempDir()
+        try CLI.write("""
+            {"name": "tcp-resume", "rttProbes": 10, "repetitions": 15, "cellTimeoutSeconds": 20,
+             "transports": [{"plugin": "tcp", "label": "tcp"}, {"plugin": "tcp", "label": "tcp-nodelay", "options": {"noDelay": true}}],
+             "matrix": {"environments": ["free-field"], "distances": [1], "payloads": {"counts": [2000], "sizes": [4096]}}}
+            """, to: dir + "/m.json")
+        let out = dir + "/out"
+        let p = try CLIUnattendedTests.Running(["run", dir + "/m.json", "--out", out, "--link", "none"])
+        let t0 = Date()
+        while CLIUnattendedTests.lines(out).count < 4 && Date().timeIntervalSince(t0) < 30 { usleep(5_000) }
+        p.process.interrupt()
+        let stopped = p.wait()
+        let first = try CLI.records(in: out)
+        if stopped.status == 0 {
+            // The machine was faster than the poll: nothing left to interrupt.
+            #expect(first.count == 30)
+            return
+        }
+        #expect(stopped.status == 130, "\(stopped.stderr)")
+        #expect(first.count < 30)
+        let args = try #require(CLIUnattendedTests.resumeArguments(stopped.stderr))
+        let resumed = try CLIUnattendedTests.run(args)
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        let all = try CLI.records(in: out)
+        #expect(all.count == 30)
+        #expect(Set(CLIUnattendedTests.keys(all)).count == 30, "every cell exactly once")
+        #expect(all.allSatisfy { $0["status"] as? String == "ok" })
+    }
+}
