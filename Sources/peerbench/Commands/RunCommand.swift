@@ -137,10 +137,11 @@ struct RunCommand: AsyncParsableCommand {
         }
         printer?.stop()
         await testbed.shutdown()
-        trap.cancel()
         book.interruptedCell = summary.interruptedCell
         try book.write(status: summary.interrupted ? "interrupted" : "finished", ended: true)
         try dir.exportCSV()
+        // Only now: a signal during the wrap-up still goes through the handlers above.
+        trap.cancel()
 
         let whole = book.wholeRunSummary()
         let counts = CellStatus.allCases.compactMap { s in whole.byStatus[s].map { "\($0) \(s.rawValue)" } }
