@@ -237,3 +237,65 @@ import Testing
         #expect(c.groups[0].rows[0].throughputMbps == 50)
     }
 }
+
+/// The supervisor side of process isolation against small real worker processes
+/// (shell one-liners standing in for `peerbench cell-worker`).
+@Suite struct WorkerProcessTests {
+    var request: CellRequest {
+        let m = try! parse(matrixText())
+        let cell = m.cells()[0]
+        return CellRequest(transport: cell.transport,
+                           cell: CellContextSeed(cellID: cell.id, repetition: 1, seed: cell.seed, payload: cell.payload, rttProbes: 3),
+                           timeoutSeconds: 5, cellTimeoutSeconds: 5,
+                           link: ResolvedLink(environment: "forest", distanceMeters: 1, distanceLabel: "1"),
+                           client: Endpoint(address: "127.0.0.1"), server: Endpoint(address: "127.0.0.1"))
+    }
+
+    @Test func repliesComeBackOverTheProtocolPipe() async throws {
+        let w = WorkerProcess(executable: "/bin/sh", arguments: ["-c", #"while read line; do echo '{"failed": "from the worker"}' >&3; done"#])
+        for _ in 0..<2 {
+            guard case .outcome(.failed(let text)) = await w.run(request, hardTimeout: 5) else { Issue.record("no reply"); return }
+            #expect(text == "from the worker")
+        }
+        w.finish()
+    }
+
+    @Test func aCrashedWorkerIsDescribedByItsSignal() async throws {
+        let w = WorkerProcess(executable: "/bin/sh", arguments: ["-c", "echo 'Fatal error: boom' >&2; kill -SEGV $$"])
+        guard case .died(let how) = await w.run(request, hardTimeout: 5) else { Issue.record("expected a death"); return }
+        #expect(how.contains("killed by signal SIGSEGV"))
+        #expect(how.contains("Fatal error: boom"))
+        // The next cell gets a fresh worker.
+        guard case .died = await w.run(request, hardTimeout: 5) else { Issue.record("expected a fresh worker to die again"); return }
+    }
+
+    @Test func anUnresponsiveWorkerIsKilledAtTheHardDeadline() async throws {
+        let w = WorkerProcess(executable: "/bin/sh", arguments: ["-c", "exec sleep 30"])
+        let t0 = MonotonicClock.now()
+        guard case .unresponsive = await w.run(request, hardTimeout: 0.3) else { Issue.record("expected unresponsive"); return }
+        let took = Double(MonotonicClock.elapsed(since: t0)) / 1e9
+        #expect(took >= 0.3 && took < 1.5, "took \(took) s")
+    }
+
+    @Test func requestsSurviveTheTripIntact() throws {
+        var r = request
+        r.cell.seed = UInt64.max - 7  // above 2^53: must not round through a double
+        r.client = Endpoint(address: "10.0.0.1", namespace: NetworkNamespace(name: "pb-client"))
+        r.link.delayMs = 12.5
+        let back = try CellRequest(json: try JSONParser.parse(r.json.compactText))
+        #expect(back.cell.seed == UInt64.max - 7)
+        #expect(back.client.namespace?.name == "pb-client")
+        #expect(back.link.delayMs == 12.5)
+        #expect(back.transport.label == r.transport.label)
+        var m = TransportMeasurement()
+        m.rttNanos = [1, 2, 3_000_000_001]
+        m.delivery = Delivery(sentMessages: 3, receivedMessages: 2, sentBytes: 30, receivedBytes: 20, reordered: 1)
+        m.extra["tcp"] = ["retransmits": 4]
+        guard case .measured(let m2) = try PluginSession.Outcome(json: try JSONParser.parse(PluginSession.Outcome.measured(m).json.compactText)) else {
+            Issue.record("not measured"); return
+        }
+        #expect(m2.rttNanos == m.rttNanos)
+        #expect(m2.delivery == m.delivery)
+        #expect(m2.extra == m.extra)
+    }
+}
