@@ -290,7 +290,7 @@ import Testing
         try CLI.write("""
             {"name": "tcp-resume", "rttProbes": 10, "repetitions": 15, "cellTimeoutSeconds": 20,
              "transports": [{"plugin": "tcp", "label": "tcp"}, {"plugin": "tcp", "label": "tcp-nodelay", "options": {"noDelay": true}}],
-             "matrix": {"environments": ["free-field"], "distances": [1], "payloads": {"counts": [2000], "sizes": [4096]}}}
+             "matrix": {"environments": ["free-field"], "distances": [1], "payloads": {"counts": [10000], "sizes": [4096]}}}
             """, to: dir + "/m.json")
         let out = dir + "/out"
         let p = try CLIUnattendedTests.Running(["run", dir + "/m.json", "--out", out, "--link", "none"])
@@ -299,11 +299,6 @@ import Testing
         p.process.interrupt()
         let stopped = p.wait()
         let first = try CLI.records(in: out)
-        if stopped.status == 0 {
-            // The machine was faster than the poll: nothing left to interrupt.
-            #expect(first.count == 30)
-            return
-        }
         #expect(stopped.status == 130, "\(stopped.stderr)")
         #expect(first.count < 30)
         let args = try #require(CLIUnattendedTests.resumeArguments(stopped.stderr))
