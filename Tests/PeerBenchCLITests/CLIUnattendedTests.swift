@@ -31,15 +31,24 @@ import Testing
             }
         }
 
-        func wait() -> CLIResult {
-            process.waitUntilExit()
-            readers.wait()
-            return CLIResult(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                             stderr: String(decoding: errData, as: UTF8.self))
+        /// Waits on a dispatch thread, never on Swift's cooperative pool: all test
+        /// targets share one process, and blocking the pool's two threads (two cores)
+        /// would starve the timing-sensitive runner tests running alongside.
+        func wait() async -> CLIResult {
+            await withCheckedContinuation { c in
+                DispatchQueue.global().async { [self] in
+                    process.waitUntilExit()
+                    readers.wait()
+                    c.resume(returning: CLIResult(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                                                  stderr: String(decoding: errData, as: UTF8.self)))
+                }
+            }
         }
     }
 
-    static func run(_ args: [String]) throws -> CLIResult { try Running(args).wait() }
+    static func run(_ args: [String]) async throws -> CLIResult { try await Running(args).wait() }
+
+    static func pause(_ seconds: Double) async throws { try await Task.sleep(nanoseconds: UInt64(seconds * 1e9)) }
 
     static func lines(_ dir: String) -> [String] {
         ((try? String(contentsOfFile: dir + "/records.jsonl", encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
@@ -70,7 +79,7 @@ import Testing
         """
     }
 
-    @Test func crashingAndHangingCellsAreRecordedAndTheRunGoesOn() throws {
+    @Test func crashingAndHangingCellsAreRecordedAndTheRunGoesOn() async throws {
         let dir = CLI.tempDir()
         try CLI.write(matrix(#"""
             [{"plugin": "misbehaving", "label": "trap", "options": {"behavior": "trap"}},
@@ -79,7 +88,7 @@ import Testing
              {"plugin": "misbehaving", "label": "stuck", "options": {"behavior": "hangIgnoringCancel"}},
              {"plugin": "misbehaving", "label": "ok"}]
             """#, timeout: 1), to: dir + "/m.json")
-        let r = try Self.run(["run", dir + "/m.json", "--out", dir + "/out"])
+        let r = try await Self.run(["run", dir + "/m.json", "--out", dir + "/out"])
         #expect(r.status == 1, "some cells not ok: \(r.stderr)")
         let records = try CLI.records(in: dir + "/out")
         #expect(records.map { $0["status"] as? String } == ["failed", "failed", "timeout", "timeout", "ok"])
@@ -95,16 +104,16 @@ import Testing
         #expect(stuck >= 1.0 && stuck < 4.5, "deadline 1 s + 2 s grace + margin, took \(stuck) s")
     }
 
-    @Test func interruptedRunResumesWithEveryCellExactlyOnce() throws {
+    @Test func interruptedRunResumesWithEveryCellExactlyOnce() async throws {
         let dir = CLI.tempDir()
         try CLI.write(matrix(#"[{"plugin": "misbehaving", "label": "slow", "options": {"sleepMs": 250}}, {"plugin": "misbehaving", "label": "fast"}]"#,
                              counts: "[1, 2, 3, 4, 5, 6]"), to: dir + "/m.json")
         let out = dir + "/out"
         let p = try Running(["run", dir + "/m.json", "--out", out])
         let t0 = Date()
-        while Self.lines(out).count < 3 && Date().timeIntervalSince(t0) < 20 { usleep(20_000) }
+        while Self.lines(out).count < 3 && Date().timeIntervalSince(t0) < 20 { try await Self.pause(0.02) }
         p.process.interrupt()  // SIGINT, as Ctrl-C sends
-        let stopped = p.wait()
+        let stopped = await p.wait()
         #expect(stopped.status == 130, "\(stopped.stderr)")
         #expect(stopped.stderr.contains("SIGINT received"))
         let first = try CLI.records(in: out)
@@ -115,7 +124,7 @@ import Testing
         let args = try #require(Self.resumeArguments(stopped.stderr), "the resume command is printed: \(stopped.stderr)")
         #expect(args.contains("--resume"))
 
-        let resumed = try Self.run(args)
+        let resumed = try await Self.run(args)
         #expect(resumed.status == 0, "\(resumed.stderr)")
         let all = try CLI.records(in: out)
         #expect(all.count == 12)
@@ -127,21 +136,21 @@ import Testing
         #expect(m2["run_id"] as? String == m1["run_id"] as? String)
 
         // Nothing left: a further resume runs nothing and records nothing.
-        let again = try Self.run(args)
+        let again = try await Self.run(args)
         #expect(again.status == 0)
         #expect(try CLI.records(in: out).count == 12)
     }
 
-    @Test func sigtermStopsCleanlyToo() throws {
+    @Test func sigtermStopsCleanlyToo() async throws {
         let dir = CLI.tempDir()
         try CLI.write(matrix(#"[{"plugin": "misbehaving", "label": "hang", "options": {"behavior": "hang"}}]"#, timeout: 60),
                       to: dir + "/m.json")
         let out = dir + "/out"
         let p = try Running(["run", dir + "/m.json", "--out", out])
-        usleep(700_000)
+        try await Self.pause(0.7)
         let t0 = Date()
         p.process.terminate()  // SIGTERM, as schedulers send
-        let r = p.wait()
+        let r = await p.wait()
         #expect(Date().timeIntervalSince(t0) < 3, "the hanging cell is abandoned at once, not at its 60 s deadline")
         #expect(r.status == 130, "\(r.stderr)")
         #expect(r.stderr.contains("SIGTERM received"))
@@ -151,7 +160,7 @@ import Testing
         #expect((m["interrupted_cell"] as? [String: Any])?["summary"] as? String == "hang · forest · 1 m · 10x128 B")
     }
 
-    @Test func secondSIGINTExitsAtOnceLeavingAValidJournal() throws {
+    @Test func secondSIGINTExitsAtOnceLeavingAValidJournal() async throws {
         let dir = CLI.tempDir()
         // In process, a plugin that ignores cancellation keeps the first stop waiting.
         try CLI.write(matrix(#"[{"plugin": "misbehaving", "label": "ok"}, {"plugin": "misbehaving", "label": "stuck", "options": {"behavior": "hangIgnoringCancel"}}]"#,
@@ -159,14 +168,14 @@ import Testing
         let out = dir + "/out"
         let p = try Running(["run", dir + "/m.json", "--out", out, "--isolation", "none"])
         let t0 = Date()
-        while Self.lines(out).count < 1 && Date().timeIntervalSince(t0) < 20 { usleep(20_000) }
-        usleep(200_000)
+        while Self.lines(out).count < 1 && Date().timeIntervalSince(t0) < 20 { try await Self.pause(0.02) }
+        try await Self.pause(0.2)
         p.process.interrupt()
-        usleep(300_000)
+        try await Self.pause(0.3)
         #expect(p.process.isRunning, "the first SIGINT waits for the cell")
         let t1 = Date()
         p.process.interrupt()
-        let r = p.wait()
+        let r = await p.wait()
         #expect(Date().timeIntervalSince(t1) < 2)
         #expect(r.status == 130)
         #expect(r.stderr.contains("--resume"))
@@ -175,17 +184,17 @@ import Testing
         #expect(try Self.manifest(out)["status"] as? String == "interrupted")
     }
 
-    @Test func tornLastLineIsSetAsideAndItsCellRunsAgain() throws {
+    @Test func tornLastLineIsSetAsideAndItsCellRunsAgain() async throws {
         let dir = CLI.tempDir()
         try CLI.write(matrix(#"[{"plugin": "misbehaving", "label": "a"}]"#, counts: "[1, 2, 3]"), to: dir + "/m.json")
         let out = dir + "/out"
-        #expect(try Self.run(["run", dir + "/m.json", "--out", out]).status == 0)
+        #expect(try await Self.run(["run", dir + "/m.json", "--out", out]).status == 0)
         var lines = Self.lines(out)
         let last = lines.removeLast()
         let torn = String(last.prefix(last.count / 2))
         try CLI.write(lines.map { $0 + "\n" }.joined() + torn, to: out + "/records.jsonl")
 
-        let r = try Self.run(["run", dir + "/m.json", "--resume", out])
+        let r = try await Self.run(["run", dir + "/m.json", "--resume", out])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stderr.contains("cut short by a crash"))
         #expect(try String(contentsOfFile: out + "/records.torn.jsonl", encoding: .utf8) == torn + "\n")
@@ -195,34 +204,34 @@ import Testing
         #expect(Array(Self.lines(out).prefix(2)) == lines)
     }
 
-    @Test func resumeWithAChangedMatrixIsRefused() throws {
+    @Test func resumeWithAChangedMatrixIsRefused() async throws {
         let dir = CLI.tempDir()
         try CLI.write(matrix(#"[{"plugin": "misbehaving", "label": "a"}]"#), to: dir + "/m.json")
-        #expect(try Self.run(["run", dir + "/m.json", "--out", dir + "/out"]).status == 0)
+        #expect(try await Self.run(["run", dir + "/m.json", "--out", dir + "/out"]).status == 0)
         try CLI.write(matrix(#"[{"plugin": "misbehaving", "label": "a"}, {"plugin": "misbehaving", "label": "b"}]"#, sizes: "[128, 256]"),
                       to: dir + "/m.json")
-        let r = try Self.run(["run", dir + "/m.json", "--resume", dir + "/out"])
+        let r = try await Self.run(["run", dir + "/m.json", "--resume", dir + "/out"])
         #expect(r.status == 2)
         #expect(r.stderr.contains("different matrix"))
         #expect(r.stderr.contains("transport \"b\" was added"))
         #expect(r.stderr.contains("matrix.payloads.sizes: added 256"))
         #expect(Self.lines(dir + "/out").count == 1)
 
-        let seed = try Self.run(["run", "--resume", dir + "/out", "--seed", "5"])
+        let seed = try await Self.run(["run", "--resume", dir + "/out", "--seed", "5"])
         #expect(seed.status == 2)
         #expect(seed.stderr.contains("--seed: 5 differs from the run being resumed (1)"), "\(seed.stderr)")
     }
 
-    @Test func shardsAreDisjointCoverTheMatrixAndMerge() throws {
+    @Test func shardsAreDisjointCoverTheMatrixAndMerge() async throws {
         let dir = CLI.tempDir()
         let m = matrix(#"[{"plugin": "misbehaving", "label": "a"}, {"plugin": "misbehaving", "label": "b"}]"#, counts: "[1, 2, 3, 4, 5]")
         try CLI.write(m, to: dir + "/m.json")
-        let whole = try Self.run(["run", dir + "/m.json", "--dry-run"])
+        let whole = try await Self.run(["run", dir + "/m.json", "--dry-run"])
         #expect(whole.status == 0)
         #expect(whole.stdout.contains("10 cells to run"))
         var union: [String] = []
         for k in 1...3 {
-            let r = try Self.run(["run", dir + "/m.json", "--out", dir + "/s\(k)", "--shard", "\(k)/3"])
+            let r = try await Self.run(["run", dir + "/m.json", "--out", dir + "/s\(k)", "--shard", "\(k)/3"])
             #expect(r.status == 0, "\(r.stderr)")
             union += Self.keys(try CLI.records(in: dir + "/s\(k)"))
         }
@@ -230,7 +239,7 @@ import Testing
         #expect(Set(union).count == 10, "disjoint")
         for key in union { #expect(whole.stdout.contains(key)) }
 
-        let merged = try Self.run(["merge", dir + "/s1", dir + "/s2", dir + "/s3", dir + "/s1", "--out", dir + "/all"])
+        let merged = try await Self.run(["merge", dir + "/s1", dir + "/s2", dir + "/s3", dir + "/s1", "--out", dir + "/all"])
         #expect(merged.status == 0, "\(merged.stderr)")
         #expect(merged.stderr.contains("exact duplicates dropped"))
         #expect(Set(Self.keys(try CLI.records(in: dir + "/all"))) == Set(union))
@@ -240,22 +249,22 @@ import Testing
         #expect((manifest["summary"] as? [String: Any])?["ok"] as? Int == 10)
 
         try CLI.write(matrix(#"[{"plugin": "misbehaving", "label": "a"}]"#), to: dir + "/other.json")
-        #expect(try Self.run(["run", dir + "/other.json", "--out", dir + "/o"]).status == 0)
-        let refused = try Self.run(["merge", dir + "/s1", dir + "/o", "--out", dir + "/bad"])
+        #expect(try await Self.run(["run", dir + "/other.json", "--out", dir + "/o"]).status == 0)
+        let refused = try await Self.run(["merge", dir + "/s1", dir + "/o", "--out", dir + "/bad"])
         #expect(refused.status == 2)
         #expect(refused.stderr.contains("not shards of one run"))
         #expect(refused.stderr.contains("matrix_hash"))
     }
 
-    @Test func retryFailedRerunsOnlyFailuresAndKeepsHistory() throws {
+    @Test func retryFailedRerunsOnlyFailuresAndKeepsHistory() async throws {
         let dir = CLI.tempDir()
         try CLI.write(matrix(#"[{"plugin": "misbehaving", "label": "ok"}, {"plugin": "misbehaving", "label": "bad", "options": {"behavior": "throw"}}]"#,
                              counts: "[1, 2]"), to: dir + "/m.json")
         let out = dir + "/out"
-        #expect(try Self.run(["run", dir + "/m.json", "--out", out]).status == 1)
-        #expect(try Self.run(["run", dir + "/m.json", "--resume", out]).stderr.contains("4 cells: 2 ok, 2 failed"))
+        #expect(try await Self.run(["run", dir + "/m.json", "--out", out]).status == 1)
+        #expect(try await Self.run(["run", dir + "/m.json", "--resume", out]).stderr.contains("4 cells: 2 ok, 2 failed"))
         #expect(Self.lines(out).count == 4, "a plain resume reruns nothing")
-        let r = try Self.run(["run", dir + "/m.json", "--resume", out, "--retry-failed"])
+        let r = try await Self.run(["run", dir + "/m.json", "--resume", out, "--retry-failed"])
         #expect(r.status == 1)
         let records = try CLI.records(in: out)
         #expect(records.count == 6, "two failed cells ran again; the first attempts are kept")
@@ -266,11 +275,11 @@ import Testing
         }
     }
 
-    @Test func dryRunListsCellsWithEstimatesAndRunsNothing() throws {
+    @Test func dryRunListsCellsWithEstimatesAndRunsNothing() async throws {
         let dir = CLI.tempDir()
         try CLI.write(matrix(#"[{"plugin": "misbehaving", "label": "a"}, {"plugin": "misbehaving", "label": "b"}]"#, counts: "[1, 2]",
                              extra: #""order": "sequential", "#), to: dir + "/m.json")
-        let r = try Self.run(["run", dir + "/m.json", "--dry-run", "--repetitions", "2"])
+        let r = try await Self.run(["run", dir + "/m.json", "--dry-run", "--repetitions", "2"])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.contains("8 cells to run, order sequential; estimated duration"))
         let rows = r.stdout.split(separator: "\n").filter { $0.contains(" · forest · ") }
@@ -285,7 +294,7 @@ import Testing
     static var tcpAvailable: Bool { (try? CLI.run(["list"]).stdout.contains("tcp:")) ?? false }
 
     @Test(.enabled(if: tcpAvailable, "needs the tcp plugin in the executable"))
-    func interruptedTCPRunResumesWithEveryCellExactlyOnce() throws {
+    func interruptedTCPRunResumesWithEveryCellExactlyOnce() async throws {
         let dir = CLI.tempDir()
         try CLI.write("""
             {"name": "tcp-resume", "rttProbes": 10, "repetitions": 15, "cellTimeoutSeconds": 20,
@@ -295,14 +304,14 @@ import Testing
         let out = dir + "/out"
         let p = try CLIUnattendedTests.Running(["run", dir + "/m.json", "--out", out, "--link", "none"])
         let t0 = Date()
-        while CLIUnattendedTests.lines(out).count < 4 && Date().timeIntervalSince(t0) < 30 { usleep(5_000) }
+        while CLIUnattendedTests.lines(out).count < 4 && Date().timeIntervalSince(t0) < 30 { try await CLIUnattendedTests.pause(0.005) }
         p.process.interrupt()
-        let stopped = p.wait()
+        let stopped = await p.wait()
         let first = try CLI.records(in: out)
         #expect(stopped.status == 130, "\(stopped.stderr)")
         #expect(first.count < 30)
         let args = try #require(CLIUnattendedTests.resumeArguments(stopped.stderr))
-        let resumed = try CLIUnattendedTests.run(args)
+        let resumed = try await CLIUnattendedTests.run(args)
         #expect(resumed.status == 0, "\(resumed.stderr)")
         let all = try CLI.records(in: out)
         #expect(all.count == 30)
