@@ -38,7 +38,16 @@ struct RunSetup {
         }
         let matrixPath = c.matrix ?? previous?["matrix_file"]?.stringValue ?? "matrix.json"
         let options = try resolveOptions(c, previous: previous, matrixPath: matrixPath)
-        let matrix = try MatrixLoader(registry: registry, linkModel: linkModel).load(path: matrixPath)
+        let loader = MatrixLoader(registry: registry, linkModel: linkModel)
+        let matrix: Matrix
+        if c.matrix == nil, let previous, let embedded = previous["matrix"], !FileManager.default.fileExists(atPath: matrixPath) {
+            // Resuming from another folder (a scheduler's working directory): the
+            // manifest's own copy of the matrix is the run's matrix by definition.
+            do { matrix = try loader.parse(Array(embedded.compactText.utf8)) } catch { throw error.attributed(to: "\(c.resume!)/manifest.json") }
+            warnings.append("\(matrixPath) not found from here; using the copy of the matrix in \(c.resume!)/manifest.json")
+        } else {
+            matrix = try loader.load(path: matrixPath)
+        }
         if let previous, let oldHash = previous["matrix_hash"]?.stringValue, oldHash != matrix.hash {
             let changes = MatrixDiff.describe(old: previous["matrix"] ?? .null, new: matrix.document)
             throw InputError(source: "--resume", "\(c.resume!) was run with a different matrix than \(matrixPath) now holds: "
