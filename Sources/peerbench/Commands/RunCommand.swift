@@ -132,6 +132,7 @@ struct RunCommand: AsyncParsableCommand {
             await testbed.shutdown()
             printer?.stop()
             try? book.write(status: "failed", ended: true)
+            trap.cancel()
             Terminal.error("cannot write to \(dir.journalPath): \(error); the records written so far are kept")
             throw ExitStatus.badInput
         }
