@@ -38,11 +38,14 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // TUN ioctls, ppoll/eventfd/prctl wrappers and packet inspection for the emulator.
+        .target(name: "CLinkEmulation"),
         // Network namespaces, TUN devices, the userspace emulator, the radio model.
         .target(
             name: "LinkEmulation",
             dependencies: [
                 "PeerBenchCore",
+                "CLinkEmulation",
                 .product(name: "Collections", package: "swift-collections"),
             ],
             swiftSettings: strict
