@@ -50,6 +50,13 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Throughput, timing and CPU figures of the link emulator (scripts/bench-link.sh).
+        .executableTarget(
+            name: "link-bench",
+            dependencies: ["LinkEmulation", "PeerBenchCore"],
+            path: "Benchmarks/LinkBench",
+            swiftSettings: strict
+        ),
         // Built-in transport plugins.
         .target(name: "TCPTransport", dependencies: ["PeerBenchCore"], swiftSettings: strict),
         .target(name: "UDPTransport", dependencies: ["PeerBenchCore"], swiftSettings: strict),

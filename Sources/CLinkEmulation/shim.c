@@ -86,3 +86,13 @@ pbl_packet_info pbl_packet_inspect(const uint8_t *frame, size_t len) {
     info.wire_bytes = (uint32_t)(iplen + (size_t)(segs - 1) * headers);
     return info;
 }
+
+#include <pthread.h>
+#include <sched.h>
+
+int pbl_set_realtime(int priority) {
+    struct sched_param sp;
+    memset(&sp, 0, sizeof sp);
+    sp.sched_priority = priority;
+    return pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+}

@@ -73,3 +73,23 @@ public struct RadioDynamics: Sendable, Equatable {
         self.blockingDepthDb = blockingDepthDb
     }
 }
+
+/// The per-packet loss decision: independent, or Gilbert-Elliott when `burst` is set.
+/// In the Gilbert-Elliott case the bad state (every packet lost) lasts
+/// `meanBurstPackets` packets on average and is entered just often enough that the
+/// long-run loss equals `probability`.
+struct LossProcess {
+    private(set) var inBadState = false
+
+    /// `draw` and `transition` are uniform in [0, 1); callers always draw both, so the
+    /// random stream advances the same way whatever the outcome.
+    @inline(__always)
+    mutating func isLost(probability: Double, burst: BurstLoss?, draw: Double, transition: Double) -> Bool {
+        guard probability > 0 else { inBadState = false; return false }
+        guard let burst, probability < 1 else { return draw < probability }
+        let leaveBad = 1 / burst.meanBurstPackets
+        let enterBad = min(1, probability * leaveBad / (1 - probability))
+        inBadState = inBadState ? transition >= leaveBad : transition < enterBad
+        return inBadState
+    }
+}

@@ -75,7 +75,7 @@ public final class EmulatedTestbed: Testbed {
             s.emulator = nil
             try pair.setMTU(parameters.mtu)
             for tun in [pair.clientTUN, pair.serverTUN] {
-                try tun.setSegmentationOffload(parameters.isLossless)
+                try tun.setSegmentationOffload(parameters.usesSegmentationOffload)
                 tun.drain()
             }
             let emulator = try Emulator(clientFd: pair.clientTUN.fd, serverFd: pair.serverTUN.fd, parameters: parameters, seed: seed)

@@ -86,7 +86,7 @@ final class EmulatorDirection: @unchecked Sendable {
     private var lossRandom: SeededRandom
     private var jitterRandom: SeededRandom
     private var trace: ChannelTrace?
-    private var inBadState = false
+    private var lossState = LossProcess()
     private var lastDeparture: UInt64
     private var lastRelease: UInt64 = 0
     private let jitterSd: Double
@@ -121,6 +121,10 @@ final class EmulatorDirection: @unchecked Sendable {
 
     func run(stopFd: Int32) {
         _ = pbl_set_timer_slack(1)  // precise wake-ups: the default slack is 50 us
+        // A real-time priority keeps release times when the peers (or anything else)
+        // load both cores. The thread blocks between packets, so it cannot starve
+        // others; without CAP_SYS_NICE it simply stays a normal thread.
+        if p.realtimePriority > 0 { _ = pbl_set_realtime(Int32(p.realtimePriority)) }
         let scratch = UnsafeMutableRawPointer.allocate(byteCount: PacketRing.maxFrame, alignment: 64)
         defer { scratch.deallocate() }
         while true {
@@ -213,7 +217,7 @@ final class EmulatorDirection: @unchecked Sendable {
         backlog.add(departure: departure, packets: segments, bytes: wireBytes)
 
         // A lost packet still used its air time.
-        if isLost(probability: lossP, draw: lossDraw, transition: transitionDraw) {
+        if lossState.isLost(probability: lossP, burst: p.burstLoss, draw: lossDraw, transition: transitionDraw) {
             drop(.loss)
             return
         }
@@ -226,17 +230,5 @@ final class EmulatorDirection: @unchecked Sendable {
         release = max(release, lastRelease)  // keep order
         lastRelease = release
         ring.commit(offset: offset, length: length, release: release)
-    }
-
-    /// Independent loss, or Gilbert-Elliott with the long-run loss `probability`: the
-    /// bad state (every packet lost) lasts `meanBurstPackets` packets on average.
-    @inline(__always)
-    private func isLost(probability: Double, draw: Double, transition: Double) -> Bool {
-        guard probability > 0 else { inBadState = false; return false }
-        guard let burst = p.burstLoss, probability < 1 else { return draw < probability }
-        let leaveBad = 1 / burst.meanBurstPackets
-        let enterBad = min(1, probability * leaveBad / (1 - probability))
-        inBadState = inBadState ? transition >= leaveBad : transition < enterBad
-        return inBadState
     }
 }

@@ -18,6 +18,12 @@ public struct EmulatorParameters: Sendable, Equatable {
     public var queue: QueueLimits
     /// Interface MTU of both TUN devices.
     public var mtu: Int
+    /// SCHED_FIFO priority of the emulator threads (0 = normal scheduling). Real-time
+    /// priority keeps the release times precise while the endpoints load the CPU.
+    public var realtimePriority: Int = 20
+    /// Lets the TUN devices pass TCP super-packets when the link is lossless. Off forces
+    /// one read and one write per IP packet (for measuring the plain path).
+    public var allowSegmentationOffload = true
 
     public init(delayNanos: UInt64 = 0, jitterNanos: UInt64 = 0, lossProbability: Double = 0, rateBitsPerSecond: Double? = nil,
                 schedule: ChannelSchedule = .alwaysOn, burstLoss: BurstLoss? = nil, radio: RadioDynamics? = nil,
@@ -51,4 +57,7 @@ public struct EmulatorParameters: Sendable, Equatable {
     /// True when no packet can be lost on the link: then the TUN devices may pass TCP
     /// super-packets (TSO), one loss decision per super-packet would be wrong otherwise.
     var isLossless: Bool { lossProbability == 0 && radio == nil }
+
+    /// Whether this cell's TUN devices use segmentation offload.
+    var usesSegmentationOffload: Bool { allowSegmentationOffload && isLossless }
 }

@@ -130,13 +130,13 @@ extension RadioEnvironment {
         e.pathLossExponent = 2.12
         e.shadowingSigmaDb = 5.06
         e.interferenceDb = 6
-        e.blockingPerSecond = 0.2
-        e.blockingMeanMs = 1_000
+        e.blockingPerSecond = 0.1
+        e.blockingMeanMs = 500
         e.sources["pathLossExponent"] = (.documented, "n = 2.12, ITU-R P.1411-10 Table 4, urban LoS")
         e.sources["shadowingSigmaDb"] = (.documented, "5.06 dB, ITU-R P.1411-10 Table 4, urban LoS")
         e.sources["interferenceDb"] = (.assumed, "+6 dB: busy 5 GHz band (LINK-MODEL.md 3)")
-        e.sources["blockingPerSecond"] = (.assumed, "a pedestrian crosses the path every 5 s (NLoS episodes)")
-        e.sources["blockingMeanMs"] = (.assumed, "1 s per crossing at walking pace")
+        e.sources["blockingPerSecond"] = (.assumed, "a pedestrian crosses the path every 10 s (NLoS episodes); blocked ~5 % of the time")
+        e.sources["blockingMeanMs"] = (.assumed, "0.5 s per crossing: a 0.5-0.7 m body at walking pace (1.4 m/s)")
         return e
     }()
 
@@ -146,13 +146,13 @@ extension RadioEnvironment {
         e.pathLossExponent = 2.2
         e.shadowingSigmaDb = 4
         e.interferenceDb = 8
-        e.blockingPerSecond = 0.5
-        e.blockingMeanMs = 1_500
+        e.blockingPerSecond = 0.2
+        e.blockingMeanMs = 500
         e.sources["pathLossExponent"] = (.assumed, "n = 2.2, after ITU-R P.1238 (large open halls, corridors) [D/A]")
         e.sources["shadowingSigmaDb"] = (.assumed, "4 dB (ITU-R P.1238 gives up to 10)")
         e.sources["interferenceDb"] = (.assumed, "+8 dB: dense RF; trains measured at 0.33-0.36 V/m vs 0.27 outdoors (Loizeau et al. 2023 [M])")
-        e.sources["blockingPerSecond"] = (.assumed, "crowds: a body in the path every 2 s")
-        e.sources["blockingMeanMs"] = (.assumed, "1.5 s per episode")
+        e.sources["blockingPerSecond"] = (.assumed, "crowds: a body in the path every 5 s; blocked ~9 % of the time")
+        e.sources["blockingMeanMs"] = (.assumed, "0.5 s per episode (people walking through the path)")
         return e
     }()
 

@@ -146,7 +146,9 @@ public struct RadioModel: LinkModel {
         r.snrDb = snr.roundedTo(0.1)
         r.mcs = mcs?.index
         r.phyRateMbps = mcs.map { MCSTable.phyRateMbps($0).roundedTo(0.1) }
-        r.rateMbps = mcs.map { (MCSTable.phyRateMbps($0) * MCSTable.macEfficiency * env.schedule.onFraction).roundedTo(0.1) }
+        // Below MCS 0 the radio keeps trying at MCS 0's rate; the loss cliff decides what crosses.
+        let rateEntry = mcs ?? MCSTable.entries[0]
+        r.rateMbps = (MCSTable.phyRateMbps(rateEntry) * MCSTable.macEfficiency * env.schedule.onFraction).roundedTo(0.1)
         r.connected = mcs != nil
         r.delayMs = env.delayMs
         r.jitterMs = env.jitterMs

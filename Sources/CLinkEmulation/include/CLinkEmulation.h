@@ -41,3 +41,8 @@ typedef struct {
 
 /// Inspects `frame` (virtio_net_hdr followed by the IP packet, `len` bytes in all).
 pbl_packet_info pbl_packet_inspect(const uint8_t *frame, size_t len);
+
+/// Gives the calling thread SCHED_FIFO at `priority` so packet release times hold
+/// even when benchmark peers or builds keep both cores busy. Returns 0 or an errno
+/// value (EPERM without CAP_SYS_NICE; the caller then stays on the normal scheduler).
+int pbl_set_realtime(int priority);
