@@ -60,6 +60,22 @@ func start(_ ns: NetworkNamespace, _ args: [String], output: Pipe? = nil) throws
 }
 
 let o = Options(Array(CommandLine.arguments.dropFirst()))
+
+// `--mode table`: the radio model's resolved links as a Markdown table (docs/LINK-MODEL.md); needs no privileges.
+if o.mode == "table" {
+    let model = RadioModel()
+    print("| environment | distance | RSSI dBm | SNR dB | MCS | PHY Mbit/s | rate Mbit/s | loss % | connected |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for env in model.builtInEnvironments {
+        for d in [1.0, 10, 30, nil] {
+            let l = try model.resolve(environment: env, profile: nil, distance: d, distanceLabel: d.map { String(Int($0)) } ?? "max")
+            func f(_ v: Double?) -> String { v.map { String(format: "%.1f", $0) } ?? "-" }
+            let dist = d.map { "\(Int($0)) m" } ?? "max = \(Int(l.distanceMeters!)) m"
+            print("| \(env) | \(dist) | \(f(l.rssiDbm)) | \(f(l.snrDb)) | \(l.mcs.map(String.init) ?? "none") | \(f(l.phyRateMbps)) | \(f(l.rateMbps)) | \(String(format: "%.2f", l.lossPercent ?? 0)) | \(l.connected ? "yes" : "no") |")
+        }
+    }
+    exit(0)
+}
 let testbed = try EmulatedTestbed()
 defer { testbed.shutdownNow() }
 var parameters = EmulatorParameters(delayNanos: UInt64(o.delayMs * 1e6), rateBitsPerSecond: o.rateMbps.map { $0 * 1e6 }, mtu: o.mtu)

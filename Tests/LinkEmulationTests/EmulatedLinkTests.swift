@@ -122,6 +122,26 @@ struct EmulatedLinkTests {
         }
     }
 
+    @Test("radio links resolved by the model drive the emulator: clean at 1 m, lossy far away in the underground")
+    func radioLinks() async throws {
+        let testbed = try EmulatedTestbed()
+        defer { testbed.shutdownNow() }
+        let model = RadioModel()
+        func lossRatio(_ env: String, _ d: Double, port: UInt16) async throws -> (Double, LinkCounters) {
+            let link = try model.resolve(environment: env, profile: nil, distance: d, distanceLabel: String(Int(d)))
+            let (client, server) = try await testbed.configure(link, seed: 11)
+            // 1 500 datagrams over 3 s: long enough to span several shadowing correlation times.
+            let seen = try await Traffic.udpBlast(from: client, to: server, port: port, count: 1_500, size: 200, interval: 2_000_000)
+            return (Double(seen.filter { !$0 }.count) / Double(seen.count), try #require(testbed.counters()))
+        }
+        let (near, nearCounters) = try await lossRatio("free-field", 1, port: 7010)
+        #expect(near == 0, "free field at 1 m: \(nearCounters)")
+        // Underground at 30 m: median SNR 10.7 dB, 2.7 dB above MCS 0; the model expects ~40 % loss.
+        let (far, farCounters) = try await lossRatio("underground", 30, port: 7011)
+        #expect(far > 0.05 && far < 0.9, "underground at 30 m lost \(far * 100) %")
+        #expect(farCounters.dropCauses["loss"]! > 0 && farCounters.packetsUp == 1_503, "\(farCounters)")
+    }
+
     @Test("namespaces and devices are gone after a normal end")
     func cleanupAfterShutdown() async throws {
         let testbed = try EmulatedTestbed()
