@@ -8,8 +8,8 @@ import Testing
 
 /// Real namespaces, real TUN devices, real kernel stacks. Serialized: the tests share
 /// two cores and measure time. Traffic only goes to 10.201.0.1/.2, which exist only
-/// inside the namespaces each test creates and removes.
-@Suite(.serialized)
+/// inside the namespaces each test creates and removes. Needs root (CAP_NET_ADMIN).
+@Suite(.serialized, .enabled(if: EmulatedTestbed.hasNetAdmin, "needs CAP_NET_ADMIN: run the tests as root"))
 struct EmulatedLinkTests {
     @Test("10 ms one-way delay gives a 20 +- 1 ms UDP round trip")
     func delay() async throws {
