@@ -64,6 +64,86 @@ struct EmulatedLinkTests {
         #expect(goodput >= 0.85 * 50e6 && goodput <= 1.0 * 50e6, "goodput \(goodput / 1e6) Mbit/s")
     }
 
+    @Test("jitter spreads the delay but keeps packet order")
+    func jitterKeepsOrder() async throws {
+        let testbed = try EmulatedTestbed()
+        defer { testbed.shutdownNow() }
+        let (client, server) = try testbed.configure(
+            EmulatorParameters(delayNanos: 5_000_000, jitterNanos: 2_000_000, mtu: 1_500), seed: 6)
+        let ready = Flag()
+        let n = 2_000
+        // Both namespaces share CLOCK_MONOTONIC, so the receiver can compute one-way delays.
+        async let arrivals: [(Int, UInt64)] = server.run("udp-order") {
+            let s = try Socket(family: AF_INET, type: Int32(SOCK_DGRAM.rawValue))
+            try s.bind(SocketAddress(host: server.address, port: 7008))
+            try s.setBufferSizes(4 << 20)
+            try s.setReceiveTimeout(nanoseconds: 1_000_000_000)
+            ready.set()
+            var got: [(Int, UInt64)] = []
+            let buf = UnsafeMutableRawBufferPointer.allocate(byteCount: 2_048, alignment: 8)
+            defer { buf.deallocate() }
+            while got.count < n, let len = try s.receive(buf), len >= 16 {
+                got.append((Int(buf.load(as: UInt64.self)), MonotonicClock.now() - buf.load(fromByteOffset: 8, as: UInt64.self)))
+            }
+            return got
+        }
+        try ready.wait()
+        _ = try await client.run("udp-order-send") {
+            let s = try Socket(family: AF_INET, type: Int32(SOCK_DGRAM.rawValue))
+            try s.connect(SocketAddress(host: server.address, port: 7008))
+            let out = UnsafeMutableRawBufferPointer.allocate(byteCount: 100, alignment: 8)
+            defer { out.deallocate() }
+            var next = MonotonicClock.now()
+            for i in 0..<n {
+                out.storeBytes(of: UInt64(i), as: UInt64.self)
+                out.storeBytes(of: MonotonicClock.now(), toByteOffset: 8, as: UInt64.self)
+                _ = try s.send(UnsafeRawBufferPointer(out))
+                next += 500_000
+                Traffic.sleepUntil(next)
+            }
+            return 0
+        }
+        let got = try await arrivals
+        #expect(got.count == n)
+        #expect(got.map(\.0) == Array(0..<got.count), "packets must arrive in the order sent")
+        let delays = got.map(\.1)
+        // Jitter is symmetric around the configured delay (so its mean stays the delay the
+        // record reports), but a packet never overtakes its predecessor: a late packet
+        // holds back the early ones behind it, which lifts the mean above 5 ms.
+        #expect(delays.min()!.milliseconds >= 0.5, "min \(delays.min()!.milliseconds) ms")
+        #expect(delays.min()!.milliseconds < 5, "some packets arrive early: the jitter is two-sided")
+        let mean = Double(delays.reduce(0, +)) / Double(delays.count)
+        let sd = (delays.map { (Double($0) - mean) * (Double($0) - mean) }.reduce(0, +) / Double(delays.count)).squareRoot()
+        // A 2 ms sd, smoothed by order keeping, stays well above 0.3 ms and below 2 ms.
+        #expect(sd > 0.3e6 && sd < 2e6, "one-way delay sd \(sd / 1e6) ms")
+        #expect(mean / 1e6 > 5 && mean / 1e6 < 9, "mean one-way delay \(mean / 1e6) ms")
+    }
+
+    @Test("a full queue drops with cause queue, or off_channel during an off-channel slot")
+    func queueDrops() async throws {
+        let testbed = try EmulatedTestbed()
+        defer { testbed.shutdownNow() }
+        // 8 Mbit/s drains one 1 000-byte datagram per ms; 200 arrive within ~10 ms into a 20-packet queue.
+        let (client, server) = try testbed.configure(
+            EmulatorParameters(rateBitsPerSecond: 8e6, queue: QueueLimits(packets: 20, bytes: 1 << 20), mtu: 1_500), seed: 7)
+        let seen = try await Traffic.udpBlast(from: client, to: server, port: 7009, count: 200, size: 972, interval: 50_000)
+        let c = try #require(testbed.counters())
+        let delivered = seen.filter { $0 }.count
+        #expect(c.dropCauses["queue"]! == 200 - delivered, "\(c)")
+        #expect(delivered >= 20 && delivered <= 60, "delivered \(delivered)")
+        #expect(c.dropCauses["loss"] == 0 && c.dropCauses["off_channel"] == 0)
+
+        // The same burst sent into an off-channel slot overflows the queue while the channel is off.
+        var p = EmulatorParameters(rateBitsPerSecond: 8e6, schedule: .bulk, queue: QueueLimits(packets: 20, bytes: 1 << 20), mtu: 1_500)
+        p.delayNanos = 0
+        let (client2, server2) = try testbed.configure(p, seed: 7)
+        // Slot 7 of the sequence is off: wait until it begins (the schedule starts at configure).
+        Traffic.sleepUntil(MonotonicClock.now() + 7 * ChannelSchedule.awdlSlotNanos + 5_000_000)
+        _ = try await Traffic.udpBlast(from: client2, to: server2, port: 7012, count: 100, size: 972, interval: 50_000)
+        let c2 = try #require(testbed.counters())
+        #expect(c2.dropCauses["off_channel"]! >= 50, "\(c2)")
+    }
+
     @Test("a 16 384-byte UDP datagram crosses a 1 484-byte MTU as 12 IP packets")
     func fragmentation() async throws {
         let testbed = try EmulatedTestbed()
