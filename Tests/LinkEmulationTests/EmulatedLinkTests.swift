@@ -112,13 +112,13 @@ struct EmulatedLinkTests {
         // holds back the early ones behind it, which lifts the mean above 5 ms.
         #expect(delays.min()!.milliseconds >= 0.5, "min \(delays.min()!.milliseconds) ms")
         #expect(delays.min()!.milliseconds < 5, "some packets arrive early: the jitter is two-sided")
-        let mean = Double(delays.reduce(0, +)) / Double(delays.count)
-        let sd = (delays.map { (Double($0) - mean) * (Double($0) - mean) }.reduce(0, +) / Double(delays.count)).squareRoot()
-        // A 2 ms sd, smoothed by order keeping, stays well above 0.3 ms; the upper bound
-        // leaves room for the receiving thread's own wake-up delays when other test
-        // suites load the cores.
-        #expect(sd > 0.3e6 && sd < 4e6, "one-way delay sd \(sd / 1e6) ms")
-        #expect(mean / 1e6 > 5 && mean / 1e6 < 9, "mean one-way delay \(mean / 1e6) ms")
+        // Quartiles rather than mean and sd: when other suites load the cores, the
+        // receiving thread's own wake-up delays inflate a minority of samples.
+        let q1 = delays.quantile(0.25).milliseconds, median = delays.quantile(0.5).milliseconds, q3 = delays.quantile(0.75).milliseconds
+        // A 2 ms sd has an interquartile range of 2.7 ms; order keeping narrows it, but
+        // it stays far from the zero a jitter-free link would show.
+        #expect(q3 - q1 > 0.4 && q3 - q1 < 4, "one-way delay quartiles \(q1) / \(median) / \(q3) ms")
+        #expect(median > 5 && median < 9, "median one-way delay \(median) ms")
     }
 
     @Test("a full queue drops with cause queue, or off_channel during an off-channel slot")
@@ -191,18 +191,24 @@ struct EmulatedLinkTests {
         let slot = Double(ChannelSchedule.awdlSlotNanos)
         // Most probes see the plain 2 ms round trip ...
         #expect(rtts.quantile(0.5).milliseconds < 3, "p50 \(rtts.quantile(0.5).milliseconds) ms")
-        // ... the one sent into an off-channel slot waits up to a slot (65.5 ms) ...
-        let tail = pings.filter { Double($0.1) > 10e6 }
+        // ... the one sent into an off-channel slot waits up to a slot (65.5 ms; at least
+        // ~55 ms, since a probe goes out every few ms and so soon after the slot begins) ...
+        let tail = pings.filter { Double($0.1) > 50e6 }
         // (plus the base RTT and the test threads' own scheduling delays under load).
         #expect(rtts.max()!.milliseconds <= slot / 1e6 + 15, "max \(rtts.max()!.milliseconds) ms")
         #expect(tail.count >= 3, "tail: \(tail.map { $0.1.milliseconds })")
-        // ... and all of them are released together at the end of a slot, so their
-        // completion times lie a whole number of 8-slot periods apart.
-        let ends = tail.map { Double($0.0 + $0.1) }
-        for e in ends.dropFirst() {
-            let k = ((e - ends[0]) / period).rounded()
-            #expect(k >= 1 && abs(e - ends[0] - k * period) < 5e6, "completion \((e - ends[0]) / 1e6) ms after the first, period \(period / 1e6) ms")
-        }
+        // ... and they are released at the end of an off-channel slot, so their completion
+        // times share one phase of the 8-slot period. Other test suites loading the
+        // cores can add an occasional slow probe, so ask that three quarters of the
+        // tail cluster within +-5 ms of one phase, not all of it.
+        let phases = tail.map { (Double($0.0 + $0.1)).truncatingRemainder(dividingBy: period) }
+        func circular(_ a: Double, _ b: Double) -> Double { let d = abs(a - b); return min(d, period - d) }
+        let best = phases.map { c in phases.filter { circular($0, c) <= 5e6 }.count }.max() ?? 0
+        #expect(best >= 3 && Double(best) >= 0.75 * Double(tail.count),
+                "tail phases (ms): \(phases.map { ($0 / 1e6).rounded() }), RTTs (ms): \(tail.map { $0.1.milliseconds.rounded() })")
+        // About one tail probe per off-channel slot in the run (one every 524 ms).
+        let runNanos = Double(pings.last!.0 - pings.first!.0)
+        #expect(Double(best) >= (runNanos / period).rounded(.down) - 1, "\(best) tail probes in \(runNanos / 1e9) s")
     }
 
     @Test("radio links resolved by the model drive the emulator: clean at 1 m, lossy far away in the underground")
