@@ -49,7 +49,8 @@ extension Matrix {
                             if !t.usesPayload && pi > 0 { continue }
                             let p = t.usesPayload ? payload : nil
                             let id = Matrix.cellID(environment: env, distance: dist, payload: p, transport: t)
-                            let cellSeed = StableHash.mix(s ^ StableHash.fnv1a64(id) ^ StableHash.mix(UInt64(rep)))
+                            // 53 bits, so the seed survives JSON (a double) exactly.
+                            let cellSeed = StableHash.mix(s ^ StableHash.fnv1a64(id) ^ StableHash.mix(UInt64(rep))) & (1 << 53 - 1)
                             out.append(Cell(id: id, repetition: rep, seed: cellSeed, transport: t, environment: env,
                                             distance: dist, payload: p))
                         }
