@@ -142,17 +142,17 @@ public struct RadioModel: LinkModel {
         let snr = rssi - noise
         let mcs = MCSTable.select(snrDb: snr)
         var r = ResolvedLink(environment: env.name, distanceMeters: d, distanceLabel: distanceLabel)
-        r.rssiDbm = rssi.roundedTo(0.1)
-        r.snrDb = snr.roundedTo(0.1)
+        r.rssiDbm = rssi.rounded(digits: 1)
+        r.snrDb = snr.rounded(digits: 1)
         r.mcs = mcs?.index
-        r.phyRateMbps = mcs.map { MCSTable.phyRateMbps($0).roundedTo(0.1) }
+        r.phyRateMbps = mcs.map { MCSTable.phyRateMbps($0).rounded(digits: 1) }
         // Below MCS 0 the radio keeps trying at MCS 0's rate; the loss cliff decides what crosses.
         let rateEntry = mcs ?? MCSTable.entries[0]
-        r.rateMbps = (MCSTable.phyRateMbps(rateEntry) * MCSTable.macEfficiency * env.schedule.onFraction).roundedTo(0.1)
+        r.rateMbps = (MCSTable.phyRateMbps(rateEntry) * MCSTable.macEfficiency * env.schedule.onFraction).rounded(digits: 1)
         r.connected = mcs != nil
         r.delayMs = env.delayMs
         r.jitterMs = env.jitterMs
-        r.lossPercent = (expectedLoss(env, medianSnrDb: snr) * 100).roundedTo(0.001)
+        r.lossPercent = (expectedLoss(env, medianSnrDb: snr) * 100).rounded(digits: 3)
         r.mtu = awdlMTU
         r.channel = EmulatedChannel(
             schedule: env.schedule,
@@ -247,5 +247,9 @@ public struct RadioModel: LinkModel {
 }
 
 extension Double {
-    func roundedTo(_ step: Double) -> Double { (self / step).rounded() * step }
+    /// Rounded to `digits` decimals, dividing last so records show -56.8, not -56.800000000000004.
+    func rounded(digits: Int) -> Double {
+        let m = Glibc.pow(10, Double(digits))
+        return (self * m).rounded() / m
+    }
 }
