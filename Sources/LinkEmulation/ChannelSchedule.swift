@@ -72,7 +72,7 @@ public struct ChannelSchedule: Sendable, Equatable, CustomStringConvertible {
     public func departure(earliest t: UInt64, duration: UInt64) -> UInt64 {
         if isAlwaysOn { return t &+ duration }
         var (start, end) = nextOn(atOrAfter: t)
-        if start + duration > end && duration <= end - start + slotNanos {
+        if start + duration > end {
             let next = nextOn(atOrAfter: end)
             if next.end - next.start >= duration { (start, end) = next }
         }
