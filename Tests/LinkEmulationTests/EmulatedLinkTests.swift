@@ -76,7 +76,7 @@ struct EmulatedLinkTests {
         async let arrivals: [(Int, UInt64)] = server.run("udp-order") {
             let s = try Socket(family: AF_INET, type: Int32(SOCK_DGRAM.rawValue))
             try s.bind(SocketAddress(host: server.address, port: 7008))
-            try s.setBufferSizes(4 << 20)
+            try Traffic.forceReceiveBuffer(s, bytes: 4 << 20)
             try s.setReceiveTimeout(nanoseconds: 1_000_000_000)
             ready.set()
             var got: [(Int, UInt64)] = []
@@ -110,7 +110,6 @@ struct EmulatedLinkTests {
         // Jitter is symmetric around the configured delay (so its mean stays the delay the
         // record reports), but a packet never overtakes its predecessor: a late packet
         // holds back the early ones behind it, which lifts the mean above 5 ms.
-        #expect(delays.min()!.milliseconds >= 0.5, "min \(delays.min()!.milliseconds) ms")
         #expect(delays.min()!.milliseconds < 5, "some packets arrive early: the jitter is two-sided")
         // Quartiles rather than mean and sd: when other suites load the cores, the
         // receiving thread's own wake-up delays inflate a minority of samples.

@@ -16,7 +16,7 @@ enum Traffic {
             let s = try Socket(family: AF_INET, type: Int32(SOCK_DGRAM.rawValue))
             try s.bind(SocketAddress(host: server.address, port: port))
             try s.setReceiveTimeout(nanoseconds: 3_000_000_000)
-            try s.setBufferSizes(4 << 20)
+            try Traffic.forceReceiveBuffer(s, bytes: 4 << 20)
             ready.set()
             let buf = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 8)
             defer { buf.deallocate() }
@@ -61,6 +61,13 @@ enum Traffic {
         }
     }
 
+    /// A receive buffer of `bytes` even above net.core.rmem_max (SO_RCVBUFFORCE; the
+    /// tests run as root), so a receiving thread delayed by other suites' load does not
+    /// make the kernel drop datagrams the emulator delivered.
+    static func forceReceiveBuffer(_ s: Socket, bytes: Int32) throws {
+        try s.setOption(SOL_SOCKET, SO_RCVBUFFORCE, bytes, "SO_RCVBUFFORCE")
+    }
+
     /// Waits on CLOCK_MONOTONIC until an absolute time (clock_nanosleep, no loop).
     static func sleepUntil(_ t: UInt64) {
         var ts = timespec(tv_sec: Int(t / 1_000_000_000), tv_nsec: Int(t % 1_000_000_000))
@@ -75,7 +82,7 @@ enum Traffic {
         async let received: [Bool] = server.run("udp-sink") {
             let s = try Socket(family: AF_INET, type: Int32(SOCK_DGRAM.rawValue))
             try s.bind(SocketAddress(host: server.address, port: port))
-            try s.setBufferSizes(8 << 20)
+            try Traffic.forceReceiveBuffer(s, bytes: 8 << 20)
             try s.setReceiveTimeout(nanoseconds: 1_000_000_000)
             ready.set()
             var seen = [Bool](repeating: false, count: count)
