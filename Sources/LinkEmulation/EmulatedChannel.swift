@@ -87,8 +87,14 @@ struct LossProcess {
     mutating func isLost(probability: Double, burst: BurstLoss?, draw: Double, transition: Double) -> Bool {
         guard probability > 0 else { inBadState = false; return false }
         guard let burst, probability < 1 else { return draw < probability }
-        let leaveBad = 1 / burst.meanBurstPackets
-        let enterBad = min(1, probability * leaveBad / (1 - probability))
+        var leaveBad = 1 / burst.meanBurstPackets
+        var enterBad = probability * leaveBad / (1 - probability)
+        if enterBad > 1 {
+            // Near-total loss: bursts must get longer than asked, or the long-run loss
+            // (enter / (enter + leave)) would fall short of `probability`.
+            enterBad = 1
+            leaveBad = (1 - probability) / probability
+        }
         inBadState = inBadState ? transition >= leaveBad : transition < enterBad
         return inBadState
     }

@@ -155,6 +155,10 @@ struct RadioModelTests {
         }
         #expect(abs(Double(lost) / Double(n) - p) < 0.005)
         #expect(abs(Double(lost) / Double(runs) - 4) < 0.3)
+        // Near-total loss keeps its long-run value too (bursts grow longer than asked).
+        var severe = LossProcess()
+        let heavy = (0..<n).filter { _ in severe.isLost(probability: 0.95, burst: burst, draw: r.unit(), transition: r.unit()) }.count
+        #expect(abs(Double(heavy) / Double(n) - 0.95) < 0.01)
         // Without bursts the same loss comes in runs of about 1 / (1 - p).
         var independent = LossProcess()
         lost = 0; runs = 0; previous = false
