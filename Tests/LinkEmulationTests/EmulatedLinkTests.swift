@@ -64,46 +64,14 @@ struct EmulatedLinkTests {
         #expect(goodput >= 0.85 * 50e6 && goodput <= 1.0 * 50e6, "goodput \(goodput / 1e6) Mbit/s")
     }
 
-    @Test("jitter spreads the delay but keeps packet order")
+    @Test("jitter spreads the delay, keeps packet order, and repeats with the seed")
     func jitterKeepsOrder() async throws {
         let testbed = try EmulatedTestbed()
         defer { testbed.shutdownNow() }
         let (client, server) = try testbed.configure(
             EmulatorParameters(delayNanos: 5_000_000, jitterNanos: 2_000_000, mtu: 1_500), seed: 6)
-        let ready = Flag()
         let n = 2_000
-        // Both namespaces share CLOCK_MONOTONIC, so the receiver can compute one-way delays.
-        async let arrivals: [(Int, UInt64)] = server.run("udp-order") {
-            let s = try Socket(family: AF_INET, type: Int32(SOCK_DGRAM.rawValue))
-            try s.bind(SocketAddress(host: server.address, port: 7008))
-            try Traffic.forceReceiveBuffer(s, bytes: 4 << 20)
-            try s.setReceiveTimeout(nanoseconds: 1_000_000_000)
-            ready.set()
-            var got: [(Int, UInt64)] = []
-            let buf = UnsafeMutableRawBufferPointer.allocate(byteCount: 2_048, alignment: 8)
-            defer { buf.deallocate() }
-            while got.count < n, let len = try s.receive(buf), len >= 16 {
-                got.append((Int(buf.load(as: UInt64.self)), MonotonicClock.now() - buf.load(fromByteOffset: 8, as: UInt64.self)))
-            }
-            return got
-        }
-        try ready.wait()
-        _ = try await client.run("udp-order-send") {
-            let s = try Socket(family: AF_INET, type: Int32(SOCK_DGRAM.rawValue))
-            try s.connect(SocketAddress(host: server.address, port: 7008))
-            let out = UnsafeMutableRawBufferPointer.allocate(byteCount: 100, alignment: 8)
-            defer { out.deallocate() }
-            var next = MonotonicClock.now()
-            for i in 0..<n {
-                out.storeBytes(of: UInt64(i), as: UInt64.self)
-                out.storeBytes(of: MonotonicClock.now(), toByteOffset: 8, as: UInt64.self)
-                _ = try s.send(UnsafeRawBufferPointer(out))
-                next += 500_000
-                Traffic.sleepUntil(next)
-            }
-            return 0
-        }
-        let got = try await arrivals
+        let got = try await Traffic.oneWayDelays(from: client, to: server, port: 7008, count: n, gapNanos: 500_000)
         #expect(got.count == n)
         #expect(got.map(\.0) == Array(0..<got.count), "packets must arrive in the order sent")
         let delays = got.map(\.1)
@@ -118,6 +86,28 @@ struct EmulatedLinkTests {
         // it stays far from the zero a jitter-free link would show.
         #expect(q3 - q1 > 0.4 && q3 - q1 < 4, "one-way delay quartiles \(q1) / \(median) / \(q3) ms")
         #expect(median > 5 && median < 9, "median one-way delay \(median) ms")
+
+        // Same seed, same delays: the per-packet delays of a second run follow the first
+        // (up to the microseconds of scheduling noise); another seed's do not.
+        func rerun(seed: UInt64, port: UInt16) async throws -> [Double] {
+            let (c, s) = try testbed.configure(EmulatorParameters(delayNanos: 5_000_000, jitterNanos: 2_000_000, mtu: 1_500), seed: seed)
+            return try await Traffic.oneWayDelays(from: c, to: s, port: port, count: n, gapNanos: 500_000).map { Double($0.1) }
+        }
+        let first = delays.map { Double($0) }
+        let same = try await rerun(seed: 6, port: 7013), other = try await rerun(seed: 8, port: 7014)
+        let rSame = Self.correlation(first, same), rOther = Self.correlation(first, other)
+        #expect(rSame > 0.8, "same seed: correlation \(rSame)")
+        #expect(abs(rOther) < 0.5, "other seed: correlation \(rOther)")
+    }
+
+    /// Pearson correlation of two equally long series.
+    static func correlation(_ a: [Double], _ b: [Double]) -> Double {
+        let n = min(a.count, b.count)
+        let x = a.prefix(n), y = b.prefix(n)
+        let mx = x.reduce(0, +) / Double(n), my = y.reduce(0, +) / Double(n)
+        var sxy = 0.0, sxx = 0.0, syy = 0.0
+        for (u, v) in zip(x, y) { sxy += (u - mx) * (v - my); sxx += (u - mx) * (u - mx); syy += (v - my) * (v - my) }
+        return sxy / (sxx * syy).squareRoot()
     }
 
     @Test("a full queue drops with cause queue, or off_channel during an off-channel slot")

@@ -119,6 +119,45 @@ enum Traffic {
         return try await received
     }
 
+    /// Sends `count` small datagrams `gapNanos` apart, each stamped with its send time;
+    /// returns (sequence number, one-way delay) in arrival order. Both namespaces share
+    /// CLOCK_MONOTONIC, so the receiver can compute one-way delays.
+    static func oneWayDelays(from client: Endpoint, to server: Endpoint, port: UInt16, count n: Int,
+                             gapNanos: UInt64) async throws -> [(Int, UInt64)] {
+        let ready = Flag()
+        async let arrivals: [(Int, UInt64)] = server.run("udp-delays") {
+            let s = try Socket(family: AF_INET, type: Int32(SOCK_DGRAM.rawValue))
+            try s.bind(SocketAddress(host: server.address, port: port))
+            try Traffic.forceReceiveBuffer(s, bytes: 4 << 20)
+            try s.setReceiveTimeout(nanoseconds: 1_000_000_000)
+            ready.set()
+            var got: [(Int, UInt64)] = []
+            let buf = UnsafeMutableRawBufferPointer.allocate(byteCount: 2_048, alignment: 8)
+            defer { buf.deallocate() }
+            while got.count < n, let len = try s.receive(buf), len >= 16 {
+                got.append((Int(buf.load(as: UInt64.self)), MonotonicClock.now() - buf.load(fromByteOffset: 8, as: UInt64.self)))
+            }
+            return got
+        }
+        try ready.wait()
+        _ = try await client.run("udp-delays-send") {
+            let s = try Socket(family: AF_INET, type: Int32(SOCK_DGRAM.rawValue))
+            try s.connect(SocketAddress(host: server.address, port: port))
+            let out = UnsafeMutableRawBufferPointer.allocate(byteCount: 100, alignment: 8)
+            defer { out.deallocate() }
+            var next = MonotonicClock.now()
+            for i in 0..<n {
+                out.storeBytes(of: UInt64(i), as: UInt64.self)
+                out.storeBytes(of: MonotonicClock.now(), toByteOffset: 8, as: UInt64.self)
+                _ = try s.send(UnsafeRawBufferPointer(out))
+                next += gapNanos
+                sleepUntil(next)
+            }
+            return 0
+        }
+        return try await arrivals
+    }
+
     /// A TCP transfer of `bytes` from client to server; returns goodput in bits per
     /// second measured at the receiver (first byte to last byte).
     static func tcpGoodput(from client: Endpoint, to server: Endpoint, port: UInt16, bytes: Int) async throws -> Double {
