@@ -87,27 +87,24 @@ struct EmulatedLinkTests {
         #expect(q3 - q1 > 0.4 && q3 - q1 < 4, "one-way delay quartiles \(q1) / \(median) / \(q3) ms")
         #expect(median > 5 && median < 9, "median one-way delay \(median) ms")
 
-        // Same seed, same delays: the per-packet delays of a second run follow the first
-        // (up to the microseconds of scheduling noise); another seed's do not.
+        // Same seed, same delays: per packet, a second run's delay matches the first up to
+        // scheduling noise; another seed's differs by about the jitter. Medians, so a
+        // burst of receiver wake-up delays under load cannot decide the outcome.
         func rerun(seed: UInt64, port: UInt16) async throws -> [Double] {
             let (c, s) = try testbed.configure(EmulatorParameters(delayNanos: 5_000_000, jitterNanos: 2_000_000, mtu: 1_500), seed: seed)
             return try await Traffic.oneWayDelays(from: c, to: s, port: port, count: n, gapNanos: 500_000).map { Double($0.1) }
         }
         let first = delays.map { Double($0) }
         let same = try await rerun(seed: 6, port: 7013), other = try await rerun(seed: 8, port: 7014)
-        let rSame = Self.correlation(first, same), rOther = Self.correlation(first, other)
-        #expect(rSame > 0.8, "same seed: correlation \(rSame)")
-        #expect(abs(rOther) < 0.5, "other seed: correlation \(rOther)")
+        let dSame = Self.medianAbsoluteDifference(first, same) / 1e6, dOther = Self.medianAbsoluteDifference(first, other) / 1e6
+        #expect(dSame < 0.3, "same seed: per-packet delays differ by \(dSame) ms (median)")
+        #expect(dOther > 0.6, "other seed: per-packet delays differ by only \(dOther) ms (median)")
     }
 
-    /// Pearson correlation of two equally long series.
-    static func correlation(_ a: [Double], _ b: [Double]) -> Double {
-        let n = min(a.count, b.count)
-        let x = a.prefix(n), y = b.prefix(n)
-        let mx = x.reduce(0, +) / Double(n), my = y.reduce(0, +) / Double(n)
-        var sxy = 0.0, sxx = 0.0, syy = 0.0
-        for (u, v) in zip(x, y) { sxy += (u - mx) * (v - my); sxx += (u - mx) * (u - mx); syy += (v - my) * (v - my) }
-        return sxy / (sxx * syy).squareRoot()
+    /// Median of |a[i] - b[i]| over the common length.
+    static func medianAbsoluteDifference(_ a: [Double], _ b: [Double]) -> Double {
+        let d = zip(a, b).map { abs($0 - $1) }.sorted()
+        return d.isEmpty ? .infinity : d[d.count / 2]
     }
 
     @Test("a full queue drops with cause queue, or off_channel during an off-channel slot")
