@@ -4,7 +4,7 @@ import PeerBenchCore
 /// model resolves environments, which testbed joins the endpoints.
 enum Wiring {
     static var registry: PluginRegistry {
-        PluginRegistry(registeredPlugins)
+        PluginRegistry(registeredPlugins + TestPlugins.enabled)
     }
 
     static var linkModel: any LinkModel { InterimLinkModel() }
