@@ -49,7 +49,7 @@ struct RunCommand: AsyncParsableCommand {
 
     /// The link of a new run without --link. (Optional above so that resume can tell
     /// "not given" from "given".)
-    static let defaultLink: LinkMode = .none
+    static let defaultLink: LinkMode = .emulated
 
     @Option(help: "Run seed; overrides the matrix's \"seed\". Same seed, same emulated link traces.")
     var seed: UInt64?
