@@ -29,6 +29,11 @@ import Testing
         #expect(r["delivery"]?["sent_bytes"] == 8_192_000)
         #expect(r["delivery"]?["received_messages"] == 2000)
         #expect(r["delivery"]?["loss_ratio"] == 0)
+        // iperf3's receiver counts until TEST_END: most, not necessarily all, of the bytes.
+        let counted = r["delivery"]?["received_bytes"]?.intValue ?? 0
+        #expect(counted > 0 && counted <= 8_192_000)
+        let receiverMbps = r["extra"]?["iperf3"]?["receiver_mbps"]?.doubleValue ?? 0
+        #expect(abs((r["throughput_mbps"]?.doubleValue ?? 0) - receiverMbps) / receiverMbps < 0.01, "throughput is iperf3's receiver figure")
         #expect(r["jitter_ms"]?["rfc3550"] == .null, "TCP has no one-way jitter")
         #expect(r["jitter_ms"]?["ipdv_mean"]?.doubleValue != nil)
         let iperf = try #require(r["extra"]?["iperf3"])
