@@ -31,7 +31,7 @@ public struct ExecOptions: Sendable {
         serverExitGraceSeconds = try options.double("serverExitGraceSeconds", default: 5, range: 0...3_600) ?? 5
         guard let client, !client.isEmpty, !client[0].isEmpty else {
             throw InputError(path: options.path.key("client").description,
-                             "exec needs a client command line, e.g. \"client\": [\"plugins/iperf3/iperf3-peer\", \"client\", \"--tcp\"]")
+                             "exec needs a client command line (check the key is spelled \"client\"), e.g. \"client\": [\"plugins/iperf3/iperf3-peer\", \"client\", \"--tcp\"]")
         }
         if let server, server.isEmpty || server[0].isEmpty {
             throw InputError(path: options.path.key("server").description, "the server command line is empty; leave the key out for no server")

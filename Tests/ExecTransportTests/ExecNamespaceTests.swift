@@ -73,7 +73,8 @@ final class VethTestbed: Testbed {
         // and reached it from the client namespace.
         #expect(records[0]["status"] == "ok", "\(records[0]["error"] ?? .null)")
         #expect(records[0]["extra"]?["iperf3"]?["command"]?.stringValue?.contains("-c \(VethTestbed.serverAddress)") == true)
-        #expect(records[0]["delivery"]?["received_bytes"] == 512_000)
+        #expect(records[0]["delivery"]?["sent_bytes"] == 512_000)
+        #expect(records[0]["delivery"]?["received_messages"] == 500)
         #expect(records[1]["extra"]?["netns"] == .string(testbed.client.name))
     }
 }
