@@ -1,0 +1,46 @@
+import PeerBenchCore
+import Testing
+@testable import QUICTransport
+
+/// The standard workload between our client and our server on loopback.
+@Suite struct QUICWorkloadTests {
+    /// Runs one loopback cell and waits for the server to finish too.
+    func runCell(_ plugin: QUICPlugin, payload: Payload?, probes: Int = 10) async throws -> Measurement {
+        let cell = loopbackCell(payload: payload, probes: probes)
+        let server = try await plugin.startServer(cell)
+        do {
+            let m = try await plugin.runClient(cell, server: server.address)
+            try await server.finish()
+            return m
+        } catch {
+            server.stop()
+            throw error
+        }
+    }
+
+    @Test(arguments: [StreamMode.single, .perMessage])
+    func probesAndBulkCountEveryByte(mode: StreamMode) async throws {
+        let plugin = try makePlugin(["streams": .string(mode.rawValue)])
+        let m = try await withTimeout(30) { try await runCell(plugin, payload: Payload(count: 1000, size: 4096), probes: 20) }
+        #expect(m.connectNanos.map { $0 > 0 && $0 < 1_000_000_000 } == true)
+        #expect(m.rttNanos.count == 20)
+        #expect(m.rttNanos.allSatisfy { $0 > 0 && $0 < 100_000_000 })
+        #expect(m.delivery == Delivery(sentMessages: 1000, receivedMessages: 1000, sentBytes: 4_096_000, receivedBytes: 4_096_000))
+        #expect(m.status == CellStatus.ok)
+        #expect((m.bulkNanos ?? 0) > 0)
+        let quic = m.extra["quic"]?.objectValue ?? JSONObject()
+        #expect(quic["alpn"] == "peerbench-quic/1")
+        #expect(quic["server_bulk_streams"]?.intValue == (mode == .single ? 1 : 1000))
+        #expect((quic["smoothed_rtt_ms"]?.doubleValue ?? -1) > 0)
+        #expect((quic["cwnd_bytes"]?.intValue ?? 0) > 0)
+    }
+
+    @Test func oddSizesAndEmptyMessages() async throws {
+        let plugin = try makePlugin()
+        let m = try await withTimeout(30) { try await runCell(plugin, payload: Payload(count: 3, size: 0), probes: 1) }
+        #expect(m.delivery == Delivery(sentMessages: 3, receivedMessages: 3, sentBytes: 0, receivedBytes: 0))
+        let m2 = try await withTimeout(30) { try await runCell(plugin, payload: Payload(count: 7, size: 100_001), probes: 0) }
+        #expect(m2.delivery == Delivery(sentMessages: 7, receivedMessages: 7, sentBytes: 700_007, receivedBytes: 700_007))
+        #expect(m2.rttNanos.isEmpty)
+    }
+}
