@@ -1,4 +1,5 @@
 public import PeerBenchCore
+import Foundation
 
 /// QUIC (RFC 9000) on ngtcp2 0.12 with GnuTLS, TLS 1.3 only: plugin `quic`.
 ///
@@ -51,7 +52,8 @@ public struct QUICPlugin: TransportPlugin {
         config = QUICConfiguration(
             streams: streams,
             connection: ConnectionSettings(congestionControl: cc, maxStreamWindow: UInt64(maxStreamWindow), maxWindow: UInt64(maxWindow),
-                                           handshakeTimeoutNanos: UInt64(handshake * 1e9), idleTimeoutNanos: UInt64(idle * 1e9)),
+                                           handshakeTimeoutNanos: UInt64(handshake * 1e9), idleTimeoutNanos: UInt64(idle * 1e9),
+                                           debugLog: ProcessInfo.processInfo.environment["PEERBENCH_QUIC_DEBUG"] != nil),
             caFile: try path("caFile", "ca.pem"),
             certFile: try path("certFile", "server.pem"),
             keyFile: try path("keyFile", "server-key.pem"),
@@ -83,7 +85,7 @@ public struct QUICPlugin: TransportPlugin {
         return QUICServerHandle(address: loop.address, loop: loop, task: task)
     }
 
-    public func runClient(_ cell: CellContext, server: SocketAddress) async throws -> Measurement {
+    public func runClient(_ cell: CellContext, server: SocketAddress) async throws -> PeerBenchCore.Measurement {
         var settings = config
         settings.connection.maxUDPPayload = cell.link.mtu.map { Self.udpPayload(mtu: $0, host: server.host) }
         return try await cell.client.run("quic-client") { [settings] in

@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import PeerBenchCore
-@testable import QUICTransport
+import QUICTransport
 
 /// A loopback cell, as `LoopbackTestbed` would configure it.
 func loopbackCell(payload: Payload?, probes: Int = 10, timeoutSeconds: Double = 20, seed: UInt64 = 7) -> CellContext {
