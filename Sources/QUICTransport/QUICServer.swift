@@ -121,9 +121,14 @@ final class QUICServerLoop: @unchecked Sendable {
         // A new connection needs a well-formed client Initial (ngtcp2_accept) and room.
         var hd = ngtcp2_pkt_hd()
         guard ngtcp2_accept(&hd, bytes, datagram.count) == 0 else { return }
-        guard sessions.count < Self.maxConnections else {
-            logger.debug("QUIC server: dropping an Initial, \(Self.maxConnections) connections already open")
-            return
+        if sessions.count >= Self.maxConnections {
+            // Full: make room by dropping the oldest connection still in its handshake,
+            // so a flood of Initials cannot lock the real client out.
+            guard let victim = sessions.first(where: { !$0.connection.isHandshakeComplete }) else {
+                logger.debug("QUIC server: dropping an Initial, \(Self.maxConnections) connections already open")
+                return
+            }
+            remove(victim)
         }
         let peer = SockAddrBox(raw: from, length: length)
         let peerText = peer.withPointer { p, _ in SocketAddress(storage: UnsafeRawPointer(p).load(as: sockaddr_storage.self)) }?.description ?? "client"
