@@ -18,6 +18,19 @@
 #include <signal.h>
 #include <time.h>
 #include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <string.h>
+
+#ifndef SOL_UDP
+#define SOL_UDP 17
+#endif
+#ifndef UDP_SEGMENT
+#define UDP_SEGMENT 103
+#endif
+#ifndef UDP_GRO
+#define UDP_GRO 104
+#endif
 
 // The event loop's two Linux calls Swift's Glibc module leaves out: an eventfd
 // to wake a sleeping loop from another thread, and ppoll for nanosecond
@@ -114,6 +127,76 @@ static inline void pb_log_printf_cb(void *user_data, const char *fmt, ...) {
 /// Swift cannot name a variadic C function as a value: this installs the logger.
 static inline void pb_ngtcp2_settings_enable_log(ngtcp2_settings *settings) {
   settings->log_printf = pb_log_printf_cb;
+}
+
+// UDP segmentation offload. Building the control messages needs the CMSG_*
+// macros, which Swift cannot import.
+
+/// One sendmsg for `len` bytes of back-to-back QUIC packets of `segment_size`
+/// bytes each (the last may be shorter): the kernel splits them into datagrams
+/// (UDP_SEGMENT, "GSO"). `to` may be NULL on a connected socket.
+static inline ssize_t pb_udp_send_segments(int fd, const void *buf, size_t len, size_t segment_size,
+                                           const struct sockaddr *to, socklen_t tolen) {
+  struct iovec iov = {(void *)buf, len};
+  union {
+    char buf[CMSG_SPACE(sizeof(uint16_t))];
+    struct cmsghdr align;
+  } control;
+  struct msghdr msg;
+  memset(&msg, 0, sizeof(msg));
+  msg.msg_name = (void *)to;
+  msg.msg_namelen = to ? tolen : 0;
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  if (segment_size > 0 && segment_size < len) {
+    memset(&control, 0, sizeof(control));
+    msg.msg_control = control.buf;
+    msg.msg_controllen = sizeof(control.buf);
+    struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+    cm->cmsg_level = SOL_UDP;
+    cm->cmsg_type = UDP_SEGMENT;
+    cm->cmsg_len = CMSG_LEN(sizeof(uint16_t));
+    uint16_t seg = (uint16_t)segment_size;
+    memcpy(CMSG_DATA(cm), &seg, sizeof(seg));
+  }
+  return sendmsg(fd, &msg, MSG_NOSIGNAL);
+}
+
+/// One recvmsg; `*segment_size` is the size of the datagrams the kernel
+/// coalesced into `buf` (UDP_GRO), or 0 for a single datagram.
+static inline ssize_t pb_udp_recv_segments(int fd, void *buf, size_t len, size_t *segment_size,
+                                           struct sockaddr_storage *from, socklen_t *fromlen) {
+  struct iovec iov = {buf, len};
+  union {
+    char buf[CMSG_SPACE(sizeof(int))];
+    struct cmsghdr align;
+  } control;
+  struct msghdr msg;
+  memset(&msg, 0, sizeof(msg));
+  msg.msg_name = from;
+  msg.msg_namelen = from ? sizeof(*from) : 0;
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control.buf;
+  msg.msg_controllen = sizeof(control.buf);
+  *segment_size = 0;
+  ssize_t n = recvmsg(fd, &msg, 0);
+  if (n < 0) return n;
+  if (fromlen) *fromlen = msg.msg_namelen;
+  for (struct cmsghdr *cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm)) {
+    if (cm->cmsg_level == SOL_UDP && cm->cmsg_type == UDP_GRO) {
+      int v;
+      memcpy(&v, CMSG_DATA(cm), sizeof(v));
+      *segment_size = (size_t)v;
+    }
+  }
+  return n;
+}
+
+/// Asks the kernel to coalesce received datagrams (UDP_GRO); 0 on success.
+static inline int pb_udp_enable_gro(int fd) {
+  int one = 1;
+  return setsockopt(fd, SOL_UDP, UDP_GRO, &one, sizeof(one));
 }
 
 /// Fills the callbacks every client needs from ngtcp2_crypto (handshake, keys,

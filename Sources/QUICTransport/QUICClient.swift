@@ -102,8 +102,8 @@ final class QUICClient: QUICConnectionDelegate {
         return m
     }
 
-    private lazy var transmit: QUICConnection.Transmit = { [channel] bytes, _ in
-        channel.send(bytes, to: nil, length: 0)
+    private lazy var transmit: QUICConnection.Transmit = { [channel] bytes, segment, _ in
+        channel.send(bytes, segment: segment, to: nil, length: 0)
     }
 
     /// Runs the event loop until `done()` is true; throws when the connection fails,
@@ -127,9 +127,17 @@ final class QUICClient: QUICConnectionDelegate {
             if readable {
                 // A bounded batch, so ACKs and new data go out between batches.
                 for _ in 0..<64 {
-                    guard let n = try channel.receive(from: nil, fromLength: nil) else { break }
+                    guard let (n, segment) = try channel.receive(from: nil, fromLength: nil) else { break }
                     if n == 0 && cancellation.isCancelled { throw QUICFailure.cancelled(phase: phase) }
-                    connection.read(UnsafeRawBufferPointer(start: channel.receiveBuffer.baseAddress, count: n), now: MonotonicClock.now())
+                    // Coalesced datagrams (UDP_GRO) are split back into QUIC datagrams.
+                    let step = segment > 0 ? segment : max(n, 1)
+                    var offset = 0
+                    let now = MonotonicClock.now()
+                    while offset < n, !connection.isFinished {
+                        let len = min(step, n - offset)
+                        connection.read(UnsafeRawBufferPointer(start: channel.receiveBuffer.baseAddress! + offset, count: len), now: now)
+                        offset += len
+                    }
                     if connection.isFinished { break }
                 }
                 try checkAlive(phase)

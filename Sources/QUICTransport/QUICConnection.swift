@@ -348,26 +348,41 @@ final class QUICConnection {
 
     // MARK: Writing
 
-    /// Sends a datagram; returns false when the socket buffer is full (the caller
-    /// keeps the datagram and retries when writable).
-    typealias Transmit = (UnsafeRawBufferPointer, UnsafePointer<ngtcp2_path>) -> Bool
+    /// Sends a batch of packets of `segment` bytes each (the last may be shorter;
+    /// 0 = one packet) along `path`; returns false when the socket buffer is full
+    /// (the channel keeps the batch and retries when writable).
+    typealias Transmit = (_ bytes: UnsafeRawBufferPointer, _ segment: Int, _ path: UnsafePointer<ngtcp2_path>) -> Bool
+
+    /// The most packets one send system call carries (UDP_SEGMENT allows 64 and 64 KB).
+    static let maxBatch = 40
 
     /// Writes packets (stream data, ACKs, retransmissions, handshake) until ngtcp2
     /// has nothing more, the congestion window or pacing says stop, or `maxPackets`.
+    /// Equal-sized packets are sent in batches with one system call.
     func writePackets(now: UInt64, maxPackets: Int = 64, transmit: @escaping Transmit) {
         if pendingClose != nil { flushClose(transmit) }
         guard !isClosed else { return }
         let maxUDP = ngtcp2_conn_get_max_tx_udp_payload_size(conn)
         let quantum = ngtcp2_conn_get_send_quantum(conn)
         let limit = max(1, min(maxPackets, quantum / max(maxUDP, 1)))
-        let out = packetBuffer.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        let base = packetBuffer.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        let batchLimit = min(Self.maxBatch, packetBuffer.count / maxUDP)
         var pi = ngtcp2_pkt_info()
         var packets = 0
+        var batchBytes = 0, batchCount = 0, segment = 0
         defer {
             ngtcp2_conn_update_pkt_tx_time(conn, now)
             if active.contains(where: { !$0.hasPending }) { active.removeAll { !$0.hasPending } }
         }
+        func flush() -> Bool {
+            guard batchCount > 0 else { return true }
+            let ok = transmit(UnsafeRawBufferPointer(start: base, count: batchBytes), batchCount > 1 ? segment : 0, UnsafePointer(writePath.pathPointer))
+            batchBytes = 0
+            batchCount = 0
+            return ok
+        }
         while packets < limit {
+            let out = base + batchBytes
             var index = 0
             var written = 0
             while true {
@@ -385,7 +400,8 @@ final class QUICConnection {
                 let n = pb_ngtcp2_conn_writev_stream(conn, writePath.pathPointer, &pi, out, maxUDP, &pdatalen, flags,
                                                      s?.streamID ?? -1, vecs.baseAddress, count, now)
                 if let s, pdatalen >= 0 {
-                    let total = (0..<count).reduce(0) { $0 + vecs[$1].len }
+                    var total = 0
+                    for i in 0..<count { total += vecs[i].len }
                     s.consumed(pdatalen, fin: flags & UInt32(NGTCP2_WRITE_STREAM_FLAG_FIN) != 0 && pdatalen == total)
                 }
                 if n == ngtcp2_ssize(NGTCP2_ERR_WRITE_MORE) {
@@ -398,18 +414,32 @@ final class QUICConnection {
                     continue
                 }
                 if n < 0 {
+                    _ = flush()
                     fail(.library("writing a packet", code: Int32(n)), closeWith: .liberr(Int32(n)), transmit: transmit)
                     return
                 }
                 written = n
                 break
             }
-            if written == 0 { return }
+            if written == 0 { break }
             datagramsSent += 1
             bytesSent += written
             packets += 1
-            if !transmit(UnsafeRawBufferPointer(start: out, count: written), UnsafePointer(writePath.pathPointer)) { return }
+            if batchCount > 0, written > segment {
+                // A bigger packet cannot follow smaller ones in a batch: send those first.
+                let carried = Array(UnsafeBufferPointer(start: out, count: written))
+                if !flush() { return }
+                carried.withUnsafeBufferPointer { base.update(from: $0.baseAddress!, count: written) }
+            }
+            if batchCount == 0 { segment = written }
+            batchBytes += written
+            batchCount += 1
+            // A shorter packet ends a batch (only the last may be short).
+            if written < segment || batchCount >= batchLimit {
+                if !flush() { return }
+            }
         }
+        _ = flush()
     }
 
     // MARK: Closing
@@ -443,7 +473,7 @@ final class QUICConnection {
             ccerr.reasonlen = rb.count
             return pb_ngtcp2_conn_write_connection_close(conn, writePath.pathPointer, out, packetBuffer.count, &ccerr, MonotonicClock.now())
         }
-        if n > 0 { _ = transmit(UnsafeRawBufferPointer(start: out, count: n), UnsafePointer(writePath.pathPointer)) }
+        if n > 0 { _ = transmit(UnsafeRawBufferPointer(start: out, count: n), 0, UnsafePointer(writePath.pathPointer)) }
     }
 
     /// Records `failure` and closes; the CONNECTION_CLOSE goes out on the next

@@ -60,11 +60,18 @@ final class QUICServerLoop: @unchecked Sendable {
             if readable {
                 // A bounded batch, then timers and writes (ACKs) before reading on.
                 for _ in 0..<64 {
-                    guard let n = try channel.receive(from: &from, fromLength: &fromLength) else { break }
+                    guard let (n, segment) = try channel.receive(from: &from, fromLength: &fromLength) else { break }
                     now = MonotonicClock.now()
-                    withUnsafePointer(to: &from) { p in
-                        dispatch(UnsafeRawBufferPointer(start: channel.receiveBuffer.baseAddress, count: n),
-                                 from: UnsafeRawPointer(p), length: fromLength, now: now)
+                    // Coalesced datagrams (UDP_GRO) are split back into QUIC datagrams.
+                    let step = segment > 0 ? segment : max(n, 1)
+                    var offset = 0
+                    while offset < n {
+                        let len = min(step, n - offset)
+                        withUnsafePointer(to: &from) { p in
+                            dispatch(UnsafeRawBufferPointer(start: channel.receiveBuffer.baseAddress! + offset, count: len),
+                                     from: UnsafeRawPointer(p), length: fromLength, now: now)
+                        }
+                        offset += len
                     }
                 }
             }
@@ -100,8 +107,8 @@ final class QUICServerLoop: @unchecked Sendable {
         return outcome
     }
 
-    private lazy var transmit: QUICConnection.Transmit = { [channel] bytes, path in
-        channel.send(bytes, to: path.pointee.remote.addr, length: path.pointee.remote.addrlen)
+    private lazy var transmit: QUICConnection.Transmit = { [channel] bytes, segment, path in
+        channel.send(bytes, segment: segment, to: path.pointee.remote.addr, length: path.pointee.remote.addrlen)
     }
 
     private func dispatch(_ datagram: UnsafeRawBufferPointer, from: UnsafeRawPointer, length: socklen_t, now: UInt64) {

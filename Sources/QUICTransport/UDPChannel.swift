@@ -6,12 +6,17 @@ import PeerBenchCore
 
 /// A non-blocking UDP socket plus an eventfd, polled together, so a QUIC event loop
 /// sleeps until a datagram, a timer or a wake-up (stop, cell cancellation).
+///
+/// Sends and receives use the kernel's UDP segmentation offload where it works:
+/// one system call carries a batch of equal-sized QUIC packets (UDP_SEGMENT) and
+/// one receive may return several coalesced datagrams (UDP_GRO). On loopback the
+/// per-datagram system calls, not the cryptography, are what limit QUIC.
 final class UDPChannel: @unchecked Sendable {
     let socket: Socket
     private let wakeFD: Int32
-    /// One datagram the kernel refused (EAGAIN), sent first when the socket is writable.
-    private var stalled: [UInt8]?
-    private var stalledTo: SockAddrBox?
+    /// A batch the kernel refused (EAGAIN), sent first when the socket is writable.
+    private var stalled: (bytes: [UInt8], segment: Int, to: SockAddrBox?)?
+    private var segmentationWorks = true
     let receiveBuffer: UnsafeMutableRawBufferPointer
 
     init(family: Int32) throws {
@@ -21,6 +26,7 @@ final class UDPChannel: @unchecked Sendable {
         _ = fcntl(socket.fd, F_SETFL, flags | O_NONBLOCK)
         // Room for a congestion window's worth of datagrams in flight through loopback.
         try? socket.setBufferSizes(8 << 20)
+        _ = pb_udp_enable_gro(socket.fd)
         receiveBuffer = .allocate(byteCount: 65536, alignment: 16)
     }
 
@@ -35,16 +41,14 @@ final class UDPChannel: @unchecked Sendable {
         _ = write(wakeFD, &one, 8)
     }
 
-    enum Event { case readable, woken, timeout }
-
     /// Waits until readable, woken, or `timeoutNanos` passes (writable too while a
-    /// datagram is stalled). Returns which (readable wins over woken).
+    /// batch is stalled).
     func wait(timeoutNanos: UInt64) throws -> (readable: Bool, woken: Bool) {
         var fds = [pollfd(fd: socket.fd, events: Int16(POLLIN) | (stalled != nil ? Int16(POLLOUT) : 0), revents: 0),
                    pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)]
-        // Round up so a sub-millisecond timer does not turn into a busy loop of 0 ms polls,
-        // but use ppoll's nanosecond timeout to avoid oversleeping by a whole millisecond.
-        var ts = timespec(tv_sec: Int(min(timeoutNanos, 3_600_000_000_000) / 1_000_000_000), tv_nsec: Int(timeoutNanos % 1_000_000_000))
+        // ppoll's nanosecond timeout: ngtcp2's pacing timers are microseconds apart.
+        let t = min(timeoutNanos, 3_600_000_000_000)
+        var ts = timespec(tv_sec: Int(t / 1_000_000_000), tv_nsec: Int(t % 1_000_000_000))
         let r = try syscall("ppoll") { pb_ppoll(&fds, 2, &ts) }
         var woken = false
         if r > 0, fds[1].revents != 0 {
@@ -56,66 +60,77 @@ final class UDPChannel: @unchecked Sendable {
         return (readable, woken)
     }
 
-    /// One datagram into `receiveBuffer`; nil when none is waiting.
-    /// `from` gets the sender's address for unconnected sockets.
-    func receive(from: UnsafeMutablePointer<sockaddr_storage>?, fromLength: UnsafeMutablePointer<socklen_t>?) throws -> Int? {
+    /// Receives into `receiveBuffer`: the byte count and the size of each coalesced
+    /// datagram (0 = one datagram), or nil when nothing is waiting.
+    /// `from` gets the sender's address (pass nil on connected sockets).
+    func receive(from: UnsafeMutablePointer<sockaddr_storage>?, fromLength: UnsafeMutablePointer<socklen_t>?) throws -> (count: Int, segment: Int)? {
         while true {
-            let n: Int
-            if let from, let fromLength {
-                fromLength.pointee = socklen_t(MemoryLayout<sockaddr_storage>.size)
-                n = UnsafeMutableRawPointer(from).withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    recvfrom(socket.fd, receiveBuffer.baseAddress, receiveBuffer.count, 0, $0, fromLength)
-                }
-            } else {
-                n = recv(socket.fd, receiveBuffer.baseAddress, receiveBuffer.count, 0)
-            }
-            if n >= 0 { return n }
+            var segment = 0
+            let n = pb_udp_recv_segments(socket.fd, receiveBuffer.baseAddress, receiveBuffer.count, &segment, from, fromLength)
+            if n >= 0 { return (n, segment) }
             switch errno {
             case EINTR: continue
             case EAGAIN, EWOULDBLOCK: return nil
             // An ICMP error for an earlier datagram (port unreachable): nothing to read now.
             case ECONNREFUSED, EHOSTUNREACH, ENETUNREACH: return nil
-            default: throw SystemError("recvfrom", errno: errno)
+            default: throw SystemError("recvmsg", errno: errno)
             }
         }
     }
 
-    /// Sends one datagram to `to` (nil = connected peer). False when the socket buffer
-    /// is full: the datagram is kept and goes first once the socket is writable.
-    func send(_ bytes: UnsafeRawBufferPointer, to: UnsafePointer<sockaddr>?, length: socklen_t) -> Bool {
-        if stalled != nil, !flushStalled() {
-            return false
-        }
-        if rawSend(bytes, to: to, length: length) { return true }
-        stalled = Array(bytes)
-        stalledTo = to.map { SockAddrBox(raw: $0, length: length) }
+    /// Sends `bytes`, a batch of packets of `segment` bytes each (the last may be
+    /// shorter), to `to` (nil = connected peer). False when the socket buffer is
+    /// full: the batch is kept and goes first once the socket is writable.
+    func send(_ bytes: UnsafeRawBufferPointer, segment: Int, to: UnsafePointer<sockaddr>?, length: socklen_t) -> Bool {
+        if stalled != nil, !flushStalled() { return false }
+        if rawSend(bytes, segment: segment, to: to, length: length) { return true }
+        stalled = (Array(bytes), segment, to.map { SockAddrBox(raw: $0, length: length) })
         return false
     }
 
-    /// Retries a stalled datagram; true when nothing is stalled any more.
+    /// Retries a stalled batch; true when nothing is stalled any more.
     @discardableResult
     func flushStalled() -> Bool {
         guard let s = stalled else { return true }
-        let ok = s.withUnsafeBytes { b in
-            if let to = stalledTo { return to.withPointer { rawSend(b, to: $0, length: $1) } }
-            return rawSend(b, to: nil, length: 0)
+        let ok = s.bytes.withUnsafeBytes { b in
+            if let to = s.to { return to.withPointer { rawSend(b, segment: s.segment, to: $0, length: $1) } }
+            return rawSend(b, segment: s.segment, to: nil, length: 0)
         }
-        if ok { stalled = nil; stalledTo = nil }
+        if ok { stalled = nil }
         return ok
     }
 
     var isStalled: Bool { stalled != nil }
 
-    private func rawSend(_ bytes: UnsafeRawBufferPointer, to: UnsafePointer<sockaddr>?, length: socklen_t) -> Bool {
-        while true {
-            let n = to.map { sendto(socket.fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL), $0, length) }
-                ?? Glibc.send(socket.fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL))
-            if n >= 0 { return true }
-            if errno == EINTR { continue }
-            if errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS { return false }
-            // Other errors (ICMP unreachable reported late) count as lost datagrams:
-            // QUIC's loss recovery retransmits or the timers end the connection.
+    private func rawSend(_ bytes: UnsafeRawBufferPointer, segment: Int, to: UnsafePointer<sockaddr>?, length: socklen_t) -> Bool {
+        if segment > 0, segment < bytes.count, !segmentationWorks {
+            // One datagram at a time; a refusal midway keeps the rest for later.
+            var offset = 0
+            while offset < bytes.count {
+                let n = min(segment, bytes.count - offset)
+                if !rawSend(UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + n)]), segment: 0, to: to, length: length) {
+                    stalled = (Array(bytes[(offset + n)...]), segment, to.map { SockAddrBox(raw: $0, length: length) })
+                    return offset > 0 ? true : false
+                }
+                offset += n
+            }
             return true
+        }
+        while true {
+            let n = pb_udp_send_segments(socket.fd, bytes.baseAddress, bytes.count, segment, to, length)
+            if n >= 0 { return true }
+            switch errno {
+            case EINTR: continue
+            case EAGAIN, EWOULDBLOCK, ENOBUFS: return false
+            case EIO where segment > 0 && segment < bytes.count, EINVAL where segment > 0 && segment < bytes.count:
+                // The device cannot segment: fall back to one datagram per packet.
+                segmentationWorks = false
+                return rawSend(bytes, segment: segment, to: to, length: length)
+            default:
+                // Other errors (ICMP unreachable reported late) count as lost datagrams:
+                // QUIC's loss recovery retransmits or the timers end the connection.
+                return true
+            }
         }
     }
 }
