@@ -8,7 +8,6 @@ import PackageDescription
 
 let strict: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
-    .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
 let package = Package(

@@ -6,7 +6,7 @@
 /// 2. calls `runClient` on the client endpoint, which runs the standard workload
 ///    (timed connection set-up, `cell.rttProbes` echoed probes, the bulk phase of
 ///    `cell.payload.count` messages of `cell.payload.size` bytes, teardown) and
-///    returns a `Measurement`,
+///    returns a `TransportMeasurement`,
 /// 3. waits for the server to finish, or stops it.
 ///
 /// Rules an implementation must follow:
@@ -36,11 +36,20 @@ public protocol TransportPlugin: Sendable {
     func startServer(_ cell: CellContext) async throws -> any TransportServer
 
     /// Runs the standard workload from `cell.client` against `server` and measures it.
-    func runClient(_ cell: CellContext, server: SocketAddress) async throws -> Measurement
+    func runClient(_ cell: CellContext, server: SocketAddress) async throws -> TransportMeasurement
+
+    /// Versions of the libraries the plugin uses (`"ngtcp2": "0.12.1"`), for the manifest.
+    static func libraryVersions() -> [String: String]
+
+    /// Expected wall time of one cell, for `validate` and the progress ETA; nil lets
+    /// the runner estimate from the payload and the link rate.
+    func estimatedSeconds(payload: Payload?, rttProbes: Int, link: ResolvedLink) -> Double?
 }
 
 extension TransportPlugin {
     public func check(payload: Payload, path: JSONPath) -> [InputProblem] { [] }
+    public static func libraryVersions() -> [String: String] { [:] }
+    public func estimatedSeconds(payload: Payload?, rttProbes: Int, link: ResolvedLink) -> Double? { nil }
 }
 
 /// The server side of one cell, running in the background.

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Foundation
 
 /// A blocking BSD socket that owns its file descriptor and closes it in `deinit`.
 ///
@@ -10,6 +11,9 @@ import Glibc
 public final class Socket: @unchecked Sendable {
     public let fd: Int32
     private var closed = false
+    // close() and shutdown() may race (a deadline handler on another thread): after
+    // close the descriptor number can be reused, so shutdown must not touch it.
+    private let lock = NSLock()
 
     public init(family: Int32, type: Int32, protocol proto: Int32 = 0) throws(SystemError) {
         fd = try syscall("socket") { Glibc.socket(family, type | Int32(SOCK_CLOEXEC.rawValue), proto) }
@@ -21,13 +25,21 @@ public final class Socket: @unchecked Sendable {
     deinit { close() }
 
     public func close() {
-        guard !closed else { return }
-        closed = true
-        Glibc.close(fd)
+        lock.withLock {
+            guard !closed else { return }
+            closed = true
+            Glibc.close(fd)
+        }
     }
 
     /// Shuts both directions down: any thread blocked in this socket returns at once.
-    public func shutdown() { _ = Glibc.shutdown(fd, Int32(SHUT_RDWR)) }
+    /// Does nothing once the socket is closed.
+    public func shutdown() {
+        lock.withLock {
+            guard !closed else { return }
+            _ = Glibc.shutdown(fd, Int32(SHUT_RDWR))
+        }
+    }
 
     public func setOption<T: BitwiseCopyable>(_ level: Int32, _ name: Int32, _ value: T, _ label: String) throws(SystemError) {
         var v = value

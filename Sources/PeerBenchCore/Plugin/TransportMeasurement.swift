@@ -1,6 +1,6 @@
 /// What a plugin's client reports for one cell. The runner turns it into a record
 /// (statistics, throughput, loss ratio) so every transport is summarised the same way.
-public struct Measurement: Sendable {
+public struct TransportMeasurement: Sendable {
     /// Connection set-up (TCP connect, QUIC handshake, UWB token exchange), nanoseconds.
     public var connectNanos: UInt64?
     /// One entry per answered RTT probe, nanoseconds, in send order.

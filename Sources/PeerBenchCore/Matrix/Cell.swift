@@ -1,0 +1,70 @@
+/// One unit of work: environment x distance x payload x transport x repetition.
+public struct Cell: Sendable, Hashable {
+    /// Stable across runs and machines: a hash of the cell's parameters (not the repetition).
+    public var id: String
+    public var repetition: Int
+    /// Derived from the run seed, the cell id and the repetition: a rerun emulates the same link trace.
+    public var seed: UInt64
+    public var transport: TransportSpec
+    public var environment: EnvironmentSpec
+    public var distance: DistanceSpec
+    /// nil for plugins that do not use payloads.
+    public var payload: Payload?
+
+    /// A short human description: `tcp-nodelay · forest · 10 m · 100x128 B`.
+    public var summary: String {
+        var parts = [transport.label, environment.name, distance == .max ? "max" : "\(distance.label) m"]
+        if let p = payload { parts.append("\(p.count)x\(p.size) B") }
+        if repetition > 1 { parts.append("rep \(repetition)") }
+        return parts.joined(separator: " · ")
+    }
+
+    /// The key a journal is indexed by: a cell id and repetition appear at most once.
+    public var key: CellKey { CellKey(cellID: id, repetition: repetition) }
+}
+
+public struct CellKey: Sendable, Hashable, CustomStringConvertible {
+    public var cellID: String
+    public var repetition: Int
+    public init(cellID: String, repetition: Int) {
+        self.cellID = cellID
+        self.repetition = repetition
+    }
+    public var description: String { "\(cellID)#\(repetition)" }
+}
+
+extension Matrix {
+    /// Expands the matrix into cells, in run order: repetition, environment, distance,
+    /// payload, then transport innermost — so transports alternate (A B A B) and slow
+    /// drift of the machine does not favour one. Plugins that ignore payloads appear
+    /// once per environment x distance.
+    public func cells(seed runSeed: UInt64? = nil, repetitions reps: Int? = nil) -> [Cell] {
+        let s = runSeed ?? seed
+        var out: [Cell] = []
+        for rep in 1...(reps ?? repetitions) {
+            for env in environments {
+                for dist in distances {
+                    for (pi, payload) in payloads.enumerated() {
+                        for t in transports {
+                            if !t.usesPayload && pi > 0 { continue }
+                            let p = t.usesPayload ? payload : nil
+                            let id = Matrix.cellID(environment: env, distance: dist, payload: p, transport: t)
+                            // 53 bits, so the seed survives JSON (a double) exactly.
+                            let cellSeed = StableHash.mix(s ^ StableHash.fnv1a64(id) ^ StableHash.mix(UInt64(rep))) & (1 << 53 - 1)
+                            out.append(Cell(id: id, repetition: rep, seed: cellSeed, transport: t, environment: env,
+                                            distance: dist, payload: p))
+                        }
+                    }
+                }
+            }
+        }
+        return out
+    }
+
+    /// A cell's id: 16 hex digits of FNV-1a over its canonical parameters.
+    public static func cellID(environment: EnvironmentSpec, distance: DistanceSpec, payload: Payload?, transport: TransportSpec) -> String {
+        let p = payload.map { "\($0.count)x\($0.size)" } ?? "-"
+        return StableHash.hex([environment.json.compactText, distance.label, p, transport.plugin, transport.label,
+                               transport.effectiveOptions.compactText].joined(separator: "|"))
+    }
+}

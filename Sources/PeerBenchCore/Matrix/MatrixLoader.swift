@@ -1,0 +1,274 @@
+import Foundation
+
+/// Reads matrix.json, validates every value, and reports all problems at once, each
+/// naming the file and the JSON path of the bad value.
+public struct MatrixLoader: Sendable {
+    public var registry: PluginRegistry
+    public var linkModel: any LinkModel
+
+    public init(registry: PluginRegistry, linkModel: any LinkModel) {
+        self.registry = registry
+        self.linkModel = linkModel
+    }
+
+    static let topLevelKeys = ["name", "repetitions", "rttProbes", "cellTimeoutSeconds", "seed", "transports", "matrix"]
+    static let matrixKeys = ["environments", "distances", "payloads"]
+    static let payloadKeys = ["counts", "sizes"]
+    static let transportKeys = ["plugin", "label", "options"]
+    static let fixedLinkKeys = ["delayMs", "jitterMs", "lossPercent", "rateMbps", "mtu"]
+
+    /// Loads and validates a matrix file.
+    public func load(path: String) throws(InputError) -> Matrix {
+        let name = path
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw InputError(source: name, "file not found (give a matrix file, or run from a folder that has matrix.json)")
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw InputError(source: name, "cannot be read (check its permissions)")
+        }
+        do { return try parse(Array(data)) } catch { throw error.attributed(to: name) }
+    }
+
+    /// Parses and validates matrix JSON text.
+    public func parse(_ bytes: [UInt8]) throws(InputError) -> Matrix {
+        let doc: JSONValue
+        do { doc = try JSONParser.parse(bytes) } catch { throw InputError(error.description) }
+        var v = Validator(loader: self)
+        let m = v.matrix(doc)
+        if !v.problems.isEmpty { throw InputError(v.problems) }
+        return m!
+    }
+}
+
+/// Accumulates problems while walking the document.
+private struct Validator {
+    let loader: MatrixLoader
+    var problems: [InputProblem] = []
+
+    mutating func fail(_ path: JSONPath, _ message: String) { problems.append(InputProblem(path: path.description, message)) }
+
+    mutating func object(_ v: JSONValue?, _ path: JSONPath, allowed: [String], required: [String] = []) -> JSONObject? {
+        guard let v else { return nil }
+        guard let o = v.objectValue else { fail(path, "expected an object, got \(v.typeName)"); return nil }
+        for k in o.keys where !allowed.contains(k) {
+            let hint = Suggest.closest(to: k, in: allowed).map { "; did you mean \"\($0)\"?" } ?? "; allowed keys: \(allowed.joined(separator: ", "))"
+            fail(path.key(k), "unknown key \"\(k)\"\(hint)")
+        }
+        for k in required where o[k] == nil { fail(path.key(k), "missing required key \"\(k)\"") }
+        return o
+    }
+
+    mutating func int(_ v: JSONValue?, _ path: JSONPath, default d: Int, min: Int, max: Int = Int.max) -> Int {
+        guard let v else { return d }
+        guard let i = v.intValue else { fail(path, "expected an integer, got \(v.typeName)"); return d }
+        guard i >= min, i <= max else {
+            fail(path, max == Int.max ? "must be at least \(min), got \(i)" : "must be between \(min) and \(max), got \(i)")
+            return d
+        }
+        return i
+    }
+
+    mutating func matrix(_ doc: JSONValue) -> Matrix? {
+        let root = JSONPath.root
+        guard let top = object(doc, root, allowed: MatrixLoader.topLevelKeys, required: ["transports", "matrix"]) else { return nil }
+        var name = "matrix"
+        if let n = top["name"] {
+            if let s = n.stringValue, !s.isEmpty { name = s } else { fail(root.key("name"), "expected a non-empty string, got \(n.typeName)") }
+        }
+        let repetitions = int(top["repetitions"], root.key("repetitions"), default: 1, min: 1, max: 10_000)
+        let rttProbes = int(top["rttProbes"], root.key("rttProbes"), default: 100, min: 0, max: 1_000_000)
+        var timeout = 60.0
+        if let t = top["cellTimeoutSeconds"] {
+            if let x = t.doubleValue, x > 0, x <= 86_400 { timeout = x } else {
+                fail(root.key("cellTimeoutSeconds"), "expected a number of seconds above 0 and at most 86400, got \(t.compactText)")
+            }
+        }
+        var seed: UInt64 = 1
+        if let s = top["seed"] {
+            if let i = s.intValue, i >= 0 { seed = UInt64(i) } else { fail(root.key("seed"), "expected a non-negative integer, got \(s.compactText)") }
+        }
+
+        // matrix: environments x distances x payloads
+        let mp = root.key("matrix")
+        let mo = object(top["matrix"], mp, allowed: MatrixLoader.matrixKeys, required: MatrixLoader.matrixKeys)
+        let environments = environmentList(mo?["environments"], mp.key("environments"))
+        let distances = distanceList(mo?["distances"], mp.key("distances"))
+        let pp = mp.key("payloads")
+        let po = object(mo?["payloads"], pp, allowed: MatrixLoader.payloadKeys, required: MatrixLoader.payloadKeys)
+        let counts = positiveInts(po?["counts"], pp.key("counts"), what: "message count", max: 100_000_000)
+        let sizes = positiveInts(po?["sizes"], pp.key("sizes"), what: "message size in bytes", max: 64 << 20)
+
+        let transports = transportList(top["transports"], root.key("transports"), sizes: sizes, counts: counts)
+        guard problems.isEmpty else { return nil }
+        return Matrix(name: name, repetitions: repetitions, rttProbes: rttProbes, cellTimeoutSeconds: timeout, seed: seed,
+                      transports: transports, environments: environments, distances: distances,
+                      counts: counts, sizes: sizes, document: doc)
+    }
+
+    mutating func nonEmptyArray(_ v: JSONValue?, _ path: JSONPath) -> [JSONValue] {
+        guard let v else { return [] }
+        guard let a = v.arrayValue else { fail(path, "expected an array, got \(v.typeName)"); return [] }
+        if a.isEmpty { fail(path, "must not be empty") }
+        return a
+    }
+
+    mutating func positiveInts(_ v: JSONValue?, _ path: JSONPath, what: String, max: Int) -> [Int] {
+        var out: [Int] = []
+        for (i, e) in nonEmptyArray(v, path).enumerated() {
+            guard let n = e.intValue else { fail(path.index(i), "expected an integer \(what), got \(e.typeName)"); continue }
+            guard n >= 1 else { fail(path.index(i), "a \(what) must be at least 1, got \(n)"); continue }
+            guard n <= max else { fail(path.index(i), "a \(what) must be at most \(max), got \(n)"); continue }
+            if out.contains(n) { fail(path.index(i), "\(n) is listed twice") }
+            out.append(n)
+        }
+        return out
+    }
+
+    mutating func distanceList(_ v: JSONValue?, _ path: JSONPath) -> [DistanceSpec] {
+        var out: [DistanceSpec] = []
+        for (i, e) in nonEmptyArray(v, path).enumerated() {
+            let d: DistanceSpec
+            if e.stringValue == "max" {
+                d = .max
+            } else if let m = e.doubleValue, m > 0, m <= 100_000 {
+                d = .meters(m)
+            } else {
+                fail(path.index(i), "expected a distance in metres above 0 (at most 100000) or \"max\", got \(e.compactText)")
+                continue
+            }
+            if out.contains(d) { fail(path.index(i), "distance \(d.label) is listed twice") }
+            out.append(d)
+        }
+        return out
+    }
+
+    mutating func environmentList(_ v: JSONValue?, _ path: JSONPath) -> [EnvironmentSpec] {
+        var out: [EnvironmentSpec] = []
+        let builtIn = loader.linkModel.builtInEnvironments
+        for (i, e) in nonEmptyArray(v, path).enumerated() {
+            let p = path.index(i)
+            var spec: EnvironmentSpec?
+            if let name = e.stringValue {
+                if builtIn.contains(name) {
+                    spec = EnvironmentSpec(name: name, kind: .builtIn, json: e)
+                } else {
+                    let hint = Suggest.closest(to: name, in: builtIn).map { " (did you mean \"\($0)\"?)" } ?? ""
+                    fail(p, "unknown environment \"\(name)\"\(hint); built-in environments: \(builtIn.joined(separator: ", ")); or give an object with \"name\" and \"link\" or \"radio\"")
+                }
+            } else if let o = object(e, p, allowed: ["name", "link", "radio"], required: ["name"]) {
+                let name = o["name"]?.stringValue ?? ""
+                if o["name"] != nil && name.isEmpty { fail(p.key("name"), "expected a non-empty string") }
+                switch (o["link"], o["radio"]) {
+                case (let link?, nil):
+                    if let fixed = fixedLink(link, p.key("link")) { spec = EnvironmentSpec(name: name, kind: .fixed(fixed), json: e) }
+                case (nil, let radio?):
+                    let before = problems.count
+                    problems += loader.linkModel.validateProfile(radio, path: p.key("radio"))
+                    if problems.count == before { spec = EnvironmentSpec(name: name, kind: .radio(radio), json: e) }
+                case (.some, .some):
+                    fail(p, "give either \"link\" (fixed parameters) or \"radio\" (a radio profile), not both")
+                case (nil, nil):
+                    fail(p, "an environment object needs \"link\" (fixed parameters) or \"radio\" (a radio profile)")
+                }
+            } else if e.objectValue == nil {
+                fail(p, "expected an environment name or object, got \(e.typeName)")
+            }
+            if let s = spec {
+                if out.contains(where: { $0.name == s.name }) { fail(p, "environment \"\(s.name)\" is listed twice") }
+                out.append(s)
+            }
+        }
+        return out
+    }
+
+    mutating func fixedLink(_ v: JSONValue, _ path: JSONPath) -> FixedLink? {
+        guard let o = object(v, path, allowed: MatrixLoader.fixedLinkKeys) else { return nil }
+        let before = problems.count
+        func number(_ key: String, _ range: ClosedRange<Double>, _ unit: String) -> Double? {
+            guard let x = o[key] else { return nil }
+            guard let d = x.doubleValue, range.contains(d) else {
+                fail(path.key(key), "expected \(unit) between \(JSONValue.format(range.lowerBound)) and \(JSONValue.format(range.upperBound)), got \(x.compactText)")
+                return nil
+            }
+            return d
+        }
+        var f = FixedLink()
+        f.delayMs = number("delayMs", 0...10_000, "milliseconds")
+        f.jitterMs = number("jitterMs", 0...10_000, "milliseconds")
+        f.lossPercent = number("lossPercent", 0...100, "a percentage")
+        f.rateMbps = number("rateMbps", 0.001...100_000, "Mbit/s")
+        if let m = o["mtu"] {
+            if let i = m.intValue, (576...65_535).contains(i) { f.mtu = i } else {
+                fail(path.key("mtu"), "expected an integer MTU between 576 and 65535 bytes, got \(m.compactText)")
+            }
+        }
+        return problems.count == before ? f : nil
+    }
+
+    mutating func transportList(_ v: JSONValue?, _ path: JSONPath, sizes: [Int], counts: [Int]) -> [TransportSpec] {
+        var out: [TransportSpec] = []
+        var labels: [String: Int] = [:]
+        for (i, e) in nonEmptyArray(v, path).enumerated() {
+            let p = path.index(i)
+            guard let o = object(e, p, allowed: MatrixLoader.transportKeys, required: ["plugin"]) else { continue }
+            guard let plugin = o["plugin"]?.stringValue else {
+                if let x = o["plugin"] { fail(p.key("plugin"), "expected a plugin name, got \(x.typeName)") }
+                continue
+            }
+            var label = plugin
+            if let l = o["label"] {
+                if let s = l.stringValue, !s.isEmpty, !s.contains(",") { label = s } else {
+                    fail(p.key("label"), "expected a non-empty string without commas, got \(l.compactText)")
+                }
+            }
+            if let first = labels[label] {
+                fail(p.key("label"), "duplicate transport label \"\(label)\" (also used by $.transports[\(first)]); give each transport its own label")
+            } else {
+                labels[label] = i
+            }
+            do {
+                let (plugin, effective) = try loader.registry.make(plugin, options: o["options"], path: p)
+                let usesPayload = type(of: plugin).descriptor.usesPayload
+                if usesPayload {
+                    for (si, size) in sizes.enumerated() {
+                        let pl = Payload(count: counts.first ?? 1, size: size)
+                        for var problem in plugin.check(payload: pl, path: JSONPath.root.key("matrix").key("payloads").key("sizes").index(si)) {
+                            problem.message = "transport \"\(label)\": " + problem.message
+                            problems.append(problem)
+                        }
+                    }
+                }
+                out.append(TransportSpec(plugin: type(of: plugin).descriptor.name, label: label, options: o["options"],
+                                         effectiveOptions: effective, usesPayload: usesPayload, index: i))
+            } catch let error as InputError {
+                problems += error.problems.map { var q = $0; if q.path == nil { q.path = p.description }; return q }
+            } catch {
+                fail(p, "\(error)")
+            }
+        }
+        return out
+    }
+}
+
+/// "Did you mean" suggestions for misspelt keys and names.
+enum Suggest {
+    static func closest(to word: String, in candidates: [String]) -> String? {
+        let scored = candidates.map { ($0, distance(word.lowercased(), $0.lowercased())) }.min { $0.1 < $1.1 }
+        guard let (best, d) = scored, d <= max(2, word.count / 3) else { return nil }
+        return best
+    }
+
+    static func distance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        if a.isEmpty { return b.count }
+        var prev = Array(0...b.count)
+        for i in 1...a.count {
+            var cur = [i] + Array(repeating: 0, count: b.count)
+            for j in 1...max(b.count, 1) where j <= b.count {
+                cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            prev = cur
+        }
+        return prev[b.count]
+    }
+}

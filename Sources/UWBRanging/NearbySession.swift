@@ -1,0 +1,234 @@
+import Foundation
+import PeerBenchCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A ranging session with one peer: the emulation's `NISession`.
+///
+/// ```swift
+/// let session = try NearbySession(radioAddress: "127.0.0.1")
+/// send(session.discoveryToken.serialized())               // any out-of-band channel
+/// let peer = try DiscoveryToken(serialized: receivedBytes) // throws NIError(.invalidConfiguration)
+/// try session.run(NearbyPeerConfiguration(peerToken: peer))
+/// for await event in session.events {
+///     if case .didUpdate(let objects) = event { print(objects[0].distance as Any) }
+/// }
+/// ```
+///
+/// The session's emulated UWB radio is a UDP socket; ranging rounds really cross
+/// the network to the peer's session (docs/protocol/uwb.md), so a lost, silent or
+/// ended peer shows up exactly as Nearby Interaction reports it. The initiator's
+/// measurements come from a seeded `RangingModel` of `scene`.
+public final class NearbySession: @unchecked Sendable {
+    /// What `NISessionDelegate` would be told, in order.
+    public enum Event: Sendable {
+        /// New measurements of the peer (`session(_:didUpdate:)`).
+        case didUpdate([NearbyObject])
+        /// The peer is no longer tracked (`session(_:didRemove:reason:)`); ranging stops.
+        case didRemove([NearbyObject], reason: NearbyObject.RemovalReason)
+        /// The system suspended the session (`sessionWasSuspended(_:)`).
+        case wasSuspended
+        /// The suspension is over; call `run` again to resume (`sessionSuspensionEnded(_:)`).
+        case suspensionEnded
+        /// The session failed and can't be used any more (`session(_:didInvalidateWith:)`).
+        case didInvalidate(NIError)
+    }
+
+    /// Counters of the ranging frames this session exchanged (emulation only).
+    public struct Diagnostics: Sendable {
+        /// Initiator: polls sent and responses that matched an outstanding round.
+        public var pollsSent = 0
+        public var responsesReceived = 0
+        /// Responder: polls from the peer and responses sent back.
+        public var pollsReceived = 0
+        public var responsesSent = 0
+        /// UDP payload bytes of every frame, both roles, end frames included.
+        public var bytesSent = 0
+        public var bytesReceived = 0
+        /// Frames that were malformed, from another session or for another round.
+        public var ignoredFrames = 0
+        /// Poll-to-response times of the answered rounds, nanoseconds (initiator only).
+        public var roundTripNanos: [UInt64] = []
+    }
+
+    /// This session's token; send it to the peer.
+    public let discoveryToken: DiscoveryToken
+    /// The session's events; the stream finishes when the session is invalidated.
+    /// Buffers without limit, so a slow consumer loses nothing. Iterate it from one
+    /// task for the session's whole life: like every `AsyncStream`, it has a single
+    /// consumer, and a dropped iterator ends it.
+    public let events: AsyncStream<Event>
+
+    let continuation: AsyncStream<Event>.Continuation
+    let socket: Socket
+    let seed: UInt64
+
+    /// Why the ranging thread should stop.
+    enum Control: Sendable { case run, pause, suspend, invalidate }
+
+    let lock = NSCondition()
+    // Guarded by `lock`.
+    var _scene: RangingScene
+    var _configuration: NearbyPeerConfiguration?
+    var control: Control = .run
+    var engineRunning = false
+    var suspended = false
+    var invalidated = false
+    var model: RangingModel?
+    var nextRound: UInt32 = 0
+    var _diagnostics = Diagnostics()
+
+    /// Creates a session and its emulated radio.
+    /// - Parameters:
+    ///   - deviceClass: what this device is (a watch's peer gets no direction).
+    ///   - chip: this device's UWB chip generation (sets the reach).
+    ///   - radioAddress: the numeric address the peer reaches this device at; the
+    ///     radio's UDP port is chosen by the system and written into the token.
+    ///   - scene: the ground truth an initiator measures (change it any time).
+    ///   - seed: makes the token and the measurements reproducible; nil draws one.
+    public init(deviceClass: DeviceClass = .phone, chip: ChipGeneration = .second, radioAddress: String = "127.0.0.1",
+                scene: RangingScene = RangingScene(distanceMeters: 1), seed: UInt64? = nil) throws(NIError) {
+        // Only the choice of seed may be non-reproducible; everything after it is seeded.
+        let seed = seed ?? UInt64.random(in: 0...UInt64.max)
+        self.seed = seed
+        _scene = scene
+        do {
+            let probe = SocketAddress(host: radioAddress, port: 0)
+            let s = try Socket(family: probe.family, type: Int32(SOCK_DGRAM.rawValue))
+            try s.bind(probe)
+            try s.setBufferSizes(1 << 20)
+            socket = s
+            let bound = try s.localAddress()
+            var rng = SeededGenerator(seed: seed, stream: "uwb.token.\(deviceClass.rawValue)")
+            discoveryToken = .generate(deviceClass: deviceClass, chip: chip,
+                                       rangingEndpoint: SocketAddress(host: radioAddress, port: bound.port), using: &rng)
+        } catch {
+            throw NIError(.sessionFailed, "could not open the emulated UWB radio on \(radioAddress): \(error)")
+        }
+        (events, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .unbounded)
+    }
+
+    deinit {
+        continuation.finish()
+    }
+
+    /// The ground truth the initiator measures; set it to move the peer.
+    public var scene: RangingScene {
+        get { lock.withLock { _scene } }
+        set { lock.withLock { _scene = newValue } }
+    }
+
+    /// The configuration of the last `run`, nil before the first.
+    public var configuration: NearbyPeerConfiguration? { lock.withLock { _configuration } }
+
+    /// A snapshot of the frame counters.
+    public var diagnostics: Diagnostics { lock.withLock { _diagnostics } }
+
+    /// Starts or resumes ranging with the peer. Running again with the same peer
+    /// resumes after `pause`, a removal or a suspension; with another peer, starts over.
+    /// - Throws: `.invalidConfiguration` for the session's own token or an
+    ///   out-of-range setting; `.sessionFailed` once invalidated or while suspended.
+    public func run(_ configuration: NearbyPeerConfiguration) throws(NIError) {
+        let peer = configuration.peerDiscoveryToken
+        guard peer.sessionIdentifier != discoveryToken.sessionIdentifier else {
+            throw NIError(.invalidConfiguration, "the peer token is this session's own token; exchange tokens with the peer first")
+        }
+        guard (1...1000).contains(configuration.updateRateHz) else {
+            throw NIError(.invalidConfiguration, "update rate \(configuration.updateRateHz) Hz is out of range; use 1 to 1000 Hz")
+        }
+        guard configuration.removalTimeoutSeconds > 0 else {
+            throw NIError(.invalidConfiguration, "removal timeout must be positive, got \(configuration.removalTimeoutSeconds) s")
+        }
+        guard peer.rangingEndpoint.family == discoveryToken.rangingEndpoint.family else {
+            throw NIError(.incompatiblePeerDevice, "the peer's radio is at \(peer.rangingEndpoint), not reachable from \(discoveryToken.rangingEndpoint)")
+        }
+        lock.lock()
+        defer { lock.unlock() }
+        guard !invalidated else { throw NIError(.sessionFailed, "the session was invalidated; create a new session") }
+        guard !suspended else { throw NIError(.sessionFailed, "the session is suspended; run it again after .suspensionEnded") }
+        // Stop a running round loop first (it notices within one receive slice).
+        if engineRunning {
+            control = .pause
+            while engineRunning { lock.wait() }
+        }
+        if _configuration?.peerDiscoveryToken != peer || _configuration?.updateRateHz != configuration.updateRateHz {
+            model = RangingModel(local: discoveryToken, peer: peer, updateRateHz: configuration.updateRateHz, seed: seed,
+                                 environment: _scene.environment)
+            nextRound = 0
+        }
+        _configuration = configuration
+        control = .run
+        engineRunning = true
+        let initiates = isInitiator(configuration)
+        let thread = Thread { [self] in self.rangingThread(configuration, initiator: initiates) }
+        thread.name = "uwb-ranging"
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+
+    /// Stops ranging until the next `run` (`NISession.pause()`); the peer will time out.
+    public func pause() {
+        lock.withLock { if engineRunning { control = .pause } }
+    }
+
+    /// Ends the session for good (`NISession.invalidate()`): the peer is told and removes
+    /// this device with reason `.peerEnded`; the event stream finishes.
+    public func invalidate() {
+        let tellPeerNow = lock.withLock { () -> Bool in
+            guard !invalidated else { return false }
+            invalidated = true
+            if engineRunning { control = .invalidate; return false }
+            return true
+        }
+        if tellPeerNow { finishInvalidation() }
+    }
+
+    /// Emulates the system suspending the session (the app went to the background):
+    /// ranging stops at once and `.wasSuspended` is delivered.
+    public func suspend() {
+        let changed = lock.withLock { () -> Bool in
+            guard !invalidated, !suspended else { return false }
+            suspended = true
+            if engineRunning { control = .suspend }
+            return true
+        }
+        if changed { continuation.yield(.wasSuspended) }
+    }
+
+    /// Emulates the end of a suspension: `.suspensionEnded` is delivered; call `run` to resume.
+    public func endSuspension() {
+        let changed = lock.withLock { () -> Bool in
+            guard !invalidated, suspended else { return false }
+            suspended = false
+            return true
+        }
+        if changed { continuation.yield(.suspensionEnded) }
+    }
+
+    func isInitiator(_ c: NearbyPeerConfiguration) -> Bool {
+        switch c.role {
+        case .initiator: true
+        case .responder: false
+        case .automatic: discoveryToken.sessionIDBytes.lexicographicallyPrecedes(c.peerDiscoveryToken.sessionIDBytes)
+        }
+    }
+
+    /// Tells the peer (three end frames, against loss) and closes the stream.
+    func finishInvalidation() {
+        if let peer = configuration?.peerDiscoveryToken {
+            let end = RangingFrame(kind: .end, round: 0, sender: discoveryToken.sessionIDBytes, receiver: peer.sessionIDBytes)
+            for _ in 0..<3 { _ = try? send(end, to: peer.rangingEndpoint) }
+        }
+        socket.shutdown()
+        continuation.finish()
+    }
+
+    @discardableResult
+    func send(_ frame: RangingFrame, to address: SocketAddress) throws -> Int {
+        let bytes = frame.encoded()
+        _ = try bytes.withUnsafeBytes { try socket.send($0, to: address) }
+        lock.withLock { _diagnostics.bytesSent += bytes.count }
+        return bytes.count
+    }
+}

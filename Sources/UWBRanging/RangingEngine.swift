@@ -1,0 +1,191 @@
+import Foundation
+import PeerBenchCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The ranging rounds, run on the session's own thread (blocking socket calls never
+/// touch Swift's cooperative pool). Wire format: docs/protocol/uwb.md.
+extension NearbySession {
+    /// How a round loop ended.
+    enum LoopExit {
+        case control(Control)
+        case removed(NearbyObject.RemovalReason, NearbyObject)
+        case failed(NIError)
+    }
+
+    /// Longest single wait, so pause, suspension and invalidation are noticed quickly.
+    static let sliceNanos: UInt64 = 20_000_000
+
+    func rangingThread(_ configuration: NearbyPeerConfiguration, initiator: Bool) {
+        let exit: LoopExit
+        do {
+            exit = try initiator ? initiatorLoop(configuration) : responderLoop(configuration)
+        } catch let e as NIError {
+            exit = .failed(e)
+        } catch {
+            exit = .failed(NIError(.sessionFailed, "ranging link failed: \(error)"))
+        }
+        switch exit {
+        case .removed(let reason, let object):
+            continuation.yield(.didRemove([object], reason: reason))
+        case .failed(let error):
+            lock.withLock { invalidated = true }
+            continuation.yield(.didInvalidate(error))
+        case .control:
+            break
+        }
+        let mustFinish = lock.withLock { () -> Bool in
+            engineRunning = false
+            lock.broadcast()
+            return invalidated
+        }
+        if mustFinish { finishInvalidation() }
+    }
+
+    private func currentControl() -> Control { lock.withLock { control } }
+
+    /// One received frame, or nil when `deadline` passed first (or the slice ended).
+    private func receiveFrame(until deadline: UInt64, buffer: inout [UInt8]) throws -> RangingFrame? {
+        let now = MonotonicClock.now()
+        guard deadline > now else { return nil }
+        guard try socket.waitReadable(timeoutNanos: min(deadline - now, Self.sliceNanos)) else { return nil }
+        let n = try buffer.withUnsafeMutableBytes { try socket.receive($0, flags: Int32(MSG_DONTWAIT)) } ?? 0
+        guard n > 0 else { return nil }
+        let frame = RangingFrame(decoding: Array(buffer[0..<n]))
+        lock.withLock {
+            _diagnostics.bytesReceived += n
+            if frame == nil { _diagnostics.ignoredFrames += 1 }
+        }
+        return frame
+    }
+
+    /// Whether `frame` comes from the configured peer and is addressed to this session.
+    private func isFromPeer(_ frame: RangingFrame, _ peer: DiscoveryToken) -> Bool {
+        let ok = frame.sender == peer.sessionIDBytes && frame.receiver == discoveryToken.sessionIDBytes
+        if !ok { lock.withLock { _diagnostics.ignoredFrames += 1 } }
+        return ok
+    }
+
+    /// How long a round waits for its response: late responses still count (the
+    /// emulated link may hold a frame for an off-channel period of 65–130 ms, longer
+    /// than a round at 20–50 Hz), so rounds overlap instead of being lost [A].
+    static let maxResponseAgeNanos: UInt64 = 1_000_000_000
+
+    /// Initiator: one poll per round at the update rate. The model's sample for a
+    /// round is drawn when its poll leaves (so a round's sample depends only on the
+    /// seed and the round number); the answered rounds become updates.
+    private func initiatorLoop(_ configuration: NearbyPeerConfiguration) throws -> LoopExit {
+        let peer = configuration.peerDiscoveryToken
+        let me = discoveryToken.sessionIDBytes, them = peer.sessionIDBytes
+        let period = UInt64(1e9 / configuration.updateRateHz)
+        let timeout = UInt64(configuration.removalTimeoutSeconds * 1e9)
+        let maxAge = min(Self.maxResponseAgeNanos, timeout)
+        var (model, round) = lock.withLock { (self.model!, nextRound) }
+        defer { lock.withLock { self.model = model; nextRound = round } }
+
+        let runStart = MonotonicClock.now()
+        var tick = runStart + UInt64(model.startupDelaySeconds * 1e9)
+        var lastDistanceAt = runStart
+        var last = NearbyObject(discoveryToken: peer, distance: nil, direction: nil, timestamp: runStart)
+        var report: (round: UInt32, mm: UInt32) = (.max, RangingFrame.noDistance)
+        var pending: [UInt32: (sentAt: UInt64, sample: RangingSample)] = [:]
+        var buffer = [UInt8](repeating: 0, count: 2048)
+
+        while true {
+            // Until the next round's slot: collect responses, watch for an end frame.
+            while MonotonicClock.now() < tick {
+                if case let c = currentControl(), c != .run { return .control(c) }
+                guard let f = try receiveFrame(until: tick, buffer: &buffer), isFromPeer(f, peer) else { continue }
+                switch f.kind {
+                case .end:
+                    return .removed(.peerEnded, last)
+                case .response:
+                    guard let p = pending[f.round], p.sentAt == f.timestamp else {
+                        lock.withLock { _diagnostics.ignoredFrames += 1 }  // expired or duplicated
+                        continue
+                    }
+                    pending[f.round] = nil
+                    let now = MonotonicClock.now()
+                    lock.withLock {
+                        _diagnostics.responsesReceived += 1
+                        _diagnostics.roundTripNanos.append(now - p.sentAt)
+                    }
+                    last = NearbyObject(discoveryToken: peer, distance: p.sample.distance, direction: p.sample.direction, timestamp: now)
+                    last.round = f.round
+                    if p.sample.distance != nil { lastDistanceAt = now }
+                    if report.round == .max || f.round > report.round {
+                        report = (f.round, p.sample.distance.map { UInt32(min(Double($0) * 1000, 4e9)) } ?? RangingFrame.noDistance)
+                    }
+                    continuation.yield(.didUpdate([last]))
+                case .poll:
+                    lock.withLock { _diagnostics.ignoredFrames += 1 }
+                }
+            }
+            if case let c = currentControl(), c != .run { return .control(c) }
+            let now = MonotonicClock.now()
+            if now - lastDistanceAt > timeout {
+                return .removed(.timeout, NearbyObject(discoveryToken: peer, distance: nil, direction: nil, timestamp: now))
+            }
+            pending = pending.filter { now - $0.value.sentAt <= maxAge }
+
+            // This round: draw its sample, send its poll (with the latest result to report).
+            let sample = model.next(lock.withLock { _scene })
+            var poll = RangingFrame(kind: .poll, round: round, sender: me, receiver: them)
+            poll.timestamp = MonotonicClock.now()
+            poll.auxiliary = report.round
+            poll.reportMillimetres = report.mm
+            pending[round] = (poll.timestamp, sample)
+            try send(poll, to: peer.rangingEndpoint)
+            lock.withLock { _diagnostics.pollsSent += 1 }
+            round &+= 1
+            tick += period
+            // After a stall (a paused debugger, an overloaded machine) skip the lost
+            // slots rather than firing a burst of polls.
+            if MonotonicClock.now() > tick + period { tick = MonotonicClock.now() }
+        }
+    }
+
+    /// Responder: answers each poll at once; the initiator's reports become updates.
+    private func responderLoop(_ configuration: NearbyPeerConfiguration) throws -> LoopExit {
+        let peer = configuration.peerDiscoveryToken
+        let me = discoveryToken.sessionIDBytes, them = peer.sessionIDBytes
+        let timeout = UInt64(configuration.removalTimeoutSeconds * 1e9)
+        var lastDistanceAt = MonotonicClock.now()
+        var lastReported: UInt32?
+        var last = NearbyObject(discoveryToken: peer, distance: nil, direction: nil, timestamp: lastDistanceAt)
+        var buffer = [UInt8](repeating: 0, count: 2048)
+
+        while true {
+            if case let c = currentControl(), c != .run { return .control(c) }
+            let now = MonotonicClock.now()
+            if now - lastDistanceAt > timeout {
+                return .removed(.timeout, NearbyObject(discoveryToken: peer, distance: nil, direction: nil, timestamp: now))
+            }
+            guard let f = try receiveFrame(until: now + Self.sliceNanos, buffer: &buffer), isFromPeer(f, peer) else { continue }
+            switch f.kind {
+            case .poll:
+                let arrived = MonotonicClock.now()
+                lock.withLock { _diagnostics.pollsReceived += 1 }
+                var response = RangingFrame(kind: .response, round: f.round, sender: me, receiver: them)
+                response.timestamp = f.timestamp
+                response.auxiliary = UInt32(min(MonotonicClock.now() - arrived, UInt64(UInt32.max)))
+                try send(response, to: peer.rangingEndpoint)
+                lock.withLock { _diagnostics.responsesSent += 1 }
+                // The poll reports the initiator's previous round, once per round.
+                if f.auxiliary != .max, lastReported.map({ f.auxiliary > $0 }) ?? true {
+                    lastReported = f.auxiliary
+                    let distance = f.reportMillimetres == RangingFrame.noDistance ? nil : Float(f.reportMillimetres) / 1000
+                    last = NearbyObject(discoveryToken: peer, distance: distance, direction: nil, timestamp: arrived)
+                    last.round = f.auxiliary
+                    if distance != nil { lastDistanceAt = arrived }
+                    continuation.yield(.didUpdate([last]))
+                }
+            case .end:
+                return .removed(.peerEnded, last)
+            case .response:
+                lock.withLock { _diagnostics.ignoredFrames += 1 }
+            }
+        }
+    }
+}

@@ -1,0 +1,126 @@
+public import PeerBenchCore
+
+/// `uwb`: emulated Nearby Interaction ranging. A cell exchanges discovery tokens
+/// over the chosen out-of-band channel through the cell's link (`connect_ms`),
+/// ranges for `durationSeconds` with the server as the responding peer, and
+/// records the ranging figures under `extra.uwb`. Payloads do not apply.
+public struct UWBPlugin: TransportPlugin {
+    public static let descriptor = PluginDescriptor(
+        name: "uwb",
+        summary: "Emulated UWB ranging (Nearby Interaction): discovery-token exchange, then distance/direction updates",
+        options: UWBOptions.descriptors,
+        usesPayload: false
+    )
+
+    public let options: UWBOptions
+
+    public init(options: PluginOptions) throws {
+        self.options = try UWBOptions(options)
+    }
+
+    public init(_ options: UWBOptions) {
+        self.options = options
+    }
+
+    public func estimatedSeconds(payload: Payload?, rttProbes: Int, link: ResolvedLink) -> Double? {
+        // Exchange (≤ 6 connection intervals on GATT) + start-up (≤ 0.5 s) + ranging.
+        options.durationSeconds + 0.5 + (options.tokenChannel == .gatt ? 6 * options.gattConnectionIntervalMs / 1000 : 0.05)
+    }
+
+    public func startServer(_ cell: CellContext) async throws -> any TransportServer {
+        try await UWBServer(cell, options: options)
+    }
+
+    public func runClient(_ cell: CellContext, server: SocketAddress) async throws -> TransportMeasurement {
+        guard let truth = cell.link.distanceMeters else {
+            throw TransportError("uwb: environment \(cell.link.environment) at distance \"\(cell.link.distanceLabel)\" has no ground-truth distance to range against")
+        }
+        let scene = RangingScene(distanceMeters: truth, bearingDegrees: options.bearingDegrees,
+                                 environment: .named(cell.link.environment))
+        let channel = options.tokenChannel.channel(connectionIntervalMs: options.gattConnectionIntervalMs)
+        let (session, exchange, connection) = try await cell.client.run("uwb-client-exchange") {
+            let session = try NearbySession(deviceClass: .phone, chip: options.chip, radioAddress: cell.client.address,
+                                            scene: scene, seed: cell.seed)
+            cell.cancellation.register(session.socket)
+            let start = MonotonicClock.now()
+            let connection = try connectTokenChannel(to: server)
+            cell.cancellation.register(connection)
+            do {
+                let exchange = try channel.exchange(session.discoveryToken.serialized(), over: connection, start: start, deadline: cell.deadline)
+                return (session, exchange, connection)
+            } catch {
+                cell.cancellation.unregister(connection)
+                throw error
+            }
+        }
+        cell.cancellation.onCancel { session.invalidate() }
+        // The channel's connection stays up while ranging (as a Multipeer session or a
+        // BLE connection would); closing it tells the server the cell is over.
+        defer {
+            cell.cancellation.unregister(connection)
+            connection.close()
+        }
+
+        let peer: DiscoveryToken
+        do {
+            peer = try exchange.peerToken()
+        } catch {
+            session.invalidate()
+            throw TransportError("uwb: the peer's token was rejected: \(error)")
+        }
+        var report = RangingReport(tokenBytes: session.discoveryToken.serialized().count, exchangeNanos: exchange.elapsedNanos,
+                                   configuredRateHz: options.updateRateHz, groundTruthMeters: truth)
+        if options.tokenChannel == .gatt {
+            report.gattOperations = exchange.writeOperations + exchange.readOperations
+            report.gattTransactions = exchange.totalOperations
+        }
+
+        let runAt = MonotonicClock.now()
+        do {
+            try session.run(NearbyPeerConfiguration(peerToken: peer, role: .initiator, updateRateHz: options.updateRateHz,
+                                                    removalTimeoutSeconds: options.removalTimeoutSeconds))
+        } catch {
+            session.invalidate()
+            throw TransportError("uwb: \(error)")
+        }
+        let rangingNanos = min(UInt64(options.durationSeconds * 1e9), cell.remainingNanos)
+        let timer = Task {
+            try? await Task.sleep(nanoseconds: rangingNanos)
+            session.invalidate()
+        }
+        var failure: NIError?
+        for await event in session.events {
+            switch event {
+            case .didUpdate(let objects):
+                for o in objects {
+                    report.updates.append(o)
+                    if report.firstRangeNanos == nil, o.distance != nil { report.firstRangeNanos = o.timestamp - runAt }
+                }
+            case .didRemove(_, let reason):
+                report.removalReason = reason
+                session.invalidate()
+            case .didInvalidate(let error):
+                failure = error
+            case .wasSuspended, .suspensionEnded:
+                break
+            }
+        }
+        timer.cancel()
+        cell.cancellation.unregister(session.socket)
+
+        let d = session.diagnostics
+        var m = TransportMeasurement()
+        m.connectNanos = exchange.elapsedNanos
+        // Every ranging round is a real poll/response round trip over the link.
+        m.rttNanos = d.roundTripNanos
+        m.probesSent = d.pollsSent
+        m.delivery = Delivery(sentMessages: d.pollsSent, receivedMessages: d.responsesReceived,
+                              sentBytes: d.pollsSent * RangingFrame.pollSize, receivedBytes: d.responsesReceived * RangingFrame.responseSize)
+        if let failure {
+            m.status = .failed
+            m.error = "uwb: \(failure)"
+        }
+        m.extra["uwb"] = report.json
+        return m
+    }
+}

@@ -1,0 +1,91 @@
+import PeerBenchCore
+
+/// The peer's side of a `uwb` cell: serves the token channel once, then answers
+/// ranging polls as the responder until the client's session ends (peerEnded, or the
+/// client closes the token channel's connection) or the runner stops it; a timeout
+/// removal is answered by running again, as an app would.
+final class UWBServer: TransportServer, @unchecked Sendable {
+    let address: SocketAddress
+    private let task: Task<Void, any Error>
+    private let listener: TokenChannelListener
+    private let session: NearbySession
+
+    init(_ cell: CellContext, options: UWBOptions) async throws {
+        let (listener, session) = try await cell.server.run("uwb-server-setup") {
+            // The peer's token identifies a different session from the client's,
+            // so it gets its own stream of the cell seed.
+            (try TokenChannelListener(host: cell.server.address),
+             try NearbySession(deviceClass: options.peer, chip: options.chip, radioAddress: cell.server.address,
+                               seed: cell.seed ^ 0x5045_4552_5345_4544))
+        }
+        self.listener = listener
+        self.session = session
+        address = listener.address
+        cell.cancellation.register(listener.socket)
+        cell.cancellation.register(session.socket)
+        cell.cancellation.onCancel { session.invalidate() }
+        let channel = options.tokenChannel.channel(connectionIntervalMs: options.gattConnectionIntervalMs)
+        task = Task {
+            let (exchange, connection) = try await cell.server.run("uwb-server") {
+                guard let connection = try listener.accept(deadline: cell.deadline) else {
+                    throw TransportError("uwb: no client connected to the token channel before the cell's deadline")
+                }
+                cell.cancellation.register(connection)
+                return (try channel.serve(session.discoveryToken.serialized(), over: connection, deadline: cell.deadline), connection)
+            }
+            // Never close() a socket another thread may still poll: a reused descriptor
+            // number would then belong to someone else. shutdown() wakes the watcher,
+            // and the descriptor closes when the last reference goes.
+            defer {
+                connection.shutdown()
+                cell.cancellation.unregister(connection)
+            }
+            // The client closes the channel when its ranging is over: end then, even if
+            // its end frames were lost on the link.
+            let watcher = Task {
+                _ = try? await cell.server.run("uwb-server-channel") { connection.waitForClose(deadline: cell.deadline) }
+                session.invalidate()
+            }
+            defer { watcher.cancel() }
+            // The listener stays open (closed with this object) so that `stop` never
+            // shuts down a descriptor number that was closed and reused.
+            cell.cancellation.unregister(listener.socket)
+            let configuration: NearbyPeerConfiguration
+            do {
+                configuration = NearbyPeerConfiguration(peerToken: try exchange.peerToken(), role: .responder,
+                                                        updateRateHz: options.updateRateHz,
+                                                        removalTimeoutSeconds: options.removalTimeoutSeconds)
+                try session.run(configuration)
+            } catch {
+                session.invalidate()
+                connection.shutdown()
+                await watcher.value
+                throw TransportError("uwb server: \(error)")
+            }
+            for await event in session.events {
+                switch event {
+                case .didRemove(_, .timeout):
+                    // What an app does: run again and wait for the peer to come back. The
+                    // client decides when the cell ends (its own timeout or invalidation).
+                    try? session.run(configuration)
+                case .didRemove(_, .peerEnded):
+                    session.invalidate()
+                case .didInvalidate(let error):
+                    throw TransportError("uwb server: \(error)")
+                default:
+                    break
+                }
+            }
+            cell.cancellation.unregister(session.socket)
+            connection.shutdown()  // wakes the watcher if the session ended first
+            await watcher.value
+        }
+    }
+
+    func finish() async throws { try await task.value }
+
+    func stop() {
+        listener.socket.shutdown()
+        session.invalidate()
+    }
+}

@@ -1,0 +1,48 @@
+import ArgumentParser
+import PeerBenchCore
+
+struct ValidateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "validate",
+        abstract: "Check a matrix file; print its cell count, estimated duration and the resolved link of every environment x distance.",
+        discussion: "Exits 0 when the matrix is valid; otherwise prints one line per problem, naming the file and the JSON path, and exits 2."
+    )
+
+    @OptionGroup var matrixArgument: MatrixArgument
+
+    func run() async throws {
+        let registry = Wiring.registry
+        let linkModel = Wiring.linkModel
+        let plan: RunPlan
+        do {
+            let matrix = try MatrixLoader(registry: registry, linkModel: linkModel).load(path: matrixArgument.matrix)
+            plan = try RunPlan(matrix: matrix, options: RunOptions(matrixFile: matrixArgument.matrix, commandLine: []), linkModel: linkModel)
+        } catch let e as InputError {
+            throw fail(e)
+        }
+        let m = plan.matrix
+        Terminal.out("\(matrixArgument.matrix): valid (\(m.hash))")
+        Terminal.out("  name: \(m.name)")
+        Terminal.out("  transports: \(m.transports.map { "\($0.label) (\($0.plugin))" }.joined(separator: ", "))")
+        Terminal.out("  matrix: \(m.environments.count) environments x \(m.distances.count) distances x \(m.payloads.count) payloads (\(m.counts.count) counts x \(m.sizes.count) sizes)")
+        Terminal.out("  cells: \(plan.cells.count) (\(plan.cells.count / m.repetitions) per repetition x \(m.repetitions) repetition\(m.repetitions == 1 ? "" : "s"))")
+        Terminal.out("  estimated duration: \(Format.duration(plan.estimatedSeconds(registry: registry))) (cell timeout \(Format.number(m.cellTimeoutSeconds, digits: 0)) s)")
+        Terminal.out("")
+        Terminal.out("Resolved link per environment x distance:")
+        var table = TextTable(["environment", "distance", "m", "RSSI dBm", "SNR dB", "MCS", "PHY Mbit/s", "rate Mbit/s", "delay ms", "jitter ms", "loss %", "MTU"])
+        for env in m.environments {
+            for d in m.distances {
+                let l = plan.links[RunPlan.linkKeyForDisplay(env, d)]!
+                table.add([env.name, d.label, Format.number(l.distanceMeters, digits: 1), Format.number(l.rssiDbm, digits: 1),
+                           Format.number(l.snrDb, digits: 1), l.mcs.map(String.init) ?? "-", Format.number(l.phyRateMbps, digits: 1),
+                           Format.number(l.rateMbps, digits: 1), Format.number(l.delayMs, digits: 2), Format.number(l.jitterMs, digits: 2),
+                           Format.number(l.lossPercent, digits: 2) + (l.connected ? "" : " (no link)"), l.mtu.map(String.init) ?? "-"])
+            }
+        }
+        Terminal.out(table.render())
+    }
+}
+
+extension RunPlan {
+    static func linkKeyForDisplay(_ e: EnvironmentSpec, _ d: DistanceSpec) -> String { e.name + "\u{1}" + d.label }
+}

@@ -1,0 +1,39 @@
+import PeerBenchCore
+import Testing
+
+@Suite struct StatisticsTests {
+    /// Hand-computed: transits 10, 12, 11, 15 ms -> |D| = 2, 1, 4 ms;
+    /// J1 = 2/16 = 0.125; J2 = 0.125 + (1 - 0.125)/16 = 0.1796875; J3 = 0.1796875 + (4 - 0.1796875)/16 = 0.41845703125.
+    @Test func rfc3550OnAHandComputedSequence() {
+        var j = RFC3550Jitter()
+        let sent: [UInt64] = [0, 20, 40, 60].map { $0 * 1_000_000 }
+        let transit: [UInt64] = [10, 12, 11, 15].map { $0 * 1_000_000 }
+        for (s, t) in zip(sent, transit) { j.add(sentNanos: s + 5_000_000_000, arrivedNanos: s + t) }
+        #expect(abs(j.jitterMs - 0.41845703125) < 1e-9)
+        #expect(j.samples == 4)
+    }
+
+    @Test func rttSummaryOfOneToHundredMilliseconds() throws {
+        let samples = (1...100).map { UInt64($0) * 1_000_000 }
+        let s = try #require(RTTSummary(nanoseconds: samples))
+        #expect(s.count == 100)
+        #expect(s.min == 1 && s.max == 100)
+        #expect(abs(s.mean - 50.5) < 1e-9)
+        #expect(abs(s.p50 - 50) <= 0.05)
+        #expect(abs(s.p90 - 90) <= 0.1)
+        #expect(abs(s.p99 - 99) <= 0.1)
+        #expect(abs(s.stddev - 28.866070047722118) < 1e-9)
+        #expect(s.ipdvMean == 1)
+    }
+
+    @Test func ipdvIsMeanAbsoluteDifference() {
+        #expect(RTTSummary.ipdv([10, 14, 12, 12]) == 2)
+        #expect(RTTSummary.ipdv([5]) == nil)
+        #expect(RTTSummary(nanoseconds: []) == nil)
+    }
+
+    @Test func lossRatioIgnoresDuplicates() {
+        #expect(Delivery(sentMessages: 200, receivedMessages: 150, sentBytes: 0, receivedBytes: 0, duplicated: 3).lossRatio == 0.25)
+        #expect(Delivery(sentMessages: 0, receivedMessages: 0, sentBytes: 0, receivedBytes: 0).lossRatio == 0)
+    }
+}

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The main job: set up, build PeerBench (release), and run a matrix.
+#   ./scripts/run.sh                                  # the field-study matrix.json into results/<time>
+#   ./scripts/run.sh matrices/quick.json --out results/quick
+#   ./scripts/run.sh compare results/quick            # any peerbench verb works too
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./scripts/setup.sh
+swift build -c release --product peerbench >&2
+bin="$(swift build -c release --show-bin-path)/peerbench"
+
+case "${1:-}" in
+  run|validate|list|compare|merge|help|--help|-h|--version) exec "$bin" "$@" ;;
+esac
+matrix="${1:-matrix.json}"
+[ $# -gt 0 ] && shift
+if [[ " $* " != *" --out "* && " $* " != *" --resume "* ]]; then
+  set -- --out "results/$(basename "$matrix" .json)-$(date -u +%Y%m%dT%H%M%SZ)" "$@"
+fi
+exec "$bin" run "$matrix" "$@"
