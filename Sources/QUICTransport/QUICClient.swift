@@ -34,12 +34,12 @@ final class QUICClient: QUICConnectionDelegate {
     }
 
     /// Runs the whole workload and returns the measurement.
-    func run(payload: Payload?, probes: Int, seed: UInt64) throws -> Measurement {
+    func run(payload: Payload?, probes: Int, seed: UInt64) throws -> TransportMeasurement {
         cancellation.register(channel.socket)
         cancellation.onCancel { [channel] in channel.wake() }
         defer { cancellation.unregister(channel.socket) }
 
-        var m = Measurement()
+        var m = TransportMeasurement()
         var extra = JSONObject()
 
         // Handshake: from creating the TLS session to the handshake_completed callback.

@@ -1,4 +1,5 @@
 public import PeerBenchCore
+import CNgtcp2
 import Foundation
 
 /// QUIC (RFC 9000) on ngtcp2 0.12 with GnuTLS, TLS 1.3 only: plugin `quic`.
@@ -63,6 +64,14 @@ public struct QUICPlugin: TransportPlugin {
             mutualTLS: try options.bool("mutualTLS", default: false))
     }
 
+    /// The ngtcp2 and GnuTLS versions linked at run time, for the run's manifest.
+    public static func libraryVersions() -> [String: String] {
+        var v: [String: String] = [:]
+        if let info = ngtcp2_version(0), let s = info.pointee.version_str { v["ngtcp2"] = String(cString: s) }
+        if let s = gnutls_check_version(nil) { v["gnutls"] = String(cString: s) }
+        return v
+    }
+
     /// For tests and tools that build a configuration directly.
     init(config: QUICConfiguration) { self.config = config }
 
@@ -85,7 +94,7 @@ public struct QUICPlugin: TransportPlugin {
         return QUICServerHandle(address: loop.address, loop: loop, task: task)
     }
 
-    public func runClient(_ cell: CellContext, server: SocketAddress) async throws -> PeerBenchCore.Measurement {
+    public func runClient(_ cell: CellContext, server: SocketAddress) async throws -> TransportMeasurement {
         var settings = config
         settings.connection.maxUDPPayload = cell.link.mtu.map { Self.udpPayload(mtu: $0, host: server.host) }
         return try await cell.client.run("quic-client") { [settings] in

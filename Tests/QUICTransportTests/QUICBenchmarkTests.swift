@@ -10,7 +10,7 @@ import Testing
     static let selection = ProcessInfo.processInfo.environment["PEERBENCH_QUIC_BENCH"]
     static func enabled(_ name: String) -> Bool { selection == "all" || selection == name }
 
-    func cell(_ payload: Payload?, probes: Int) async throws -> PeerBenchCore.Measurement {
+    func cell(_ payload: Payload?, probes: Int) async throws -> TransportMeasurement {
         let plugin = try QUICPlugin(options: PluginOptions(JSONValue?.none, path: .root))
         let cell = loopbackCell(payload: payload, probes: probes, timeoutSeconds: 120)
         let server = try await plugin.startServer(cell)
@@ -19,7 +19,7 @@ import Testing
         return m
     }
 
-    func streamsCell(_ payload: Payload, mode: String) async throws -> PeerBenchCore.Measurement {
+    func streamsCell(_ payload: Payload, mode: String) async throws -> TransportMeasurement {
         let reader = try PluginOptions(.object(JSONObject(["streams": .string(mode)])), path: .root)
         let plugin = try QUICPlugin(options: reader)
         let cell = loopbackCell(payload: payload, probes: 0, timeoutSeconds: 300)

@@ -5,7 +5,7 @@ import QUICTransport
 /// The standard workload between our client and our server on loopback.
 @Suite struct QUICWorkloadTests {
     /// Runs one loopback cell and waits for the server to finish too.
-    func runCell(_ plugin: QUICPlugin, payload: Payload?, probes: Int = 10) async throws -> PeerBenchCore.Measurement {
+    func runCell(_ plugin: QUICPlugin, payload: Payload?, probes: Int = 10) async throws -> TransportMeasurement {
         let cell = loopbackCell(payload: payload, probes: probes)
         let server = try await plugin.startServer(cell)
         do {
