@@ -49,7 +49,7 @@ tls_www_client
 signing_key
 T
 
-gen_key() { certtool --generate-privkey --key-type=ecdsa --curve=secp256r1 --no-text --outfile "$1" 2>/dev/null; }
+gen_key() { certtool --generate-privkey --key-type=ed25519 --no-text --outfile "$1" 2>/dev/null; }
 
 gen_key ca-key.pem
 certtool --generate-self-signed --load-privkey ca-key.pem --template "$tmp/ca.tmpl" --no-text --outfile ca.pem 2>/dev/null

@@ -68,7 +68,7 @@ if python3 -c 'import aioquic' 2>/dev/null; then
         while ! grep -q LISTENING "$TMP/aio-server" 2>/dev/null && [ $n -lt 50 ]; do sleep 0.1; n=$((n + 1)); done
         PORT=$(awk '/LISTENING/ { print $2 }' "$TMP/aio-server")
         r=$(python3 "$PEER" client --certs "$CERTS" --port "$PORT" --probes 10 --count 1600 --size 16384 \
-            | python3 -c 'import json, sys; print(f"{json.load(sys.stdin)[\"goodput_MBps\"]:.3f}")')
+            | python3 -c 'import json, sys; print("%.3f" % json.load(sys.stdin)["goodput_MBps"])')
         echo "aioquic run $((i + 1)): $r MB/s" >&2
         AIO=$(python3 -c "print(max(float('${AIO:-0}'), $r))")
         wait 2>/dev/null || true

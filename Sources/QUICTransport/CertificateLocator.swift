@@ -1,12 +1,12 @@
 import Foundation
 
-/// Finds the bundled TLS identities (`certs/`).
-///
-/// In order: `$PEERBENCH_CERTS`; a `certs/` directory next to the executable or
-/// in any of its ancestors (an installed `bin/peerbench` with `share/..`? no: the
-/// repository layout `.build/<config>/peerbench` finds the package's `certs/`);
-/// the same search upwards from the working directory; finally the package this
-/// source file was compiled from.
+/// Finds the bundled TLS identities (`certs/`), in this order:
+/// 1. `$PEERBENCH_CERTS`;
+/// 2. a `certs/` or `share/peerbench/certs/` directory next to the running executable
+///    or in one of its ancestors (`.build/release/peerbench` in a checkout finds the
+///    checkout's `certs/`; `PREFIX/bin/peerbench` finds `PREFIX/share/peerbench/certs`);
+/// 3. the same search upwards from the working directory;
+/// 4. the package this file was compiled from.
 enum CertificateLocator {
     static let environmentVariable = "PEERBENCH_CERTS"
 

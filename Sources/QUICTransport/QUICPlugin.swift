@@ -31,8 +31,9 @@ public struct QUICPlugin: TransportPlugin {
 
     let config: QUICConfiguration
 
-    /// Reads the options; relative certificate paths resolve against the bundled
-    /// `certs/` directory (see `CertificateLocator`).
+    /// Reads the options. Certificate options default to the files in the bundled
+    /// `certs/` directory (see `CertificateLocator`); paths given in the matrix are
+    /// used as written (relative ones from the working directory).
     public init(options: PluginOptions) throws {
         let streams = try options.choice("streams", default: StreamMode.single)
         let cc = try options.choice("congestionControl", default: CongestionControl.cubic)
@@ -47,8 +48,7 @@ public struct QUICPlugin: TransportPlugin {
                 throw InputError(path: options.path.key(key).description,
                                  "no bundled certs/ directory found (set \(CertificateLocator.environmentVariable) or give \(key))")
             }
-            if p.hasPrefix("/") || certs == nil { return p }
-            return options.has(key) ? p : p
+            return p
         }
         config = QUICConfiguration(
             streams: streams,

@@ -15,7 +15,7 @@ final class TLSSession {
     /// TLS 1.3 only. `%DISABLE_TLS13_COMPAT_MODE` because QUIC forbids the
     /// middlebox-compatibility ChangeCipherSpec (aioquic rejects the ClientHello
     /// with PROTOCOL_VIOLATION otherwise).
-    static let priority = "NORMAL:-VERS-ALL:+VERS-TLS1.3:-CIPHER-ALL:+AES-128-GCM:+AES-256-GCM:+CHACHA20-POLY1305:%DISABLE_TLS13_COMPAT_MODE"
+    static let priority = "NORMAL:-VERS-ALL:+VERS-TLS1.3:-CIPHER-ALL:+AES-128-GCM:+AES-256-GCM:+CHACHA20-POLY1305:-GROUP-ALL:+GROUP-X25519:+GROUP-SECP256R1:+GROUP-SECP384R1:%DISABLE_TLS13_COMPAT_MODE"
 
     let session: gnutls_session_t
     let connRef: UnsafeMutablePointer<ngtcp2_crypto_conn_ref>
