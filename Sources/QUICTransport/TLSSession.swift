@@ -38,8 +38,7 @@ final class TLSSession {
         connRef = .allocate(capacity: 1)
         connRef.initialize(to: ngtcp2_crypto_conn_ref(get_conn: pb_get_conn_cb, user_data: nil))
 
-        var errPos: UnsafePointer<CChar>?
-        try gnutlsCheck(gnutls_priority_set_direct(session, Self.priority, &errPos), "setting the TLS 1.3 priority string")
+        try gnutlsCheck(gnutls_priority_set(session, try TLSPriority.shared().handle), "setting the TLS 1.3 priorities")
         let configured = server ? ngtcp2_crypto_gnutls_configure_server_session(session) : ngtcp2_crypto_gnutls_configure_client_session(session)
         if configured != 0 { throw TransportError("ngtcp2_crypto_gnutls could not configure the TLS session") }
         gnutls_session_set_ptr(session, connRef)
@@ -100,4 +99,23 @@ func isIPAddress(_ s: String) -> Bool {
     var a4 = in_addr()
     var a6 = in6_addr()
     return inet_pton(AF_INET, s, &a4) == 1 || inet_pton(AF_INET6, s, &a6) == 1
+}
+
+/// The parsed priority string, shared by every session: parsing it anew would cost
+/// each handshake tens of microseconds. GnuTLS allows one priority cache to serve
+/// many sessions at once.
+final class TLSPriority: @unchecked Sendable {
+    let handle: gnutls_priority_t
+
+    private init(_ text: String) throws {
+        var p: gnutls_priority_t?
+        var errPos: UnsafePointer<CChar>?
+        try gnutlsCheck(gnutls_priority_init(&p, text, &errPos), "parsing the TLS priority string")
+        handle = p!
+    }
+
+    deinit { gnutls_priority_deinit(handle) }
+
+    private static let cached = Result { try TLSPriority(TLSSession.priority) }
+    static func shared() throws -> TLSPriority { try cached.get() }
 }
