@@ -40,3 +40,13 @@ int pb_get_tcp_info(int fd, pb_tcp_info *out) {
     out->delivery_rate = ti.tcpi_delivery_rate;
     return 0;
 }
+
+_Static_assert(sizeof(pb_mmsghdr) == sizeof(struct mmsghdr), "pb_mmsghdr must match struct mmsghdr");
+
+int pb_sendmmsg(int fd, pb_mmsghdr *msgs, unsigned int n, int flags) {
+    return sendmmsg(fd, (struct mmsghdr *)msgs, n, flags);
+}
+
+int pb_recvmmsg(int fd, pb_mmsghdr *msgs, unsigned int n, int flags, struct timespec *timeout) {
+    return recvmmsg(fd, (struct mmsghdr *)msgs, n, flags, timeout);
+}

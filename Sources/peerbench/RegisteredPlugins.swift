@@ -1,8 +1,12 @@
 import PeerBenchCore
+import TCPTransport
+import UDPTransport
 import UWBRanging
 
 /// The transport plugins this executable offers, in `peerbench list` order.
 /// `swift package new-transport NAME` adds its import and entry here.
 let registeredPlugins: [any TransportPlugin.Type] = [
+    TCPPlugin.self,
+    UDPPlugin.self,
     UWBPlugin.self,
 ]

@@ -31,3 +31,18 @@ typedef struct {
 
 /// getsockopt(TCP_INFO) into `out`. Returns 0 or -1 with errno.
 int pb_get_tcp_info(int fd, pb_tcp_info *out);
+
+/// struct mmsghdr (which Swift's Glibc module hides behind _GNU_SOURCE), for
+/// batched UDP I/O: one system call moves up to `n` datagrams.
+#include <sys/socket.h>
+#include <time.h>
+typedef struct {
+    struct msghdr msg_hdr;
+    unsigned int msg_len;  // bytes sent or received for this message
+} pb_mmsghdr;
+
+/// sendmmsg(2). Returns the number of messages sent or -1 with errno.
+int pb_sendmmsg(int fd, pb_mmsghdr *msgs, unsigned int n, int flags);
+
+/// recvmmsg(2). Returns the number of messages received or -1 with errno.
+int pb_recvmmsg(int fd, pb_mmsghdr *msgs, unsigned int n, int flags, struct timespec *timeout);

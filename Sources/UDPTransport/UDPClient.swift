@@ -1,0 +1,193 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import PeerBenchCore
+
+/// The client side: HELLO handshake, echoed probes, the bulk phase, END until the
+/// server's REPORT arrives, BYE.
+final class UDPClient {
+    /// Datagrams per sendmmsg(2) when sending back to back.
+    static let batch = 64
+    /// HELLO is retransmitted this often until acknowledged.
+    static let helloInterval: UInt64 = 200_000_000
+
+    private let cell: CellContext
+    private let options: UDPOptions
+    private let socket: Socket
+    private let session = UInt32.random(in: 1...UInt32.max)
+    private var rx = [UInt8](repeating: 0, count: 2_048)
+    private var m = TransportMeasurement()
+    private var maxRtt: UInt64 = 0
+    private var helloAttempts = 0
+
+    private init(cell: CellContext, options: UDPOptions, socket: Socket) {
+        self.cell = cell
+        self.options = options
+        self.socket = socket
+    }
+
+    static func run(_ cell: CellContext, server: SocketAddress, options: UDPOptions) throws -> TransportMeasurement {
+        let s = try UDPSocketSetup.make(family: server.family)
+        cell.cancellation.register(s)
+        defer { cell.cancellation.unregister(s) }
+        do {
+            try cell.applySendDeadline(to: s)
+            try s.connect(server)  // UDP: fixes the peer, sends nothing
+            let client = UDPClient(cell: cell, options: options, socket: s)
+            return try client.workload()
+        } catch {
+            if cell.cancellation.isCancelled { throw TransportError("udp client cancelled at the cell deadline (\(error))") }
+            throw error
+        }
+    }
+
+    private func header(_ type: UDPMessageType, _ sequence: UInt64, _ timestamp: UInt64 = MonotonicClock.now()) -> UDPDatagramHeader {
+        UDPDatagramHeader(type: type, session: session, sequence: sequence, timestamp: timestamp)
+    }
+
+    private func workload() throws -> TransportMeasurement {
+        try hello()
+        try probes()
+        if let payload = cell.payload, payload.count > 0 { try bulk(payload) }
+        bye()
+        return m
+    }
+
+    /// HELLO {count u64, size u64} until HELLO_ACK; the time is the connection set-up.
+    private func hello() throws {
+        let count = UInt64(cell.payload?.count ?? 0)
+        let size = UInt64(cell.payload?.size ?? 0)
+        let start = MonotonicClock.now()
+        var attempt: UInt64 = 0
+        while true {
+            try send(header(.hello, attempt).datagram([count, size]))
+            if try waitFor( .helloAck, sequence: nil, within: Self.helloInterval) != nil { break }
+            attempt += 1
+        }
+        m.connectNanos = MonotonicClock.elapsed(since: start)
+        helloAttempts = Int(attempt) + 1
+    }
+
+    /// PROBE with sequence i, answered by ECHO; a probe unanswered within the timeout is lost.
+    private func probes() throws {
+        m.probesSent = 0
+        m.rttNanos.reserveCapacity(cell.rttProbes)
+        let timeout = UInt64(options.probeTimeoutMs) * 1_000_000
+        for seq in 0..<cell.rttProbes {
+            let t = MonotonicClock.now()
+            try send(header(.probe, UInt64(seq), t).datagram())
+            m.probesSent = seq + 1
+            if try waitFor( .echo, sequence: UInt64(seq), within: timeout) != nil {
+                let rtt = MonotonicClock.elapsed(since: t)
+                m.rttNanos.append(rtt)
+                maxRtt = max(maxRtt, rtt)
+            }
+        }
+    }
+
+    private func bulk(_ payload: Payload) throws {
+        let datagramSize = UDPDatagramHeader.size + payload.size
+        let capacity = min(Self.batch, payload.count)
+        let tx = UDPBatchSender(capacity: capacity, datagramSize: datagramSize) { slot in
+            header(.data, 0, 0).write(to: slot.baseAddress!)
+            for j in UDPDatagramHeader.size..<slot.count { slot[j] = UInt8(truncatingIfNeeded: j) }
+        }
+        let start = MonotonicClock.now()
+        let pacer = options.rateMbps.map { UDPPacer(rateMbps: $0, payloadBytes: payload.size, start: start) }
+        var sent = 0
+        while sent < payload.count {
+            var k = min(capacity, payload.count - sent)
+            if let pacer {
+                UDPPacer.wait(until: pacer.due(sent))
+                // Catch up in one batch if the thread was descheduled, never run ahead.
+                k = min(k, max(1, pacer.dueCount(at: MonotonicClock.now()) - sent))
+            }
+            let now = MonotonicClock.now()
+            for i in 0..<k { UDPDatagramHeader.writeSequence(UInt64(sent + i), timestamp: now, to: tx.slot(i)) }
+            try tx.send(socket, count: k)
+            sent += k
+        }
+        let sendNanos = MonotonicClock.elapsed(since: start)
+
+        // END {sent u64, bytes u64, linger ns u64}, repeated until the REPORT arrives:
+        // END can be lost like any datagram. The linger tells the server how long to
+        // wait for stragglers when datagrams are missing.
+        let linger = min(max(2 * maxRtt, 2_000_000), 500_000_000)
+        var rto = linger + max(4 * maxRtt, 10_000_000)
+        let end = [UInt64(payload.count), UInt64(payload.count * payload.size), linger]
+        var attempt: UInt64 = 0
+        var report: [UInt64]?
+        while report == nil {
+            try send(header(.end, attempt).datagram(end))
+            report = try waitFor( .report, sequence: nil, within: rto)
+            attempt += 1
+            rto = min(rto * 2, 1_000_000_000)
+        }
+        m.bulkNanos = MonotonicClock.elapsed(since: start)
+        let r = report!
+        m.delivery = Delivery(sentMessages: payload.count, receivedMessages: Int(r[0]),
+                              sentBytes: payload.count * payload.size, receivedBytes: Int(r[1]),
+                              reordered: Int(r[2]), duplicated: Int(r[3]))
+        if r[5] >= 2 { m.rfc3550JitterMs = Double(r[4]) / 1e6 }
+        var udp = JSONObject()
+        udp["datagram_bytes"] = JSONValue(datagramSize)
+        udp["rate_mbps"] = JSONValue(options.rateMbps)
+        // The sender's own pace (first to last datagram handed to the kernel), beside
+        // the delivered throughput that the record's bulk duration gives.
+        udp["send_seconds"] = JSONValue(Double(sendNanos) / 1e9)
+        udp["hello_attempts"] = JSONValue(helloAttempts)
+        udp["end_attempts"] = JSONValue(attempt)
+        udp["probes_lost"] = JSONValue((m.probesSent ?? 0) - m.rttNanos.count)
+        udp["jitter_samples"] = JSONValue(r[5])
+        udp["out_of_range"] = JSONValue(r[6])
+        m.extra["udp"] = .object(udp)
+    }
+
+    /// BYE until BYE_ACK, a few times at most: the measurement is already complete,
+    /// so a lost goodbye only costs the server its idle timeout.
+    private func bye() {
+        let wait = max(4 * maxRtt, 20_000_000)
+        for attempt in 0..<5 {
+            do {
+                try send(header(.bye, UInt64(attempt)).datagram())
+                if try waitFor(.byeAck, sequence: nil, within: wait) != nil { return }
+            } catch {
+                return  // server gone (ICMP) or deadline: nothing left to measure
+            }
+        }
+    }
+
+    private func send(_ bytes: [UInt8]) throws {
+        guard try bytes.withUnsafeBytes({ try socket.send($0) }) != nil else {
+            throw TransportError("timed out sending to the udp server (cell deadline)")
+        }
+    }
+
+    /// Waits up to `within` (and never past the cell's deadline) for a datagram of this
+    /// session with `type` (and `sequence`, if given); returns its u64 fields, or nil
+    /// when the wait is over. Other datagrams (late echoes, duplicates) are skipped.
+    private func waitFor(_ type: UDPMessageType, sequence: UInt64?, within: UInt64) throws -> [UInt64]? {
+        let until = MonotonicClock.now() + within
+        while true {
+            if cell.remainingNanos == 0 { throw TransportError("udp client: cell deadline passed waiting for \(type)") }
+            let now = MonotonicClock.now()
+            guard now < until else { return nil }
+            try UDPSocketSetup.receiveTimeout(socket, nanos: min(until - now, cell.remainingNanos))
+            let n: Int?
+            do {
+                n = try rx.withUnsafeMutableBytes { try socket.receive($0) }
+            } catch let e as SystemError where e.errno == ECONNREFUSED {
+                throw TransportError("udp client: the server at \(cell.server.address) is unreachable (ICMP port unreachable)")
+            }
+            guard let n else { continue }
+            if n == 0 { throw TransportError("udp client: socket shut down (cell cancelled)") }
+            let fields: [UInt64]? = rx.withUnsafeBytes { p in
+                let d = UnsafeRawBufferPointer(rebasing: p[0..<n])
+                guard let h = UDPDatagramHeader(d), h.session == session, h.type == type,
+                      sequence == nil || h.sequence == sequence else { return nil }
+                return (0..<((n - UDPDatagramHeader.size) / 8)).map { d.field($0) }
+            }
+            if let fields { return fields }
+        }
+    }
+}

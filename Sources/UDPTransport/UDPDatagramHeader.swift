@@ -1,0 +1,88 @@
+/// The UDP plugin's datagram types (docs/protocol/udp.md).
+enum UDPMessageType: UInt8 {
+    case hello = 0x01
+    case helloAck = 0x02
+    case probe = 0x03
+    case echo = 0x04
+    case data = 0x10
+    case end = 0x11
+    case report = 0x12
+    case bye = 0x13
+    case byeAck = 0x14
+}
+
+/// The 24-byte header every PeerBench UDP datagram starts with (big-endian):
+///
+/// | offset | size | field                                              |
+/// |-------:|-----:|----------------------------------------------------|
+/// | 0      | 1    | type (`UDPMessageType`)                            |
+/// | 1      | 1    | protocol version (1)                               |
+/// | 2      | 2    | reserved, zero                                     |
+/// | 4      | 4    | session id, chosen by the client                   |
+/// | 8      | 8    | sequence number                                    |
+/// | 16     | 8    | sender's monotonic clock at send, nanoseconds      |
+struct UDPDatagramHeader: Equatable {
+    static let size = 24
+    static let version: UInt8 = 1
+    /// The largest UDP payload over IPv4: 65 535 - 20 (IP) - 8 (UDP).
+    static let maxIPv4Payload = 65_507
+    /// The largest message the bulk phase can carry in one datagram.
+    static let maxMessageSize = maxIPv4Payload - size
+
+    var type: UDPMessageType
+    var session: UInt32
+    var sequence: UInt64
+    var timestamp: UInt64
+
+    @inline(__always)
+    func write(to p: UnsafeMutableRawPointer) {
+        p.storeBytes(of: type.rawValue, toByteOffset: 0, as: UInt8.self)
+        p.storeBytes(of: Self.version, toByteOffset: 1, as: UInt8.self)
+        p.storeBytes(of: UInt16(0), toByteOffset: 2, as: UInt16.self)
+        p.storeBytes(of: session.bigEndian, toByteOffset: 4, as: UInt32.self)
+        Self.writeSequence(sequence, timestamp: timestamp, to: p)
+    }
+
+    /// Rewrites only the per-datagram fields of a prebuilt DATA datagram.
+    @inline(__always)
+    static func writeSequence(_ sequence: UInt64, timestamp: UInt64, to p: UnsafeMutableRawPointer) {
+        p.storeBytes(of: sequence.bigEndian, toByteOffset: 8, as: UInt64.self)
+        p.storeBytes(of: timestamp.bigEndian, toByteOffset: 16, as: UInt64.self)
+    }
+
+    /// Parses a datagram's header; nil if it is too short, of another version or an unknown type.
+    @inline(__always)
+    init?(_ d: UnsafeRawBufferPointer) {
+        guard d.count >= Self.size, d[1] == Self.version, let t = UDPMessageType(rawValue: d[0]) else { return nil }
+        type = t
+        session = UInt32(bigEndian: d.loadUnaligned(fromByteOffset: 4, as: UInt32.self))
+        sequence = UInt64(bigEndian: d.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+        timestamp = UInt64(bigEndian: d.loadUnaligned(fromByteOffset: 16, as: UInt64.self))
+    }
+
+    init(type: UDPMessageType, session: UInt32, sequence: UInt64, timestamp: UInt64) {
+        self.type = type
+        self.session = session
+        self.sequence = sequence
+        self.timestamp = timestamp
+    }
+
+    /// A whole control datagram: this header followed by big-endian u64 fields.
+    func datagram(_ fields: [UInt64] = []) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: Self.size + 8 * fields.count)
+        out.withUnsafeMutableBytes { p in
+            write(to: p.baseAddress!)
+            for (i, f) in fields.enumerated() { p.storeBytes(of: f.bigEndian, toByteOffset: Self.size + 8 * i, as: UInt64.self) }
+        }
+        return out
+    }
+}
+
+extension UnsafeRawBufferPointer {
+    /// The i-th big-endian u64 after the header; 0 if the datagram is too short.
+    func field(_ i: Int) -> UInt64 {
+        let off = UDPDatagramHeader.size + 8 * i
+        guard off + 8 <= count else { return 0 }
+        return UInt64(bigEndian: loadUnaligned(fromByteOffset: off, as: UInt64.self))
+    }
+}

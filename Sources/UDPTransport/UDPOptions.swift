@@ -1,0 +1,27 @@
+public import PeerBenchCore
+
+/// The UDP plugin's matrix options.
+public struct UDPOptions: Sendable, Equatable {
+    /// Application payload rate the sender paces to, megabits per second; nil sends
+    /// back to back, as the field study did.
+    public var rateMbps: Double?
+    /// How long a probe waits for its echo before it counts as lost, milliseconds.
+    public var probeTimeoutMs: Int
+
+    public init(rateMbps: Double? = nil, probeTimeoutMs: Int = 1_000) {
+        self.rateMbps = rateMbps
+        self.probeTimeoutMs = probeTimeoutMs
+    }
+
+    public init(_ options: PluginOptions) throws(InputError) {
+        rateMbps = try options.double("rateMbps", default: nil, range: 0.001...1_000_000)
+        probeTimeoutMs = try options.int("probeTimeoutMs", default: 1_000, range: 1...60_000)
+    }
+
+    static let descriptors: [OptionDescriptor] = [
+        OptionDescriptor("rateMbps", type: "number", default: "null",
+                         help: "Pace the bulk phase to this payload rate in Mbit/s; null sends back to back."),
+        OptionDescriptor("probeTimeoutMs", type: "int", default: "1000",
+                         help: "Wait this long for a probe's echo before counting the probe as lost (1-60000)."),
+    ]
+}

@@ -1,0 +1,46 @@
+public import PeerBenchCore
+
+/// UDP over the kernel's stack: sequenced, timestamped datagrams; the receiver counts
+/// loss, reordering and duplicates and computes RFC 3550 jitter, and reports them back
+/// over the same socket with retransmission (docs/protocol/udp.md).
+public struct UDPPlugin: TransportPlugin {
+    public static let descriptor = PluginDescriptor(
+        name: "udp",
+        summary: "Kernel UDP, one datagram per message (fragmented above the MTU); loss, reordering, RFC 3550 jitter.",
+        options: UDPOptions.descriptors
+    )
+
+    public let options: UDPOptions
+
+    public init(options: PluginOptions) throws {
+        self.options = try UDPOptions(options)
+    }
+
+    public init(_ options: UDPOptions = UDPOptions()) {
+        self.options = options
+    }
+
+    /// A message travels in one datagram with a 24-byte header, so at most 65 483 bytes over IPv4.
+    public func check(payload: Payload, path: JSONPath) -> [InputProblem] {
+        guard payload.size > UDPDatagramHeader.maxMessageSize else { return [] }
+        return [InputProblem(path: path.description,
+                             "udp: a message of \(payload.size) bytes does not fit in one UDP datagram; the largest is \(UDPDatagramHeader.maxMessageSize) bytes (65507-byte IPv4 UDP payload minus the plugin's \(UDPDatagramHeader.size)-byte header)")]
+    }
+
+    /// A paced run lasts at least its payload over the rate; unpaced, the runner estimates.
+    public func estimatedSeconds(payload: Payload?, rttProbes: Int, link: ResolvedLink) -> Double? {
+        guard let rate = options.rateMbps, let payload else { return nil }
+        let paced = Double(payload.count) * Double(payload.size) * 8 / (rate * 1e6)
+        guard let linkRate = link.rateMbps, linkRate < rate else { return paced }
+        return nil  // the link is the bottleneck: the runner's own estimate applies
+    }
+
+    public func startServer(_ cell: CellContext) async throws -> any TransportServer {
+        try await UDPServer.start(cell)
+    }
+
+    public func runClient(_ cell: CellContext, server: SocketAddress) async throws -> TransportMeasurement {
+        let options = options
+        return try await cell.client.run("udp-client") { try UDPClient.run(cell, server: server, options: options) }
+    }
+}

@@ -1,0 +1,44 @@
+public import PeerBenchCore
+
+/// The receiver's accounting of the bulk phase: unique, duplicated and reordered
+/// datagrams, payload bytes, and RFC 3550 interarrival jitter.
+///
+/// Definitions (docs/protocol/udp.md): a datagram is *duplicated* if its sequence
+/// number was already received; *reordered* if it arrives after a datagram with a
+/// higher sequence number (it is late; RFC 4737's definition); sequence numbers at or
+/// above the announced count are ignored. Lost = sent - received, computed by the client.
+public struct UDPReceiverStats: Sendable {
+    /// Datagrams the sender announced (sequence numbers 0..<expected).
+    public let expected: Int
+    public private(set) var received = 0
+    public private(set) var receivedBytes = 0
+    public private(set) var duplicated = 0
+    public private(set) var reordered = 0
+    /// Datagrams whose sequence number was outside 0..<expected.
+    public private(set) var outOfRange = 0
+    public private(set) var jitter = RFC3550Jitter()
+    private var highest: UInt64?
+    private var seen: [UInt64]
+
+    public init(expected: Int) {
+        self.expected = expected
+        seen = [UInt64](repeating: 0, count: (expected + 63) / 64)
+    }
+
+    /// Accounts one arrival. `sentNanos` is the sender's timestamp and `arrivedNanos`
+    /// the receiver's clock (any clock: only differences are used).
+    public mutating func record(sequence: UInt64, payloadBytes: Int, sentNanos: UInt64, arrivedNanos: UInt64) {
+        guard sequence < UInt64(expected) else { outOfRange += 1; return }
+        let word = Int(sequence >> 6)
+        let bit = UInt64(1) << (sequence & 63)
+        if seen[word] & bit != 0 { duplicated += 1; return }
+        seen[word] |= bit
+        received += 1
+        receivedBytes += payloadBytes
+        if let h = highest, sequence < h { reordered += 1 } else { highest = sequence }
+        jitter.add(sentNanos: sentNanos, arrivedNanos: arrivedNanos)
+    }
+
+    /// Whether every announced datagram has arrived.
+    public var complete: Bool { received >= expected }
+}

@@ -1,0 +1,141 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import PeerBenchCore
+
+/// The server side: answers HELLO and probes, accounts DATA, reports at END (after
+/// waiting briefly for stragglers), and ends at BYE.
+enum UDPServer {
+    static func start(_ cell: CellContext) async throws -> any TransportServer {
+        let stopper = CellCancellation()
+        let socket = try await cell.server.run("udp-bind") { () throws -> Socket in
+            let bindAddress = SocketAddress(host: cell.server.address, port: 0)
+            let s = try UDPSocketSetup.make(family: bindAddress.family)
+            try s.setOption(SOL_SOCKET, SO_TIMESTAMPNS, Int32(1), "SO_TIMESTAMPNS")
+            try s.bind(bindAddress)
+            return s
+        }
+        cell.cancellation.register(socket)
+        stopper.register(socket)
+        let address = try socket.localAddress()
+        let task = Task<Void, any Error> {
+            defer { cell.cancellation.unregister(socket); stopper.unregister(socket) }
+            try await cell.server.run("udp-server") {
+                try UDPServerSession(socket: socket, cell: cell, stopper: stopper).run()
+            }
+        }
+        return SessionServer(address: address, stopper: stopper, task: task)
+    }
+}
+
+/// One client's session. Everything here runs on the server's own thread.
+final class UDPServerSession {
+    /// How often an idle receive wakes up to check timers, the deadline and `stop()`.
+    static let tick: UInt64 = 20_000_000
+    /// After the report, a session with no traffic for this long ends (its BYE was lost).
+    static let idleAfterReport: UInt64 = 2_000_000_000
+
+    private let socket: Socket
+    private let cell: CellContext
+    private let stopper: CellCancellation
+    private var session: UInt32?
+    private var stats = UDPReceiverStats(expected: 0)
+    /// END seen, report not yet sent: the END's sent count and when the report is due anyway.
+    private var pendingEnd: (sent: Int, due: UInt64)?
+    private var report: [UInt8]?
+    private var lastHeard = MonotonicClock.now()
+    private var finished = false
+
+    init(socket: Socket, cell: CellContext, stopper: CellCancellation) {
+        self.socket = socket
+        self.cell = cell
+        self.stopper = stopper
+    }
+
+    private var stopped: Bool { stopper.isCancelled || cell.cancellation.isCancelled }
+
+    func run() throws {
+        try UDPSocketSetup.receiveTimeout(socket, nanos: Self.tick)
+        let rx = UDPBatchReceiver(capacity: 64)
+        while !finished {
+            if stopped { return }
+            if cell.remainingNanos == 0 {
+                if report != nil { return }  // the client got its report; only the BYE is missing
+                throw TransportError(session == nil ? "udp server: no client before the cell deadline"
+                                                    : "udp server: the bulk phase did not end before the cell deadline")
+            }
+            let n: Int?
+            do { n = try rx.receive(socket) } catch let e as SystemError where e.errno == ECONNREFUSED {
+                continue  // an ICMP error for an earlier reply; the client retransmits
+            }
+            if let n {
+                if n == 0 { if stopped { return } else { continue } }
+                let fallbackArrival = MonotonicClock.now()
+                for i in 0..<n where !finished {
+                    handle(rx.datagram(i), rx, i, arrival: rx.timestamp(i) ?? fallbackArrival)
+                }
+            }
+            try timers()
+        }
+    }
+
+    private func handle(_ d: UnsafeRawBufferPointer, _ rx: UDPBatchReceiver, _ i: Int, arrival: UInt64) {
+        guard let h = UDPDatagramHeader(d) else { return }
+        if h.type == .data {
+            // The hot path: one bitmap lookup and a jitter update per datagram.
+            guard h.session == session, report == nil else { return }
+            stats.record(sequence: h.sequence, payloadBytes: d.count - UDPDatagramHeader.size, sentNanos: h.timestamp, arrivedNanos: arrival)
+            return
+        }
+        lastHeard = MonotonicClock.now()
+        if h.type == .hello {
+            if session == nil, let from = rx.source(i) {
+                // Connecting filters out every other sender from now on.
+                guard (try? socket.connect(from)) != nil else { return }
+                session = h.session
+                stats = UDPReceiverStats(expected: Int(clamping: d.field(0)))
+            }
+            if h.session == session { reply(UDPDatagramHeader(type: .helloAck, session: h.session, sequence: h.sequence, timestamp: h.timestamp).datagram()) }
+            return
+        }
+        guard h.session == session else { return }
+        switch h.type {
+        case .probe:
+            reply(UDPDatagramHeader(type: .echo, session: h.session, sequence: h.sequence, timestamp: h.timestamp).datagram())
+        case .end:
+            if let report { reply(report); return }
+            if pendingEnd == nil {
+                let linger = min(d.field(2), 5_000_000_000)
+                pendingEnd = (Int(clamping: d.field(0)), MonotonicClock.now() + linger)
+            }
+            sendReportIfDue()
+        case .bye:
+            reply(UDPDatagramHeader(type: .byeAck, session: h.session, sequence: h.sequence, timestamp: h.timestamp).datagram())
+            finished = true
+        case .hello, .helloAck, .echo, .data, .report, .byeAck:
+            break
+        }
+    }
+
+    private func timers() throws {
+        sendReportIfDue()
+        if report != nil, MonotonicClock.elapsed(since: lastHeard) > Self.idleAfterReport { finished = true }
+    }
+
+    /// Reports once every announced datagram is in, or when the END's linger time is up.
+    private func sendReportIfDue() {
+        guard report == nil, let end = pendingEnd else { return }
+        guard stats.received >= end.sent || MonotonicClock.now() >= end.due else { return }
+        let r = UDPDatagramHeader(type: .report, session: session ?? 0, sequence: 0, timestamp: MonotonicClock.now()).datagram([
+            UInt64(stats.received), UInt64(stats.receivedBytes), UInt64(stats.reordered), UInt64(stats.duplicated),
+            UInt64(stats.jitter.jitterNanos.rounded()), UInt64(stats.jitter.samples), UInt64(stats.outOfRange),
+        ])
+        report = r
+        reply(r)
+    }
+
+    /// Best effort: a lost reply is repaired by the client's retransmission.
+    private func reply(_ bytes: [UInt8]) {
+        _ = bytes.withUnsafeBytes { try? socket.send($0) }
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import PeerBenchCore
+
+/// A UDP relay on loopback between the plugin's client and server that drops the
+/// client's datagrams a test chooses: loss without needing the link emulator.
+final class LossyRelay: @unchecked Sendable {
+    let address: SocketAddress
+    private let front: Socket  // faces the client
+    private let back: Socket   // connected to the server
+    private let lock = NSLock()
+    private var client: SocketAddress?
+    private var dropped: [UInt8: Int] = [:]
+
+    /// `drop(type, sequence, occurrence)` decides per client datagram; occurrence counts
+    /// datagrams of that type so far (0-based).
+    init(server: SocketAddress, drop: @escaping @Sendable (UInt8, UInt64, Int) -> Bool) throws {
+        front = try Socket(family: AF_INET, type: Int32(SOCK_DGRAM.rawValue))
+        try front.setOption(SOL_SOCKET, SO_RCVBUF, Int32(8 << 20), "SO_RCVBUF")
+        try front.bind(SocketAddress(host: "127.0.0.1", port: 0))
+        address = try front.localAddress()
+        back = try Socket(family: AF_INET, type: Int32(SOCK_DGRAM.rawValue))
+        try back.connect(server)
+        try front.setReceiveTimeout(nanoseconds: 50_000_000)
+        try back.setReceiveTimeout(nanoseconds: 50_000_000)
+        let (front, back) = (front, back)
+        Thread { [self] in
+            var buf = [UInt8](repeating: 0, count: 65_536)
+            var seen: [UInt8: Int] = [:]
+            while true {
+                let r: (Int, SocketAddress?)?
+                do { r = try buf.withUnsafeMutableBytes { try front.receiveFrom($0) } } catch { return }
+                guard let (n, from) = r else { continue }
+                if n == 0 { return }
+                lock.withLock { client = from }
+                let type = buf[0]
+                let seq = buf.withUnsafeBytes { UInt64(bigEndian: $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self)) }
+                let k = seen[type, default: 0]
+                seen[type] = k + 1
+                if drop(type, seq, k) { lock.withLock { dropped[type, default: 0] += 1 }; continue }
+                _ = try? buf.withUnsafeBytes { try back.send(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+            }
+        }.start()
+        Thread { [self] in
+            var buf = [UInt8](repeating: 0, count: 65_536)
+            while true {
+                let r: Int?
+                do { r = try buf.withUnsafeMutableBytes { try back.receive($0) } } catch { return }
+                guard let n = r else { continue }
+                if n == 0 { return }
+                if let to = lock.withLock({ client }) {
+                    _ = try? buf.withUnsafeBytes { try front.send(UnsafeRawBufferPointer(rebasing: $0[0..<n]), to: to) }
+                }
+            }
+        }.start()
+    }
+
+    func droppedCount(type: UInt8) -> Int { lock.withLock { dropped[type, default: 0] } }
+
+    func close() {
+        front.shutdown()
+        back.shutdown()
+    }
+}

@@ -1,0 +1,147 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import PeerBenchCore
+import Testing
+@testable import UDPTransport
+
+@Suite("UDP plugin on loopback", .serialized)
+struct UDPPluginTests {
+    func run(_ plugin: UDPPlugin, _ cell: CellContext) async throws -> TransportMeasurement {
+        let server = try await plugin.startServer(cell)
+        let m = try await plugin.runClient(cell, server: server.address)
+        try await server.finish()
+        return m
+    }
+
+    @Test("full workload: counts, RTTs, jitter and the receiver's report", arguments: [
+        Payload(count: 2_000, size: 1_400), Payload(count: 300, size: 16_384), Payload(count: 1, size: 128),
+    ])
+    func workload(payload: Payload) async throws {
+        let cell = makeCell(payload: payload, probes: 20)
+        let m = try await run(UDPPlugin(), cell)
+        #expect(m.status == .ok)
+        #expect(m.rttNanos.count == 20)
+        #expect(m.probesSent == 20)
+        #expect((m.connectNanos ?? 0) > 0)
+        #expect((m.bulkNanos ?? 0) > 0)
+        let d = try #require(m.delivery)
+        // Big socket buffers: nothing is dropped on loopback.
+        #expect(d == Delivery(sentMessages: payload.count, receivedMessages: payload.count,
+                              sentBytes: payload.count * payload.size, receivedBytes: payload.count * payload.size))
+        if payload.count > 1 { #expect(m.rfc3550JitterMs != nil) }
+        let udp = try #require(m.extra["udp"]?.objectValue)
+        #expect(udp["datagram_bytes"] == JSONValue(payload.size + 24))
+        #expect(udp["end_attempts"] == 1)
+        #expect(udp["probes_lost"] == 0)
+    }
+
+    @Test("sizes a datagram cannot carry are rejected, naming the size")
+    func oversize() {
+        let path = JSONPath.root.key("matrix").key("payloads").key("sizes").index(2)
+        #expect(UDPPlugin().check(payload: Payload(count: 1, size: 65_483), path: path).isEmpty)
+        let problems = UDPPlugin().check(payload: Payload(count: 1, size: 65_484), path: path)
+        #expect(problems.count == 1)
+        #expect(problems.first?.path == "$.matrix.payloads.sizes[2]")
+        #expect(problems.first?.message.contains("65484") == true)
+        #expect(problems.first?.message.contains("65483") == true)
+    }
+
+    @Test("the largest datagram goes through (fragmentation allowed)")
+    func largest() async throws {
+        let cell = makeCell(payload: Payload(count: 20, size: 65_483), probes: 1)
+        let m = try await run(UDPPlugin(), cell)
+        #expect(m.delivery?.receivedMessages == 20)
+        #expect(m.delivery?.receivedBytes == 20 * 65_483)
+    }
+
+    @Test("pacing holds the requested rate", arguments: [20.0, 80.0])
+    func pacing(rate: Double) async throws {
+        // Half a second at either rate, so a few milliseconds of scheduling
+        // delay on a busy two-core machine stay well inside the tolerance.
+        let count = Int(rate * 1e6 * 0.5 / 8_000)
+        let cell = makeCell(payload: Payload(count: count, size: 1_000), probes: 3)
+        let m = try await run(UDPPlugin(UDPOptions(rateMbps: rate)), cell)
+        let d = try #require(m.delivery)
+        #expect(d.receivedMessages == count)
+        // The sender keeps the schedule tightly (absolute due times; late wake-ups catch up).
+        let sendSeconds = try #require(m.extra["udp"]?["send_seconds"]?.doubleValue)
+        let sendMbps = Double(count * 1_000 * 8) / sendSeconds / 1e6
+        #expect(abs(sendMbps - rate) / rate < 0.05, "sent at \(sendMbps) Mbit/s, asked for \(rate)")
+        // Delivered throughput also counts the END/REPORT exchange and the receiver
+        // catching up, so it gets more room on a loaded machine.
+        let mbps = Double(d.receivedBytes * 8) / Double(try #require(m.bulkNanos)) * 1e3
+        #expect(abs(mbps - rate) / rate < 0.2, "delivered at \(mbps) Mbit/s, asked for \(rate)")
+        #expect(m.extra["udp"]?["rate_mbps"] == JSONValue(rate))
+    }
+
+    @Test("lost data, probes and end markers: counted, and the report still arrives")
+    func lossyPath() async throws {
+        let cell = makeCell(payload: Payload(count: 1_000, size: 500), probes: 10)
+        let plugin = UDPPlugin(UDPOptions(probeTimeoutMs: 100))
+        let server = try await plugin.startServer(cell)
+        // Drop every 10th DATA datagram, probe 3, and the first two END markers.
+        let relay = try LossyRelay(server: server.address) { type, seq, k in
+            (type == 0x10 && seq % 10 == 0) || (type == 0x03 && seq == 3) || (type == 0x11 && k < 2)
+        }
+        defer { relay.close() }
+        let m = try await plugin.runClient(cell, server: relay.address)
+        try await server.finish()
+        let d = try #require(m.delivery)
+        #expect(d.sentMessages == 1_000)
+        #expect(d.receivedMessages == 900)
+        #expect(d.receivedBytes == 900 * 500)
+        #expect(abs(d.lossRatio - 0.1) < 1e-9)
+        #expect(d.duplicated == 0 && d.reordered == 0)
+        #expect(m.probesSent == 10)
+        #expect(m.rttNanos.count == 9)
+        let udp = try #require(m.extra["udp"]?.objectValue)
+        #expect(udp["end_attempts"] == 3)
+        #expect(udp["probes_lost"] == 1)
+        #expect(relay.droppedCount(type: 0x11) == 2)
+    }
+
+    @Test("cancelling the cell unblocks a client whose server never answers")
+    func cancelClient() async throws {
+        let cell = makeCell(payload: Payload(count: 10, size: 10), probes: 5, seconds: 60)
+        let silent = try Socket(family: AF_INET, type: Int32(SOCK_DGRAM.rawValue))
+        try silent.bind(SocketAddress(host: "127.0.0.1", port: 0))
+        let address = try silent.localAddress()
+        after(milliseconds: 300) { cell.cancellation.cancel() }
+        let (error, nanos) = await timedOnThread { _ = try UDPClient.run(cell, server: address, options: UDPOptions()) }
+        #expect(error != nil)
+        #expect(nanos < 1_500_000_000, "took \(nanos) ns after a 300 ms cancel")
+    }
+
+    @Test("stopping a server nobody talks to ends it long before its deadline")
+    func stopServer() async throws {
+        let cell = makeCell(payload: nil, seconds: 60)
+        let server = try await UDPPlugin().startServer(cell)
+        let start = MonotonicClock.now()
+        after(milliseconds: 100) { server.stop() }
+        try await server.finish()
+        // Generous: the bound includes waiting for the cooperative pool to resume us.
+        #expect(MonotonicClock.elapsed(since: start) < 10_000_000_000)
+    }
+
+    @Test("a bad option names its JSON path", arguments: [
+        (["rateMbps": "fast"] as JSONValue, "$.transports[2].options.rateMbps"),
+        (["rateMbps": 0] as JSONValue, "$.transports[2].options.rateMbps"),
+        (["probeTimeoutMs": 0] as JSONValue, "$.transports[2].options.probeTimeoutMs"),
+    ])
+    func badOption(options: JSONValue, path: String) throws {
+        let reader = try PluginOptions(options, path: JSONPath.root.key("transports").index(2).key("options"))
+        let error = #expect(throws: InputError.self) { _ = try UDPPlugin(options: reader) }
+        #expect(error?.problems.first?.path == path)
+    }
+
+    @Test("options default to unpaced and are recorded")
+    func defaults() throws {
+        let reader = try PluginOptions(nil, path: JSONPath.root.key("transports").index(2).key("options"))
+        let plugin = try UDPPlugin(options: reader)
+        try reader.finish()
+        #expect(plugin.options == UDPOptions())
+        #expect(reader.effectiveJSON["rateMbps"] == JSONValue.null)
+        #expect(reader.effectiveJSON["probeTimeoutMs"] == 1_000)
+    }
+}
