@@ -4,7 +4,6 @@ import Glibc
 import CNgtcp2
 import PeerBenchCore
 
-
 /// The client side of one cell: handshake, probes, bulk phase, close
 /// (docs/protocol/quic.md), on one thread with one event loop.
 final class QUICClient: QUICConnectionDelegate {
