@@ -71,6 +71,8 @@ final class QUICConnection {
     private(set) var originalDCID: [UInt8] = []
     private(set) var localCIDs: [[UInt8]] = []
     /// Datagrams sent and received, payload bytes included (the record's overhead figures).
+    /// When the last datagram for this connection arrived.
+    private(set) var lastReadAt: UInt64 = 0
     private(set) var datagramsSent = 0, datagramsReceived = 0
     private(set) var bytesSent = 0, bytesReceived = 0
 
@@ -293,6 +295,7 @@ final class QUICConnection {
     /// Errors end the connection; see `failure`.
     func read(_ datagram: UnsafeRawBufferPointer, path readPath: UnsafePointer<ngtcp2_path>? = nil, now: UInt64) {
         guard !isClosed else { return }
+        lastReadAt = now
         datagramsReceived += 1
         bytesReceived += datagram.count
         let rv = pb_ngtcp2_conn_read_pkt(conn, readPath ?? UnsafePointer(path.pathPointer),

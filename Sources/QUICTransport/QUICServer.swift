@@ -53,7 +53,9 @@ final class QUICServerLoop: @unchecked Sendable {
         while true {
             var now = MonotonicClock.now()
             let next = sessions.map(\.connection.expiry).min() ?? .max
-            let timeout = next <= now ? 0 : min(next - now, 1_000_000_000)
+            // While a report waits for its acknowledgement, look again soon (see `isComplete`).
+            let cap: UInt64 = sessions.contains(where: \.reportSent) ? 20_000_000 : 1_000_000_000
+            let timeout = next <= now ? 0 : min(next - now, cap)
             let (readable, woken) = try channel.wait(timeoutNanos: channel.isStalled ? min(timeout, 1_000_000) : timeout)
             if woken { return }
             channel.flushStalled()
@@ -92,14 +94,14 @@ final class QUICServerLoop: @unchecked Sendable {
             let c = s.connection
             c.handleExpiry(now: now)
             c.writePackets(now: now, transmit: transmit)
-            if s.isComplete {
+            if s.isComplete(now: now) {
                 outcome = .some(nil)
                 c.close(.application(ApplicationError.noError, ""), transmit: transmit)
             }
             if c.isFinished {
                 c.flushClose(transmit)
                 if outcome == nil, c.isHandshakeComplete {
-                    outcome = .some(s.isComplete || c.peerClosedCleanly && s.reportSent ? nil : (c.failure ?? .protocolViolation("the client closed the connection before the report")))
+                    outcome = .some(s.isComplete(now: now) || c.peerClosedCleanly && s.reportSent ? nil : (c.failure ?? .protocolViolation("the client closed the connection before the report")))
                 }
                 remove(s)
             }
@@ -178,15 +180,23 @@ final class ServerSession: QUICConnectionDelegate {
     private var lastByteAt: UInt64 = 0
     private var done: DoneBody?
     private(set) var reportSent = false
+    private var reportSentAt: UInt64 = 0
     private var reportEnd: UInt64 = 0
     private var controlStream: Int64?
 
     init(connection: QUICConnection) { self.connection = connection }
 
-    /// The client has acknowledged the report: the session is over.
-    var isComplete: Bool {
+    /// The session is over once the report has gone out and the client acknowledged
+    /// it, or (its acknowledgement and CONNECTION_CLOSE both lost, say on a lossy
+    /// link) the client stayed silent for three probe timeouts since then: a client
+    /// that still had the connection would have answered our retransmitted report.
+    func isComplete(now: UInt64) -> Bool {
         guard reportSent, let id = controlStream else { return false }
-        return connection.ackedOffset(of: id).map { $0 >= reportEnd } ?? true
+        if connection.ackedOffset(of: id).map({ $0 >= reportEnd }) ?? true { return true }
+        let s = connection.stats
+        let pto = s.smoothed_rtt + max(4 * s.rttvar, 1_000_000) + 25_000_000
+        let linger = min(max(3 * pto, 100_000_000), 3_000_000_000)
+        return now > max(reportSentAt, connection.lastReadAt) + linger
     }
 
     func handshakeCompleted(_ connection: QUICConnection) {}
@@ -237,6 +247,7 @@ final class ServerSession: QUICConnectionDelegate {
     private func maybeReport() {
         guard !reportSent, let d = done, finishedStreams >= d.streams, let control = controlStream else { return }
         reportSent = true
+        reportSentAt = MonotonicClock.now()
         let span = firstByteAt.map { lastByteAt - $0 } ?? 0
         let sender = connection.sender(control)
         sender.append(copying: FrameEncoder.encode(.report(ReportBody(messages: messages, bytes: bytes, streams: finishedStreams, receiveNanos: span))))
