@@ -162,7 +162,11 @@ final class QUICConnection {
         s.max_stream_window = settings.maxStreamWindow
         s.handshake_timeout = settings.handshakeTimeoutNanos
         if let m = settings.maxUDPPayload {
+            // The link's MTU is known: use exactly what fits, from the first packet
+            // after the handshake, instead of probing for it (and without the
+            // 1200-byte ceiling ngtcp2 otherwise keeps until PMTUD raises it).
             s.max_tx_udp_payload_size = m
+            s.no_tx_udp_payload_size_shaping = 1
             s.no_pmtud = 1
         }
         if settings.debugLog { pb_ngtcp2_settings_enable_log(&s) }

@@ -35,6 +35,21 @@ import QUICTransport
         #expect((quic["cwnd_bytes"]?.intValue ?? 0) > 0)
     }
 
+    /// With the link's MTU known, datagrams are as large as fit, no larger.
+    @Test func datagramsFitTheLinkMTU() async throws {
+        let plugin = try makePlugin()
+        var withMTU = loopbackCell(payload: Payload(count: 200, size: 16384), probes: 1)
+        withMTU.link.mtu = 1400
+        let cell = withMTU
+        let server = try await plugin.startServer(cell)
+        let m = try await withTimeout(30) { try await plugin.runClient(cell, server: server.address) }
+        try await server.finish()
+        #expect(m.extra["quic"]?["max_udp_payload_bytes"]?.intValue == 1372)
+        let sent = m.extra["quic"]?["udp_bytes_sent"]?.intValue ?? 0
+        let datagrams = m.extra["quic"]?["datagrams_sent"]?.intValue ?? 1
+        #expect(sent / datagrams > 1300, "average datagram \(sent / datagrams) bytes")
+    }
+
     @Test func oddSizesAndEmptyMessages() async throws {
         let plugin = try makePlugin()
         let m = try await withTimeout(30) { try await runCell(plugin, payload: Payload(count: 3, size: 0), probes: 1) }
