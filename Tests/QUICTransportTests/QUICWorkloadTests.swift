@@ -35,6 +35,20 @@ import QUICTransport
         #expect((quic["cwnd_bytes"]?.intValue ?? 0) > 0)
     }
 
+    /// IPv6 loopback: the bundled server identity covers ::1 too.
+    @Test func ipv6Loopback() async throws {
+        let plugin = try makePlugin()
+        var v6 = loopbackCell(payload: Payload(count: 50, size: 2000), probes: 3)
+        v6.client = Endpoint(address: "::1")
+        v6.server = Endpoint(address: "::1")
+        let cell = v6
+        let server = try await plugin.startServer(cell)
+        #expect(server.address.host == "::1")
+        let m = try await withTimeout(30) { try await plugin.runClient(cell, server: server.address) }
+        try await server.finish()
+        #expect(m.delivery == Delivery(sentMessages: 50, receivedMessages: 50, sentBytes: 100_000, receivedBytes: 100_000))
+    }
+
     /// With the link's MTU known, datagrams are as large as fit, no larger.
     @Test func datagramsFitTheLinkMTU() async throws {
         let plugin = try makePlugin()
