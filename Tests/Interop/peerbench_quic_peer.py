@@ -172,8 +172,11 @@ class ClientProtocol(QuicConnectionProtocol):
         self.pongs = {}
         self.waiter = None
         self.report = None
+        self.terminated = None
 
     def quic_event_received(self, event):
+        if isinstance(event, ConnectionTerminated):
+            self.terminated = event
         if isinstance(event, StreamDataReceived):
             if event.stream_id == 0:
                 self.parser.feed(event.data, self.on_data, self.on_control)
@@ -208,6 +211,14 @@ async def run_client(args):
         quic = c._quic
         control = quic.get_next_available_stream_id()
         assert control == 0
+        if args.violate:
+            # Deliberately break the framing: an unknown frame type on the control stream.
+            quic.send_stream_data(control, bytes([0x7F, 0, 0, 0, 0]))
+            c.transmit()
+            await c.until(lambda: c.terminated is not None)
+            t = c.terminated
+            print(json.dumps({"error_code": t.error_code, "reason": t.reason_phrase}), flush=True)
+            return
         rtts = []
         for seq in range(args.probes):
             sent = time.monotonic_ns()
@@ -264,6 +275,7 @@ def main():
     ap.add_argument("--count", type=int, default=100)
     ap.add_argument("--size", type=int, default=1024)
     ap.add_argument("--streams", choices=["single", "perMessage"], default="single")
+    ap.add_argument("--violate", action="store_true", help="client: send an unknown frame and report how the server closes")
     ap.add_argument("--timeout", type=float, default=120, help="server: give up after this many seconds")
     ap.add_argument("--idle", type=float, default=30)
     args = ap.parse_args()

@@ -87,6 +87,24 @@ struct QUICInteropTests {
         try await withTimeout(10) { try await server.finish() }
     }
 
+    /// A peer that breaks the framing is closed with application error 1 and a
+    /// reason naming the violation; the server reports it instead of crashing.
+    @Test func serverClosesAPeerThatBreaksTheFraming() async throws {
+        let plugin = try makePlugin()
+        let cell = loopbackCell(payload: nil, probes: 0)
+        let server = try await plugin.startServer(cell)
+        defer { server.stop() }
+        let peer = try Peer(["client", "--port", "\(server.address.port)", "--violate"])
+        defer { peer.stop() }
+        let closed = try await withTimeout(30) { try await BlockingThread.run(name: "peer") { peer.json().map { "\($0)" } } }
+        let text = try #require(closed ?? nil, "the aioquic client printed nothing")
+        #expect(text.contains("\"error_code\": 1"), "\(text)")
+        #expect(text.contains("unknown frame type 0x7f"), "\(text)")
+        await #expect { try await withTimeout(10) { try await server.finish() } } throws: {
+            "\($0)".contains("protocol violation: unknown frame type 0x7f")
+        }
+    }
+
     struct Result: Sendable {
         var rtts: Int, receivedMessages: Int, receivedBytes: Int, bulkStreams: Int
         init(json: [String: Any]) {
