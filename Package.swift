@@ -37,13 +37,23 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // TUN ioctls, ppoll/eventfd/prctl wrappers and packet inspection for the emulator.
+        .target(name: "CLinkEmulation"),
         // Network namespaces, TUN devices, the userspace emulator, the radio model.
         .target(
             name: "LinkEmulation",
             dependencies: [
                 "PeerBenchCore",
+                "CLinkEmulation",
                 .product(name: "Collections", package: "swift-collections"),
             ],
+            swiftSettings: strict
+        ),
+        // Throughput, timing and CPU figures of the link emulator (scripts/bench-link.sh).
+        .executableTarget(
+            name: "link-bench",
+            dependencies: ["LinkEmulation", "PeerBenchCore"],
+            path: "Benchmarks/LinkBench",
             swiftSettings: strict
         ),
         // Built-in transport plugins.

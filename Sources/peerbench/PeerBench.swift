@@ -10,9 +10,9 @@ struct PeerBench: AsyncParsableCommand {
         discussion: """
             Exit codes: 0 every cell ok; 1 the run finished but some cells did not end ok; \
             2 bad input (matrix file, --out folder, option values); 3 the testbed could not be set up; \
-            64 bad command-line usage.
+            64 bad command-line usage; 130 interrupted (SIGINT/SIGTERM): the run stopped cleanly and can be resumed.
             """,
         version: Manifest.peerbenchVersion,
-        subcommands: [RunCommand.self, ValidateCommand.self, ListCommand.self, CompareCommand.self]
+        subcommands: [RunCommand.self, ValidateCommand.self, ListCommand.self, CompareCommand.self, MergeCommand.self, WorkerCommand.self]
     )
 }

@@ -30,6 +30,7 @@ public struct Comparison: Sendable {
     /// Groups records (from one or several runs). Metrics are medians over the `ok` and
     /// `partial` records of each transport; failed cells only count in `runs`.
     public init(records: [JSONValue]) {
+        let records = Comparison.latest(records)
         var order: [String] = []
         var buckets: [String: (env: String, dist: String, payload: String, byLabel: [String: [JSONValue]], labels: [String])] = [:]
         for r in records {
@@ -82,5 +83,22 @@ public struct Comparison: Sendable {
         let values = scored.map(\.1)
         guard values.max()! != values.min()! else { return nil }
         return (higher ? scored.max { $0.1 < $1.1 } : scored.min { $0.1 < $1.1 })!.0
+    }
+}
+
+extension Comparison {
+    /// A journal can hold several records of one cell (a `--retry-failed` rerun keeps
+    /// the failed attempt as history): the last one of each run, cell and repetition
+    /// is the cell's outcome. Records of different runs all count.
+    static func latest(_ records: [JSONValue]) -> [JSONValue] {
+        var lastIndex: [String: Int] = [:]
+        for (i, r) in records.enumerated() {
+            guard let id = r["cell_id"]?.stringValue, let rep = r["repetition"]?.intValue else { continue }
+            lastIndex["\(r["run_id"]?.stringValue ?? "")|\(id)|\(rep)"] = i
+        }
+        return records.enumerated().filter { i, r in
+            guard let id = r["cell_id"]?.stringValue, let rep = r["repetition"]?.intValue else { return true }
+            return lastIndex["\(r["run_id"]?.stringValue ?? "")|\(id)|\(rep)"] == i
+        }.map(\.element)
     }
 }

@@ -11,7 +11,7 @@ public struct MatrixLoader: Sendable {
         self.linkModel = linkModel
     }
 
-    static let topLevelKeys = ["name", "repetitions", "rttProbes", "cellTimeoutSeconds", "seed", "transports", "matrix"]
+    static let topLevelKeys = ["name", "repetitions", "rttProbes", "cellTimeoutSeconds", "seed", "order", "transports", "matrix"]
     static let matrixKeys = ["environments", "distances", "payloads"]
     static let payloadKeys = ["counts", "sizes"]
     static let transportKeys = ["plugin", "label", "options"]
@@ -86,6 +86,10 @@ private struct Validator {
         var seed: UInt64 = 1
         if let s = top["seed"] {
             if let i = s.intValue, i >= 0 { seed = UInt64(i) } else { fail(root.key("seed"), "expected a non-negative integer, got \(s.compactText)") }
+        }
+
+        if let o = top["order"], o.stringValue.flatMap(CellOrder.init(rawValue:)) == nil {
+            fail(root.key("order"), "expected one of \(CellOrder.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")), got \(o.compactText)")
         }
 
         // matrix: environments x distances x payloads

@@ -5,8 +5,10 @@ public enum Manifest {
     public static let schema = "peerbench.manifest/1"
     public static let peerbenchVersion = "0.1.0"
 
+    /// - Parameter extra: further keys (isolation, sessions, interrupted cell), written after the standard ones.
     public static func make(runID: String, plan: RunPlan, linkMode: LinkMode, startedAt: Date, endedAt: Date?,
-                            status: String, summary: RunSummary?, versions: [String: String]) -> JSONValue {
+                            status: String, summary: RunSummary?, versions: [String: String],
+                            extra: JSONObject = JSONObject()) -> JSONValue {
         var o = JSONObject()
         o["schema"] = .string(schema)
         o["run_id"] = .string(runID)
@@ -22,6 +24,9 @@ public enum Manifest {
         o["cell_timeout_seconds"] = .number(plan.matrix.cellTimeoutSeconds)
         o["transports"] = .array(plan.matrix.transports.map { .string($0.label) })
         o["cells_total"] = JSONValue(plan.cells.count)
+        o["order"] = .string(plan.order.rawValue)
+        o["shard"] = plan.options.shard.map { .string($0.description) } ?? .null
+        o["matrix_cells_total"] = JSONValue(plan.matrixCellCount)
         if let summary {
             var s = JSONObject()
             for status in CellStatus.allCases { s[status.rawValue] = JSONValue(summary.byStatus[status] ?? 0) }
@@ -29,6 +34,7 @@ public enum Manifest {
         } else {
             o["summary"] = .null
         }
+        for m in extra { o[m.key] = m.value }
         o["host"] = hostInfo()
         var v = JSONObject()
         v["peerbench"] = .string(peerbenchVersion)
@@ -63,4 +69,9 @@ public enum Manifest {
         return "< 6.2"
         #endif
     }
+}
+
+extension Manifest {
+    /// RFC 3339 with fractional seconds, as every time in records and manifests.
+    public static func rfc3339(_ date: Date) -> String { Record.rfc3339(date) }
 }

@@ -9,7 +9,9 @@ public final class RunDirectory: @unchecked Sendable {
     public var journalPath: String { path + "/records.jsonl" }
     public var manifestPath: String { path + "/manifest.json" }
     public var csvPath: String { path + "/records.csv" }
-    private var journalFD: Int32 = -1
+    /// Where a torn last line is set aside on resume (appended, never overwritten).
+    public var tornPath: String { path + "/records.torn.jsonl" }
+    var journalFD: Int32 = -1
 
     /// Opens (creating if needed) an output folder for a new run of `matrix`.
     /// Refuses a folder that already holds records, naming whose they are, so nothing
@@ -43,10 +45,15 @@ public final class RunDirectory: @unchecked Sendable {
 
     deinit { if journalFD >= 0 { close(journalFD) } }
 
-    func openJournal() throws(InputError) {
+    func openJournal(source: String = "--out") throws(InputError) {
         let fd = open(journalPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
-            throw InputError(source: "--out", "cannot write \(journalPath): \(String(cString: strerror(errno)))")
+            throw InputError(source: source, "cannot write \(journalPath): \(String(cString: strerror(errno)))")
+        }
+        // Two runs appending to one journal would interleave cells and both resume wrongly.
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            close(fd)
+            throw InputError(source: source, "\(path) is in use by another peerbench run (records.jsonl is locked); wait for it or stop it first")
         }
         journalFD = fd
     }

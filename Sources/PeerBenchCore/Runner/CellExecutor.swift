@@ -1,21 +1,42 @@
 import Foundation
 public import Logging
 
-/// Runs one cell end to end: configure the link, start the server, run the client,
-/// enforce the deadline, and turn whatever happened into a record.
+/// Where a cell's plugin code runs.
+public enum Isolation: String, Sendable, CaseIterable {
+    /// In a worker process supervised by the runner: a crash (trap, segfault) or a
+    /// plugin that ignores its deadline costs that cell only. The default.
+    case process
+    /// In the runner's own process: no start-up cost, but a crash ends the run.
+    case none
+}
+
+/// Runs one cell end to end: configure the link, run the plugin's server and client
+/// (in this process or in the worker), enforce the deadline, and turn whatever
+/// happened into a record.
 public struct CellExecutor: Sendable {
     public var registry: PluginRegistry
     public var testbed: any Testbed
     public var rttProbes: Int
     public var timeoutSeconds: Double
     public var logger: Logger
+    /// Runs the plugin part when set (process isolation); nil runs it in this process.
+    public var worker: WorkerProcess?
+    /// Fired by an interruption: stops the running cell at once.
+    public var stopper: CellStopper?
 
-    public init(registry: PluginRegistry, testbed: any Testbed, rttProbes: Int, timeoutSeconds: Double, logger: Logger) {
+    /// Seconds a cell that ignores its deadline gets before it is abandoned (in
+    /// process) or its worker is killed; see `withDeadline`.
+    static let grace = 2.0
+
+    public init(registry: PluginRegistry, testbed: any Testbed, rttProbes: Int, timeoutSeconds: Double, logger: Logger,
+                worker: WorkerProcess? = nil, stopper: CellStopper? = nil) {
         self.registry = registry
         self.testbed = testbed
         self.rttProbes = rttProbes
         self.timeoutSeconds = timeoutSeconds
         self.logger = logger
+        self.worker = worker
+        self.stopper = stopper
     }
 
     /// Runs `cell` over `link` and returns its record. Never throws: every failure
@@ -25,74 +46,69 @@ public struct CellExecutor: Sendable {
         let t0 = MonotonicClock.now()
         var record = Record(runID: runID, cell: cell, link: link, linkMode: testbed.mode, counters: nil, status: .failed,
                             error: nil, startedAt: startedAt, totalSeconds: 0, measurement: nil)
-        defer { _ = record }
         guard link.connected else {
             record.error = "no radio link at \(cell.distance.label) m in \(link.environment)"
                 + (link.snrDb.map { String(format: " (median SNR %.1f dB is below the MCS 0 threshold)", $0) } ?? "")
                 + "; cell not run"
             return record
         }
-        let cancellation = CellCancellation()
-        let logger = self.logger
-        let (registry, testbed, rttProbes) = (self.registry, self.testbed, self.rttProbes)
-        let deadline = t0 + UInt64(timeoutSeconds * 1e9)
-        let serverBox = ServerBox()
-        do {
-            let m = try await withDeadline(seconds: timeoutSeconds, onTimeout: {
-                cancellation.cancel()
-                serverBox.stop()
-            }) {
-                let endpoints = try await testbed.configure(link, seed: cell.seed)
-                let (plugin, _) = try registry.make(cell.transport.plugin, options: cell.transport.options,
-                                                    path: JSONPath.root.key("transports").index(cell.transport.index))
-                var cellLogger = logger
-                cellLogger[metadataKey: "cell"] = "\(cell.key)"
-                let context = CellContext(cellID: cell.id, repetition: cell.repetition, seed: cell.seed, payload: cell.payload,
-                                          rttProbes: rttProbes, deadline: deadline, link: link, client: endpoints.client,
-                                          server: endpoints.server, cancellation: cancellation, logger: cellLogger)
-                let server = try await plugin.startServer(context)
-                serverBox.set(server)
-                let measurement: TransportMeasurement
-                do {
-                    measurement = try await plugin.runClient(context, server: server.address)
-                } catch {
-                    server.stop()
-                    try? await server.finish()
-                    throw error
-                }
-                try await server.finish()
-                return measurement
-            }
+        let outcome = await perform(cell, link: link, t0: t0)
+        switch outcome {
+        case .measured(let m):
             record.measurement = m
             record.status = m.status
             record.error = m.error
-        } catch let e as DeadlineExceeded {
+        case .failed(let e):
+            record.status = .failed
+            record.error = e
+        case .timedOut(let e):
             record.status = .timeout
-            record.error = e.description
-        } catch {
-            record.status = cancellation.isCancelled ? .timeout : .failed
-            record.error = cancellation.isCancelled ? "cell did not finish within \(JSONValue.format(timeoutSeconds)) s (\(error))" : "\(error)"
+            record.error = e
         }
-        serverBox.stop()
         record.counters = testbed.counters()
         record.totalSeconds = Double(MonotonicClock.elapsed(since: t0)) / 1e9
         return record
     }
-}
 
-/// Holds the running server so the deadline handler can stop it.
-private final class ServerBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var server: (any TransportServer)?
-    private var stopped = false
-
-    func set(_ s: any TransportServer) {
-        let stopNow = lock.withLock { server = s; return stopped }
-        if stopNow { s.stop() }
-    }
-
-    func stop() {
-        let s = lock.withLock { stopped = true; return server }
-        s?.stop()
+    private func perform(_ cell: Cell, link: ResolvedLink, t0: UInt64) async -> PluginSession.Outcome {
+        // The testbed (namespaces, emulator threads, counters) always lives here, in the
+        // runner; only the plugin's server and client move into the worker.
+        let testbed = self.testbed
+        let endpoints: (client: Endpoint, server: Endpoint)
+        do {
+            endpoints = try await withDeadline(seconds: timeoutSeconds, onTimeout: {}) {
+                try await testbed.configure(link, seed: cell.seed)
+            }
+        } catch let e as DeadlineExceeded {
+            return .timedOut("setting up the link: \(e.description)")
+        } catch {
+            return .failed("setting up the link: \(error)")
+        }
+        let remaining = max(0.001, timeoutSeconds - Double(MonotonicClock.elapsed(since: t0)) / 1e9)
+        let seed = CellContextSeed(cellID: cell.id, repetition: cell.repetition, seed: cell.seed, payload: cell.payload, rttProbes: rttProbes)
+        guard let worker else {
+            return await PluginSession(registry: registry, transport: cell.transport, cell: seed, timeoutSeconds: remaining,
+                                 cellTimeoutSeconds: timeoutSeconds, logger: logger)
+                .run(client: endpoints.client, server: endpoints.server, link: link, stopper: stopper)
+        }
+        stopper?.arm { worker.killNow() }
+        defer { stopper?.disarm() }
+        let request = CellRequest(transport: cell.transport, cell: seed, timeoutSeconds: remaining, cellTimeoutSeconds: timeoutSeconds, link: link,
+                                  client: endpoints.client, server: endpoints.server)
+        // The worker enforces the deadline itself (same code as in process); this outer
+        // limit only catches a worker that cannot: a plugin ignoring cancellation.
+        switch await worker.run(request, hardTimeout: remaining + CellExecutor.grace + 1.5) {
+        case .outcome(let o):
+            if case .timedOut = o {
+                // A timed-out cell may have left threads blocked in the worker; start afresh.
+                worker.killNow()
+                worker.finish()
+            }
+            return o
+        case .died(let how):
+            return .failed(how)
+        case .unresponsive:
+            return .timedOut("cell did not finish within \(JSONValue.format(timeoutSeconds)) s and did not stop when told; its worker process was killed")
+        }
     }
 }

@@ -3,23 +3,53 @@ import Foundation
 import Logging
 import PeerBenchCore
 
+extension CellOrder: ExpressibleByArgument {}
+extension Isolation: ExpressibleByArgument {}
+
 struct RunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
         abstract: "Run every cell of a matrix and record one line per cell.",
-        discussion: "Writes OUT/records.jsonl (flushed after every cell), OUT/manifest.json and OUT/records.csv."
+        discussion: """
+            Writes OUT/records.jsonl (flushed after every cell), OUT/manifest.json and OUT/records.csv. \
+            Ctrl-C (SIGINT) or SIGTERM stops the run cleanly and prints the command that resumes it; \
+            a second Ctrl-C exits at once. See docs/UNATTENDED.md.
+            """
     )
 
-    @OptionGroup var matrixArgument: MatrixArgument
+    @Argument(help: "The matrix file (default ./matrix.json; with --resume, the run's own matrix file as named in its manifest).")
+    var matrix: String?
 
     @Option(help: "Output folder for records.jsonl, manifest.json and records.csv (created if missing).")
-    var out: String
+    var out: String?
+
+    @Option(help: "Continue the run in this folder: cells already recorded are skipped, a torn last line is set aside.")
+    var resume: String?
+
+    @Flag(name: .customLong("retry-failed"), help: "With --resume: also rerun the cells whose last record failed or timed out (earlier records are kept).")
+    var retryFailed = false
+
+    @Flag(name: .customLong("dry-run"), help: "List the cells that would run, with estimated durations, and run nothing.")
+    var dryRun = false
+
+    @Option(help: "Cell order: interleaved (transports alternate per environment x distance x payload; default), sequential (one transport after another) or shuffled (by the run seed); overrides the matrix's \"order\".")
+    var order: CellOrder?
+
+    @Option(help: "Run only shard K of N (K/N, counting from 1): a deterministic, disjoint share of the cells, for several machines.")
+    var shard: String?
+
+    @Option(help: "Where plugins run: 'process' (a supervised worker process: a crashing cell is recorded as failed and the run goes on) or 'none' (in this process).")
+    var isolation: Isolation = .process
 
     @Option(help: "Run only these transports, by label, comma-separated (e.g. tcp,udp).")
     var transports: String?
 
-    @Option(help: "How client and server are joined: 'emulated' (namespaces + link emulator) or 'none' (loopback).")
-    var link: LinkMode = .none
+    @Option(help: "How client and server are joined: 'emulated' (namespaces + link emulator) or 'none' (loopback). Default for a new run: \(RunCommand.defaultLink.rawValue); on resume, the run's own.")
+    var link: LinkMode?
+
+    /// The link of a new run without --link. (Optional above so that resume can tell
+    /// "not given" from "given".)
+    static let defaultLink: LinkMode = .emulated
 
     @Option(help: "Run seed; overrides the matrix's \"seed\". Same seed, same emulated link traces.")
     var seed: UInt64?
@@ -41,58 +71,88 @@ struct RunCommand: AsyncParsableCommand {
         if let t = cellTimeout, !(t > 0) { throw ValidationError("--cell-timeout must be a number of seconds above 0, got \(t)") }
         if link == .remote { throw ValidationError("--link remote is not available yet; use emulated or none") }
         if let t = transports, t.split(separator: ",").isEmpty { throw ValidationError("--transports needs at least one label") }
+        if out != nil && resume != nil { throw ValidationError("give either --out (a new run) or --resume (continue a run), not both") }
+        if out == nil && resume == nil && !dryRun { throw ValidationError("give --out DIR for a new run, or --resume DIR to continue one") }
+        if retryFailed && resume == nil { throw ValidationError("--retry-failed needs --resume DIR (the run whose failed cells to rerun)") }
+        if let s = shard { do { _ = try Shard(parsing: s) } catch { throw ValidationError(error.description) } }
     }
 
     func run() async throws {
         let registry = Wiring.registry
         let linkModel = Wiring.linkModel
-        let options = RunOptions(
-            matrixFile: matrixArgument.matrix, commandLine: CommandLine.arguments,
-            transports: transports.map { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } },
-            seed: seed, repetitions: repetitions, cellTimeoutSeconds: cellTimeout)
-        let plan: RunPlan
-        let dir: RunDirectory
-        do {
-            let matrix = try MatrixLoader(registry: registry, linkModel: linkModel).load(path: matrixArgument.matrix)
-            plan = try RunPlan(matrix: matrix, options: options, linkModel: linkModel)
-            dir = try RunDirectory.create(out, for: plan.matrix)
-        } catch let e as InputError {
-            throw fail(e)
+        let setup: RunSetup
+        do { setup = try RunSetup.prepare(self, registry: registry, linkModel: linkModel) } catch let e as InputError { throw fail(e) }
+        for w in setup.warnings { Terminal.err("peerbench: warning: \(w)") }
+        let plan = setup.plan
+        if dryRun {
+            DryRun.print(plan: plan, pending: setup.pending, recorded: setup.alreadyRecorded, registry: registry)
+            return
         }
-
+        let dir = setup.dir!
         let testbed: any Testbed
-        do { testbed = try Wiring.makeTestbed(link) } catch let e as InputError { throw fail(e) } catch {
-            Terminal.error("cannot set up the \(link.rawValue) link: \(error)")
+        do { testbed = try Wiring.makeTestbed(setup.linkMode) } catch let e as InputError { throw fail(e) } catch {
+            Terminal.error("cannot set up the \(setup.linkMode.rawValue) link: \(error)")
             throw ExitStatus.testbed
         }
 
         var logger = Logger(label: "peerbench")
         logger.logLevel = verbose ? .debug : .warning
-        let runID = RunCommand.makeRunID()
-        let startedAt = Date()
-        let versions = Wiring.libraryVersions
-        try dir.writeManifest(Manifest.make(runID: runID, plan: plan, linkMode: testbed.mode, startedAt: startedAt,
-                                            endedAt: nil, status: "running", summary: nil, versions: versions))
+        let worker = isolation == .process ? WorkerProcess(arguments: ["cell-worker"] + (verbose ? ["--verbose"] : [])) : nil
+        let runner = Runner(registry: registry, testbed: testbed, logger: logger, worker: worker)
+        let book = ManifestBook(dir: dir, plan: plan, setup: setup, linkMode: testbed.mode, isolation: isolation,
+                                versions: Wiring.libraryVersions, commandLine: CommandLine.arguments)
+        try book.write(status: "running", ended: false)
+        let resumeCommand = setup.resumeCommand
         if !quiet {
-            Terminal.err("peerbench: \(plan.cells.count) cells of \(plan.matrix.name) over link '\(testbed.mode.rawValue)' into \(out)")
+            let skipped = setup.alreadyRecorded > 0 ? " (\(setup.alreadyRecorded) already recorded)" : ""
+            Terminal.err("peerbench: \(setup.pending.count) cells\(skipped) of \(plan.matrix.name)\(plan.options.shard.map { " shard \($0)" } ?? "") over link '\(testbed.mode.rawValue)', \(isolation == .process ? "isolated in a worker process" : "in process"), into \(dir.path)")
         }
-        let runner = Runner(registry: registry, testbed: testbed, logger: logger)
+        let trap = InterruptTrap(onFirst: { sig in
+            Terminal.err("\npeerbench: \(InterruptTrap.name(sig)) received: stopping after cleaning up the current cell (again to exit at once)")
+            runner.stopper.fire()
+        }, onSecond: { sig in
+            // Exit at once. The journal is valid: each record is one write, already
+            // flushed. Only the manifest and the worker need a moment.
+            worker?.killNow()
+            try? book.write(status: "interrupted", ended: true)
+            // Namespaces outlive the process; give their removal a moment, no more.
+            let cleaned = DispatchSemaphore(value: 0)
+            Task { await testbed.shutdown(); cleaned.signal() }
+            _ = cleaned.wait(timeout: .now() + 2)
+            Terminal.err("peerbench: \(InterruptTrap.name(sig)) again: exiting now. Resume with:\n  \(resumeCommand)")
+            _exit(130)
+        })
+        let estimates = plan.estimates(of: setup.pending, registry: registry)
+        let printer = quiet ? nil : ProgressPrinter(estimates: estimates, alreadyRecorded: setup.alreadyRecorded, live: Terminal.stderrIsTerminal, verbose: verbose)
         let summary: RunSummary
         do {
-            summary = try await runner.run(plan, runID: runID, into: dir, observer: quiet ? nil : ProgressPrinter())
+            summary = try await runner.run(plan, cells: setup.pending, runID: setup.runID, into: dir, observer: printer)
         } catch {
+            worker?.killNow()
             await testbed.shutdown()
+            printer?.stop()
+            try? book.write(status: "failed", ended: true)
+            trap.cancel()
             Terminal.error("cannot write to \(dir.journalPath): \(error); the records written so far are kept")
             throw ExitStatus.badInput
         }
+        printer?.stop()
         await testbed.shutdown()
-        try dir.writeManifest(Manifest.make(runID: runID, plan: plan, linkMode: testbed.mode, startedAt: startedAt,
-                                            endedAt: Date(), status: "finished", summary: summary, versions: versions))
+        book.interruptedCell = summary.interruptedCell
+        try book.write(status: summary.interrupted ? "interrupted" : "finished", ended: true)
         try dir.exportCSV()
+        // Only now: a signal during the wrap-up still goes through the handlers above.
+        trap.cancel()
 
-        let counts = CellStatus.allCases.compactMap { s in summary.byStatus[s].map { "\($0) \(s.rawValue)" } }
-        Terminal.err("peerbench: \(summary.total) cells: \(counts.joined(separator: ", ")). Records: \(dir.journalPath)")
-        if summary.notOK > 0 { throw ExitStatus.cellsNotOK }
+        let whole = book.wholeRunSummary()
+        let counts = CellStatus.allCases.compactMap { s in whole.byStatus[s].map { "\($0) \(s.rawValue)" } }
+        if summary.interrupted {
+            let left = plan.cells.count - whole.total
+            Terminal.err("peerbench: interrupted: \(summary.total) cells recorded this time, \(left) still to run\(summary.interruptedCell.map { " (\($0.summary) was stopped and will run again)" } ?? ""). Resume with:\n  \(resumeCommand)")
+            throw ExitStatus.interrupted
+        }
+        Terminal.err("peerbench: \(whole.total) cells: \(counts.joined(separator: ", ")). Records: \(dir.journalPath)")
+        if whole.notOK > 0 { throw ExitStatus.cellsNotOK }
     }
 
     static func makeRunID() -> String {

@@ -1,20 +1,106 @@
+import Foundation
 import PeerBenchCore
 
-/// One line per finished cell on standard error: what ran, how it ended, the headline figures.
-struct ProgressPrinter: RunObserver {
-    func cellStarted(index: Int, total: Int, cell: Cell) {}
+/// Progress on standard error. On a terminal: finished cells scroll above a live line
+/// (cells done/total, failures, the current cell and its elapsed time, ETA), redrawn
+/// every second. Otherwise: one plain log line per finished cell, with the ETA.
+final class ProgressPrinter: RunObserver, @unchecked Sendable {
+    private let lock = NSLock()
+    private var estimate: ProgressEstimate
+    private let live: Bool
+    private let verbose: Bool
+    private var current: (cell: Cell, index: Int, started: UInt64)?
+    private var timer: (any DispatchSourceTimer)?
+    private let t0 = MonotonicClock.now()
+    /// Cells recorded before this session (on resume), so counters show the whole run.
+    private let offset: Int
+
+    init(estimates: [Double], alreadyRecorded: Int = 0, live: Bool, verbose: Bool) {
+        estimate = ProgressEstimate(estimates: estimates)
+        offset = alreadyRecorded
+        self.live = live
+        self.verbose = verbose
+        if live {
+            let t = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "peerbench.progress"))
+            t.schedule(deadline: .now() + 1, repeating: 1)
+            t.setEventHandler { [weak self] in self?.redraw() }
+            t.resume()
+            timer = t
+        }
+    }
+
+    func stop() {
+        timer?.cancel()
+        if live { lock.withLock { FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8)) } }
+    }
+
+    func cellStarted(index: Int, total: Int, cell: Cell) {
+        lock.withLock { current = (cell, index, MonotonicClock.now()) }
+        if live { redraw() } else if verbose { Terminal.err("[\(counter(index, total))] \(cell.summary): started") }
+    }
 
     func cellFinished(index: Int, total: Int, cell: Cell, record: Record) {
-        let width = String(total).count
-        let n = String(index + 1).leftPadded(to: width)
-        var line = "[\(n)/\(total)] \(cell.summary): \(record.status.rawValue)"
+        let line = lock.withLock { () -> String in
+            estimate.finished(seconds: record.totalSeconds, ok: record.status == .ok)
+            current = nil
+            var line = "[\(counter(index, total))] " + ProgressPrinter.describe(cell: cell, record: record)
+            if !live, let eta = estimate.remainingSeconds, estimate.done < estimate.total { line += "  · ETA \(Format.duration(eta))" }
+            return line
+        }
+        emit(line)
+    }
+
+    func cellInterrupted(index: Int, total: Int, cell: Cell) {
+        lock.withLock { current = nil }
+        emit("[\(counter(index, total))] \(cell.summary): interrupted (not recorded; runs again on resume)")
+    }
+
+    private func counter(_ index: Int, _ total: Int) -> String {
+        String(offset + index + 1).leftPadded(to: String(offset + total).count) + "/\(offset + total)"
+    }
+
+    /// A finished-cell line; on a terminal it replaces the live line, which is redrawn below it.
+    private func emit(_ line: String) {
+        if live {
+            lock.withLock { FileHandle.standardError.write(Data(("\r\u{1B}[2K" + line + "\n").utf8)) }
+            redraw()
+        } else {
+            Terminal.err(line)
+        }
+    }
+
+    private func redraw() {
+        lock.withLock {
+            guard live else { return }
+            var parts = ["\(offset + estimate.done)/\(offset + estimate.total) done"]
+            if estimate.failures > 0 { parts.append("\(estimate.failures) not ok") }
+            if let c = current {
+                parts.append("now: \(c.cell.summary) (\(Format.seconds(Double(MonotonicClock.elapsed(since: c.started)) / 1e9)))")
+            }
+            if let eta = estimate.remainingSeconds, estimate.done < estimate.total { parts.append("ETA \(Format.duration(eta))") }
+            parts.append("elapsed \(Format.duration(Double(MonotonicClock.elapsed(since: t0)) / 1e9))")
+            var text = parts.joined(separator: " · ")
+            let width = ProgressPrinter.terminalWidth
+            if text.count > width - 1 { text = String(text.prefix(width - 2)) + "…" }
+            FileHandle.standardError.write(Data(("\r\u{1B}[2K" + text).utf8))
+        }
+    }
+
+    static var terminalWidth: Int {
+        var w = winsize()
+        return ioctl(2, UInt(TIOCGWINSZ), &w) == 0 && w.ws_col > 20 ? Int(w.ws_col) : 100
+    }
+
+    /// What ran, how it ended, the headline figures.
+    static func describe(cell: Cell, record: Record) -> String {
+        var line = "\(cell.summary): \(record.status.rawValue)"
         if let t = record.throughputMbps { line += "  \(Format.number(t, digits: 1)) Mbit/s" }
         if let m = record.measurement, let rtt = RTTSummary(nanoseconds: m.rttNanos) {
             line += "  RTT p50 \(Format.number(rtt.p50, digits: 3)) ms"
         }
         if let d = record.measurement?.delivery, d.lossRatio > 0 { line += "  loss \(Format.number(d.lossRatio * 100, digits: 2)) %" }
         if let e = record.error { line += "  (\(e))" }
-        Terminal.err(line)
+        return line
     }
 }
 

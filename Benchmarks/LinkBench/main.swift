@@ -1,0 +1,124 @@
+// Measures the link emulator: TCP goodput through it (iperf3 as an independent
+// peer), its scheduling error under UDP load, and its CPU cost per forwarded packet.
+// Needs root (namespaces, TUN). Run through scripts/bench-link.sh.
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import LinkEmulation
+import PeerBenchCore
+
+struct Options {
+    var mode = "tcp"
+    var delayMs = 0.0
+    var rateMbps: Double?
+    var mtu = 1_500
+    var seconds = 10
+    var udpMbps = 100.0
+    var streams = 1
+    var schedule = "always-on"
+    var tso = true
+    var lossPercent = 0.0
+
+    init(_ args: [String]) {
+        var i = 0
+        func next() -> String { i += 1; return i < args.count ? args[i] : "" }
+        while i < args.count {
+            switch args[i] {
+            case "--mode": mode = next()
+            case "--delay-ms": delayMs = Double(next()) ?? 0
+            case "--rate-mbps": rateMbps = Double(next())
+            case "--mtu": mtu = Int(next()) ?? 1_500
+            case "--seconds": seconds = Int(next()) ?? 10
+            case "--udp-mbps": udpMbps = Double(next()) ?? 100
+            case "--streams": streams = Int(next()) ?? 1
+            case "--schedule": schedule = next()
+            case "--no-tso": tso = false
+            case "--loss-percent": lossPercent = Double(next()) ?? 0
+            default: fatalError("unknown option \(args[i]); see scripts/bench-link.sh")
+            }
+            i += 1
+        }
+    }
+}
+
+func cpuNanos() -> UInt64 {
+    var ru = rusage()
+    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &ru)
+    func ns(_ t: timeval) -> UInt64 { UInt64(t.tv_sec) * 1_000_000_000 + UInt64(t.tv_usec) * 1_000 }
+    return ns(ru.ru_utime) + ns(ru.ru_stime)
+}
+
+func start(_ ns: NetworkNamespace, _ args: [String], output: Pipe? = nil) throws -> Process {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
+    p.arguments = ["netns", "exec", ns.name] + args
+    p.standardOutput = output ?? FileHandle.nullDevice
+    p.standardError = FileHandle.standardError
+    try p.run()
+    return p
+}
+
+let o = Options(Array(CommandLine.arguments.dropFirst()))
+
+// `--mode table`: the radio model's resolved links as a Markdown table (docs/LINK-MODEL.md); needs no privileges.
+if o.mode == "table" {
+    let model = RadioModel()
+    print("| environment | distance | RSSI dBm | SNR dB | MCS | PHY Mbit/s | rate Mbit/s | loss % | connected |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for env in model.builtInEnvironments {
+        for d in [1.0, 10, 30, nil] {
+            let l = try model.resolve(environment: env, profile: nil, distance: d, distanceLabel: d.map { String(Int($0)) } ?? "max")
+            func f(_ v: Double?) -> String { v.map { String(format: "%.1f", $0) } ?? "-" }
+            let dist = d.map { "\(Int($0)) m" } ?? "max = \(Int(l.distanceMeters!)) m"
+            print("| \(env) | \(dist) | \(f(l.rssiDbm)) | \(f(l.snrDb)) | \(l.mcs.map(String.init) ?? "none") | \(f(l.phyRateMbps)) | \(f(l.rateMbps)) | \(String(format: "%.2f", l.lossPercent ?? 0)) | \(l.connected ? "yes" : "no") |")
+        }
+    }
+    exit(0)
+}
+let testbed = try EmulatedTestbed()
+defer { testbed.shutdownNow() }
+var parameters = EmulatorParameters(delayNanos: UInt64(o.delayMs * 1e6), rateBitsPerSecond: o.rateMbps.map { $0 * 1e6 }, mtu: o.mtu)
+if o.schedule == "bulk" { parameters.schedule = .bulk }
+parameters.allowSegmentationOffload = o.tso
+parameters.lossProbability = o.lossPercent / 100
+let (client, server) = try testbed.configure(parameters, seed: 1)
+let (cns, sns) = (client.namespace!, server.namespace!)
+
+// A new namespace starts with the kernel's default TCP buffer limits (6 MiB receive),
+// which cap one flow at about 600 Mbit/s over a 40 ms round trip. Raise them inside
+// the benchmark's own namespaces so the emulator, not the window, is what is measured.
+for ns in [cns, sns] {
+    let p = try start(ns, ["sysctl", "-q", "-w", "net.ipv4.tcp_rmem=4096 131072 67108864", "net.ipv4.tcp_wmem=4096 16384 67108864"])
+    p.waitUntilExit()
+}
+
+let iperfServer = try start(sns, ["iperf3", "-s", "-1", "-B", server.address, "-p", "5211"])
+usleep(300_000)
+var args = ["iperf3", "-c", server.address, "-p", "5211", "-t", String(o.seconds), "-J", "-P", String(o.streams)]
+if o.mode == "udp" { args += ["-u", "-b", "\(Int(o.udpMbps))M", "-l", "1400"] }
+let out = Pipe()
+let cpu0 = cpuNanos(), wall0 = MonotonicClock.now()
+let iperfClient = try start(cns, args, output: out)
+let json = out.fileHandleForReading.readDataToEndOfFile()
+iperfClient.waitUntilExit()
+let cpu = cpuNanos() - cpu0, wall = MonotonicClock.now() - wall0
+iperfServer.waitUntilExit()
+
+let report = (try? JSONSerialization.jsonObject(with: json)) as? [String: Any]
+let end = report?["end"] as? [String: Any]
+let goodput: Double
+if o.mode == "udp" {
+    goodput = ((end?["sum"] as? [String: Any])?["bits_per_second"] as? Double) ?? 0
+} else {
+    goodput = ((end?["sum_received"] as? [String: Any])?["bits_per_second"] as? Double) ?? 0
+}
+let c = testbed.counters()!
+let e = testbed.schedulingError()!
+let forwarded = c.packetsUp + c.packetsDown - c.dropsUp - c.dropsDown
+let frames = e.count
+print(String(format: "mode=%@ mtu=%d delay_ms=%.1f rate_mbps=%@ loss_percent=%.3f schedule=%@ tso=%@ streams=%d seconds=%d", o.mode, o.mtu, o.delayMs, o.rateMbps.map { String($0) } ?? "unlimited", o.lossPercent, o.schedule, (o.tso && o.lossPercent == 0) ? "on" : "off", o.streams, o.seconds))
+print(String(format: "goodput_mbps=%.1f", goodput / 1e6))
+print("packets_up=\(c.packetsUp) packets_down=\(c.packetsDown) drops=\(c.dropsUp + c.dropsDown) causes=\(c.dropCauses) frames_forwarded=\(frames)")
+print(String(format: "emulator_cpu_percent=%.1f cpu_ns_per_ip_packet=%.0f cpu_ns_per_frame=%.0f", Double(cpu) / Double(wall) * 100, Double(cpu) / Double(max(forwarded, 1)), Double(cpu) / Double(max(frames, 1))))
+print("sched_error_us p50=\(e.percentileMicros(0.5) ?? -1) p90=\(e.percentileMicros(0.9) ?? -1) p99=\(e.percentileMicros(0.99) ?? -1) p999=\(e.percentileMicros(0.999) ?? -1) max=\(e.percentileMicros(1.0) ?? -1)")

@@ -1,0 +1,234 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CLinkEmulation
+import Dispatch
+import Foundation
+public import PeerBenchCore
+import Synchronization
+
+/// The userspace link emulator: moves IP packets between two TUN devices, one
+/// dedicated thread per direction, applying queue, rate, channel schedule, delay,
+/// jitter and loss. Up = client to server.
+///
+/// Every random decision comes from generators seeded with the cell's seed, so the
+/// same seed gives the same loss pattern and delays for the same packet sequence.
+public final class Emulator: Sendable {
+    private let up: EmulatorDirection
+    private let down: EmulatorDirection
+    private let stopFd: Int32
+    private let finished = DispatchSemaphore(value: 0)
+    private let running = Mutex(false)
+
+    /// An emulator between `clientFd` and `serverFd` (vnet-header TUN fds, non-blocking).
+    public init(clientFd: Int32, serverFd: Int32, parameters: EmulatorParameters, seed: UInt64) throws {
+        stopFd = try syscall("eventfd") { pbl_eventfd() }
+        let start = MonotonicClock.now()
+        up = EmulatorDirection(name: "up", input: clientFd, output: serverFd, parameters: parameters, seed: seed, stream: 0, start: start)
+        down = EmulatorDirection(name: "down", input: serverFd, output: clientFd, parameters: parameters, seed: seed, stream: 1, start: start)
+    }
+
+    deinit {
+        stop()
+        close(stopFd)
+    }
+
+    /// Starts both direction threads.
+    public func start() {
+        running.withLock { $0 = true }
+        for direction in [up, down] {
+            let stopFd = self.stopFd, finished = self.finished
+            let thread = Thread {
+                direction.run(stopFd: stopFd)
+                finished.signal()
+            }
+            thread.name = "pb-link-\(direction.name)"
+            thread.qualityOfService = .userInteractive
+            thread.start()
+        }
+    }
+
+    /// Stops both threads and waits for them. Idempotent.
+    public func stop() {
+        let wasRunning = running.withLock { r in
+            defer { r = false }
+            return r
+        }
+        guard wasRunning else { return }
+        _ = pbl_eventfd_signal(stopFd)
+        finished.wait()
+        finished.wait()
+    }
+
+    /// Packets, bytes and drops each way since the emulator was created.
+    public func counters() -> LinkCounters {
+        LinkCounters(up: up.publishedCounters(), down: down.publishedCounters())
+    }
+
+    /// Delivery lateness over both directions since the emulator was created.
+    public func schedulingError() -> SchedulingError {
+        var e = up.publishedSchedulingError()
+        e.add(down.publishedSchedulingError())
+        return e
+    }
+}
+
+/// One direction of the link. All mutable state is touched only by its own thread;
+/// counters and statistics reach other threads through `published`, under a mutex.
+final class EmulatorDirection: @unchecked Sendable {
+    let name: String
+    private let input: Int32
+    private let output: Int32
+    private let p: EmulatorParameters
+    private let start: UInt64
+    private let ring: PacketRing
+    private var backlog = Backlog()
+    private var lossRandom: SeededRandom
+    private var jitterRandom: SeededRandom
+    private var trace: ChannelTrace?
+    private var lossState = LossProcess()
+    private var lastDeparture: UInt64
+    private var lastRelease: UInt64 = 0
+    private let jitterSd: Double
+    /// Nanoseconds per byte at the fixed rate (0 = unlimited).
+    private let nanosPerByte: Double
+
+    /// Counters and lateness, updated in place under an uncontended lock (tens of
+    /// nanoseconds, against microseconds for the packet's system calls).
+    private let published = Mutex((DirectionCounters(), SchedulingError()))
+
+    init(name: String, input: Int32, output: Int32, parameters: EmulatorParameters, seed: UInt64, stream: UInt64, start: UInt64) {
+        self.name = name
+        self.input = input
+        self.output = output
+        p = parameters
+        self.start = start
+        lastDeparture = start
+        lossRandom = SeededRandom(seed: seed, stream: 16 * stream + 1)
+        jitterRandom = SeededRandom(seed: seed, stream: 16 * stream + 2)
+        // Both directions share one radio channel: same trace stream.
+        trace = parameters.radio.map { ChannelTrace($0, seed: seed) }
+        jitterSd = Double(parameters.jitterNanos)
+        nanosPerByte = parameters.rateBitsPerSecond.map { 8e9 / $0 } ?? 0
+        // Room for the queue plus what is in flight; the mapping is lazy, so be generous.
+        ring = PacketRing(capacity: max(64 << 20, 2 * parameters.queue.bytes))
+    }
+
+    func publishedCounters() -> DirectionCounters { published.withLock { $0.0 } }
+    func publishedSchedulingError() -> SchedulingError { published.withLock { $0.1 } }
+
+    // MARK: The loop
+
+    func run(stopFd: Int32) {
+        _ = pbl_set_timer_slack(1)  // precise wake-ups: the default slack is 50 us
+        // A real-time priority keeps release times when the peers (or anything else)
+        // load both cores. The thread blocks between packets, so it cannot starve
+        // others; without CAP_SYS_NICE it simply stays a normal thread.
+        if p.realtimePriority > 0 { _ = pbl_set_realtime(Int32(p.realtimePriority)) }
+        let scratch = UnsafeMutableRawPointer.allocate(byteCount: PacketRing.maxFrame, alignment: 64)
+        defer { scratch.deallocate() }
+        while true {
+            var now = MonotonicClock.now()
+            releaseDue(now: now)
+            // Read what is waiting, in batches, releasing due packets in between so a
+            // burst of arrivals never delays a departure by more than one batch.
+            var batch = 0
+            var drained = false
+            while batch < 64 {
+                let offset = ring.reserve()
+                let target = offset.map { ring.base + $0 } ?? scratch
+                let n = read(input, target, PacketRing.maxFrame)
+                if n < 0 {
+                    let e = errno
+                    if e == EINTR { continue }
+                    if e == EAGAIN { drained = true; break }
+                    // The device went away (namespace removed): nothing left to emulate.
+                    return
+                }
+                now = MonotonicClock.now()
+                arrive(frame: target, length: n, offset: offset, now: now)
+                batch += 1
+                if let f = ring.first, f.release <= now { releaseDue(now: now) }
+            }
+            if !drained { continue }
+            now = MonotonicClock.now()
+            var timeout: Int64 = -1
+            if let f = ring.first {
+                if f.release <= now { continue }
+                timeout = Int64(f.release - now)
+            }
+            let r = pbl_wait(input, stopFd, timeout)
+            if r > 0 && r & 2 != 0 { break }
+        }
+    }
+
+    @inline(__always)
+    private func releaseDue(now: UInt64) {
+        while let f = ring.first, f.release <= now {
+            _ = write(output, ring.base + f.offset, f.length)
+            let late = MonotonicClock.now() &- f.release
+            published.withLock { $0.1.record(lateNanos: late) }
+            ring.removeFirst()
+        }
+    }
+
+    @inline(__always)
+    private func drop(_ cause: DropCause) {
+        let i = cause == .queue ? 0 : cause == .loss ? 1 : 2
+        published.withLock { $0.0.drops[i] += 1 }
+    }
+
+    @inline(__always)
+    private func arrive(frame: UnsafeMutableRawPointer, length: Int, offset: Int?, now: UInt64) {
+        let info = pbl_packet_inspect(frame.assumingMemoryBound(to: UInt8.self), length)
+        let segments = Int(info.segments), wireBytes = Int(info.wire_bytes)
+        published.withLock {
+            $0.0.packets += segments
+            $0.0.bytes += wireBytes
+        }
+        let t = now - start
+
+        // Draw every random value each packet needs up front, whatever happens to it,
+        // so the loss pattern depends only on the seed and the packet sequence.
+        let lossDraw = lossRandom.unit(), transitionDraw = lossRandom.unit()
+        let jitterDraw = jitterSd > 0 ? jitterRandom.normal() : 0
+
+        var lossP = p.lossProbability
+        var nanosPerByte = self.nanosPerByte
+        if trace != nil {
+            trace!.advance(to: t)
+            lossP = trace!.lossProbability
+            nanosPerByte = 8e9 / trace!.rateBitsPerSecond
+        }
+
+        guard let offset else { drop(.queue); return }  // ring full
+
+        backlog.expire(now: now)
+        if backlog.packets + segments > p.queue.packets || backlog.bytes + wireBytes > p.queue.bytes {
+            drop(p.schedule.isOff(at: t) ? .offChannel : .queue)
+            return
+        }
+
+        // Serialisation: after the previous packet, only while the channel is on.
+        let duration = UInt64(Double(wireBytes) * nanosPerByte)
+        let earliest = max(t, lastDeparture &- start)
+        let departure = start + p.schedule.departure(earliest: earliest, duration: duration)
+        lastDeparture = departure
+        backlog.add(departure: departure, packets: segments, bytes: wireBytes)
+
+        // A lost packet still used its air time.
+        if lossState.isLost(probability: lossP, burst: p.burstLoss, draw: lossDraw, transition: transitionDraw) {
+            drop(.loss)
+            return
+        }
+
+        var release = departure &+ p.delayNanos
+        if jitterDraw != 0 {
+            let shifted = Double(release) + jitterDraw * jitterSd
+            release = UInt64(max(Double(departure), shifted))
+        }
+        release = max(release, lastRelease)  // keep order
+        lastRelease = release
+        ring.commit(offset: offset, length: length, release: release)
+    }
+}

@@ -1,0 +1,63 @@
+public import PeerBenchCore
+
+/// Everything one cell's emulator applies, per direction, in the emulator's units.
+public struct EmulatorParameters: Sendable, Equatable {
+    /// Propagation + MAC delay, nanoseconds.
+    public var delayNanos: UInt64
+    /// Standard deviation of the per-packet delay, nanoseconds (normal; order is kept,
+    /// so a packet never overtakes its predecessor).
+    public var jitterNanos: UInt64
+    /// Independent (or, with `burstLoss`, long-run) loss probability when there is no
+    /// time-varying radio channel.
+    public var lossProbability: Double
+    /// Serialisation rate during on-channel time, bits per second; nil = unlimited.
+    public var rateBitsPerSecond: Double?
+    public var schedule: ChannelSchedule
+    public var burstLoss: BurstLoss?
+    public var radio: RadioDynamics?
+    public var queue: QueueLimits
+    /// Interface MTU of both TUN devices.
+    public var mtu: Int
+    /// SCHED_FIFO priority of the emulator threads (0 = normal scheduling). Real-time
+    /// priority keeps the release times precise while the endpoints load the CPU.
+    public var realtimePriority: Int = 20
+    /// Lets the TUN devices pass TCP super-packets when the link is lossless. Off forces
+    /// one read and one write per IP packet (for measuring the plain path).
+    public var allowSegmentationOffload = true
+
+    public init(delayNanos: UInt64 = 0, jitterNanos: UInt64 = 0, lossProbability: Double = 0, rateBitsPerSecond: Double? = nil,
+                schedule: ChannelSchedule = .alwaysOn, burstLoss: BurstLoss? = nil, radio: RadioDynamics? = nil,
+                queue: QueueLimits = .default, mtu: Int = 1_500) {
+        self.delayNanos = delayNanos
+        self.jitterNanos = jitterNanos
+        self.lossProbability = lossProbability
+        self.rateBitsPerSecond = rateBitsPerSecond
+        self.schedule = schedule
+        self.burstLoss = burstLoss
+        self.radio = radio
+        self.queue = queue
+        self.mtu = mtu
+    }
+
+    /// The parameters for a resolved link. Its `channel` (an `EmulatedChannel`) adds the
+    /// schedule, burst loss, radio dynamics and queue; without one the link is
+    /// always on with independent loss. `rateMbps` is the long-run average, so with an
+    /// off-channel schedule the transmitter runs at rate / on-fraction while on channel.
+    public init(_ link: ResolvedLink) {
+        let channel = link.channel as? EmulatedChannel ?? EmulatedChannel()
+        self.init(
+            delayNanos: UInt64(max(0, (link.delayMs ?? 0) * 1e6)),
+            jitterNanos: UInt64(max(0, (link.jitterMs ?? 0) * 1e6)),
+            lossProbability: min(1, max(0, (link.lossPercent ?? 0) / 100)),
+            rateBitsPerSecond: link.rateMbps.map { $0 * 1e6 / channel.schedule.onFraction },
+            schedule: channel.schedule, burstLoss: channel.burstLoss, radio: channel.radio,
+            queue: channel.queue, mtu: link.mtu ?? 1_500)
+    }
+
+    /// True when no packet can be lost on the link: then the TUN devices may pass TCP
+    /// super-packets (TSO), one loss decision per super-packet would be wrong otherwise.
+    var isLossless: Bool { lossProbability == 0 && radio == nil }
+
+    /// Whether this cell's TUN devices use segmentation offload.
+    var usesSegmentationOffload: Bool { allowSegmentationOffload && isLossless }
+}

@@ -1,0 +1,66 @@
+import Foundation
+public import Logging
+
+/// The worker side of process isolation: runs cells one at a time for a supervising
+/// runner. File descriptors (set up by `WorkerProcess`): 0 = requests, 3 = replies,
+/// one JSON object per line each; 1 and 2 are for logs only, so a plugin that prints
+/// cannot corrupt the protocol.
+public enum CellWorker {
+    public static let requestFD: Int32 = 0
+    public static let replyFD: Int32 = 3
+
+    /// Serves requests until the runner closes the request pipe. A plugin crash ends
+    /// this process — which is the point: the runner records it and starts a new worker.
+    public static func serve(registry: PluginRegistry, logger: Logger) async throws {
+        let reader = LineReader(fd: requestFD)
+        while let line = try await BlockingThread.run(name: "worker-read", { try reader.next() }) {
+            let outcome: PluginSession.Outcome
+            do {
+                let request = try CellRequest(json: try JSONParser.parse(line))
+                let session = PluginSession(registry: registry, transport: request.transport, cell: request.cell,
+                                            timeoutSeconds: request.timeoutSeconds,
+                                            cellTimeoutSeconds: request.cellTimeoutSeconds, logger: logger)
+                outcome = await session.run(client: request.client, server: request.server, link: request.link)
+            } catch {
+                outcome = .failed("\(error)")
+            }
+            let bytes = Array((outcome.json.compactText + "\n").utf8)
+            try bytes.withUnsafeBytes { buf in
+                var off = 0
+                while off < buf.count {
+                    off += try syscall("write(worker reply)") { write(replyFD, buf.baseAddress! + off, buf.count - off) }
+                }
+            }
+        }
+    }
+}
+
+/// Reads newline-terminated lines from a file descriptor with blocking reads.
+/// Used by one thread at a time.
+final class LineReader: @unchecked Sendable {
+    let fd: Int32
+    private var buffer: [UInt8] = []
+
+    init(fd: Int32) { self.fd = fd }
+
+    var bufferContainsNewline: Bool { buffer.contains(UInt8(ascii: "\n")) }
+
+    /// The next line without its newline; nil at end of input.
+    func next() throws -> [UInt8]? {
+        while true {
+            if let nl = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = Array(buffer[..<nl])
+                buffer.removeSubrange(...nl)
+                return line
+            }
+            var chunk = [UInt8](repeating: 0, count: 64 << 10)
+            let n = try chunk.withUnsafeMutableBytes { b in try syscall("read(worker pipe)") { read(fd, b.baseAddress, b.count) } }
+            if n == 0 { return nil }
+            buffer += chunk[..<n]
+        }
+    }
+}
+
+extension LineReader {
+    var hasBufferedLine: Bool { bufferContainsNewline }
+}

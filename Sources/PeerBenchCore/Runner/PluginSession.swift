@@ -1,0 +1,146 @@
+import Foundation
+public import Logging
+
+/// The plugin's part of one cell — server, then client, under the cell's deadline —
+/// shared by the in-process executor and the worker process, so both isolation
+/// modes measure exactly the same way.
+public struct PluginSession: Sendable {
+    /// How the plugin part ended.
+    public enum Outcome: Sendable {
+        case measured(TransportMeasurement)
+        case failed(String)
+        case timedOut(String)
+    }
+
+    public var registry: PluginRegistry
+    public var transport: TransportSpec
+    public var cell: CellContextSeed
+    /// Seconds the plugin part may take (the cell's timeout less the link set-up).
+    public var timeoutSeconds: Double
+    /// The cell's timeout as the matrix states it, for messages.
+    public var cellTimeoutSeconds: Double
+    public var logger: Logger
+
+    public init(registry: PluginRegistry, transport: TransportSpec, cell: CellContextSeed, timeoutSeconds: Double,
+                cellTimeoutSeconds: Double? = nil, logger: Logger) {
+        self.registry = registry
+        self.transport = transport
+        self.cell = cell
+        self.timeoutSeconds = timeoutSeconds
+        self.cellTimeoutSeconds = cellTimeoutSeconds ?? timeoutSeconds
+        self.logger = logger
+    }
+
+    /// Runs server and client on `endpoints`. At the deadline (or when `stopper`
+    /// fires) the cell's sockets are shut; never throws.
+    public func run(client: Endpoint, server: Endpoint, link: ResolvedLink, stopper: CellStopper? = nil) async -> Outcome {
+        let cancellation = CellCancellation()
+        let serverBox = ServerBox()
+        stopper?.arm { cancellation.cancel(); serverBox.stop() }
+        defer { stopper?.disarm() }
+        let deadline = MonotonicClock.now() + UInt64(timeoutSeconds * 1e9)
+        let (registry, transport, seed, logger) = (self.registry, self.transport, self.cell, self.logger)
+        do {
+            let m = try await withDeadline(seconds: timeoutSeconds, onTimeout: {
+                cancellation.cancel()
+                serverBox.stop()
+            }) {
+                let (plugin, _) = try registry.make(transport.plugin, options: transport.options,
+                                                    path: JSONPath.root.key("transports").index(transport.index))
+                var cellLogger = logger
+                cellLogger[metadataKey: "cell"] = "\(seed.cellID)#\(seed.repetition)"
+                let context = CellContext(cellID: seed.cellID, repetition: seed.repetition, seed: seed.seed, payload: seed.payload,
+                                          rttProbes: seed.rttProbes, deadline: deadline, link: link, client: client,
+                                          server: server, cancellation: cancellation, logger: cellLogger)
+                let srv = try await plugin.startServer(context)
+                serverBox.set(srv)
+                let measurement: TransportMeasurement
+                do {
+                    measurement = try await plugin.runClient(context, server: srv.address)
+                } catch {
+                    srv.stop()
+                    try? await srv.finish()
+                    throw error
+                }
+                try await srv.finish()
+                return measurement
+            }
+            serverBox.stop()
+            return .measured(m)
+        } catch is DeadlineExceeded {
+            serverBox.stop()
+            return .timedOut("cell did not finish within \(JSONValue.format(cellTimeoutSeconds)) s")
+        } catch {
+            serverBox.stop()
+            return cancellation.isCancelled
+                ? .timedOut("cell did not finish within \(JSONValue.format(cellTimeoutSeconds)) s (\(error))")
+                : .failed("\(error)")
+        }
+    }
+}
+
+/// The identity and workload of a cell, without its endpoints: what a worker process
+/// needs besides the plugin to build the `CellContext`.
+public struct CellContextSeed: Sendable {
+    public var cellID: String
+    public var repetition: Int
+    public var seed: UInt64
+    public var payload: Payload?
+    public var rttProbes: Int
+
+    public init(cellID: String, repetition: Int, seed: UInt64, payload: Payload?, rttProbes: Int) {
+        self.cellID = cellID
+        self.repetition = repetition
+        self.seed = seed
+        self.payload = payload
+        self.rttProbes = rttProbes
+    }
+}
+
+/// Lets an interruption stop whichever cell is running right now.
+public final class CellStopper: @unchecked Sendable {
+    private let lock = NSLock()
+    private var action: (@Sendable () -> Void)?
+    private var fired = false
+
+    public init() {}
+
+    /// Installs the way to stop the current cell; runs it at once if a stop already came.
+    public func arm(_ stop: @escaping @Sendable () -> Void) {
+        let now = lock.withLock { () -> Bool in
+            action = stop
+            return fired
+        }
+        if now { stop() }
+    }
+
+    public func disarm() { lock.withLock { action = nil } }
+
+    /// Stops the current cell (if any) and every cell armed afterwards.
+    public func fire() {
+        let a = lock.withLock { () -> (@Sendable () -> Void)? in
+            fired = true
+            return action
+        }
+        a?()
+    }
+
+    public var hasFired: Bool { lock.withLock { fired } }
+}
+
+/// Holds the running server so the deadline handler can stop it.
+final class ServerBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var server: (any TransportServer)?
+    private var stopped = false
+
+    func set(_ s: any TransportServer) {
+        let stopNow = lock.withLock { server = s; return stopped }
+        if stopNow { s.stop() }
+    }
+
+    func stop() {
+        let s = lock.withLock { stopped = true; return server }
+        s?.stop()
+    }
+}

@@ -1,0 +1,240 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The supervising side of process isolation: one long-lived worker process (the
+/// same executable, started with `arguments`) runs cells sent over a pipe.
+///
+/// Why a long-lived worker rather than a process per cell: starting a Swift
+/// executable costs tens of milliseconds, a pipe round trip well under one; the
+/// worker is replaced only after it dies. What isolation buys: a cell that traps or
+/// segfaults kills the worker, not the run, and becomes a `failed` record naming the
+/// signal; a cell that ignores its deadline is killed (SIGKILL) after the grace
+/// period instead of leaking a thread into the next cell.
+public final class WorkerProcess: @unchecked Sendable {
+    /// What came back for one cell.
+    public enum Reply: Sendable {
+        case outcome(PluginSession.Outcome)
+        /// The worker died: how, and the last lines it wrote to stderr.
+        case died(String)
+        /// No reply by the hard deadline; the worker was killed.
+        case unresponsive
+    }
+
+    let executable: String
+    let arguments: [String]
+    private let lock = NSLock()
+    private var pid: pid_t = 0
+    private var requestFD: Int32 = -1
+    private var replyReader: LineReader?
+    private var stderrTail: StderrTail?
+
+    /// - Parameters:
+    ///   - executable: path of the program to start; defaults to this process's own executable.
+    ///   - arguments: arguments that make it serve cells (`["cell-worker"]` for peerbench).
+    public init(executable: String = WorkerProcess.currentExecutable, arguments: [String]) {
+        self.executable = executable
+        self.arguments = arguments
+    }
+
+    deinit {
+        killNow()
+        _ = reap(kill: false, note: nil)
+    }
+
+    /// This process's executable, read from /proc/self/exe (argv[0] may be relative).
+    public static var currentExecutable: String {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    }
+
+    /// Sends one cell and waits for its outcome, at most `hardTimeout` seconds.
+    public func run(_ request: CellRequest, hardTimeout: Double) async -> Reply {
+        do { try startIfNeeded() } catch { return .died("cannot start the worker process \(executable): \(error)") }
+        let (fd, reader) = lock.withLock { (requestFD, replyReader!) }
+        let line = Array((request.json.compactText + "\n").utf8)
+        let deadline = MonotonicClock.now() + UInt64(hardTimeout * 1e9)
+        let got: Result<[UInt8]?, any Error> = (try? await BlockingThread.run(name: "worker-wait") {
+            Result {
+                try line.withUnsafeBytes { buf in
+                    var off = 0
+                    while off < buf.count { off += try syscall("write(worker request)") { write(fd, buf.baseAddress! + off, buf.count - off) } }
+                }
+                return try reader.next(until: deadline)
+            }
+        }) ?? .failure(TransportError("worker wait failed"))
+        switch got {
+        case .success(let bytes?):
+            if let v = try? JSONParser.parse(bytes), let outcome = try? PluginSession.Outcome(json: v) { return .outcome(outcome) }
+            return .died(reap(kill: true, note: "the worker sent a reply that is not understood"))
+        case .success(nil):
+            return .died(reap(kill: false, note: nil))
+        case .failure(let e as ReadTimedOut):
+            _ = e
+            _ = reap(kill: true, note: nil)
+            return .unresponsive
+        case .failure(let e):
+            return .died(reap(kill: true, note: "\(e)"))
+        }
+    }
+
+    /// Kills the worker at once (an interruption, a cell to abandon). Only sends the
+    /// signal: the cell waiting for it sees the pipe close and collects the process.
+    public func killNow() {
+        let p = lock.withLock { pid }
+        if p > 0 { kill(p, SIGKILL) }
+    }
+
+    /// Ends the worker politely: closing its request pipe makes it return.
+    public func finish() {
+        let fd = lock.withLock { () -> Int32 in defer { requestFD = -1 }; return requestFD }
+        if fd >= 0 { close(fd) }
+        _ = reap(kill: false, note: nil)
+    }
+
+    private func startIfNeeded() throws {
+        try lock.withLock {
+            guard pid == 0 else { return }
+            // A worker that died between cells must show up as EPIPE on the next request,
+            // not as a SIGPIPE that ends the runner.
+            signal(SIGPIPE, SIG_IGN)
+            var req: [Int32] = [0, 0], rep: [Int32] = [0, 0], err: [Int32] = [0, 0]
+            // Close-on-exec, so no other child (a plugin's helper program) holds a pipe open.
+            try syscall("pipe") { pipe(&req) }
+            try syscall("pipe") { pipe(&rep) }
+            try syscall("pipe") { pipe(&err) }
+            for fd in req + rep + err { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+            var actions = posix_spawn_file_actions_t()
+            posix_spawn_file_actions_init(&actions)
+            defer { posix_spawn_file_actions_destroy(&actions) }
+            posix_spawn_file_actions_adddup2(&actions, req[0], CellWorker.requestFD)
+            posix_spawn_file_actions_adddup2(&actions, 2, 1)  // stray prints go to our log, not the protocol
+            posix_spawn_file_actions_adddup2(&actions, err[1], 2)
+            posix_spawn_file_actions_adddup2(&actions, rep[1], CellWorker.replyFD)
+            var attr = posix_spawnattr_t()
+            posix_spawnattr_init(&attr)
+            defer { posix_spawnattr_destroy(&attr) }
+            // Own process group: a Ctrl-C at the terminal reaches only the runner, which
+            // decides what happens to the running cell.
+            posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+            posix_spawnattr_setpgroup(&attr, 0)
+            var defaults = sigset_t()
+            sigemptyset(&defaults)
+            for s in [SIGINT, SIGTERM, SIGPIPE] { sigaddset(&defaults, s) }
+            posix_spawnattr_setsigdefault(&attr, &defaults)
+            var empty = sigset_t()
+            sigemptyset(&empty)
+            posix_spawnattr_setsigmask(&attr, &empty)
+            var env = ProcessInfo.processInfo.environment
+            // A crash should end the worker at once, not after minutes of symbolication.
+            env["SWIFT_BACKTRACE"] = "enable=no"
+            let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+            let envp = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
+            defer { argv.forEach { free($0) }; envp.forEach { free($0) } }
+            var child: pid_t = 0
+            let rc = posix_spawn(&child, executable, &actions, &attr, argv, envp)
+            close(req[0]); close(rep[1]); close(err[1])
+            guard rc == 0 else {
+                close(req[1]); close(rep[0]); close(err[0])
+                throw SystemError("posix_spawn(\(executable))", errno: rc)
+            }
+            pid = child
+            requestFD = req[1]
+            replyReader = LineReader(fd: rep[0])
+            stderrTail = StderrTail(fd: err[0])
+        }
+    }
+
+    /// Waits for the worker to exit (killing it first if asked) and describes how it ended.
+    private func reap(kill doKill: Bool, note: String?) -> String {
+        let (p, fd, reader, tail) = lock.withLock { () -> (pid_t, Int32, LineReader?, StderrTail?) in
+            defer { pid = 0; requestFD = -1; replyReader = nil; stderrTail = nil }
+            return (pid, requestFD, replyReader, stderrTail)
+        }
+        guard p > 0 else { return note ?? "the worker process had already ended" }
+        if doKill { kill(p, SIGKILL) }
+        if fd >= 0 { close(fd) }
+        var status: Int32 = 0
+        while waitpid(p, &status, 0) < 0 && errno == EINTR {}
+        if let reader { close(reader.fd) }
+        let output = tail?.finish() ?? ""
+        var text = WorkerProcess.describe(status: status)
+        if let note { text += " (\(note))" }
+        if !output.isEmpty { text += "; its last output: \(output)" }
+        return text
+    }
+
+    /// "killed by signal SIGSEGV (segmentation fault)" / "exited with status 3".
+    public static func describe(status: Int32) -> String {
+        let sig = status & 0x7f
+        if sig != 0 && sig != 0x7f {
+            return "the cell crashed its worker process: killed by signal \(signalName(sig)) (\(String(cString: strsignal(sig))))"
+        }
+        return "the worker process exited with status \((status >> 8) & 0xff) in the middle of the cell"
+    }
+
+    public static func signalName(_ s: Int32) -> String {
+        let names: [Int32: String] = [SIGSEGV: "SIGSEGV", SIGILL: "SIGILL", SIGTRAP: "SIGTRAP", SIGABRT: "SIGABRT", SIGBUS: "SIGBUS",
+                                      SIGFPE: "SIGFPE", SIGKILL: "SIGKILL", SIGTERM: "SIGTERM", SIGINT: "SIGINT", SIGPIPE: "SIGPIPE",
+                                      SIGSYS: "SIGSYS"]
+        return names[s] ?? "signal \(s)"
+    }
+}
+
+struct ReadTimedOut: Error {}
+
+extension LineReader {
+    /// The next line, waiting at most until `deadline` (monotonic ns); nil at end of input.
+    func next(until deadline: UInt64) throws -> [UInt8]? {
+        while true {
+            if hasBufferedLine { return try next() }
+            let now = MonotonicClock.now()
+            guard now < deadline else { throw ReadTimedOut() }
+            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ms = Int32(min(Double(deadline - now) / 1e6 + 1, 1_000_000))
+            let n = try syscall("poll(worker reply)") { poll(&p, 1, ms) }
+            if n == 0 { continue }
+            return try next()
+        }
+    }
+}
+
+/// Drains the worker's stderr on a thread of its own: forwards it to ours (plugin
+/// logs stay visible) and keeps the last lines to explain a crash.
+final class StderrTail: @unchecked Sendable {
+    private let lock = NSLock()
+    private var tail: [UInt8] = []
+    private let done = DispatchSemaphore(value: 0)
+
+    init(fd: Int32) {
+        let thread = Thread { [self] in
+            var buf = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let n = buf.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { break }
+                let chunk = Array(buf[..<n])
+                _ = chunk.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+                lock.withLock {
+                    tail += chunk
+                    if tail.count > 2048 { tail.removeFirst(tail.count - 2048) }
+                }
+            }
+            close(fd)
+            done.signal()
+        }
+        thread.name = "worker-stderr"
+        thread.start()
+    }
+
+    /// Waits (briefly) for the pipe to close and returns the last lines, one line of text.
+    func finish() -> String {
+        _ = done.wait(timeout: .now() + 1)
+        let text = lock.withLock { String(decoding: tail, as: UTF8.self) }
+        let lines = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        // A Swift trap prints "file:line: Fatal error: message" and then a stack trace;
+        // the message is what explains the crash.
+        if let fatal = lines.last(where: { $0.contains("Fatal error:") }) { return String(fatal.prefix(400)) }
+        return lines.suffix(3).joined(separator: " | ").prefix(400).description
+    }
+}

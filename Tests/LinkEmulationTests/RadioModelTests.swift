@@ -1,0 +1,176 @@
+import PeerBenchCore
+import Testing
+@testable import LinkEmulation
+
+@Suite
+struct RadioModelTests {
+    let model = RadioModel()
+
+    func link(_ env: String, _ d: Double?) throws -> ResolvedLink {
+        try model.resolve(environment: env, profile: nil, distance: d, distanceLabel: d.map { String(Int($0)) } ?? "max")
+    }
+
+    @Test("SNR falls monotonically with distance in every environment", arguments: RadioEnvironment.builtIns.map(\.name))
+    func monotoneSnr(env: String) throws {
+        let e = try #require(model.environment(named: env))
+        var previous = Double.infinity
+        for d in stride(from: 1.0, through: 500, by: 0.5) {
+            let snr = RadioModel.medianSnrDb(e, distance: d)
+            #expect(snr < previous, "\(env): SNR at \(d) m is \(snr) dB, not below \(previous)")
+            previous = snr
+        }
+    }
+
+    @Test("the forest reaches less far than the free field")
+    func forestShorter() {
+        #expect(RadioModel.maxDistance(.forest) < RadioModel.maxDistance(.freeField))
+    }
+
+    @Test("underground and inner city are worse than the free field at the same distance", arguments: [1.0, 10, 20])
+    func crowdedWorse(d: Double) throws {
+        let free = try link("free-field", d)
+        for env in ["underground", "inner-city"] {
+            let l = try link(env, d)
+            #expect(l.snrDb! < free.snrDb!, "\(env) at \(d) m")
+            #expect(l.lossPercent! >= free.lossPercent!, "\(env) at \(d) m")
+            #expect((l.rateMbps ?? 0) <= free.rateMbps!, "\(env) at \(d) m")
+        }
+    }
+
+    @Test("1 m in the free field: top MCS, full rate after MAC overhead and channel time")
+    func shortRange() throws {
+        let l = try link("free-field", 1)
+        // 15 dBm - 5 dB - 46.8 dB = -36.8 dBm; noise -88 dBm: SNR 51.2 dB -> MCS 9.
+        #expect(abs(l.rssiDbm! - -36.8) < 0.05)
+        #expect(abs(l.snrDb! - 51.2) < 0.1)
+        #expect(l.mcs == 9)
+        #expect(l.phyRateMbps == 780)
+        #expect(abs(l.rateMbps! - 780 * 0.65 * 14 / 16) < 0.1)
+        #expect(l.mtu == 1_484)
+        #expect(l.connected)
+        #expect(l.lossPercent! < 0.001)
+        let channel = try #require(l.channel as? EmulatedChannel)
+        #expect(channel.schedule == .bulk)
+    }
+
+    @Test("\"max\" is the largest distance whose median SNR clears MCS 0 with a 1.28 sigma margin", arguments: RadioEnvironment.builtIns)
+    func maxDistance(env: RadioEnvironment) throws {
+        let l = try link(env.name, nil)
+        let d = try #require(l.distanceMeters)
+        #expect(l.distanceLabel == "max")
+        let need = MCSTable.mcs0MinSnrDb + 1.28 * env.shadowingSigmaDb
+        #expect(RadioModel.medianSnrDb(env, distance: d) >= need)
+        #expect(RadioModel.medianSnrDb(env, distance: d + 1) < need)
+        #expect(l.connected && l.mcs != nil)
+        // Beyond twice the max nothing connects.
+        #expect(try !link(env.name, 2 * d + 50).connected)
+    }
+
+    @Test("the two-ray breakpoint steepens free-field loss beyond 100 m")
+    func breakpoint() {
+        let e = RadioEnvironment.freeField
+        let near = RadioModel.pathLossDb(e, distance: 100) - RadioModel.pathLossDb(e, distance: 50)
+        let far = RadioModel.pathLossDb(e, distance: 200) - RadioModel.pathLossDb(e, distance: 100)
+        #expect(abs(near - 20 * log10(2.0)) < 0.01)
+        #expect(abs(far - 40 * log10(2.0)) < 0.01)
+    }
+
+    @Test("an inline profile overrides its base; realtime AWDL has no off-channel slots")
+    func inlineProfile() throws {
+        let profile: JSONValue = ["name": "my-park", "radio": ["base": "free-field", "pathLossExponent": 2.3, "shadowingSigmaDb": 4, "interferenceDb": 2, "awdl": "realtime"]]
+        #expect(model.validateProfile(profile, path: JSONPath.root.key("matrix").key("environments").index(4)).isEmpty)
+        let l = try model.resolve(environment: "my-park", profile: profile, distance: 30, distanceLabel: "30")
+        let free = try link("free-field", 30)
+        #expect(l.environment == "my-park")
+        #expect(l.snrDb! < free.snrDb!)
+        let channel = try #require(l.channel as? EmulatedChannel)
+        #expect(channel.schedule.isAlwaysOn)
+        #expect(abs(l.rateMbps! - l.phyRateMbps! * 0.65) < 0.1)
+    }
+
+    @Test("validation names the JSON path of every bad key")
+    func validationPaths() {
+        let at = JSONPath.root.key("matrix").key("environments").index(2)
+        let profile: JSONValue = ["name": "x", "radio": ["base": "moon", "pathLossExponent": "steep", "awdl": "sometimes", "colour": 3, "blockingDepthDb": [20, 10]]]
+        let problems = model.validateProfile(profile, path: at)
+        let paths = Set(problems.compactMap(\.path))
+        #expect(paths == [
+            "$.matrix.environments[2].radio.base",
+            "$.matrix.environments[2].radio.pathLossExponent",
+            "$.matrix.environments[2].radio.awdl",
+            "$.matrix.environments[2].radio.colour",
+            "$.matrix.environments[2].radio.blockingDepthDb",
+        ], "\(problems)")
+        #expect(problems.first { $0.path!.hasSuffix("colour") }!.message.contains("unknown"))
+        #expect(model.validateProfile(["radio": 5], path: at).map(\.path) == ["$.matrix.environments[2].radio"])
+        #expect(throws: InputError.self) { try model.resolve(environment: "x", profile: profile, distance: 10, distanceLabel: "10") }
+        #expect(throws: InputError.self) { try model.resolve(environment: "mars", profile: nil, distance: 10, distanceLabel: "10") }
+    }
+
+    @Test("fixed link parameters pass through; absent keys mean no impairment")
+    func fixedLink() throws {
+        let l = try model.resolve(environment: "lab", profile: ["name": "lab", "link": ["delayMs": 10, "lossPercent": 0.5, "mtu": 1500]], distance: nil, distanceLabel: "max")
+        #expect(l.delayMs == 10 && l.lossPercent == 0.5 && l.mtu == 1_500 && l.rateMbps == nil && l.jitterMs == nil)
+        let p = EmulatorParameters(l)
+        #expect(p.delayNanos == 10_000_000 && p.lossProbability == 0.005 && p.rateBitsPerSecond == nil && p.schedule.isAlwaysOn)
+    }
+
+    @Test("describe lists every environment parameter with its provenance tag")
+    func describeTags() {
+        let lines = model.describe()
+        for env in RadioEnvironment.builtIns {
+            #expect(lines.contains { $0.hasPrefix("environment \(env.name): max ") })
+        }
+        let parameterLines = lines.filter { $0.hasPrefix("  ") && $0.contains(" = ") && !$0.hasPrefix("  rate") && !$0.hasPrefix("  \"max") }
+        #expect(parameterLines.count == RadioEnvironment.builtIns.count * RadioModel.parameterValues(.freeField).count)
+        #expect(parameterLines.allSatisfy { $0.contains("[D]") || $0.contains("[M]") || $0.contains("[A]") })
+    }
+
+    @Test("the channel trace is the same for the same seed and varies around the median")
+    func traceDeterminism() {
+        let d = RadioDynamics(medianSnrDb: 20, shadowingSigmaDb: 5, shadowingCorrelationMs: 300, blockingPerSecond: 0.5, blockingMeanMs: 1_000, blockingDepthDb: 10...20)
+        func sample(_ seed: UInt64) -> [Double] {
+            var t = ChannelTrace(d, seed: seed)
+            return (0..<6_000).map { i in t.advance(to: UInt64(i) * 10_000_000); return t.snrDb }
+        }
+        let a = sample(9), b = sample(9), c = sample(10)
+        #expect(a == b)
+        #expect(a != c)
+        let below = a.filter { $0 < 20 - 9 }.count  // shadowing alone is below -1.8 sigma only ~4 % of the time
+        #expect(below > 6_000 / 25, "blocking episodes must pull the SNR down: \(below)")
+        #expect(a.max()! < 20 + 5 * 5)
+    }
+
+    @Test("Gilbert-Elliott bursts keep the long-run loss and lengthen the runs")
+    func burstLoss() {
+        var r = SeededRandom(seed: 1)
+        let p = 0.05, burst = BurstLoss(meanBurstPackets: 4)
+        var process = LossProcess()
+        var lost = 0, runs = 0, previous = false
+        let n = 400_000
+        for _ in 0..<n {
+            let bad = process.isLost(probability: p, burst: burst, draw: r.unit(), transition: r.unit())
+            if bad { lost += 1; if !previous { runs += 1 } }
+            previous = bad
+        }
+        #expect(abs(Double(lost) / Double(n) - p) < 0.005)
+        #expect(abs(Double(lost) / Double(runs) - 4) < 0.3)
+        // Near-total loss keeps its long-run value too (bursts grow longer than asked).
+        var severe = LossProcess()
+        let heavy = (0..<n).filter { _ in severe.isLost(probability: 0.95, burst: burst, draw: r.unit(), transition: r.unit()) }.count
+        #expect(abs(Double(heavy) / Double(n) - 0.95) < 0.01)
+        // Without bursts the same loss comes in runs of about 1 / (1 - p).
+        var independent = LossProcess()
+        lost = 0; runs = 0; previous = false
+        for _ in 0..<n {
+            let bad = independent.isLost(probability: p, burst: nil, draw: r.unit(), transition: r.unit())
+            if bad { lost += 1; if !previous { runs += 1 } }
+            previous = bad
+        }
+        #expect(abs(Double(lost) / Double(runs) - 1 / (1 - p)) < 0.05)
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif
