@@ -22,6 +22,8 @@ enum ApplicationError {
     static let noError: UInt64 = 0
     /// The peer broke the framing rules.
     static let protocolViolation: UInt64 = 1
+    /// The client gave up (cell deadline, cancellation) before the session ended.
+    static let aborted: UInt64 = 2
 }
 
 /// Body of `done`: what the client handed to QUIC in the bulk phase.

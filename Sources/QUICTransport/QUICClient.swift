@@ -32,8 +32,22 @@ final class QUICClient: QUICConnectionDelegate {
         try channel.socket.connect(server)
     }
 
-    /// Runs the whole workload and returns the measurement.
+    /// Runs the whole workload and returns the measurement. If it fails after the
+    /// connection exists, the server is told with CONNECTION_CLOSE (application
+    /// error 2, the reason as text) instead of being left to its idle timeout.
     func run(payload: Payload?, probes: Int, seed: UInt64) throws -> TransportMeasurement {
+        do {
+            return try workload(payload: payload, probes: probes, seed: seed)
+        } catch {
+            if let c = connection, !c.isFinished {
+                c.close(.application(ApplicationError.aborted, "client gave up: \(error)"), transmit: transmit)
+            }
+            connection = nil
+            throw error
+        }
+    }
+
+    private func workload(payload: Payload?, probes: Int, seed: UInt64) throws -> TransportMeasurement {
         cancellation.register(channel.socket)
         cancellation.onCancel { [channel] in channel.wake() }
         defer { cancellation.unregister(channel.socket) }
@@ -52,7 +66,6 @@ final class QUICClient: QUICConnectionDelegate {
         connection = try QUICConnection(clientFrom: try SockAddrBox(channel.socket.localAddress()), to: try SockAddrBox(server),
                                         tls: tls, settings: config.connection, tlsContext: ctx, peer: server.description)
         connection.delegate = self
-        defer { connection = nil }
         try pump("handshake") { self.handshakeDone }
         m.connectNanos = connection.handshakeCompletedAt! - start
 
@@ -97,6 +110,7 @@ final class QUICClient: QUICConnectionDelegate {
 
         // Clean close: CONNECTION_CLOSE with application NO_ERROR; nothing to wait for.
         connection.close(.application(ApplicationError.noError, ""), transmit: transmit)
+        connection = nil
         withExtendedLifetime(block) {}
         return m
     }

@@ -46,6 +46,10 @@ import Testing
         await #expect {
             _ = try await withTimeout(10) { try await plugin.runClient(cell, server: server.address) }
         } throws: { "\($0)".contains("cell deadline reached during the bulk phase") }
+        // The client said so on the wire: the server ends at once, with the reason.
+        await #expect {
+            try await withTimeout(5) { try await server.finish() }
+        } throws: { "\($0)".contains("application error 0x2: client gave up: cell deadline reached") }
     }
 }
 
