@@ -42,6 +42,19 @@ import Testing
         Self.report("quic_handshake_p90_ms", Double(samples[samples.count * 9 / 10]) / 1e6, "ms")
     }
 
+    /// One 100 MiB one-stream transfer: scripts/bench-quic.sh interleaves these with
+    /// the reference tools, so a burst of load on the machine hits every side alike.
+    @Test(.enabled(if: selection == "bulk1")) func bulkOnce() async throws {
+        let m = try await cell(Payload(count: 6400, size: 16384), probes: 10)
+        #expect(m.delivery?.receivedBytes == 6400 * 16384)
+        Self.report("quic_bulk_single_MBps", Double(m.delivery!.receivedBytes) / m.bulkNanos!.seconds / 1e6, "MB/s")
+    }
+
+    @Test(.enabled(if: selection == "perMessage")) func bulkPerMessage() async throws {
+        let pm = try await streamsCell(Payload(count: 6400, size: 16384), mode: "perMessage")
+        Self.report("quic_bulk_perMessage_MBps", Double(pm.delivery!.receivedBytes) / pm.bulkNanos!.seconds / 1e6, "MB/s")
+    }
+
     @Test(.enabled(if: enabled("bulk"))) func bulk() async throws {
         // 100 MiB in 16 KiB messages on one stream, best of three runs.
         var best = 0.0
