@@ -138,9 +138,12 @@ final class QUICClient: QUICConnectionDelegate {
             if woken || cancellation.isCancelled { throw QUICFailure.cancelled(phase: phase) }
             channel.flushStalled()
             if readable {
-                // A bounded batch, so ACKs and new data go out between batches.
-                for _ in 0..<64 {
+                // A bounded batch (about 64 QUIC datagrams, however the kernel coalesced
+                // them), so ACKs and new data go out between batches.
+                var datagrams = 0
+                while datagrams < QUICServerLoop.readBatch {
                     guard let (n, segment) = try channel.receive(from: nil, fromLength: nil) else { break }
+                    datagrams += segment > 0 ? (n + segment - 1) / segment : 1
                     if n == 0 && cancellation.isCancelled { throw QUICFailure.cancelled(phase: phase) }
                     // Coalesced datagrams (UDP_GRO) are split back into QUIC datagrams.
                     let step = segment > 0 ? segment : max(n, 1)

@@ -16,6 +16,8 @@ final class QUICServerLoop: @unchecked Sendable {
     /// At most this many connections at once, so a flood of Initials cannot make the
     /// server hold unbounded state (each connection is bounded by its flow-control windows).
     static let maxConnections = 8
+    /// Datagrams read before the loop turns to timers and writes.
+    static let readBatch = 64
 
     let channel: UDPChannel
     let address: SocketAddress
@@ -60,9 +62,12 @@ final class QUICServerLoop: @unchecked Sendable {
             if woken { return }
             channel.flushStalled()
             if readable {
-                // A bounded batch, then timers and writes (ACKs) before reading on.
-                for _ in 0..<64 {
+                // A bounded batch (about 64 QUIC datagrams, however the kernel coalesced
+                // them), then timers and writes: ACKs must not wait behind megabytes of data.
+                var datagrams = 0
+                while datagrams < Self.readBatch {
                     guard let (n, segment) = try channel.receive(from: &from, fromLength: &fromLength) else { break }
+                    datagrams += segment > 0 ? (n + segment - 1) / segment : 1
                     now = MonotonicClock.now()
                     // Coalesced datagrams (UDP_GRO) are split back into QUIC datagrams.
                     let step = segment > 0 ? segment : max(n, 1)

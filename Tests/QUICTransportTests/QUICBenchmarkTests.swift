@@ -48,6 +48,10 @@ import Testing
         let m = try await cell(Payload(count: 6400, size: 16384), probes: 10)
         #expect(m.delivery?.receivedBytes == 6400 * 16384)
         Self.report("quic_bulk_single_MBps", Double(m.delivery!.receivedBytes) / m.bulkNanos!.seconds / 1e6, "MB/s")
+        // Diagnostics: bytes on the wire per payload byte (retransmissions show here) and the final window.
+        let q = m.extra["quic"]?.objectValue ?? JSONObject()
+        Self.report("quic_bulk_wire_per_payload", Double(q["udp_bytes_sent"]?.intValue ?? 0) / Double(6400 * 16384), "ratio")
+        Self.report("quic_bulk_cwnd_KB", Double(q["cwnd_bytes"]?.intValue ?? 0) / 1024, "KB")
     }
 
     @Test(.enabled(if: selection == "perMessage")) func bulkPerMessage() async throws {
