@@ -138,8 +138,8 @@ final class QUICClient: QUICConnectionDelegate {
             if woken || cancellation.isCancelled { throw QUICFailure.cancelled(phase: phase) }
             channel.flushStalled()
             if readable {
-                // A bounded batch (about 64 QUIC datagrams, however the kernel coalesced
-                // them), so ACKs and new data go out between batches.
+                // A bounded batch (`readBatch` QUIC datagrams, however the kernel
+                // coalesced them), so ACKs and new data go out between batches.
                 var datagrams = 0
                 while datagrams < QUICServerLoop.readBatch {
                     guard let (n, segment) = try channel.receive(from: nil, fromLength: nil) else { break }
