@@ -64,7 +64,11 @@ let package = Package(
             pkgConfig: "libngtcp2",
             providers: [.apt(["libngtcp2-dev", "libngtcp2-crypto-gnutls-dev", "libgnutls28-dev"])]
         ),
-        .target(name: "QUICTransport", dependencies: ["PeerBenchCore", "CNgtcp2"], swiftSettings: strict),
+        .target(
+            name: "QUICTransport",
+            dependencies: ["PeerBenchCore", "CNgtcp2", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict
+        ),
         .target(name: "UWBRanging", dependencies: ["PeerBenchCore"], swiftSettings: strict),
         // External plugins in any language (docs/protocol/exec.md).
         .target(name: "ExecTransport", dependencies: ["PeerBenchCore"], swiftSettings: strict),
@@ -103,7 +107,7 @@ let package = Package(
         .testTarget(name: "LinkEmulationTests", dependencies: ["LinkEmulation", "PeerBenchCore", "UDPTransport", "TCPTransport"]),
         .testTarget(name: "TCPTransportTests", dependencies: ["TCPTransport", "PeerBenchCore"]),
         .testTarget(name: "UDPTransportTests", dependencies: ["UDPTransport", "PeerBenchCore"]),
-        .testTarget(name: "QUICTransportTests", dependencies: ["QUICTransport", "PeerBenchCore"]),
+        .testTarget(name: "QUICTransportTests", dependencies: ["QUICTransport", "PeerBenchCore", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "UWBRangingTests", dependencies: ["UWBRanging", "PeerBenchCore"]),
         .testTarget(name: "PeerBenchCLITests", dependencies: ["peerbench"]),
         .testTarget(name: "ExecTransportTests", dependencies: ["ExecTransport", "PeerBenchCore"]),

@@ -1,0 +1,166 @@
+/// The plugin's application protocol on top of QUIC streams (docs/protocol/quic.md).
+///
+/// Every stream carries a sequence of frames: a 1-byte type, a 4-byte big-endian
+/// body length, then the body. Bulk bodies are counted, never stored, so a
+/// receiver's memory does not grow with the message size.
+enum FrameType: UInt8 {
+    /// Client -> server, control stream: 8-byte sequence number; answered by `pong`.
+    case ping = 0x01
+    /// Server -> client, control stream: the `ping` body echoed.
+    case pong = 0x02
+    /// Client -> server, bulk streams: one message of the bulk phase.
+    case data = 0x03
+    /// Client -> server, control stream: what the client sent (messages, bytes, bulk streams).
+    case done = 0x04
+    /// Server -> client, control stream: what the server received.
+    case report = 0x05
+}
+
+/// Application error codes used in CONNECTION_CLOSE (application variant).
+enum ApplicationError {
+    /// The session finished normally.
+    static let noError: UInt64 = 0
+    /// The peer broke the framing rules.
+    static let protocolViolation: UInt64 = 1
+    /// The client gave up (cell deadline, cancellation) before the session ended.
+    static let aborted: UInt64 = 2
+}
+
+/// Body of `done`: what the client handed to QUIC in the bulk phase.
+struct DoneBody: Equatable, Sendable {
+    var messages: UInt64
+    var bytes: UInt64
+    var streams: UInt64
+}
+
+/// Body of `report`: what the server received in the bulk phase.
+struct ReportBody: Equatable, Sendable {
+    var messages: UInt64
+    var bytes: UInt64
+    var streams: UInt64
+    /// Server-side time from the first to the last bulk byte, nanoseconds (informational).
+    var receiveNanos: UInt64
+}
+
+/// A control frame, decoded.
+enum ControlFrame: Equatable {
+    case ping(UInt64)
+    case pong(UInt64)
+    case done(DoneBody)
+    case report(ReportBody)
+}
+
+/// Frame encoding (the bytes one frame occupies on the wire).
+enum FrameEncoder {
+    static let headerSize = 5
+
+    static func header(_ type: FrameType, length: UInt32) -> [UInt8] {
+        [type.rawValue, UInt8(length >> 24), UInt8((length >> 16) & 0xff), UInt8((length >> 8) & 0xff), UInt8(length & 0xff)]
+    }
+
+    static func encode(_ frame: ControlFrame) -> [UInt8] {
+        switch frame {
+        case .ping(let seq): return header(.ping, length: 8) + be(seq)
+        case .pong(let seq): return header(.pong, length: 8) + be(seq)
+        case .done(let d): return header(.done, length: 24) + be(d.messages) + be(d.bytes) + be(d.streams)
+        case .report(let r): return header(.report, length: 32) + be(r.messages) + be(r.bytes) + be(r.streams) + be(r.receiveNanos)
+        }
+    }
+
+    static func be(_ v: UInt64) -> [UInt8] { (0..<8).map { UInt8((v >> (56 - 8 * UInt64($0))) & 0xff) } }
+}
+
+/// A framing error: the peer sent something the protocol does not allow.
+struct FramingError: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// Incremental frame parser for one stream. Feed it bytes as QUIC delivers them
+/// (in order); it reports control frames whole and bulk bodies as byte counts.
+struct FrameParser {
+    /// Bodies of control frames are tiny; anything bigger is a protocol violation,
+    /// which bounds what a peer can make us hold.
+    static let maxControlBody = 64
+
+    private var header: (UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0)
+    private var headerFilled = 0
+    private var type: FrameType = .data
+    private var bodyRemaining: UInt32 = 0
+    private var inBody = false
+    private var control: [UInt8] = []
+
+    init() { control.reserveCapacity(Self.maxControlBody) }
+
+    /// True between frames (a stream may end only there).
+    var atFrameBoundary: Bool { headerFilled == 0 && !inBody }
+
+    /// Consumes `bytes`. `onData(n, complete)` is called for every piece of a `data`
+    /// body (`complete` on its last byte); `onControl` for each whole control frame.
+    mutating func feed(_ bytes: UnsafeRawBufferPointer,
+                       onData: (Int, Bool) throws -> Void,
+                       onControl: (ControlFrame) throws -> Void) throws {
+        var i = 0
+        let n = bytes.count
+        while i < n {
+            if !inBody {
+                let b = bytes[i]
+                i += 1
+                switch headerFilled {
+                case 0: header.0 = b
+                case 1: header.1 = b
+                case 2: header.2 = b
+                case 3: header.3 = b
+                default: header.4 = b
+                }
+                headerFilled += 1
+                if headerFilled == FrameEncoder.headerSize { try startBody(onData: onData, onControl: onControl) }
+                continue
+            }
+            let take = min(Int(bodyRemaining), n - i)
+            bodyRemaining -= UInt32(take)
+            if type == .data {
+                try onData(take, bodyRemaining == 0)
+            } else {
+                control.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[i..<(i + take)]))
+            }
+            i += take
+            if bodyRemaining == 0 { try endBody(onControl: onControl) }
+        }
+    }
+
+    private mutating func startBody(onData: (Int, Bool) throws -> Void, onControl: (ControlFrame) throws -> Void) throws {
+        headerFilled = 0
+        guard let t = FrameType(rawValue: header.0) else {
+            throw FramingError(description: "unknown frame type 0x\(String(header.0, radix: 16))")
+        }
+        let length = UInt32(header.1) << 24 | UInt32(header.2) << 16 | UInt32(header.3) << 8 | UInt32(header.4)
+        type = t
+        bodyRemaining = length
+        if t != .data {
+            let expected = t == .ping || t == .pong ? 8 : t == .done ? 24 : 32
+            guard length == expected else {
+                throw FramingError(description: "frame type 0x\(String(t.rawValue, radix: 16)) has a \(length)-byte body; expected \(expected)")
+            }
+            control.removeAll(keepingCapacity: true)
+        }
+        inBody = true
+        if length == 0 {
+            // An empty message still counts as one message.
+            try onData(0, true)
+            inBody = false
+        }
+    }
+
+    private mutating func endBody(onControl: (ControlFrame) throws -> Void) throws {
+        inBody = false
+        guard type != .data else { return }
+        func u64(_ at: Int) -> UInt64 { control[at..<(at + 8)].reduce(0) { $0 << 8 | UInt64($1) } }
+        switch type {
+        case .ping: try onControl(.ping(u64(0)))
+        case .pong: try onControl(.pong(u64(0)))
+        case .done: try onControl(.done(DoneBody(messages: u64(0), bytes: u64(8), streams: u64(16))))
+        case .report: try onControl(.report(ReportBody(messages: u64(0), bytes: u64(8), streams: u64(16), receiveNanos: u64(24))))
+        case .data: break
+        }
+    }
+}

@@ -1,1 +1,0 @@
-// Placeholder so the package builds before this module lands; replaced by the module's real files.

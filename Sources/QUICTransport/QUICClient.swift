@@ -1,0 +1,255 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CNgtcp2
+import PeerBenchCore
+
+/// The client side of one cell: handshake, probes, bulk phase, close
+/// (docs/protocol/quic.md), on one thread with one event loop.
+final class QUICClient: QUICConnectionDelegate {
+    /// Bulk streams being written at once in `perMessage` mode (the server allows 128 open).
+    static let perMessageWindow = 100
+
+    private let config: QUICConfiguration
+    private let server: SocketAddress
+    private let channel: UDPChannel
+    private var connection: QUICConnection!
+    private let deadline: UInt64
+    private let cancellation: CellCancellation
+
+    private var controlStream: Int64 = -1
+    private var controlParser = FrameParser()
+    private var pongs: [UInt64: UInt64] = [:]
+    private var report: ReportBody?
+    private var handshakeDone = false
+
+    init(config: QUICConfiguration, server: SocketAddress, deadline: UInt64, cancellation: CellCancellation) throws {
+        self.config = config
+        self.server = server
+        self.deadline = deadline
+        self.cancellation = cancellation
+        channel = try UDPChannel(family: server.family)
+        try channel.socket.connect(server)
+    }
+
+    /// Runs the whole workload and returns the measurement. If it fails after the
+    /// connection exists, the server is told with CONNECTION_CLOSE (application
+    /// error 2, the reason as text) instead of being left to its idle timeout.
+    func run(payload: Payload?, probes: Int, seed: UInt64) throws -> TransportMeasurement {
+        do {
+            return try workload(payload: payload, probes: probes, seed: seed)
+        } catch {
+            if let c = connection, !c.isFinished {
+                c.close(.application(ApplicationError.aborted, "client gave up: \(error)"), transmit: transmit)
+            }
+            connection = nil
+            throw error
+        }
+    }
+
+    private func workload(payload: Payload?, probes: Int, seed: UInt64) throws -> TransportMeasurement {
+        cancellation.register(channel.socket)
+        cancellation.onCancel { [channel] in channel.wake() }
+        defer { cancellation.unregister(channel.socket) }
+
+        var m = TransportMeasurement()
+        var extra = JSONObject()
+
+        // Handshake: from creating the TLS session to the handshake_completed callback.
+        let credentials = try TLSCredentials(caFile: config.caFile,
+                                             certFile: config.mutualTLS ? config.clientCertFile : nil,
+                                             keyFile: config.mutualTLS ? config.clientKeyFile : nil)
+        let name = config.expectedName(for: server.host)
+        let start = MonotonicClock.now()
+        let tls = try TLSSession(server: false, credentials: credentials, alpn: config.alpn, verifyName: name, requireClientCertificate: false)
+        let ctx = QUICFailure.TLSContext(isServer: false, caFile: config.caFile, verifyName: name, alpn: config.alpn)
+        connection = try QUICConnection(clientFrom: try SockAddrBox(channel.socket.localAddress()), to: try SockAddrBox(server),
+                                        tls: tls, settings: config.connection, tlsContext: ctx, peer: server.description)
+        connection.delegate = self
+        try pump("handshake") { self.handshakeDone }
+        m.connectNanos = connection.handshakeCompletedAt! - start
+
+        // Probes: one PING at a time on the control stream, timed until its PONG.
+        guard let control = connection.openBidiStream() else { throw QUICFailure.protocolViolation("the server allows no bidirectional stream") }
+        controlStream = control
+        m.rttNanos.reserveCapacity(probes)
+        for seq in 0..<UInt64(probes) {
+            let sent = MonotonicClock.now()
+            connection.sender(control).append(copying: FrameEncoder.encode(.ping(seq)))
+            try pump("RTT probes") { self.pongs[seq] != nil }
+            m.rttNanos.append(pongs.removeValue(forKey: seq)! - sent)
+        }
+        m.probesSent = probes
+
+        // Bulk phase: every message is the same immutable block (frame header + body),
+        // borrowed by ngtcp2 until acknowledged; memory does not grow with the count.
+        let count = payload?.count ?? 0
+        let size = payload?.size ?? 0
+        let block = MessageBlock(size: size, seed: seed)
+        let bulkStart = MonotonicClock.now()
+        var bulk = BulkSchedule(count: count, mode: config.streams)
+        var doneSent = false
+        try pump("bulk phase") {
+            if !doneSent {
+                bulk.advance(connection: self.connection, block: block)
+                if bulk.isHandedOver {
+                    self.connection.sender(control).append(copying: FrameEncoder.encode(.done(DoneBody(
+                        messages: UInt64(count), bytes: UInt64(count) * UInt64(size), streams: UInt64(bulk.streamsUsed)))))
+                    doneSent = true
+                }
+            }
+            return self.report != nil
+        }
+        m.bulkNanos = MonotonicClock.now() - bulkStart
+        let r = report!
+        m.delivery = Delivery(sentMessages: count, receivedMessages: Int(r.messages), sentBytes: count * size, receivedBytes: Int(r.bytes))
+        if r.messages < UInt64(count) { m.status = .partial }
+
+        extra = QUICStats.record(connection, start: start, report: r, config: config)
+        m.extra["quic"] = .object(extra)
+
+        // Clean close: CONNECTION_CLOSE with application NO_ERROR; nothing to wait for.
+        connection.close(.application(ApplicationError.noError, ""), transmit: transmit)
+        connection = nil
+        withExtendedLifetime(block) {}
+        return m
+    }
+
+    private lazy var transmit: QUICConnection.Transmit = { [channel] bytes, segment, _ in
+        channel.send(bytes, segment: segment, to: nil, length: 0)
+    }
+
+    /// Runs the event loop until `done()` is true; throws when the connection fails,
+    /// the cell's deadline passes or the cell is cancelled.
+    private func pump(_ phase: String, until done: () -> Bool) throws {
+        while true {
+            if done() { return }
+            var now = MonotonicClock.now()
+            connection.handleExpiry(now: now)
+            connection.writePackets(now: now, transmit: transmit)
+            try checkAlive(phase)
+            if done() { return }
+            now = MonotonicClock.now()
+            if now >= deadline { throw QUICFailure.deadline(phase: phase) }
+            let expiry = connection.expiry
+            var timeout = min(deadline - now, expiry > now ? expiry - now : 0)
+            if channel.isStalled { timeout = min(timeout, 1_000_000) }
+            let (readable, woken) = try channel.wait(timeoutNanos: timeout)
+            if woken || cancellation.isCancelled { throw QUICFailure.cancelled(phase: phase) }
+            channel.flushStalled()
+            if readable {
+                // A bounded batch (`readBatch` QUIC datagrams, however the kernel
+                // coalesced them), so ACKs and new data go out between batches.
+                var datagrams = 0
+                while datagrams < QUICServerLoop.readBatch {
+                    guard let (n, segment) = try channel.receive(from: nil, fromLength: nil) else { break }
+                    datagrams += segment > 0 ? (n + segment - 1) / segment : 1
+                    if n == 0 && cancellation.isCancelled { throw QUICFailure.cancelled(phase: phase) }
+                    // Coalesced datagrams (UDP_GRO) are split back into QUIC datagrams.
+                    let step = segment > 0 ? segment : max(n, 1)
+                    var offset = 0
+                    let now = MonotonicClock.now()
+                    while offset < n, !connection.isFinished {
+                        let len = min(step, n - offset)
+                        connection.read(UnsafeRawBufferPointer(start: channel.receiveBuffer.baseAddress! + offset, count: len), now: now)
+                        offset += len
+                    }
+                    if connection.isFinished { break }
+                }
+                try checkAlive(phase)
+            }
+        }
+    }
+
+    private func checkAlive(_ phase: String) throws {
+        guard connection.isFinished else { return }
+        connection.flushClose(transmit)
+        if let f = connection.failure { throw f }
+        if report != nil { return }
+        throw QUICFailure.protocolViolation("the server closed the connection during the \(phase)")
+    }
+
+    // MARK: QUICConnectionDelegate
+
+    func handshakeCompleted(_ connection: QUICConnection) { handshakeDone = true }
+    func streamClosed(_ connection: QUICConnection, stream: Int64) {}
+
+    func received(_ connection: QUICConnection, stream: Int64, data: UnsafeRawBufferPointer, fin: Bool) throws {
+        guard stream == controlStream else {
+            // A bulk stream: the server only ends its direction, without data.
+            guard data.isEmpty else { throw FramingError(description: "\(data.count) bytes on bulk stream \(stream); the server only ends bulk streams") }
+            return
+        }
+        try controlParser.feed(data, onData: { _, _ in
+            throw FramingError(description: "DATA frame from the server")
+        }, onControl: { frame in
+            switch frame {
+            case .pong(let seq): self.pongs[seq] = MonotonicClock.now()
+            case .report(let r): self.report = r
+            case .ping, .done: throw FramingError(description: "server sent a client-only frame (\(frame))")
+            }
+        })
+    }
+}
+
+/// The bulk phase's one message: a DATA frame header and `size` body bytes, in
+/// memory that neither moves nor changes while ngtcp2 may still point at it.
+final class MessageBlock {
+    let bytes: UnsafeMutableRawBufferPointer
+
+    init(size: Int, seed: UInt64) {
+        bytes = .allocate(byteCount: FrameEncoder.headerSize + size, alignment: 16)
+        let header = FrameEncoder.header(.data, length: UInt32(size))
+        for (i, b) in header.enumerated() { bytes[i] = b }
+        // Seeded pseudo-random body: incompressible, reproducible per cell.
+        var x = seed | 1
+        for i in 0..<size {
+            x ^= x << 13; x ^= x >> 7; x ^= x << 17
+            bytes[FrameEncoder.headerSize + i] = UInt8(truncatingIfNeeded: x)
+        }
+    }
+
+    deinit { bytes.deallocate() }
+
+    var region: UnsafeRawBufferPointer { UnsafeRawBufferPointer(bytes) }
+}
+
+/// Hands the bulk phase's messages to QUIC streams according to the stream mode.
+struct BulkSchedule {
+    let count: Int
+    let mode: StreamMode
+    private var opened = 0
+    private(set) var streamsUsed = 0
+    private var unwritten: [StreamSender] = []
+
+    init(count: Int, mode: StreamMode) {
+        self.count = count
+        self.mode = mode
+    }
+
+    /// Every message (and FIN) has been handed to ngtcp2.
+    var isHandedOver: Bool { opened == count && unwritten.isEmpty }
+
+    mutating func advance(connection: QUICConnection, block: MessageBlock) {
+        unwritten.removeAll { $0.isFullyWritten }
+        switch mode {
+        case .single:
+            guard opened == 0, count > 0, let id = connection.openBidiStream() else { return }
+            let s = connection.sender(id)
+            s.append(borrowing: block.region, repeats: UInt64(count))
+            s.finish()
+            unwritten.append(s)
+            opened = count
+            streamsUsed = 1
+        case .perMessage:
+            while opened < count, unwritten.count < QUICClient.perMessageWindow, let id = connection.openBidiStream() {
+                let s = connection.sender(id)
+                s.append(borrowing: block.region)
+                s.finish()
+                unwritten.append(s)
+                opened += 1
+                streamsUsed += 1
+            }
+        }
+    }
+}

@@ -1,0 +1,45 @@
+import CNgtcp2
+import PeerBenchCore
+
+/// How bulk messages map to QUIC streams.
+public enum StreamMode: String, Sendable, CaseIterable {
+    /// One bulk stream carries every message, back to back.
+    case single
+    /// Each message on its own bulk stream.
+    case perMessage
+}
+
+/// The congestion controllers ngtcp2 0.12 implements.
+public enum CongestionControl: String, Sendable, CaseIterable {
+    case cubic, reno, bbr, bbr2
+
+    var ngtcp2: ngtcp2_cc_algo {
+        switch self {
+        case .cubic: NGTCP2_CC_ALGO_CUBIC
+        case .reno: NGTCP2_CC_ALGO_RENO
+        case .bbr: NGTCP2_CC_ALGO_BBR
+        case .bbr2: NGTCP2_CC_ALGO_BBR2
+        }
+    }
+}
+
+/// Everything one QUIC cell needs, read from the matrix's options.
+struct QUICConfiguration: Sendable {
+    /// The plugin's application protocol (docs/protocol/quic.md).
+    static let alpn = "peerbench-quic/1"
+
+    var alpn = QUICConfiguration.alpn
+    var streams: StreamMode = .single
+    var connection = ConnectionSettings()
+    var caFile: String
+    var certFile: String
+    var keyFile: String
+    var clientCertFile: String
+    var clientKeyFile: String
+    /// Name the server certificate must cover; nil = the server's address.
+    var serverName: String?
+    var mutualTLS = false
+
+    /// The name the client verifies for a server reached at `host`.
+    func expectedName(for host: String) -> String { serverName ?? host }
+}

@@ -1,0 +1,126 @@
+public import PeerBenchCore
+import CNgtcp2
+import Foundation
+
+/// QUIC (RFC 9000) on ngtcp2 0.12 with GnuTLS, TLS 1.3 only: plugin `quic`.
+///
+/// The workload runs over the application protocol in docs/protocol/quic.md
+/// (ALPN `peerbench-quic/1`): RTT probes on a control stream, the bulk phase on
+/// further bidirectional streams, and the server's report of what arrived on the control
+/// stream, so the delivery figures come over the wire.
+public struct QUICPlugin: TransportPlugin {
+    public static let descriptor = PluginDescriptor(
+        name: "quic",
+        summary: "QUIC on ngtcp2 + GnuTLS (TLS 1.3), probes on a control stream, bulk on further streams",
+        options: [
+            OptionDescriptor("streams", type: "single|perMessage", default: "single", help: "One stream for all bulk messages, or one stream per message."),
+            OptionDescriptor("congestionControl", type: "cubic|reno|bbr|bbr2", default: "cubic", help: "ngtcp2's congestion controller."),
+            OptionDescriptor("maxStreamWindow", type: "bytes", default: "16777216", help: "Stream flow-control window (initial and auto-tuning maximum)."),
+            OptionDescriptor("maxWindow", type: "bytes", default: "25165824", help: "Connection flow-control window (initial and auto-tuning maximum)."),
+            OptionDescriptor("handshakeTimeoutSeconds", type: "number", default: "5", help: "Give up on a handshake after this long."),
+            OptionDescriptor("idleTimeoutSeconds", type: "number", default: "30", help: "Close a connection silent for this long (max_idle_timeout)."),
+            OptionDescriptor("caFile", type: "path", default: "certs/ca.pem", help: "CA that must have issued the peer's certificate (bundled test CA by default)."),
+            OptionDescriptor("certFile", type: "path", default: "certs/server.pem", help: "Server certificate."),
+            OptionDescriptor("keyFile", type: "path", default: "certs/server-key.pem", help: "Server private key."),
+            OptionDescriptor("clientCertFile", type: "path", default: "certs/client.pem", help: "Client certificate for mutualTLS."),
+            OptionDescriptor("clientKeyFile", type: "path", default: "certs/client-key.pem", help: "Client private key for mutualTLS."),
+            OptionDescriptor("serverName", type: "string", default: "the server's address", help: "Name the server certificate must cover."),
+            OptionDescriptor("mutualTLS", type: "bool", default: "false", help: "The server requires and verifies a client certificate."),
+        ]
+    )
+
+    let config: QUICConfiguration
+
+    /// Reads the options. Certificate options default to the files in the bundled
+    /// `certs/` directory (see `CertificateLocator`); paths given in the matrix are
+    /// used as written (relative ones from the working directory).
+    public init(options: PluginOptions) throws {
+        let streams = try options.choice("streams", default: StreamMode.single)
+        let cc = try options.choice("congestionControl", default: CongestionControl.cubic)
+        let maxStreamWindow = try options.int("maxStreamWindow", default: 16 << 20, range: 65_536...(1 << 30))
+        let maxWindow = try options.int("maxWindow", default: 24 << 20, range: 65_536...(1 << 31))
+        let handshake = try options.double("handshakeTimeoutSeconds", default: 5, range: 0.05...600)!
+        let idle = try options.double("idleTimeoutSeconds", default: 30, range: 0.1...3600)!
+        let certs = CertificateLocator.bundledDirectory()
+        func path(_ key: String, _ file: String) throws -> String {
+            let bundled = certs.map { "\($0)/\(file)" }
+            guard let p = try options.string(key, default: bundled) else {
+                throw InputError(path: options.path.key(key).description,
+                                 "no bundled certs/ directory found (set \(CertificateLocator.environmentVariable) or give \(key))")
+            }
+            return p
+        }
+        config = QUICConfiguration(
+            streams: streams,
+            connection: ConnectionSettings(congestionControl: cc, maxStreamWindow: UInt64(maxStreamWindow), maxWindow: UInt64(maxWindow),
+                                           handshakeTimeoutNanos: UInt64(handshake * 1e9), idleTimeoutNanos: UInt64(idle * 1e9),
+                                           debugLog: ProcessInfo.processInfo.environment["PEERBENCH_QUIC_DEBUG"] != nil),
+            caFile: try path("caFile", "ca.pem"),
+            certFile: try path("certFile", "server.pem"),
+            keyFile: try path("keyFile", "server-key.pem"),
+            clientCertFile: try path("clientCertFile", "client.pem"),
+            clientKeyFile: try path("clientKeyFile", "client-key.pem"),
+            serverName: try options.string("serverName", default: nil),
+            mutualTLS: try options.bool("mutualTLS", default: false))
+    }
+
+    /// The ngtcp2 and GnuTLS versions linked at run time, for the run's manifest.
+    public static func libraryVersions() -> [String: String] {
+        var v: [String: String] = [:]
+        if let info = ngtcp2_version(0), let s = info.pointee.version_str { v["ngtcp2"] = String(cString: s) }
+        if let s = gnutls_check_version(nil) { v["gnutls"] = String(cString: s) }
+        return v
+    }
+
+    /// For tests and tools that build a configuration directly.
+    init(config: QUICConfiguration) { self.config = config }
+
+    public func check(payload: Payload, path: JSONPath) -> [InputProblem] {
+        if payload.size > Int(UInt32.max) {
+            return [InputProblem(path: path.key("size").description, "QUIC messages are framed with a 32-bit length; at most \(UInt32.max) bytes")]
+        }
+        return []
+    }
+
+    public func startServer(_ cell: CellContext) async throws -> any TransportServer {
+        let config = self.config
+        var settings = config
+        settings.connection.maxUDPPayload = cell.link.mtu.map { Self.udpPayload(mtu: $0, host: cell.server.address) }
+        let loop = try await cell.server.run("quic-server-bind") { [settings] in
+            try QUICServerLoop(host: cell.server.address, config: settings, logger: cell.logger)
+        }
+        cell.cancellation.onCancel { loop.stop() }
+        let task = Task { try await cell.server.run("quic-server") { try loop.run() } }
+        return QUICServerHandle(address: loop.address, loop: loop, task: task)
+    }
+
+    public func runClient(_ cell: CellContext, server: SocketAddress) async throws -> TransportMeasurement {
+        var settings = config
+        settings.connection.maxUDPPayload = cell.link.mtu.map { Self.udpPayload(mtu: $0, host: server.host) }
+        return try await cell.client.run("quic-client") { [settings] in
+            let client = try QUICClient(config: settings, server: server, deadline: cell.deadline, cancellation: cell.cancellation)
+            return try client.run(payload: cell.payload, probes: cell.rttProbes, seed: cell.seed)
+        }
+    }
+
+    /// The largest UDP payload that fits the link's MTU without IP fragmentation.
+    static func udpPayload(mtu: Int, host: String) -> Int {
+        max(1200, mtu - (host.contains(":") ? 48 : 28))
+    }
+}
+
+/// The running server of one cell.
+final class QUICServerHandle: TransportServer, @unchecked Sendable {
+    let address: SocketAddress
+    private let loop: QUICServerLoop
+    private let task: Task<Void, any Error>
+
+    init(address: SocketAddress, loop: QUICServerLoop, task: Task<Void, any Error>) {
+        self.address = address
+        self.loop = loop
+        self.task = task
+    }
+
+    func finish() async throws { try await task.value }
+    func stop() { loop.stop() }
+}

@@ -1,0 +1,290 @@
+#!/usr/bin/env python3
+"""An independent implementation of PeerBench's QUIC application protocol
+(docs/protocol/quic.md) on aioquic, used to prove interoperability and as a
+speed reference.
+
+  peerbench_quic_peer.py server --certs DIR [--host 127.0.0.1] [--port 0]
+      Serves one client session, prints "LISTENING <port>" once bound and a JSON
+      summary when the session is over.
+  peerbench_quic_peer.py client --certs DIR --host H --port P
+                                [--probes N] [--count N] [--size N] [--streams single|perMessage]
+      Runs the standard workload and prints one JSON line of results.
+"""
+import argparse
+import asyncio
+import json
+import os
+import struct
+import sys
+import time
+
+from aioquic.asyncio import connect, serve
+from aioquic.asyncio.protocol import QuicConnectionProtocol
+from aioquic.quic.configuration import QuicConfiguration
+from aioquic.quic.events import ConnectionTerminated, StreamDataReceived
+
+ALPN = "peerbench-quic/1"
+PING, PONG, DATA, DONE, REPORT = 0x01, 0x02, 0x03, 0x04, 0x05
+CONTROL_BODY = {PING: 8, PONG: 8, DONE: 24, REPORT: 32}
+WINDOW = 16 * 1024 * 1024
+
+
+class ProtocolError(Exception):
+    pass
+
+
+class FrameParser:
+    """Incremental parser for one stream: control frames whole, DATA bodies counted."""
+
+    def __init__(self):
+        self.buf = b""
+        self.body_left = None  # remaining DATA body bytes while inside a DATA frame
+
+    def at_boundary(self):
+        return not self.buf and self.body_left is None
+
+    def feed(self, data, on_data, on_control):
+        while data:
+            if self.body_left is not None:
+                take = min(self.body_left, len(data))
+                self.body_left -= take
+                data = data[take:]
+                on_data(take, self.body_left == 0)
+                if self.body_left == 0:
+                    self.body_left = None
+                continue
+            self.buf += data
+            data = b""
+            while len(self.buf) >= 5:
+                ftype, length = self.buf[0], struct.unpack(">I", self.buf[1:5])[0]
+                if ftype == DATA:
+                    rest = self.buf[5:]
+                    self.buf = b""
+                    if length == 0:
+                        on_data(0, True)
+                        data = rest
+                    else:
+                        self.body_left = length
+                        data = rest
+                    break
+                if ftype not in CONTROL_BODY:
+                    raise ProtocolError("unknown frame type 0x%02x" % ftype)
+                if length != CONTROL_BODY[ftype]:
+                    raise ProtocolError("frame 0x%02x has a %d-byte body" % (ftype, length))
+                if len(self.buf) < 5 + length:
+                    break
+                body = self.buf[5:5 + length]
+                self.buf = self.buf[5 + length:]
+                on_control(ftype, struct.unpack(">%dQ" % (length // 8), body))
+
+
+def frame(ftype, *values):
+    return bytes([ftype]) + struct.pack(">I", 8 * len(values)) + struct.pack(">%dQ" % len(values), *values)
+
+
+# ---------------------------------------------------------------- server
+
+class ServerProtocol(QuicConnectionProtocol):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.parsers = {}
+        self.messages = self.bytes = self.finished = 0
+        self.first = self.last = None
+        self.done = None
+        self.reported = False
+
+    def quic_event_received(self, event):
+        if isinstance(event, StreamDataReceived):
+            try:
+                self.stream_data(event.stream_id, event.data, event.end_stream)
+            except ProtocolError as e:
+                self._quic.close(error_code=1, reason_phrase=str(e))
+            self.transmit()
+        elif isinstance(event, ConnectionTerminated):
+            self.server_state["closed"].set()
+
+    def stream_data(self, sid, data, fin):
+        if sid % 4 != 0:
+            raise ProtocolError("stream %d is not client-initiated bidirectional" % sid)
+        bulk = sid != 0
+        parser = self.parsers.setdefault(sid, FrameParser())
+
+        def on_data(n, complete):
+            if not bulk:
+                raise ProtocolError("DATA on the control stream")
+            now = time.monotonic_ns()
+            self.first = self.first or now
+            self.last = now
+            self.bytes += n
+            self.messages += 1 if complete else 0
+
+        def on_control(ftype, values):
+            if bulk:
+                raise ProtocolError("control frame on a bulk stream")
+            if ftype == PING:
+                self._quic.send_stream_data(0, frame(PONG, *values))
+            elif ftype == DONE:
+                self.done = values
+            else:
+                raise ProtocolError("client sent frame 0x%02x" % ftype)
+
+        parser.feed(data, on_data, on_control)
+        if fin:
+            if not parser.at_boundary():
+                raise ProtocolError("stream %d ended inside a frame" % sid)
+            if bulk:
+                self.finished += 1
+                self._quic.send_stream_data(sid, b"", end_stream=True)
+        if not self.reported and self.done is not None and self.finished >= self.done[2]:
+            self.reported = True
+            span = (self.last - self.first) if self.first else 0
+            self._quic.send_stream_data(0, frame(REPORT, self.messages, self.bytes, self.finished, span))
+            self.server_state["summary"] = {"messages": self.messages, "bytes": self.bytes, "streams": self.finished}
+
+
+async def run_server(args):
+    config = QuicConfiguration(is_client=False, alpn_protocols=[ALPN], max_data=WINDOW, max_stream_data=WINDOW,
+                               idle_timeout=args.idle)
+    config.load_cert_chain(os.path.join(args.certs, "server.pem"), os.path.join(args.certs, "server-key.pem"))
+    state = {"closed": asyncio.Event(), "summary": None}
+
+    def make(*a, **kw):
+        p = ServerProtocol(*a, **kw)
+        p.server_state = state
+        return p
+
+    server = await serve(args.host, args.port, configuration=config, create_protocol=make)
+    port = server._transport.get_extra_info("sockname")[1]
+    print("LISTENING %d" % port, flush=True)
+    try:
+        await asyncio.wait_for(state["closed"].wait(), timeout=args.timeout)
+    finally:
+        server.close()
+    print(json.dumps(state["summary"]), flush=True)
+
+
+# ---------------------------------------------------------------- client
+
+class ClientProtocol(QuicConnectionProtocol):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.parser = FrameParser()
+        self.pongs = {}
+        self.waiter = None
+        self.report = None
+        self.terminated = None
+
+    def quic_event_received(self, event):
+        if isinstance(event, ConnectionTerminated):
+            self.terminated = event
+        if isinstance(event, StreamDataReceived):
+            if event.stream_id == 0:
+                self.parser.feed(event.data, self.on_data, self.on_control)
+            elif event.data:
+                raise ProtocolError("data on bulk stream %d" % event.stream_id)
+        if self.waiter is not None and not self.waiter.done():
+            self.waiter.set_result(None)
+
+    def on_data(self, n, complete):
+        raise ProtocolError("DATA from the server")
+
+    def on_control(self, ftype, values):
+        if ftype == PONG:
+            self.pongs[values[0]] = time.monotonic_ns()
+        elif ftype == REPORT:
+            self.report = values
+        else:
+            raise ProtocolError("server sent frame 0x%02x" % ftype)
+
+    async def until(self, condition):
+        while not condition():
+            self.waiter = asyncio.get_running_loop().create_future()
+            await self.waiter
+
+
+async def run_client(args):
+    config = QuicConfiguration(is_client=True, alpn_protocols=[ALPN], max_data=WINDOW, max_stream_data=WINDOW,
+                               server_name=args.server_name or args.host, cafile=os.path.join(args.certs, "ca.pem"))
+    start = time.monotonic_ns()
+    async with connect(args.host, args.port, configuration=config, create_protocol=ClientProtocol) as c:
+        handshake = time.monotonic_ns() - start
+        quic = c._quic
+        control = quic.get_next_available_stream_id()
+        assert control == 0
+        if args.violate:
+            # Deliberately break the framing: an unknown frame type on the control stream.
+            quic.send_stream_data(control, bytes([0x7F, 0, 0, 0, 0]))
+            c.transmit()
+            await c.until(lambda: c.terminated is not None)
+            t = c.terminated
+            print(json.dumps({"error_code": t.error_code, "reason": t.reason_phrase}), flush=True)
+            return
+        rtts = []
+        for seq in range(args.probes):
+            sent = time.monotonic_ns()
+            quic.send_stream_data(control, frame(PING, seq))
+            c.transmit()
+            await c.until(lambda: seq in c.pongs)
+            rtts.append(c.pongs.pop(seq) - sent)
+
+        message = bytes([DATA]) + struct.pack(">I", args.size) + os.urandom(args.size)
+        bulk_start = time.monotonic_ns()
+        streams = 0
+        if args.count:
+            if args.streams == "single":
+                sid = quic.get_next_available_stream_id()
+                streams = 1
+                for i in range(args.count):
+                    quic.send_stream_data(sid, message, end_stream=(i == args.count - 1))
+                    if i % 64 == 63:
+                        c.transmit()
+                        await asyncio.sleep(0)
+            else:
+                for i in range(args.count):
+                    sid = quic.get_next_available_stream_id()
+                    quic.send_stream_data(sid, message, end_stream=True)
+                    streams += 1
+                    if i % 64 == 63:
+                        c.transmit()
+                        await asyncio.sleep(0)
+        quic.send_stream_data(control, frame(DONE, args.count, args.count * args.size, streams))
+        c.transmit()
+        await c.until(lambda: c.report is not None)
+        bulk = time.monotonic_ns() - bulk_start
+        quic.close(error_code=0)
+        c.transmit()
+    r = c.report
+    print(json.dumps({
+        "handshake_ms": handshake / 1e6,
+        "rtt_ms": [x / 1e6 for x in rtts],
+        "sent_messages": args.count, "sent_bytes": args.count * args.size,
+        "received_messages": r[0], "received_bytes": r[1], "bulk_streams": r[2],
+        "bulk_seconds": bulk / 1e9,
+        "goodput_MBps": (r[1] / (bulk / 1e9) / 1e6) if bulk else None,
+    }), flush=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("role", choices=["server", "client"])
+    ap.add_argument("--certs", required=True, help="directory with ca.pem, server.pem, server-key.pem")
+    ap.add_argument("--host", default="127.0.0.1")
+    ap.add_argument("--port", type=int, default=0)
+    ap.add_argument("--server-name", default=None, help="name to verify (default: --host)")
+    ap.add_argument("--probes", type=int, default=10)
+    ap.add_argument("--count", type=int, default=100)
+    ap.add_argument("--size", type=int, default=1024)
+    ap.add_argument("--streams", choices=["single", "perMessage"], default="single")
+    ap.add_argument("--violate", action="store_true", help="client: send an unknown frame and report how the server closes")
+    ap.add_argument("--timeout", type=float, default=120, help="server: give up after this many seconds")
+    ap.add_argument("--idle", type=float, default=30)
+    args = ap.parse_args()
+    try:
+        asyncio.run(run_server(args) if args.role == "server" else run_client(args))
+    except (ProtocolError, ConnectionError, asyncio.TimeoutError) as e:
+        print("error: %s" % (e or type(e).__name__), file=sys.stderr)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,36 @@
+import PeerBenchCore
+import QUICTransport
+import Testing
+
+/// Options as `peerbench list` shows them and as matrix.json gives them.
+@Suite struct QUICOptionsTests {
+    @Test func descriptorListsEveryOption() {
+        let d = QUICPlugin.descriptor
+        #expect(d.name == "quic")
+        #expect(Set(d.options.map(\.key)) == ["streams", "congestionControl", "maxStreamWindow", "maxWindow", "handshakeTimeoutSeconds",
+                                              "idleTimeoutSeconds", "caFile", "certFile", "keyFile", "clientCertFile", "clientKeyFile",
+                                              "serverName", "mutualTLS"])
+    }
+
+    @Test func defaultsResolveTheBundledCertificates() throws {
+        let reader = try PluginOptions(JSONValue?.none, path: .root)
+        _ = try QUICPlugin(options: reader)
+        try reader.finish()
+        #expect(reader.effective["caFile"]?.stringValue?.hasSuffix("certs/ca.pem") == true)
+        #expect(reader.effective["streams"] == "single")
+        #expect(reader.effective["congestionControl"] == "cubic")
+    }
+
+    @Test func badValuesNameTheOption() throws {
+        #expect { _ = try makePlugin(["congestionControl": "vegas"]) } throws: { "\($0)".contains("congestionControl") && "\($0)".contains("\"bbr\"") }
+        #expect { _ = try makePlugin(["streams": 3]) } throws: { "\($0)".contains("streams") }
+        #expect { _ = try makePlugin(["maxWindow": 10]) } throws: { "\($0)".contains("maxWindow") && "\($0)".contains("out of range") }
+        #expect { _ = try makePlugin(["streamz": "single"]) } throws: { "\($0)".contains("unknown option \"streamz\"") }
+    }
+
+    @Test func reportsLinkedLibraryVersions() {
+        let v = QUICPlugin.libraryVersions()
+        #expect(v["ngtcp2"]?.hasPrefix("0.12") == true)
+        #expect(v["gnutls"]?.hasPrefix("3.") == true)
+    }
+}

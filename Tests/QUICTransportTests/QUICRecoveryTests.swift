@@ -1,0 +1,108 @@
+import Foundation
+import PeerBenchCore
+import QUICTransport
+import Testing
+
+/// Loss recovery, cancellation and deadlines: the cell completes despite lost
+/// datagrams, and ends promptly when the runner gives up on it.
+@Suite struct QUICRecoveryTests {
+    @Test(arguments: [StreamMode.single, .perMessage])
+    func completesThroughALossyPath(mode: StreamMode) async throws {
+        let plugin = try makePlugin(["streams": .string(mode.rawValue)])
+        let cell = loopbackCell(payload: Payload(count: 400, size: 5000), probes: 20, timeoutSeconds: 40)
+        let server = try await plugin.startServer(cell)
+        defer { server.stop() }
+        let relay = try LossyRelay(to: server.address, lossPercent: 5, seed: 42)
+        defer { relay.stop() }
+        let m = try await withTimeout(40) { try await plugin.runClient(cell, server: relay.address) }
+        #expect(m.delivery == Delivery(sentMessages: 400, receivedMessages: 400, sentBytes: 2_000_000, receivedBytes: 2_000_000))
+        #expect(m.rttNanos.count == 20)
+        #expect(relay.dropped > 0, "the relay dropped nothing")
+        try await withTimeout(10) { try await server.finish() }
+    }
+
+    @Test func cancellationEndsTheCellPromptly() async throws {
+        let plugin = try makePlugin()
+        let cell = loopbackCell(payload: Payload(count: 1_000_000, size: 16384), probes: 0, timeoutSeconds: 60)
+        let server = try await plugin.startServer(cell)
+        Task {
+            try await Task.sleep(nanoseconds: 300_000_000)
+            cell.cancellation.cancel()
+        }
+        let started = MonotonicClock.now()
+        await #expect {
+            _ = try await withTimeout(10) { try await plugin.runClient(cell, server: server.address) }
+        } throws: { "\($0)".contains("cancelled during the bulk phase") }
+        #expect(MonotonicClock.elapsed(since: started) < 2_000_000_000)
+        // The server was told too (onCancel) and finishes without a session.
+        try await withTimeout(5) { try await server.finish() }
+    }
+
+    @Test func deadlineEndsTheCell() async throws {
+        let plugin = try makePlugin()
+        let cell = loopbackCell(payload: Payload(count: 1_000_000, size: 16384), probes: 0, timeoutSeconds: 0.5)
+        let server = try await plugin.startServer(cell)
+        defer { server.stop() }
+        await #expect {
+            _ = try await withTimeout(10) { try await plugin.runClient(cell, server: server.address) }
+        } throws: { "\($0)".contains("cell deadline reached during the bulk phase") }
+        // The client said so on the wire: the server ends at once, with the reason.
+        await #expect {
+            try await withTimeout(5) { try await server.finish() }
+        } throws: { "\($0)".contains("application error 0x2: client gave up: cell deadline reached") }
+    }
+}
+
+/// A UDP relay between client and server that drops a seeded fraction of the
+/// datagrams in each direction.
+final class LossyRelay: @unchecked Sendable {
+    let address: SocketAddress
+    private let front: Socket
+    private let back: Socket
+    private let lock = NSLock()
+    private var stopped = false
+    private var droppedCount = 0
+    private let done = DispatchSemaphore(value: 0)
+
+    var dropped: Int { lock.withLock { droppedCount } }
+
+    init(to server: SocketAddress, lossPercent: Double, seed: UInt64) throws {
+        front = try Socket(family: AF_INET, type: Int32(SOCK_DGRAM.rawValue))
+        try front.bind(SocketAddress(host: "127.0.0.1", port: 0))
+        address = try front.localAddress()
+        back = try Socket(family: AF_INET, type: Int32(SOCK_DGRAM.rawValue))
+        try back.connect(server)
+        for s in [front, back] { _ = fcntl(s.fd, F_SETFL, fcntl(s.fd, F_GETFL) | O_NONBLOCK) }
+        let thread = Thread { [self] in run(lossPercent: lossPercent, seed: seed) }
+        thread.start()
+    }
+
+    func stop() {
+        lock.withLock { stopped = true }
+        done.wait()
+    }
+
+    private func run(lossPercent: Double, seed: UInt64) {
+        defer { done.signal() }
+        var x = seed | 1
+        func drop() -> Bool {
+            x ^= x << 13; x ^= x >> 7; x ^= x << 17
+            return Double(x % 10_000) < lossPercent * 100
+        }
+        var client: SocketAddress?
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while !lock.withLock({ stopped }) {
+            var fds = [pollfd(fd: front.fd, events: Int16(POLLIN), revents: 0), pollfd(fd: back.fd, events: Int16(POLLIN), revents: 0)]
+            guard poll(&fds, 2, 50) > 0 else { continue }
+            while let (n, from) = try? buffer.withUnsafeMutableBytes({ try front.receiveFrom($0) }) {
+                client = from ?? client
+                if drop() { lock.withLock { droppedCount += 1 }; continue }
+                _ = try? buffer.withUnsafeBytes { try back.send(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+            }
+            while let n = try? buffer.withUnsafeMutableBytes({ try back.receive($0) }), let client {
+                if drop() { lock.withLock { droppedCount += 1 }; continue }
+                _ = try? buffer.withUnsafeBytes { try front.send(UnsafeRawBufferPointer(rebasing: $0[0..<n]), to: client) }
+            }
+        }
+    }
+}
