@@ -1,5 +1,6 @@
 import ExecTransport
 import PeerBenchCore
+import QUICTransport
 import TCPTransport
 import TLSTransport
 import UDPTransport
@@ -10,6 +11,7 @@ import UWBRanging
 let registeredPlugins: [any TransportPlugin.Type] = [
     TCPPlugin.self,
     UDPPlugin.self,
+    QUICPlugin.self,
     UWBPlugin.self,
     TLSPlugin.self,
     ExecPlugin.self,
