@@ -85,6 +85,20 @@ parameters.lossProbability = o.lossPercent / 100
 let (client, server) = try testbed.configure(parameters, seed: 1)
 let (cns, sns) = (client.namespace!, server.namespace!)
 
+// `--mode hold`: keep the link up for manual experiments; prints the namespaces and
+// the counters every second until the time is up.
+if o.mode == "hold" {
+    print("client_ns=\(cns.name) server_ns=\(sns.name)")
+
+    for _ in 0..<o.seconds {
+        sleep(1)
+        let c = testbed.counters()!
+        print("packets_up=\(c.packetsUp) drops_up=\(c.dropsUp) causes=\(c.dropCauses)")
+
+    }
+    exit(0)
+}
+
 // A new namespace starts with the kernel's default TCP buffer limits (6 MiB receive),
 // which cap one flow at about 600 Mbit/s over a 40 ms round trip. Raise them inside
 // the benchmark's own namespaces so the emulator, not the window, is what is measured.
