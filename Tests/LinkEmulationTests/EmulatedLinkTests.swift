@@ -153,8 +153,11 @@ struct EmulatedLinkTests {
         let testbed = try EmulatedTestbed()
         defer { testbed.shutdownNow() }
         // 8 Mbit/s drains one 1 000-byte datagram per ms; 200 arrive within ~10 ms into a 20-packet queue.
-        let (client, server) = try testbed.configure(
-            EmulatorParameters(rateBitsPerSecond: 8e6, queue: QueueLimits(packets: 20, bytes: 1 << 20), mtu: 1_500), seed: 7)
+        // The emulator's own queue is under test: no sender-side shaper, which would hold
+        // the burst back in the sending socket (unpacedUDPBackpressure).
+        var p0 = EmulatorParameters(rateBitsPerSecond: 8e6, queue: QueueLimits(packets: 20, bytes: 1 << 20), mtu: 1_500)
+        p0.senderShaping = nil
+        let (client, server) = try testbed.configure(p0, seed: 7)
         let seen = try await Traffic.udpBlast(from: client, to: server, port: 7009, count: 200, size: 972, interval: 50_000)
         let c = try #require(testbed.counters())
         let delivered = seen.filter { $0 }.count
@@ -165,6 +168,7 @@ struct EmulatedLinkTests {
         // The same burst sent into an off-channel slot overflows the queue while the channel is off.
         var p = EmulatorParameters(rateBitsPerSecond: 8e6, schedule: .bulk, queue: QueueLimits(packets: 20, bytes: 1 << 20), mtu: 1_500)
         p.delayNanos = 0
+        p.senderShaping = nil
         let (client2, server2) = try testbed.configure(p, seed: 7)
         // Slot 7 of the sequence is off: wait until it begins (the schedule starts at configure).
         Traffic.sleepUntil(MonotonicClock.now() + 7 * ChannelSchedule.awdlSlotNanos + 5_000_000)
