@@ -119,7 +119,9 @@ enum Traffic {
             // Let the last datagrams cross before the end marker.
             sleepUntil(MonotonicClock.now() + 200_000_000)
             out.storeBytes(of: UInt64(UInt32.max), as: UInt64.self)
-            for _ in 0..<3 { _ = try s.send(UnsafeRawBufferPointer(rebasing: out[0..<8])) }
+            // The sink closes after the first marker; the ICMP port unreachable it causes
+            // can fail a later send with ECONNREFUSED, which is not an error here.
+            for _ in 0..<3 { _ = try? s.send(UnsafeRawBufferPointer(rebasing: out[0..<8])) }
             return 0
         }
         return try await received
