@@ -66,6 +66,24 @@ let package = Package(
         ),
         .target(name: "QUICTransport", dependencies: ["PeerBenchCore", "CNgtcp2"], swiftSettings: strict),
         .target(name: "UWBRanging", dependencies: ["PeerBenchCore"], swiftSettings: strict),
+        // External plugins in any language (docs/protocol/exec.md).
+        .target(name: "ExecTransport", dependencies: ["PeerBenchCore"], swiftSettings: strict),
+        // TLS 1.3 over TCP on GnuTLS; its own system-library module, apart from CNgtcp2.
+        .systemLibrary(name: "CGnuTLS", pkgConfig: "gnutls", providers: [.apt(["libgnutls28-dev"])]),
+        .target(name: "TLSTransport", dependencies: ["PeerBenchCore", "CGnuTLS"], swiftSettings: strict),
+        // new-transport: new transport targets go above this line
+
+        // `swift package new-transport NAME`: a thin command plugin driving the scaffold tool.
+        .target(name: "TransportScaffold", swiftSettings: strict),
+        .executableTarget(name: "peerbench-scaffold", dependencies: ["TransportScaffold"], swiftSettings: strict),
+        .plugin(
+            name: "NewTransport",
+            capability: .command(
+                intent: .custom(verb: "new-transport", description: "Create a transport plugin module, its test and its registration"),
+                permissions: [.writeToPackageDirectory(reason: "adds Sources/<Name>Transport, Tests/<Name>TransportTests and edits Package.swift and RegisteredPlugins.swift")]
+            ),
+            dependencies: ["peerbench-scaffold"]
+        ),
 
         // The command-line tool: fills the plugin registry and runs the CLI verbs.
         .executableTarget(
@@ -73,6 +91,8 @@ let package = Package(
             dependencies: [
                 "PeerBenchCore", "LinkEmulation",
                 "TCPTransport", "UDPTransport", "QUICTransport", "UWBRanging",
+                "ExecTransport", "TLSTransport",
+                // new-transport: new transport modules go above this line
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -86,5 +106,9 @@ let package = Package(
         .testTarget(name: "QUICTransportTests", dependencies: ["QUICTransport", "PeerBenchCore"]),
         .testTarget(name: "UWBRangingTests", dependencies: ["UWBRanging", "PeerBenchCore"]),
         .testTarget(name: "PeerBenchCLITests", dependencies: ["peerbench"]),
+        .testTarget(name: "ExecTransportTests", dependencies: ["ExecTransport", "PeerBenchCore"]),
+        .testTarget(name: "TLSTransportTests", dependencies: ["TLSTransport", "PeerBenchCore"]),
+        // new-transport: new transport test targets go above this line
+        .testTarget(name: "ScaffoldTests", dependencies: ["TransportScaffold"]),
     ]
 )

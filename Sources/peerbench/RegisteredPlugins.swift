@@ -1,5 +1,7 @@
+import ExecTransport
 import PeerBenchCore
 import TCPTransport
+import TLSTransport
 import UDPTransport
 import UWBRanging
 
@@ -9,4 +11,6 @@ let registeredPlugins: [any TransportPlugin.Type] = [
     TCPPlugin.self,
     UDPPlugin.self,
     UWBPlugin.self,
+    TLSPlugin.self,
+    ExecPlugin.self,
 ]

@@ -70,6 +70,30 @@ public final class PluginOptions: @unchecked Sendable {
         return e
     }
 
+    /// A list of strings (for example a command line); nil when absent.
+    public func strings(_ key: String) throws(InputError) -> [String]? {
+        let v = try value(key)
+        guard let v else { effective[key] = .null; return nil }
+        guard let items = v.arrayValue else { throw mismatch(key, "an array of strings", v) }
+        var out: [String] = []
+        for (i, item) in items.enumerated() {
+            guard let s = item.stringValue else {
+                throw InputError(path: path.key(key).index(i).description, "expected a string, got \(item.typeName)")
+            }
+            out.append(s)
+        }
+        effective[key] = .array(out.map { .string($0) })
+        return out
+    }
+
+    /// Any JSON value, unchecked, recorded as given (for settings passed through to
+    /// something else, such as an external plugin's own configuration); nil when absent.
+    public func json(_ key: String) throws(InputError) -> JSONValue? {
+        let v = try value(key)
+        effective[key] = v ?? .null
+        return v
+    }
+
     /// A nested options object (for example `keepAlive`); absent reads as empty.
     public func object(_ key: String) throws(InputError) -> PluginOptions {
         let v = try value(key)
