@@ -2,7 +2,8 @@
 # Figures of the link emulator (docs/PERFORMANCE-LINK.md): TCP goodput through a
 # zero-impairment link and through 20 ms one-way delay (iperf3 as an independent
 # peer in the emulator's own namespaces), the emulator's scheduling error under
-# 100 Mbit/s of UDP, and its CPU cost per forwarded packet. Needs root and iperf3.
+# 100 Mbit/s of UDP, its CPU cost per forwarded packet, and the sender-side shaper's
+# backpressure (unpaced UDP, TCP through it). Needs root and iperf3.
 # Traffic stays inside the two namespaces the benchmark creates (10.201.0.1/.2).
 #
 #   scripts/bench-link.sh            # all figures, 10 s each
@@ -24,3 +25,12 @@ run --mode tcp --mtu 1500 --delay-ms 20 --seconds "$secs" --no-tso
 run --mode udp --udp-mbps 100 --delay-ms 10 --seconds "$secs"
 run --mode udp --udp-mbps 100 --delay-ms 10 --rate-mbps 200 --loss-percent 1 --seconds "$secs"
 run --mode tcp --mtu 1484 --rate-mbps 443.6 --delay-ms 1 --schedule bulk --seconds "$secs"
+# Backpressure: unpaced UDP (iperf3 -b 0) into a 50 Mbit/s link, without and with the
+# sender-side shaper; TCP through the shaper (TSO super-packets must pass it whole).
+run --mode udp --udp-mbps 0 --rate-mbps 50 --delay-ms 2 --seconds "$secs" --no-shaper
+run --mode udp --udp-mbps 0 --rate-mbps 50 --delay-ms 2 --seconds "$secs"
+run --mode udp --udp-mbps 0 --rate-mbps 300 --delay-ms 1 --mtu 1484 --seconds "$secs"
+run --mode tcp --rate-mbps 50 --delay-ms 2 --seconds "$secs"
+run --mode tcp --rate-mbps 50 --delay-ms 2 --seconds "$secs" --no-shaper
+run --mode tcp --rate-mbps 1000 --delay-ms 1 --seconds "$secs"
+run --mode tcp --rate-mbps 1000 --delay-ms 1 --seconds "$secs" --no-shaper

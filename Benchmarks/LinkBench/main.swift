@@ -19,6 +19,7 @@ struct Options {
     var schedule = "always-on"
     var tso = true
     var lossPercent = 0.0
+    var shaper = true
 
     init(_ args: [String]) {
         var i = 0
@@ -35,6 +36,7 @@ struct Options {
             case "--schedule": schedule = next()
             case "--no-tso": tso = false
             case "--loss-percent": lossPercent = Double(next()) ?? 0
+            case "--no-shaper": shaper = false
             default: fatalError("unknown option \(args[i]); see scripts/bench-link.sh")
             }
             i += 1
@@ -82,8 +84,23 @@ var parameters = EmulatorParameters(delayNanos: UInt64(o.delayMs * 1e6), rateBit
 if o.schedule == "bulk" { parameters.schedule = .bulk }
 parameters.allowSegmentationOffload = o.tso
 parameters.lossProbability = o.lossPercent / 100
+if !o.shaper { parameters.senderShaping = nil }
 let (client, server) = try testbed.configure(parameters, seed: 1)
 let (cns, sns) = (client.namespace!, server.namespace!)
+
+// `--mode hold`: keep the link up for manual experiments; prints the namespaces and
+// the counters every second until the time is up.
+if o.mode == "hold" {
+    print("client_ns=\(cns.name) server_ns=\(sns.name)")
+
+    for _ in 0..<o.seconds {
+        sleep(1)
+        let c = testbed.counters()!
+        print("packets_up=\(c.packetsUp) drops_up=\(c.dropsUp) causes=\(c.dropCauses)")
+
+    }
+    exit(0)
+}
 
 // A new namespace starts with the kernel's default TCP buffer limits (6 MiB receive),
 // which cap one flow at about 600 Mbit/s over a 40 ms round trip. Raise them inside
@@ -96,7 +113,10 @@ for ns in [cns, sns] {
 let iperfServer = try start(sns, ["iperf3", "-s", "-1", "-B", server.address, "-p", "5211"])
 usleep(300_000)
 var args = ["iperf3", "-c", server.address, "-p", "5211", "-t", String(o.seconds), "-J", "-P", String(o.streams)]
-if o.mode == "udp" { args += ["-u", "-b", "\(Int(o.udpMbps))M", "-l", "1400"] }
+// --udp-mbps 0: unpaced (iperf3 -b 0 sends as fast as the socket accepts).
+// Unpaced, the receiver needs a larger socket buffer than the default 208 KiB, or it,
+// not the link, drops datagrams at a few hundred Mbit/s (UdpRcvbufErrors).
+if o.mode == "udp" { args += ["-u", "-b", "\(Int(o.udpMbps))M", "-l", "1400"] + (o.udpMbps == 0 ? ["-w", "4M"] : []) }
 let out = Pipe()
 let cpu0 = cpuNanos(), wall0 = MonotonicClock.now()
 let iperfClient = try start(cns, args, output: out)
@@ -109,7 +129,10 @@ let report = (try? JSONSerialization.jsonObject(with: json)) as? [String: Any]
 let end = report?["end"] as? [String: Any]
 let goodput: Double
 if o.mode == "udp" {
-    goodput = ((end?["sum"] as? [String: Any])?["bits_per_second"] as? Double) ?? 0
+    // The receiver's figure: what crossed the link, not what the sender handed over.
+    let sum = (end?["sum_received"] ?? end?["sum"]) as? [String: Any]
+    goodput = (sum?["bits_per_second"] as? Double) ?? 0
+    print(String(format: "udp_lost_percent=%.2f", (sum?["lost_percent"] as? Double) ?? -1))
 } else {
     goodput = ((end?["sum_received"] as? [String: Any])?["bits_per_second"] as? Double) ?? 0
 }
@@ -117,7 +140,7 @@ let c = testbed.counters()!
 let e = testbed.schedulingError()!
 let forwarded = c.packetsUp + c.packetsDown - c.dropsUp - c.dropsDown
 let frames = e.count
-print(String(format: "mode=%@ mtu=%d delay_ms=%.1f rate_mbps=%@ loss_percent=%.3f schedule=%@ tso=%@ streams=%d seconds=%d", o.mode, o.mtu, o.delayMs, o.rateMbps.map { String($0) } ?? "unlimited", o.lossPercent, o.schedule, (o.tso && o.lossPercent == 0) ? "on" : "off", o.streams, o.seconds))
+print(String(format: "mode=%@ mtu=%d delay_ms=%.1f rate_mbps=%@ loss_percent=%.3f schedule=%@ tso=%@ streams=%d seconds=%d shaper=%@", o.mode, o.mtu, o.delayMs, o.rateMbps.map { String($0) } ?? "unlimited", o.lossPercent, o.schedule, (o.tso && o.lossPercent == 0) ? "on" : "off", o.streams, o.seconds, (o.shaper && o.rateMbps != nil) ? "tbf" : "none"))
 print(String(format: "goodput_mbps=%.1f", goodput / 1e6))
 print("packets_up=\(c.packetsUp) packets_down=\(c.packetsDown) drops=\(c.dropsUp + c.dropsDown) causes=\(c.dropCauses) frames_forwarded=\(frames)")
 print(String(format: "emulator_cpu_percent=%.1f cpu_ns_per_ip_packet=%.0f cpu_ns_per_frame=%.0f", Double(cpu) / Double(wall) * 100, Double(cpu) / Double(max(forwarded, 1)), Double(cpu) / Double(max(frames, 1))))

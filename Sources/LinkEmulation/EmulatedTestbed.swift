@@ -27,6 +27,8 @@ public final class EmulatedTestbed: Testbed {
     private struct State: ~Copyable {
         var pair: NamespacePair?
         var emulator: Emulator?
+        /// Root-qdisc drops at `configure` (client, server), so counters start at zero.
+        var qdiscDropsAtStart = (client: 0, server: 0)
     }
     private let state: Mutex<State>
 
@@ -74,11 +76,13 @@ public final class EmulatedTestbed: Testbed {
             s.emulator?.stop()
             s.emulator = nil
             try pair.setMTU(parameters.mtu)
+            try pair.setShaper(parameters.shaper)
             for tun in [pair.clientTUN, pair.serverTUN] {
                 try tun.setSegmentationOffload(parameters.usesSegmentationOffload)
                 tun.drain()
             }
             let emulator = try Emulator(clientFd: pair.clientTUN.fd, serverFd: pair.serverTUN.fd, parameters: parameters, seed: seed)
+            s.qdiscDropsAtStart = pair.shaper == nil ? (0, 0) : pair.qdiscDrops()
             emulator.start()
             s.emulator = emulator
             return (Endpoint(address: Self.clientAddress, namespace: pair.client),
@@ -86,9 +90,25 @@ public final class EmulatedTestbed: Testbed {
         }
     }
 
+    /// The emulator's counters plus, when a shaper is on, the packets it dropped
+    /// (cause `sender_queue`; counted as packets that entered the link too).
     public func counters() -> LinkCounters? {
-        state.withLock { $0.emulator?.counters() }
+        state.withLock { s in
+            guard var c = s.emulator?.counters() else { return nil }
+            guard let pair = s.pair, pair.shaper != nil else { return c }
+            let now = pair.qdiscDrops()
+            let up = max(0, now.client - s.qdiscDropsAtStart.client), down = max(0, now.server - s.qdiscDropsAtStart.server)
+            c.packetsUp += up
+            c.packetsDown += down
+            c.dropsUp += up
+            c.dropsDown += down
+            c.dropCauses[Self.senderQueueCause] = up + down
+            return c
+        }
     }
+
+    /// `dropCauses` key of packets the sender-side shaper dropped (its limit reached).
+    public static let senderQueueCause = "sender_queue"
 
     /// How late the emulator delivered packets against their planned time, since `configure`.
     public func schedulingError() -> SchedulingError? {

@@ -3,17 +3,31 @@ import Glibc
 #endif
 import Foundation
 
-/// Runs iproute2's `ip`. Namespaces are created and configured with it so that what
-/// PeerBench does can be repeated and inspected by hand (`ip netns`, `ip -n NS addr`).
+/// Runs iproute2's `ip` and `tc`. Namespaces are created and configured with them so
+/// that what PeerBench does can be repeated and inspected by hand (`ip netns`,
+/// `ip -n NS addr`, `tc -n NS -s qdisc`).
 enum IPCommand {
-    static let path: String = {
-        for p in ["/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip"] where access(p, X_OK) == 0 { return p }
-        return "/usr/sbin/ip"
-    }()
+    static let path: String = find("ip")
+    static let tcPath: String = find("tc")
+
+    private static func find(_ tool: String) -> String {
+        for dir in ["/usr/sbin", "/sbin", "/usr/bin", "/bin"] where access("\(dir)/\(tool)", X_OK) == 0 { return "\(dir)/\(tool)" }
+        return "/usr/sbin/\(tool)"
+    }
 
     /// Runs `ip ARGS`; throws `LinkSetupError` with the command and its error output.
     @discardableResult
     static func run(_ arguments: [String]) throws -> String {
+        try run(path, "ip", arguments)
+    }
+
+    /// Runs `tc ARGS` (traffic control, the sender-side shaper); same errors as `run`.
+    @discardableResult
+    static func tc(_ arguments: [String]) throws -> String {
+        try run(tcPath, "tc", arguments)
+    }
+
+    private static func run(_ path: String, _ tool: String, _ arguments: [String]) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
@@ -31,7 +45,7 @@ enum IPCommand {
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
             let text = String(decoding: errors, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            var message = "`ip \(arguments.joined(separator: " "))` failed: \(text)"
+            var message = "`\(tool) \(arguments.joined(separator: " "))` failed: \(text)"
             if text.contains("Operation not permitted") || text.contains("Permission denied") {
                 message += "; " + LinkSetupError.privilegeHint
             }

@@ -25,6 +25,8 @@ final class NamespacePair: @unchecked Sendable {
     let clientTUN: TUNDevice
     let serverTUN: TUNDevice
     private(set) var mtu: Int
+    /// The shaper on both devices now (nil = the kernel's default qdisc).
+    private(set) var shaper: SenderShaper?
     private var reaper: Process?
     private var reaperPipe: Pipe?
     private var removed = false
@@ -79,6 +81,34 @@ final class NamespacePair: @unchecked Sendable {
             try IPCommand.run(["-n", ns.name, "link", "set", Self.deviceName, "mtu", String(newMTU)])
         }
         mtu = newMTU
+    }
+
+    /// Puts `shaper` on both devices' egress (towards the emulator), or restores the
+    /// kernel's default qdisc for nil. A shaper is replaced even when unchanged: that
+    /// discards what a previous cell's sender left in it.
+    func setShaper(_ new: SenderShaper?) throws {
+        guard new != nil || shaper != nil else { return }
+        for ns in [client, server] {
+            if let new {
+                try IPCommand.tc(["-n", ns.name, "qdisc", "replace", "dev", Self.deviceName, "root"] + new.tcArguments)
+            } else {
+                // Deleting the root qdisc puts the default one back.
+                _ = try? IPCommand.tc(["-n", ns.name, "qdisc", "del", "dev", Self.deviceName, "root"])
+            }
+        }
+        shaper = new
+    }
+
+    /// Packets the devices' root qdiscs have dropped since they were created, client's
+    /// then server's: what the shaper refused because its own limit was reached.
+    func qdiscDrops() -> (client: Int, server: Int) {
+        func drops(_ ns: NetworkNamespace) -> Int {
+            guard let out = try? IPCommand.tc(["-n", ns.name, "-s", "-j", "qdisc", "show", "dev", Self.deviceName]),
+                  let list = (try? JSONSerialization.jsonObject(with: Data(out.utf8))) as? [[String: Any]]
+            else { return 0 }
+            return list.filter { ($0["root"] as? Bool) == true }.reduce(0) { $0 + (($1["drops"] as? Int) ?? 0) }
+        }
+        return (drops(client), drops(server))
     }
 
     /// Closes the devices and deletes both namespaces. Idempotent.

@@ -64,6 +64,47 @@ struct EmulatedLinkTests {
         #expect(goodput >= 0.85 * 50e6 && goodput <= 1.0 * 50e6, "goodput \(goodput / 1e6) Mbit/s")
     }
 
+    @Test("unpaced UDP over a 50 Mbit/s lossless link: the sender is held back, < 5 % lost, few queue drops")
+    func unpacedUDPBackpressure() async throws {
+        let testbed = try EmulatedTestbed()
+        defer { testbed.shutdownNow() }
+        let (client, server) = try testbed.configure(
+            EmulatorParameters(delayNanos: 2_000_000, rateBitsPerSecond: 50e6, mtu: 1_500), seed: 9)
+        // 6 000 x 1 400 bytes (67 Mbit) back to back: 1.3 s at 50 Mbit/s. The default send
+        // buffer and a 16 MiB one (what the udp plugin forces): both must block, not drop.
+        for (port, sendBuffer): (UInt16, Int32) in [(7015, 0), (7016, 16 << 20)] {
+            let before = try #require(testbed.counters())
+            let start = MonotonicClock.now()
+            let seen = try await Traffic.udpBlast(from: client, to: server, port: port, count: 6_000, size: 1_400, interval: 0,
+                                                  sendBufferBytes: sendBuffer)
+            // Start to end marker: includes the sender's final 200 ms wait when the socket
+            // buffer is small (a big one leaves the data queued, and the marker behind it).
+            let seconds = Double(MonotonicClock.now() - start) / 1e9
+            let c = try #require(testbed.counters())
+            let lost = seen.filter { !$0 }.count
+            let queueDrops = c.dropCauses["queue"]! - before.dropCauses["queue"]!
+            #expect(Double(lost) < 0.05 * Double(seen.count), "sndbuf \(sendBuffer): lost \(lost) of \(seen.count); \(c)")
+            #expect(queueDrops < 100, "sndbuf \(sendBuffer): \(queueDrops) queue drops; \(c)")
+            #expect(c.dropCauses[EmulatedTestbed.senderQueueCause]! - before.dropCauses[EmulatedTestbed.senderQueueCause]! == 0, "\(c)")
+            // Delivered at close to the rate: 67.2 Mbit of payload in >= 1.3 s.
+            let mbps = Double(seen.filter { $0 }.count * 1_400 * 8) / seconds / 1e6
+            #expect(mbps > 0.75 * 50 && mbps <= 50.5, "sndbuf \(sendBuffer): \(mbps) Mbit/s of payload")
+        }
+    }
+
+    @Test("without the sender-side shaper the same sender overflows the emulator's queue")
+    func unpacedUDPWithoutShaper() async throws {
+        let testbed = try EmulatedTestbed()
+        defer { testbed.shutdownNow() }
+        var p = EmulatorParameters(delayNanos: 2_000_000, rateBitsPerSecond: 50e6, mtu: 1_500)
+        p.senderShaping = nil
+        let (client, server) = try testbed.configure(p, seed: 9)
+        let seen = try await Traffic.udpBlast(from: client, to: server, port: 7017, count: 6_000, size: 1_400, interval: 0)
+        let c = try #require(testbed.counters())
+        #expect(seen.filter { !$0 }.count > 3_000, "\(c)")
+        #expect(c.dropCauses["queue"]! > 3_000, "\(c)")
+    }
+
     @Test("jitter spreads the delay, keeps packet order, and repeats with the seed")
     func jitterKeepsOrder() async throws {
         let testbed = try EmulatedTestbed()
@@ -112,8 +153,11 @@ struct EmulatedLinkTests {
         let testbed = try EmulatedTestbed()
         defer { testbed.shutdownNow() }
         // 8 Mbit/s drains one 1 000-byte datagram per ms; 200 arrive within ~10 ms into a 20-packet queue.
-        let (client, server) = try testbed.configure(
-            EmulatorParameters(rateBitsPerSecond: 8e6, queue: QueueLimits(packets: 20, bytes: 1 << 20), mtu: 1_500), seed: 7)
+        // The emulator's own queue is under test: no sender-side shaper, which would hold
+        // the burst back in the sending socket (unpacedUDPBackpressure).
+        var p0 = EmulatorParameters(rateBitsPerSecond: 8e6, queue: QueueLimits(packets: 20, bytes: 1 << 20), mtu: 1_500)
+        p0.senderShaping = nil
+        let (client, server) = try testbed.configure(p0, seed: 7)
         let seen = try await Traffic.udpBlast(from: client, to: server, port: 7009, count: 200, size: 972, interval: 50_000)
         let c = try #require(testbed.counters())
         let delivered = seen.filter { $0 }.count
@@ -124,6 +168,7 @@ struct EmulatedLinkTests {
         // The same burst sent into an off-channel slot overflows the queue while the channel is off.
         var p = EmulatorParameters(rateBitsPerSecond: 8e6, schedule: .bulk, queue: QueueLimits(packets: 20, bytes: 1 << 20), mtu: 1_500)
         p.delayNanos = 0
+        p.senderShaping = nil
         let (client2, server2) = try testbed.configure(p, seed: 7)
         // Slot 7 of the sequence is off: wait until it begins (the schedule starts at configure).
         Traffic.sleepUntil(MonotonicClock.now() + 7 * ChannelSchedule.awdlSlotNanos + 5_000_000)

@@ -76,8 +76,10 @@ enum Traffic {
 
     /// Sends `count` datagrams of `size` bytes from client to server at most `ratePps`
     /// per second and returns which sequence numbers arrived.
+    /// `interval` 0 sends back to back (unpaced); `sendBufferBytes` > 0 forces that
+    /// SO_SNDBUF (the kernel doubles it).
     static func udpBlast(from client: Endpoint, to server: Endpoint, port: UInt16, count: Int, size: Int,
-                         interval: UInt64) async throws -> [Bool] {
+                         interval: UInt64, sendBufferBytes: Int32 = 0) async throws -> [Bool] {
         let ready = Flag()
         async let received: [Bool] = server.run("udp-sink") {
             let s = try Socket(family: AF_INET, type: Int32(SOCK_DGRAM.rawValue))
@@ -103,17 +105,23 @@ enum Traffic {
             let out = UnsafeMutableRawBufferPointer.allocate(byteCount: max(size, 8), alignment: 8)
             defer { out.deallocate() }
             out.initializeMemory(as: UInt8.self, repeating: 0x33)
+            if sendBufferBytes > 0 { try s.setOption(SOL_SOCKET, SO_SNDBUFFORCE, sendBufferBytes, "SO_SNDBUFFORCE") }
             var next = MonotonicClock.now()
             for i in 0..<count {
                 out.storeBytes(of: UInt64(i), as: UInt64.self)
                 _ = try s.send(UnsafeRawBufferPointer(out))
-                next += interval
-                sleepUntil(next)
+                // interval 0: back to back, as fast as the socket accepts them.
+                if interval > 0 {
+                    next += interval
+                    sleepUntil(next)
+                }
             }
             // Let the last datagrams cross before the end marker.
             sleepUntil(MonotonicClock.now() + 200_000_000)
             out.storeBytes(of: UInt64(UInt32.max), as: UInt64.self)
-            for _ in 0..<3 { _ = try s.send(UnsafeRawBufferPointer(rebasing: out[0..<8])) }
+            // The sink closes after the first marker; the ICMP port unreachable it causes
+            // can fail a later send with ECONNREFUSED, which is not an error here.
+            for _ in 0..<3 { _ = try? s.send(UnsafeRawBufferPointer(rebasing: out[0..<8])) }
             return 0
         }
         return try await received
