@@ -25,10 +25,20 @@ public struct EmulatedChannel: Sendable, Equatable {
 /// Gilbert-Elliott loss: a good state that delivers and a bad state that loses,
 /// with transition probabilities chosen so that the long-run loss equals the link's
 /// loss probability and lost packets come in bursts of `meanBurstPackets` on average.
+///
+/// The burst state is a property of the radio at a moment, not of the packet count:
+/// after a pause longer than `memoryMs` the state is drawn afresh from its long-run
+/// distribution. Otherwise a sparse sender (QUIC Initials or TCP SYNs spaced by
+/// exponential back-off) would stay "in a burst" across seconds of silence.
 public struct BurstLoss: Sendable, Equatable {
     /// Mean number of consecutive packets lost in one burst (>= 1).
     public var meanBurstPackets: Double
-    public init(meanBurstPackets: Double) { self.meanBurstPackets = max(1, meanBurstPackets) }
+    /// How long the burst state persists without packets, milliseconds [A].
+    public var memoryMs: Double
+    public init(meanBurstPackets: Double, memoryMs: Double = 50) {
+        self.meanBurstPackets = max(1, meanBurstPackets)
+        self.memoryMs = memoryMs
+    }
 }
 
 /// Bounds of a drop-tail queue. A packet that would exceed either is dropped.
@@ -80,13 +90,23 @@ public struct RadioDynamics: Sendable, Equatable {
 /// long-run loss equals `probability`.
 struct LossProcess {
     private(set) var inBadState = false
+    private var lastDecision: UInt64?
 
     /// `draw` and `transition` are uniform in [0, 1); callers always draw both, so the
-    /// random stream advances the same way whatever the outcome.
+    /// random stream advances the same way whatever the outcome. `at` (nanoseconds,
+    /// any fixed origin) lets the burst state expire over a pause; nil = no expiry.
     @inline(__always)
-    mutating func isLost(probability: Double, burst: BurstLoss?, draw: Double, transition: Double) -> Bool {
+    mutating func isLost(probability: Double, burst: BurstLoss?, draw: Double, transition: Double, at now: UInt64? = nil) -> Bool {
         guard probability > 0 else { inBadState = false; return false }
         guard let burst, probability < 1 else { return draw < probability }
+        if let now {
+            defer { lastDecision = now }
+            if let last = lastDecision, Double(now &- last) > burst.memoryMs * 1e6 {
+                // After a pause the radio has moved on: start from the long-run state.
+                inBadState = draw < probability
+                return inBadState
+            }
+        }
         var leaveBad = 1 / burst.meanBurstPackets
         var enterBad = probability * leaveBad / (1 - probability)
         if enterBad > 1 {

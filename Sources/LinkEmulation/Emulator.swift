@@ -217,7 +217,7 @@ final class EmulatorDirection: @unchecked Sendable {
         backlog.add(departure: departure, packets: segments, bytes: wireBytes)
 
         // A lost packet still used its air time.
-        if lossState.isLost(probability: lossP, burst: p.burstLoss, draw: lossDraw, transition: transitionDraw) {
+        if lossState.isLost(probability: lossP, burst: p.burstLoss, draw: lossDraw, transition: transitionDraw, at: t) {
             drop(.loss)
             return
         }

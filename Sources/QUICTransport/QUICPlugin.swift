@@ -17,7 +17,7 @@ public struct QUICPlugin: TransportPlugin {
             OptionDescriptor("congestionControl", type: "cubic|reno|bbr|bbr2", default: "cubic", help: "ngtcp2's congestion controller."),
             OptionDescriptor("maxStreamWindow", type: "bytes", default: "16777216", help: "Stream flow-control window (initial and auto-tuning maximum)."),
             OptionDescriptor("maxWindow", type: "bytes", default: "25165824", help: "Connection flow-control window (initial and auto-tuning maximum)."),
-            OptionDescriptor("handshakeTimeoutSeconds", type: "number", default: "5", help: "Give up on a handshake after this long."),
+            OptionDescriptor("handshakeTimeoutSeconds", type: "number", default: "30", help: "Give up on a handshake after this long (the cell deadline also bounds it). Long like TCP's SYN retries, so a fade at set-up does not fail QUIC where TCP would wait."),
             OptionDescriptor("idleTimeoutSeconds", type: "number", default: "30", help: "Close a connection silent for this long (max_idle_timeout)."),
             OptionDescriptor("caFile", type: "path", default: "certs/ca.pem", help: "CA that must have issued the peer's certificate (bundled test CA by default)."),
             OptionDescriptor("certFile", type: "path", default: "certs/server.pem", help: "Server certificate."),
@@ -39,7 +39,7 @@ public struct QUICPlugin: TransportPlugin {
         let cc = try options.choice("congestionControl", default: CongestionControl.cubic)
         let maxStreamWindow = try options.int("maxStreamWindow", default: 16 << 20, range: 65_536...(1 << 30))
         let maxWindow = try options.int("maxWindow", default: 24 << 20, range: 65_536...(1 << 31))
-        let handshake = try options.double("handshakeTimeoutSeconds", default: 5, range: 0.05...600)!
+        let handshake = try options.double("handshakeTimeoutSeconds", default: 30, range: 0.05...600)!
         let idle = try options.double("idleTimeoutSeconds", default: 30, range: 0.1...3600)!
         let certs = CertificateLocator.bundledDirectory()
         func path(_ key: String, _ file: String) throws -> String {

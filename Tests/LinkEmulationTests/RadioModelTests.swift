@@ -169,6 +169,31 @@ struct RadioModelTests {
         }
         #expect(abs(Double(lost) / Double(runs) - 1 / (1 - p)) < 0.05)
     }
+
+    @Test("A burst does not outlast a pause: sparse packets are lost independently")
+    func burstStateExpiresOverAPause() {
+        var r = SeededRandom(seed: 2)
+        let p = 0.2, burst = BurstLoss(meanBurstPackets: 3, memoryMs: 50)
+        func runs(gapNanos: UInt64) -> (loss: Double, meanRun: Double) {
+            var process = LossProcess()
+            var lost = 0, runs = 0, previous = false
+            let n = 200_000
+            for i in 0..<n {
+                let bad = process.isLost(probability: p, burst: burst, draw: r.unit(), transition: r.unit(), at: UInt64(i) * gapNanos)
+                if bad { lost += 1; if !previous { runs += 1 } }
+                previous = bad
+            }
+            return (Double(lost) / Double(n), Double(lost) / Double(runs))
+        }
+        // Packets 1 ms apart: bursts of about 3, as configured.
+        let dense = runs(gapNanos: 1_000_000)
+        #expect(abs(dense.loss - p) < 0.01)
+        #expect(abs(dense.meanRun - 3) < 0.2)
+        // Packets 1 s apart (a sender backing off): independent, runs of 1 / (1 - p) = 1.25.
+        let sparse = runs(gapNanos: 1_000_000_000)
+        #expect(abs(sparse.loss - p) < 0.01)
+        #expect(abs(sparse.meanRun - 1.25) < 0.05)
+    }
 }
 
 #if canImport(Glibc)
