@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Figures of the link emulator (docs/PERFORMANCE-LINK.md): TCP goodput through a
+# Figures of the link emulator (docs/PERFORMANCE.md (link emulator section)): TCP goodput through a
 # zero-impairment link and through 20 ms one-way delay (iperf3 as an independent
 # peer in the emulator's own namespaces), the emulator's scheduling error under
 # 100 Mbit/s of UDP, its CPU cost per forwarded packet, and the sender-side shaper's

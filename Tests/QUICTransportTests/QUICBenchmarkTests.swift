@@ -3,7 +3,7 @@ import PeerBenchCore
 import QUICTransport
 import Testing
 
-/// Figures for docs/PERFORMANCE-QUIC.md, printed as `BENCH name value unit` lines.
+/// Figures for docs/PERFORMANCE.md (QUIC section), printed as `BENCH name value unit` lines.
 /// Off by default (they take time and want a release build): scripts/bench-quic.sh
 /// runs them with PEERBENCH_QUIC_BENCH set to `all` or to one benchmark's name.
 @Suite(.serialized) struct QUICBenchmarkTests {
