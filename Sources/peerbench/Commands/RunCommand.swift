@@ -47,6 +47,17 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "How client and server are joined: 'emulated' (namespaces + link emulator) or 'none' (loopback). Default for a new run: \(RunCommand.defaultLink.rawValue); on resume, the run's own.")
     var link: LinkMode?
 
+    /// The link this invocation will use, known before the run folder is opened and
+    /// locked: --link, else a resumed run's own, else the default.
+    var intendedLink: LinkMode {
+        if let link { return link }
+        if let resume, let data = FileManager.default.contents(atPath: resume + "/manifest.json"),
+           let mode = (try? JSONParser.parse(Array(data)))?["link_mode"]?.stringValue.flatMap(LinkMode.init(rawValue:)) {
+            return mode
+        }
+        return RunCommand.defaultLink
+    }
+
     /// The link of a new run without --link. (Optional above so that resume can tell
     /// "not given" from "given".)
     static let defaultLink: LinkMode = .emulated
@@ -78,6 +89,7 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if !dryRun { UnprivilegedLink.reexecIfPossible(linkMode: intendedLink) }
         let registry = Wiring.registry
         let linkModel = Wiring.linkModel
         let setup: RunSetup
