@@ -20,7 +20,7 @@ enum TCPClient {
             let t0 = MonotonicClock.now()
             try s.connect(server)
             m.connectNanos = MonotonicClock.elapsed(since: t0)
-            let reader = TCPFrameReader(socket: s)
+            let reader = StreamFrameReader(s)
             try hello(s, reader)
             try probe(s, reader, count: cell.rttProbes, into: &m)
             if let payload = cell.payload, payload.count > 0 {
@@ -42,29 +42,29 @@ enum TCPClient {
     /// HELLO, answered by the server's HELLO: both sides speak the same version, and
     /// no unacknowledged bytes are in flight when the first probe is timed (with Nagle
     /// on, a probe sent behind an unacknowledged HELLO would wait for its ACK).
-    private static func hello(_ s: Socket, _ reader: TCPFrameReader) throws {
-        try send(s, TCPFraming.hello())
-        var ignored = TCPDataCount()
+    private static func hello(_ s: Socket, _ reader: StreamFrameReader) throws {
+        try send(s, TCPHello.frame())
+        var ignored = StreamDataCount()
         reader.waitingFor = "the server's HELLO"
         guard let reply = try reader.nextControl(counting: &ignored) else {
             throw TransportError("tcp client: the server closed the connection instead of answering HELLO")
         }
-        guard reply.type == .hello, TCPFraming.isHello(reply.body) else {
-            throw TransportError("tcp client: the server did not answer with a PeerBench TCP version \(TCPFraming.version) HELLO")
+        guard reply.type == .hello, TCPHello.isHello(reply.body) else {
+            throw TransportError("tcp client: the server did not answer with a PeerBench TCP version \(TCPHello.version) HELLO")
         }
     }
 
     /// Ping-pongs: PROBE {seq u32, client time u64}, answered by ECHO with the same body.
-    private static func probe(_ s: Socket, _ reader: TCPFrameReader, count: Int, into m: inout TransportMeasurement) throws {
+    private static func probe(_ s: Socket, _ reader: StreamFrameReader, count: Int, into m: inout TransportMeasurement) throws {
         m.rttNanos.reserveCapacity(count)
         m.probesSent = 0
-        var frame = [UInt8](repeating: 0, count: TCPFraming.headerSize + 12)
-        var ignored = TCPDataCount()
+        var frame = [UInt8](repeating: 0, count: StreamFraming.headerSize + 12)
+        var ignored = StreamDataCount()
         reader.waitingFor = "a probe echo"
         for seq in 0..<count {
             let t = MonotonicClock.now()
             frame.withUnsafeMutableBytes { p in
-                TCPFraming.writeHeader(.probe, bodyLength: 12, to: p.baseAddress!)
+                StreamFraming.writeHeader(.probe, bodyLength: 12, to: p.baseAddress!)
                 p.storeBytes(of: UInt32(truncatingIfNeeded: seq).bigEndian, toByteOffset: 5, as: UInt32.self)
                 p.storeBytes(of: t.bigEndian, toByteOffset: 9, as: UInt64.self)
             }
@@ -84,20 +84,20 @@ enum TCPClient {
 
     /// DATA frames, then END {messages u64, bytes u64}; the time runs until the
     /// server's REPORT, so it covers delivery, not just filling the socket buffer.
-    private static func bulk(_ s: Socket, _ reader: TCPFrameReader, payload: Payload, into m: inout TransportMeasurement) throws {
-        let frameSize = TCPFraming.headerSize + payload.size
+    private static func bulk(_ s: Socket, _ reader: StreamFrameReader, payload: Payload, into m: inout TransportMeasurement) throws {
+        let frameSize = StreamFraming.headerSize + payload.size
         let perBatch = max(1, min(payload.count, batchBytes / frameSize))
         // Every DATA frame is identical, so one prebuilt batch is sent over and over:
         // no per-message work or allocation in the loop.
-        let end = TCPFraming.controlFrame(.end, [UInt64(payload.count), UInt64(payload.count * payload.size)])
+        let end = StreamFraming.controlFrame(.end, [UInt64(payload.count), UInt64(payload.count * payload.size)])
         // Room for END after the last batch: it leaves in the same send as the final
         // DATA bytes, so Nagle cannot hold it back until the data is acknowledged.
         let batch = UnsafeMutableRawBufferPointer.allocate(byteCount: perBatch * frameSize + end.count, alignment: 16)
         defer { batch.deallocate() }
         for i in 0..<perBatch {
             let f = batch.baseAddress! + i * frameSize
-            TCPFraming.writeHeader(.data, bodyLength: payload.size, to: f)
-            for j in 0..<payload.size { f.storeBytes(of: UInt8(truncatingIfNeeded: j), toByteOffset: TCPFraming.headerSize + j, as: UInt8.self) }
+            StreamFraming.writeHeader(.data, bodyLength: payload.size, to: f)
+            for j in 0..<payload.size { f.storeBytes(of: UInt8(truncatingIfNeeded: j), toByteOffset: StreamFraming.headerSize + j, as: UInt8.self) }
         }
         let start = MonotonicClock.now()
         var left = payload.count
@@ -114,7 +114,7 @@ enum TCPClient {
             }
             left -= n
         }
-        var ignored = TCPDataCount()
+        var ignored = StreamDataCount()
         reader.waitingFor = "the server's REPORT"
         guard let report = try reader.nextControl(counting: &ignored) else {
             throw TransportError("tcp client: the server closed the connection before its REPORT")
@@ -134,9 +134,9 @@ enum TCPClient {
     }
 
     /// GOODBYE, then wait for the server to close: both sides end cleanly.
-    private static func goodbye(_ s: Socket, _ reader: TCPFrameReader) throws {
-        try send(s, TCPFraming.controlFrame(.goodbye, [any FixedWidthInteger]()))
-        var ignored = TCPDataCount()
+    private static func goodbye(_ s: Socket, _ reader: StreamFrameReader) throws {
+        try send(s, StreamFraming.controlFrame(.goodbye, [any FixedWidthInteger]()))
+        var ignored = StreamDataCount()
         reader.waitingFor = "the server to close after GOODBYE"
         if let extra = try reader.nextControl(counting: &ignored) {
             throw TransportError("tcp client: unexpected \(extra.type) frame after GOODBYE")

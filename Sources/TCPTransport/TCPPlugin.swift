@@ -20,9 +20,9 @@ public struct TCPPlugin: TransportPlugin {
     }
 
     public func check(payload: Payload, path: JSONPath) -> [InputProblem] {
-        guard payload.size > TCPFraming.maxMessageSize else { return [] }
+        guard payload.size > StreamFraming.maxMessageSize else { return [] }
         return [InputProblem(path: path.description,
-                             "tcp: a message of \(payload.size) bytes exceeds the plugin's limit of \(TCPFraming.maxMessageSize) bytes (64 MiB)")]
+                             "tcp: a message of \(payload.size) bytes exceeds the plugin's limit of \(StreamFraming.maxMessageSize) bytes (64 MiB)")]
     }
 
     public func startServer(_ cell: CellContext) async throws -> any TransportServer {

@@ -51,33 +51,33 @@ enum TCPServer {
     }
 
     private static func session(_ conn: Socket) throws {
-        let reader = TCPFrameReader(socket: conn)
+        let reader = StreamFrameReader(conn)
         reader.waitingFor = "the client's next frame"
-        var count = TCPDataCount()
+        var count = StreamDataCount()
         var greeted = false
-        var echo = [UInt8](repeating: 0, count: TCPFraming.headerSize + TCPFraming.maxControlBody)
+        var echo = [UInt8](repeating: 0, count: StreamFraming.headerSize + StreamFraming.maxControlBody)
         while let frame = try reader.nextControl(counting: &count) {
             switch frame.type {
             case .hello:
-                guard TCPFraming.isHello(frame.body) else {
-                    throw TransportError("tcp server: the client's HELLO is not PeerBench TCP protocol version \(TCPFraming.version)")
+                guard TCPHello.isHello(frame.body) else {
+                    throw TransportError("tcp server: the client's HELLO is not PeerBench TCP protocol version \(TCPHello.version)")
                 }
                 greeted = true
-                guard try TCPFraming.hello().withUnsafeBytes({ try conn.sendAll($0) }) else {
+                guard try TCPHello.frame().withUnsafeBytes({ try conn.sendAll($0) }) else {
                     throw TransportError("tcp server: the client closed the connection after HELLO")
                 }
             case .probe:
                 // Echo the body unchanged; the client matches sequence and timestamp.
-                let n = TCPFraming.headerSize + frame.body.count
+                let n = StreamFraming.headerSize + frame.body.count
                 echo.withUnsafeMutableBytes { out in
-                    TCPFraming.writeHeader(.echo, bodyLength: frame.body.count, to: out.baseAddress!)
-                    out.baseAddress!.advanced(by: TCPFraming.headerSize).copyMemory(from: frame.body.baseAddress!, byteCount: frame.body.count)
+                    StreamFraming.writeHeader(.echo, bodyLength: frame.body.count, to: out.baseAddress!)
+                    out.baseAddress!.advanced(by: StreamFraming.headerSize).copyMemory(from: frame.body.baseAddress!, byteCount: frame.body.count)
                 }
                 guard try echo.withUnsafeBytes({ try conn.sendAll(UnsafeRawBufferPointer(rebasing: $0.prefix(n))) }) else {
                     throw TransportError("tcp server: the client closed the connection during the RTT probes")
                 }
             case .end:
-                let report = TCPFraming.controlFrame(.report, [UInt64(count.messages), UInt64(count.bytes)])
+                let report = StreamFraming.controlFrame(.report, [UInt64(count.messages), UInt64(count.bytes)])
                 guard try report.withUnsafeBytes({ try conn.sendAll($0) }) else {
                     throw TransportError("tcp server: the client closed the connection before the REPORT")
                 }

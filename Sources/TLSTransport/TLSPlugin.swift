@@ -22,7 +22,7 @@ public struct TLSPlugin: TransportPlugin {
     }
 
     public func check(payload: Payload, path: JSONPath) -> [InputProblem] {
-        guard payload.size > TLSFraming.maxMessageSize else { return [] }
+        guard payload.size > StreamFraming.maxMessageSize else { return [] }
         return [InputProblem(path: path.description, "tls: a message of \(payload.size) bytes exceeds the plugin's limit of 64 MiB")]
     }
 

@@ -41,25 +41,25 @@ enum TLSServer {
     }
 
     private static func serve(_ tls: TLSSession) throws {
-        let reader = TLSFrameReader(tls)
-        while let frame = try reader.next() {
+        let reader = StreamFrameReader(tls)
+        var count = StreamDataCount()
+        while let frame = try reader.nextControl(counting: &count) {
             switch frame.type {
             case .probe:
-                var echo = [UInt8](repeating: 0, count: TLSFraming.headerSize + frame.body.count)
+                var echo = [UInt8](repeating: 0, count: StreamFraming.headerSize + frame.body.count)
                 echo.withUnsafeMutableBytes { p in
-                    TLSFraming.writeHeader(.echo, bodyLength: frame.body.count, to: p.baseAddress!)
-                    p.baseAddress!.advanced(by: TLSFraming.headerSize).copyMemory(from: frame.body.baseAddress!, byteCount: frame.body.count)
+                    StreamFraming.writeHeader(.echo, bodyLength: frame.body.count, to: p.baseAddress!)
+                    p.baseAddress!.advanced(by: StreamFraming.headerSize).copyMemory(from: frame.body.baseAddress!, byteCount: frame.body.count)
                 }
                 try tls.sendAll(echo)
             case .end:
-                let report = TLSFraming.control(.report, [UInt64(reader.messages), UInt64(reader.bytes)])
-                reader.messages = 0
-                reader.bytes = 0
+                let report = StreamFraming.controlFrame(.report, [UInt64(count.messages), UInt64(count.bytes)])
+                count = StreamDataCount()
                 try tls.sendAll(report)
             case .goodbye:
                 tls.bye()
                 return
-            case .echo, .report, .data:
+            case .hello, .echo, .report, .data:
                 throw TransportError("tls server: unexpected \(frame.type) frame from the client")
             }
         }

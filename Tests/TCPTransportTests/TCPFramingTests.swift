@@ -16,14 +16,14 @@ struct TCPFramingTests {
         let writer = Socket(adopting: fds[0])
         let reading = Socket(adopting: fds[1])
 
-        var stream: [UInt8] = TCPFraming.hello()
+        var stream: [UInt8] = TCPHello.frame()
         func data(_ n: Int) -> [UInt8] {
             var f = [UInt8](repeating: 0, count: 5)
-            f.withUnsafeMutableBytes { TCPFraming.writeHeader(.data, bodyLength: n, to: $0.baseAddress!) }
+            f.withUnsafeMutableBytes { StreamFraming.writeHeader(.data, bodyLength: n, to: $0.baseAddress!) }
             return f + [UInt8](repeating: 0xAB, count: n)
         }
-        stream += data(3) + data(0) + TCPFraming.controlFrame(.probe, [UInt32(7), UInt64(42)]) + data(70_000)
-        stream += TCPFraming.controlFrame(.end, [UInt64(3), UInt64(70_003)])
+        stream += data(3) + data(0) + StreamFraming.controlFrame(.probe, [UInt32(7), UInt64(42)]) + data(70_000)
+        stream += StreamFraming.controlFrame(.end, [UInt64(3), UInt64(70_003)])
         // Odd-sized writes so frames straddle recv() boundaries.
         var off = 0
         var step = 1
@@ -35,9 +35,9 @@ struct TCPFramingTests {
         }
         writer.shutdown()
 
-        let reader = TCPFrameReader(socket: reading, capacity: 100)
-        var count = TCPDataCount()
-        var types: [TCPFrameType] = []
+        let reader = StreamFrameReader(reading, capacity: 100)
+        var count = StreamDataCount()
+        var types: [StreamFrameType] = []
         var probeSeq: UInt32 = 0
         var probeTime: UInt64 = 0
         var endFields: (UInt64, UInt64) = (0, 0)
@@ -49,7 +49,7 @@ struct TCPFramingTests {
         #expect(types == [.hello, .probe, .end])
         #expect(probeSeq == 7 && probeTime == 42)
         #expect(endFields == (3, 70_003))
-        #expect(count == TCPDataCount(messages: 3, bytes: 70_003))
+        #expect(count == StreamDataCount(messages: 3, bytes: 70_003))
     }
 
     @Test("an oversized or unknown frame is a protocol error")
@@ -58,9 +58,9 @@ struct TCPFramingTests {
             var fds: [Int32] = [0, 0]
             #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0)
             let writer = Socket(adopting: fds[0])
-            let reader = TCPFrameReader(socket: Socket(adopting: fds[1]))
+            let reader = StreamFrameReader(Socket(adopting: fds[1]))
             _ = try bad.withUnsafeBytes { try writer.sendAll($0) }
-            var count = TCPDataCount()
+            var count = StreamDataCount()
             #expect(throws: TransportError.self) { _ = try reader.nextControl(counting: &count) }
         }
     }

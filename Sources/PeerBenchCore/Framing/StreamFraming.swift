@@ -1,0 +1,164 @@
+
+/// Length-prefixed frames for stream transports (TCP, TLS over TCP; docs/protocol/tcp.md):
+/// a 5-byte header — body length (u32, big-endian, header excluded) then a type
+/// byte — followed by the body. One implementation, so every stream plugin puts the
+/// same bytes on the wire apart from its own encryption or handshake.
+public enum StreamFrameType: UInt8, Sendable {
+    case hello = 0x01
+    case probe = 0x02
+    case echo = 0x03
+    case data = 0x10
+    case end = 0x11
+    case report = 0x12
+    case goodbye = 0x13
+}
+
+public enum StreamFraming {
+    public static let headerSize = 5
+    /// Largest DATA body accepted: big enough for any sensible message, small enough
+    /// that a corrupt length cannot make a peer wait forever for gigabytes.
+    public static let maxMessageSize = 64 << 20
+    /// Largest control body (HELLO, PROBE, END, REPORT); anything longer is a protocol error.
+    public static let maxControlBody = 64
+    /// Writes a frame header at `p`.
+    @inline(__always)
+    public static func writeHeader(_ type: StreamFrameType, bodyLength: Int, to p: UnsafeMutableRawPointer) {
+        p.storeBytes(of: UInt32(bodyLength).bigEndian, toByteOffset: 0, as: UInt32.self)
+        p.storeBytes(of: type.rawValue, toByteOffset: 4, as: UInt8.self)
+    }
+
+    /// Encodes a control frame whose body is a list of big-endian integers.
+    public static func controlFrame(_ type: StreamFrameType, _ fields: [any FixedWidthInteger]) -> [UInt8] {
+        var body: [UInt8] = []
+        for f in fields { body += f.bigEndianBytes }
+        var frame = [UInt8](repeating: 0, count: headerSize)
+        frame.withUnsafeMutableBytes { writeHeader(type, bodyLength: body.count, to: $0.baseAddress!) }
+        return frame + body
+    }
+
+
+}
+
+extension FixedWidthInteger {
+    public var bigEndianBytes: [UInt8] { withUnsafeBytes(of: bigEndian) { Array($0) } }
+}
+
+extension UnsafeRawBufferPointer {
+    /// A big-endian unsigned integer at `offset` (unaligned reads are fine).
+    @inline(__always)
+    public func readBE<T: FixedWidthInteger>(_: T.Type, at offset: Int) -> T {
+        T(bigEndian: loadUnaligned(fromByteOffset: offset, as: T.self))
+    }
+}
+
+/// Message and byte counts of DATA frames, as a receiver sees them.
+public struct StreamDataCount: Sendable, Equatable {
+    public var messages = 0
+    public var bytes = 0
+    public init(messages: Int = 0, bytes: Int = 0) {
+        self.messages = messages
+        self.bytes = bytes
+    }
+}
+
+/// Reads frames from a stream socket in large chunks and parses them from the buffer.
+///
+/// DATA bodies are consumed in place and only counted, so a receiver makes one
+/// recv() per buffer-full, not one per message, and never allocates per message.
+/// Control frames come back to the caller; their body stays valid until the next call.
+public final class StreamFrameReader {
+    private let stream: any ByteStream
+    private let storage: UnsafeMutableRawBufferPointer
+    private var head = 0
+    private var tail = 0
+    /// Bytes of the current DATA body not yet consumed.
+    private var dataRemaining = 0
+    /// What the caller is waiting for, for timeout messages.
+    public var waitingFor = "data"
+
+    public init(_ stream: any ByteStream, capacity: Int = 256 << 10) {
+        self.stream = stream
+        storage = .allocate(byteCount: capacity, alignment: 16)
+    }
+
+    deinit { storage.deallocate() }
+
+    /// The next control frame, counting DATA frames into `count` on the way.
+    /// Returns nil on an orderly end of stream at a frame boundary.
+    public func nextControl(counting count: inout StreamDataCount) throws -> (type: StreamFrameType, body: UnsafeRawBufferPointer)? {
+        while true {
+            if dataRemaining > 0 {
+                if head == tail {
+                    guard try fill() else { throw TransportError("peer closed the connection inside a DATA frame") }
+                }
+                let n = min(dataRemaining, tail - head)
+                head += n
+                dataRemaining -= n
+                count.bytes += n
+                if dataRemaining == 0 { count.messages += 1 }
+                continue
+            }
+            let available = tail - head
+            if available >= StreamFraming.headerSize {
+                let header = UnsafeRawBufferPointer(rebasing: storage[head..<tail])
+                let length = Int(header.readBE(UInt32.self, at: 0))
+                let rawType = header[4]
+                guard let type = StreamFrameType(rawValue: rawType) else {
+                    throw TransportError("protocol error: unknown frame type 0x\(String(rawType, radix: 16))")
+                }
+                if type == .data {
+                    guard length <= StreamFraming.maxMessageSize else {
+                        throw TransportError("protocol error: DATA frame of \(length) bytes exceeds the \(StreamFraming.maxMessageSize)-byte limit")
+                    }
+                    head += StreamFraming.headerSize
+                    if length == 0 { count.messages += 1 } else { dataRemaining = length }
+                    continue
+                }
+                guard length <= StreamFraming.maxControlBody else {
+                    throw TransportError("protocol error: \(type) frame with a \(length)-byte body")
+                }
+                if available >= StreamFraming.headerSize + length {
+                    let start = head + StreamFraming.headerSize
+                    head = start + length
+                    return (type, UnsafeRawBufferPointer(rebasing: storage[start..<head]))
+                }
+            }
+            guard try fill() else {
+                if head == tail { return nil }
+                throw TransportError("peer closed the connection inside a frame header")
+            }
+        }
+    }
+
+    /// Appends one recv() worth of bytes; false on end of stream.
+    private func fill() throws -> Bool {
+        if head == tail {
+            head = 0
+            tail = 0
+        } else if storage.count - tail < StreamFraming.headerSize + StreamFraming.maxControlBody {
+            // Move the partial frame to the front so a whole control frame fits.
+            let n = tail - head
+            storage.baseAddress!.copyMemory(from: storage.baseAddress! + head, byteCount: n)
+            head = 0
+            tail = n
+        }
+        let free = UnsafeMutableRawBufferPointer(rebasing: storage[tail...])
+        guard let n = try stream.readSome(free) else {
+            throw TransportError("timed out waiting for \(waitingFor) (cell deadline)")
+        }
+        if n == 0 { return false }
+        tail += n
+        return true
+    }
+}
+
+/// A source of stream bytes for `StreamFrameReader`: a socket, or a TLS session over one.
+public protocol ByteStream: AnyObject {
+    /// Reads up to `buffer.count` bytes: 0 at an orderly end of stream, nil when a
+    /// receive timeout expired.
+    func readSome(_ buffer: UnsafeMutableRawBufferPointer) throws -> Int?
+}
+
+extension Socket: ByteStream {
+    public func readSome(_ buffer: UnsafeMutableRawBufferPointer) throws -> Int? { try receive(buffer) }
+}
