@@ -40,13 +40,6 @@ final class UWBServer: TransportServer, @unchecked Sendable {
                 connection.shutdown()
                 cell.cancellation.unregister(connection)
             }
-            // The client closes the channel when its ranging is over: end then, even if
-            // its end frames were lost on the link.
-            let watcher = Task {
-                _ = try? await cell.server.run("uwb-server-channel") { connection.waitForClose(deadline: cell.deadline) }
-                session.invalidate()
-            }
-            defer { watcher.cancel() }
             // The listener stays open (closed with this object) so that `stop` never
             // shuts down a descriptor number that was closed and reused.
             cell.cancellation.unregister(listener.socket)
@@ -58,10 +51,17 @@ final class UWBServer: TransportServer, @unchecked Sendable {
                 try session.run(configuration)
             } catch {
                 session.invalidate()
-                connection.shutdown()
-                await watcher.value
                 throw TransportError("uwb server: \(error)")
             }
+            // The client closes the channel when its ranging is over: end then, even if
+            // its end frames were lost on the link. Watched only once the session runs:
+            // a client that leaves right after the exchange must not invalidate the
+            // session before `run`, which would then fail as if configured wrongly.
+            let watcher = Task {
+                _ = try? await cell.server.run("uwb-server-channel") { connection.waitForClose(deadline: cell.deadline) }
+                session.invalidate()
+            }
+            defer { watcher.cancel() }
             for await event in session.events {
                 switch event {
                 case .didRemove(_, .timeout):
