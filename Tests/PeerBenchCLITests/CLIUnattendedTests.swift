@@ -97,7 +97,7 @@ import Testing
         #expect(trap.contains("Fatal error: misbehaving plugin: deliberate trap"), "\(trap)")
         #expect((records[1]["error"] as? String ?? "").contains("killed by signal SIGSEGV"))
         let hang = records[2]["total_seconds"] as! Double
-        #expect(hang >= 1.0 && hang < 1.5, "timeout at the 1 s deadline plus a small margin, took \(hang) s")
+        #expect(hang >= 1.0 && hang < 2.0, "timeout at the 1 s deadline plus a small margin (the worker is not killed at the 2 s grace); took \(hang) s")
         #expect((records[2]["error"] as? String ?? "").contains("did not finish within 1 s"))
         // Ignoring cancellation costs the grace period, then the worker is replaced.
         let stuck = records[3]["total_seconds"] as! Double

@@ -274,7 +274,7 @@ import Testing
         let t0 = MonotonicClock.now()
         guard case .unresponsive = await w.run(request, hardTimeout: 0.3) else { Issue.record("expected unresponsive"); return }
         let took = Double(MonotonicClock.elapsed(since: t0)) / 1e9
-        #expect(took >= 0.3 && took < 1.5, "took \(took) s")
+        #expect(took >= 0.3 && took < 5, "killed near 0.3 s, not after the 30 s sleep; took \(took) s")
     }
 
     @Test func requestsSurviveTheTripIntact() throws {

@@ -18,8 +18,8 @@ import Testing
             Issue.record("the handshake succeeded")
             return ""
         } catch {
-            // Fails within the handshake, not at the 5 s handshake timeout.
-            #expect(MonotonicClock.elapsed(since: started) < 2_000_000_000, "took \(MonotonicClock.elapsed(since: started).milliseconds) ms")
+            // Fails within the handshake, not at the 30 s handshake timeout.
+            #expect(MonotonicClock.elapsed(since: started) < 5_000_000_000, "took \(MonotonicClock.elapsed(since: started).milliseconds) ms")
             return "\(error)"
         }
     }
@@ -101,7 +101,7 @@ import Testing
             let text = "\(error)"
             return text.contains("TLS alert 120 no application protocol") && text.contains("does not speak ALPN \"peerbench-quic/1\"")
         }
-        #expect(MonotonicClock.elapsed(since: started) < 2_000_000_000)
+        #expect(MonotonicClock.elapsed(since: started) < 5_000_000_000, "an alert ends it, not the 30 s handshake timeout")
     }
 
     @Test func nothingListeningTimesOut() async throws {
