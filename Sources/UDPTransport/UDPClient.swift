@@ -143,17 +143,25 @@ final class UDPClient {
         m.extra["udp"] = .object(udp)
     }
 
-    /// BYE until BYE_ACK, a few times at most: the measurement is already complete,
-    /// so a lost goodbye only costs the server its idle timeout.
+    /// How long the client keeps saying BYE, and the server keeps its session after the
+    /// REPORT while it hears nothing: long enough to outlast a fade of several seconds.
+    static let goodbyeWindow: UInt64 = 10_000_000_000
+
+    /// BYE until BYE_ACK, backing off like END, for at most `goodbyeWindow`: the
+    /// measurement is complete, but the server waits for this (or that window) to end.
     private func bye() {
-        let wait = max(4 * maxRtt, 20_000_000)
-        for attempt in 0..<5 {
+        var wait = max(4 * maxRtt, 20_000_000)
+        let start = MonotonicClock.now()
+        var attempt: UInt64 = 0
+        while MonotonicClock.elapsed(since: start) < Self.goodbyeWindow {
             do {
-                try send(header(.bye, UInt64(attempt)).datagram())
+                try send(header(.bye, attempt).datagram())
                 if try waitFor(.byeAck, sequence: nil, within: wait) != nil { return }
             } catch {
                 return  // server gone (ICMP) or deadline: nothing left to measure
             }
+            attempt += 1
+            wait = min(wait * 2, 1_000_000_000)
         }
     }
 

@@ -32,8 +32,12 @@ enum UDPServer {
 final class UDPServerSession {
     /// How often an idle receive wakes up to check timers, the deadline and `stop()`.
     static let tick: UInt64 = 20_000_000
-    /// After the report, a session with no traffic for this long ends (its BYE was lost).
-    static let idleAfterReport: UInt64 = 2_000_000_000
+    /// After the report, a session with no traffic for this long ends (every BYE was
+    /// lost). Until then the server must stay: its REPORT may have been lost too, and
+    /// the client's END retransmissions (at least one a second) have to find it through
+    /// a fade. The client keeps sending BYE for as long, so a quiet end costs this only
+    /// when the link is down for all of it.
+    static let idleAfterReport: UInt64 = UDPClient.goodbyeWindow
 
     private let socket: Socket
     private let cell: CellContext

@@ -5,7 +5,7 @@ import Glibc
 import PeerBenchCore
 
 /// A UDP relay on loopback between the plugin's client and server that drops the
-/// client's datagrams a test chooses: loss without needing the link emulator.
+/// datagrams a test chooses, either way: loss without needing the link emulator.
 final class LossyRelay: @unchecked Sendable {
     let address: SocketAddress
     private let front: Socket  // faces the client
@@ -13,10 +13,13 @@ final class LossyRelay: @unchecked Sendable {
     private let lock = NSLock()
     private var client: SocketAddress?
     private var dropped: [UInt8: Int] = [:]
+    private var droppedReplies: [UInt8: Int] = [:]
 
-    /// `drop(type, sequence, occurrence)` decides per client datagram; occurrence counts
-    /// datagrams of that type so far (0-based).
-    init(server: SocketAddress, drop: @escaping @Sendable (UInt8, UInt64, Int) -> Bool) throws {
+    /// `drop(type, sequence, occurrence)` decides per client datagram, `dropReply` per
+    /// server datagram; occurrence counts datagrams of that type and direction so far
+    /// (0-based).
+    init(server: SocketAddress, drop: @escaping @Sendable (UInt8, UInt64, Int) -> Bool,
+         dropReply: @escaping @Sendable (UInt8, UInt64, Int) -> Bool = { _, _, _ in false }) throws {
         front = try Socket(family: AF_INET, type: Int32(SOCK_DGRAM.rawValue))
         try front.setOption(SOL_SOCKET, SO_RCVBUF, Int32(8 << 20), "SO_RCVBUF")
         try front.bind(SocketAddress(host: "127.0.0.1", port: 0))
@@ -35,8 +38,7 @@ final class LossyRelay: @unchecked Sendable {
                 guard let (n, from) = r else { continue }
                 if n == 0 { return }
                 lock.withLock { client = from }
-                let type = buf[0]
-                let seq = buf.withUnsafeBytes { UInt64(bigEndian: $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self)) }
+                let (type, seq) = Self.typeAndSequence(buf)
                 let k = seen[type, default: 0]
                 seen[type] = k + 1
                 if drop(type, seq, k) { lock.withLock { dropped[type, default: 0] += 1 }; continue }
@@ -45,11 +47,16 @@ final class LossyRelay: @unchecked Sendable {
         }.start()
         Thread { [self] in
             var buf = [UInt8](repeating: 0, count: 65_536)
+            var seen: [UInt8: Int] = [:]
             while true {
                 let r: Int?
                 do { r = try buf.withUnsafeMutableBytes { try back.receive($0) } } catch { return }
                 guard let n = r else { continue }
                 if n == 0 { return }
+                let (type, seq) = Self.typeAndSequence(buf)
+                let k = seen[type, default: 0]
+                seen[type] = k + 1
+                if dropReply(type, seq, k) { lock.withLock { droppedReplies[type, default: 0] += 1 }; continue }
                 if let to = lock.withLock({ client }) {
                     _ = try? buf.withUnsafeBytes { try front.send(UnsafeRawBufferPointer(rebasing: $0[0..<n]), to: to) }
                 }
@@ -58,6 +65,11 @@ final class LossyRelay: @unchecked Sendable {
     }
 
     func droppedCount(type: UInt8) -> Int { lock.withLock { dropped[type, default: 0] } }
+    func droppedReplyCount(type: UInt8) -> Int { lock.withLock { droppedReplies[type, default: 0] } }
+
+    private static func typeAndSequence(_ buf: [UInt8]) -> (UInt8, UInt64) {
+        (buf[0], buf.withUnsafeBytes { UInt64(bigEndian: $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self)) })
+    }
 
     func close() {
         front.shutdown()

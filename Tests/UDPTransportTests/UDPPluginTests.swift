@@ -101,6 +101,40 @@ struct UDPPluginTests {
         #expect(relay.droppedCount(type: 0x11) == 2)
     }
 
+    @Test("a fade that swallows the REPORT and 3 s of END retransmissions: the server waits and the report arrives")
+    func reportLostInAFade() async throws {
+        let cell = makeCell(payload: Payload(count: 100, size: 100), probes: 2, seconds: 30)
+        let plugin = UDPPlugin()
+        let server = try await plugin.startServer(cell)
+        // The first REPORT is lost, then ENDs 1-8: with the client's doubling back-off
+        // (capped at 1 s) the ninth END reaches the server about 3.5 s after its REPORT.
+        let relay = try LossyRelay(server: server.address, drop: { type, _, k in type == 0x11 && (1...8).contains(k) },
+                                   dropReply: { type, _, k in type == 0x12 && k == 0 })
+        defer { relay.close() }
+        let start = MonotonicClock.now()
+        let m = try await plugin.runClient(cell, server: relay.address)
+        let took = Double(MonotonicClock.elapsed(since: start)) / 1e9
+        try await server.finish()
+        #expect(try #require(m.delivery).receivedMessages == 100)
+        #expect(m.extra["udp"]?["end_attempts"] == 10)
+        #expect(relay.droppedReplyCount(type: 0x12) == 1)
+        #expect(took > 2.5, "the ENDs really were lost for longer than the old 2 s linger (took \(took) s)")
+    }
+
+    @Test("lost BYEs are repeated: the server ends at the first that arrives, not its 10 s linger")
+    func byeLostSeveralTimes() async throws {
+        let cell = makeCell(payload: Payload(count: 10, size: 100), probes: 1, seconds: 30)
+        let plugin = UDPPlugin()
+        let server = try await plugin.startServer(cell)
+        let relay = try LossyRelay(server: server.address, drop: { type, _, k in type == 0x13 && k < 6 })
+        defer { relay.close() }
+        _ = try await plugin.runClient(cell, server: relay.address)
+        let start = MonotonicClock.now()
+        try await server.finish()
+        #expect(relay.droppedCount(type: 0x13) == 6)
+        #expect(MonotonicClock.elapsed(since: start) < 5_000_000_000, "the seventh BYE ended the session")
+    }
+
     @Test("cancelling the cell unblocks a client whose server never answers")
     func cancelClient() async throws {
         let cell = makeCell(payload: Payload(count: 10, size: 10), probes: 5, seconds: 60)
