@@ -32,7 +32,7 @@ public struct QUICPlugin: TransportPlugin {
     let config: QUICConfiguration
 
     /// Reads the options. Certificate options default to the files in the bundled
-    /// `certs/` directory (see `CertificateLocator`); paths given in the matrix are
+    /// `certs/` directory (see `BundledCertificates`); paths given in the matrix are
     /// used as written (relative ones from the working directory).
     public init(options: PluginOptions) throws {
         let streams = try options.choice("streams", default: StreamMode.single)
@@ -41,12 +41,12 @@ public struct QUICPlugin: TransportPlugin {
         let maxWindow = try options.int("maxWindow", default: 24 << 20, range: 65_536...(1 << 31))
         let handshake = try options.double("handshakeTimeoutSeconds", default: 30, range: 0.05...600)!
         let idle = try options.double("idleTimeoutSeconds", default: 30, range: 0.1...3600)!
-        let certs = CertificateLocator.bundledDirectory()
+        let certs = BundledCertificates.directory()
         func path(_ key: String, _ file: String) throws -> String {
             let bundled = certs.map { "\($0)/\(file)" }
             guard let p = try options.string(key, default: bundled) else {
                 throw InputError(path: options.path.key(key).description,
-                                 "no bundled certs/ directory found (set \(CertificateLocator.environmentVariable) or give \(key))")
+                                 "no bundled certs/ directory found (set \(BundledCertificates.environmentVariable) or give \(key))")
             }
             return p
         }
