@@ -7,6 +7,8 @@ enum TCPHello {
     static let magic: [UInt8] = Array("PBTC".utf8)
     static let version: UInt16 = 1
 
+    static let greeting = StreamGreeting(frame: frame(), name: "PeerBench TCP version \(version)", accepts: isHello)
+
     static func frame() -> [UInt8] {
         var frame = [UInt8](repeating: 0, count: StreamFraming.headerSize)
         frame.withUnsafeMutableBytes { StreamFraming.writeHeader(.hello, bodyLength: 8, to: $0.baseAddress!) }
@@ -14,7 +16,7 @@ enum TCPHello {
     }
 
     /// Whether a HELLO body names this protocol and version.
-    static func isHello(_ body: UnsafeRawBufferPointer) -> Bool {
+    @Sendable static func isHello(_ body: UnsafeRawBufferPointer) -> Bool {
         body.count == 8 && Array(body.prefix(4)) == magic && body.readBE(UInt16.self, at: 4) == version
     }
 }

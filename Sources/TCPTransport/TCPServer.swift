@@ -43,52 +43,10 @@ enum TCPServer {
         do {
             try options.apply(to: conn)
             try cell.applyDeadline(to: conn)
-            try session(conn)
+            try StreamWorkloadServer.serve("tcp", over: conn, greeting: TCPHello.greeting)
         } catch {
             if stopped() { return }
             throw error
         }
-    }
-
-    private static func session(_ conn: Socket) throws {
-        let reader = StreamFrameReader(conn)
-        reader.waitingFor = "the client's next frame"
-        var count = StreamDataCount()
-        var greeted = false
-        var echo = [UInt8](repeating: 0, count: StreamFraming.headerSize + StreamFraming.maxControlBody)
-        while let frame = try reader.nextControl(counting: &count) {
-            switch frame.type {
-            case .hello:
-                guard TCPHello.isHello(frame.body) else {
-                    throw TransportError("tcp server: the client's HELLO is not PeerBench TCP protocol version \(TCPHello.version)")
-                }
-                greeted = true
-                guard try TCPHello.frame().withUnsafeBytes({ try conn.sendAll($0) }) else {
-                    throw TransportError("tcp server: the client closed the connection after HELLO")
-                }
-            case .probe:
-                // Echo the body unchanged; the client matches sequence and timestamp.
-                let n = StreamFraming.headerSize + frame.body.count
-                echo.withUnsafeMutableBytes { out in
-                    StreamFraming.writeHeader(.echo, bodyLength: frame.body.count, to: out.baseAddress!)
-                    out.baseAddress!.advanced(by: StreamFraming.headerSize).copyMemory(from: frame.body.baseAddress!, byteCount: frame.body.count)
-                }
-                guard try echo.withUnsafeBytes({ try conn.sendAll(UnsafeRawBufferPointer(rebasing: $0.prefix(n))) }) else {
-                    throw TransportError("tcp server: the client closed the connection during the RTT probes")
-                }
-            case .end:
-                let report = StreamFraming.controlFrame(.report, [UInt64(count.messages), UInt64(count.bytes)])
-                guard try report.withUnsafeBytes({ try conn.sendAll($0) }) else {
-                    throw TransportError("tcp server: the client closed the connection before the REPORT")
-                }
-            case .goodbye:
-                // Closing (by returning) is the answer: the client waits for end of stream.
-                return
-            case .echo, .report, .data:
-                throw TransportError("tcp server: unexpected \(frame.type) frame from the client")
-            }
-            if !greeted { throw TransportError("tcp server: the client did not start with HELLO") }
-        }
-        throw TransportError("tcp server: the client closed the connection without GOODBYE")
     }
 }

@@ -34,35 +34,10 @@ enum TLSServer {
                 try conn.prepareForTLS(noDelay: options.noDelay, cell: cell)
                 let tls = try TLSSession(server: conn, credentials: credentials, options: options)
                 try tls.handshake()
-                try serve(tls)
+                try StreamWorkloadServer.serve("tls", over: tls, greeting: nil)
+                tls.bye()  // close_notify: the client reads it as the end of the stream
             }
         }
         return SessionServer(address: address, stopper: stopper, task: task)
-    }
-
-    private static func serve(_ tls: TLSSession) throws {
-        let reader = StreamFrameReader(tls)
-        var count = StreamDataCount()
-        while let frame = try reader.nextControl(counting: &count) {
-            switch frame.type {
-            case .probe:
-                var echo = [UInt8](repeating: 0, count: StreamFraming.headerSize + frame.body.count)
-                echo.withUnsafeMutableBytes { p in
-                    StreamFraming.writeHeader(.echo, bodyLength: frame.body.count, to: p.baseAddress!)
-                    p.baseAddress!.advanced(by: StreamFraming.headerSize).copyMemory(from: frame.body.baseAddress!, byteCount: frame.body.count)
-                }
-                try tls.sendAll(echo)
-            case .end:
-                let report = StreamFraming.controlFrame(.report, [UInt64(count.messages), UInt64(count.bytes)])
-                count = StreamDataCount()
-                try tls.sendAll(report)
-            case .goodbye:
-                tls.bye()
-                return
-            case .hello, .echo, .report, .data:
-                throw TransportError("tls server: unexpected \(frame.type) frame from the client")
-            }
-        }
-        throw TransportError("tls server: the client closed the stream without GOODBYE")
     }
 }

@@ -35,8 +35,6 @@ public enum StreamFraming {
         frame.withUnsafeMutableBytes { writeHeader(type, bodyLength: body.count, to: $0.baseAddress!) }
         return frame + body
     }
-
-
 }
 
 extension FixedWidthInteger {
@@ -152,13 +150,16 @@ public final class StreamFrameReader {
     }
 }
 
-/// A source of stream bytes for `StreamFrameReader`: a socket, or a TLS session over one.
+/// A reliable byte stream the frames travel on: a socket, or a TLS session over one.
 public protocol ByteStream: AnyObject {
     /// Reads up to `buffer.count` bytes: 0 at an orderly end of stream, nil when a
     /// receive timeout expired.
     func readSome(_ buffer: UnsafeMutableRawBufferPointer) throws -> Int?
+    /// Writes every byte; false when the peer has gone away.
+    func writeAll(_ bytes: UnsafeRawBufferPointer) throws -> Bool
 }
 
 extension Socket: ByteStream {
     public func readSome(_ buffer: UnsafeMutableRawBufferPointer) throws -> Int? { try receive(buffer) }
+    public func writeAll(_ bytes: UnsafeRawBufferPointer) throws -> Bool { try sendAll(bytes) }
 }

@@ -1,0 +1,189 @@
+/// The standard workload over a reliable byte stream (docs/protocol/tcp.md), both
+/// halves, shared by every stream transport: TCP puts it on a socket, TLS on a TLS
+/// session. The transport does its own set-up and teardown around it; the frames on
+/// the wire are the same.
+
+/// A greeting exchanged before the probes when the transport has no handshake of its
+/// own to agree on a protocol version (TCP's HELLO); TLS needs none.
+public struct StreamGreeting: Sendable {
+    /// The whole HELLO frame, header included; the server answers with the same kind.
+    public let frame: [UInt8]
+    /// What the protocol is called in errors, e.g. "PeerBench TCP version 1".
+    public let name: String
+    /// Whether a HELLO body names this protocol and version.
+    public let accepts: @Sendable (UnsafeRawBufferPointer) -> Bool
+
+    public init(frame: [UInt8], name: String, accepts: @escaping @Sendable (UnsafeRawBufferPointer) -> Bool) {
+        self.frame = frame
+        self.name = name
+        self.accepts = accepts
+    }
+}
+
+/// The client's half: greeting, RTT probes, bulk, GOODBYE. Error texts start with
+/// `"<transport> client:"`.
+public struct StreamWorkloadClient {
+    /// Bytes per write in the bulk phase: many frames per system call, so the sender
+    /// costs less than iperf3's one write per message.
+    public static let batchBytes = 256 << 10
+
+    private let transport: String
+    private let who: String
+    private let stream: any ByteStream
+    private let reader: StreamFrameReader
+
+    public init(_ transport: String, over stream: any ByteStream) {
+        self.transport = transport
+        who = "\(transport) client"
+        self.stream = stream
+        reader = StreamFrameReader(stream)
+    }
+
+    private func send(_ bytes: UnsafeRawBufferPointer, during phase: String) throws {
+        guard try stream.writeAll(bytes) else { throw TransportError("\(who): the server closed the connection \(phase)") }
+    }
+
+    private func nextControl(_ waitingFor: String, closed phase: String) throws -> (type: StreamFrameType, body: UnsafeRawBufferPointer) {
+        var ignored = StreamDataCount()  // the client receives no DATA
+        reader.waitingFor = waitingFor
+        guard let frame = try reader.nextControl(counting: &ignored) else {
+            throw TransportError("\(who): the server closed the connection \(phase)")
+        }
+        return frame
+    }
+
+    /// HELLO, answered by the server's HELLO: both sides speak the same version, and
+    /// no unacknowledged bytes are in flight when the first probe is timed (with Nagle
+    /// on, a probe sent behind an unacknowledged HELLO would wait for its ACK).
+    public func greet(_ greeting: StreamGreeting) throws {
+        try greeting.frame.withUnsafeBytes { try send($0, during: "before HELLO") }
+        let reply = try nextControl("the server's HELLO", closed: "instead of answering HELLO")
+        guard reply.type == .hello, greeting.accepts(reply.body) else {
+            throw TransportError("\(who): the server did not answer with a \(greeting.name) HELLO")
+        }
+    }
+
+    /// Ping-pongs: PROBE {seq u32, client time u64}, answered by ECHO with the same body.
+    public func probe(count: Int, into m: inout TransportMeasurement) throws {
+        m.rttNanos.reserveCapacity(count)
+        m.probesSent = 0
+        var frame = [UInt8](repeating: 0, count: StreamFraming.headerSize + 12)
+        for seq in 0..<count {
+            let t = MonotonicClock.now()
+            frame.withUnsafeMutableBytes { p in
+                StreamFraming.writeHeader(.probe, bodyLength: 12, to: p.baseAddress!)
+                p.storeBytes(of: UInt32(truncatingIfNeeded: seq).bigEndian, toByteOffset: 5, as: UInt32.self)
+                p.storeBytes(of: t.bigEndian, toByteOffset: 9, as: UInt64.self)
+            }
+            try frame.withUnsafeBytes { try send($0, during: "during the RTT probes") }
+            m.probesSent = seq + 1
+            let echo = try nextControl("a probe echo", closed: "during the RTT probes")
+            guard echo.type == .echo, echo.body.count == 12,
+                  echo.body.readBE(UInt32.self, at: 0) == UInt32(truncatingIfNeeded: seq),
+                  echo.body.readBE(UInt64.self, at: 4) == t else {
+                throw TransportError("\(who): expected the echo of probe \(seq), got a \(echo.type) frame")
+            }
+            m.rttNanos.append(MonotonicClock.elapsed(since: t))
+        }
+    }
+
+    /// DATA frames, then END {messages u64, bytes u64}; the time runs until the
+    /// server's REPORT, so it covers delivery, not just filling buffers.
+    public func bulk(_ payload: Payload, into m: inout TransportMeasurement) throws {
+        let frameSize = StreamFraming.headerSize + payload.size
+        let perBatch = max(1, min(payload.count, Self.batchBytes / frameSize))
+        // Every DATA frame is identical, so one prebuilt batch is sent over and over:
+        // no per-message work or allocation in the loop.
+        let end = StreamFraming.controlFrame(.end, [UInt64(payload.count), UInt64(payload.count * payload.size)])
+        // Room for END after the last batch: it leaves in the same write as the final
+        // DATA bytes, so Nagle cannot hold it back until the data is acknowledged.
+        let batch = UnsafeMutableRawBufferPointer.allocate(byteCount: perBatch * frameSize + end.count, alignment: 16)
+        defer { batch.deallocate() }
+        for i in 0..<perBatch {
+            let f = batch.baseAddress! + i * frameSize
+            StreamFraming.writeHeader(.data, bodyLength: payload.size, to: f)
+            for j in 0..<payload.size { f.storeBytes(of: UInt8(truncatingIfNeeded: j), toByteOffset: StreamFraming.headerSize + j, as: UInt8.self) }
+        }
+        let start = MonotonicClock.now()
+        var left = payload.count
+        while left > 0 {
+            let n = min(left, perBatch)
+            var bytes = n * frameSize
+            if n == left {
+                // The batch is not reused after this, so END may overwrite frame n.
+                end.withUnsafeBytes { batch.baseAddress!.advanced(by: bytes).copyMemory(from: $0.baseAddress!, byteCount: end.count) }
+                bytes += end.count
+            }
+            try send(UnsafeRawBufferPointer(rebasing: batch[0..<bytes]), during: "during the bulk phase")
+            left -= n
+        }
+        let report = try nextControl("the server's REPORT", closed: "before its REPORT")
+        m.bulkNanos = MonotonicClock.elapsed(since: start)
+        guard report.type == .report, report.body.count == 16 else {
+            throw TransportError("\(who): expected REPORT, got a \(report.type) frame")
+        }
+        let received = Int(report.body.readBE(UInt64.self, at: 0))
+        let receivedBytes = Int(report.body.readBE(UInt64.self, at: 8))
+        m.delivery = Delivery(sentMessages: payload.count, receivedMessages: received,
+                              sentBytes: payload.count * payload.size, receivedBytes: receivedBytes)
+        if received != payload.count || receivedBytes != payload.count * payload.size {
+            m.status = .partial
+            m.error = "\(transport) server received \(received) of \(payload.count) messages (\(receivedBytes) bytes)"
+        }
+    }
+
+    /// GOODBYE, then wait for the server to close: both sides end cleanly.
+    public func goodbye() throws {
+        try StreamFraming.controlFrame(.goodbye, [any FixedWidthInteger]()).withUnsafeBytes { try send($0, during: "before GOODBYE") }
+        var ignored = StreamDataCount()
+        reader.waitingFor = "the server to close after GOODBYE"
+        if let extra = try reader.nextControl(counting: &ignored) {
+            throw TransportError("\(who): unexpected \(extra.type) frame after GOODBYE")
+        }
+    }
+}
+
+/// The server's half: answers one client's frames until its GOODBYE, then returns
+/// (the transport closes, which is the answer the client waits for). Error texts
+/// start with `"<transport> server:"`.
+public enum StreamWorkloadServer {
+    public static func serve(_ transport: String, over stream: any ByteStream, greeting: StreamGreeting?) throws {
+        let who = "\(transport) server"
+        func send(_ bytes: UnsafeRawBufferPointer, _ phase: String) throws {
+            guard try stream.writeAll(bytes) else { throw TransportError("\(who): the client closed the connection \(phase)") }
+        }
+        let reader = StreamFrameReader(stream)
+        reader.waitingFor = "the client's next frame"
+        var count = StreamDataCount()
+        var greeted = greeting == nil
+        var echo = [UInt8](repeating: 0, count: StreamFraming.headerSize + StreamFraming.maxControlBody)
+        while let frame = try reader.nextControl(counting: &count) {
+            switch frame.type {
+            case .hello:
+                guard let greeting else { throw TransportError("\(who): unexpected hello frame from the client") }
+                guard greeting.accepts(frame.body) else {
+                    throw TransportError("\(who): the client's HELLO is not \(greeting.name)")
+                }
+                greeted = true
+                try greeting.frame.withUnsafeBytes { try send($0, "after HELLO") }
+            case .probe:
+                // Echo the body unchanged; the client matches sequence and timestamp.
+                let n = StreamFraming.headerSize + frame.body.count
+                echo.withUnsafeMutableBytes { out in
+                    StreamFraming.writeHeader(.echo, bodyLength: frame.body.count, to: out.baseAddress!)
+                    out.baseAddress!.advanced(by: StreamFraming.headerSize).copyMemory(from: frame.body.baseAddress!, byteCount: frame.body.count)
+                }
+                try echo.withUnsafeBytes { try send(UnsafeRawBufferPointer(rebasing: $0.prefix(n)), "during the RTT probes") }
+            case .end:
+                try StreamFraming.controlFrame(.report, [UInt64(count.messages), UInt64(count.bytes)])
+                    .withUnsafeBytes { try send($0, "before the REPORT") }
+            case .goodbye:
+                return
+            case .echo, .report, .data:
+                throw TransportError("\(who): unexpected \(frame.type) frame from the client")
+            }
+            if !greeted { throw TransportError("\(who): the client did not start with HELLO") }
+        }
+        throw TransportError("\(who): the client closed the connection without GOODBYE")
+    }
+}
