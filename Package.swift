@@ -103,15 +103,18 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // Helpers the transport test targets share (loopback link model, runMatrix, timing).
+        .target(name: "TransportTestSupport", dependencies: ["PeerBenchCore", .product(name: "Logging", package: "swift-log")],
+                path: "Tests/TransportTestSupport"),
         .testTarget(name: "PeerBenchCoreTests", dependencies: ["PeerBenchCore"]),
         .testTarget(name: "LinkEmulationTests", dependencies: ["LinkEmulation", "PeerBenchCore", "UDPTransport", "TCPTransport"]),
-        .testTarget(name: "TCPTransportTests", dependencies: ["TCPTransport", "PeerBenchCore"]),
-        .testTarget(name: "UDPTransportTests", dependencies: ["UDPTransport", "PeerBenchCore"]),
+        .testTarget(name: "TCPTransportTests", dependencies: ["TransportTestSupport", "TCPTransport", "PeerBenchCore"]),
+        .testTarget(name: "UDPTransportTests", dependencies: ["TransportTestSupport", "UDPTransport", "PeerBenchCore"]),
         .testTarget(name: "QUICTransportTests", dependencies: ["QUICTransport", "PeerBenchCore", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "UWBRangingTests", dependencies: ["UWBRanging", "PeerBenchCore"]),
         .testTarget(name: "PeerBenchCLITests", dependencies: ["peerbench"]),
-        .testTarget(name: "ExecTransportTests", dependencies: ["ExecTransport", "PeerBenchCore"]),
-        .testTarget(name: "TLSTransportTests", dependencies: ["TLSTransport", "PeerBenchCore"]),
+        .testTarget(name: "ExecTransportTests", dependencies: ["TransportTestSupport", "ExecTransport", "PeerBenchCore"]),
+        .testTarget(name: "TLSTransportTests", dependencies: ["TransportTestSupport", "TLSTransport", "PeerBenchCore"]),
         // new-transport: new transport test targets go above this line
         .testTarget(name: "ScaffoldTests", dependencies: ["TransportScaffold"]),
     ]

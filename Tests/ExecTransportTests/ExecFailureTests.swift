@@ -1,5 +1,7 @@
+import ExecTransport
 import Foundation
 import PeerBenchCore
+import TransportTestSupport
 import Testing
 
 /// Every way an external plugin can go wrong ends as a `failed` record whose error
@@ -12,7 +14,7 @@ import Testing
 
     @Test func validOutputBecomesTheRecord() async throws {
         let d = try ScriptDirectory(["server": Self.okServer, "client": Self.okClient])
-        let records = try await runMatrix(transports: "[\(d.transport(label: "ok", server: ["./server"], client: ["./client"]))]")
+        let records = try await runMatrix([ExecPlugin.self], transports: "[\(d.transport(label: "ok", server: ["./server"], client: ["./client"]))]")
         let r = try #require(records.first)
         #expect(r["status"] == "ok", "\(r["error"] ?? .null)")
         #expect(r["connect_ms"]?.doubleValue == 0.5)
@@ -25,7 +27,7 @@ import Testing
 
     @Test func missingCommandFails() async throws {
         let d = try ScriptDirectory(["server": Self.okServer])
-        let records = try await runMatrix(transports: """
+        let records = try await runMatrix([ExecPlugin.self], transports: """
             [\(d.transport(label: "missing", server: ["./server"], client: ["./no-such-client"])),
              \(d.transport(label: "missing-path", server: ["./server"], client: ["no-such-program-anywhere"])),
              \(d.transport(label: "next", server: ["./server"], client: ["/bin/true"]))]
@@ -40,7 +42,7 @@ import Testing
     @Test func nonZeroExitQuotesStderr() async throws {
         let d = try ScriptDirectory(["server": Self.okServer, "client": "echo 'cannot reach the peer: boom' >&2; exit 3",
                                      "badserver": "echo 'address already in use' >&2; exit 4"])
-        let records = try await runMatrix(transports: """
+        let records = try await runMatrix([ExecPlugin.self], transports: """
             [\(d.transport(label: "client-exit", server: ["./server"], client: ["./client"])),
              \(d.transport(label: "server-exit", server: ["./badserver"], client: ["./client"]))]
             """)
@@ -54,7 +56,7 @@ import Testing
         let d = try ScriptDirectory(["server": Self.okServer, "client-ok": Self.okClient,
                                      "client": "echo 'working...' >&2; sleep 300 & sleep 300; wait"])
         let t0 = MonotonicClock.now()
-        let records = try await runMatrix(transports: """
+        let records = try await runMatrix([ExecPlugin.self], transports: """
             [\(d.transport(label: "hang", server: ["./server"], client: ["./client"])),
              \(d.transport(label: "next", server: ["./server"], client: ["./client-ok"]))]
             """, timeout: 3)
@@ -85,7 +87,7 @@ import Testing
                                      "client": "echo 'Connecting to host 127.0.0.1'; echo 'done: 42 Mbit/s'",
                                      "typo": #"echo '{"conect_ms": 1}'"#,
                                      "badready": "echo 'listening on port 5201'; sleep 5"])
-        let records = try await runMatrix(transports: """
+        let records = try await runMatrix([ExecPlugin.self], transports: """
             [\(d.transport(label: "garbage", server: ["./server"], client: ["./client"])),
              \(d.transport(label: "typo", server: ["./server"], client: ["./typo"])),
              \(d.transport(label: "bad-ready", server: ["./badready"], client: ["./typo"]))]
@@ -99,7 +101,7 @@ import Testing
 
     @Test func serverThatNeverExitsFailsAfterTheGrace() async throws {
         let d = try ScriptDirectory(["server": #"echo '{"port": 9}'; sleep 300"#, "client": Self.okClient])
-        let records = try await runMatrix(transports: "[\(d.transport(label: "lingering", server: ["./server"], client: ["./client"], extra: #", "serverExitGraceSeconds": 0.5"#))]")
+        let records = try await runMatrix([ExecPlugin.self], transports: "[\(d.transport(label: "lingering", server: ["./server"], client: ["./client"], extra: #", "serverExitGraceSeconds": 0.5"#))]")
         #expect(records[0]["status"] == "failed")
         #expect(records[0]["error"]?.stringValue?.contains("the server command ./server was still running 0.5 s after the client finished; killed it") == true)
     }
@@ -108,7 +110,7 @@ import Testing
         // The client echoes back what it was handed, inside `extra`.
         let d = try ScriptDirectory(["server": #"test -s "$PEERBENCH_CELL_FILE" || exit 9; cat > /dev/null; echo '{"port": 7000, "token": "abc"}'; sleep 0.3; grep -q '"role": "server"' "$PEERBENCH_CELL_FILE""#,
                                      "client": #"printf '{"extra": {"cell": '; cat; printf '}}\n'"#])
-        let records = try await runMatrix(transports: "[\(d.transport(label: "doc", server: ["./server"], client: ["./client"], extra: #", "config": {"mode": "fast"}"#))]",
+        let records = try await runMatrix([ExecPlugin.self], transports: "[\(d.transport(label: "doc", server: ["./server"], client: ["./client"], extra: #", "config": {"mode": "fast"}"#))]",
                                           counts: "[7]", sizes: "[64]", probes: 5)
         let r = try #require(records.first)
         #expect(r["status"] == "ok", "\(r["error"] ?? .null)")

@@ -2,6 +2,7 @@ import ExecTransport
 import Foundation
 import Logging
 import PeerBenchCore
+import TransportTestSupport
 import Testing
 
 /// Two network namespaces joined by a veth pair (no emulation): enough to show the
@@ -55,19 +56,8 @@ final class VethTestbed: Testbed {
             [\(IperfTransportTests.transport("iperf3-tcp", "--tcp")),
              {"plugin": "exec", "label": "where", "options": {"client": ["sh", "-c", "printf '{\\"extra\\": {\\"netns\\": \\"%s\\"}}' \\"$(ip netns identify $$)\\""]}}]
             """
-        let text = """
-            {"rttProbes": 10, "transports": \(transports),
-             "matrix": {"environments": ["loopback"], "distances": [1], "payloads": {"counts": [500], "sizes": [1024]}}}
-            """
-        let registry = PluginRegistry([ExecPlugin.self])
-        let matrix = try MatrixLoader(registry: registry, linkModel: LoopbackLinkModel()).parse(Array(text.utf8))
-        let plan = try RunPlan(matrix: matrix, options: RunOptions(matrixFile: "t.json", commandLine: [], cellTimeoutSeconds: 30),
-                               linkModel: LoopbackLinkModel())
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("pb-exec-ns-\(UUID())").path
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        let dir = try RunDirectory.create(path, for: plan.matrix)
-        _ = try await Runner(registry: registry, testbed: testbed, logger: Logger(label: "test")).run(plan, runID: "ns", into: dir, observer: nil)
-        let records = dir.readRecords().records
+        let records = try await runMatrix([ExecPlugin.self], transports: transports, counts: "[500]", probes: 10,
+                                          testbed: testbed)
         #expect(records.count == 2)
         // iperf3-peer bound to 10.203.7.2, which exists only inside the server namespace,
         // and reached it from the client namespace.

@@ -1,5 +1,6 @@
 import ExecTransport
 import PeerBenchCore
+import TransportTestSupport
 import Testing
 
 /// Matrix mistakes in an exec transport are caught by `validate`, with their JSON path.

@@ -1,5 +1,7 @@
+import ExecTransport
 import Foundation
 import PeerBenchCore
+import TransportTestSupport
 import Testing
 
 /// iperf3 through the external contract (plugins/iperf3/iperf3-peer), run by the real
@@ -16,7 +18,7 @@ import Testing
                               "total_seconds", "rtt_ms", "jitter_ms", "throughput_mbps", "delivery", "extra"]
 
     @Test func tcpRecordCarriesEveryUniformKey() async throws {
-        let records = try await runMatrix(transports: "[\(Self.transport("iperf3-tcp", "--tcp"))]", counts: "[2000]", sizes: "[4096]")
+        let records = try await runMatrix([ExecPlugin.self], transports: "[\(Self.transport("iperf3-tcp", "--tcp"))]", counts: "[2000]", sizes: "[4096]")
         let r = try #require(records.first)
         #expect(r["status"] == "ok", "\(r["error"] ?? .null)")
         for key in Self.uniformKeys { #expect(r[key] != nil, "missing \(key)") }
@@ -45,7 +47,7 @@ import Testing
 
     @Test func udpRecordCarriesLossAndJitter() async throws {
         // Paced at 200 Mbit/s so loopback loses little; iperf3 counts loss from sequence numbers.
-        let records = try await runMatrix(transports: "[\(Self.transport("iperf3-udp", "--udp", ["--bitrate", "200M"]))]",
+        let records = try await runMatrix([ExecPlugin.self], transports: "[\(Self.transport("iperf3-udp", "--udp", ["--bitrate", "200M"]))]",
                                           counts: "[5000]", sizes: "[1024]")
         let r = try #require(records.first)
         #expect(r["status"] == "ok", "\(r["error"] ?? .null)")
@@ -65,7 +67,7 @@ import Testing
 
     @Test func iperf3ErrorFailsTheCellWithItsMessage() async throws {
         // A datagram larger than UDP allows makes iperf3's client fail; its message reaches the record.
-        let records = try await runMatrix(transports: "[\(Self.transport("iperf3-bad", "--udp"))]",
+        let records = try await runMatrix([ExecPlugin.self], transports: "[\(Self.transport("iperf3-bad", "--udp"))]",
                                           counts: "[10]", sizes: "[70000]", probes: 2, timeout: 15)
         let r = try #require(records.first)
         #expect(r["status"] == "failed")

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PeerBenchCore
+import TransportTestSupport
 import TLSTransport
 
 /// Runs one cell with `server` and `client` plugins (normally the same value), the way
@@ -19,34 +20,6 @@ func runCell(server: TLSPlugin, client: TLSPlugin, payload: Payload?, probes: In
         }
         throw error
     }
-}
-
-/// Loopback link model for runner tests.
-struct LoopbackLinkModel: LinkModel {
-    var builtInEnvironments: [String] { ["loopback"] }
-    func validateProfile(_ profile: JSONValue, path: JSONPath) -> [InputProblem] { [] }
-    func resolve(environment: String, profile: JSONValue?, distance: Double?, distanceLabel: String) throws -> ResolvedLink {
-        ResolvedLink(environment: environment, distanceMeters: distance ?? 1, distanceLabel: distanceLabel)
-    }
-    func describe() -> [String] { [] }
-}
-
-/// Runs `transports` through the real runner on loopback and returns the records.
-func runMatrix(transports: String, counts: String = "[1000]", sizes: String = "[1024]", probes: Int = 20) async throws -> [JSONValue] {
-    let text = """
-    {"rttProbes": \(probes), "transports": \(transports),
-     "matrix": {"environments": ["loopback"], "distances": [1], "payloads": {"counts": \(counts), "sizes": \(sizes)}}}
-    """
-    let registry = PluginRegistry([TLSPlugin.self])
-    let matrix = try MatrixLoader(registry: registry, linkModel: LoopbackLinkModel()).parse(Array(text.utf8))
-    let plan = try RunPlan(matrix: matrix, options: RunOptions(matrixFile: "test.json", commandLine: [], cellTimeoutSeconds: 20),
-                           linkModel: LoopbackLinkModel())
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent("pb-tls-\(UUID())").path
-    defer { try? FileManager.default.removeItem(atPath: path) }
-    let dir = try RunDirectory.create(path, for: plan.matrix)
-    let runner = Runner(registry: registry, testbed: LoopbackTestbed(), logger: Logger(label: "test"))
-    _ = try await runner.run(plan, runID: "test", into: dir, observer: nil)
-    return dir.readRecords().records
 }
 
 /// A throwaway CA of our own (certtool, as certs/regenerate.sh uses): the bundled

@@ -1,5 +1,6 @@
 import Foundation
 import PeerBenchCore
+import TransportTestSupport
 import Testing
 import TLSTransport
 
@@ -54,7 +55,7 @@ import TLSTransport
              {"plugin": "tls", "label": "wrong-name", "options": {"serverName": "wrong.example"}},
              {"plugin": "tls", "label": "good"}]
             """
-        let records = try await runMatrix(transports: transports, counts: "[100]", sizes: "[128]", probes: 5)
+        let records = try await runMatrix([TLSPlugin.self], transports: transports, counts: "[100]", sizes: "[128]", probes: 5)
         #expect(records.map { $0["status"] } == ["failed", "failed", "ok"])
         let e0 = records[0]["error"]?.stringValue ?? ""
         #expect(e0 == "tls client: the server's certificate does not verify: unknown CA: the server's certificate was not issued by a CA in \(foreign)", "\(e0)")

@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 #endif
 import PeerBenchCore
+import TransportTestSupport
 
 /// A UDP relay on loopback between the plugin's client and server that drops the
 /// datagrams a test chooses, either way: loss without needing the link emulator.

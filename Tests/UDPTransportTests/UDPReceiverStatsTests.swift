@@ -1,4 +1,5 @@
 import PeerBenchCore
+import TransportTestSupport
 import Testing
 @testable import UDPTransport
 
