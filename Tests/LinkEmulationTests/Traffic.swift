@@ -69,6 +69,16 @@ enum Traffic {
     }
 
     /// Waits on CLOCK_MONOTONIC until an absolute time (clock_nanosleep, no loop).
+    /// `<asm/sockios.h>`: the receive time (CLOCK_REALTIME) of the last datagram read.
+    static let SIOCGSTAMPNS: Int32 = 0x8907
+
+    /// CLOCK_REALTIME in nanoseconds: the clock of kernel receive timestamps.
+    static func realtimeNanos() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+    }
+
     static func sleepUntil(_ t: UInt64) {
         var ts = timespec(tv_sec: Int(t / 1_000_000_000), tv_nsec: Int(t % 1_000_000_000))
         while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nil) == EINTR {}
@@ -129,7 +139,8 @@ enum Traffic {
 
     /// Sends `count` small datagrams `gapNanos` apart, each stamped with its send time;
     /// returns (sequence number, one-way delay) in arrival order. Both namespaces share
-    /// CLOCK_MONOTONIC, so the receiver can compute one-way delays.
+    /// the host's clocks, so the kernel's receive timestamp (CLOCK_REALTIME) minus the
+    /// send time on the same clock is the one-way delay.
     static func oneWayDelays(from client: Endpoint, to server: Endpoint, port: UInt16, count n: Int,
                              gapNanos: UInt64) async throws -> [(Int, UInt64)] {
         let ready = Flag()
@@ -143,7 +154,14 @@ enum Traffic {
             let buf = UnsafeMutableRawBufferPointer.allocate(byteCount: 2_048, alignment: 8)
             defer { buf.deallocate() }
             while got.count < n, let len = try s.receive(buf), len >= 16 {
-                got.append((Int(buf.load(as: UInt64.self)), MonotonicClock.now() - buf.load(fromByteOffset: 8, as: UInt64.self)))
+                // The kernel's receive time of this datagram (SIOCGSTAMPNS: the last one
+                // read), not this thread's wake-up after it: the delay is the link's.
+                var arrived = timespec()
+                guard ioctl(s.fd, UInt(Traffic.SIOCGSTAMPNS), &arrived) == 0 else {
+                    throw SystemError("ioctl SIOCGSTAMPNS", errno: errno)
+                }
+                let arrival = UInt64(arrived.tv_sec) * 1_000_000_000 + UInt64(arrived.tv_nsec)
+                got.append((Int(buf.load(as: UInt64.self)), arrival &- buf.load(fromByteOffset: 8, as: UInt64.self)))
             }
             return got
         }
@@ -156,7 +174,7 @@ enum Traffic {
             var next = MonotonicClock.now()
             for i in 0..<n {
                 out.storeBytes(of: UInt64(i), as: UInt64.self)
-                out.storeBytes(of: MonotonicClock.now(), toByteOffset: 8, as: UInt64.self)
+                out.storeBytes(of: Traffic.realtimeNanos(), toByteOffset: 8, as: UInt64.self)
                 _ = try s.send(UnsafeRawBufferPointer(out))
                 next += gapNanos
                 sleepUntil(next)
