@@ -14,6 +14,12 @@ public struct TransportMeasurement: Sendable {
     public var delivery: Delivery?
     /// RFC 3550 interarrival jitter (ms) computed by the receiver from one-way data.
     public var rfc3550JitterMs: Double?
+    /// RTT probes answered during the bulk phase (latency under load), nanoseconds, in send order; nil when not measured.
+    public var rttLoadedNanos: [UInt64]?
+    /// The receiver's time series of the bulk phase (raw samples), as the server reported it.
+    public var bulkSeries: BulkSeries?
+    /// Every ranging update (uwb), for the raw samples.
+    public var ranging: [RangingSample]?
     /// `ok` unless the plugin knows the workload did not complete (`partial`).
     public var status: CellStatus = .ok
     public var error: String?

@@ -1,0 +1,131 @@
+/// The head-to-head comparison as data: what `peerbench compare --format json` writes
+/// and what `peerbench report` draws. This is a contract (docs/COMPARE.md): extend it,
+/// never rename or remove a key.
+public struct ComparisonDocument: Sendable, Equatable, Codable {
+    public var schema: String = "peerbench.compare/1"
+    /// Significance level the verdicts use.
+    public var alpha: Double
+    /// Problems a reader must know about (too few repetitions, mixed runs, missing cells).
+    public var warnings: [String]
+    public var scenarios: [Scenario]
+
+    public init(alpha: Double, warnings: [String] = [], scenarios: [Scenario]) {
+        self.alpha = alpha
+        self.warnings = warnings
+        self.scenarios = scenarios
+    }
+
+    /// One environment x distance x payload.
+    public struct Scenario: Sendable, Equatable, Codable {
+        public var environment: String
+        public var distanceLabel: String
+        /// `"COUNTxSIZE"`, or `"-"` for transports without payloads.
+        public var payload: String
+        public var transports: [Transport]
+        public var pairs: [Pair]
+
+        public init(environment: String, distanceLabel: String, payload: String, transports: [Transport], pairs: [Pair]) {
+            self.environment = environment
+            self.distanceLabel = distanceLabel
+            self.payload = payload
+            self.transports = transports
+            self.pairs = pairs
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case environment, distanceLabel = "distance_label", payload, transports, pairs
+        }
+    }
+
+    /// One transport label in a scenario: a summary per metric name (`throughput_mbps`, `rtt_p50_ms`, ...).
+    public struct Transport: Sendable, Equatable, Codable {
+        public var label: String
+        public var metrics: [String: MetricSummary]
+
+        public init(label: String, metrics: [String: MetricSummary]) {
+            self.label = label
+            self.metrics = metrics
+        }
+    }
+
+    /// A metric over the ok repetitions of one transport in one scenario.
+    public struct MetricSummary: Sendable, Equatable, Codable {
+        public var n: Int
+        public var median: Double?
+        /// 95 % confidence interval of the median; nil where n is too small for one.
+        public var ciLow: Double?
+        public var ciHigh: Double?
+
+        public init(n: Int, median: Double?, ciLow: Double?, ciHigh: Double?) {
+            self.n = n
+            self.median = median
+            self.ciLow = ciLow
+            self.ciHigh = ciHigh
+        }
+
+        enum CodingKeys: String, CodingKey { case n, median, ciLow = "ci_low", ciHigh = "ci_high" }
+
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(n, forKey: .n)
+            try c.encode(median, forKey: .median)
+            try c.encode(ciLow, forKey: .ciLow)
+            try c.encode(ciHigh, forKey: .ciHigh)
+        }
+    }
+
+    /// Transport `a` against transport `b` on one metric; `verdict` is a's verdict.
+    public struct Pair: Sendable, Equatable, Codable {
+        public var a: String
+        public var b: String
+        public var metric: String
+        public var pValue: Double?
+        /// Holm-adjusted within the scenario x metric.
+        public var pAdjusted: Double?
+        public var cliffsDelta: Double?
+        /// Hodges-Lehmann shift a - b, with its interval.
+        public var shift: Double?
+        public var shiftCILow: Double?
+        public var shiftCIHigh: Double?
+        public var verdict: Verdict
+
+        public init(a: String, b: String, metric: String, pValue: Double?, pAdjusted: Double?, cliffsDelta: Double?,
+                    shift: Double?, shiftCILow: Double?, shiftCIHigh: Double?, verdict: Verdict) {
+            self.a = a
+            self.b = b
+            self.metric = metric
+            self.pValue = pValue
+            self.pAdjusted = pAdjusted
+            self.cliffsDelta = cliffsDelta
+            self.shift = shift
+            self.shiftCILow = shiftCILow
+            self.shiftCIHigh = shiftCIHigh
+            self.verdict = verdict
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case a, b, metric, pValue = "p_value", pAdjusted = "p_adjusted", cliffsDelta = "cliffs_delta", shift
+            case shiftCILow = "shift_ci_low", shiftCIHigh = "shift_ci_high", verdict
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(a, forKey: .a)
+            try c.encode(b, forKey: .b)
+            try c.encode(metric, forKey: .metric)
+            try c.encode(pValue, forKey: .pValue)
+            try c.encode(pAdjusted, forKey: .pAdjusted)
+            try c.encode(cliffsDelta, forKey: .cliffsDelta)
+            try c.encode(shift, forKey: .shift)
+            try c.encode(shiftCILow, forKey: .shiftCILow)
+            try c.encode(shiftCIHigh, forKey: .shiftCIHigh)
+            try c.encode(verdict, forKey: .verdict)
+        }
+    }
+
+    public enum Verdict: String, Sendable, Equatable, Codable, CaseIterable {
+        case better, worse
+        case noDifference = "no_difference"
+        case insufficient
+    }
+}
