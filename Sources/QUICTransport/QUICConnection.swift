@@ -378,7 +378,14 @@ final class QUICConnection {
         var packets = 0
         var batchBytes = 0, batchCount = 0, segment = 0
         defer {
-            ngtcp2_conn_update_pkt_tx_time(conn, now)
+            // ngtcp2 0.12 paces at cwnd / smoothed RTT, and until the first RTT sample
+            // the smoothed RTT is the 333 ms default: the client's padded 1200-byte
+            // Initial would hold its next packet (TLS Finished, the first probe) back
+            // ~20 ms and the server's first flight its HANDSHAKE_DONE, so loopback
+            // showed a 21 ms first probe and handshake_confirmed_ms near 25 ms.
+            // Pace only once an RTT sample exists, as later ngtcp2 releases do (their
+            // pacing interval starts at 0 until the congestion controller sets it).
+            if hasRTTSample { ngtcp2_conn_update_pkt_tx_time(conn, now) }
             if active.contains(where: { !$0.hasPending }) { active.removeAll { !$0.hasPending } }
         }
         func flush() -> Bool {
@@ -507,6 +514,14 @@ final class QUICConnection {
 
     /// True once the connection is over or has a close to send.
     var isFinished: Bool { isClosed || pendingClose != nil }
+
+    /// True once ngtcp2 has measured a round trip (the first acknowledgement arrived);
+    /// latched, so the write path stops asking.
+    private var rttSampled = false
+    private var hasRTTSample: Bool {
+        if !rttSampled { rttSampled = stats.first_rtt_sample_ts != .max }
+        return rttSampled
+    }
 
     /// ngtcp2's connection statistics now.
     var stats: ngtcp2_conn_stat {
