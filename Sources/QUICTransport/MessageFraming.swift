@@ -14,6 +14,9 @@ enum FrameType: UInt8 {
     case done = 0x04
     /// Server -> client, control stream: what the server received.
     case report = 0x05
+    /// Client -> server, control stream, first frame: the 32-byte cell token that
+    /// tells the server this is the cell's client (`CellToken`).
+    case hello = 0x06
 }
 
 /// Application error codes used in CONNECTION_CLOSE (application variant).
@@ -24,6 +27,9 @@ enum ApplicationError {
     static let protocolViolation: UInt64 = 1
     /// The client gave up (cell deadline, cancellation) before the session ended.
     static let aborted: UInt64 = 2
+    /// The server refused a connection that is not the cell's client (no HELLO first,
+    /// or a HELLO with another cell's token).
+    static let notThisCell: UInt64 = 3
 }
 
 /// Body of `done`: what the client handed to QUIC in the bulk phase.
@@ -48,6 +54,7 @@ enum ControlFrame: Equatable {
     case pong(UInt64)
     case done(DoneBody)
     case report(ReportBody)
+    case hello(CellToken)
 }
 
 /// Frame encoding (the bytes one frame occupies on the wire).
@@ -64,6 +71,7 @@ enum FrameEncoder {
         case .pong(let seq): return header(.pong, length: 8) + be(seq)
         case .done(let d): return header(.done, length: 24) + be(d.messages) + be(d.bytes) + be(d.streams)
         case .report(let r): return header(.report, length: 32) + be(r.messages) + be(r.bytes) + be(r.streams) + be(r.receiveNanos)
+        case .hello(let token): return header(.hello, length: UInt32(CellToken.length)) + token.bytes
         }
     }
 
@@ -137,7 +145,7 @@ struct FrameParser {
         type = t
         bodyRemaining = length
         if t != .data {
-            let expected = t == .ping || t == .pong ? 8 : t == .done ? 24 : 32
+            let expected = t == .ping || t == .pong ? 8 : t == .done ? 24 : 32 // report and hello: 32
             guard length == expected else {
                 throw FramingError(description: "frame type 0x\(String(t.rawValue, radix: 16)) has a \(length)-byte body; expected \(expected)")
             }
@@ -160,6 +168,7 @@ struct FrameParser {
         case .pong: try onControl(.pong(u64(0)))
         case .done: try onControl(.done(DoneBody(messages: u64(0), bytes: u64(8), streams: u64(16))))
         case .report: try onControl(.report(ReportBody(messages: u64(0), bytes: u64(8), streams: u64(16), receiveNanos: u64(24))))
+        case .hello: try onControl(.hello(CellToken(bytes: Array(control))))
         case .data: break
         }
     }

@@ -23,8 +23,11 @@ final class QUICClient: QUICConnectionDelegate {
     private var report: ReportBody?
     private var handshakeDone = false
 
-    init(config: QUICConfiguration, server: SocketAddress, deadline: UInt64, cancellation: CellCancellation) throws {
+    private let token: CellToken
+
+    init(config: QUICConfiguration, server: SocketAddress, token: CellToken, deadline: UInt64, cancellation: CellCancellation) throws {
         self.config = config
+        self.token = token
         self.server = server
         self.deadline = deadline
         self.cancellation = cancellation
@@ -72,6 +75,8 @@ final class QUICClient: QUICConnectionDelegate {
         // Probes: one PING at a time on the control stream, timed until its PONG.
         guard let control = connection.openBidiStream() else { throw QUICFailure.protocolViolation("the server allows no bidirectional stream") }
         controlStream = control
+        // HELLO first: it travels with the first PING (or DONE) and costs no round trip.
+        connection.sender(control).append(copying: FrameEncoder.encode(.hello(token)))
         m.rttNanos.reserveCapacity(probes)
         for seq in 0..<UInt64(probes) {
             let sent = MonotonicClock.now()
@@ -186,7 +191,7 @@ final class QUICClient: QUICConnectionDelegate {
             switch frame {
             case .pong(let seq): self.pongs[seq] = MonotonicClock.now()
             case .report(let r): self.report = r
-            case .ping, .done: throw FramingError(description: "server sent a client-only frame (\(frame))")
+            case .ping, .done, .hello: throw FramingError(description: "server sent a client-only frame (\(frame))")
             }
         })
     }

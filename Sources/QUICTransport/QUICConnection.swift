@@ -311,6 +311,9 @@ final class QUICConnection {
         case NGTCP2_ERR_CRYPTO:
             let alert = ngtcp2_conn_get_tls_alert(conn)
             fail(.localTLS(alert: alert, verifyStatus: tls.verifyStatus, context: tlsContext), closeWith: .tlsAlert(alert))
+        case NGTCP2_ERR_CALLBACK_FAILURE where callbackError is NotThisCell:
+            let what = callbackError.map { "\($0)" } ?? "not this cell's client"
+            fail(.notThisCell(what), closeWith: .application(ApplicationError.notThisCell, what))
         case NGTCP2_ERR_CALLBACK_FAILURE where callbackError != nil:
             let what = callbackError.map { "\($0)" } ?? "callback failed"
             fail(.protocolViolation(what), closeWith: .application(ApplicationError.protocolViolation, what))

@@ -15,6 +15,8 @@ enum QUICFailure: Error, CustomStringConvertible {
     case peerClosed(code: UInt64, application: Bool, reason: String, context: TLSContext)
     /// The peer broke docs/protocol/quic.md.
     case protocolViolation(String)
+    /// The server refused a connection that is not the cell's client (docs/protocol/quic.md §4).
+    case notThisCell(String)
     /// ngtcp2 reported a connection error.
     case library(String, code: Int32)
     /// The cell's deadline passed.
@@ -56,10 +58,16 @@ enum QUICFailure: Error, CustomStringConvertible {
                 }
                 return text + (reason.isEmpty ? "" : " (\(reason))")
             }
+            if application, code == ApplicationError.notThisCell, !ctx.isServer {
+                return "the server refused this client as not the cell's own (application error 0x3: \(reason)): "
+                    + "client and server derive the HELLO token from the cell id, repetition and seed and must agree"
+            }
             let kind = application ? "application error" : "transport error"
             return "the \(peer) closed the QUIC connection with \(kind) 0x\(String(code, radix: 16))" + (reason.isEmpty ? "" : ": \(reason)")
         case .protocolViolation(let what):
             return "PeerBench QUIC protocol violation: \(what)"
+        case .notThisCell(let what):
+            return "refused a QUIC connection: \(what)"
         case .library(let what, let code):
             return "\(what): \(String(cString: ngtcp2_strerror(code))) (ngtcp2 \(code))"
         case .deadline(let phase):

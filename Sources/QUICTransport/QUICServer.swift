@@ -8,10 +8,12 @@ import Logging
 /// The server side of one cell: a UDP socket and a single-threaded event loop that
 /// accepts QUIC connections, answers probes, counts bulk messages and reports them.
 ///
-/// It serves one client session: the loop ends when a connection that completed its
-/// handshake is over (normally: the client has acknowledged the report). Connections
-/// that never complete a handshake (garbage, replayed Initials, a client that
-/// rejected our certificate) are reaped by the handshake timeout and do not end it.
+/// It serves one client session, the cell's: the connection whose first control
+/// frame is a HELLO with this cell's token (`CellToken`). The loop ends when that
+/// connection is over (normally: the client has acknowledged the report). Any other
+/// connection (garbage, replayed Initials, a stray client that completes a handshake
+/// with our ALPN) is refused with application error 3 once it sends something else
+/// first, or left to its handshake or idle timeout, and never ends the loop.
 final class QUICServerLoop: @unchecked Sendable {
     /// At most this many connections at once, so a flood of Initials cannot make the
     /// server hold unbounded state (each connection is bounded by its flow-control windows).
@@ -28,19 +30,23 @@ final class QUICServerLoop: @unchecked Sendable {
     private let local: SockAddrBox
     private let config: QUICConfiguration
     private let credentials: TLSCredentials
+    private let token: CellToken
+    /// Which connection proved to be the cell's client (at most one).
+    private let claim = CellClaim()
     private var sessions: [ServerSession] = []
     private var routes: [[UInt8]: ServerSession] = [:]
     private let readPath: UnsafeMutablePointer<ngtcp2_path_storage>
     private let logger: Logger
 
     /// Binds on `host` port 0. Call inside the server endpoint (its network namespace).
-    init(host: String, config: QUICConfiguration, logger: Logger) throws {
+    init(host: String, config: QUICConfiguration, token: CellToken, logger: Logger) throws {
         let bindAddress = SocketAddress(host: host, port: 0)
         channel = try UDPChannel(family: bindAddress.family)
         try channel.socket.bind(bindAddress)
         address = try channel.socket.localAddress()
         local = try SockAddrBox(address)
         self.config = config
+        self.token = token
         self.logger = logger
         credentials = try TLSCredentials(caFile: config.mutualTLS ? config.caFile : nil, certFile: config.certFile, keyFile: config.keyFile)
         readPath = .allocate(capacity: 1)
@@ -87,30 +93,41 @@ final class QUICServerLoop: @unchecked Sendable {
                 }
             }
             now = MonotonicClock.now()
-            if let outcome = flushAll(now: now) {
-                if let failure = outcome { throw TransportError("QUIC server: \(failure)") }
-                return
+            switch flushAll(now: now) {
+            case nil: continue
+            case .served: return
+            case .failed(let failure): throw TransportError("QUIC server: \(failure)")
             }
         }
     }
 
-    /// Timers and writes for every connection; removes finished ones. Returns
-    /// `.some(nil)` when the client session is over, `.some(error)` when it failed.
-    @discardableResult
-    private func flushAll(now: UInt64) -> QUICFailure?? {
-        var outcome: QUICFailure?? = nil
+    /// How the cell's session ended.
+    enum Outcome {
+        /// The report went out and the client has it (or closed cleanly after it).
+        case served
+        case failed(QUICFailure)
+    }
+
+    /// Timers and writes for every connection; removes finished ones. Returns the
+    /// outcome once the cell's session is over; other connections never end the loop.
+    private func flushAll(now: UInt64) -> Outcome? {
+        var outcome: Outcome?
         for s in sessions {
             let c = s.connection
             c.handleExpiry(now: now)
             c.writePackets(now: now, transmit: transmit)
-            if s.isComplete(now: now) {
-                outcome = .some(nil)
+            let isCellClient = claim.holder === s
+            if isCellClient, s.isComplete(now: now) {
+                outcome = .served
                 c.close(.application(ApplicationError.noError, ""), transmit: transmit)
             }
             if c.isFinished {
                 c.flushClose(transmit)
-                if outcome == nil, c.isHandshakeComplete {
-                    outcome = .some(s.isComplete(now: now) || c.peerClosedCleanly && s.reportSent ? nil : (c.failure ?? .protocolViolation("the client closed the connection before the report")))
+                if isCellClient, outcome == nil {
+                    outcome = s.isComplete(now: now) || c.peerClosedCleanly && s.reportSent
+                        ? .served : .failed(c.failure ?? .protocolViolation("the client closed the connection before the report"))
+                } else if !isCellClient {
+                    logger.debug("QUIC server: a connection from \(c.peerDescription) that is not this cell's client ended\(c.failure.map { ": \($0)" } ?? "")")
                 }
                 remove(s)
             }
@@ -141,8 +158,10 @@ final class QUICServerLoop: @unchecked Sendable {
         guard ngtcp2_accept(&hd, bytes, datagram.count) == 0 else { return }
         if sessions.count >= Self.maxConnections {
             // Full: make room by dropping the oldest connection still in its handshake,
-            // so a flood of Initials cannot lock the real client out.
-            guard let victim = sessions.first(where: { !$0.connection.isHandshakeComplete }) else {
+            // else the oldest that has not proved to be the cell's client, so neither a
+            // flood of Initials nor of complete stray handshakes can lock the real client out.
+            guard let victim = sessions.first(where: { !$0.connection.isHandshakeComplete })
+                    ?? sessions.first(where: { claim.holder !== $0 }) else {
                 logger.debug("QUIC server: dropping an Initial, \(Self.maxConnections) connections already open")
                 return
             }
@@ -159,7 +178,7 @@ final class QUICServerLoop: @unchecked Sendable {
             settings.maxBidiStreams = 129
             settings.maxUniStreams = 0
             let c = try QUICConnection(serverFor: hd, local: local, remote: peer, tls: tls, settings: settings, tlsContext: ctx, peer: peerText)
-            let s = ServerSession(connection: c)
+            let s = ServerSession(connection: c, token: token, claim: claim)
             c.delegate = s
             s.onNewID = { [unowned self, unowned s] cid in self.routes[cid] = s }
             sessions.append(s)
@@ -172,14 +191,29 @@ final class QUICServerLoop: @unchecked Sendable {
     }
 
     private func remove(_ s: ServerSession) {
+        if claim.holder === s { claim.holder = nil }
         sessions.removeAll { $0 === s }
         routes = routes.filter { $0.value !== s }
     }
 }
 
+/// Which of a server's connections is the cell's client: the first to present the
+/// cell's token in HELLO. One per server loop, shared by its sessions.
+final class CellClaim {
+    var holder: ServerSession?
+}
+
+/// A connection that is not the cell's client: closed with application error 3
+/// (`ApplicationError.notThisCell`), without ending the server's loop.
+struct NotThisCell: Error, CustomStringConvertible {
+    var description: String
+}
+
 /// One connection's application state on the server (docs/protocol/quic.md).
 final class ServerSession: QUICConnectionDelegate {
     let connection: QUICConnection
+    private let token: CellToken
+    private unowned let claim: CellClaim
     var onNewID: (([UInt8]) -> Void)?
     private var parsers: [Int64: FrameParser] = [:]
     private var messages: UInt64 = 0
@@ -193,7 +227,11 @@ final class ServerSession: QUICConnectionDelegate {
     private var reportEnd: UInt64 = 0
     private var controlStream: Int64?
 
-    init(connection: QUICConnection) { self.connection = connection }
+    init(connection: QUICConnection, token: CellToken, claim: CellClaim) {
+        self.connection = connection
+        self.token = token
+        self.claim = claim
+    }
 
     /// The session is over once the report has gone out and the client acknowledged
     /// it, or (its acknowledgement and CONNECTION_CLOSE both lost, say on a lossy
@@ -216,7 +254,6 @@ final class ServerSession: QUICConnectionDelegate {
         guard stream & 0x3 == 0 else { throw FramingError(description: "stream \(stream) is not a client-initiated bidirectional stream") }
         // Stream 0 (the client's first bidirectional stream) is the control stream; the others carry bulk data.
         let bulk = stream != 0
-        if !bulk { controlStream = stream }
         var parser = parsers[stream] ?? FrameParser()
         try parser.feed(data, onData: { n, complete in
             guard bulk else { throw FramingError(description: "DATA frame on the control stream") }
@@ -228,9 +265,17 @@ final class ServerSession: QUICConnectionDelegate {
         }, onControl: { frame in
             guard !bulk else { throw FramingError(description: "control frame on bulk stream \(stream)") }
             switch frame {
+            case .hello(let presented):
+                guard controlStream == nil else { throw FramingError(description: "second HELLO") }
+                guard presented == token else { throw NotThisCell(description: "HELLO carries another cell's token (not this cell's client)") }
+                guard claim.holder == nil else { throw NotThisCell(description: "this cell's client is already connected") }
+                claim.holder = self
+                controlStream = stream
             case .ping(let seq):
+                try requireHello()
                 connection.sender(stream).append(copying: FrameEncoder.encode(.pong(seq)))
             case .done(let d):
+                try requireHello()
                 guard done == nil else { throw FramingError(description: "second DONE frame") }
                 done = d
             case .pong, .report:
@@ -250,6 +295,11 @@ final class ServerSession: QUICConnectionDelegate {
             parsers[stream] = parser
         }
         maybeReport()
+    }
+
+    /// Nothing but HELLO may come first: a stray that speaks our protocol stops here.
+    private func requireHello() throws {
+        guard controlStream != nil else { throw NotThisCell(description: "the first control frame was not HELLO (not this cell's client)") }
     }
 
     /// The report goes out once DONE arrived and every bulk stream it announced has ended.

@@ -3,14 +3,21 @@
 (docs/protocol/quic.md) on aioquic, used to prove interoperability and as a
 speed reference.
 
-  peerbench_quic_peer.py server --certs DIR [--host 127.0.0.1] [--port 0]
+  peerbench_quic_peer.py server --certs DIR [--host 127.0.0.1] [--port 0] [--cell ID:REP:SEED]
       Serves one client session, prints "LISTENING <port>" once bound and a JSON
-      summary when the session is over.
-  peerbench_quic_peer.py client --certs DIR --host H --port P
+      summary when the session is over. With --cell, HELLO must carry that cell's token.
+  peerbench_quic_peer.py client --certs DIR --host H --port P [--cell ID:REP:SEED]
                                 [--probes N] [--count N] [--size N] [--streams single|perMessage]
-      Runs the standard workload and prints one JSON line of results.
+      Runs the standard workload (HELLO with the cell's token first; 32 zero bytes
+      without --cell) and prints one JSON line of results.
+  peerbench_quic_peer.py stray --certs DIR --host H --port P [--repeat N] [--interval S] [--hold S]
+      A client that is not the cell's: completes a full handshake with our ALPN
+      (certificate not verified), holds the connection --hold seconds, closes it;
+      --repeat times, --interval seconds apart. Prints "HANDSHAKE <n> <CLOCK_MONOTONIC ns>"
+      as each completes, then {"handshakes": n}.
 """
 import argparse
+import hashlib
 import asyncio
 import json
 import os
@@ -24,8 +31,8 @@ from aioquic.quic.configuration import QuicConfiguration
 from aioquic.quic.events import ConnectionTerminated, StreamDataReceived
 
 ALPN = "peerbench-quic/1"
-PING, PONG, DATA, DONE, REPORT = 0x01, 0x02, 0x03, 0x04, 0x05
-CONTROL_BODY = {PING: 8, PONG: 8, DONE: 24, REPORT: 32}
+PING, PONG, DATA, DONE, REPORT, HELLO = 0x01, 0x02, 0x03, 0x04, 0x05, 0x06
+CONTROL_BODY = {PING: 8, PONG: 8, DONE: 24, REPORT: 32, HELLO: 32}
 WINDOW = 16 * 1024 * 1024
 
 
@@ -78,6 +85,13 @@ class FrameParser:
                 on_control(ftype, struct.unpack(">%dQ" % (length // 8), body))
 
 
+def cell_token(cell):
+    """The HELLO token of cell "ID:REPETITION:SEED" (docs/protocol/quic.md section 4)."""
+    cell_id, repetition, seed = cell.rsplit(":", 2)
+    data = b"peerbench-quic/1 cell token\0" + cell_id.encode() + b"\0" + struct.pack(">QQ", int(repetition), int(seed))
+    return hashlib.sha256(data).digest()
+
+
 def frame(ftype, *values):
     return bytes([ftype]) + struct.pack(">I", 8 * len(values)) + struct.pack(">%dQ" % len(values), *values)
 
@@ -92,6 +106,7 @@ class ServerProtocol(QuicConnectionProtocol):
         self.first = self.last = None
         self.done = None
         self.reported = False
+        self.hello = False
 
     def quic_event_received(self, event):
         if isinstance(event, StreamDataReceived):
@@ -121,6 +136,16 @@ class ServerProtocol(QuicConnectionProtocol):
         def on_control(ftype, values):
             if bulk:
                 raise ProtocolError("control frame on a bulk stream")
+            if ftype == HELLO:
+                token = struct.pack(">4Q", *values)
+                if self.hello:
+                    raise ProtocolError("second HELLO")
+                if self.server_state["token"] is not None and token != self.server_state["token"]:
+                    raise ProtocolError("HELLO carries another cell's token")
+                self.hello = True
+                return
+            if not self.hello:
+                raise ProtocolError("the first control frame was not HELLO")
             if ftype == PING:
                 self._quic.send_stream_data(0, frame(PONG, *values))
             elif ftype == DONE:
@@ -146,7 +171,7 @@ async def run_server(args):
     config = QuicConfiguration(is_client=False, alpn_protocols=[ALPN], max_data=WINDOW, max_stream_data=WINDOW,
                                idle_timeout=args.idle)
     config.load_cert_chain(os.path.join(args.certs, "server.pem"), os.path.join(args.certs, "server-key.pem"))
-    state = {"closed": asyncio.Event(), "summary": None}
+    state = {"closed": asyncio.Event(), "summary": None, "token": cell_token(args.cell) if args.cell else None}
 
     def make(*a, **kw):
         p = ServerProtocol(*a, **kw)
@@ -211,6 +236,7 @@ async def run_client(args):
         quic = c._quic
         control = quic.get_next_available_stream_id()
         assert control == 0
+        quic.send_stream_data(control, bytes([HELLO]) + struct.pack(">I", 32) + (cell_token(args.cell) if args.cell else bytes(32)))
         if args.violate:
             # Deliberately break the framing: an unknown frame type on the control stream.
             quic.send_stream_data(control, bytes([0x7F, 0, 0, 0, 0]))
@@ -264,9 +290,26 @@ async def run_client(args):
     }), flush=True)
 
 
+async def run_stray(args):
+    """Full handshakes that are not the cell's client, then a clean close."""
+    import ssl
+    config = QuicConfiguration(is_client=True, alpn_protocols=[ALPN], verify_mode=ssl.CERT_NONE)
+    done = 0
+    for i in range(args.repeat):
+        if i:
+            await asyncio.sleep(args.interval)
+        async with connect(args.host, args.port, configuration=config) as c:
+            await c.wait_connected()
+            done += 1
+            print("HANDSHAKE %d %d" % (done, time.monotonic_ns()), flush=True)
+            if args.hold:
+                await asyncio.sleep(args.hold)
+    print(json.dumps({"handshakes": done}), flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("role", choices=["server", "client"])
+    ap.add_argument("role", choices=["server", "client", "stray"])
     ap.add_argument("--certs", required=True, help="directory with ca.pem, server.pem, server-key.pem")
     ap.add_argument("--host", default="127.0.0.1")
     ap.add_argument("--port", type=int, default=0)
@@ -278,9 +321,14 @@ def main():
     ap.add_argument("--violate", action="store_true", help="client: send an unknown frame and report how the server closes")
     ap.add_argument("--timeout", type=float, default=120, help="server: give up after this many seconds")
     ap.add_argument("--idle", type=float, default=30)
+    ap.add_argument("--cell", default=None, help="ID:REPETITION:SEED of the cell whose token HELLO carries or must carry")
+    ap.add_argument("--repeat", type=int, default=1, help="stray: handshakes to make")
+    ap.add_argument("--interval", type=float, default=0.2, help="stray: seconds between them")
+    ap.add_argument("--hold", type=float, default=0, help="stray: seconds to keep each connection open")
     args = ap.parse_args()
     try:
-        asyncio.run(run_server(args) if args.role == "server" else run_client(args))
+        roles = {"server": run_server, "client": run_client, "stray": run_stray}
+        asyncio.run(roles[args.role](args))
     except (ProtocolError, ConnectionError, asyncio.TimeoutError) as e:
         print("error: %s" % (e or type(e).__name__), file=sys.stderr)
         sys.exit(1)

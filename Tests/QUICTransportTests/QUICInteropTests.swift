@@ -9,6 +9,10 @@ import Testing
 /// with byte counts checked on both sides.
 @Suite(.enabled(if: aioquicAvailable, "needs python3 with aioquic (pip install aioquic)"))
 struct QUICInteropTests {
+    /// `loopbackCell`'s identity as the peer's `--cell` (id:repetition:seed): the peer
+    /// derives the HELLO token itself, so these tests also check our derivation.
+    static let cell = "test:0:7"
+
     static let peerScript = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Interop/peerbench_quic_peer.py").path
 
@@ -49,11 +53,18 @@ struct QUICInteropTests {
             if process.isRunning { process.terminate() }
             process.waitUntilExit()
         }
+
+        /// Ends the peer at once (SIGKILL): a stray in the middle of its loop of
+        /// handshakes has nothing to finish.
+        func kill() {
+            if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
+            process.waitUntilExit()
+        }
     }
 
     @Test(arguments: [StreamMode.single, .perMessage])
     func ourClientAgainstAioquicServer(mode: StreamMode) async throws {
-        let peer = try Peer(["server", "--timeout", "30"])
+        let peer = try Peer(["server", "--timeout", "30", "--cell", Self.cell])
         defer { peer.stop() }
         let listening = try await BlockingThread.run(name: "peer") { peer.line() }
         let port = try #require(listening.flatMap { UInt16($0.split(separator: " ").last ?? "") }, "peer said \(listening ?? "nothing")")
@@ -76,7 +87,7 @@ struct QUICInteropTests {
         let server = try await plugin.startServer(cell)
         defer { server.stop() }
         let peer = try Peer(["client", "--port", "\(server.address.port)", "--probes", "10", "--count", "300", "--size", "3000",
-                             "--streams", mode.rawValue])
+                             "--streams", mode.rawValue, "--cell", Self.cell])
         defer { peer.stop() }
         let result = try await withTimeout(30) { try await BlockingThread.run(name: "peer") { peer.json().map { Result(json: $0) } } }
         let r = try #require(result ?? nil, "the aioquic client printed no result")
@@ -94,7 +105,7 @@ struct QUICInteropTests {
         let cell = loopbackCell(payload: nil, probes: 0)
         let server = try await plugin.startServer(cell)
         defer { server.stop() }
-        let peer = try Peer(["client", "--port", "\(server.address.port)", "--violate"])
+        let peer = try Peer(["client", "--port", "\(server.address.port)", "--violate", "--cell", Self.cell])
         defer { peer.stop() }
         let closed = try await withTimeout(30) { try await BlockingThread.run(name: "peer") { peer.json().map { "\($0)" } } }
         let text = try #require(closed ?? nil, "the aioquic client printed nothing")
