@@ -38,6 +38,8 @@ final class QUICClient: QUICConnectionDelegate {
     /// Runs the whole workload and returns the measurement. If it fails after the
     /// connection exists, the server is told with CONNECTION_CLOSE (application
     /// error 2, the reason as text) instead of being left to its idle timeout.
+    /// At the cell's deadline it also cancels the cell (`CellCancellation`), as the
+    /// runner's deadline does.
     func run(payload: Payload?, probes: Int, seed: UInt64) throws -> TransportMeasurement {
         do {
             return try workload(payload: payload, probes: probes, seed: seed)
@@ -46,6 +48,12 @@ final class QUICClient: QUICConnectionDelegate {
                 c.close(.application(ApplicationError.aborted, "client gave up: \(error)"), transmit: transmit)
             }
             connection = nil
+            if case QUICFailure.deadline = error {
+                // We saw the cell's deadline a moment before the runner's own timer:
+                // cancel the cell as that timer would (it also stops the server), so the
+                // cell is recorded `timeout` whichever of the two noticed first.
+                cancellation.cancel()
+            }
             throw error
         }
     }
