@@ -56,6 +56,13 @@ let package = Package(
             path: "Benchmarks/LinkBench",
             swiftSettings: strict
         ),
+        // Loopback figures of the QUIC plugin (scripts/bench-quic.sh).
+        .executableTarget(
+            name: "quic-bench",
+            dependencies: ["QUICTransport", "PeerBenchCore"],
+            path: "Benchmarks/QUICBench",
+            swiftSettings: strict
+        ),
         // Built-in transport plugins.
         .target(name: "TCPTransport", dependencies: ["PeerBenchCore"], swiftSettings: strict),
         .target(name: "UDPTransport", dependencies: ["PeerBenchCore"], swiftSettings: strict),

@@ -13,7 +13,8 @@ final class QUICClient: QUICConnectionDelegate {
     private let config: QUICConfiguration
     private let server: SocketAddress
     private let channel: UDPChannel
-    private var connection: QUICConnection!
+    /// The connection while the workload runs (nil before the handshake starts and after the close).
+    private var connection: QUICConnection?
     private let deadline: UInt64
     private let cancellation: CellCancellation
 
@@ -64,7 +65,6 @@ final class QUICClient: QUICConnectionDelegate {
         defer { cancellation.unregister(channel.socket) }
 
         var m = TransportMeasurement()
-        var extra = JSONObject()
 
         // Handshake: from creating the TLS session to the handshake_completed callback.
         let credentials = try TLSCredentials(caFile: config.caFile,
@@ -74,11 +74,12 @@ final class QUICClient: QUICConnectionDelegate {
         let start = MonotonicClock.now()
         let tls = try TLSSession(server: false, credentials: credentials, alpn: config.alpn, verifyName: name, requireClientCertificate: false)
         let ctx = QUICFailure.TLSContext(isServer: false, caFile: config.caFile, verifyName: name, alpn: config.alpn)
-        connection = try QUICConnection(clientFrom: try SockAddrBox(channel.socket.localAddress()), to: try SockAddrBox(server),
-                                        tls: tls, settings: config.connection, tlsContext: ctx, peer: server.description)
+        let connection = try QUICConnection(.client, local: try SockAddrBox(channel.socket.localAddress()), remote: try SockAddrBox(server),
+                                            tls: tls, settings: config.connection, tlsContext: ctx, peer: server.description)
         connection.delegate = self
+        self.connection = connection
         try pump("handshake") { self.handshakeDone }
-        m.connectNanos = connection.handshakeCompletedAt! - start
+        m.connectNanos = (connection.handshakeCompletedAt ?? start) - start
 
         // Probes: one PING at a time on the control stream, timed until its PONG.
         guard let control = connection.openBidiStream() else { throw QUICFailure.protocolViolation("the server allows no bidirectional stream") }
@@ -90,7 +91,7 @@ final class QUICClient: QUICConnectionDelegate {
             let sent = MonotonicClock.now()
             connection.sender(control).append(copying: FrameEncoder.encode(.ping(seq)))
             try pump("RTT probes") { self.pongs[seq] != nil }
-            m.rttNanos.append(pongs.removeValue(forKey: seq)! - sent)
+            m.rttNanos.append((pongs.removeValue(forKey: seq) ?? sent) - sent)
         }
         m.probesSent = probes
 
@@ -104,9 +105,9 @@ final class QUICClient: QUICConnectionDelegate {
         var doneSent = false
         try pump("bulk phase") {
             if !doneSent {
-                bulk.advance(connection: self.connection, block: block)
+                bulk.advance(connection: connection, block: block)
                 if bulk.isHandedOver {
-                    self.connection.sender(control).append(copying: FrameEncoder.encode(.done(DoneBody(
+                    connection.sender(control).append(copying: FrameEncoder.encode(.done(DoneBody(
                         messages: UInt64(count), bytes: UInt64(count) * UInt64(size), streams: UInt64(bulk.streamsUsed)))))
                     doneSent = true
                 }
@@ -114,16 +115,15 @@ final class QUICClient: QUICConnectionDelegate {
             return self.report != nil
         }
         m.bulkNanos = MonotonicClock.now() - bulkStart
-        let r = report!
+        guard let r = report else { throw QUICFailure.protocolViolation("no REPORT after the bulk phase") }
         m.delivery = Delivery(sentMessages: count, receivedMessages: Int(r.messages), sentBytes: count * size, receivedBytes: Int(r.bytes))
         if r.messages < UInt64(count) { m.status = .partial }
 
-        extra = QUICStats.record(connection, start: start, report: r, config: config)
-        m.extra["quic"] = .object(extra)
+        m.extra["quic"] = .object(QUICStats.record(connection, start: start, report: r, config: config))
 
         // Clean close: CONNECTION_CLOSE with application NO_ERROR; nothing to wait for.
         connection.close(.application(ApplicationError.noError, ""), transmit: transmit)
-        connection = nil
+        self.connection = nil
         withExtendedLifetime(block) {}
         return m
     }
@@ -135,47 +135,27 @@ final class QUICClient: QUICConnectionDelegate {
     /// Runs the event loop until `done()` is true; throws when the connection fails,
     /// the cell's deadline passes or the cell is cancelled.
     private func pump(_ phase: String, until done: () -> Bool) throws {
+        let loop = QUICEventLoop(channel: channel)
         while true {
             if done() { return }
-            var now = MonotonicClock.now()
-            connection.handleExpiry(now: now)
-            connection.writePackets(now: now, transmit: transmit)
+            guard let connection else { throw QUICFailure.protocolViolation("no connection during the \(phase)") }
+            connection.service(now: MonotonicClock.now(), transmit: transmit)
             try checkAlive(phase)
             if done() { return }
-            now = MonotonicClock.now()
+            let now = MonotonicClock.now()
             if now >= deadline { throw QUICFailure.deadline(phase: phase) }
             let expiry = connection.expiry
-            var timeout = min(deadline - now, expiry > now ? expiry - now : 0)
-            if channel.isStalled { timeout = min(timeout, 1_000_000) }
-            let (readable, woken) = try channel.wait(timeoutNanos: timeout)
-            if woken || cancellation.isCancelled { throw QUICFailure.cancelled(phase: phase) }
-            channel.flushStalled()
-            if readable {
-                // A bounded batch (`readBatch` QUIC datagrams, however the kernel
-                // coalesced them), so ACKs and new data go out between batches.
-                var datagrams = 0
-                while datagrams < QUICServerLoop.readBatch {
-                    guard let (n, segment) = try channel.receive(from: nil, fromLength: nil) else { break }
-                    datagrams += segment > 0 ? (n + segment - 1) / segment : 1
-                    if n == 0 && cancellation.isCancelled { throw QUICFailure.cancelled(phase: phase) }
-                    // Coalesced datagrams (UDP_GRO) are split back into QUIC datagrams.
-                    let step = segment > 0 ? segment : max(n, 1)
-                    var offset = 0
-                    let now = MonotonicClock.now()
-                    while offset < n, !connection.isFinished {
-                        let len = min(step, n - offset)
-                        connection.read(UnsafeRawBufferPointer(start: channel.receiveBuffer.baseAddress! + offset, count: len), now: now)
-                        offset += len
-                    }
-                    if connection.isFinished { break }
-                }
-                try checkAlive(phase)
+            let turn = try loop.turn(timeoutNanos: min(deadline - now, expiry > now ? expiry - now : 0), withSender: false) { datagram, _, _, now in
+                connection.read(datagram, now: now)
+                return !connection.isFinished
             }
+            if turn == .woken || cancellation.isCancelled { throw QUICFailure.cancelled(phase: phase) }
+            try checkAlive(phase)
         }
     }
 
     private func checkAlive(_ phase: String) throws {
-        guard connection.isFinished else { return }
+        guard let connection, connection.isFinished else { return }
         connection.flushClose(transmit)
         if let f = connection.failure { throw f }
         if report != nil { return }

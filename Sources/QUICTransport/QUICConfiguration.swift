@@ -29,7 +29,7 @@ struct QUICConfiguration: Sendable {
     static let alpn = "peerbench-quic/1"
 
     var alpn = QUICConfiguration.alpn
-    var streams: StreamMode = .single
+    var streams = QUICDefaults.streams
     var connection = ConnectionSettings()
     var caFile: String
     var certFile: String

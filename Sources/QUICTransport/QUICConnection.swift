@@ -7,7 +7,8 @@ import PeerBenchCore
 /// What a connection's owner (the client workload or the server session) hears from it.
 protocol QUICConnectionDelegate: AnyObject {
     func handshakeCompleted(_ connection: QUICConnection)
-    /// In-order stream bytes. Throwing closes the connection with a protocol violation.
+    /// In-order stream bytes. Throwing closes the connection with a protocol violation
+    /// (application error 1), or with application error 3 for `NotThisCell`.
     func received(_ connection: QUICConnection, stream: Int64, data: UnsafeRawBufferPointer, fin: Bool) throws
     func streamClosed(_ connection: QUICConnection, stream: Int64)
     /// The server issued a new connection ID for this connection (packets may carry it).
@@ -18,117 +19,110 @@ extension QUICConnectionDelegate {
     func issuedConnectionID(_ connection: QUICConnection, _ cid: [UInt8]) {}
 }
 
-/// Transport settings of one connection, from the plugin's options.
-struct ConnectionSettings: Sendable {
-    var congestionControl: CongestionControl = .cubic
-    var maxStreamWindow: UInt64 = 16 << 20
-    var maxWindow: UInt64 = 24 << 20
-    var handshakeTimeoutNanos: UInt64 = 5_000_000_000
-    var idleTimeoutNanos: UInt64 = 30_000_000_000
-    /// Largest UDP payload we send; nil = ngtcp2's default with path MTU discovery.
-    var maxUDPPayload: Int?
-    /// Streams the peer may open at once (the server allows the control stream and the bulk streams).
-    var maxUniStreams: UInt64 = 0
-    var maxBidiStreams: UInt64 = 0
-    /// ngtcp2's own debug log on stderr.
-    var debugLog = false
-}
-
 /// One ngtcp2 connection (client or server), owned and freed here, with its TLS
 /// session, its network path and the outgoing data of its streams.
 ///
+/// The pieces live in files named for them: C callbacks (`+Callbacks`), the write
+/// pass (`+Write`), batching (`PacketBatcher`), stream order (`StreamScheduler`).
 /// Not thread-safe: one connection lives on one I/O thread.
 final class QUICConnection {
     static let cidLength = 18
 
+    /// Which side this is; a server connection starts from the client's first Initial.
+    enum Role {
+        case client
+        case server(initial: ngtcp2_pkt_hd)
+    }
+
+    /// The ngtcp2 connection. Implicitly unwrapped only because ngtcp2 0.12 takes the
+    /// callbacks' user pointer (`self`) at creation and has no setter for it later, so
+    /// `self` must exist before the connection does; set once in `init`, never nil after.
     private(set) var conn: OpaquePointer!
     let tls: TLSSession
     let isServer: Bool
     let tlsContext: QUICFailure.TLSContext
     let settings: ConnectionSettings
     let peerDescription: String
-    unowned(unsafe) var delegate: (any QUICConnectionDelegate)?
+    /// The owner; weak, since the owner holds the connection.
+    weak var delegate: (any QUICConnectionDelegate)?
 
     /// The path this connection was made on; reads pass it unless the peer moved.
     let path: UnsafeMutablePointer<ngtcp2_path_storage>
     /// Filled by ngtcp2 when it writes a packet: where to send it.
-    private let writePath: UnsafeMutablePointer<ngtcp2_path_storage>
-    private var senders: [Int64: StreamSender] = [:]
-    private var active: [StreamSender] = []
-    private let vecs: UnsafeMutableBufferPointer<ngtcp2_vec>
+    let writePath: UnsafeMutablePointer<ngtcp2_path_storage>
+    /// Stream senders and their order (set by the callbacks and the write pass too).
+    var scheduler = StreamScheduler()
+    let vecs: UnsafeMutableBufferPointer<ngtcp2_vec>
     let packetBuffer: UnsafeMutableRawBufferPointer
 
     let createdAt: UInt64
-    private(set) var handshakeCompletedAt: UInt64?
-    private(set) var handshakeConfirmedAt: UInt64?
+    /// Set by the handshake callbacks.
+    var handshakeCompletedAt: UInt64?
+    var handshakeConfirmedAt: UInt64?
     /// Set once the connection is over (closed by us, by the peer, or by a timer).
     private(set) var failure: QUICFailure?
     private(set) var isClosed = false
     /// True when the peer closed cleanly (NO_ERROR, transport or application).
     private(set) var peerClosedCleanly = false
-    private var callbackError: (any Error)?
+    /// The error a delegate threw inside an ngtcp2 callback (set by the callbacks).
+    var callbackError: (any Error)?
     /// The client's Destination Connection ID of its first Initial (server only: routing key).
     private(set) var originalDCID: [UInt8] = []
-    private(set) var localCIDs: [[UInt8]] = []
-    /// Datagrams sent and received, payload bytes included (the record's overhead figures).
+    /// Our connection IDs (the callbacks add new ones).
+    var localCIDs: [[UInt8]] = []
     /// When the last datagram for this connection arrived.
     private(set) var lastReadAt: UInt64 = 0
-    private(set) var datagramsSent = 0, datagramsReceived = 0
-    private(set) var bytesSent = 0, bytesReceived = 0
+    /// Datagrams sent and received, payload bytes included (the record's overhead figures;
+    /// the write pass counts what it sends).
+    var datagramsSent = 0, bytesSent = 0
+    private(set) var datagramsReceived = 0, bytesReceived = 0
+    /// Whether ngtcp2 has an RTT sample yet (latched by the write pass, which starts pacing then).
+    var rttSampled = false
+    /// A CONNECTION_CLOSE a failure asked for, sent by the next `flushClose`.
+    private var pendingClose: CloseReason?
 
-    /// A client connection to `remote` from `local`.
-    init(clientFrom local: SockAddrBox, to remote: SockAddrBox, tls: TLSSession, settings: ConnectionSettings,
+    init(_ role: Role, local: SockAddrBox, remote: SockAddrBox, tls: TLSSession, settings: ConnectionSettings,
          tlsContext: QUICFailure.TLSContext, peer: String) throws {
         self.tls = tls
-        isServer = false
         self.settings = settings
         self.tlsContext = tlsContext
         peerDescription = peer
-        (path, writePath, vecs, packetBuffer) = Self.allocateBuffers()
+        // Path storage points into itself, so it lives on the heap and never moves.
+        path = .allocate(capacity: 1)
+        ngtcp2_path_storage_zero(path)
+        writePath = .allocate(capacity: 1)
+        ngtcp2_path_storage_zero(writePath)
+        vecs = .allocate(capacity: 32)
+        packetBuffer = .allocate(byteCount: 65536, alignment: 16)
         createdAt = MonotonicClock.now()
+        if case .server = role { isServer = true } else { isServer = false }
         local.withPointer { l, ll in remote.withPointer { r, rl in ngtcp2_path_storage_init(path, l, ll, r, rl, nil) } }
 
-        var dcid = Self.randomCID(), scid = Self.randomCID()
-        var callbacks = ngtcp2_callbacks()
-        pb_ngtcp2_client_crypto_callbacks(&callbacks)
-        Self.installCallbacks(&callbacks)
-        var s = makeSettings()
-        var params = makeParams()
-        var c: OpaquePointer?
-        let rv = pb_ngtcp2_conn_client_new(&c, &dcid, &scid, path.pathPointer, UInt32(NGTCP2_PROTO_VER_V1), &callbacks, &s, &params,
-                                           Unmanaged.passUnretained(self).toOpaque())
-        guard rv == 0, let c else { throw QUICFailure.library("creating the QUIC client connection", code: rv) }
-        conn = c
-        localCIDs = [Self.bytes(of: scid)]
-        tls.attach(c)
-    }
-
-    /// A server connection for the client Initial described by `header`.
-    init(serverFor header: ngtcp2_pkt_hd, local: SockAddrBox, remote: SockAddrBox, tls: TLSSession, settings: ConnectionSettings,
-         tlsContext: QUICFailure.TLSContext, peer: String) throws {
-        self.tls = tls
-        isServer = true
-        self.settings = settings
-        self.tlsContext = tlsContext
-        peerDescription = peer
-        (path, writePath, vecs, packetBuffer) = Self.allocateBuffers()
-        createdAt = MonotonicClock.now()
-        local.withPointer { l, ll in remote.withPointer { r, rl in ngtcp2_path_storage_init(path, l, ll, r, rl, nil) } }
-
-        var hd = header
         var scid = Self.randomCID()
         var callbacks = ngtcp2_callbacks()
-        pb_ngtcp2_server_crypto_callbacks(&callbacks)
-        Self.installCallbacks(&callbacks)
         var s = makeSettings()
         var params = makeParams()
-        params.original_dcid = hd.dcid
         var c: OpaquePointer?
-        let rv = pb_ngtcp2_conn_server_new(&c, &hd.scid, &scid, path.pathPointer, hd.version, &callbacks, &s, &params,
-                                           Unmanaged.passUnretained(self).toOpaque())
-        guard rv == 0, let c else { throw QUICFailure.library("creating the QUIC server connection", code: rv) }
+        let rv: Int32
+        let user = Unmanaged.passUnretained(self).toOpaque()
+        switch role {
+        case .client:
+            var dcid = Self.randomCID()
+            pb_ngtcp2_client_crypto_callbacks(&callbacks)
+            Self.installCallbacks(&callbacks)
+            rv = pb_ngtcp2_conn_client_new(&c, &dcid, &scid, path.pathPointer, UInt32(NGTCP2_PROTO_VER_V1), &callbacks, &s, &params, user)
+        case .server(let initial):
+            var hd = initial
+            pb_ngtcp2_server_crypto_callbacks(&callbacks)
+            Self.installCallbacks(&callbacks)
+            params.original_dcid = hd.dcid
+            originalDCID = Self.bytes(of: hd.dcid)
+            rv = pb_ngtcp2_conn_server_new(&c, &hd.scid, &scid, path.pathPointer, hd.version, &callbacks, &s, &params, user)
+        }
+        guard rv == 0, let c else {
+            throw QUICFailure.library(isServer ? "creating the QUIC server connection" : "creating the QUIC client connection", code: rv)
+        }
         conn = c
-        originalDCID = Self.bytes(of: hd.dcid)
         localCIDs = [Self.bytes(of: scid)]
         tls.attach(c)
     }
@@ -139,18 +133,6 @@ final class QUICConnection {
         writePath.deallocate()
         vecs.deallocate()
         packetBuffer.deallocate()
-    }
-
-    private static func allocateBuffers() -> (UnsafeMutablePointer<ngtcp2_path_storage>, UnsafeMutablePointer<ngtcp2_path_storage>,
-                                               UnsafeMutableBufferPointer<ngtcp2_vec>, UnsafeMutableRawBufferPointer) {
-        // Path storage points into itself, so it lives on the heap and never moves.
-        let p = UnsafeMutablePointer<ngtcp2_path_storage>.allocate(capacity: 1)
-        ngtcp2_path_storage_zero(p)
-        let w = UnsafeMutablePointer<ngtcp2_path_storage>.allocate(capacity: 1)
-        ngtcp2_path_storage_zero(w)
-        let v = UnsafeMutableBufferPointer<ngtcp2_vec>.allocate(capacity: 32)
-        let b = UnsafeMutableRawBufferPointer.allocate(byteCount: 65536, alignment: 16)
-        return (p, w, v, b)
     }
 
     private func makeSettings() -> ngtcp2_settings {
@@ -200,70 +182,6 @@ final class QUICConnection {
         withUnsafeBytes(of: cid.data) { Array($0.prefix(cid.datalen)) }
     }
 
-    // MARK: Callbacks
-
-    private static func from(_ p: UnsafeMutableRawPointer?) -> QUICConnection {
-        Unmanaged<QUICConnection>.fromOpaque(p!).takeUnretainedValue()
-    }
-
-    private static func installCallbacks(_ cb: inout ngtcp2_callbacks) {
-        cb.recv_stream_data = { _, flags, streamID, _, data, datalen, user, _ in
-            QUICConnection.from(user).onStreamData(streamID, data, datalen, fin: flags & UInt32(NGTCP2_STREAM_DATA_FLAG_FIN) != 0)
-        }
-        cb.acked_stream_data_offset = { _, streamID, offset, datalen, user, _ in
-            QUICConnection.from(user).senders[streamID]?.acknowledged(upTo: offset + datalen)
-            return 0
-        }
-        cb.stream_close = { _, _, streamID, _, user, _ in
-            let c = QUICConnection.from(user)
-            c.senders[streamID] = nil
-            if c.isServer, streamID & 0x3 == 0 {
-                // Let the client open another bulk stream in place of this one.
-                ngtcp2_conn_extend_max_streams_bidi(c.conn, 1)
-            }
-            c.delegate?.streamClosed(c, stream: streamID)
-            return 0
-        }
-        cb.stream_reset = { _, _, _, _, _, _ in 0 }
-        cb.handshake_completed = { _, user in
-            let c = QUICConnection.from(user)
-            c.handshakeCompletedAt = MonotonicClock.now()
-            c.delegate?.handshakeCompleted(c)
-            return 0
-        }
-        cb.handshake_confirmed = { _, user in
-            QUICConnection.from(user).handshakeConfirmedAt = MonotonicClock.now()
-            return 0
-        }
-        cb.get_new_connection_id = { _, cid, token, cidlen, user in
-            guard let cid, let token else { return NGTCP2_ERR_CALLBACK_FAILURE }
-            cid.pointee.datalen = cidlen
-            withUnsafeMutableBytes(of: &cid.pointee.data) { _ = gnutls_rnd(GNUTLS_RND_NONCE, $0.baseAddress, cidlen) }
-            // Stateless reset is not used; the token only has to be unguessable.
-            _ = gnutls_rnd(GNUTLS_RND_NONCE, token, Int(NGTCP2_STATELESS_RESET_TOKENLEN))
-            let c = QUICConnection.from(user)
-            let bytes = QUICConnection.bytes(of: cid.pointee)
-            c.localCIDs.append(bytes)
-            c.delegate?.issuedConnectionID(c, bytes)
-            return 0
-        }
-    }
-
-    private func onStreamData(_ streamID: Int64, _ data: UnsafePointer<UInt8>?, _ len: Int, fin: Bool) -> Int32 {
-        do {
-            try delegate?.received(self, stream: streamID, data: UnsafeRawBufferPointer(start: data, count: len), fin: fin)
-        } catch {
-            callbackError = error
-            return NGTCP2_ERR_CALLBACK_FAILURE
-        }
-        // The application consumed the bytes: give the credit back at once.
-        if len > 0 {
-            ngtcp2_conn_extend_max_stream_offset(conn, streamID, UInt64(len))
-            ngtcp2_conn_extend_max_offset(conn, UInt64(len))
-        }
-        return 0
-    }
-
     // MARK: Streams
 
     var isHandshakeComplete: Bool { handshakeCompletedAt != nil }
@@ -274,36 +192,26 @@ final class QUICConnection {
         return ngtcp2_conn_open_bidi_stream(conn, &id, nil) == 0 ? id : nil
     }
 
-
     /// The sender of `stream`, created on first use and scheduled for writing.
-    func sender(_ stream: Int64) -> StreamSender {
-        if let s = senders[stream] {
-            if !active.contains(where: { $0 === s }) { active.append(s) }
-            return s
-        }
-        let s = StreamSender(streamID: stream)
-        senders[stream] = s
-        active.append(s)
-        return s
-    }
+    func sender(_ stream: Int64) -> StreamSender { scheduler.sender(stream) }
 
     /// How much of `stream` the peer acknowledged; nil once the stream is closed.
-    func ackedOffset(of stream: Int64) -> UInt64? { senders[stream]?.ackedOffset }
+    func ackedOffset(of stream: Int64) -> UInt64? { scheduler.existing(stream)?.ackedOffset }
 
     /// Streams whose data is not yet all handed to ngtcp2.
-    var activeStreamCount: Int { active.count }
+    var activeStreamCount: Int { scheduler.activeCount }
 
     // MARK: Reading
 
     /// Feeds one datagram from `remote` (nil = the connection's own path).
     /// Errors end the connection; see `failure`.
     func read(_ datagram: UnsafeRawBufferPointer, path readPath: UnsafePointer<ngtcp2_path>? = nil, now: UInt64) {
-        guard !isClosed else { return }
+        guard !isClosed, let base = datagram.baseAddress else { return }
         lastReadAt = now
         datagramsReceived += 1
         bytesReceived += datagram.count
         let rv = pb_ngtcp2_conn_read_pkt(conn, readPath ?? UnsafePointer(path.pathPointer),
-                                         datagram.baseAddress!.assumingMemoryBound(to: UInt8.self), datagram.count, now)
+                                         base.assumingMemoryBound(to: UInt8.self), datagram.count, now)
         guard rv != 0 else { return }
         switch rv {
         case NGTCP2_ERR_DRAINING:
@@ -356,107 +264,11 @@ final class QUICConnection {
         }
     }
 
-    // MARK: Writing
-
-    /// Sends a batch of packets of `segment` bytes each (the last may be shorter;
-    /// 0 = one packet) along `path`; returns false when the socket buffer is full
-    /// (the channel keeps the batch and retries when writable).
-    typealias Transmit = (_ bytes: UnsafeRawBufferPointer, _ segment: Int, _ path: UnsafePointer<ngtcp2_path>) -> Bool
-
-    /// The most packets one send system call carries (UDP_SEGMENT allows 64 and 64 KB).
-    static let maxBatch = 40
-
-    /// Writes packets (stream data, ACKs, retransmissions, handshake) until ngtcp2
-    /// has nothing more, the congestion window or pacing says stop, or `maxPackets`.
-    /// Equal-sized packets are sent in batches with one system call.
-    func writePackets(now: UInt64, maxPackets: Int = 64, transmit: @escaping Transmit) {
-        if pendingClose != nil { flushClose(transmit) }
-        guard !isClosed else { return }
-        let maxUDP = ngtcp2_conn_get_max_tx_udp_payload_size(conn)
-        let quantum = ngtcp2_conn_get_send_quantum(conn)
-        let limit = max(1, min(maxPackets, quantum / max(maxUDP, 1)))
-        let base = packetBuffer.baseAddress!.assumingMemoryBound(to: UInt8.self)
-        let batchLimit = min(Self.maxBatch, packetBuffer.count / maxUDP)
-        var pi = ngtcp2_pkt_info()
-        var packets = 0
-        var batchBytes = 0, batchCount = 0, segment = 0
-        defer {
-            // ngtcp2 0.12 paces at cwnd / smoothed RTT, and until the first RTT sample
-            // the smoothed RTT is the 333 ms default: the client's padded 1200-byte
-            // Initial would hold its next packet (TLS Finished, the first probe) back
-            // ~20 ms and the server's first flight its HANDSHAKE_DONE, so loopback
-            // showed a 21 ms first probe and handshake_confirmed_ms near 25 ms.
-            // Pace only once an RTT sample exists, as later ngtcp2 releases do (their
-            // pacing interval starts at 0 until the congestion controller sets it).
-            if hasRTTSample { ngtcp2_conn_update_pkt_tx_time(conn, now) }
-            if active.contains(where: { !$0.hasPending }) { active.removeAll { !$0.hasPending } }
-        }
-        func flush() -> Bool {
-            guard batchCount > 0 else { return true }
-            let ok = transmit(UnsafeRawBufferPointer(start: base, count: batchBytes), batchCount > 1 ? segment : 0, UnsafePointer(writePath.pathPointer))
-            batchBytes = 0
-            batchCount = 0
-            return ok
-        }
-        while packets < limit {
-            let out = base + batchBytes
-            var index = 0
-            var written = 0
-            while true {
-                // Next stream with something to send, or -1 to finish the packet.
-                while index < active.count, !active[index].hasPending { index += 1 }
-                let s: StreamSender? = index < active.count ? active[index] : nil
-                var flags = UInt32(NGTCP2_WRITE_STREAM_FLAG_MORE)
-                var count = 0
-                if let s {
-                    let filled = s.fill(vecs, budget: maxUDP)
-                    count = filled.count
-                    if filled.reachesEnd && s.finQueued { flags |= UInt32(NGTCP2_WRITE_STREAM_FLAG_FIN) }
-                }
-                var pdatalen: ngtcp2_ssize = -1
-                let n = pb_ngtcp2_conn_writev_stream(conn, writePath.pathPointer, &pi, out, maxUDP, &pdatalen, flags,
-                                                     s?.streamID ?? -1, vecs.baseAddress, count, now)
-                if let s, pdatalen >= 0 {
-                    var total = 0
-                    for i in 0..<count { total += vecs[i].len }
-                    s.consumed(pdatalen, fin: flags & UInt32(NGTCP2_WRITE_STREAM_FLAG_FIN) != 0 && pdatalen == total)
-                }
-                if n == ngtcp2_ssize(NGTCP2_ERR_WRITE_MORE) {
-                    if let s, !s.hasPending { index += 1 }
-                    continue
-                }
-                if n == ngtcp2_ssize(NGTCP2_ERR_STREAM_DATA_BLOCKED) || n == ngtcp2_ssize(NGTCP2_ERR_STREAM_SHUT_WR)
-                    || n == ngtcp2_ssize(NGTCP2_ERR_STREAM_NOT_FOUND) {
-                    if n != ngtcp2_ssize(NGTCP2_ERR_STREAM_DATA_BLOCKED), let s { senders[s.streamID] = nil; active.remove(at: index) } else { index += 1 }
-                    continue
-                }
-                if n < 0 {
-                    _ = flush()
-                    fail(.library("writing a packet", code: Int32(n)), closeWith: .liberr(Int32(n)), transmit: transmit)
-                    return
-                }
-                written = n
-                break
-            }
-            if written == 0 { break }
-            datagramsSent += 1
-            bytesSent += written
-            packets += 1
-            if batchCount > 0, written > segment {
-                // A bigger packet cannot follow smaller ones in a batch: send those first.
-                let carried = Array(UnsafeBufferPointer(start: out, count: written))
-                if !flush() { return }
-                carried.withUnsafeBufferPointer { base.update(from: $0.baseAddress!, count: written) }
-            }
-            if batchCount == 0 { segment = written }
-            batchBytes += written
-            batchCount += 1
-            // A shorter packet ends a batch (only the last may be short).
-            if written < segment || batchCount >= batchLimit {
-                if !flush() { return }
-            }
-        }
-        _ = flush()
+    /// One service pass, what every event loop turn does for a connection: due
+    /// timers first, then everything ngtcp2 has to send.
+    func service(now: UInt64, transmit: @escaping Transmit) {
+        handleExpiry(now: now)
+        writePackets(now: now, transmit: transmit)
     }
 
     // MARK: Closing
@@ -471,7 +283,7 @@ final class QUICConnection {
     func close(_ reason: CloseReason, transmit: Transmit?) {
         guard !isClosed else { return }
         isClosed = true
-        guard let transmit else { return }
+        guard let transmit, let out = packetBuffer.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
         var ccerr = ngtcp2_connection_close_error()
         ngtcp2_connection_close_error_default(&ccerr)
         var reasonBytes: [UInt8] = []
@@ -484,7 +296,6 @@ final class QUICConnection {
         case .liberr(let rv):
             ngtcp2_connection_close_error_set_transport_error_liberr(&ccerr, rv, nil, 0)
         }
-        let out = packetBuffer.baseAddress!.assumingMemoryBound(to: UInt8.self)
         let n = reasonBytes.withUnsafeBufferPointer { rb -> ngtcp2_ssize in
             ccerr.reason = UnsafeMutablePointer(mutating: rb.baseAddress)
             ccerr.reasonlen = rb.count
@@ -495,7 +306,7 @@ final class QUICConnection {
 
     /// Records `failure` and closes; the CONNECTION_CLOSE goes out on the next
     /// `flushClose` (reads and timers have no transmit at hand).
-    private func fail(_ f: QUICFailure, closeWith reason: CloseReason?, transmit: Transmit? = nil) {
+    func fail(_ f: QUICFailure, closeWith reason: CloseReason?, transmit: Transmit? = nil) {
         guard failure == nil, !isClosed else { return }
         failure = f
         if let reason {
@@ -505,8 +316,6 @@ final class QUICConnection {
             isClosed = true
         }
     }
-
-    private var pendingClose: CloseReason?
 
     /// Sends the CONNECTION_CLOSE a failure asked for, if any.
     func flushClose(_ transmit: @escaping Transmit) {
@@ -518,56 +327,10 @@ final class QUICConnection {
     /// True once the connection is over or has a close to send.
     var isFinished: Bool { isClosed || pendingClose != nil }
 
-    /// True once ngtcp2 has measured a round trip (the first acknowledgement arrived);
-    /// latched, so the write path stops asking.
-    private var rttSampled = false
-    private var hasRTTSample: Bool {
-        if !rttSampled { rttSampled = stats.first_rtt_sample_ts != .max }
-        return rttSampled
-    }
-
     /// ngtcp2's connection statistics now.
     var stats: ngtcp2_conn_stat {
         var s = ngtcp2_conn_stat()
         pb_ngtcp2_conn_get_conn_stat(conn, &s)
         return s
-    }
-}
-
-/// A socket address in a stable heap box (ngtcp2 copies it; we only lend it).
-final class SockAddrBox {
-    private let storage: UnsafeMutablePointer<sockaddr_storage>
-    let length: socklen_t
-
-    init(_ address: SocketAddress) throws {
-        storage = .allocate(capacity: 1)
-        storage.initialize(to: sockaddr_storage())
-        var len: socklen_t = 0
-        let s = storage
-        try address.withSockAddr { sa, l in
-            UnsafeMutableRawPointer(s).copyMemory(from: sa, byteCount: Int(l))
-            len = l
-        }
-        length = len
-    }
-
-    init(raw: UnsafeRawPointer, length: socklen_t) {
-        storage = .allocate(capacity: 1)
-        storage.initialize(to: sockaddr_storage())
-        UnsafeMutableRawPointer(storage).copyMemory(from: raw, byteCount: Int(length))
-        self.length = length
-    }
-
-    deinit { storage.deallocate() }
-
-    func withPointer<R>(_ body: (UnsafePointer<sockaddr>, socklen_t) -> R) -> R {
-        UnsafeRawPointer(storage).withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, length) }
-    }
-}
-
-extension UnsafeMutablePointer where Pointee == ngtcp2_path_storage {
-    /// The storage's `path` member, at a stable address (the storage is on the heap).
-    var pathPointer: UnsafeMutablePointer<ngtcp2_path> {
-        (UnsafeMutableRawPointer(self) + MemoryLayout<ngtcp2_path_storage>.offset(of: \.path)!).assumingMemoryBound(to: ngtcp2_path.self)
     }
 }

@@ -13,12 +13,12 @@ public struct QUICPlugin: TransportPlugin {
         name: "quic",
         summary: "QUIC on ngtcp2 + GnuTLS (TLS 1.3), probes on a control stream, bulk on further streams",
         options: [
-            OptionDescriptor("streams", type: "single|perMessage", default: "single", help: "One stream for all bulk messages, or one stream per message."),
-            OptionDescriptor("congestionControl", type: "cubic|reno|bbr|bbr2", default: "cubic", help: "ngtcp2's congestion controller."),
-            OptionDescriptor("maxStreamWindow", type: "bytes", default: "16777216", help: "Stream flow-control window (initial and auto-tuning maximum)."),
-            OptionDescriptor("maxWindow", type: "bytes", default: "25165824", help: "Connection flow-control window (initial and auto-tuning maximum)."),
-            OptionDescriptor("handshakeTimeoutSeconds", type: "number", default: "30", help: "Give up on a handshake after this long (the cell deadline also bounds it). Long like TCP's SYN retries, so a fade at set-up does not fail QUIC where TCP would wait."),
-            OptionDescriptor("idleTimeoutSeconds", type: "number", default: "30", help: "Close a connection silent for this long (max_idle_timeout)."),
+            OptionDescriptor("streams", type: "single|perMessage", default: QUICDefaults.streams.rawValue, help: "One stream for all bulk messages, or one stream per message."),
+            OptionDescriptor("congestionControl", type: "cubic|reno|bbr|bbr2", default: QUICDefaults.congestionControl.rawValue, help: "ngtcp2's congestion controller."),
+            OptionDescriptor("maxStreamWindow", type: "bytes", default: "\(QUICDefaults.maxStreamWindow)", help: "Stream flow-control window (initial and auto-tuning maximum)."),
+            OptionDescriptor("maxWindow", type: "bytes", default: "\(QUICDefaults.maxWindow)", help: "Connection flow-control window (initial and auto-tuning maximum)."),
+            OptionDescriptor("handshakeTimeoutSeconds", type: "number", default: "\(Int(QUICDefaults.handshakeTimeoutSeconds))", help: "Give up on a handshake after this long (the cell deadline also bounds it). Long like TCP's SYN retries, so a fade at set-up does not fail QUIC where TCP would wait."),
+            OptionDescriptor("idleTimeoutSeconds", type: "number", default: "\(Int(QUICDefaults.idleTimeoutSeconds))", help: "Close a connection silent for this long (max_idle_timeout)."),
             OptionDescriptor("caFile", type: "path", default: "certs/ca.pem", help: "CA that must have issued the peer's certificate (bundled test CA by default)."),
             OptionDescriptor("certFile", type: "path", default: "certs/server.pem", help: "Server certificate."),
             OptionDescriptor("keyFile", type: "path", default: "certs/server-key.pem", help: "Server private key."),
@@ -35,12 +35,14 @@ public struct QUICPlugin: TransportPlugin {
     /// `certs/` directory (see `BundledCertificates`); paths given in the matrix are
     /// used as written (relative ones from the working directory).
     public init(options: PluginOptions) throws {
-        let streams = try options.choice("streams", default: StreamMode.single)
-        let cc = try options.choice("congestionControl", default: CongestionControl.cubic)
-        let maxStreamWindow = try options.int("maxStreamWindow", default: 16 << 20, range: 65_536...(1 << 30))
-        let maxWindow = try options.int("maxWindow", default: 24 << 20, range: 65_536...(1 << 31))
-        let handshake = try options.double("handshakeTimeoutSeconds", default: 30, range: 0.05...600)!
-        let idle = try options.double("idleTimeoutSeconds", default: 30, range: 0.1...3600)!
+        let streams = try options.choice("streams", default: QUICDefaults.streams)
+        let cc = try options.choice("congestionControl", default: QUICDefaults.congestionControl)
+        let maxStreamWindow = try options.int("maxStreamWindow", default: Int(QUICDefaults.maxStreamWindow), range: 65_536...(1 << 30))
+        let maxWindow = try options.int("maxWindow", default: Int(QUICDefaults.maxWindow), range: 65_536...(1 << 31))
+        let handshake = try options.double("handshakeTimeoutSeconds", default: QUICDefaults.handshakeTimeoutSeconds, range: 0.05...600)
+            ?? QUICDefaults.handshakeTimeoutSeconds
+        let idle = try options.double("idleTimeoutSeconds", default: QUICDefaults.idleTimeoutSeconds, range: 0.1...3600)
+            ?? QUICDefaults.idleTimeoutSeconds
         let certs = BundledCertificates.directory()
         func path(_ key: String, _ file: String) throws -> String {
             let bundled = certs.map { "\($0)/\(file)" }

@@ -18,12 +18,6 @@ final class QUICServerLoop: @unchecked Sendable {
     /// At most this many connections at once, so a flood of Initials cannot make the
     /// server hold unbounded state (each connection is bounded by its flow-control windows).
     static let maxConnections = 8
-    /// Datagrams read before the loop turns to timers and writes. Small, so ACKs
-    /// leave soon: ngtcp2 0.12's CUBIC caps the window near 2.89 x rate x min RTT
-    /// and paces at cwnd / smoothed RTT, so every microsecond a received packet
-    /// waits for its ACK costs goodput (16 gave 400-515 MB/s on loopback, 64 gave
-    /// 140-300 MB/s, 8 gave 425-460 MB/s).
-    static let readBatch = 16
 
     let channel: UDPChannel
     let address: SocketAddress
@@ -58,42 +52,21 @@ final class QUICServerLoop: @unchecked Sendable {
     /// Ends `run` soon. Safe from any thread.
     func stop() { channel.wake() }
 
-    /// Serves until one client session is over or `stop` is called.
+    /// Serves until the cell's client session is over or `stop` is called.
     func run() throws {
-        var from = sockaddr_storage()
-        var fromLength = socklen_t(0)
+        let loop = QUICEventLoop(channel: channel)
         while true {
-            var now = MonotonicClock.now()
+            let now = MonotonicClock.now()
             let next = sessions.map(\.connection.expiry).min() ?? .max
             // While a report waits for its acknowledgement, look again soon (see `isComplete`).
             let cap: UInt64 = sessions.contains(where: \.reportSent) ? 20_000_000 : 1_000_000_000
             let timeout = next <= now ? 0 : min(next - now, cap)
-            let (readable, woken) = try channel.wait(timeoutNanos: channel.isStalled ? min(timeout, 1_000_000) : timeout)
-            if woken { return }
-            channel.flushStalled()
-            if readable {
-                // A bounded batch (`readBatch` QUIC datagrams, however the kernel coalesced
-                // them), then timers and writes, so ACKs go out promptly.
-                var datagrams = 0
-                while datagrams < Self.readBatch {
-                    guard let (n, segment) = try channel.receive(from: &from, fromLength: &fromLength) else { break }
-                    datagrams += segment > 0 ? (n + segment - 1) / segment : 1
-                    now = MonotonicClock.now()
-                    // Coalesced datagrams (UDP_GRO) are split back into QUIC datagrams.
-                    let step = segment > 0 ? segment : max(n, 1)
-                    var offset = 0
-                    while offset < n {
-                        let len = min(step, n - offset)
-                        withUnsafePointer(to: &from) { p in
-                            dispatch(UnsafeRawBufferPointer(start: channel.receiveBuffer.baseAddress! + offset, count: len),
-                                     from: UnsafeRawPointer(p), length: fromLength, now: now)
-                        }
-                        offset += len
-                    }
-                }
+            let turn = try loop.turn(timeoutNanos: timeout, withSender: true) { datagram, from, length, now in
+                if let from { dispatch(datagram, from: from, length: length, now: now) }
+                return true
             }
-            now = MonotonicClock.now()
-            switch flushAll(now: now) {
+            if turn == .woken { return }
+            switch flushAll(now: MonotonicClock.now()) {
             case nil: continue
             case .served: return
             case .failed(let failure): throw TransportError("QUIC server: \(failure)")
@@ -114,8 +87,7 @@ final class QUICServerLoop: @unchecked Sendable {
         var outcome: Outcome?
         for s in sessions {
             let c = s.connection
-            c.handleExpiry(now: now)
-            c.writePackets(now: now, transmit: transmit)
+            c.service(now: now, transmit: transmit)
             let isCellClient = claim.holder === s
             if isCellClient, s.isComplete(now: now) {
                 outcome = .served
@@ -140,8 +112,7 @@ final class QUICServerLoop: @unchecked Sendable {
     }
 
     private func dispatch(_ datagram: UnsafeRawBufferPointer, from: UnsafeRawPointer, length: socklen_t, now: UInt64) {
-        guard datagram.count > 0 else { return }
-        let bytes = datagram.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        guard datagram.count > 0, let bytes = datagram.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
         var vc = ngtcp2_version_cid()
         // Anything that does not even parse as a QUIC header is dropped here.
         guard ngtcp2_pkt_decode_version_cid(&vc, bytes, datagram.count, QUICConnection.cidLength) == 0, let dcidPtr = vc.dcid else { return }
@@ -177,7 +148,7 @@ final class QUICServerLoop: @unchecked Sendable {
             // stream gives the client credit for another (stream_close).
             settings.maxBidiStreams = 129
             settings.maxUniStreams = 0
-            let c = try QUICConnection(serverFor: hd, local: local, remote: peer, tls: tls, settings: settings, tlsContext: ctx, peer: peerText)
+            let c = try QUICConnection(.server(initial: hd), local: local, remote: peer, tls: tls, settings: settings, tlsContext: ctx, peer: peerText)
             let s = ServerSession(connection: c, token: token, claim: claim)
             c.delegate = s
             s.onNewID = { [unowned self, unowned s] cid in self.routes[cid] = s }

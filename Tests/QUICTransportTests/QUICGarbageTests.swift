@@ -5,7 +5,7 @@ import Testing
 
 /// The server must shrug off datagrams that are not (valid) QUIC and still serve
 /// the real client afterwards.
-@Suite struct QUICGarbageTests {
+@Suite(.timeLimit(.minutes(2))) struct QUICGarbageTests {
     /// A genuine client Initial, captured by pointing our client at a plain UDP socket.
     func captureInitial() async throws -> [UInt8] {
         let sink = try Socket(family: AF_INET, type: Int32(SOCK_DGRAM.rawValue))
@@ -13,7 +13,7 @@ import Testing
         try sink.setReceiveTimeout(nanoseconds: 2_000_000_000)
         let address = try sink.localAddress()
         let plugin = try makePlugin(["handshakeTimeoutSeconds": 0.2])
-        let cell = loopbackCell(payload: nil, probes: 0)
+        let cell = CellContext.loopback(payload: nil, rttProbes: 0)
         await #expect(throws: (any Error).self) { _ = try await plugin.runClient(cell, server: address) }
         var buffer = [UInt8](repeating: 0, count: 2048)
         let n = try buffer.withUnsafeMutableBytes { try sink.receive($0) } ?? 0
@@ -24,7 +24,7 @@ import Testing
     @Test func serverSurvivesGarbageAndServesTheRealClient() async throws {
         let initial = try await captureInitial()
         let plugin = try makePlugin()
-        let cell = loopbackCell(payload: Payload(count: 100, size: 1000), probes: 5)
+        let cell = CellContext.loopback(payload: Payload(count: 100, size: 1000), rttProbes: 5)
         let server = try await plugin.startServer(cell)
         defer { server.stop() }
 

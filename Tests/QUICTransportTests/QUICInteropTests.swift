@@ -7,11 +7,11 @@ import Testing
 /// Tests/Interop/peerbench_quic_peer.py, a separate implementation of
 /// docs/protocol/quic.md. Both directions complete probes and a bulk transfer
 /// with byte counts checked on both sides.
-@Suite(.enabled(if: aioquicAvailable, "needs python3 with aioquic (pip install aioquic)"))
+@Suite(.enabled(if: aioquicAvailable, "needs python3 with aioquic (pip install aioquic)"), .timeLimit(.minutes(3)))
 struct QUICInteropTests {
-    /// `loopbackCell`'s identity as the peer's `--cell` (id:repetition:seed): the peer
-    /// derives the HELLO token itself, so these tests also check our derivation.
-    static let cell = "test:0:7"
+    /// `CellContext.loopback`'s identity as the peer's `--cell` (id:repetition:seed):
+    /// the peer derives the HELLO token itself, so these tests also check our derivation.
+    static let cell = "test:1:1"
 
     static let peerScript = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Interop/peerbench_quic_peer.py").path
@@ -70,7 +70,7 @@ struct QUICInteropTests {
         let port = try #require(listening.flatMap { UInt16($0.split(separator: " ").last ?? "") }, "peer said \(listening ?? "nothing")")
 
         let plugin = try makePlugin(["streams": .string(mode.rawValue)])
-        let cell = loopbackCell(payload: Payload(count: 300, size: 3000), probes: 10)
+        let cell = CellContext.loopback(payload: Payload(count: 300, size: 3000), rttProbes: 10)
         let m = try await withTimeout(30) { try await plugin.runClient(cell, server: SocketAddress(host: "127.0.0.1", port: port)) }
         #expect(m.rttNanos.count == 10)
         #expect(m.delivery == Delivery(sentMessages: 300, receivedMessages: 300, sentBytes: 900_000, receivedBytes: 900_000))
@@ -83,7 +83,7 @@ struct QUICInteropTests {
     @Test(arguments: [StreamMode.single, .perMessage])
     func aioquicClientAgainstOurServer(mode: StreamMode) async throws {
         let plugin = try makePlugin()
-        let cell = loopbackCell(payload: nil, probes: 0)
+        let cell = CellContext.loopback(payload: nil, rttProbes: 0)
         let server = try await plugin.startServer(cell)
         defer { server.stop() }
         let peer = try Peer(["client", "--port", "\(server.address.port)", "--probes", "10", "--count", "300", "--size", "3000",
@@ -102,7 +102,7 @@ struct QUICInteropTests {
     /// reason naming the violation; the server reports it instead of crashing.
     @Test func serverClosesAPeerThatBreaksTheFraming() async throws {
         let plugin = try makePlugin()
-        let cell = loopbackCell(payload: nil, probes: 0)
+        let cell = CellContext.loopback(payload: nil, rttProbes: 0)
         let server = try await plugin.startServer(cell)
         defer { server.stop() }
         let peer = try Peer(["client", "--port", "\(server.address.port)", "--violate", "--cell", Self.cell])

@@ -3,7 +3,7 @@ import QUICTransport
 import Testing
 
 /// Options as `peerbench list` shows them and as matrix.json gives them.
-@Suite struct QUICOptionsTests {
+@Suite(.timeLimit(.minutes(1))) struct QUICOptionsTests {
     @Test func descriptorListsEveryOption() {
         let d = QUICPlugin.descriptor
         #expect(d.name == "quic")

@@ -6,11 +6,11 @@ import TransportTestSupport
 
 /// Loss recovery, cancellation and deadlines: the cell completes despite lost
 /// datagrams, and ends promptly when the runner gives up on it.
-@Suite struct QUICRecoveryTests {
+@Suite(.timeLimit(.minutes(3))) struct QUICRecoveryTests {
     @Test(arguments: [StreamMode.single, .perMessage])
     func completesThroughALossyPath(mode: StreamMode) async throws {
         let plugin = try makePlugin(["streams": .string(mode.rawValue)])
-        let cell = loopbackCell(payload: Payload(count: 400, size: 5000), probes: 20, timeoutSeconds: 40)
+        let cell = CellContext.loopback(payload: Payload(count: 400, size: 5000), rttProbes: 20, timeoutSeconds: 40)
         let server = try await plugin.startServer(cell)
         defer { server.stop() }
         let relay = try LossyRelay(to: server.address, lossPercent: 5, seed: 42)
@@ -24,7 +24,7 @@ import TransportTestSupport
 
     @Test func cancellationEndsTheCellPromptly() async throws {
         let plugin = try makePlugin()
-        let cell = loopbackCell(payload: Payload(count: 1_000_000, size: 16384), probes: 0, timeoutSeconds: 60)
+        let cell = CellContext.loopback(payload: Payload(count: 1_000_000, size: 16384), rttProbes: 0, timeoutSeconds: 60)
         let server = try await plugin.startServer(cell)
         Task {
             try await Task.sleep(nanoseconds: 300_000_000)
@@ -41,7 +41,7 @@ import TransportTestSupport
 
     @Test func deadlineEndsTheCell() async throws {
         let plugin = try makePlugin()
-        let cell = loopbackCell(payload: Payload(count: 1_000_000, size: 16384), probes: 0, timeoutSeconds: 0.5)
+        let cell = CellContext.loopback(payload: Payload(count: 1_000_000, size: 16384), rttProbes: 0, timeoutSeconds: 0.5)
         let server = try await plugin.startServer(cell)
         defer { server.stop() }
         await #expect {

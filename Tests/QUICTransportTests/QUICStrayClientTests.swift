@@ -14,7 +14,7 @@ struct QUICStrayClientTests {
     @Test(.enabled(if: aioquicAvailable, "needs python3 with aioquic (pip install aioquic)"))
     func strayHandshakesDoNotEndTheCell() async throws {
         let plugin = try makePlugin()
-        let cell = loopbackCell(payload: Payload(count: 20_000, size: 16384), probes: 20, timeoutSeconds: 60)
+        let cell = CellContext.loopback(payload: Payload(count: 20_000, size: 16384), rttProbes: 20, timeoutSeconds: 60)
         let server = try await plugin.startServer(cell)
         defer { server.stop() }
         let port = "\(server.address.port)"
@@ -55,10 +55,10 @@ struct QUICStrayClientTests {
     /// naming why; the server goes on and serves the cell's own client afterwards.
     @Test func anotherCellsClientIsRefusedByName() async throws {
         let plugin = try makePlugin()
-        let cell = loopbackCell(payload: Payload(count: 10, size: 1000), probes: 3, seed: 7)
+        let cell = CellContext.loopback(payload: Payload(count: 10, size: 1000), rttProbes: 3, seed: 1)
         let server = try await plugin.startServer(cell)
         defer { server.stop() }
-        let other = loopbackCell(payload: Payload(count: 10, size: 1000), probes: 3, seed: 8)
+        let other = CellContext.loopback(payload: Payload(count: 10, size: 1000), rttProbes: 3, seed: 2)
         let error = await #expect(throws: (any Error).self) {
             _ = try await withTimeout(10) { try await plugin.runClient(other, server: server.address) }
         }

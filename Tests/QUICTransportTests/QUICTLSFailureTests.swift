@@ -5,11 +5,11 @@ import Testing
 
 /// A handshake that must fail says why, quickly: wrong CA, wrong name, expired
 /// certificate, unknown ALPN. None of them may hang until the cell deadline.
-@Suite struct QUICTLSFailureTests {
+@Suite(.timeLimit(.minutes(2))) struct QUICTLSFailureTests {
     /// Runs a cell expected to fail and returns the client's error text.
     func failingCell(_ options: KeyValuePairs<String, JSONValue>) async throws -> String {
         let plugin = try makePlugin(options)
-        let cell = loopbackCell(payload: Payload(count: 10, size: 100), probes: 1)
+        let cell = CellContext.loopback(payload: Payload(count: 10, size: 100), rttProbes: 1)
         let server = try await plugin.startServer(cell)
         defer { server.stop() }
         let started = MonotonicClock.now()
@@ -93,7 +93,7 @@ import Testing
         try await Task.sleep(nanoseconds: 300_000_000)
 
         let plugin = try makePlugin()
-        let cell = loopbackCell(payload: Payload(count: 1, size: 1), probes: 1)
+        let cell = CellContext.loopback(payload: Payload(count: 1, size: 1), rttProbes: 1)
         let started = MonotonicClock.now()
         await #expect {
             _ = try await withTimeout(10) { try await plugin.runClient(cell, server: SocketAddress(host: "127.0.0.1", port: port)) }
@@ -107,7 +107,7 @@ import Testing
     @Test func nothingListeningTimesOut() async throws {
         let port = try freeUDPPort()
         let plugin = try makePlugin(["handshakeTimeoutSeconds": 0.5])
-        let cell = loopbackCell(payload: nil, probes: 1)
+        let cell = CellContext.loopback(payload: nil, rttProbes: 1)
         let started = MonotonicClock.now()
         await #expect {
             _ = try await withTimeout(10) { try await plugin.runClient(cell, server: SocketAddress(host: "127.0.0.1", port: port)) }
@@ -119,7 +119,7 @@ import Testing
 
     @Test func mutualTLSWithTheBundledClientIdentity() async throws {
         let plugin = try makePlugin(["mutualTLS": true])
-        let cell = loopbackCell(payload: Payload(count: 5, size: 1000), probes: 2)
+        let cell = CellContext.loopback(payload: Payload(count: 5, size: 1000), rttProbes: 2)
         let server = try await plugin.startServer(cell)
         let m = try await withTimeout(10) { try await plugin.runClient(cell, server: server.address) }
         try await server.finish()

@@ -3,10 +3,10 @@ import Testing
 import QUICTransport
 
 /// The standard workload between our client and our server on loopback.
-@Suite struct QUICWorkloadTests {
+@Suite(.timeLimit(.minutes(2))) struct QUICWorkloadTests {
     /// Runs one loopback cell and waits for the server to finish too.
     func runCell(_ plugin: QUICPlugin, payload: Payload?, probes: Int = 10) async throws -> TransportMeasurement {
-        let cell = loopbackCell(payload: payload, probes: probes)
+        let cell = CellContext.loopback(payload: payload, rttProbes: probes)
         let server = try await plugin.startServer(cell)
         do {
             let m = try await plugin.runClient(cell, server: server.address)
@@ -38,7 +38,7 @@ import QUICTransport
     /// IPv6 loopback: the bundled server identity covers ::1 too.
     @Test func ipv6Loopback() async throws {
         let plugin = try makePlugin()
-        var v6 = loopbackCell(payload: Payload(count: 50, size: 2000), probes: 3)
+        var v6 = CellContext.loopback(payload: Payload(count: 50, size: 2000), rttProbes: 3)
         v6.client = Endpoint(address: "::1")
         v6.server = Endpoint(address: "::1")
         let cell = v6
@@ -52,7 +52,7 @@ import QUICTransport
     /// With the link's MTU known, datagrams are as large as fit, no larger.
     @Test func datagramsFitTheLinkMTU() async throws {
         let plugin = try makePlugin()
-        var withMTU = loopbackCell(payload: Payload(count: 200, size: 16384), probes: 1)
+        var withMTU = CellContext.loopback(payload: Payload(count: 200, size: 16384), rttProbes: 1)
         withMTU.link.mtu = 1400
         let cell = withMTU
         let server = try await plugin.startServer(cell)

@@ -1,16 +1,7 @@
 import Foundation
-import Logging
 import PeerBenchCore
 import QUICTransport
-
-/// A loopback cell, as `LoopbackTestbed` would configure it.
-func loopbackCell(payload: Payload?, probes: Int = 10, timeoutSeconds: Double = 20, seed: UInt64 = 7) -> CellContext {
-    CellContext(cellID: "test", repetition: 0, seed: seed, payload: payload, rttProbes: probes,
-                deadline: MonotonicClock.now() + UInt64(timeoutSeconds * 1e9),
-                link: ResolvedLink(environment: "loopback", distanceMeters: nil, distanceLabel: "0"),
-                client: Endpoint(address: "127.0.0.1"), server: Endpoint(address: "127.0.0.1"),
-                cancellation: CellCancellation(), logger: Logger(label: "test.quic"))
-}
+import TransportTestSupport
 
 /// The plugin made from matrix-style options, unknown keys rejected like the registry does.
 func makePlugin(_ options: KeyValuePairs<String, JSONValue> = [:]) throws -> QUICPlugin {
@@ -21,8 +12,7 @@ func makePlugin(_ options: KeyValuePairs<String, JSONValue> = [:]) throws -> QUI
 }
 
 /// The repository's `certs/` directory.
-let certsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    .appendingPathComponent("certs").path
+let certsDirectory = packageRoot + "/certs"
 
 /// A fresh temporary directory, removed by the caller.
 func temporaryDirectory() throws -> URL {
