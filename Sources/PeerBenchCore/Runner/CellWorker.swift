@@ -12,6 +12,10 @@ public enum CellWorker {
     /// Serves requests until the runner closes the request pipe. A plugin crash ends
     /// this process — which is the point: the runner records it and starts a new worker.
     public static func serve(registry: PluginRegistry, logger: Logger) async throws {
+        // As in the runner: a write to a socket the deadline has shut (GnuTLS sends
+        // without MSG_NOSIGNAL) must be an EPIPE error, which ends the cell as
+        // `timeout`, not a SIGPIPE that kills the worker and records the cell `failed`.
+        signal(SIGPIPE, SIG_IGN)
         exitWhenRunnerIsGone()
         let reader = LineReader(fd: requestFD)
         while let line = try await BlockingThread.run(name: "worker-read", { try reader.next() }) {
