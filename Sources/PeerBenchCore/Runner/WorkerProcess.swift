@@ -38,6 +38,9 @@ public final class WorkerProcess: Sendable {
         var requestFD: Int32 = -1
         var replyReader: LineReader?
         var stderrTail: StderrTail?
+        /// `killNow` came while no worker ran (a stop between arming and spawning):
+        /// no worker may start any more.
+        var stopped = false
     }
     private let state = Mutex(State())
 
@@ -91,8 +94,13 @@ public final class WorkerProcess: Sendable {
 
     /// Kills the worker at once (an interruption, a cell to abandon). Only sends the
     /// signal: the cell waiting for it sees the pipe close and collects the process.
+    /// Called before the worker exists (a stop during its start), it keeps any worker
+    /// from starting: the cell then ends at once instead of running to its deadline.
     public func killNow() {
-        let p = state.withLock { $0.pid }
+        let p = state.withLock { s in
+            if s.pid == 0 { s.stopped = true }
+            return s.pid
+        }
         if p > 0 { _ = try? syscall("kill(worker)") { kill(p, SIGKILL) } }
     }
 
@@ -106,6 +114,7 @@ public final class WorkerProcess: Sendable {
     private func startIfNeeded() throws {
         try state.withLock { (s: inout State) throws in
             guard s.pid == 0 else { return }
+            guard !s.stopped else { throw TransportError("the run is stopping; no worker is started") }
             // A worker that died between cells must show up as EPIPE on the next request,
             // not as a SIGPIPE that ends the runner.
             signal(SIGPIPE, SIG_IGN)
@@ -161,7 +170,7 @@ public final class WorkerProcess: Sendable {
     /// Waits for the worker to exit (killing it first if asked) and describes how it ended.
     private func reap(kill doKill: Bool, note: String?) -> String {
         let (p, fd, reader, tail) = state.withLock { s -> (pid_t, Int32, LineReader?, StderrTail?) in
-            defer { s = State() }
+            defer { s = State(stopped: s.stopped) }
             return (s.pid, s.requestFD, s.replyReader, s.stderrTail)
         }
         guard p > 0 else { return note ?? "the worker process had already ended" }
