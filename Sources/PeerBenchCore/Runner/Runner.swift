@@ -182,7 +182,7 @@ public final class Runner: Sendable {
                 observer?.cellInterrupted(index: i, total: cells.count, cell: cell)
                 break
             }
-            try dir.append(record)
+            try dir.append(record, withSamples: true)
             summary.total += 1
             summary.byStatus[record.status, default: 0] += 1
             observer?.cellFinished(index: i, total: cells.count, cell: cell, record: record)

@@ -37,7 +37,9 @@ final class ManifestBook: @unchecked Sendable {
 
     /// The last record of every cell of the plan, counted by status.
     func wholeRunSummary() -> RunSummary {
-        RunSummary(lastRecordsOf: dir.readRecords().records, keys: Set(plan.cells.map(\.key)))
+        // Records of another run in the journal are not this run's cells (see `belonging`).
+        let cells = Set(plan.cells.map(\.key))
+        return RunSummary(lastRecordsOf: dir.readRecords().belonging(toRun: runID, cells: cells, journal: dir.journalPath).own, keys: cells)
     }
 
     func write(status: String, ended: Bool) throws {

@@ -130,7 +130,11 @@ struct RunCommand: AsyncParsableCommand {
         let book = ManifestBook(dir: dir, plan: plan, setup: setup, linkMode: testbed.mode, isolation: isolation,
                                 versions: Wiring.libraryVersions, commandLine: CommandLine.arguments)
         interrupt.attach(book: book)
-        try book.write(status: "running", ended: false)
+        do { try book.write(status: "running", ended: false) } catch {
+            await testbed.shutdown()
+            Terminal.error("\(error); nothing was run")
+            throw ExitStatus.cannotWrite
+        }
         if !quiet {
             let skipped = setup.alreadyRecorded > 0 ? " (\(setup.alreadyRecorded) already recorded)" : ""
             Terminal.err("peerbench: \(setup.pending.count) cells\(skipped) of \(plan.matrix.name)\(plan.options.shard.map { " shard \($0)" } ?? "") over link '\(testbed.mode.rawValue)', \(isolation == .process ? "isolated in a worker process" : "in process"), into \(dir.path)")
@@ -144,16 +148,26 @@ struct RunCommand: AsyncParsableCommand {
             worker?.killNow()
             await testbed.shutdown()
             printer?.stop()
+            // The reserve makes room for this last manifest on a full disk.
+            dir.releaseReserve()
             try? book.write(status: "failed", ended: true)
             trap?.cancel()
-            Terminal.error("cannot write to \(dir.journalPath): \(error); the records written so far are kept")
-            throw ExitStatus.badInput
+            Terminal.error("\(error); the run stopped, the records written before are kept (resume it with: \(resumeCommand))")
+            throw ExitStatus.cannotWrite
         }
         printer?.stop()
         await testbed.shutdown()
         book.interruptedCell = summary.interruptedCell
-        try book.write(status: summary.interrupted ? "interrupted" : "finished", ended: true)
-        try dir.exportCSV()
+        // Freed before the last writes, so a disk that filled up still takes them.
+        dir.releaseReserve()
+        do {
+            try book.write(status: summary.interrupted ? "interrupted" : "finished", ended: true)
+            try dir.exportCSV(run: (setup.runID, Set(plan.cells.map(\.key))))
+        } catch {
+            trap?.cancel()
+            Terminal.error("\(error); every record is in \(dir.journalPath) (resume the run to write it again: \(resumeCommand))")
+            throw ExitStatus.cannotWrite
+        }
         // Only now: a signal during the wrap-up still goes through the handlers above.
         trap?.cancel()
 
@@ -176,4 +190,10 @@ struct RunCommand: AsyncParsableCommand {
         let suffix = String(UInt32.random(in: 0...UInt32.max), radix: 16)
         return f.string(from: Date()) + "-" + String(repeating: "0", count: 8 - suffix.count) + suffix
     }
+}
+
+extension ExitStatus {
+    /// The run could not write its folder (disk full, I/O error): not bad input (2),
+    /// not a testbed problem (3). README and docs/UNATTENDED.md list it.
+    static let cannotWrite = ExitCode(4)
 }
