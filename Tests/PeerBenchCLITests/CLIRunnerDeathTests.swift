@@ -178,6 +178,30 @@ import Testing
         if let worker { #expect(try await Self.eventually(2) { !Self.isAlive(worker) }) }
     }
 
+    @Test func sighupWithTheTerminalGoneStillEndsAsInterrupted() async throws {
+        // A hang-up usually means stderr is gone too: writing there must not trap.
+        let dir = CLI.tempDir()
+        try CLI.write(Self.matrix(Self.hang), to: dir + "/m.json")
+        let out = dir + "/out"
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: CLI.binary)
+        p.arguments = ["run", dir + "/m.json", "--out", out, "--link", "none"]
+        p.environment = ProcessInfo.processInfo.environment.merging(CLIUnattendedTests.env) { _, b in b }
+        let err = Pipe()
+        p.standardError = err
+        p.standardOutput = FileHandle.nullDevice
+        try p.run()
+        let started = try await Self.eventually(30) { !Self.children(of: p.processIdentifier, running: "cell-worker").isEmpty }
+        #expect(started)
+        try err.fileHandleForReading.close()
+        kill(p.processIdentifier, SIGHUP)
+        let ended = try await Self.eventually(10) { !p.isRunning }
+        if !ended { p.terminate() }
+        p.waitUntilExit()
+        #expect(p.terminationReason == .exit && p.terminationStatus == 130, "\(p.terminationReason.rawValue) \(p.terminationStatus)")
+        #expect(try CLIUnattendedTests.manifest(out)["status"] as? String == "interrupted")
+    }
+
     @Test(.enabled(if: canEmulate, "needs root and /dev/net/tun"))
     func theNextRunRemovesAKilledRunsNamespacesAndSaysSo() async throws {
         // A pid that surely ended: a finished child of ours.
