@@ -18,6 +18,7 @@ extension RunDirectory {
         }
         // Lock before repairing, so a run still writing is never truncated under its feet.
         try dir.openJournal(source: "--resume")
+        try dir.openForCells(source: "--resume")
         let warnings: [String]
         do { warnings = try dir.repairJournal() } catch {
             throw InputError(source: "--resume", "cannot repair \(dir.journalPath): \(error)")

@@ -52,6 +52,7 @@ public final class RunDirectory: @unchecked Sendable {
             throw InputError(source: "--out", "\(path) already holds \(existing) records of this matrix; choose another --out folder, or continue that run with --resume \(path)")
         }
         try dir.openJournal()
+        try dir.openForCells(source: "--out")
         return dir
     }
 
@@ -73,7 +74,12 @@ public final class RunDirectory: @unchecked Sendable {
             throw InputError(source: source, "\(path) is in use by another peerbench run (records.jsonl is locked); wait for it or stop it first")
         }
         journalFD = fd
-        // The journal's lock covers samples.jsonl too: one writer per folder.
+    }
+
+    /// Opens samples.jsonl and holds the reserve: what a folder the runner writes cells
+    /// into needs besides the journal (a merged folder does not). Call after
+    /// `openJournal`, whose lock covers samples.jsonl too: one writer per folder.
+    func openForCells(source: String) throws(InputError) {
         let sfd = open(samplesPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
         guard sfd >= 0 else {
             throw InputError(source: source, "cannot write \(samplesPath): \(String(cString: strerror(errno)))")
