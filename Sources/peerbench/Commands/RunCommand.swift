@@ -12,7 +12,7 @@ struct RunCommand: AsyncParsableCommand {
         commandName: "run",
         abstract: "Run every cell of a matrix and record one line per cell.",
         discussion: """
-            Writes OUT/records.jsonl (flushed after every cell), OUT/manifest.json and OUT/records.csv. \
+            Writes OUT/records.jsonl (flushed after every cell), OUT/samples.jsonl (raw probes and series), OUT/manifest.json and OUT/records.csv. \
             Ctrl-C (SIGINT), SIGTERM or SIGHUP stops the run cleanly and prints the command that resumes it; \
             a second one exits at once. See docs/UNATTENDED.md.
             """
