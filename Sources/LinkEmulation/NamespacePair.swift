@@ -40,13 +40,15 @@ final class NamespacePair: @unchecked Sendable {
         server = NetworkNamespace(name: "\(Self.prefix)\(ownerPid)-\(n)s")
         self.mtu = mtu
         var created: [NetworkNamespace] = []
-        var reaper: (Process, Pipe)?
+        // The reaper is armed before the first `ip netns add`: a kill at any point of
+        // the set-up then leaves nothing behind (deleting a name never added is harmless).
+        let reaper = startReaper ? try Self.startReaper(for: [client, server]) : nil
         do {
             for ns in [client, server] {
                 try IPCommand.run(["netns", "add", ns.name])
                 created.append(ns)
+                Self.testPauseInSetUp()
             }
-            if startReaper { reaper = try Self.startReaper(for: [client, server]) }
             let c = try TUNDevice(name: Self.deviceName, in: client)
             let s = try TUNDevice(name: Self.deviceName, in: server)
             try Self.configure(client, local: Self.clientAddress, peer: Self.serverAddress, mtu: mtu)
@@ -66,6 +68,14 @@ final class NamespacePair: @unchecked Sendable {
     }
 
     deinit { remove() }
+
+    /// Testing hook: `PEERBENCH_TEST_SETUP_PAUSE_MS` makes the set-up pause after each
+    /// `ip netns add`, so a test can kill or signal a run deterministically in the
+    /// middle of creating its namespaces. Never set for measurements.
+    private static func testPauseInSetUp() {
+        guard let text = ProcessInfo.processInfo.environment["PEERBENCH_TEST_SETUP_PAUSE_MS"], let ms = UInt32(text) else { return }
+        usleep(min(ms, 60_000) * 1000)
+    }
 
     private static func configure(_ ns: NetworkNamespace, local: String, peer: String, mtu: Int) throws {
         try IPCommand.run(["-n", ns.name, "link", "set", "lo", "up"])

@@ -40,3 +40,4 @@ enum Fixtures {
         try Data(m.json.prettyText.utf8).write(to: URL(fileURLWithPath: folder + "/manifest.json"))
     }
 }
+

@@ -18,6 +18,7 @@ extension RunDirectory {
         }
         // Lock before repairing, so a run still writing is never truncated under its feet.
         try dir.openJournal(source: "--resume")
+        try dir.openForCells(source: "--resume")
         let warnings: [String]
         do { warnings = try dir.repairJournal() } catch {
             throw InputError(source: "--resume", "cannot repair \(dir.journalPath): \(error)")
@@ -35,12 +36,10 @@ extension RunDirectory {
     /// kept and completed. Complete lines that are not records are left in place (and
     /// reported); they are ignored when reading.
     func repairJournal() throws -> [String] {
-        guard let data = FileManager.default.contents(atPath: journalPath), !data.isEmpty else { return [] }
+        let data = FileManager.default.contents(atPath: journalPath) ?? Data()
         var warnings: [String] = []
         let bytes = [UInt8](data)
-        let lastNewline = bytes.lastIndex(of: UInt8(ascii: "\n"))
-        let keep = lastNewline.map { $0 + 1 } ?? 0
-        let tail = Array(bytes[keep...])
+        let keep = bytes.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0
         var lineNo = 0
         for line in bytes[..<keep].split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).dropLast() {
             lineNo += 1
@@ -49,25 +48,33 @@ extension RunDirectory {
                 warnings.append("\(journalPath) line \(lineNo) is not a JSON record; left in place and ignored")
             }
         }
-        guard !tail.isEmpty else { return warnings }
-        if let v = try? JSONParser.parse(tail), v.objectValue != nil {
-            try append(bytes: [UInt8(ascii: "\n")])
-            warnings.append("\(journalPath): the last record lacked its line end; completed it")
-            return warnings
+        if let w = try repairTail(bytes, fd: journalFD, path: journalPath, tornPath: tornPath) { warnings.append(w) }
+        if let samples = FileManager.default.contents(atPath: samplesPath),
+           let w = try repairTail([UInt8](samples), fd: samplesFD, path: samplesPath, tornPath: samplesTornPath) {
+            warnings.append(w)
         }
-        let fd = try syscall("open(records.torn.jsonl)") { open(tornPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644) }
-        defer { close(fd) }
-        try writeAll(fd, tail + [UInt8(ascii: "\n")], what: "records.torn.jsonl")
-        try syscall("fsync(records.torn.jsonl)") { fsync(fd) }
-        try syscall("ftruncate(records.jsonl)") { ftruncate(journalFD, off_t(keep)) }
-        try syscall("fdatasync(records.jsonl)") { fdatasync(journalFD) }
-        warnings.append("\(journalPath): the last line (\(tail.count) bytes) was cut short by a crash; moved it to \(tornPath); that cell runs again")
         return warnings
     }
 
-    func append(bytes: [UInt8]) throws {
-        try writeAll(journalFD, bytes, what: "records.jsonl")
-        try syscall("fdatasync(records.jsonl)") { fdatasync(journalFD) }
+    /// Ends the file `bytes` were read from with a complete line: a tail that is a
+    /// whole JSON object gets its newline; any other tail is appended to `tornPath`,
+    /// flushed, and only then cut off. Returns a warning, nil when nothing was wrong.
+    func repairTail(_ bytes: [UInt8], fd: Int32, path: String, tornPath: String) throws -> String? {
+        let keep = bytes.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0
+        let tail = Array(bytes[keep...])
+        guard !tail.isEmpty else { return nil }
+        if let v = try? JSONParser.parse(tail), v.objectValue != nil {
+            try writeAll(fd, [UInt8(ascii: "\n")], what: path)
+            try syscall("fdatasync(\(path))") { fdatasync(fd) }
+            return "\(path): the last line lacked its line end; completed it"
+        }
+        let torn = try syscall("open(\(tornPath))") { open(tornPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644) }
+        defer { close(torn) }
+        try writeAll(torn, tail + [UInt8(ascii: "\n")], what: tornPath)
+        try syscall("fsync(\(tornPath))") { fsync(torn) }
+        try syscall("ftruncate(\(path))") { ftruncate(fd, off_t(keep)) }
+        try syscall("fdatasync(\(path))") { fdatasync(fd) }
+        return "\(path): the last line (\(tail.count) bytes) was cut short by a crash; moved it to \(tornPath); that cell runs again"
     }
 
     func writeAll(_ fd: Int32, _ bytes: [UInt8], what: String) throws {
@@ -77,5 +84,31 @@ extension RunDirectory {
                 off += try syscall("write(\(what))") { write(fd, buf.baseAddress! + off, buf.count - off) }
             }
         }
+    }
+}
+
+extension JournalContents {
+    /// The records of run `runID` of a matrix with `cells`, and a warning for every
+    /// other line: a line that is not a record (any other JSON object, another schema
+    /// such as `peerbench.record/9`), a record of another run (another `run_id`, which is
+    /// also what a record of another matrix carries) or of a cell this matrix does not
+    /// have. Those lines stay in the journal untouched (it is never rewritten) but are
+    /// never counted as done: their cells run again. Nothing of the run's own is dropped.
+    public func belonging(toRun runID: String, cells: Set<CellKey>, journal: String) -> (own: [Record], warnings: [String]) {
+        var own: [Record] = []
+        var set: [(Int, String)] = foreign.map { ($0.line, "is not a \(Record.currentSchema) record (\($0.reason))") }
+        for (r, line) in zip(records, recordLines) {
+            if r.schema != Record.currentSchema {
+                set.append((line, "has schema \"\(r.schema)\", not \"\(Record.currentSchema)\""))
+            } else if r.runID != runID {
+                set.append((line, "is a record of another run (run_id \(r.runID), this run is \(runID))"))
+            } else if !cells.contains(r.key.cell) {
+                set.append((line, "is a record of a cell this run's matrix does not have (cell_id \(r.cellID), repetition \(r.repetition))"))
+            } else {
+                own.append(r)
+            }
+        }
+        let warnings = set.sorted { $0.0 < $1.0 }.map { "\(journal) line \($0.0) \($0.1); set aside: left in place, ignored, its cell not counted as done" }
+        return (own, warnings)
     }
 }

@@ -17,11 +17,31 @@ public struct MatrixLoader: Sendable {
     static let transportKeys = ["plugin", "label", "options"]
     static let fixedLinkKeys = ["delayMs", "jitterMs", "lossPercent", "rateMbps", "mtu"]
 
+    /// What a matrix may hold at most. A matrix is a plan a person writes; these bound
+    /// the time and memory `validate` and `run` spend on one before any expansion (the
+    /// field study's matrix is 1 KB and 800 cells). Documented in docs/UNATTENDED.md.
+    public enum Limits {
+        /// Bytes of matrix.json.
+        public static let fileBytes = 1 << 20
+        /// Cells of the whole matrix, repetitions included.
+        public static let cells = 100_000
+        /// Entries of `transports`.
+        public static let transports = 64
+        /// Entries of each of `environments`, `distances`, `counts` and `sizes`.
+        public static let listEntries = 100
+        /// Characters of a transport label.
+        public static let labelLength = 64
+    }
+
     /// Loads and validates a matrix file.
     public func load(path: String) throws(InputError) -> Matrix {
         let name = path
         guard FileManager.default.fileExists(atPath: path) else {
             throw InputError(source: name, "file not found (give a matrix file, or run from a folder that has matrix.json)")
+        }
+        // Checked before reading: a 20 MB file would cost seconds just to parse.
+        if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size > Limits.fileBytes {
+            throw InputError(source: name, "is \(size) bytes; a matrix may be at most \(Limits.fileBytes) bytes (1 MiB)")
         }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw InputError(source: name, "cannot be read (check its permissions)")
@@ -31,12 +51,47 @@ public struct MatrixLoader: Sendable {
 
     /// Parses and validates matrix JSON text.
     public func parse(_ bytes: [UInt8]) throws(InputError) -> Matrix {
+        guard bytes.count <= Limits.fileBytes else {
+            throw InputError("the matrix is \(bytes.count) bytes; a matrix may be at most \(Limits.fileBytes) bytes (1 MiB)")
+        }
         let doc: JSONValue
         do { doc = try JSONParser.parse(bytes) } catch { throw InputError(error.description) }
         var v = Validator(loader: self)
         let m = v.matrix(doc)
         if !v.problems.isEmpty { throw InputError(v.problems) }
         return m!
+    }
+}
+
+extension MatrixLoader {
+    /// A transport label: 1 to 64 characters from `[A-Za-z0-9._-]`. Labels are typed on
+    /// the command line (`--transports`), printed in tables and used in file names, so
+    /// spaces, commas, control characters and look-alike Unicode are refused.
+    public static func isValidLabel(_ s: String) -> Bool {
+        guard (1...Limits.labelLength).contains(s.utf8.count) else { return false }
+        return s.utf8.allSatisfy { c in
+            (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x2E || c == 0x5F || c == 0x2D
+        }
+    }
+}
+
+extension Matrix {
+    /// Cells of the matrix with `repetitions` (default its own), computed without
+    /// expanding it. A plugin that ignores payloads runs once per environment x distance.
+    public func cellCount(repetitions reps: Int? = nil) -> Int {
+        let withPayload = transports.filter(\.usesPayload).count
+        return Matrix.cellCount(repetitions: reps ?? repetitions, environments: environments.count, distances: distances.count,
+                                payloads: counts.count * sizes.count, transportsWithPayload: withPayload,
+                                transportsWithout: transports.count - withPayload)
+    }
+
+    /// The product, saturating at `Int.max` instead of trapping on overflow.
+    static func cellCount(repetitions: Int, environments: Int, distances: Int, payloads: Int, transportsWithPayload: Int,
+                          transportsWithout: Int) -> Int {
+        func mul(_ a: Int, _ b: Int) -> Int { let (r, o) = a.multipliedReportingOverflow(by: b); return o ? .max : r }
+        func add(_ a: Int, _ b: Int) -> Int { let (r, o) = a.addingReportingOverflow(b); return o ? .max : r }
+        let perBlock = add(mul(payloads, transportsWithPayload), transportsWithout)
+        return mul(mul(mul(repetitions, environments), distances), perBlock)
     }
 }
 
@@ -104,15 +159,36 @@ private struct Validator {
 
         let transports = transportList(top["transports"], root.key("transports"), sizes: sizes, counts: counts)
         guard problems.isEmpty else { return nil }
+        // Counted, not expanded: the check costs the same for 10 cells and 10 million.
+        let withPayload = transports.filter(\.usesPayload).count
+        let factors: [(path: JSONPath, what: String, n: Int)] = [
+            (root.key("repetitions"), "repetitions", repetitions), (mp.key("environments"), "environments", environments.count),
+            (mp.key("distances"), "distances", distances.count), (pp.key("counts"), "counts", counts.count),
+            (pp.key("sizes"), "sizes", sizes.count), (root.key("transports"), "transports", transports.count),
+        ]
+        let total = Matrix.cellCount(repetitions: repetitions, environments: environments.count, distances: distances.count,
+                                     payloads: counts.count * sizes.count, transportsWithPayload: withPayload,
+                                     transportsWithout: transports.count - withPayload)
+        if total > MatrixLoader.Limits.cells {
+            let biggest = factors.max { $0.n < $1.n }!
+            fail(biggest.path, "the matrix expands to \(total) cells (\(factors.map { "\($0.n) \($0.what)" }.joined(separator: " x "))), more than the limit of \(MatrixLoader.Limits.cells); split it into several matrices or shorten this list")
+            return nil
+        }
         return Matrix(name: name, repetitions: repetitions, rttProbes: rttProbes, cellTimeoutSeconds: timeout, seed: seed,
                       transports: transports, environments: environments, distances: distances,
                       counts: counts, sizes: sizes, document: doc)
     }
 
-    mutating func nonEmptyArray(_ v: JSONValue?, _ path: JSONPath) -> [JSONValue] {
+    /// The entries of a list, or none when it is too long: entries of an over-long list
+    /// are not validated one by one (that alone could take seconds).
+    mutating func nonEmptyArray(_ v: JSONValue?, _ path: JSONPath, max: Int = MatrixLoader.Limits.listEntries) -> [JSONValue] {
         guard let v else { return [] }
         guard let a = v.arrayValue else { fail(path, "expected an array, got \(v.typeName)"); return [] }
         if a.isEmpty { fail(path, "must not be empty") }
+        guard a.count <= max else {
+            fail(path, "has \(a.count) entries; at most \(max) are allowed")
+            return []
+        }
         return a
     }
 
@@ -212,7 +288,7 @@ private struct Validator {
     mutating func transportList(_ v: JSONValue?, _ path: JSONPath, sizes: [Int], counts: [Int]) -> [TransportSpec] {
         var out: [TransportSpec] = []
         var labels: [String: Int] = [:]
-        for (i, e) in nonEmptyArray(v, path).enumerated() {
+        for (i, e) in nonEmptyArray(v, path, max: MatrixLoader.Limits.transports).enumerated() {
             let p = path.index(i)
             guard let o = object(e, p, allowed: MatrixLoader.transportKeys, required: ["plugin"]) else { continue }
             guard let plugin = o["plugin"]?.stringValue else {
@@ -221,8 +297,8 @@ private struct Validator {
             }
             var label = plugin
             if let l = o["label"] {
-                if let s = l.stringValue, !s.isEmpty, !s.contains(",") { label = s } else {
-                    fail(p.key("label"), "expected a non-empty string without commas, got \(l.compactText)")
+                if let s = l.stringValue, MatrixLoader.isValidLabel(s) { label = s } else {
+                    fail(p.key("label"), "expected a label of 1 to \(MatrixLoader.Limits.labelLength) characters from A-Z a-z 0-9 . _ - (it names the transport in --transports, records and file names), got \(l.compactText)")
                 }
             }
             if let first = labels[label] {

@@ -11,7 +11,16 @@ public final class RunDirectory: @unchecked Sendable {
     public var csvPath: String { path + "/records.csv" }
     /// Where a torn last line is set aside on resume (appended, never overwritten).
     public var tornPath: String { path + "/records.torn.jsonl" }
+    /// Raw samples, one `CellSamples` line per record (docs/RECORDS.md).
+    public var samplesPath: String { path + "/samples.jsonl" }
+    public var samplesTornPath: String { path + "/samples.torn.jsonl" }
+    /// Space held while the run writes, released to write the final manifest when the
+    /// disk fills up (see `reserveBytes`).
+    public var reservePath: String { path + "/.peerbench-reserve" }
+    /// 64 KiB: room for the final manifest (a few KiB) on a full disk.
+    static let reserveBytes = 64 << 10
     var journalFD: Int32 = -1
+    var samplesFD: Int32 = -1
 
     /// Opens (creating if needed) an output folder for a new run of `matrix`.
     /// Refuses a folder that already holds records, naming whose they are, so nothing
@@ -27,8 +36,13 @@ public final class RunDirectory: @unchecked Sendable {
             }
         }
         let dir = RunDirectory(path: path)
+        let theirs: Manifest?
+        do { theirs = try dir.readManifest() } catch {
+            // Not ours to overwrite, and nothing to continue either.
+            throw InputError(source: "--out", "\(path) holds a manifest.json that \(error); it is not a peerbench run folder, so nothing in it is overwritten; choose another --out folder")
+        }
         if let existing = dir.existingRecordCount(), existing > 0 {
-            let theirHash = (try? dir.readManifest())??.matrixHash
+            let theirHash = theirs?.matrixHash
             if let theirHash, theirHash != matrix.hash {
                 throw InputError(source: "--out", "\(path) already holds \(existing) records of a different matrix (\(theirHash), this one is \(matrix.hash)); choose another --out folder")
             }
@@ -38,12 +52,16 @@ public final class RunDirectory: @unchecked Sendable {
             throw InputError(source: "--out", "\(path) already holds \(existing) records of this matrix; choose another --out folder, or continue that run with --resume \(path)")
         }
         try dir.openJournal()
+        try dir.openForCells(source: "--out")
         return dir
     }
 
     init(path: String) { self.path = path }
 
-    deinit { if journalFD >= 0 { close(journalFD) } }
+    deinit {
+        if journalFD >= 0 { close(journalFD) }
+        if samplesFD >= 0 { close(samplesFD) }
+    }
 
     func openJournal(source: String = "--out") throws(InputError) {
         let fd = open(journalPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
@@ -58,29 +76,97 @@ public final class RunDirectory: @unchecked Sendable {
         journalFD = fd
     }
 
+    /// Opens samples.jsonl and holds the reserve: what a folder the runner writes cells
+    /// into needs besides the journal (a merged folder does not). Call after
+    /// `openJournal`, whose lock covers samples.jsonl too: one writer per folder.
+    func openForCells(source: String) throws(InputError) {
+        let sfd = open(samplesPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        guard sfd >= 0 else {
+            throw InputError(source: source, "cannot write \(samplesPath): \(String(cString: strerror(errno)))")
+        }
+        samplesFD = sfd
+        holdReserve()
+    }
+
+    /// Allocates the reserve file (real blocks, not a sparse file). Best effort: on a
+    /// disk already too full for it the run starts without one.
+    func holdReserve() {
+        let fd = open(reservePath, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { return }
+        defer { close(fd) }
+        if posix_fallocate(fd, 0, off_t(Self.reserveBytes)) != 0 { unlink(reservePath) }
+    }
+
+    /// Frees the reserve: before the final manifest and CSV, or when a write found the
+    /// disk full. Idempotent.
+    public func releaseReserve() { unlink(reservePath) }
+
     /// Number of non-empty lines in an existing journal, nil if there is none.
     func existingRecordCount() -> Int? {
         guard let data = FileManager.default.contents(atPath: journalPath) else { return nil }
         return data.split(separator: UInt8(ascii: "\n")).filter { !$0.isEmpty }.count
     }
 
-    /// Appends one record as a single write and flushes it to disk.
-    public func append(_ record: Record) throws {
-        let line = Array((record.json.compactText + "\n").utf8)
-        try line.withUnsafeBytes { buf in
-            var off = 0
-            while off < buf.count {
-                off += try syscall("write(records.jsonl)") { write(journalFD, buf.baseAddress! + off, buf.count - off) }
+    /// Appends one record to records.jsonl as a single write and flushes it to disk. A
+    /// failed write (a full disk) is cut back off: no partial line stays.
+    public func append(_ record: Record) throws(RunDirectoryWriteError) {
+        try appendLine(Array((record.json.compactText + "\n").utf8), to: journalFD, path: journalPath)
+    }
+
+    /// What the runner appends per cell: the raw samples to samples.jsonl first, then
+    /// the record, so every record has its samples (a crash in between leaves samples
+    /// whose cell runs again; readers take the last line of a key).
+    public func append(_ record: Record, withSamples: Bool) throws(RunDirectoryWriteError) {
+        if withSamples { try appendLine(Self.samplesLine(of: record), to: samplesFD, path: samplesPath) }
+        try append(record)
+    }
+
+    /// `bytes` as one write plus fdatasync; on failure the file is truncated back to
+    /// its length before the write.
+    func appendLine(_ bytes: [UInt8], to fd: Int32, path: String) throws(RunDirectoryWriteError) {
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw RunDirectoryWriteError(path: path, errno: errno) }
+        do {
+            try bytes.withUnsafeBytes { buf in
+                var off = 0
+                while off < buf.count {
+                    off += try syscall("write") { write(fd, buf.baseAddress! + off, buf.count - off) }
+                }
             }
+            try syscall("fdatasync") { fdatasync(fd) }
+        } catch {
+            _ = ftruncate(fd, st.st_size)
+            _ = fdatasync(fd)
+            throw RunDirectoryWriteError(path: path, errno: (error as? SystemError)?.errno ?? EIO)
         }
-        try syscall("fdatasync(records.jsonl)") { fdatasync(journalFD) }
     }
 
     /// Writes the manifest atomically (temporary file, then rename).
-    public func writeManifest(_ manifest: Manifest) throws {
-        let tmp = manifestPath + ".tmp"
-        try Data(manifest.json.prettyText.utf8).write(to: URL(fileURLWithPath: tmp))
-        try syscall("rename(manifest.json)") { rename(tmp, manifestPath) }
+    public func writeManifest(_ manifest: Manifest) throws(RunDirectoryWriteError) {
+        try Self.writeAtomically(Array(manifest.json.prettyText.utf8), to: manifestPath)
+    }
+
+    /// Writes `bytes` to `path` through `path.tmp` and a rename; on failure the
+    /// temporary file is removed and the old file, if any, is left as it was.
+    static func writeAtomically(_ bytes: [UInt8], to path: String) throws(RunDirectoryWriteError) {
+        let tmp = path + ".tmp"
+        let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw RunDirectoryWriteError(path: path, errno: errno) }
+        do {
+            try bytes.withUnsafeBytes { buf in
+                var off = 0
+                while off < buf.count {
+                    off += try syscall("write") { write(fd, buf.baseAddress! + off, buf.count - off) }
+                }
+            }
+            try syscall("fsync") { fsync(fd) }
+            close(fd)
+            try syscall("rename") { rename(tmp, path) }
+        } catch {
+            close(fd)
+            unlink(tmp)
+            throw RunDirectoryWriteError(path: path, errno: (error as? SystemError)?.errno ?? EIO)
+        }
     }
 
     /// The folder's manifest; nil when there is none, `ManifestError` when it is not a
@@ -107,20 +193,44 @@ public final class RunDirectory: @unchecked Sendable {
                 contents.torn = String(decoding: line, as: UTF8.self)
                 continue
             }
-            do { contents.records.append(try Record(json: v)) } catch {
+            do {
+                contents.records.append(try Record(json: v))
+                contents.recordLines.append(lineNo)
+            } catch {
                 contents.foreign.append((lineNo, "\(error)"))
             }
         }
         return contents
     }
 
-    /// Rewrites records.csv from the journal (the journal is the source of truth).
-    public func exportCSV() throws {
-        let rows = readRecords().records.map { RecordsCSV.row($0) }
+    /// Rewrites records.csv from the journal (the journal is the source of truth):
+    /// every record, or with `run` only the records of that run id and those cells
+    /// (a journal may hold foreign lines, set aside on resume: see `belonging`).
+    public func exportCSV(run: (id: String, cells: Set<CellKey>)? = nil) throws(RunDirectoryWriteError) {
+        let journal = readRecords()
+        let records = run.map { journal.belonging(toRun: $0.id, cells: $0.cells, journal: journalPath).own } ?? journal.records
+        let rows = records.map { RecordsCSV.row($0) }
         let text = ([RecordsCSV.header] + rows).joined(separator: "\n") + "\n"
-        let tmp = csvPath + ".tmp"
-        try Data(text.utf8).write(to: URL(fileURLWithPath: tmp))
-        try syscall("rename(records.csv)") { rename(tmp, csvPath) }
+        try Self.writeAtomically(Array(text.utf8), to: csvPath)
+    }
+}
+
+/// A file of the run folder could not be written: which file, and why in words
+/// ("no space left on the device"), never a raw Foundation error.
+public struct RunDirectoryWriteError: Error, Sendable, CustomStringConvertible {
+    public var path: String
+    public var errno: Int32
+
+    public init(path: String, errno: Int32) {
+        self.path = path
+        self.errno = errno
+    }
+
+    public var isDiskFull: Bool { errno == ENOSPC || errno == EDQUOT }
+
+    public var description: String {
+        let why = isDiskFull ? "no space left on the device" : String(cString: strerror(errno)).lowercased()
+        return "cannot write \(path): \(why)"
     }
 }
 
@@ -128,6 +238,8 @@ public final class RunDirectory: @unchecked Sendable {
 /// records (with their line number and why), and a torn last line.
 public struct JournalContents: Sendable {
     public var records: [Record] = []
+    /// The line number (from 1) of each of `records`.
+    public var recordLines: [Int] = []
     public var foreign: [(line: Int, reason: String)] = []
     public var torn: String?
     public init() {}

@@ -12,6 +12,11 @@ public enum CellWorker {
     /// Serves requests until the runner closes the request pipe. A plugin crash ends
     /// this process — which is the point: the runner records it and starts a new worker.
     public static func serve(registry: PluginRegistry, logger: Logger) async throws {
+        // As in the runner: a write to a socket the deadline has shut (GnuTLS sends
+        // without MSG_NOSIGNAL) must be an EPIPE error, which ends the cell as
+        // `timeout`, not a SIGPIPE that kills the worker and records the cell `failed`.
+        signal(SIGPIPE, SIG_IGN)
+        exitWhenRunnerIsGone()
         let reader = LineReader(fd: requestFD)
         while let line = try await BlockingThread.run(name: "worker-read", { try reader.next() }) {
             let outcome: PluginSession.Outcome
@@ -32,6 +37,32 @@ public enum CellWorker {
                 }
             }
         }
+    }
+}
+
+extension CellWorker {
+    /// Starts the lifeline: a thread that ends this process as soon as the request
+    /// pipe has no writer left, that is when the runner has closed it (between cells)
+    /// or died (even by SIGKILL, mid-cell). Without it a worker whose runner was killed
+    /// ran its cell to the deadline, kept sending into a resumed run's link and kept the
+    /// killed run's namespaces alive.
+    ///
+    /// `poll` with no requested events still reports POLLHUP, so this never consumes a
+    /// request the serving loop is waiting for.
+    static func exitWhenRunnerIsGone() {
+        let thread = Thread {
+            var p = pollfd(fd: requestFD, events: 0, revents: 0)
+            while true {
+                let n = poll(&p, 1, -1)
+                if n < 0 && errno == EINTR { continue }
+                if n < 0 || p.revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0 { break }
+            }
+            // _exit, not exit: no atexit handlers or flushing that could block on a
+            // plugin's threads; the cell is abandoned either way.
+            _exit(0)
+        }
+        thread.name = "worker-lifeline"
+        thread.start()
     }
 }
 

@@ -3,7 +3,7 @@ import Dispatch
 import Glibc
 #endif
 
-/// Catches SIGINT and SIGTERM for a clean stop. The first signal calls `onFirst`
+/// Catches SIGINT, SIGTERM and SIGHUP for a clean stop. The first signal calls `onFirst`
 /// (stop the current cell, finish the manifest, print the resume command); any
 /// further signal calls `onSecond`, which should exit at once.
 ///
@@ -16,7 +16,7 @@ public final class InterruptTrap: @unchecked Sendable {
     private let queue = DispatchQueue(label: "peerbench.signals")
     private var count = 0
 
-    public init(signals: [Int32] = [SIGINT, SIGTERM], onFirst: @escaping @Sendable (Int32) -> Void,
+    public init(signals: [Int32] = [SIGINT, SIGTERM, SIGHUP], onFirst: @escaping @Sendable (Int32) -> Void,
                 onSecond: @escaping @Sendable (Int32) -> Void) {
         self.signals = signals
         for s in signals {
@@ -41,6 +41,6 @@ public final class InterruptTrap: @unchecked Sendable {
 
     deinit { sources.forEach { $0.cancel() } }
 
-    /// "SIGINT" / "SIGTERM" for messages.
+    /// "SIGINT" / "SIGTERM" / "SIGHUP" for messages.
     public static func name(_ s: Int32) -> String { WorkerProcess.signalName(s) }
 }

@@ -72,7 +72,9 @@ public struct PluginSession: Sendable {
             return .timedOut("cell did not finish within \(JSONValue.format(cellTimeoutSeconds)) s")
         } catch {
             serverBox.stop()
-            return cancellation.isCancelled
+            // A plugin that watches the deadline itself may throw a moment before the
+            // timer above fires: any error once the deadline has passed is a timeout.
+            return cancellation.isCancelled || MonotonicClock.now() >= deadline
                 ? .timedOut("cell did not finish within \(JSONValue.format(cellTimeoutSeconds)) s (\(error))")
                 : .failed("\(error)")
         }

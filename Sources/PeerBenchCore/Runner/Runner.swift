@@ -84,6 +84,11 @@ public struct RunPlan: Sendable {
             m.transports = m.transports.filter { wanted.contains($0.label) }
         }
         if let t = options.cellTimeoutSeconds { m.cellTimeoutSeconds = t }
+        // --repetitions can multiply a matrix the loader accepted: count before expanding.
+        let total = m.cellCount(repetitions: options.repetitions)
+        guard total <= MatrixLoader.Limits.cells else {
+            throw InputError(source: "--repetitions", "the matrix would expand to \(total) cells with \(options.repetitions ?? m.repetitions) repetitions, more than the limit of \(MatrixLoader.Limits.cells); use fewer repetitions, or split the matrix")
+        }
         self.matrix = m
         self.options = options
         let canonical = m.cells(seed: options.seed, repetitions: options.repetitions)
@@ -177,7 +182,7 @@ public final class Runner: Sendable {
                 observer?.cellInterrupted(index: i, total: cells.count, cell: cell)
                 break
             }
-            try dir.append(record)
+            try dir.append(record, withSamples: true)
             summary.total += 1
             summary.byStatus[record.status, default: 0] += 1
             observer?.cellFinished(index: i, total: cells.count, cell: cell, record: record)

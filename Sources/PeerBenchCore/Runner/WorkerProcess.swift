@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -12,7 +13,13 @@ import Glibc
 /// segfaults kills the worker, not the run, and becomes a `failed` record naming the
 /// signal; a cell that ignores its deadline is killed (SIGKILL) after the grace
 /// period instead of leaking a thread into the next cell.
-public final class WorkerProcess: @unchecked Sendable {
+///
+/// The worker never outlives the runner: only the runner holds the write end of the
+/// worker's request pipe, so when the runner dies (even by SIGKILL) the kernel closes
+/// it and the worker's lifeline thread (`CellWorker.exitWhenRunnerIsGone`) sees the
+/// hang-up and exits. (PR_SET_PDEATHSIG would fire when the spawning *thread* ends,
+/// and the runner spawns from whichever thread runs the cell.)
+public final class WorkerProcess: Sendable {
     /// What came back for one cell.
     public enum Reply: Sendable {
         case outcome(PluginSession.Outcome)
@@ -24,11 +31,18 @@ public final class WorkerProcess: @unchecked Sendable {
 
     let executable: String
     let arguments: [String]
-    private let lock = NSLock()
-    private var pid: pid_t = 0
-    private var requestFD: Int32 = -1
-    private var replyReader: LineReader?
-    private var stderrTail: StderrTail?
+
+    /// The running worker, if any.
+    private struct State {
+        var pid: pid_t = 0
+        var requestFD: Int32 = -1
+        var replyReader: LineReader?
+        var stderrTail: StderrTail?
+        /// `killNow` came while no worker ran (a stop between arming and spawning):
+        /// no worker may start any more.
+        var stopped = false
+    }
+    private let state = Mutex(State())
 
     /// - Parameters:
     ///   - executable: path of the program to start; defaults to this process's own executable.
@@ -51,7 +65,7 @@ public final class WorkerProcess: @unchecked Sendable {
     /// Sends one cell and waits for its outcome, at most `hardTimeout` seconds.
     public func run(_ request: CellRequest, hardTimeout: Double) async -> Reply {
         do { try startIfNeeded() } catch { return .died("cannot start the worker process \(executable): \(error)") }
-        let (fd, reader) = lock.withLock { (requestFD, replyReader!) }
+        let (fd, reader) = state.withLock { ($0.requestFD, $0.replyReader!) }
         let line = Array((request.json.compactText + "\n").utf8)
         let deadline = MonotonicClock.now() + UInt64(hardTimeout * 1e9)
         let got: Result<[UInt8]?, any Error> = (try? await BlockingThread.run(name: "worker-wait") {
@@ -80,21 +94,27 @@ public final class WorkerProcess: @unchecked Sendable {
 
     /// Kills the worker at once (an interruption, a cell to abandon). Only sends the
     /// signal: the cell waiting for it sees the pipe close and collects the process.
+    /// Called before the worker exists (a stop during its start), it keeps any worker
+    /// from starting: the cell then ends at once instead of running to its deadline.
     public func killNow() {
-        let p = lock.withLock { pid }
-        if p > 0 { kill(p, SIGKILL) }
+        let p = state.withLock { s in
+            if s.pid == 0 { s.stopped = true }
+            return s.pid
+        }
+        if p > 0 { _ = try? syscall("kill(worker)") { kill(p, SIGKILL) } }
     }
 
     /// Ends the worker politely: closing its request pipe makes it return.
     public func finish() {
-        let fd = lock.withLock { () -> Int32 in defer { requestFD = -1 }; return requestFD }
-        if fd >= 0 { close(fd) }
+        let fd = state.withLock { s -> Int32 in defer { s.requestFD = -1 }; return s.requestFD }
+        if fd >= 0 { _ = try? syscall("close(worker request)") { close(fd) } }
         _ = reap(kill: false, note: nil)
     }
 
     private func startIfNeeded() throws {
-        try lock.withLock {
-            guard pid == 0 else { return }
+        try state.withLock { (s: inout State) throws in
+            guard s.pid == 0 else { return }
+            guard !s.stopped else { throw TransportError("the run is stopping; no worker is started") }
             // A worker that died between cells must show up as EPIPE on the next request,
             // not as a SIGPIPE that ends the runner.
             signal(SIGPIPE, SIG_IGN)
@@ -103,7 +123,9 @@ public final class WorkerProcess: @unchecked Sendable {
             try syscall("pipe") { pipe(&req) }
             try syscall("pipe") { pipe(&rep) }
             try syscall("pipe") { pipe(&err) }
-            for fd in req + rep + err { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+            // The runner must be the only holder of the request pipe's write end: the
+            // worker takes its closing as the runner's death (see the type's comment).
+            for fd in req + rep + err { _ = try syscall("fcntl(FD_CLOEXEC)") { fcntl(fd, F_SETFD, FD_CLOEXEC) } }
             var actions = posix_spawn_file_actions_t()
             posix_spawn_file_actions_init(&actions)
             defer { posix_spawn_file_actions_destroy(&actions) }
@@ -120,7 +142,7 @@ public final class WorkerProcess: @unchecked Sendable {
             posix_spawnattr_setpgroup(&attr, 0)
             var defaults = sigset_t()
             sigemptyset(&defaults)
-            for s in [SIGINT, SIGTERM, SIGPIPE] { sigaddset(&defaults, s) }
+            for sig in [SIGINT, SIGTERM, SIGHUP, SIGPIPE] { sigaddset(&defaults, sig) }
             posix_spawnattr_setsigdefault(&attr, &defaults)
             var empty = sigset_t()
             sigemptyset(&empty)
@@ -138,25 +160,25 @@ public final class WorkerProcess: @unchecked Sendable {
                 close(req[1]); close(rep[0]); close(err[0])
                 throw SystemError("posix_spawn(\(executable))", errno: rc)
             }
-            pid = child
-            requestFD = req[1]
-            replyReader = LineReader(fd: rep[0])
-            stderrTail = StderrTail(fd: err[0])
+            s.pid = child
+            s.requestFD = req[1]
+            s.replyReader = LineReader(fd: rep[0])
+            s.stderrTail = StderrTail(fd: err[0])
         }
     }
 
     /// Waits for the worker to exit (killing it first if asked) and describes how it ended.
     private func reap(kill doKill: Bool, note: String?) -> String {
-        let (p, fd, reader, tail) = lock.withLock { () -> (pid_t, Int32, LineReader?, StderrTail?) in
-            defer { pid = 0; requestFD = -1; replyReader = nil; stderrTail = nil }
-            return (pid, requestFD, replyReader, stderrTail)
+        let (p, fd, reader, tail) = state.withLock { s -> (pid_t, Int32, LineReader?, StderrTail?) in
+            defer { s = State(stopped: s.stopped) }
+            return (s.pid, s.requestFD, s.replyReader, s.stderrTail)
         }
         guard p > 0 else { return note ?? "the worker process had already ended" }
-        if doKill { kill(p, SIGKILL) }
-        if fd >= 0 { close(fd) }
+        if doKill { _ = try? syscall("kill(worker)") { kill(p, SIGKILL) } }
+        if fd >= 0 { _ = try? syscall("close(worker request)") { close(fd) } }
         var status: Int32 = 0
-        while waitpid(p, &status, 0) < 0 && errno == EINTR {}
-        if let reader { close(reader.fd) }
+        _ = try? syscall("waitpid(worker)") { waitpid(p, &status, 0) }
+        if let reader { _ = try? syscall("close(worker reply)") { close(reader.fd) } }
         let output = tail?.finish() ?? ""
         var text = WorkerProcess.describe(status: status)
         if let note { text += " (\(note))" }
@@ -176,7 +198,7 @@ public final class WorkerProcess: @unchecked Sendable {
     public static func signalName(_ s: Int32) -> String {
         let names: [Int32: String] = [SIGSEGV: "SIGSEGV", SIGILL: "SIGILL", SIGTRAP: "SIGTRAP", SIGABRT: "SIGABRT", SIGBUS: "SIGBUS",
                                       SIGFPE: "SIGFPE", SIGKILL: "SIGKILL", SIGTERM: "SIGTERM", SIGINT: "SIGINT", SIGPIPE: "SIGPIPE",
-                                      SIGSYS: "SIGSYS"]
+                                      SIGSYS: "SIGSYS", SIGHUP: "SIGHUP"]
         return names[s] ?? "signal \(s)"
     }
 }
@@ -201,21 +223,20 @@ extension LineReader {
 
 /// Drains the worker's stderr on a thread of its own: forwards it to ours (plugin
 /// logs stay visible) and keeps the last lines to explain a crash.
-final class StderrTail: @unchecked Sendable {
-    private let lock = NSLock()
-    private var tail: [UInt8] = []
+final class StderrTail: Sendable {
+    private let tail = Mutex<[UInt8]>([])
     private let done = DispatchSemaphore(value: 0)
 
     init(fd: Int32) {
         let thread = Thread { [self] in
             var buf = [UInt8](repeating: 0, count: 4096)
             while true {
-                let n = buf.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-                if n < 0 && errno == EINTR { continue }
-                if n <= 0 { break }
+                let got = try? buf.withUnsafeMutableBytes { b in try syscall("read(worker stderr)") { read(fd, b.baseAddress, b.count) } }
+                guard let n = got, n > 0 else { break }
                 let chunk = Array(buf[..<n])
+                // Forwarding is best effort: a closed stderr must not stop the draining.
                 _ = chunk.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
-                lock.withLock {
+                tail.withLock { tail in
                     tail += chunk
                     if tail.count > 2048 { tail.removeFirst(tail.count - 2048) }
                 }
@@ -230,7 +251,7 @@ final class StderrTail: @unchecked Sendable {
     /// Waits (briefly) for the pipe to close and returns the last lines, one line of text.
     func finish() -> String {
         _ = done.wait(timeout: .now() + 1)
-        let text = lock.withLock { String(decoding: tail, as: UTF8.self) }
+        let text = tail.withLock { String(decoding: $0, as: UTF8.self) }
         let lines = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         // A Swift trap prints "file:line: Fatal error: message" and then a stack trace;
         // the message is what explains the crash.

@@ -1,10 +1,11 @@
 import Foundation
 import PeerBenchCore
+import Synchronization
 
 /// Keeps manifest.json current through a run: written when the run starts, when it
 /// ends, and from the signal handler. A resumed run keeps its run id and first start
 /// time and adds a session; the summary always covers the whole journal.
-final class ManifestBook: @unchecked Sendable {
+final class ManifestBook: Sendable {
     let dir: RunDirectory
     let plan: RunPlan
     let runID: String
@@ -15,12 +16,13 @@ final class ManifestBook: @unchecked Sendable {
     let sessionStartedAt = Date()
     let earlierSessions: [Manifest.Session]
     let commandLine: [String]
-    private let lock = NSLock()
-    private var _interruptedCell: Cell?
+    private let _interruptedCell = Mutex<Cell?>(nil)
     var interruptedCell: Cell? {
-        get { lock.withLock { _interruptedCell } }
-        set { lock.withLock { _interruptedCell = newValue } }
+        get { _interruptedCell.withLock { $0 } }
+        set { _interruptedCell.withLock { $0 = newValue } }
     }
+    /// One write at a time: the signal handler's and the run's would share manifest.json.tmp.
+    private let writing = Mutex(())
 
     init(dir: RunDirectory, plan: RunPlan, setup: RunSetup, linkMode: LinkMode, isolation: Isolation, versions: [String: String],
          commandLine: [String]) {
@@ -37,7 +39,9 @@ final class ManifestBook: @unchecked Sendable {
 
     /// The last record of every cell of the plan, counted by status.
     func wholeRunSummary() -> RunSummary {
-        RunSummary(lastRecordsOf: dir.readRecords().records, keys: Set(plan.cells.map(\.key)))
+        // Records of another run in the journal are not this run's cells (see `belonging`).
+        let cells = Set(plan.cells.map(\.key))
+        return RunSummary(lastRecordsOf: dir.readRecords().belonging(toRun: runID, cells: cells, journal: dir.journalPath).own, keys: cells)
     }
 
     func write(status: String, ended: Bool) throws {
@@ -51,6 +55,6 @@ final class ManifestBook: @unchecked Sendable {
         let session = Manifest.Session(startedAt: Manifest.rfc3339(sessionStartedAt), endedAt: ended ? Manifest.rfc3339(now) : nil,
                                        status: status, commandLine: commandLine)
         m.sessions = earlierSessions + [session]
-        try dir.writeManifest(m)
+        try writing.withLock { _ in try dir.writeManifest(m) }
     }
 }

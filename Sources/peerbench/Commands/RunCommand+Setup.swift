@@ -19,21 +19,20 @@ struct RunSetup {
         var warnings: [String] = []
         var previous: Manifest?
         var dir: RunDirectory?
-        var records: [Record] = []
+        var journal: JournalContents?
         if let path = c.resume {
             if c.dryRun {
                 // A dry run changes nothing, not even a torn tail.
                 let d = RunDirectoryReader(path: path)
                 previous = try d.manifest()
-                let journal = RunDirectory.readJournal(at: path + "/records.jsonl")
-                records = journal.records
-                if journal.torn != nil { warnings.append("\(path)/records.jsonl has a torn or invalid line; resuming will set it aside") }
+                journal = RunDirectory.readJournal(at: path + "/records.jsonl")
+                if journal?.torn != nil { warnings.append("\(path)/records.jsonl has a torn or invalid line; resuming will set it aside") }
             } else {
                 let (d, w) = try RunDirectory.openForResume(path)
                 dir = d
                 warnings += w
                 previous = try? d.readManifest()
-                records = d.readRecords().records
+                journal = d.readRecords()
             }
         }
         let matrixPath = c.matrix ?? previous?.matrixFile ?? "matrix.json"
@@ -55,6 +54,15 @@ struct RunSetup {
                 + ". Resume with the matrix the run started with (its copy is under \"matrix\" in \(c.resume!)/manifest.json), or start a new run with --out")
         }
         let plan = try RunPlan(matrix: matrix, options: options.run, linkModel: linkModel)
+        let runID = previous?.runID ?? RunCommand.makeRunID()
+        var records: [Record] = []
+        if let journal, let path = c.resume {
+            // Only the run's own records say which cells are done; anything else in
+            // the journal is reported, line by line, and its cells run again.
+            let (own, foreign) = journal.belonging(toRun: runID, cells: Set(plan.cells.map(\.key)), journal: path + "/records.jsonl")
+            records = own
+            warnings += foreign
+        }
         let index = JournalIndex(records: records)
         let pending = index.pending(plan.cells, retryFailed: c.retryFailed)
         if c.resume == nil, let out = c.out, !c.dryRun {
@@ -63,7 +71,7 @@ struct RunSetup {
         let folder = c.resume ?? c.out ?? "OUT"
         var cmd = ["peerbench", "run", matrixPath, "--resume", folder]
         if c.isolation != .process { cmd += ["--isolation", c.isolation.rawValue] }
-        return RunSetup(plan: plan, dir: dir, runID: previous?.runID ?? RunCommand.makeRunID(),
+        return RunSetup(plan: plan, dir: dir, runID: runID,
                         linkMode: options.link, pending: pending, alreadyRecorded: plan.cells.count - pending.count,
                         warnings: warnings, previous: previous, resumeCommand: cmd.map(shellQuoted).joined(separator: " "))
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LinkEmulation
 import Logging
 import PeerBenchCore
 
@@ -11,9 +12,9 @@ struct RunCommand: AsyncParsableCommand {
         commandName: "run",
         abstract: "Run every cell of a matrix and record one line per cell.",
         discussion: """
-            Writes OUT/records.jsonl (flushed after every cell), OUT/manifest.json and OUT/records.csv. \
-            Ctrl-C (SIGINT) or SIGTERM stops the run cleanly and prints the command that resumes it; \
-            a second Ctrl-C exits at once. See docs/UNATTENDED.md.
+            Writes OUT/records.jsonl (flushed after every cell), OUT/samples.jsonl (raw probes and series), OUT/manifest.json and OUT/records.csv. \
+            Ctrl-C (SIGINT), SIGTERM or SIGHUP stops the run cleanly and prints the command that resumes it; \
+            a second one exits at once. See docs/UNATTENDED.md.
             """
     )
 
@@ -90,6 +91,11 @@ struct RunCommand: AsyncParsableCommand {
 
     func run() async throws {
         if !dryRun { UnprivilegedLink.reexecIfPossible(linkMode: intendedLink) }
+        // Stop signals are caught before anything is created (see RunInterrupt), and a
+        // closed stderr (SIGHUP's lost terminal) must not end the wrap-up by SIGPIPE.
+        signal(SIGPIPE, SIG_IGN)
+        let interrupt = RunInterrupt()
+        let trap = dryRun ? nil : interrupt.trap()
         let registry = Wiring.registry
         let linkModel = Wiring.linkModel
         let setup: RunSetup
@@ -101,39 +107,38 @@ struct RunCommand: AsyncParsableCommand {
             return
         }
         let dir = setup.dir!
+        let resumeCommand = setup.resumeCommand
+        interrupt.attach(resumeCommand: resumeCommand)
+        if setup.linkMode == .emulated && EmulatedTestbed.hasNetAdmin {
+            let removed = EmulatedTestbed.removeLeftovers()
+            if !removed.isEmpty {
+                Terminal.err("peerbench: removed \(removed.count) network namespace\(removed.count == 1 ? "" : "s") left by runs that were killed: \(removed.joined(separator: ", "))")
+            }
+        }
         let testbed: any Testbed
         do { testbed = try Wiring.makeTestbed(setup.linkMode) } catch let e as InputError { throw fail(e) } catch {
             Terminal.error("cannot set up the \(setup.linkMode.rawValue) link: \(error)")
             throw ExitStatus.testbed
         }
+        interrupt.attach(testbed: testbed)
 
         var logger = Logger(label: "peerbench")
         logger.logLevel = verbose ? .debug : .warning
         let worker = isolation == .process ? WorkerProcess(arguments: ["cell-worker"] + (verbose ? ["--verbose"] : [])) : nil
-        let runner = Runner(registry: registry, testbed: testbed, logger: logger, worker: worker)
+        interrupt.attach(worker: worker)
+        let runner = Runner(registry: registry, testbed: testbed, logger: logger, worker: worker, stopper: interrupt.stopper)
         let book = ManifestBook(dir: dir, plan: plan, setup: setup, linkMode: testbed.mode, isolation: isolation,
                                 versions: Wiring.libraryVersions, commandLine: CommandLine.arguments)
-        try book.write(status: "running", ended: false)
-        let resumeCommand = setup.resumeCommand
+        interrupt.attach(book: book)
+        do { try book.write(status: "running", ended: false) } catch {
+            await testbed.shutdown()
+            Terminal.error("\(error); nothing was run")
+            throw ExitStatus.cannotWrite
+        }
         if !quiet {
             let skipped = setup.alreadyRecorded > 0 ? " (\(setup.alreadyRecorded) already recorded)" : ""
             Terminal.err("peerbench: \(setup.pending.count) cells\(skipped) of \(plan.matrix.name)\(plan.options.shard.map { " shard \($0)" } ?? "") over link '\(testbed.mode.rawValue)', \(isolation == .process ? "isolated in a worker process" : "in process"), into \(dir.path)")
         }
-        let trap = InterruptTrap(onFirst: { sig in
-            Terminal.err("\npeerbench: \(InterruptTrap.name(sig)) received: stopping after cleaning up the current cell (again to exit at once)")
-            runner.stopper.fire()
-        }, onSecond: { sig in
-            // Exit at once. The journal is valid: each record is one write, already
-            // flushed. Only the manifest and the worker need a moment.
-            worker?.killNow()
-            try? book.write(status: "interrupted", ended: true)
-            // Namespaces outlive the process; give their removal a moment, no more.
-            let cleaned = DispatchSemaphore(value: 0)
-            Task { await testbed.shutdown(); cleaned.signal() }
-            _ = cleaned.wait(timeout: .now() + 2)
-            Terminal.err("peerbench: \(InterruptTrap.name(sig)) again: exiting now. Resume with:\n  \(resumeCommand)")
-            _exit(130)
-        })
         let estimates = plan.estimates(of: setup.pending, registry: registry)
         let printer = quiet ? nil : ProgressPrinter(estimates: estimates, alreadyRecorded: setup.alreadyRecorded, live: Terminal.stderrIsTerminal, verbose: verbose)
         let summary: RunSummary
@@ -143,18 +148,28 @@ struct RunCommand: AsyncParsableCommand {
             worker?.killNow()
             await testbed.shutdown()
             printer?.stop()
+            // The reserve makes room for this last manifest on a full disk.
+            dir.releaseReserve()
             try? book.write(status: "failed", ended: true)
-            trap.cancel()
-            Terminal.error("cannot write to \(dir.journalPath): \(error); the records written so far are kept")
-            throw ExitStatus.badInput
+            trap?.cancel()
+            Terminal.error("\(error); the run stopped, the records written before are kept (resume it with: \(resumeCommand))")
+            throw ExitStatus.cannotWrite
         }
         printer?.stop()
         await testbed.shutdown()
         book.interruptedCell = summary.interruptedCell
-        try book.write(status: summary.interrupted ? "interrupted" : "finished", ended: true)
-        try dir.exportCSV()
+        // Freed before the last writes, so a disk that filled up still takes them.
+        dir.releaseReserve()
+        do {
+            try book.write(status: summary.interrupted ? "interrupted" : "finished", ended: true)
+            try dir.exportCSV(run: (setup.runID, Set(plan.cells.map(\.key))))
+        } catch {
+            trap?.cancel()
+            Terminal.error("\(error); every record is in \(dir.journalPath) (resume the run to write it again: \(resumeCommand))")
+            throw ExitStatus.cannotWrite
+        }
         // Only now: a signal during the wrap-up still goes through the handlers above.
-        trap.cancel()
+        trap?.cancel()
 
         let whole = book.wholeRunSummary()
         let counts = CellStatus.allCases.compactMap { s in whole.byStatus[s].map { "\($0) \(s.rawValue)" } }
@@ -175,4 +190,10 @@ struct RunCommand: AsyncParsableCommand {
         let suffix = String(UInt32.random(in: 0...UInt32.max), radix: 16)
         return f.string(from: Date()) + "-" + String(repeating: "0", count: 8 - suffix.count) + suffix
     }
+}
+
+extension ExitStatus {
+    /// The run could not write its folder (disk full, I/O error): not bad input (2),
+    /// not a testbed problem (3). README and docs/UNATTENDED.md list it.
+    static let cannotWrite = ExitCode(4)
 }

@@ -19,8 +19,10 @@ struct WorkerCommand: AsyncParsableCommand {
         // Stopping is the runner's decision (it kills the worker when it must): a
         // SIGTERM sent to the whole job or process group must not turn the running
         // cell into a "crashed" record before the runner has heard of the stop.
+        // SIGHUP likewise: the runner decides; the worker ends with it (its lifeline).
         signal(SIGINT, SIG_IGN)
         signal(SIGTERM, SIG_IGN)
+        signal(SIGHUP, SIG_IGN)
         var logger = Logger(label: "peerbench.worker")
         logger.logLevel = verbose ? .debug : .warning
         try await CellWorker.serve(registry: Wiring.registry, logger: logger)

@@ -6,8 +6,10 @@ enum Terminal {
         FileHandle.standardOutput.write(Data((line + "\n").utf8))
     }
 
+    /// Never traps: after SIGHUP the terminal is gone (EIO) and a closed stderr pipe
+    /// gives EPIPE (SIGPIPE is ignored during a run); the wrap-up must still finish.
     static func err(_ line: String) {
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        try? FileHandle.standardError.write(contentsOf: Data((line + "\n").utf8))
     }
 
     static func error(_ message: String) { err("peerbench: error: \(message)") }
