@@ -1,0 +1,179 @@
+import Foundation
+
+/// Reads run folders (records.jsonl, manifest.json, samples.jsonl when present) into
+/// `ReportData`, one line at a time: memory grows with the number of cells by about a
+/// hundred bytes each, never with the size of the files.
+public enum ReportInput {
+    /// Reads `directories` in order. Throws a `ReportError` naming the folder or file
+    /// when a folder is missing, has no records.jsonl, or a record line (other than a
+    /// torn last line) is not a record.
+    public static func read(_ directories: [String]) throws(ReportError) -> ReportData {
+        var data = ReportData()
+        for dir in directories {
+            try readRun(dir, into: &data)
+        }
+        guard data.cellCount > 0 else {
+            throw ReportError("no records in \(directories.joined(separator: ", "))")
+        }
+        addMixedRunWarnings(&data)
+        return data
+    }
+
+    static func readRun(_ dir: String, into data: inout ReportData) throws(ReportError) {
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDir) else {
+            throw ReportError("\(dir): no such folder")
+        }
+        guard isDir.boolValue else { throw ReportError("\(dir): not a folder (give the run folder written by peerbench run --out)") }
+        let journal = dir + "/records.jsonl"
+        guard FileManager.default.fileExists(atPath: journal) else {
+            throw ReportError("\(dir): no records.jsonl here (is it a folder written by peerbench run --out?)")
+        }
+        var run = ReportData.Run(directory: dir)
+        let manifestPath = dir + "/manifest.json"
+        if let bytes = FileManager.default.contents(atPath: manifestPath) {
+            do { run.manifest = try JSONParser.parse(Array(bytes)) } catch {
+                data.warnings.append("\(manifestPath): \(error.description); the run's manifest is not shown")
+            }
+        } else {
+            data.warnings.append("\(dir): no manifest.json; versions, seed and command line of this run are unknown")
+        }
+        let runIndex = data.runs.count
+        data.runs.append(run)
+        try readRecords(journal, run: runIndex, into: &data)
+        let samples = dir + "/samples.jsonl"
+        if FileManager.default.fileExists(atPath: samples) {
+            data.runs[runIndex].samplesJoined = try readSamples(samples, into: &data)
+        }
+        let r = data.runs[runIndex]
+        // cells_total counts cell x repetition, as records do (one per finished cell).
+        if let total = r.manifest?["cells_total"]?.intValue, r.records < total {
+            data.warnings.append("\(dir): \(total - r.records) of \(total) cells have no record (run interrupted, or still running)")
+        }
+    }
+
+    static func readRecords(_ path: String, run: Int, into data: inout ReportData) throws(ReportError) {
+        var reader = try JSONLinesReader(path: path)
+        defer { reader.close() }
+        var pendingError: String?
+        while let line = try reader.nextLine() {
+            // A line that does not parse is only acceptable as the last one (torn by a crash).
+            if let e = pendingError { throw ReportError(e) }
+            let value: JSONValue
+            do { value = try JSONParser.parse(Array(line)) } catch {
+                pendingError = "\(path) line \(reader.lineNumber): \(error.description)"
+                continue
+            }
+            guard value.objectValue != nil else {
+                throw ReportError("\(path) line \(reader.lineNumber): not a record (expected a JSON object)")
+            }
+            if let schema = value["schema"]?.stringValue, schema != Record.schema {
+                throw ReportError("\(path) line \(reader.lineNumber): schema \(schema), this peerbench reads \(Record.schema)")
+            }
+            add(value, run: run, into: &data)
+        }
+        if let e = pendingError {
+            data.warnings.append("\(e) (a torn last line, skipped)")
+        }
+    }
+
+    static func add(_ r: JSONValue, run: Int, into data: inout ReportData) {
+        let dir = data.runs[run].directory
+        let runID = r["run_id"]?.stringValue ?? dir
+        let cellID = r["cell_id"]?.stringValue ?? ""
+        let repetition = r["repetition"]?.intValue ?? 0
+        let payload = r["payload"].flatMap { p -> String? in
+            guard let c = p["count"]?.intValue, let s = p["size"]?.intValue else { return nil }
+            return "\(c)x\(s)"
+        } ?? "-"
+        let scenario = ReportData.Scenario(environment: r["environment"]?.stringValue ?? "?",
+                                           distanceLabel: r["distance_label"]?.stringValue ?? "?", payload: payload)
+        let s = data.scenarioID(scenario, distanceMeters: r["distance_m"]?.doubleValue)
+        let label = r["transport"]?["label"]?.stringValue ?? "?"
+        let t = data.transportID(label)
+        let status = r["status"]?.stringValue ?? "?"
+        let usable = status == "ok" || status == "partial"
+        if let mode = r["link"]?["mode"]?.stringValue, !data.linkModes.contains(mode) { data.linkModes.append(mode) }
+        var failure: Int?
+        if !usable {
+            if data.failures.count < ReportData.maxFailuresListed {
+                failure = data.failures.count
+                data.failures.append(.init(run: runID, scenario: scenario.title, transport: label, repetition: repetition,
+                                           status: status, error: r["error"]?.stringValue ?? ""))
+            } else {
+                data.failuresNotListed += 1
+            }
+        }
+        let cell = ReportData.Cell(scenario: s, transport: t, usable: usable, values: MetricValues(record: r), failure: failure)
+        let key = joinKey(runID, cellID, repetition)
+        data.runs[run].records += 1
+        if let i = data.keyIndex[key] {
+            // A rerun (--retry-failed) appends a newer record of the same cell: the last one counts.
+            data.cells[i] = cell
+            data.runs[run].records -= 1
+        } else {
+            data.keyIndex[key] = data.cells.count
+            data.cells.append(cell)
+        }
+    }
+
+    static func joinKey(_ runID: String, _ cellID: String, _ repetition: Int) -> Int {
+        var h = Hasher()
+        h.combine(runID)
+        h.combine(cellID)
+        h.combine(repetition)
+        return h.finalize()
+    }
+
+    /// Folds samples.jsonl into the RTT histograms and bulk series; returns how many
+    /// lines joined a usable record. Bad lines are skipped with a warning: samples
+    /// are optional material, the records stand without them.
+    static func readSamples(_ path: String, into data: inout ReportData) throws(ReportError) -> Int {
+        var reader = try JSONLinesReader(path: path)
+        defer { reader.close() }
+        var joined = 0, unjoined = 0, bad = 0
+        let decoder = JSONDecoder()
+        while let line = try reader.nextLine() {
+            let s: CellSamples
+            do { s = try decoder.decode(CellSamples.self, from: Data(line)) } catch {
+                bad += 1
+                if bad == 1 { data.warnings.append("\(path) line \(reader.lineNumber): not a samples line, skipped (\(error))") }
+                continue
+            }
+            guard let i = data.keyIndex[joinKey(s.runID, s.cellID, s.repetition)] else { unjoined += 1; continue }
+            let cell = data.cells[i]
+            // Samples of a failed attempt would mix into the distribution of the cell's final, usable record.
+            guard cell.usable else { continue }
+            joined += 1
+            if !s.rttNanos.isEmpty {
+                let key = ReportData.ScenarioTransport(scenario: cell.scenario, transport: cell.transport)
+                var h = data.rtt[key] ?? LogHistogram()
+                for ns in s.rttNanos { h.add(ns) }
+                data.rtt[key] = h
+            }
+            if let b = s.bulkSeries, !b.bytes.isEmpty {
+                if data.series.count < ReportData.maxSeries {
+                    let seconds = Double(b.intervalNanos) / 1e9
+                    let label = "\(data.scenarios[cell.scenario].title) · \(data.transports[cell.transport]) · rep \(s.repetition)"
+                    data.series.append(.init(label: label, intervalSeconds: seconds,
+                                             mbps: b.bytes.map { Double($0) * 8 / seconds / 1e6 }))
+                } else {
+                    data.seriesNotKept += 1
+                }
+            }
+        }
+        if bad > 1 { data.warnings.append("\(path): \(bad) lines were not samples lines and were skipped") }
+        if unjoined > 0 { data.warnings.append("\(path): \(unjoined) samples lines match no record (run_id, cell_id, repetition) and were ignored") }
+        return joined
+    }
+
+    static func addMixedRunWarnings(_ data: inout ReportData) {
+        let hashes = Set(data.runs.compactMap { $0.manifest?["matrix_hash"]?.stringValue })
+        if hashes.count > 1 {
+            data.warnings.append("mixed runs: these folders ran \(hashes.count) different matrices (\(hashes.sorted().joined(separator: ", "))); figures pool cells of equal scenario and transport label across them")
+        }
+        if data.linkModes.count > 1 {
+            data.warnings.append("mixed link modes: \(data.linkModes.joined(separator: ", ")); emulated, loopback and remote results are not comparable")
+        }
+    }
+}
