@@ -82,20 +82,24 @@ public enum ReportFigures {
         }
         let colour: JSONValue = ["field": "transport", "type": "nominal", "title": "transport"]
         let x: JSONValue = ["field": "distance_m", "type": "quantitative", "title": "distance (m)"]
+        let band: JSONValue = [
+            "transform": [["filter": "isValid(datum.ci_low) && isValid(datum.ci_high)"]],
+            "mark": ["type": "area", "opacity": 0.2],
+            "encoding": ["x": x, "y": ["field": "ci_low", "type": "quantitative", "title": .string(metric.title)],
+                         "y2": ["field": "ci_high"], "color": colour],
+        ]
+        // Without any interval the band layer would be empty, which Vega reports as an infinite extent.
+        let hasIntervals = rows.contains { $0["ci_low"]?.isNull == false && $0["ci_high"]?.isNull == false }
         let layer: JSONValue = [
             "width": 240, "height": 180,
-            "layer": [
-                ["transform": [["filter": "isValid(datum.ci_low) && isValid(datum.ci_high)"]],
-                 "mark": ["type": "area", "opacity": 0.2],
-                 "encoding": ["x": x, "y": ["field": "ci_low", "type": "quantitative", "title": .string(metric.title)],
-                              "y2": ["field": "ci_high"], "color": colour]],
+            "layer": .array((hasIntervals ? [band] : []) + [
                 ["mark": ["type": "line", "point": true],
                  "encoding": ["x": x, "y": ["field": "median", "type": "quantitative", "title": .string(metric.title)],
                               "color": colour,
                               "tooltip": [["field": "transport"], ["field": "distance_label", "title": "distance"],
                                           ["field": "payload"], ["field": "n"], ["field": "median", "format": ".4g"],
                                           ["field": "ci_low", "format": ".4g"], ["field": "ci_high", "format": ".4g"]]]],
-            ],
+            ]),
         ]
         var spec = JSONObject()
         spec["$schema"] = ReportFigure.schema

@@ -33,7 +33,8 @@ public enum ReportWriter {
         }()
 
         let data = try ReportInput.read(directories)
-        let document = ReportComparisonStandIn.document(from: data, alpha: alpha)
+        var document = ReportComparisonStandIn.document(from: data, alpha: alpha)
+        document.warnings += ReportWarnings.repetitions(document)
         let figures = ReportFigures.all(data: data, document: document)
 
         let stem = pageURL.deletingPathExtension().lastPathComponent
