@@ -62,7 +62,8 @@ def main():
             with open(spec_path, encoding="utf-8") as f:
                 spec = json.load(f)
             svg = vlc.vegalite_to_svg(spec)
-            png = vlc.vegalite_to_png(spec, scale=args.scale)
+            # From the SVG rather than the spec: Vega runs once per figure, not twice.
+            png = vlc.svg_to_png(svg, scale=args.scale)
             with open(stem + ".svg", "w", encoding="utf-8") as f:
                 f.write(svg)
             with open(stem + ".png", "wb") as f:
