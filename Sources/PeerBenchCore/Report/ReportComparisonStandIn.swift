@@ -3,7 +3,9 @@
 /// verdicts). Until it lands this fills the same document with what needs no
 /// statistics: per scenario x transport `n` and the median of each metric over the
 /// usable cells, nil intervals, and every pair `insufficient`. The report draws only
-/// the document, so swapping this one function for the real builder is the whole merge.
+/// the document, so swapping this one function for the real builder is the whole merge
+/// (on the stats branch: `Comparator.load(runDirectories:alpha:)`, its InputError
+/// mapped to a ReportError; metric names already match its ComparisonMetric).
 enum ReportComparisonStandIn {
     static func document(from data: ReportData, alpha: Double) -> ComparisonDocument {
         let values = data.usableValues()

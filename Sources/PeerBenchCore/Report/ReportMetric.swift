@@ -8,9 +8,9 @@ public enum ReportMetric: String, CaseIterable, Sendable {
     case loss = "loss_ratio"
     case connect = "connect_ms"
     /// uwb: fraction of ranging updates that carried a distance (`extra.uwb.distance_availability`).
-    case uwbAvailability = "uwb_distance_availability"
+    case uwbAvailability = "uwb_availability"
     /// uwb: 95th percentile of |measured − true distance| (`extra.uwb.distance_error_m.p95`).
-    case uwbErrorP95 = "uwb_error_p95_m"
+    case uwbErrorP95 = "uwb_error_m"
 
     /// Axis title with unit.
     public var title: String {
@@ -32,8 +32,8 @@ public enum ReportMetric: String, CaseIterable, Sendable {
         case .throughput: r["throughput_mbps"]?.doubleValue
         case .rttP50: r["rtt_ms"]?["p50"]?.doubleValue
         case .rttP99: r["rtt_ms"]?["p99"]?.doubleValue
-        // RFC 3550 where one-way data exists, else the mean |RTT_i - RTT_i-1|, as compare does.
-        case .jitter: r["jitter_ms"]?["rfc3550"]?.doubleValue ?? r["jitter_ms"]?["ipdv_mean"]?.doubleValue
+        // ipdv_mean, which every transport has: rfc3550 for some and not others would compare unlike figures.
+        case .jitter: r["jitter_ms"]?["ipdv_mean"]?.doubleValue
         case .loss: r["delivery"]?["loss_ratio"]?.doubleValue
         case .connect: r["connect_ms"]?.doubleValue
         case .uwbAvailability: r["extra"]?["uwb"]?["distance_availability"]?.doubleValue
