@@ -5,8 +5,9 @@
 
 Writes synthetic run folders (records.jsonl in the record schema, samples.jsonl with
 20 RTT probes and a 5-interval bulk series per cell, manifest.json) of REFERENCE and
-RECORDS cells, runs `peerbench report` on each and prints wall time and the peak
-resident memory of the peerbench process (VmHWM, sampled every 20 ms), then the
+RECORDS cells, runs `peerbench report` on each and prints wall time, CPU time (with
+the renderer's) and the peak resident memory of the peerbench process (VmHWM, sampled
+every 20 ms), then the
 ratios large/reference: memory that grows far less than the record count is bounded
 by the condensed data, not by the files. The release binary is built unless --peerbench
 names one. The chart renderer's own time is part of the wall time (the JavaScript bundle
@@ -75,7 +76,11 @@ def measure(peerbench, folder, out):
     p = subprocess.Popen([peerbench, "report", folder, "--out", out], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     peak_kb = 0
     status_path = f"/proc/{p.pid}/status"
-    while p.poll() is None:
+    while True:
+        # wait4 gives this child's CPU time (and that of the renderer it waited for).
+        pid, status, usage = os.wait4(p.pid, os.WNOHANG)
+        if pid:
+            break
         try:
             with open(status_path) as f:
                 for line in f:
@@ -86,9 +91,9 @@ def measure(peerbench, folder, out):
         time.sleep(0.02)
     wall = time.monotonic() - start
     err = p.stderr.read().decode()
-    if p.returncode != 0:
-        sys.exit(f"bench-report: peerbench report {folder} failed ({p.returncode}):\n{err}")
-    return wall, peak_kb / 1024
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.exit(f"bench-report: peerbench report {folder} failed ({status}):\n{err}")
+    return wall, usage.ru_utime + usage.ru_stime, peak_kb / 1024
 
 
 def main():
@@ -113,11 +118,12 @@ def main():
             write_run(folder, n)
             size_mb = sum(os.path.getsize(os.path.join(folder, f)) for f in os.listdir(folder)) / 1e6
             measure(peerbench, folder, os.path.join(work, "warm.html"))  # fills the renderer's bundle cache
-            wall, rss = measure(peerbench, folder, os.path.join(work, f"report-{n}.html"))
-            results[n] = (wall, rss)
-            print(f"{n:>8} records  {size_mb:8.1f} MB of JSONL  report {wall:6.2f} s  peak RSS {rss:7.1f} MiB")
-        (t0, m0), (t1, m1) = results[args.reference], results[args.records]
-        print(f"ratio {args.records // args.reference}x records: time x{t1 / t0:.2f}, peak RSS x{m1 / m0:.2f}")
+            wall, cpu, rss = measure(peerbench, folder, os.path.join(work, f"report-{n}.html"))
+            results[n] = (wall, cpu, rss)
+            print(f"{n:>8} records  {size_mb:8.1f} MB of JSONL  report {wall:6.2f} s wall, {cpu:6.2f} s CPU  "
+                  f"peerbench peak RSS {rss:7.1f} MiB")
+        (t0, c0, m0), (t1, c1, m1) = results[args.reference], results[args.records]
+        print(f"ratio {args.records // args.reference}x records: wall x{t1 / t0:.2f}, CPU x{c1 / c0:.2f}, peak RSS x{m1 / m0:.2f}")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

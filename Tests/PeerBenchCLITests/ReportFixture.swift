@@ -44,10 +44,13 @@ enum ReportFixture {
                             "link": ["mode": "emulated", "delay_ms": 1], "status": status, "error": error as Any? ?? NSNull(),
                             "started_at": "2026-11-23T00:00:00.000Z", "connect_ms": v(usable ? rttBase * 1.5 : nil),
                             "bulk_seconds": v(tput == nil ? nil : 0.5), "total_seconds": 1.0,
-                            "rtt_ms": usable ? ["count": 20, "p50": rttBase + Double(rep) * 0.01, "p99": rttBase * 1.6] as Any : NSNull(),
+                            "rtt_ms": usable ? ["count": 20, "min": rttBase * 0.8, "mean": rttBase + 0.1, "p50": rttBase + Double(rep) * 0.01,
+                                                "p90": rttBase * 1.4, "p99": rttBase * 1.6, "max": rttBase * 1.7, "stddev": 0.2] as Any : NSNull(),
                             "jitter_ms": ["ipdv_mean": v(usable ? 0.3 : nil), "rfc3550": NSNull()],
                             "throughput_mbps": v(tput),
-                            "delivery": usable ? ["loss_ratio": c.label == "udp" ? d.metres / 400 : 0] as Any : NSNull(),
+                            "delivery": usable ? ["sent_messages": 100, "received_messages": 100, "sent_bytes": 12_800, "received_bytes": 12_800,
+                                                  "loss_ratio": c.label == "udp" ? d.metres / 400 : 0, "reordered": 0, "duplicated": 0] as Any
+                                : NSNull(),
                             "extra": [String: Any](),
                         ]
                         if c.plugin == "uwb", usable {

@@ -8,10 +8,13 @@ import Testing
                        env: String = "forest", dist: String = "10") -> String {
         let t = tput.map { String($0) } ?? "null"
         return """
-            {"schema":"peerbench.record/1","run_id":"r1","cell_id":"\(cell)","repetition":\(rep),"transport":{"plugin":"tcp","label":"\(label)"},\
-            "environment":"\(env)","distance_m":10,"distance_label":"\(dist)","payload":{"count":100,"size":128},"link":{"mode":"emulated"},\
-            "status":"\(status)","error":\(status == "ok" ? "null" : "\"boom\""),"connect_ms":1.5,"rtt_ms":{"p50":2.0,"p99":3.0},\
-            "jitter_ms":{"ipdv_mean":0.25,"rfc3550":null},"throughput_mbps":\(t),"delivery":{"loss_ratio":0},"extra":{}}
+            {"schema":"peerbench.record/1","run_id":"r1","cell_id":"\(cell)","repetition":\(rep),"seed":1,\
+            "transport":{"plugin":"tcp","label":"\(label)","options":{}},"environment":"\(env)","distance_m":10,"distance_label":"\(dist)",\
+            "payload":{"count":100,"size":128},"link":{"mode":"emulated"},"status":"\(status)","error":\(status == "ok" ? "null" : "\"boom\""),\
+            "started_at":"2026-11-23T00:00:00.000Z","connect_ms":1.5,"bulk_seconds":0.1,"total_seconds":1,\
+            "rtt_ms":{"count":2,"min":1.0,"mean":2.0,"p50":2.0,"p90":3.0,"p99":3.0,"max":3.0,"stddev":1.0},\
+            "jitter_ms":{"ipdv_mean":0.25,"rfc3550":null},"throughput_mbps":\(t),"delivery":{"sent_messages":100,"received_messages":100,\
+            "sent_bytes":12800,"received_bytes":12800,"loss_ratio":0,"reordered":0,"duplicated":0},"extra":{}}
             """
     }
 

@@ -67,45 +67,41 @@ public enum ReportInput {
             guard value.objectValue != nil else {
                 throw ReportError("\(path) line \(reader.lineNumber): not a record (expected a JSON object)")
             }
-            if let schema = value["schema"]?.stringValue, schema != Record.schema {
-                throw ReportError("\(path) line \(reader.lineNumber): schema \(schema), this peerbench reads \(Record.schema)")
+            if let schema = value["schema"]?.stringValue, schema != Record.currentSchema {
+                throw ReportError("\(path) line \(reader.lineNumber): schema \(schema), this peerbench reads \(Record.currentSchema)")
             }
-            add(value, run: run, into: &data)
+            let record: Record
+            do { record = try Record(json: value) } catch {
+                throw ReportError("\(path) line \(reader.lineNumber): not a \(Record.currentSchema) record: \(error)")
+            }
+            add(record, run: run, into: &data)
         }
         if let e = pendingError {
             data.warnings.append("\(e) (a torn last line, skipped)")
         }
     }
 
-    static func add(_ r: JSONValue, run: Int, into data: inout ReportData) {
-        let dir = data.runs[run].directory
-        let runID = r["run_id"]?.stringValue ?? dir
-        let cellID = r["cell_id"]?.stringValue ?? ""
-        let repetition = r["repetition"]?.intValue ?? 0
-        let payload = r["payload"].flatMap { p -> String? in
-            guard let c = p["count"]?.intValue, let s = p["size"]?.intValue else { return nil }
-            return "\(c)x\(s)"
-        } ?? "-"
-        let scenario = ReportData.Scenario(environment: r["environment"]?.stringValue ?? "?",
-                                           distanceLabel: r["distance_label"]?.stringValue ?? "?", payload: payload)
-        let s = data.scenarioID(scenario, distanceMeters: r["distance_m"]?.doubleValue)
-        let label = r["transport"]?["label"]?.stringValue ?? "?"
+    static func add(_ r: Record, run: Int, into data: inout ReportData) {
+        let payload = r.payload.map { "\($0.count)x\($0.size)" } ?? "-"
+        let scenario = ReportData.Scenario(environment: r.environment, distanceLabel: r.distanceLabel, payload: payload)
+        let s = data.scenarioID(scenario, distanceMeters: r.distanceM)
+        let label = r.transport.label
         let t = data.transportID(label)
-        let status = r["status"]?.stringValue ?? "?"
-        let usable = status == "ok" || status == "partial"
-        if let mode = r["link"]?["mode"]?.stringValue, !data.linkModes.contains(mode) { data.linkModes.append(mode) }
+        let status = r.status.rawValue
+        let usable = r.status == .ok || r.status == .partial
+        if !data.linkModes.contains(r.link.mode.rawValue) { data.linkModes.append(r.link.mode.rawValue) }
         var failure: Int?
         if !usable {
             if data.failures.count < ReportData.maxFailuresListed {
                 failure = data.failures.count
-                data.failures.append(.init(run: runID, scenario: scenario.title, transport: label, repetition: repetition,
-                                           status: status, error: r["error"]?.stringValue ?? ""))
+                data.failures.append(.init(run: r.runID, scenario: scenario.title, transport: label, repetition: r.repetition,
+                                           status: status, error: r.error ?? ""))
             } else {
                 data.failuresNotListed += 1
             }
         }
         let cell = ReportData.Cell(scenario: s, transport: t, usable: usable, values: MetricValues(record: r), failure: failure)
-        let key = joinKey(runID, cellID, repetition)
+        let key = joinKey(r.runID, r.cellID, r.repetition)
         data.runs[run].records += 1
         if let i = data.keyIndex[key] {
             // A rerun (--retry-failed) appends a newer record of the same cell: the last one counts.

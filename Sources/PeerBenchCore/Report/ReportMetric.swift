@@ -27,17 +27,17 @@ public enum ReportMetric: String, CaseIterable, Sendable {
     }
 
     /// The metric's value in one record, nil where it does not apply.
-    func value(in r: JSONValue) -> Double? {
+    func value(in r: Record) -> Double? {
         switch self {
-        case .throughput: r["throughput_mbps"]?.doubleValue
-        case .rttP50: r["rtt_ms"]?["p50"]?.doubleValue
-        case .rttP99: r["rtt_ms"]?["p99"]?.doubleValue
+        case .throughput: r.throughputMbps
+        case .rttP50: r.rttMs?.p50
+        case .rttP99: r.rttMs?.p99
         // ipdv_mean, which every transport has: rfc3550 for some and not others would compare unlike figures.
-        case .jitter: r["jitter_ms"]?["ipdv_mean"]?.doubleValue
-        case .loss: r["delivery"]?["loss_ratio"]?.doubleValue
-        case .connect: r["connect_ms"]?.doubleValue
-        case .uwbAvailability: r["extra"]?["uwb"]?["distance_availability"]?.doubleValue
-        case .uwbErrorP95: r["extra"]?["uwb"]?["distance_error_m"]?["p95"]?.doubleValue
+        case .jitter: r.jitterMs.ipdvMean
+        case .loss: r.delivery?.lossRatio
+        case .connect: r.connectMs
+        case .uwbAvailability: r.extra["uwb"]?["distance_availability"]?.doubleValue
+        case .uwbErrorP95: r.extra["uwb"]?["distance_error_m"]?["p95"]?.doubleValue
         }
     }
 }
@@ -47,7 +47,7 @@ public enum ReportMetric: String, CaseIterable, Sendable {
 struct MetricValues: Sendable {
     private var values = [Double](repeating: .nan, count: ReportMetric.allCases.count)
 
-    init(record: JSONValue) {
+    init(record: Record) {
         for (i, m) in ReportMetric.allCases.enumerated() { values[i] = m.value(in: record) ?? .nan }
     }
 
