@@ -98,6 +98,18 @@ import Testing
         #expect(w.first?.contains("1 of 2 scenario x transport groups have fewer than 4 usable repetitions (fewest: 3)") == true)
     }
 
+    @Test func anIncompleteRecordIsRefusedWithItsJSONPath() throws {
+        let broken = Self.record(cell: "b", rep: 1, label: "tcp", tput: 1).replacingOccurrences(of: #""status":"ok","#, with: "")
+        let dir = try Self.folder([Self.record(cell: "a", rep: 1, label: "tcp", tput: 1), broken,
+                                   Self.record(cell: "c", rep: 1, label: "tcp", tput: 1)])
+        do {
+            _ = try ReportInput.read([dir])
+            Issue.record("an incomplete record was accepted")
+        } catch {
+            #expect(error.description == "\(dir)/records.jsonl line 2: not a peerbench.record/1 record: $.status: missing")
+        }
+    }
+
     @Test func unknownRecordSchemaIsRefusedWithFileAndLine() throws {
         let dir = try Self.folder([Self.record(cell: "a", rep: 1, label: "tcp", tput: 1),
                                    #"{"schema":"peerbench.record/9","run_id":"r1"}"#])

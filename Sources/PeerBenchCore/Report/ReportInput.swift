@@ -72,7 +72,7 @@ public enum ReportInput {
             }
             let record: Record
             do { record = try Record(json: value) } catch {
-                throw ReportError("\(path) line \(reader.lineNumber): not a \(Record.currentSchema) record: \(error)")
+                throw ReportError("\(path) line \(reader.lineNumber): not a \(Record.currentSchema) record: \(describe(error))")
             }
             add(record, run: run, into: &data)
         }
@@ -110,6 +110,20 @@ public enum ReportInput {
         } else {
             data.keyIndex[key] = data.cells.count
             data.cells.append(cell)
+        }
+    }
+
+    /// A decoding error as the JSON path at fault and what is wrong there.
+    static func describe(_ error: any Error) -> String {
+        func path(_ keys: [any CodingKey]) -> String {
+            keys.reduce("$") { p, k in k.intValue.map { p + "[\($0)]" } ?? p + "." + k.stringValue }
+        }
+        switch error as? DecodingError {
+        case .keyNotFound(let key, let ctx)?: return "\(path(ctx.codingPath + [key])): missing"
+        case .typeMismatch(let type, let ctx)?: return "\(path(ctx.codingPath)): expected \(type)"
+        case .valueNotFound(let type, let ctx)?: return "\(path(ctx.codingPath)): null where \(type) is required"
+        case .dataCorrupted(let ctx)?: return "\(path(ctx.codingPath)): \(ctx.debugDescription)"
+        default: return "\(error)"
         }
     }
 
