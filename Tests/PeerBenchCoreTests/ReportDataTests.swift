@@ -98,6 +98,18 @@ import Testing
         #expect(w.first?.contains("1 of 2 scenario x transport groups have fewer than 4 usable repetitions (fewest: 3)") == true)
     }
 
+    /// Runs of different matrices in one report are pooled only with an explicit warning.
+    @Test func mixedMatricesAreWarned() throws {
+        let a = try Self.folder([Self.record(cell: "a", rep: 1, label: "tcp", tput: 1)])
+        let b = try Self.folder([Self.record(cell: "b", rep: 1, label: "tcp", tput: 2)])
+        try #"{"matrix_hash": "fnv1a64:aaaa", "cells_total": 1}"#.write(toFile: a + "/manifest.json", atomically: true, encoding: .utf8)
+        try #"{"matrix_hash": "fnv1a64:bbbb", "cells_total": 3}"#.write(toFile: b + "/manifest.json", atomically: true, encoding: .utf8)
+        let data = try ReportInput.read([a, b])
+        #expect(data.warnings.contains { $0.hasPrefix("mixed runs: these folders ran 2 different matrices (fnv1a64:aaaa, fnv1a64:bbbb)") })
+        #expect(data.warnings.contains("\(b): 2 of 3 cells have no record (run interrupted, or still running)"))
+        #expect(!data.warnings.contains { $0.hasPrefix(a) })
+    }
+
     @Test func anIncompleteRecordIsRefusedWithItsJSONPath() throws {
         let broken = Self.record(cell: "b", rep: 1, label: "tcp", tput: 1).replacingOccurrences(of: #""status":"ok","#, with: "")
         let dir = try Self.folder([Self.record(cell: "a", rep: 1, label: "tcp", tput: 1), broken,
