@@ -104,13 +104,19 @@ struct ReportCommandTests {
 
     @Test func missingSamplesAreNamedPerFigureNotAFailure() throws {
         let dir = CLI.tempDir()
+        // First a report of a run with samples at the same path: its RTT and series exports must not survive.
+        try ReportFixture.write(to: dir + "/with", repetitions: 2, samples: true)
+        #expect(try CLI.run(["report", dir + "/with", "--out", dir + "/report.html"]).status == 0)
+        #expect(FileManager.default.fileExists(atPath: dir + "/report-figures/rtt-cdf.png"))
         try ReportFixture.write(to: dir + "/run", repetitions: 2, samples: false)
         let r = try CLI.run(["report", dir + "/run", "--out", dir + "/report.html"])
         #expect(r.status == 0, "\(r.stderr)")
         let html = try String(contentsOfFile: dir + "/report.html", encoding: .utf8)
         for name in ["rtt-cdf", "bulk-series"] {
             #expect(html.contains("data-figure-missing=\"\(name)\""), "\(name) should say it has no samples")
-            #expect(!FileManager.default.fileExists(atPath: dir + "/report-figures/\(name).png"))
+            for ext in ["png", "svg", "vl.json"] {
+                #expect(!FileManager.default.fileExists(atPath: dir + "/report-figures/\(name).\(ext)"), "stale \(name).\(ext)")
+            }
         }
         #expect(html.contains("No samples.jsonl in \(dir)/run"))
         #expect(FileManager.default.fileExists(atPath: dir + "/report-figures/throughput-vs-distance.png"))

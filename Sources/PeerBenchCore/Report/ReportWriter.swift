@@ -45,7 +45,11 @@ public enum ReportWriter {
         }
         var specs: [String] = []
         for f in figures {
-            guard let spec = f.spec else { continue }
+            guard let spec = f.spec else {
+                // An export left by an earlier report of other runs would pass for this one's.
+                for ext in ["vl.json", "svg", "png"] { try? fm.removeItem(atPath: "\(folder)/\(f.name).\(ext)") }
+                continue
+            }
             let path = folder + "/" + f.name + ".vl.json"
             try writeAtomically(spec.prettyText, to: path)
             specs.append(path)
