@@ -12,9 +12,12 @@ APT_PACKAGES=(
   libngtcp2-dev libngtcp2-crypto-gnutls-dev libgnutls28-dev gnutls-bin
   ngtcp2-client ngtcp2-server
   python3 python3-pip pkg-config
+  chromium
 )
-# Python packages: aioquic is an independent QUIC peer for interoperability tests.
-PIP_PACKAGES=(aioquic)
+# Python packages: aioquic is an independent QUIC peer for interoperability tests;
+# vl-convert-python renders the report's figures (chromium above shows the page in tests).
+# An entry is NAME or NAME:MODULE when the import name differs.
+PIP_PACKAGES=(aioquic vl-convert-python:vl_convert)
 
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
@@ -28,8 +31,9 @@ if [ ${#missing[@]} -gt 0 ]; then
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
-for p in "${PIP_PACKAGES[@]}"; do
-  if ! python3 -c "import $p" >/dev/null 2>&1; then
+for entry in "${PIP_PACKAGES[@]}"; do
+  p="${entry%%:*}"
+  if ! python3 -c "import ${entry##*:}" >/dev/null 2>&1; then
     echo "setup: installing Python package $p" >&2
     python3 -m pip install -q "$p" 2>/dev/null || python3 -m pip install -q --break-system-packages "$p"
   fi

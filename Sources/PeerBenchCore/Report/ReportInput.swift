@@ -1,0 +1,192 @@
+import Foundation
+
+/// Reads run folders (records.jsonl, manifest.json, samples.jsonl when present) into
+/// `ReportData`, one line at a time: memory grows with the number of cells by about a
+/// hundred bytes each, never with the size of the files.
+public enum ReportInput {
+    /// Reads `directories` in order. Throws a `ReportError` naming the folder or file
+    /// when a folder is missing, has no records.jsonl, or a record line (other than a
+    /// torn last line) is not a record.
+    public static func read(_ directories: [String]) throws(ReportError) -> ReportData {
+        var data = ReportData()
+        for dir in directories {
+            try readRun(dir, into: &data)
+        }
+        guard data.cellCount > 0 else {
+            throw ReportError("no records in \(directories.joined(separator: ", "))")
+        }
+        addMixedRunWarnings(&data)
+        return data
+    }
+
+    static func readRun(_ dir: String, into data: inout ReportData) throws(ReportError) {
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDir) else {
+            throw ReportError("\(dir): no such folder")
+        }
+        guard isDir.boolValue else { throw ReportError("\(dir): not a folder (give the run folder written by peerbench run --out)") }
+        let journal = dir + "/records.jsonl"
+        guard FileManager.default.fileExists(atPath: journal) else {
+            throw ReportError("\(dir): no records.jsonl here (is it a folder written by peerbench run --out?)")
+        }
+        var run = ReportData.Run(directory: dir)
+        let manifestPath = dir + "/manifest.json"
+        if let bytes = FileManager.default.contents(atPath: manifestPath) {
+            do { run.manifest = try JSONParser.parse(Array(bytes)) } catch {
+                data.warnings.append("\(manifestPath): \(error.description); the run's manifest is not shown")
+            }
+        } else {
+            data.warnings.append("\(dir): no manifest.json; versions, seed and command line of this run are unknown")
+        }
+        let runIndex = data.runs.count
+        data.runs.append(run)
+        try readRecords(journal, run: runIndex, into: &data)
+        let samples = dir + "/samples.jsonl"
+        if FileManager.default.fileExists(atPath: samples) {
+            data.runs[runIndex].samplesJoined = try readSamples(samples, into: &data)
+        }
+        let r = data.runs[runIndex]
+        // cells_total counts cell x repetition, as records do (one per finished cell).
+        if let total = r.manifest?["cells_total"]?.intValue, r.records < total {
+            data.warnings.append("\(dir): \(total - r.records) of \(total) cells have no record (run interrupted, or still running)")
+        }
+    }
+
+    static func readRecords(_ path: String, run: Int, into data: inout ReportData) throws(ReportError) {
+        var reader = try JSONLinesReader(path: path)
+        defer { reader.close() }
+        var pendingError: String?
+        while let line = try reader.nextLine() {
+            // A line that does not parse is only acceptable as the last one (torn by a crash).
+            if let e = pendingError { throw ReportError(e) }
+            let value: JSONValue
+            do { value = try JSONParser.parse(Array(line)) } catch {
+                pendingError = "\(path) line \(reader.lineNumber): \(error.description)"
+                continue
+            }
+            guard value.objectValue != nil else {
+                throw ReportError("\(path) line \(reader.lineNumber): not a record (expected a JSON object)")
+            }
+            if let schema = value["schema"]?.stringValue, schema != Record.currentSchema {
+                throw ReportError("\(path) line \(reader.lineNumber): schema \(schema), this peerbench reads \(Record.currentSchema)")
+            }
+            let record: Record
+            do { record = try Record(json: value) } catch {
+                throw ReportError("\(path) line \(reader.lineNumber): not a \(Record.currentSchema) record: \(describe(error))")
+            }
+            add(record, run: run, into: &data)
+        }
+        if let e = pendingError {
+            data.warnings.append("\(e) (a torn last line, skipped)")
+        }
+    }
+
+    static func add(_ r: Record, run: Int, into data: inout ReportData) {
+        let payload = r.payload.map { "\($0.count)x\($0.size)" } ?? "-"
+        let scenario = ReportData.Scenario(environment: r.environment, distanceLabel: r.distanceLabel, payload: payload)
+        let s = data.scenarioID(scenario, distanceMeters: r.distanceM)
+        let label = r.transport.label
+        let t = data.transportID(label)
+        let status = r.status.rawValue
+        let usable = r.status == .ok || r.status == .partial
+        if !data.linkModes.contains(r.link.mode.rawValue) { data.linkModes.append(r.link.mode.rawValue) }
+        var failure: Int?
+        if !usable {
+            if data.failures.count < ReportData.maxFailuresListed {
+                failure = data.failures.count
+                data.failures.append(.init(run: r.runID, scenario: scenario.title, transport: label, repetition: r.repetition,
+                                           status: status, error: r.error ?? ""))
+            } else {
+                data.failuresNotListed += 1
+            }
+        }
+        let cell = ReportData.Cell(scenario: s, transport: t, usable: usable, values: MetricValues(record: r), failure: failure)
+        let key = joinKey(r.runID, r.cellID, r.repetition)
+        data.runs[run].records += 1
+        if let i = data.keyIndex[key] {
+            // A rerun (--retry-failed) appends a newer record of the same cell: the last one counts.
+            data.cells[i] = cell
+            data.runs[run].records -= 1
+        } else {
+            data.keyIndex[key] = data.cells.count
+            data.cells.append(cell)
+        }
+    }
+
+    /// A decoding error as the JSON path at fault and what is wrong there.
+    static func describe(_ error: any Error) -> String {
+        func path(_ keys: [any CodingKey]) -> String {
+            keys.reduce("$") { p, k in k.intValue.map { p + "[\($0)]" } ?? p + "." + k.stringValue }
+        }
+        switch error as? DecodingError {
+        case .keyNotFound(let key, let ctx)?: return "\(path(ctx.codingPath + [key])): missing"
+        case .typeMismatch(let type, let ctx)?: return "\(path(ctx.codingPath)): expected \(type)"
+        case .valueNotFound(let type, let ctx)?: return "\(path(ctx.codingPath)): null where \(type) is required"
+        case .dataCorrupted(let ctx)?: return "\(path(ctx.codingPath)): \(ctx.debugDescription)"
+        default: return "\(error)"
+        }
+    }
+
+    /// run_id x cell_id x repetition as one 64-bit hash instead of three strings per cell:
+    /// a collision among 200 000 cells has a chance of about 10^-9. Never persisted, so
+    /// Swift's per-process seeded Hasher is fine here.
+    static func joinKey(_ runID: String, _ cellID: String, _ repetition: Int) -> Int {
+        var h = Hasher()
+        h.combine(runID)
+        h.combine(cellID)
+        h.combine(repetition)
+        return h.finalize()
+    }
+
+    /// Folds samples.jsonl into the RTT histograms and bulk series; returns how many
+    /// lines joined a usable record. Bad lines are skipped with a warning: samples
+    /// are optional material, the records stand without them.
+    static func readSamples(_ path: String, into data: inout ReportData) throws(ReportError) -> Int {
+        var reader = try JSONLinesReader(path: path)
+        defer { reader.close() }
+        var joined = 0, unjoined = 0, bad = 0
+        let decoder = JSONDecoder()
+        while let line = try reader.nextLine() {
+            let s: CellSamples
+            do { s = try decoder.decode(CellSamples.self, from: Data(line)) } catch {
+                bad += 1
+                if bad == 1 { data.warnings.append("\(path) line \(reader.lineNumber): not a samples line, skipped (\(error))") }
+                continue
+            }
+            guard let i = data.keyIndex[joinKey(s.runID, s.cellID, s.repetition)] else { unjoined += 1; continue }
+            let cell = data.cells[i]
+            // Samples of a failed attempt would mix into the distribution of the cell's final, usable record.
+            guard cell.usable else { continue }
+            joined += 1
+            if !s.rttNanos.isEmpty {
+                let key = ReportData.ScenarioTransport(scenario: cell.scenario, transport: cell.transport)
+                var h = data.rtt[key] ?? LogHistogram()
+                for ns in s.rttNanos { h.add(ns) }
+                data.rtt[key] = h
+            }
+            if let b = s.bulkSeries, !b.bytes.isEmpty {
+                if data.series.count < ReportData.maxSeries {
+                    let seconds = Double(b.intervalNanos) / 1e9
+                    let label = "\(data.scenarios[cell.scenario].title) · \(data.transports[cell.transport]) · rep \(s.repetition)"
+                    data.series.append(.init(label: label, intervalSeconds: seconds,
+                                             mbps: b.bytes.map { Double($0) * 8 / seconds / 1e6 }))
+                } else {
+                    data.seriesNotKept += 1
+                }
+            }
+        }
+        if bad > 1 { data.warnings.append("\(path): \(bad) lines were not samples lines and were skipped") }
+        if unjoined > 0 { data.warnings.append("\(path): \(unjoined) samples lines match no record (run_id, cell_id, repetition) and were ignored") }
+        return joined
+    }
+
+    static func addMixedRunWarnings(_ data: inout ReportData) {
+        let hashes = Set(data.runs.compactMap { $0.manifest?["matrix_hash"]?.stringValue })
+        if hashes.count > 1 {
+            data.warnings.append("mixed runs: these folders ran \(hashes.count) different matrices (\(hashes.sorted().joined(separator: ", "))); figures pool cells of equal scenario and transport label across them")
+        }
+        if data.linkModes.count > 1 {
+            data.warnings.append("mixed link modes: \(data.linkModes.joined(separator: ", ")); emulated, loopback and remote results are not comparable")
+        }
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+
+/// `peerbench report`: reads run folders, builds the comparison and the figures, writes
+/// each figure's Vega-Lite spec, SVG and PNG into `<page stem>-figures/` and then the
+/// page itself (atomically, last: a page on disk always has its figures beside it).
+public enum ReportWriter {
+    /// What was written, for the command's summary line.
+    public struct Written: Sendable {
+        public var page: String
+        public var figureFolder: String
+        public var drawn: [String]
+        /// Figure name and why it has nothing to draw.
+        public var missing: [(String, String)]
+        public var warnings: [String]
+        public var cells: Int
+    }
+
+    public static func write(directories: [String], page: String, alpha: Double = 0.05,
+                             renderer: ReportRenderer? = nil) throws(ReportError) -> Written {
+        let fm = FileManager.default
+        var isDir: ObjCBool = false
+        if fm.fileExists(atPath: page, isDirectory: &isDir), isDir.boolValue {
+            throw ReportError("--out \(page): is a folder; give the HTML file to write, e.g. \(page)/report.html")
+        }
+        let pageURL = URL(fileURLWithPath: page)
+        let parent = pageURL.deletingLastPathComponent().path
+        do { try fm.createDirectory(atPath: parent, withIntermediateDirectories: true) } catch {
+            throw ReportError("--out \(page): cannot create folder \(parent): \(error.localizedDescription)")
+        }
+        let renderer = try { () throws(ReportError) -> ReportRenderer in
+            if let renderer { return renderer }
+            return try ReportRenderer.locate()
+        }()
+
+        let data = try ReportInput.read(directories)
+        var document = ReportComparisonStandIn.document(from: data, alpha: alpha)
+        document.warnings += ReportWarnings.repetitions(document)
+        let figures = ReportFigures.all(data: data, document: document)
+
+        let stem = pageURL.deletingPathExtension().lastPathComponent
+        let folderName = stem + "-figures"
+        let folder = parent + "/" + folderName
+        do { try fm.createDirectory(atPath: folder, withIntermediateDirectories: true) } catch {
+            throw ReportError("cannot create \(folder): \(error.localizedDescription)")
+        }
+        var specs: [String] = []
+        for f in figures {
+            guard let spec = f.spec else {
+                // An export left by an earlier report of other runs would pass for this one's.
+                for ext in ["vl.json", "svg", "png"] { try? fm.removeItem(atPath: "\(folder)/\(f.name).\(ext)") }
+                continue
+            }
+            let path = folder + "/" + f.name + ".vl.json"
+            try writeAtomically(spec.prettyText, to: path)
+            specs.append(path)
+        }
+        try writeAtomically(encode(document), to: folder + "/comparison.json")
+        let javascript = try renderer.render(specs: specs, scratch: folder)
+        let html = ReportPage.html(data: data, document: document, figures: figures, figureFolder: folderName,
+                                   javascript: javascript)
+        try writeAtomically(html, to: page)
+        return Written(page: page, figureFolder: folder, drawn: figures.filter { $0.spec != nil }.map(\.name),
+                       missing: figures.compactMap { f in f.missing.map { (f.name, $0) } },
+                       warnings: data.warnings + document.warnings, cells: data.cellCount)
+    }
+
+    static func encode(_ document: ComparisonDocument) throws(ReportError) -> String {
+        let e = JSONEncoder()
+        e.outputFormatting = [.prettyPrinted, .sortedKeys]
+        do { return String(decoding: try e.encode(document), as: UTF8.self) + "\n" } catch {
+            throw ReportError("cannot encode the comparison: \(error)")
+        }
+    }
+
+    static func writeAtomically(_ text: String, to path: String) throws(ReportError) {
+        let tmp = path + ".tmp"
+        do { try Data(text.utf8).write(to: URL(fileURLWithPath: tmp)) } catch {
+            throw ReportError("cannot write \(path): \(error.localizedDescription)")
+        }
+        guard rename(tmp, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            try? FileManager.default.removeItem(atPath: tmp)
+            throw ReportError("cannot write \(path): \(reason)")
+        }
+    }
+}

@@ -1,0 +1,39 @@
+import ArgumentParser
+import PeerBenchCore
+
+struct ReportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "report",
+        abstract: "An offline HTML report with figures, from one or more run folders.",
+        discussion: """
+            Writes FILE.html (self-contained: opens from a file with no network) and FILE-figures/ beside it with \
+            every figure as NAME.vl.json (its Vega-Lite spec), NAME.svg and NAME.png, plus comparison.json. \
+            Needs Python 3 with vl-convert-python (scripts/setup.sh installs it). See docs/REPORT.md.
+            """
+    )
+
+    @Argument(help: "Run folders (each with records.jsonl; samples.jsonl and manifest.json are read when present).")
+    var dirs: [String]
+
+    @Option(help: "The HTML file to write; figures go to a folder named after it with -figures.")
+    var out: String
+
+    @Option(help: "Significance level of the verdicts.")
+    var alpha: Double = 0.05
+
+    func validate() throws {
+        if dirs.isEmpty { throw ValidationError("give at least one run folder") }
+        if !(alpha > 0 && alpha < 1) { throw ValidationError("--alpha must be between 0 and 1 (got \(alpha))") }
+    }
+
+    func run() async throws {
+        let written: ReportWriter.Written
+        do { written = try ReportWriter.write(directories: dirs, page: out, alpha: alpha) } catch {
+            Terminal.error(error.description)
+            throw ExitStatus.badInput
+        }
+        for w in written.warnings { Terminal.err("peerbench: warning: \(w)") }
+        for (name, why) in written.missing { Terminal.err("peerbench: \(name): not drawn: \(why)") }
+        Terminal.err("peerbench: wrote \(written.page) (\(written.cells) cells, \(written.drawn.count) figures) and \(written.figureFolder)/")
+    }
+}
