@@ -1,0 +1,122 @@
+import Foundation
+
+/// The numbers `compare` works on, gathered from one or more run folders: per record
+/// only its scenario, label, status and metric values, the latest record of each run,
+/// cell and repetition winning (a `--retry-failed` rerun keeps the failed attempt as
+/// history). Runs that must not be pooled are refused here (docs/COMPARE.md).
+struct ComparisonData: Sendable {
+    struct Scenario: Sendable, Hashable {
+        var environment: String
+        var distanceLabel: String
+        var payload: String
+    }
+
+    struct Point: Sendable {
+        var scenario: Int
+        var label: Int
+        var ok: Bool
+    }
+
+    /// In order of first appearance.
+    private(set) var scenarios: [Scenario] = []
+    private(set) var labels: [String] = []
+    private(set) var points: [Point] = []
+    /// `ComparisonMetric.allCases.count` values per point, NaN where missing.
+    private(set) var values: [Double] = []
+    /// Problems a reader must know about that did not stop the comparison.
+    var warnings: [String] = []
+    /// Link mode of the records (the first seen); a second mode is refused.
+    private(set) var linkMode: String?
+    private var linkModeSource = ""
+
+    private var scenarioIndex: [Scenario: Int] = [:]
+    private var labelIndex: [String: Int] = [:]
+    private var pointIndex: [String: Int] = [:]
+    /// Labels with at least one value of each metric, any status: the metrics that apply to them.
+    private(set) var applies: [[Bool]] = []
+
+    static let metricCount = ComparisonMetric.allCases.count
+
+    init() {}
+
+    /// Adds one record; `source` names it in errors (`DIR/records.jsonl line 7`).
+    mutating func add(_ r: ComparedRecord, source: String) throws(InputError) {
+        if let mode = r.linkMode {
+            if let linkMode, linkMode != mode {
+                throw InputError(source: source, path: "$.link.mode",
+                                 "link mode \"\(mode)\" differs from \"\(linkMode)\" (\(linkModeSource)): figures over unlike links are not pooled; compare each link mode on its own")
+            }
+            if linkMode == nil { linkMode = mode; linkModeSource = source }
+        }
+        let scenario = Scenario(environment: r.environment, distanceLabel: r.distanceLabel, payload: r.payload)
+        let s = scenarioIndex[scenario] ?? { scenarios.append(scenario); scenarioIndex[scenario] = scenarios.count - 1; return scenarios.count - 1 }()
+        let l = labelIndex[r.label] ?? {
+            labels.append(r.label); labelIndex[r.label] = labels.count - 1
+            applies.append([Bool](repeating: false, count: ComparisonData.metricCount))
+            return labels.count - 1
+        }()
+        for (m, v) in r.values.enumerated() where v != nil { applies[l][m] = true }
+        let point = Point(scenario: s, label: l, ok: r.status == "ok")
+        let row = r.values.map { $0 ?? .nan }
+        let key = "\(r.runID)|\(r.cellID)|\(r.repetition)"
+        if let i = pointIndex[key] {
+            points[i] = point
+            values.replaceSubrange(i * ComparisonData.metricCount..<(i + 1) * ComparisonData.metricCount, with: row)
+        } else {
+            pointIndex[key] = points.count
+            points.append(point)
+            values += row
+        }
+    }
+
+    /// Reads run folders (each with records.jsonl and, normally, manifest.json), streaming.
+    static func load(runDirectories dirs: [String]) throws(InputError) -> ComparisonData {
+        var data = ComparisonData()
+        var hashes: [(dir: String, hash: String)] = []
+        for dir in dirs {
+            let journal = dir + "/records.jsonl"
+            let manifest = RunDirectory(path: dir).readManifest()
+            if let h = manifest?["matrix_hash"]?.stringValue { hashes.append((dir, h)) }
+            try data.addJournal(at: journal, dir: dir)
+        }
+        if Set(hashes.map(\.hash)).count > 1 {
+            data.warnings.append("the runs are of different matrices (" + hashes.map { "\($0.dir): \($0.hash)" }.joined(separator: ", ")
+                                 + "): only scenarios and labels that match are pooled; check that each label means the same transport options in every run")
+        }
+        if data.points.isEmpty { throw InputError(source: dirs.joined(separator: ", "), "no records to compare") }
+        return data
+    }
+
+    /// Streams one journal into the data. A torn last line is skipped with a warning, as
+    /// `--resume` repairs it; any other unreadable line is an error naming it.
+    mutating func addJournal(at journal: String, dir: String) throws(InputError) {
+        var torn: (line: Int, error: String)?
+        let opened = try JournalLines.forEach(path: journal) { (bytes, line) throws(InputError) in
+            if let t = torn { throw InputError(source: "\(journal) line \(t.line)", "not valid JSON (\(t.error)) and not the last line") }
+            let value: JSONValue
+            do { value = try JSONParser.parse(Array(bytes)) } catch {
+                torn = (line, "\(error)")
+                return
+            }
+            do throws(InputError) { try self.add(ComparedRecord(value), source: "\(journal) line \(line)") } catch {
+                throw error.attributed(to: "\(journal) line \(line)")
+            }
+        }
+        guard opened else {
+            throw InputError(source: dir, "no records.jsonl here (is it a folder written by peerbench run --out?)")
+        }
+        if let torn { warnings.append("\(journal): skipped a torn last line (line \(torn.line))") }
+    }
+
+    /// Points per scenario, for grouping without rescanning every point per label.
+    func pointsByScenario() -> [[Int]] {
+        var out = [[Int]](repeating: [], count: scenarios.count)
+        for (i, p) in points.enumerated() { out[p.scenario].append(i) }
+        return out
+    }
+
+    func value(point: Int, metric: ComparisonMetric) -> Double? {
+        let v = values[point * ComparisonData.metricCount + metric.index]
+        return v.isNaN ? nil : v
+    }
+}
