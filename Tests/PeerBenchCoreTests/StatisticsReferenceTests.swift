@@ -11,7 +11,7 @@ import Testing
         .appendingPathComponent("Reference/compare_stats_reference.py").path
 
     /// The reference's JSON, or nil where python3 with scipy is not installed (scripts/setup.sh installs it).
-    static let reference: [String: Any]? = {
+    static let referenceOutput: Data? = {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         p.arguments = ["python3", script]
@@ -21,9 +21,12 @@ import Testing
         guard (try? p.run()) != nil else { return nil }
         let data = out.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
-        guard p.terminationStatus == 0 else { return nil }
-        return try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        return p.terminationStatus == 0 ? data : nil
     }()
+
+    static var reference: [String: Any]? {
+        referenceOutput.flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
+    }
 
     static func close(_ a: Double?, _ b: Double?) -> Bool {
         guard let a, let b else { return a == nil && b == nil }
@@ -35,7 +38,7 @@ import Testing
         return (a[0], a[1])
     }
 
-    @Test(.enabled(if: reference != nil, "python3 with scipy is not installed: run scripts/setup.sh to check the statistics against scipy"))
+    @Test(.enabled(if: referenceOutput != nil, "python3 with scipy is not installed: run scripts/setup.sh to check the statistics against scipy"))
     func mannWhitneyEffectSizesAndIntervalsMatchScipy() throws {
         let cases = try #require(Self.reference?["cases"] as? [[String: Any]])
         #expect(cases.count >= 10)
@@ -57,7 +60,7 @@ import Testing
         }
     }
 
-    @Test(.enabled(if: reference != nil, "python3 with scipy is not installed: run scripts/setup.sh to check the statistics against scipy"))
+    @Test(.enabled(if: referenceOutput != nil, "python3 with scipy is not installed: run scripts/setup.sh to check the statistics against scipy"))
     func holmAndMedianRanksMatchTheReference() throws {
         let holm = try #require(Self.reference?["holm"] as? [String: Any])
         let adjusted = Holm.adjust(holm["p"] as! [Double])

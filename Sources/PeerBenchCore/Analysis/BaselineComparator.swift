@@ -2,16 +2,22 @@
 extension BaselineDocument {
     /// Refuses runs of different matrices (naming what differs) or link modes.
     public static func load(old: String, new: String, alpha: Double = 0.05) throws(InputError) -> BaselineDocument {
-        let om = RunDirectory(path: old).readManifest(), nm = RunDirectory(path: new).readManifest()
-        guard let om else { throw InputError(source: old, "no manifest.json here: a baseline needs both runs' manifests to check they ran the same matrix") }
-        guard let nm else { throw InputError(source: new, "no manifest.json here: a baseline needs both runs' manifests to check they ran the same matrix") }
-        if om["matrix_hash"] != nm["matrix_hash"] {
-            let diff = MatrixDiff.describe(old: om["matrix"] ?? .null, new: nm["matrix"] ?? .null)
-            throw InputError(source: new, "ran a different matrix than \(old) (matrix_hash \(om["matrix_hash"]?.stringValue ?? "?") vs \(nm["matrix_hash"]?.stringValue ?? "?")): "
+        func manifest(_ dir: String) throws(InputError) -> Manifest {
+            let m: Manifest?
+            do { m = try RunDirectory(path: dir).readManifest() } catch {
+                throw InputError(source: dir + "/manifest.json", "\(error)")
+            }
+            guard let m else { throw InputError(source: dir, "no manifest.json here: a baseline needs both runs' manifests to check they ran the same matrix") }
+            return m
+        }
+        let om = try manifest(old), nm = try manifest(new)
+        if om.matrixHash != nm.matrixHash {
+            let diff = MatrixDiff.describe(old: om.matrix, new: nm.matrix)
+            throw InputError(source: new, "ran a different matrix than \(old) (matrix_hash \(om.matrixHash) vs \(nm.matrixHash)): "
                              + diff.joined(separator: "; ") + "; a baseline compares two runs of the same matrix")
         }
-        if let a = om["link_mode"]?.stringValue, let b = nm["link_mode"]?.stringValue, a != b {
-            throw InputError(source: new, "ran with --link \(b), \(old) with --link \(a): figures over unlike links are not compared")
+        if om.linkMode != nm.linkMode {
+            throw InputError(source: new, "ran with --link \(nm.linkMode.rawValue), \(old) with --link \(om.linkMode.rawValue): figures over unlike links are not compared")
         }
         let oldData = try ComparisonData.load(runDirectories: [old])
         let newData = try ComparisonData.load(runDirectories: [new])

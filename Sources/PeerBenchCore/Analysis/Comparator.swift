@@ -3,12 +3,11 @@
 /// Holm-adjusted within the scenario x metric, Cliff's delta, the Hodges-Lehmann shift
 /// and a verdict.
 extension ComparisonDocument {
-    /// The comparison of records already in memory (tests, `report`).
-    public init(records: [JSONValue], alpha: Double = 0.05) throws(InputError) {
+    /// The comparison of records already in memory (tests, `report`). Throws for records
+    /// that must not be pooled (different link modes).
+    public init(records: [Record], alpha: Double = 0.05) throws(InputError) {
         var data = ComparisonData()
-        for (i, r) in records.enumerated() {
-            do { try data.add(ComparedRecord(r), source: "record \(i + 1)") } catch { throw error.attributed(to: "record \(i + 1)") }
-        }
+        for (i, r) in records.enumerated() { try data.add(ComparedRecord(r), source: "record \(i + 1)") }
         self = ComparisonDocument.build(data, alpha: alpha)
     }
 

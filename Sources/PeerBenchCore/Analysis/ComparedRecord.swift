@@ -1,8 +1,7 @@
-/// The few fields of a record that `compare` needs, read from its JSON: the one place
-/// the analysis touches the record's layout. Everything else of the line is dropped at
-/// once, so 200 000 records cost numbers, not parsed documents.
+/// The few fields of a record that `compare` keeps: scenario, label, status and one
+/// number per metric. Each journal line is decoded as a typed `Record` and reduced to
+/// this at once, so 200 000 records cost numbers, not parsed documents.
 struct ComparedRecord: Sendable {
-    var schema: String
     var runID: String
     var cellID: String
     var repetition: Int
@@ -11,35 +10,32 @@ struct ComparedRecord: Sendable {
     /// `"COUNTxSIZE"` or `"-"`.
     var payload: String
     var label: String
-    var status: String
-    /// `link.mode`: `emulated`, `none`, `remote`.
-    var linkMode: String?
+    var ok: Bool
+    var linkMode: String
     /// One value per `ComparisonMetric.allCases`, nil where the record has none.
     var values: [Double?]
 
-    static let supportedSchema = "peerbench.record/1"
-
-    /// Reads a record; throws a message naming the first missing key.
-    init(_ r: JSONValue) throws(InputError) {
-        guard r.objectValue != nil else { throw InputError("not a JSON object") }
-        func text(_ key: String, _ v: JSONValue?) throws(InputError) -> String {
-            guard let s = v?.stringValue else { throw InputError(path: "$.\(key)", "missing or not a string") }
-            return s
-        }
-        schema = try text("schema", r["schema"])
-        guard schema == ComparedRecord.supportedSchema else {
-            throw InputError(path: "$.schema", "\"\(schema)\" is not \(ComparedRecord.supportedSchema), the record schema compare reads")
-        }
-        runID = try text("run_id", r["run_id"])
-        cellID = try text("cell_id", r["cell_id"])
-        guard let rep = r["repetition"]?.intValue else { throw InputError(path: "$.repetition", "missing or not an integer") }
-        repetition = rep
-        environment = try text("environment", r["environment"])
-        distanceLabel = try text("distance_label", r["distance_label"])
-        if let c = r["payload"]?["count"]?.intValue, let s = r["payload"]?["size"]?.intValue { payload = "\(c)x\(s)" } else { payload = "-" }
-        label = try text("transport.label", r["transport"]?["label"])
-        status = try text("status", r["status"])
-        linkMode = r["link"]?["mode"]?.stringValue
+    init(_ r: Record) {
+        runID = r.runID
+        cellID = r.cellID
+        repetition = r.repetition
+        environment = r.environment
+        distanceLabel = r.distanceLabel
+        payload = r.payload.map { "\($0.count)x\($0.size)" } ?? "-"
+        label = r.transport.label
+        ok = r.status == .ok
+        linkMode = r.link.mode.rawValue
         values = ComparisonMetric.allCases.map { $0.value(in: r) }
+    }
+
+    /// Decodes one journal line's JSON; nil (with the reason) when it is not a record of
+    /// the schema compare reads: such lines are skipped and named, as docs/RECORDS.md says.
+    static func decode(_ json: JSONValue) -> (record: ComparedRecord?, problem: String?) {
+        if let schema = json["schema"]?.stringValue, schema != Record.currentSchema {
+            return (nil, "schema \"\(schema)\" is not \(Record.currentSchema), the record schema compare reads")
+        }
+        let record: Record
+        do { record = try Record(json: json) } catch { return (nil, "not a \(Record.currentSchema) record (\(error))") }
+        return (ComparedRecord(record), nil)
     }
 }

@@ -41,13 +41,11 @@ struct ComparisonData: Sendable {
 
     /// Adds one record; `source` names it in errors (`DIR/records.jsonl line 7`).
     mutating func add(_ r: ComparedRecord, source: String) throws(InputError) {
-        if let mode = r.linkMode {
-            if let linkMode, linkMode != mode {
-                throw InputError(source: source, path: "$.link.mode",
-                                 "link mode \"\(mode)\" differs from \"\(linkMode)\" (\(linkModeSource)): figures over unlike links are not pooled; compare each link mode on its own")
-            }
-            if linkMode == nil { linkMode = mode; linkModeSource = source }
+        if let linkMode, linkMode != r.linkMode {
+            throw InputError(source: source, path: "$.link.mode",
+                             "link mode \"\(r.linkMode)\" differs from \"\(linkMode)\" (\(linkModeSource)): figures over unlike links are not pooled; compare each link mode on its own")
         }
+        if linkMode == nil { linkMode = r.linkMode; linkModeSource = source }
         let scenario = Scenario(environment: r.environment, distanceLabel: r.distanceLabel, payload: r.payload)
         let s = scenarioIndex[scenario] ?? { scenarios.append(scenario); scenarioIndex[scenario] = scenarios.count - 1; return scenarios.count - 1 }()
         let l = labelIndex[r.label] ?? {
@@ -56,7 +54,7 @@ struct ComparisonData: Sendable {
             return labels.count - 1
         }()
         for (m, v) in r.values.enumerated() where v != nil { applies[l][m] = true }
-        let point = Point(scenario: s, label: l, ok: r.status == "ok")
+        let point = Point(scenario: s, label: l, ok: r.ok)
         let row = r.values.map { $0 ?? .nan }
         let key = "\(r.runID)|\(r.cellID)|\(r.repetition)"
         if let i = pointIndex[key] {
@@ -75,8 +73,11 @@ struct ComparisonData: Sendable {
         var hashes: [(dir: String, hash: String)] = []
         for dir in dirs {
             let journal = dir + "/records.jsonl"
-            let manifest = RunDirectory(path: dir).readManifest()
-            if let h = manifest?["matrix_hash"]?.stringValue { hashes.append((dir, h)) }
+            do {
+                if let m = try RunDirectory(path: dir).readManifest() { hashes.append((dir, m.matrixHash)) }
+            } catch {
+                data.warnings.append("\(dir)/manifest.json: \(error); its matrix is not checked against the other runs")
+            }
             try data.addJournal(at: journal, dir: dir)
         }
         if Set(hashes.map(\.hash)).count > 1 {
@@ -88,9 +89,12 @@ struct ComparisonData: Sendable {
     }
 
     /// Streams one journal into the data. A torn last line is skipped with a warning, as
-    /// `--resume` repairs it; any other unreadable line is an error naming it.
+    /// `--resume` repairs it; a line that is JSON but not a record of this schema is
+    /// skipped with a warning naming it (docs/RECORDS.md); any other unreadable line is
+    /// an error naming it.
     mutating func addJournal(at journal: String, dir: String) throws(InputError) {
         var torn: (line: Int, error: String)?
+        var foreign: [String] = []
         let opened = try JournalLines.forEach(path: journal) { (bytes, line) throws(InputError) in
             if let t = torn { throw InputError(source: "\(journal) line \(t.line)", "not valid JSON (\(t.error)) and not the last line") }
             let value: JSONValue
@@ -98,13 +102,17 @@ struct ComparisonData: Sendable {
                 torn = (line, "\(error)")
                 return
             }
-            do throws(InputError) { try self.add(ComparedRecord(value), source: "\(journal) line \(line)") } catch {
-                throw error.attributed(to: "\(journal) line \(line)")
+            let decoded = ComparedRecord.decode(value)
+            guard let record = decoded.record else {
+                foreign.append("\(journal) line \(line): \(decoded.problem!); skipped")
+                return
             }
+            try self.add(record, source: "\(journal) line \(line)")
         }
         guard opened else {
             throw InputError(source: dir, "no records.jsonl here (is it a folder written by peerbench run --out?)")
         }
+        warnings += foreign
         if let torn { warnings.append("\(journal): skipped a torn last line (line \(torn.line))") }
     }
 

@@ -33,16 +33,16 @@ public enum ComparisonMetric: String, Sendable, CaseIterable, Codable {
     var index: Int { ComparisonMetric.allCases.firstIndex(of: self)! }
 
     /// The metric's value in a record, nil where the record has none.
-    func value(in r: JSONValue) -> Double? {
+    func value(in r: Record) -> Double? {
         switch self {
-        case .throughputMbps: r["throughput_mbps"]?.doubleValue
-        case .rttP50: r["rtt_ms"]?["p50"]?.doubleValue
-        case .rttP99: r["rtt_ms"]?["p99"]?.doubleValue
-        case .jitter: r["jitter_ms"]?["ipdv_mean"]?.doubleValue
-        case .lossRatio: r["delivery"]?["loss_ratio"]?.doubleValue
-        case .connectMs: r["connect_ms"]?.doubleValue
-        case .uwbAvailability: r["extra"]?["uwb"]?["distance_availability"]?.doubleValue
-        case .uwbErrorM: r["extra"]?["uwb"]?["distance_error_m"]?["p95"]?.doubleValue
+        case .throughputMbps: r.throughputMbps
+        case .rttP50: r.rttMs?.p50
+        case .rttP99: r.rttMs?.p99
+        case .jitter: r.jitterMs.ipdvMean
+        case .lossRatio: r.delivery?.lossRatio
+        case .connectMs: r.connectMs
+        case .uwbAvailability: r.extra["uwb"]?["distance_availability"]?.doubleValue
+        case .uwbErrorM: r.extra["uwb"]?["distance_error_m"]?["p95"]?.doubleValue
         }
     }
 }
