@@ -13,8 +13,9 @@ APT_PACKAGES=(
   ngtcp2-client ngtcp2-server
   python3 python3-pip pkg-config
 )
-# Python packages: aioquic is an independent QUIC peer for interoperability tests.
-PIP_PACKAGES=(aioquic)
+# Python packages: aioquic is an independent QUIC peer for interoperability tests;
+# scipy the independent reference for compare's statistics (Tests/Reference).
+PIP_PACKAGES=(aioquic scipy)
 
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
