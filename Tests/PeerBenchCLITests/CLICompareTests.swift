@@ -81,6 +81,31 @@ import Testing
         #expect(md.stdout.contains("| tcp vs udp |"))
     }
 
+    @Test func oneRepetitionUsesTheProbesAsWithinRunEvidenceOnly() throws {
+        let d = CLI.tempDir()
+        try Self.runFolder(d + "/a", rows: [("tcp", [10]), ("udp", [20])])
+        // tcp's 20 probes 2.0..2.19 ms, udp's 1.0..1.19 ms: separated; one foreign line.
+        let tcp = (0..<20).map { 2_000_000 + $0 * 10_000 }, udp = (0..<20).map { 1_000_000 + $0 * 10_000 }
+        try CLI.write("""
+            {"schema":"peerbench.samples/1","run_id":"\(d)/a","cell_id":"c-tcp","repetition":1,"rtt_ns":\(tcp),"rtt_loaded_ns":null,"bulk_series":null,"ranging":null}
+            {"schema":"peerbench.samples/1","run_id":"\(d)/a","cell_id":"c-udp","repetition":1,"rtt_ns":\(udp),"rtt_loaded_ns":null,"bulk_series":null,"ranging":null}
+            {"hello":"world"}
+
+            """, to: d + "/a/samples.jsonl")
+        let r = try CLI.run(["compare", d + "/a", "--format", "json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let s = try #require((try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])?["scenarios"] as? [[String: Any]]).first
+        let within = try #require(s?["within_run"] as? [[String: Any]])
+        #expect(within.count == 1)
+        #expect(within.first?["metric"] as? String == "rtt_probe_ms" && within.first?["verdict"] as? String == "worse", "tcp's probes are slower")
+        #expect(abs((within.first?["shift"] as? Double ?? 0) - 1.0) < 1e-9, "1 ms apart")
+        let pairs = try #require(s?["pairs"] as? [[String: Any]])
+        #expect(pairs.allSatisfy { $0["verdict"] as? String == "insufficient" }, "one repetition: no verdict across runs")
+        #expect(r.stderr.contains("samples.jsonl: line 3 not peerbench.samples/1, skipped"), "\(r.stderr)")
+        let text = try CLI.run(["compare", d + "/a"])
+        #expect(text.stdout.contains("within-run evidence") && text.stdout.contains("tcp vs udp"))
+    }
+
     @Test func runsOverDifferentLinkModesAreRefused() throws {
         let d = CLI.tempDir()
         try Self.runFolder(d + "/em", hash: "h1", mode: "emulated", rows: [("tcp", [30, 31, 29])])

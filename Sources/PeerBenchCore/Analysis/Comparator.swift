@@ -21,6 +21,43 @@ extension ComparisonDocument {
     /// The fewest ok repetitions per transport for which a verdict is possible at `alpha`.
     public static func repetitionsNeeded(alpha: Double) -> Int { PairTest.repetitionsNeeded(alpha: alpha) }
 
+    /// Pairs of labels with one ok repetition each, in the same run, both with RTT probes:
+    /// the probes compared as samples (`rtt_probe_ms`). Evidence about these two cells of
+    /// this run only, never a verdict across runs.
+    static func withinRun(_ data: ComparisonData, labels: [Int], byLabel: [Int: [Int]], alpha: Double) -> [Pair]? {
+        var single: [(label: Int, point: Int, probes: [Double])] = []
+        for l in labels {
+            let ok = byLabel[l]!.filter { data.points[$0].ok }
+            if ok.count == 1, let p = data.probes[ok[0]] { single.append((l, ok[0], p)) }
+        }
+        guard single.count >= 2 else { return nil }
+        var tests: [(a: Int, b: Int, test: PairTest)] = []
+        for (i, a) in single.enumerated() {
+            for b in single[(i + 1)...] where data.pointRun[a.point] == data.pointRun[b.point] {
+                tests.append((a.label, b.label, PairTest(a.probes, b.probes, alpha: alpha)))
+            }
+        }
+        guard !tests.isEmpty else { return nil }
+        let family = tests.indices.filter { !tests[$0].test.insufficient && tests[$0].test.pValue != nil }
+        let adjusted = Holm.adjust(family.map { tests[$0].test.pValue! })
+        var pAdjusted = [Int: Double]()
+        for (k, i) in family.enumerated() { pAdjusted[i] = adjusted[k] }
+        return tests.enumerated().map { i, t in
+            let verdict: Verdict = switch t.test.direction(pAdjusted: pAdjusted[i], alpha: alpha, higherIsBetter: false) {
+            case nil: .insufficient
+            case 1: .better
+            case -1: .worse
+            default: .noDifference
+            }
+            return Pair(a: data.labels[t.a], b: data.labels[t.b], metric: withinRunMetric, pValue: t.test.pValue, pAdjusted: pAdjusted[i],
+                        cliffsDelta: t.test.cliffsDelta, shift: t.test.shift, shiftCILow: t.test.shiftLow, shiftCIHigh: t.test.shiftHigh,
+                        verdict: verdict)
+        }
+    }
+
+    /// The metric name of within-run pairs: every RTT probe of one cell, milliseconds.
+    public static let withinRunMetric = "rtt_probe_ms"
+
     static func build(_ data: ComparisonData, alpha: Double) -> ComparisonDocument {
         var scenarios: [Scenario] = []
         var fewest = Int.max
@@ -72,8 +109,10 @@ extension ComparisonDocument {
                 }
             }
             let sc = data.scenarios[s]
-            scenarios.append(Scenario(environment: sc.environment, distanceLabel: sc.distanceLabel, payload: sc.payload,
-                                      transports: transports, pairs: pairs))
+            var scenario = Scenario(environment: sc.environment, distanceLabel: sc.distanceLabel, payload: sc.payload,
+                                    transports: transports, pairs: pairs)
+            scenario.withinRun = withinRun(data, labels: labels, byLabel: byLabel, alpha: alpha)
+            scenarios.append(scenario)
         }
         var warnings = data.warnings
         let needed = PairTest.repetitionsNeeded(alpha: alpha)

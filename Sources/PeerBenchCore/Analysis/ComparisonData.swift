@@ -32,6 +32,11 @@ struct ComparisonData: Sendable {
     private var scenarioIndex: [Scenario: Int] = [:]
     private var labelIndex: [String: Int] = [:]
     private var pointIndex: [String: Int] = [:]
+    /// Run of each point (index into `runs`), to keep within-run evidence within one run.
+    private(set) var pointRun: [Int] = []
+    private var runs: [String: Int] = [:]
+    /// RTT probes in ms of the points that get within-run evidence (`loadProbes`).
+    private(set) var probes: [Int: [Double]] = [:]
     /// Labels with at least one value of each metric, any status: the metrics that apply to them.
     private(set) var applies: [[Bool]] = []
 
@@ -57,12 +62,15 @@ struct ComparisonData: Sendable {
         let point = Point(scenario: s, label: l, ok: r.ok)
         let row = r.values.map { $0 ?? .nan }
         let key = "\(r.runID)|\(r.cellID)|\(r.repetition)"
+        let run = runs[r.runID] ?? { runs[r.runID] = runs.count; return runs.count - 1 }()
         if let i = pointIndex[key] {
             points[i] = point
+            pointRun[i] = run
             values.replaceSubrange(i * ComparisonData.metricCount..<(i + 1) * ComparisonData.metricCount, with: row)
         } else {
             pointIndex[key] = points.count
             points.append(point)
+            pointRun.append(run)
             values += row
         }
     }
@@ -85,6 +93,7 @@ struct ComparisonData: Sendable {
                                  + "): only scenarios and labels that match are pooled; check that each label means the same transport options in every run")
         }
         if data.points.isEmpty { throw InputError(source: dirs.joined(separator: ", "), "no records to compare") }
+        try data.loadProbes(dirs: dirs)
         return data
     }
 
@@ -114,6 +123,38 @@ struct ComparisonData: Sendable {
         }
         warnings += foreign
         if let torn { warnings.append("\(journal): skipped a torn last line (line \(torn.line))") }
+    }
+
+    /// The points whose RTT probes give within-run evidence: the single ok repetition of
+    /// a label in a scenario (with more, the repetitions are the evidence).
+    func singleRepetitionPoints() -> Set<Int> {
+        var okByGroup: [Int: [Int]] = [:]
+        for (i, p) in points.enumerated() where p.ok { okByGroup[p.scenario << 32 | p.label, default: []].append(i) }
+        return Set(okByGroup.values.filter { $0.count == 1 }.map { $0[0] })
+    }
+
+    /// Reads `samples.jsonl` beside each journal, streamed, keeping the probes of
+    /// `singleRepetitionPoints` only. A folder without the file has no probes; a line that
+    /// is not a `peerbench.samples/1` line is skipped with a warning naming it.
+    mutating func loadProbes(dirs: [String]) throws(InputError) {
+        let wanted = singleRepetitionPoints()
+        guard !wanted.isEmpty else { return }
+        for dir in dirs {
+            let path = dir + "/samples.jsonl"
+            var skipped: [Int] = []
+            _ = try JournalLines.forEach(path: path) { (bytes, line) throws(InputError) in
+                guard let samples = try? JSONCoding.decode(CellSamples.self, from: bytes), samples.schema == CellSamples.schema else {
+                    skipped.append(line)
+                    return
+                }
+                guard let i = pointIndex["\(samples.runID)|\(samples.cellID)|\(samples.repetition)"], wanted.contains(i),
+                      !samples.rttNanos.isEmpty else { return }
+                probes[i] = samples.rttNanos.map { Double($0) / 1e6 }
+            }
+            if !skipped.isEmpty {
+                warnings.append("\(path): line\(skipped.count == 1 ? "" : "s") \(skipped.prefix(5).map(String.init).joined(separator: ", "))\(skipped.count > 5 ? ", ..." : "") not peerbench.samples/1, skipped")
+            }
+        }
     }
 
     /// Points per scenario, for grouping without rescanning every point per label.

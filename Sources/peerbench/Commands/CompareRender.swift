@@ -69,6 +69,14 @@ enum CompareRender {
                 }
                 out.append(grid(["pair (a vs b)"] + headings, pairRows, markdown: markdown))
             }
+            if let within = s.withinRun, !within.isEmpty {
+                out.append("")
+                out.append("within-run evidence: the RTT probes of the single repetition, these cells of one run only, not a verdict across runs")
+                out.append(grid(["pair (a vs b)", "RTT probes", "shift ms [95 % CI]"], within.map { p in
+                    [p.a + " vs " + p.b, marks[p.verdict]! + (p.pAdjusted.map { " p=\(String(format: "%.3g", $0))" } ?? ""),
+                     Format.number(p.shift, digits: 3) + (p.shiftCILow.map { " [\(Format.number($0, digits: 3)), \(Format.number(p.shiftCIHigh, digits: 3))]" } ?? "")]
+                }, markdown: markdown))
+            }
             out.append("")
         }
         out.append(legend(alpha: doc.alpha, markdown: markdown))
@@ -105,8 +113,8 @@ enum CompareRender {
                                                           "", "", "", "", "", "", ""]).joined(separator: ","))
                 }
             }
-            for p in s.pairs {
-                lines.append((["pair"] + head + [p.metric, csvField(p.a), csvField(p.b), "", "", "", "", csvNumber(p.pValue), csvNumber(p.pAdjusted),
+            for (kind, p) in s.pairs.map({ ("pair", $0) }) + (s.withinRun ?? []).map({ ("within_run", $0) }) {
+                lines.append(([kind] + head + [p.metric, csvField(p.a), csvField(p.b), "", "", "", "", csvNumber(p.pValue), csvNumber(p.pAdjusted),
                                                  csvNumber(p.cliffsDelta), csvNumber(p.shift), csvNumber(p.shiftCILow), csvNumber(p.shiftCIHigh),
                                                  p.verdict.rawValue]).joined(separator: ","))
             }
