@@ -60,18 +60,20 @@ size=$(du -h "$work/run/records.jsonl" | cut -f1)
 echo "# $(date -u +%FT%TZ) $(uname -r), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# $records records ($size) in $work/run"
 
-measure() {  # BINARY FORMAT: prints "seconds peak_kB"
+measure() {  # BINARY FORMAT: prints "wall_seconds cpu_seconds peak_kB"
   /usr/bin/time -v "$1" compare "$work/run" --format "$2" >/dev/null 2>"$work/time.txt" || { cat "$work/time.txt" >&2; exit 1; }
-  local wall rss
+  local wall cpu rss
   wall=$(grep "Elapsed (wall clock)" "$work/time.txt" | awk '{print $NF}' | awk -F: '{ if (NF == 3) print $1 * 3600 + $2 * 60 + $3; else print $1 * 60 + $2 }')
+  cpu=$(awk -F': ' '/User time|System time/ { s += $2 } END { print s }' "$work/time.txt")
   rss=$(grep "Maximum resident set size" "$work/time.txt" | awk '{print $NF}')
-  echo "$wall $rss"
+  echo "$wall $cpu $rss"
 }
-read -r t rss < <(measure "$BIN" json)
-printf "compare %-40s %8.2f s  peak RSS %8.1f MB\n" "$BIN" "$t" "$(echo "$rss / 1024" | bc -l)"
+# CPU time (user + system) is the figure to compare on a shared machine; wall time is shown too.
+read -r t cpu rss < <(measure "$BIN" json)
+printf "compare %-40s wall %8.2f s  cpu %8.2f s  peak RSS %8.1f MB\n" "$BIN" "$t" "$cpu" "$(echo "$rss / 1024" | bc -l)"
 if [ -n "${REF:-}" ]; then
   # An older peerbench has text and markdown only; the work measured is reading and grouping.
-  read -r rt rrss < <(measure "$REF" text)
-  printf "compare %-40s %8.2f s  peak RSS %8.1f MB\n" "$REF (reference)" "$rt" "$(echo "$rrss / 1024" | bc -l)"
-  printf "ratio this/reference: time %.2f, peak RSS %.2f\n" "$(echo "$t / $rt" | bc -l)" "$(echo "$rss / $rrss" | bc -l)"
+  read -r rt rcpu rrss < <(measure "$REF" text)
+  printf "compare %-40s wall %8.2f s  cpu %8.2f s  peak RSS %8.1f MB\n" "$REF (reference)" "$rt" "$rcpu" "$(echo "$rrss / 1024" | bc -l)"
+  printf "ratio this/reference: cpu %.2f, peak RSS %.2f\n" "$(echo "$cpu / $rcpu" | bc -l)" "$(echo "$rss / $rrss" | bc -l)"
 fi

@@ -60,6 +60,19 @@ extension ComparisonDocument {
 
     static func build(_ data: ComparisonData, alpha: Double) -> ComparisonDocument {
         var scenarios: [Scenario] = []
+        let warnings = stream(data, alpha: alpha) { scenarios.append($0) }
+        return ComparisonDocument(alpha: alpha, warnings: warnings, scenarios: scenarios)
+    }
+
+    /// The comparison of run folders one scenario at a time: `each` gets every scenario as
+    /// soon as it is built, so a writer need never hold the whole document (200 000
+    /// records make ~100 MB of JSON). Returns the document's warnings, known only at the end.
+    public static func stream(runDirectories: [String], alpha: Double = 0.05,
+                              each: (Scenario) throws -> Void) throws -> [String] {
+        try stream(try ComparisonData.load(runDirectories: runDirectories), alpha: alpha, each)
+    }
+
+    static func stream(_ data: ComparisonData, alpha: Double, _ each: (Scenario) throws -> Void) rethrows -> [String] {
         var fewest = Int.max
         for (s, points) in data.pointsByScenario().enumerated() {
             var labels: [Int] = []
@@ -112,7 +125,7 @@ extension ComparisonDocument {
             var scenario = Scenario(environment: sc.environment, distanceLabel: sc.distanceLabel, payload: sc.payload,
                                     transports: transports, pairs: pairs)
             scenario.withinRun = withinRun(data, labels: labels, byLabel: byLabel, alpha: alpha)
-            scenarios.append(scenario)
+            try each(scenario)
         }
         var warnings = data.warnings
         let needed = PairTest.repetitionsNeeded(alpha: alpha)
@@ -120,6 +133,6 @@ extension ComparisonDocument {
             warnings.append("too few repetitions: some transports have only \(fewest) ok repetition\(fewest == 1 ? "" : "s") in a scenario; "
                             + "a verdict needs at least \(needed) on each side at alpha \(alpha) (pairs below that are \"insufficient\"); run with --repetitions \(needed) or more")
         }
-        return ComparisonDocument(alpha: alpha, warnings: warnings, scenarios: scenarios)
+        return warnings
     }
 }

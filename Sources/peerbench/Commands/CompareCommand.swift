@@ -42,14 +42,28 @@ struct CompareCommand: AsyncParsableCommand {
 
     func run() async throws {
         if let baseline { return try runBaseline(old: baseline, new: dirs[0]) }
-        let doc: ComparisonDocument
-        do { doc = try ComparisonDocument.load(runDirectories: dirs, alpha: alpha) } catch { throw fail(error) }
-        switch format {
-        case .json: Terminal.out(try CompareRender.json(doc))
-        case .csv: Terminal.out(CompareRender.csv(doc))
-        case .text, .markdown: Terminal.out(CompareRender.table(doc, markdown: format == .markdown))
+        // Each scenario is written as soon as it is built: memory holds one scenario's output.
+        var json = CompareRender.JSONStream(alpha: alpha)
+        if format == .csv { Terminal.out(CompareRender.csvHeader) }
+        let warnings: [String]
+        do {
+            warnings = try ComparisonDocument.stream(runDirectories: dirs, alpha: alpha) { s in
+                switch format {
+                // Without Terminal.out's newline: the next scenario's comma follows this one's brace.
+                case .json: FileHandle.standardOutput.write(Data(try json.scenario(s).utf8))
+                case .csv: Terminal.out(CompareRender.csv(s))
+                case .text, .markdown: Terminal.out(CompareRender.table(s, markdown: format == .markdown))
+                }
+            }
+        } catch let e as InputError {
+            throw fail(e)
         }
-        if format == .json || format == .csv { doc.warnings.forEach { Terminal.err("peerbench: warning: \($0)") } }
+        switch format {
+        case .json: Terminal.out(try json.end(warnings: warnings))
+        case .csv: break
+        case .text, .markdown: Terminal.out(CompareRender.footer(alpha: alpha, warnings: warnings, markdown: format == .markdown))
+        }
+        if format == .json || format == .csv { warnings.forEach { Terminal.err("peerbench: warning: \($0)") } }
     }
 
     func runBaseline(old: String, new: String) throws {

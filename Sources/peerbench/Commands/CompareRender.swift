@@ -12,6 +12,30 @@ enum CompareRender {
         return String(decoding: try e.encode(doc), as: UTF8.self)
     }
 
+    /// The `peerbench.compare/1` document written piece by piece, one scenario at a time, in
+    /// the layout `json(_:)` gives a whole document (keys sorted: alpha, scenarios, schema,
+    /// warnings), so memory holds one scenario's text, not the document's.
+    struct JSONStream {
+        var alpha: Double
+        var started = false
+
+        /// The opening (before the first scenario) and the scenario, indented into the array.
+        mutating func scenario(_ s: ComparisonDocument.Scenario) throws -> String {
+            let body = try CompareRender.json(s).split(separator: "\n", omittingEmptySubsequences: false).map { "    " + $0 }.joined(separator: "\n")
+            defer { started = true }
+            return started ? ",\n" + body : "{\n  \"alpha\" : \(try CompareRender.json(alpha)),\n  \"scenarios\" : [\n" + body
+        }
+
+        /// The closing, with the warnings (known only once every scenario is built).
+        func end(warnings: [String]) throws -> String {
+            let items = try warnings.map { "    " + (try CompareRender.json($0)) }
+            let list = items.isEmpty ? "[]" : "[\n" + items.joined(separator: ",\n") + "\n  ]"
+            let schema = try CompareRender.json(ComparisonDocument(alpha: alpha, scenarios: []).schema)
+            return (started ? "\n  ],\n" : "{\n  \"alpha\" : \(try CompareRender.json(alpha)),\n  \"scenarios\" : [],\n")
+                + "  \"schema\" : \(schema),\n  \"warnings\" : \(list)\n}"
+        }
+    }
+
     static func digits(_ metric: String) -> Int {
         switch ComparisonMetric(rawValue: metric) {
         case .throughputMbps: 1
@@ -42,46 +66,47 @@ enum CompareRender {
         return t.render()
     }
 
-    /// Per scenario: medians with intervals, then one verdict mark per pair and metric; a legend and the warnings last.
-    static func table(_ doc: ComparisonDocument, markdown: Bool) -> String {
+    /// One scenario: medians with intervals, then one verdict mark per pair and metric.
+    static func table(_ s: ComparisonDocument.Scenario, markdown: Bool) -> String {
         var out: [String] = []
-        for s in doc.scenarios {
-            let t = title(s.environment, s.distanceLabel, s.payload)
-            out.append(markdown ? "### \(t)\n" : t)
-            let metrics = ComparisonMetric.allCases.map(\.rawValue).filter { m in s.transports.contains { $0.metrics[m] != nil } }
-            let headings = metrics.map { ComparisonMetric(rawValue: $0)!.heading }
-            let rows = s.transports.map { tr in
-                [tr.label, "\(tr.metrics.values.map(\.n).max() ?? 0)"] + metrics.map { interval(tr.metrics[$0], $0) }
-            }
-            out.append(grid(["transport", "n"] + headings, rows, markdown: markdown))
-            if !s.pairs.isEmpty {
-                out.append("")
-                var pairRows: [[String]] = []
-                var seen: [String] = []
-                for p in s.pairs where !seen.contains(p.a + "\u{1}" + p.b) { seen.append(p.a + "\u{1}" + p.b) }
-                for key in seen {
-                    let ab = key.split(separator: "\u{1}").map(String.init)
-                    pairRows.append(["\(ab[0]) vs \(ab[1])"] + metrics.map { m in
-                        guard let p = s.pairs.first(where: { $0.a == ab[0] && $0.b == ab[1] && $0.metric == m }) else { return "" }
-                        let mark = marks[p.verdict]!
-                        return p.pAdjusted.map { "\(mark) p=\(String(format: "%.3g", $0))" } ?? mark
-                    })
-                }
-                out.append(grid(["pair (a vs b)"] + headings, pairRows, markdown: markdown))
-            }
-            if let within = s.withinRun, !within.isEmpty {
-                out.append("")
-                out.append("within-run evidence: the RTT probes of the single repetition, these cells of one run only, not a verdict across runs")
-                out.append(grid(["pair (a vs b)", "RTT probes", "shift ms [95 % CI]"], within.map { p in
-                    [p.a + " vs " + p.b, marks[p.verdict]! + (p.pAdjusted.map { " p=\(String(format: "%.3g", $0))" } ?? ""),
-                     Format.number(p.shift, digits: 3) + (p.shiftCILow.map { " [\(Format.number($0, digits: 3)), \(Format.number(p.shiftCIHigh, digits: 3))]" } ?? "")]
-                }, markdown: markdown))
-            }
-            out.append("")
+        let t = title(s.environment, s.distanceLabel, s.payload)
+        out.append(markdown ? "### \(t)\n" : t)
+        let metrics = ComparisonMetric.allCases.map(\.rawValue).filter { m in s.transports.contains { $0.metrics[m] != nil } }
+        let headings = metrics.map { ComparisonMetric(rawValue: $0)!.heading }
+        let rows = s.transports.map { tr in
+            [tr.label, "\(tr.metrics.values.map(\.n).max() ?? 0)"] + metrics.map { interval(tr.metrics[$0], $0) }
         }
-        out.append(legend(alpha: doc.alpha, markdown: markdown))
-        out += doc.warnings.map { (markdown ? "> **warning:** " : "warning: ") + $0 }
+        out.append(grid(["transport", "n"] + headings, rows, markdown: markdown))
+        if !s.pairs.isEmpty {
+            out.append("")
+            var pairRows: [[String]] = []
+            var seen: [String] = []
+            for p in s.pairs where !seen.contains(p.a + "\u{1}" + p.b) { seen.append(p.a + "\u{1}" + p.b) }
+            for key in seen {
+                let ab = key.split(separator: "\u{1}").map(String.init)
+                pairRows.append(["\(ab[0]) vs \(ab[1])"] + metrics.map { m in
+                    guard let p = s.pairs.first(where: { $0.a == ab[0] && $0.b == ab[1] && $0.metric == m }) else { return "" }
+                    let mark = marks[p.verdict]!
+                    return p.pAdjusted.map { "\(mark) p=\(String(format: "%.3g", $0))" } ?? mark
+                })
+            }
+            out.append(grid(["pair (a vs b)"] + headings, pairRows, markdown: markdown))
+        }
+        if let within = s.withinRun, !within.isEmpty {
+            out.append("")
+            out.append("within-run evidence: the RTT probes of the single repetition, these cells of one run only, not a verdict across runs")
+            out.append(grid(["pair (a vs b)", "RTT probes", "shift ms [95 % CI]"], within.map { p in
+                [p.a + " vs " + p.b, marks[p.verdict]! + (p.pAdjusted.map { " p=\(String(format: "%.3g", $0))" } ?? ""),
+                 Format.number(p.shift, digits: 3) + (p.shiftCILow.map { " [\(Format.number($0, digits: 3)), \(Format.number(p.shiftCIHigh, digits: 3))]" } ?? "")]
+            }, markdown: markdown))
+        }
+        out.append("")
         return out.joined(separator: "\n")
+    }
+
+    /// What follows the scenarios: the legend and the warnings.
+    static func footer(alpha: Double, warnings: [String], markdown: Bool) -> String {
+        ([legend(alpha: alpha, markdown: markdown)] + warnings.map { (markdown ? "> **warning:** " : "warning: ") + $0 }).joined(separator: "\n")
     }
 
     static func legend(alpha: Double, markdown: Bool) -> String {
@@ -101,23 +126,24 @@ enum CompareRender {
 
     static func csvNumber(_ x: Double?) -> String { x.map { "\($0)" } ?? "" }
 
-    /// One table: `transport` rows (n, median, interval) and `pair` rows (test, effect, verdict).
-    static func csv(_ doc: ComparisonDocument) -> String {
-        var lines = ["kind,environment,distance_label,payload,metric,a,b,n,median,ci_low,ci_high,p_value,p_adjusted,cliffs_delta,shift,shift_ci_low,shift_ci_high,verdict"]
-        for s in doc.scenarios {
-            let head = [s.environment, s.distanceLabel, s.payload].map(csvField)
-            for t in s.transports {
-                for m in ComparisonMetric.allCases.map(\.rawValue) {
-                    guard let v = t.metrics[m] else { continue }
-                    lines.append((["transport"] + head + [m, csvField(t.label), "", "\(v.n)", csvNumber(v.median), csvNumber(v.ciLow), csvNumber(v.ciHigh),
-                                                          "", "", "", "", "", "", ""]).joined(separator: ","))
-                }
+    static let csvHeader = "kind,environment,distance_label,payload,metric,a,b,n,median,ci_low,ci_high,p_value,p_adjusted,cliffs_delta,shift,shift_ci_low,shift_ci_high,verdict"
+
+    /// One scenario's rows of the one table: `transport` rows (n, median, interval), `pair`
+    /// and `within_run` rows (test, effect, verdict).
+    static func csv(_ s: ComparisonDocument.Scenario) -> String {
+        var lines: [String] = []
+        let head = [s.environment, s.distanceLabel, s.payload].map(csvField)
+        for t in s.transports {
+            for m in ComparisonMetric.allCases.map(\.rawValue) {
+                guard let v = t.metrics[m] else { continue }
+                lines.append((["transport"] + head + [m, csvField(t.label), "", "\(v.n)", csvNumber(v.median), csvNumber(v.ciLow), csvNumber(v.ciHigh),
+                                                      "", "", "", "", "", "", ""]).joined(separator: ","))
             }
-            for (kind, p) in s.pairs.map({ ("pair", $0) }) + (s.withinRun ?? []).map({ ("within_run", $0) }) {
-                lines.append(([kind] + head + [p.metric, csvField(p.a), csvField(p.b), "", "", "", "", csvNumber(p.pValue), csvNumber(p.pAdjusted),
-                                                 csvNumber(p.cliffsDelta), csvNumber(p.shift), csvNumber(p.shiftCILow), csvNumber(p.shiftCIHigh),
-                                                 p.verdict.rawValue]).joined(separator: ","))
-            }
+        }
+        for (kind, p) in s.pairs.map({ ("pair", $0) }) + (s.withinRun ?? []).map({ ("within_run", $0) }) {
+            lines.append(([kind] + head + [p.metric, csvField(p.a), csvField(p.b), "", "", "", "", csvNumber(p.pValue), csvNumber(p.pAdjusted),
+                                             csvNumber(p.cliffsDelta), csvNumber(p.shift), csvNumber(p.shiftCILow), csvNumber(p.shiftCIHigh),
+                                             p.verdict.rawValue]).joined(separator: ","))
         }
         return lines.joined(separator: "\n")
     }
