@@ -53,15 +53,18 @@ import Testing
     @Test func jsonFormatIsTheDocumentedContract() throws {
         let d = CLI.tempDir()
         try Self.runFolder(d + "/a", rows: [("tcp", [10, 11, 12, 13, 14]), ("udp", [20, 21, 22, 23, 24])])
-        let r = try CLI.run(["compare", d + "/a", "--format", "json"])
+        try Self.runFolder(d + "/b", environments: ["underground"], rows: [("tcp", [1, 2, 3, 4])])
+        let r = try CLI.run(["compare", d + "/a", d + "/b", "--format", "json"])
         #expect(r.status == 0, "\(r.stderr)")
         let doc = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
         #expect(doc["schema"] as? String == "peerbench.compare/1" && doc["alpha"] as? Double == 0.05)
+        #expect((doc["scenarios"] as? [Any])?.count == 2, "written one scenario at a time, still one document")
+        #expect((doc["warnings"] as? [Any])?.isEmpty == true)
         let pairs = try #require((doc["scenarios"] as? [[String: Any]])?.first?["pairs"] as? [[String: Any]])
         let tp = try #require(pairs.first { $0["metric"] as? String == "throughput_mbps" })
         #expect(tp["a"] as? String == "tcp" && tp["verdict"] as? String == "worse")
         // The same input gives the same bytes.
-        #expect(try CLI.run(["compare", d + "/a", "--format", "json"]).stdout == r.stdout)
+        #expect(try CLI.run(["compare", d + "/a", d + "/b", "--format", "json"]).stdout == r.stdout)
     }
 
     @Test func textShowsVerdictMarksALegendAndTheRepetitionWarning() throws {
