@@ -15,9 +15,10 @@ APT_PACKAGES=(
   chromium
 )
 # Python packages: aioquic is an independent QUIC peer for interoperability tests;
-# vl-convert-python renders the report's figures (chromium above shows the page in tests).
+# vl-convert-python renders the report's figures (chromium above shows the page in tests);
+# scipy is the independent reference for compare's statistics (Tests/Reference).
 # An entry is NAME or NAME:MODULE when the import name differs.
-PIP_PACKAGES=(aioquic vl-convert-python:vl_convert)
+PIP_PACKAGES=(aioquic scipy vl-convert-python:vl_convert)
 
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 

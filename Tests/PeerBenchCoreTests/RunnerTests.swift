@@ -100,31 +100,3 @@ import Testing
     }
 }
 
-@Suite struct ComparisonTests {
-    func record(_ label: String, env: String = "forest", mbps: Double?, p50: Double, status: String = "ok") -> JSONValue {
-        ["environment": .string(env), "distance_label": "10", "payload": ["count": 100, "size": 128],
-         "transport": ["label": .string(label)], "status": .string(status), "throughput_mbps": JSONValue(mbps),
-         "rtt_ms": ["p50": .number(p50), "p99": .number(p50 * 2)], "jitter_ms": ["ipdv_mean": 0.1, "rfc3550": nil],
-         "delivery": ["loss_ratio": 0]]
-    }
-
-    @Test func picksTheBestPerMetricFromMedians() {
-        let c = Comparison(records: [
-            record("tcp", mbps: 100, p50: 2), record("tcp", mbps: 300, p50: 4), record("tcp", mbps: 200, p50: 3),
-            record("udp", mbps: 250, p50: 1), record("udp", mbps: nil, p50: 0.5, status: "failed"),
-        ])
-        #expect(c.groups.count == 1)
-        let g = c.groups[0]
-        #expect(g.rows.map(\.label) == ["tcp", "udp"])
-        #expect(g.rows[0].throughputMbps == 200)
-        #expect(g.rows[1].ok == 1 && g.rows[1].runs == 2)
-        #expect(g.bestThroughput == "udp")
-        #expect(g.bestRTT == "udp")
-        #expect(g.bestLoss == nil, "all equal: no winner")
-    }
-
-    @Test func groupsByEnvironmentDistanceAndPayload() {
-        let c = Comparison(records: [record("tcp", mbps: 1, p50: 1), record("tcp", env: "underground", mbps: 1, p50: 1)])
-        #expect(c.groups.map(\.environment) == ["forest", "underground"])
-    }
-}

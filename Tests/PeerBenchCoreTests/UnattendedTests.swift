@@ -221,20 +221,6 @@ import Testing
     }
 }
 
-@Suite struct RetryHistoryTests {
-    @Test func compareCountsTheLastRecordOfARetriedCell() {
-        func rec(_ status: String, mbps: Double?) -> JSONValue {
-            ["run_id": "r", "cell_id": "c1", "repetition": 1, "environment": "forest", "distance_label": "1",
-             "payload": ["count": 1, "size": 128], "transport": ["label": "tcp"], "status": .string(status),
-             "throughput_mbps": JSONValue(mbps), "rtt_ms": ["p50": 1, "p99": 2], "jitter_ms": ["ipdv_mean": 0.1], "delivery": ["loss_ratio": 0]]
-        }
-        let c = Comparison(records: [rec("failed", mbps: nil), rec("ok", mbps: 50)])
-        #expect(c.groups[0].rows[0].runs == 1)
-        #expect(c.groups[0].rows[0].ok == 1)
-        #expect(c.groups[0].rows[0].throughputMbps == 50)
-    }
-}
-
 /// The supervisor side of process isolation against small real worker processes
 /// (shell one-liners standing in for `peerbench cell-worker`).
 @Suite struct WorkerProcessTests {

@@ -23,17 +23,34 @@ public struct ComparisonDocument: Sendable, Equatable, Codable {
         public var payload: String
         public var transports: [Transport]
         public var pairs: [Pair]
+        /// With one ok repetition per label: their RTT probes compared as samples (metric
+        /// `rtt_probe_ms`), evidence about those cells of one run only, never a verdict
+        /// across runs; null where there is none (docs/COMPARE.md).
+        public var withinRun: [Pair]?
 
-        public init(environment: String, distanceLabel: String, payload: String, transports: [Transport], pairs: [Pair]) {
+        public init(environment: String, distanceLabel: String, payload: String, transports: [Transport], pairs: [Pair],
+                    withinRun: [Pair]? = nil) {
             self.environment = environment
             self.distanceLabel = distanceLabel
             self.payload = payload
             self.transports = transports
             self.pairs = pairs
+            self.withinRun = withinRun
         }
 
         enum CodingKeys: String, CodingKey {
-            case environment, distanceLabel = "distance_label", payload, transports, pairs
+            case environment, distanceLabel = "distance_label", payload, transports, pairs, withinRun = "within_run"
+        }
+
+        /// Every key is written, `within_run` as null when absent.
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(environment, forKey: .environment)
+            try c.encode(distanceLabel, forKey: .distanceLabel)
+            try c.encode(payload, forKey: .payload)
+            try c.encode(transports, forKey: .transports)
+            try c.encode(pairs, forKey: .pairs)
+            try c.encode(withinRun, forKey: .withinRun)
         }
     }
 

@@ -5,69 +5,84 @@ import PeerBenchCore
 struct CompareCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "compare",
-        abstract: "Transports head-to-head per environment x distance x payload, from one or more run folders.",
-        discussion: "Figures are medians over repetitions of cells that ended ok or partial; '*' marks the best transport of each metric."
+        abstract: "Transports head-to-head per environment x distance x payload, with tests and verdicts; or one run against a baseline.",
+        discussion: """
+        Per scenario and transport: the median over ok repetitions with its 95 % interval. Per pair and \
+        metric: a two-sided Mann-Whitney U test (Holm-adjusted), Cliff's delta, the Hodges-Lehmann shift \
+        and a verdict. With --baseline OLD NEW: each label of NEW against itself in OLD. See docs/COMPARE.md.
+        """
     )
 
-    enum OutputFormat: String, ExpressibleByArgument, CaseIterable { case text, markdown }
+    enum OutputFormat: String, ExpressibleByArgument, CaseIterable { case text, markdown, csv, json }
 
-    @Argument(help: "Run folders (each with records.jsonl).")
+    @Argument(help: "Run folders (each with records.jsonl); with --baseline, the one new run.")
     var dirs: [String]
 
-    @Option(help: "Output format: text or markdown.")
+    @Option(help: "Output format: text, markdown, csv or json.")
     var format: OutputFormat = .text
+
+    @Option(help: "Significance level of the verdicts (0 < A < 1).")
+    var alpha: Double = 0.05
+
+    @Option(name: .customLong("baseline"), help: ArgumentHelp("Compare each label of the new run with itself in this earlier run of the same matrix.", valueName: "OLD_DIR"))
+    var baseline: String?
+
+    @Option(help: ArgumentHelp("With --baseline: exit 1 when a significant regression exceeds this many percent.", valueName: "PCT"))
+    var failOnRegression: Double?
 
     func validate() throws {
         if dirs.isEmpty { throw ValidationError("give at least one run folder") }
+        if !(alpha > 0 && alpha < 1) { throw ValidationError("--alpha must lie between 0 and 1, got \(alpha)") }
+        if baseline != nil, dirs.count != 1 { throw ValidationError("--baseline OLD_DIR takes exactly one new run folder, got \(dirs.count)") }
+        if let p = failOnRegression {
+            if baseline == nil { throw ValidationError("--fail-on-regression needs --baseline OLD_DIR") }
+            if !(p >= 0) { throw ValidationError("--fail-on-regression must be a percentage of 0 or more, got \(p)") }
+        }
     }
 
     func run() async throws {
-        var records: [JSONValue] = []
-        for dir in dirs {
-            let path = dir + "/records.jsonl"
-            guard FileManager.default.fileExists(atPath: path) else {
-                Terminal.error("\(dir): no records.jsonl here (is it a folder written by peerbench run --out?)")
-                throw ExitStatus.badInput
+        if let baseline { return try runBaseline(old: baseline, new: dirs[0]) }
+        // Each scenario is written as soon as it is built: memory holds one scenario's output.
+        var json = CompareRender.JSONStream(alpha: alpha)
+        if format == .csv { Terminal.out(CompareRender.csvHeader) }
+        let warnings: [String]
+        do {
+            warnings = try ComparisonDocument.stream(runDirectories: dirs, alpha: alpha) { s in
+                switch format {
+                // Without Terminal.out's newline: the next scenario's comma follows this one's brace.
+                case .json: FileHandle.standardOutput.write(Data(try json.scenario(s).utf8))
+                case .csv: Terminal.out(CompareRender.csv(s))
+                case .text, .markdown: Terminal.out(CompareRender.table(s, markdown: format == .markdown))
+                }
             }
-            let journal = RunDirectory.readJournal(at: path)
-            if journal.torn != nil { Terminal.err("peerbench: warning: \(path): skipped a torn last line") }
-            records += journal.records.map(\.json)
+        } catch let e as InputError {
+            throw fail(e)
         }
-        guard !records.isEmpty else {
-            Terminal.error("no records in \(dirs.joined(separator: ", "))")
-            throw ExitStatus.badInput
+        switch format {
+        case .json: Terminal.out(try json.end(warnings: warnings))
+        case .csv: break
+        case .text, .markdown: Terminal.out(CompareRender.footer(alpha: alpha, warnings: warnings, markdown: format == .markdown))
         }
-        let comparison = Comparison(records: records)
-        Terminal.out(CompareCommand.render(comparison, markdown: format == .markdown))
+        if format == .json || format == .csv { warnings.forEach { Terminal.err("peerbench: warning: \($0)") } }
     }
 
-    static func render(_ c: Comparison, markdown: Bool) -> String {
-        var out: [String] = []
-        for g in c.groups {
-            let title = "\(g.environment) · \(g.distanceLabel == "max" ? "max" : g.distanceLabel + " m") · \(g.payload == "-" ? "no payload" : g.payload + " B")"
-            out.append(markdown ? "### \(title)\n" : title)
-            let header = ["transport", "cells ok", "Mbit/s", "RTT p50 ms", "RTT p99 ms", "jitter ms", "loss %"]
-            var rows: [[String]] = []
-            for r in g.rows {
-                func mark(_ s: String, _ best: String?) -> String { best == r.label ? s + " *" : s }
-                rows.append([r.label, "\(r.ok)/\(r.runs)",
-                             mark(Format.number(r.throughputMbps, digits: 1), g.bestThroughput),
-                             mark(Format.number(r.rttP50, digits: 3), g.bestRTT),
-                             Format.number(r.rttP99, digits: 3),
-                             mark(Format.number(r.jitterMs, digits: 3), g.bestJitter),
-                             mark(Format.number(r.lossRatio.map { $0 * 100 }, digits: 2), g.bestLoss)])
-            }
-            if markdown {
-                out.append("| " + header.joined(separator: " | ") + " |")
-                out.append("|" + header.map { _ in "---" }.joined(separator: "|") + "|")
-                out += rows.map { "| " + $0.joined(separator: " | ") + " |" }
-            } else {
-                var t = TextTable(header)
-                rows.forEach { t.add($0) }
-                out.append(t.render())
-            }
-            out.append("")
+    func runBaseline(old: String, new: String) throws {
+        let doc: BaselineDocument
+        do { doc = try BaselineDocument.load(old: old, new: new, alpha: alpha) } catch { throw fail(error) }
+        switch format {
+        case .json: Terminal.out(try CompareRender.json(doc))
+        case .csv: Terminal.out(CompareRender.csv(doc))
+        case .text, .markdown: Terminal.out(CompareRender.table(doc, markdown: format == .markdown))
         }
-        return out.joined(separator: "\n")
+        if format == .json || format == .csv { doc.warnings.forEach { Terminal.err("peerbench: warning: \($0)") } }
+        guard let pct = failOnRegression else { return }
+        let beyond = doc.regressions(beyond: pct)
+        guard !beyond.isEmpty else { return }
+        for (s, c) in beyond {
+            let size = c.relativeChange.map { String(format: "%+.1f %%", $0 * 100) } ?? "from a median of 0"
+            Terminal.err("peerbench: regression: \(s.environment) · \(s.distanceLabel) · \(s.payload) · \(c.label) · \(c.metric): \(size) (p adjusted \(Format.number(c.pAdjusted, digits: 4)))")
+        }
+        Terminal.err("peerbench: \(beyond.count) significant regression\(beyond.count == 1 ? "" : "s") beyond \(Format.number(pct, digits: 1)) %")
+        throw ExitStatus.cellsNotOK
     }
 }

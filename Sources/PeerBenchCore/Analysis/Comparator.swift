@@ -1,0 +1,138 @@
+/// Builds the head-to-head `ComparisonDocument` (docs/COMPARE.md): per scenario and
+/// transport the median with its interval, per pair and metric the Mann-Whitney test,
+/// Holm-adjusted within the scenario x metric, Cliff's delta, the Hodges-Lehmann shift
+/// and a verdict.
+extension ComparisonDocument {
+    /// The comparison of records already in memory (tests, `report`). Throws for records
+    /// that must not be pooled (different link modes).
+    public init(records: [Record], alpha: Double = 0.05) throws(InputError) {
+        var data = ComparisonData()
+        for (i, r) in records.enumerated() { try data.add(ComparedRecord(r), source: "record \(i + 1)") }
+        self = ComparisonDocument.build(data, alpha: alpha)
+    }
+
+    /// The comparison of one or more run folders, their journals streamed (bounded
+    /// memory). Throws for unreadable folders and for runs that must not be pooled
+    /// (different link modes or record schemas).
+    public static func load(runDirectories: [String], alpha: Double = 0.05) throws(InputError) -> ComparisonDocument {
+        build(try ComparisonData.load(runDirectories: runDirectories), alpha: alpha)
+    }
+
+    /// The fewest ok repetitions per transport for which a verdict is possible at `alpha`.
+    public static func repetitionsNeeded(alpha: Double) -> Int { PairTest.repetitionsNeeded(alpha: alpha) }
+
+    /// Pairs of labels with one ok repetition each, in the same run, both with RTT probes:
+    /// the probes compared as samples (`rtt_probe_ms`). Evidence about these two cells of
+    /// this run only, never a verdict across runs.
+    static func withinRun(_ data: ComparisonData, labels: [Int], byLabel: [Int: [Int]], alpha: Double) -> [Pair]? {
+        var single: [(label: Int, point: Int, probes: [Double])] = []
+        for l in labels {
+            let ok = byLabel[l]!.filter { data.points[$0].ok }
+            if ok.count == 1, let p = data.probes[ok[0]] { single.append((l, ok[0], p)) }
+        }
+        guard single.count >= 2 else { return nil }
+        var tests: [(a: Int, b: Int, test: PairTest)] = []
+        for (i, a) in single.enumerated() {
+            for b in single[(i + 1)...] where data.pointRun[a.point] == data.pointRun[b.point] {
+                tests.append((a.label, b.label, PairTest(a.probes, b.probes, alpha: alpha)))
+            }
+        }
+        guard !tests.isEmpty else { return nil }
+        let family = tests.indices.filter { !tests[$0].test.insufficient && tests[$0].test.pValue != nil }
+        let adjusted = Holm.adjust(family.map { tests[$0].test.pValue! })
+        var pAdjusted = [Int: Double]()
+        for (k, i) in family.enumerated() { pAdjusted[i] = adjusted[k] }
+        return tests.enumerated().map { i, t in
+            let verdict: Verdict = switch t.test.direction(pAdjusted: pAdjusted[i], alpha: alpha, higherIsBetter: false) {
+            case nil: .insufficient
+            case 1: .better
+            case -1: .worse
+            default: .noDifference
+            }
+            return Pair(a: data.labels[t.a], b: data.labels[t.b], metric: withinRunMetric, pValue: t.test.pValue, pAdjusted: pAdjusted[i],
+                        cliffsDelta: t.test.cliffsDelta, shift: t.test.shift, shiftCILow: t.test.shiftLow, shiftCIHigh: t.test.shiftHigh,
+                        verdict: verdict)
+        }
+    }
+
+    /// The metric name of within-run pairs: every RTT probe of one cell, milliseconds.
+    public static let withinRunMetric = "rtt_probe_ms"
+
+    static func build(_ data: ComparisonData, alpha: Double) -> ComparisonDocument {
+        var scenarios: [Scenario] = []
+        let warnings = stream(data, alpha: alpha) { scenarios.append($0) }
+        return ComparisonDocument(alpha: alpha, warnings: warnings, scenarios: scenarios)
+    }
+
+    /// The comparison of run folders one scenario at a time: `each` gets every scenario as
+    /// soon as it is built, so a writer need never hold the whole document (200 000
+    /// records make ~100 MB of JSON). Returns the document's warnings, known only at the end.
+    public static func stream(runDirectories: [String], alpha: Double = 0.05,
+                              each: (Scenario) throws -> Void) throws -> [String] {
+        try stream(try ComparisonData.load(runDirectories: runDirectories), alpha: alpha, each)
+    }
+
+    static func stream(_ data: ComparisonData, alpha: Double, _ each: (Scenario) throws -> Void) rethrows -> [String] {
+        var fewest = Int.max
+        for (s, points) in data.pointsByScenario().enumerated() {
+            var labels: [Int] = []
+            var byLabel: [Int: [Int]] = [:]
+            for i in points {
+                let l = data.points[i].label
+                if byLabel[l] == nil { labels.append(l) }
+                byLabel[l, default: []].append(i)
+            }
+            // metric -> label -> ok values, for the metrics that apply to the label.
+            var samples: [ComparisonMetric: [Int: [Double]]] = [:]
+            var transports: [Transport] = []
+            for l in labels {
+                var metrics: [String: MetricSummary] = [:]
+                for metric in ComparisonMetric.allCases where data.applies[l][metric.index] {
+                    let xs = byLabel[l]!.filter { data.points[$0].ok }.compactMap { data.value(point: $0, metric: metric) }
+                    samples[metric, default: [:]][l] = xs
+                    let ci = OrderStatistics.medianInterval(xs)
+                    metrics[metric.rawValue] = MetricSummary(n: xs.count, median: OrderStatistics.median(xs), ciLow: ci?.low, ciHigh: ci?.high)
+                    if labels.count > 1 { fewest = min(fewest, xs.count) }
+                }
+                transports.append(Transport(label: data.labels[l], metrics: metrics))
+            }
+            var pairs: [Pair] = []
+            for metric in ComparisonMetric.allCases {
+                guard let byMetric = samples[metric] else { continue }
+                let present = labels.filter { byMetric[$0] != nil }
+                var tests: [(a: Int, b: Int, test: PairTest)] = []
+                for (i, a) in present.enumerated() {
+                    for b in present[(i + 1)...] { tests.append((a, b, PairTest(byMetric[a]!, byMetric[b]!, alpha: alpha))) }
+                }
+                // The Holm family: the pairs of this scenario x metric that can reach alpha at all.
+                let family = tests.indices.filter { !tests[$0].test.insufficient && tests[$0].test.pValue != nil }
+                let adjusted = Holm.adjust(family.map { tests[$0].test.pValue! })
+                var pAdjusted = [Int: Double]()
+                for (k, i) in family.enumerated() { pAdjusted[i] = adjusted[k] }
+                for (i, t) in tests.enumerated() {
+                    let verdict: Verdict = switch t.test.direction(pAdjusted: pAdjusted[i], alpha: alpha, higherIsBetter: metric.higherIsBetter) {
+                    case nil: .insufficient
+                    case 1: .better
+                    case -1: .worse
+                    default: .noDifference
+                    }
+                    pairs.append(Pair(a: data.labels[t.a], b: data.labels[t.b], metric: metric.rawValue, pValue: t.test.pValue,
+                                      pAdjusted: pAdjusted[i], cliffsDelta: t.test.cliffsDelta, shift: t.test.shift,
+                                      shiftCILow: t.test.shiftLow, shiftCIHigh: t.test.shiftHigh, verdict: verdict))
+                }
+            }
+            let sc = data.scenarios[s]
+            var scenario = Scenario(environment: sc.environment, distanceLabel: sc.distanceLabel, payload: sc.payload,
+                                    transports: transports, pairs: pairs)
+            scenario.withinRun = withinRun(data, labels: labels, byLabel: byLabel, alpha: alpha)
+            try each(scenario)
+        }
+        var warnings = data.warnings
+        let needed = PairTest.repetitionsNeeded(alpha: alpha)
+        if fewest < needed {
+            warnings.append("too few repetitions: some transports have only \(fewest) ok repetition\(fewest == 1 ? "" : "s") in a scenario; "
+                            + "a verdict needs at least \(needed) on each side at alpha \(alpha) (pairs below that are \"insufficient\"); run with --repetitions \(needed) or more")
+        }
+        return warnings
+    }
+}

@@ -1,0 +1,171 @@
+import Foundation
+
+/// The numbers `compare` works on, gathered from one or more run folders: per record
+/// only its scenario, label, status and metric values, the latest record of each run,
+/// cell and repetition winning (a `--retry-failed` rerun keeps the failed attempt as
+/// history). Runs that must not be pooled are refused here (docs/COMPARE.md).
+struct ComparisonData: Sendable {
+    struct Scenario: Sendable, Hashable {
+        var environment: String
+        var distanceLabel: String
+        var payload: String
+    }
+
+    struct Point: Sendable {
+        var scenario: Int
+        var label: Int
+        var ok: Bool
+    }
+
+    /// In order of first appearance.
+    private(set) var scenarios: [Scenario] = []
+    private(set) var labels: [String] = []
+    private(set) var points: [Point] = []
+    /// `ComparisonMetric.allCases.count` values per point, NaN where missing.
+    private(set) var values: [Double] = []
+    /// Problems a reader must know about that did not stop the comparison.
+    var warnings: [String] = []
+    /// Link mode of the records (the first seen); a second mode is refused.
+    private(set) var linkMode: String?
+    private var linkModeSource = ""
+
+    private var scenarioIndex: [Scenario: Int] = [:]
+    private var labelIndex: [String: Int] = [:]
+    private var pointIndex: [String: Int] = [:]
+    /// Run of each point (index into `runs`), to keep within-run evidence within one run.
+    private(set) var pointRun: [Int] = []
+    private var runs: [String: Int] = [:]
+    /// RTT probes in ms of the points that get within-run evidence (`loadProbes`).
+    private(set) var probes: [Int: [Double]] = [:]
+    /// Labels with at least one value of each metric, any status: the metrics that apply to them.
+    private(set) var applies: [[Bool]] = []
+
+    static let metricCount = ComparisonMetric.allCases.count
+
+    init() {}
+
+    /// Adds one record; `source` names it in errors (`DIR/records.jsonl line 7`).
+    mutating func add(_ r: ComparedRecord, source: String) throws(InputError) {
+        if let linkMode, linkMode != r.linkMode {
+            throw InputError(source: source, path: "$.link.mode",
+                             "link mode \"\(r.linkMode)\" differs from \"\(linkMode)\" (\(linkModeSource)): figures over unlike links are not pooled; compare each link mode on its own")
+        }
+        if linkMode == nil { linkMode = r.linkMode; linkModeSource = source }
+        let scenario = Scenario(environment: r.environment, distanceLabel: r.distanceLabel, payload: r.payload)
+        let s = scenarioIndex[scenario] ?? { scenarios.append(scenario); scenarioIndex[scenario] = scenarios.count - 1; return scenarios.count - 1 }()
+        let l = labelIndex[r.label] ?? {
+            labels.append(r.label); labelIndex[r.label] = labels.count - 1
+            applies.append([Bool](repeating: false, count: ComparisonData.metricCount))
+            return labels.count - 1
+        }()
+        for (m, v) in r.values.enumerated() where v != nil { applies[l][m] = true }
+        let point = Point(scenario: s, label: l, ok: r.ok)
+        let row = r.values.map { $0 ?? .nan }
+        let key = "\(r.runID)|\(r.cellID)|\(r.repetition)"
+        let run = runs[r.runID] ?? { runs[r.runID] = runs.count; return runs.count - 1 }()
+        if let i = pointIndex[key] {
+            points[i] = point
+            pointRun[i] = run
+            values.replaceSubrange(i * ComparisonData.metricCount..<(i + 1) * ComparisonData.metricCount, with: row)
+        } else {
+            pointIndex[key] = points.count
+            points.append(point)
+            pointRun.append(run)
+            values += row
+        }
+    }
+
+    /// Reads run folders (each with records.jsonl and, normally, manifest.json), streaming.
+    static func load(runDirectories dirs: [String]) throws(InputError) -> ComparisonData {
+        var data = ComparisonData()
+        var hashes: [(dir: String, hash: String)] = []
+        for dir in dirs {
+            let journal = dir + "/records.jsonl"
+            do {
+                if let m = try RunDirectory(path: dir).readManifest() { hashes.append((dir, m.matrixHash)) }
+            } catch {
+                data.warnings.append("\(dir)/manifest.json: \(error); its matrix is not checked against the other runs")
+            }
+            try data.addJournal(at: journal, dir: dir)
+        }
+        if Set(hashes.map(\.hash)).count > 1 {
+            data.warnings.append("the runs are of different matrices (" + hashes.map { "\($0.dir): \($0.hash)" }.joined(separator: ", ")
+                                 + "): only scenarios and labels that match are pooled; check that each label means the same transport options in every run")
+        }
+        if data.points.isEmpty { throw InputError(source: dirs.joined(separator: ", "), "no records to compare") }
+        try data.loadProbes(dirs: dirs)
+        return data
+    }
+
+    /// Streams one journal into the data. A torn last line is skipped with a warning, as
+    /// `--resume` repairs it; a line that is JSON but not a record of this schema is
+    /// skipped with a warning naming it (docs/RECORDS.md); any other unreadable line is
+    /// an error naming it.
+    mutating func addJournal(at journal: String, dir: String) throws(InputError) {
+        var torn: (line: Int, error: String)?
+        var foreign: [String] = []
+        let opened = try JournalLines.forEach(path: journal) { (bytes, line) throws(InputError) in
+            if let t = torn { throw InputError(source: "\(journal) line \(t.line)", "not valid JSON (\(t.error)) and not the last line") }
+            let value: JSONValue
+            do { value = try JSONParser.parse(Array(bytes)) } catch {
+                torn = (line, "\(error)")
+                return
+            }
+            let decoded = ComparedRecord.decode(value)
+            guard let record = decoded.record else {
+                foreign.append("\(journal) line \(line): \(decoded.problem!); skipped")
+                return
+            }
+            try self.add(record, source: "\(journal) line \(line)")
+        }
+        guard opened else {
+            throw InputError(source: dir, "no records.jsonl here (is it a folder written by peerbench run --out?)")
+        }
+        warnings += foreign
+        if let torn { warnings.append("\(journal): skipped a torn last line (line \(torn.line))") }
+    }
+
+    /// The points whose RTT probes give within-run evidence: the single ok repetition of
+    /// a label in a scenario (with more, the repetitions are the evidence).
+    func singleRepetitionPoints() -> Set<Int> {
+        var okByGroup: [Int: [Int]] = [:]
+        for (i, p) in points.enumerated() where p.ok { okByGroup[p.scenario << 32 | p.label, default: []].append(i) }
+        return Set(okByGroup.values.filter { $0.count == 1 }.map { $0[0] })
+    }
+
+    /// Reads `samples.jsonl` beside each journal, streamed, keeping the probes of
+    /// `singleRepetitionPoints` only. A folder without the file has no probes; a line that
+    /// is not a `peerbench.samples/1` line is skipped with a warning naming it.
+    mutating func loadProbes(dirs: [String]) throws(InputError) {
+        let wanted = singleRepetitionPoints()
+        guard !wanted.isEmpty else { return }
+        for dir in dirs {
+            let path = dir + "/samples.jsonl"
+            var skipped: [Int] = []
+            _ = try JournalLines.forEach(path: path) { (bytes, line) throws(InputError) in
+                guard let samples = try? JSONCoding.decode(CellSamples.self, from: bytes), samples.schema == CellSamples.schema else {
+                    skipped.append(line)
+                    return
+                }
+                guard let i = pointIndex["\(samples.runID)|\(samples.cellID)|\(samples.repetition)"], wanted.contains(i),
+                      !samples.rttNanos.isEmpty else { return }
+                probes[i] = samples.rttNanos.map { Double($0) / 1e6 }
+            }
+            if !skipped.isEmpty {
+                warnings.append("\(path): line\(skipped.count == 1 ? "" : "s") \(skipped.prefix(5).map(String.init).joined(separator: ", "))\(skipped.count > 5 ? ", ..." : "") not peerbench.samples/1, skipped")
+            }
+        }
+    }
+
+    /// Points per scenario, for grouping without rescanning every point per label.
+    func pointsByScenario() -> [[Int]] {
+        var out = [[Int]](repeating: [], count: scenarios.count)
+        for (i, p) in points.enumerated() { out[p.scenario].append(i) }
+        return out
+    }
+
+    func value(point: Int, metric: ComparisonMetric) -> Double? {
+        let v = values[point * ComparisonData.metricCount + metric.index]
+        return v.isNaN ? nil : v
+    }
+}

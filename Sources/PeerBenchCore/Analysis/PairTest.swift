@@ -1,0 +1,59 @@
+import Foundation
+
+/// Sample `a` against sample `b` on one metric: the test, the effect sizes and the
+/// verdict rule shared by head-to-head pairs and baselines (docs/COMPARE.md).
+struct PairTest: Sendable {
+    var n: Int
+    var m: Int
+    var pValue: Double?
+    var method: MannWhitneyU.Method?
+    var cliffsDelta: Double?
+    var shift: Double?
+    var shiftLow: Double?
+    var shiftHigh: Double?
+    /// The test cannot reach alpha with these sample sizes, whatever the data.
+    var insufficient: Bool
+
+    /// The smallest |delta| that counts as a difference: Romano et al.'s "medium" effect.
+    static let minimumEffect = 0.33
+
+    init(_ a: [Double], _ b: [Double], alpha: Double) {
+        n = a.count
+        m = b.count
+        insufficient = PairTest.smallestP(n: n, m: m) >= alpha
+        guard let u = MannWhitneyU(a, b) else { return }
+        pValue = u.pValue
+        method = u.method
+        cliffsDelta = EffectSize.cliffsDelta(a, b)
+        if let hl = EffectSize.hodgesLehmann(a, b) {
+            shift = hl.shift
+            shiftLow = hl.low
+            shiftHigh = hl.high
+        }
+    }
+
+    /// The smallest two-sided p-value the test can give for sizes n and m: 2 / C(n+m, n),
+    /// the exact test's value when every a lies beyond every b. 1 when either is empty.
+    static func smallestP(n: Int, m: Int) -> Double {
+        guard n > 0, m > 0 else { return 1 }
+        // log C(n+m, n) by a running sum: no overflow for any size.
+        var logChoose = 0.0
+        for i in 1...min(n, m) { logChoose += log(Double(max(n, m) + i)) - log(Double(i)) }
+        return min(1, 2 * exp(-logChoose))
+    }
+
+    /// The fewest ok repetitions on each side (n = m) for which the test can reach alpha.
+    static func repetitionsNeeded(alpha: Double) -> Int {
+        var n = 1
+        while smallestP(n: n, m: n) >= alpha, n < 1000 { n += 1 }
+        return n
+    }
+
+    /// Whether `a` differs from `b` in the direction that counts: +1 a is better, -1 worse,
+    /// 0 no difference, nil insufficient.
+    func direction(pAdjusted: Double?, alpha: Double, higherIsBetter: Bool) -> Int? {
+        guard !insufficient, let p = pAdjusted, let d = cliffsDelta else { return nil }
+        guard p < alpha, abs(d) >= PairTest.minimumEffect else { return 0 }
+        return (d > 0) == higherIsBetter ? 1 : -1
+    }
+}

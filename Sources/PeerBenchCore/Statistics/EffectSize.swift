@@ -1,0 +1,59 @@
+/// Effect sizes of two samples: Cliff's delta and the Hodges-Lehmann shift (docs/COMPARE.md).
+public enum EffectSize {
+    /// Cliff's delta of x against y: P(X > Y) - P(X < Y) over all pairs, in [-1, 1]; nil when either is empty.
+    public static func cliffsDelta(_ x: [Double], _ y: [Double]) -> Double? {
+        guard !x.isEmpty, !y.isEmpty else { return nil }
+        // Sorted y and two binary searches per x: O((n + m) log m), not O(n m).
+        let ys = y.sorted()
+        var greater = 0, less = 0
+        for v in x {
+            less += ys.count - upperBound(ys, v)
+            greater += lowerBound(ys, v)
+        }
+        return Double(greater - less) / Double(x.count * y.count)
+    }
+
+    /// The Hodges-Lehmann shift of x against y (median of every x_i - y_j) and its
+    /// distribution-free 95 % interval `[D(k), D(nm+1-k)]` of the sorted differences,
+    /// `k` the largest rank with P(U <= k-1) <= 0.025 under the no-ties null
+    /// distribution of U (exact up to `MannWhitneyU.exactLimit`, else the normal
+    /// approximation `k = floor(nm/2 + 1/2 - 1.96 sqrt(nm(n+m+1)/12))`).
+    /// The interval is nil when the samples are too small to have one.
+    public static func hodgesLehmann(_ x: [Double], _ y: [Double]) -> (shift: Double, low: Double?, high: Double?)? {
+        guard !x.isEmpty, !y.isEmpty else { return nil }
+        var d: [Double] = []
+        d.reserveCapacity(x.count * y.count)
+        for a in x { for b in y { d.append(a - b) } }
+        d.sort()
+        let shift = OrderStatistics.medianOfSorted(d)!
+        guard let k = shiftIntervalRank(n: x.count, m: y.count) else { return (shift, nil, nil) }
+        return (shift, d[k - 1], d[d.count - k])
+    }
+
+    /// The `k` of the Hodges-Lehmann interval, nil when there is none.
+    public static func shiftIntervalRank(n: Int, m: Int) -> Int? {
+        let nm = n * m
+        var k = 0
+        if nm <= MannWhitneyU.exactLimit {
+            let cdf = UDistribution.shared.table(n: n, m: m)
+            // Largest k with P(U <= k-1) <= 0.025.
+            while k < cdf.count, cdf[k] <= 0.025 * (1 + 1e-12) { k += 1 }
+        } else {
+            let sd = (Double(nm) * Double(n + m + 1) / 12).squareRoot()
+            k = Int((Double(nm) / 2 + 0.5 - Normal.z975 * sd).rounded(.down))
+        }
+        return k >= 1 && k <= (nm + 1) / 2 ? k : nil
+    }
+
+    private static func lowerBound(_ xs: [Double], _ v: Double) -> Int {
+        var lo = 0, hi = xs.count
+        while lo < hi { let mid = (lo + hi) / 2; if xs[mid] < v { lo = mid + 1 } else { hi = mid } }
+        return lo
+    }
+
+    private static func upperBound(_ xs: [Double], _ v: Double) -> Int {
+        var lo = 0, hi = xs.count
+        while lo < hi { let mid = (lo + hi) / 2; if xs[mid] <= v { lo = mid + 1 } else { hi = mid } }
+        return lo
+    }
+}

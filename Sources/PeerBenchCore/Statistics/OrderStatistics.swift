@@ -1,0 +1,45 @@
+import Foundation
+
+/// Medians and their distribution-free confidence interval (docs/COMPARE.md).
+public enum OrderStatistics {
+    /// The median of `values` (mean of the two middle values for an even count); nil when empty.
+    public static func median(_ values: [Double]) -> Double? {
+        medianOfSorted(values.sorted())
+    }
+
+    /// The median of an already sorted array.
+    public static func medianOfSorted(_ xs: [Double]) -> Double? {
+        guard !xs.isEmpty else { return nil }
+        let mid = xs.count / 2
+        return xs.count % 2 == 1 ? xs[mid] : (xs[mid - 1] + xs[mid]) / 2
+    }
+
+    /// The order-statistic confidence interval of the median: `[x(k), x(n+1-k)]` (1-based,
+    /// sorted) with the largest `k` for which `P(B <= k-1) <= (1 - level) / 2`,
+    /// `B ~ Binomial(n, 1/2)`. Its coverage is at least `level` whatever the distribution.
+    /// Nil when no such `k` exists (fewer than 6 values at 95 %).
+    public static func medianInterval(_ values: [Double], level: Double = 0.95) -> (low: Double, high: Double)? {
+        let xs = values.sorted()
+        guard let k = medianIntervalRank(n: xs.count, level: level) else { return nil }
+        return (xs[k - 1], xs[xs.count - k])
+    }
+
+    /// The `k` of `medianInterval` for `n` values, nil when even `[min, max]` covers less than `level`.
+    public static func medianIntervalRank(n: Int, level: Double = 0.95) -> Int? {
+        guard n > 0 else { return nil }
+        let tail = (1 - level) / 2
+        // Cumulative binomial(n, 1/2) in log space: 2^-n overflows nothing this way.
+        let logTotal = Double(n) * log(2.0)
+        var logChoose = 0.0  // log C(n, j)
+        var cdf = 0.0
+        var k = 0
+        for j in 0..<n {
+            if j > 0 { logChoose += log(Double(n - j + 1)) - log(Double(j)) }
+            cdf += exp(logChoose - logTotal)
+            // cdf = P(B <= j); rank j + 1 is admissible when it stays within the tail.
+            guard cdf <= tail * (1 + 1e-12) else { break }
+            k = j + 1
+        }
+        return k >= 1 && k <= (n + 1) / 2 ? k : nil
+    }
+}

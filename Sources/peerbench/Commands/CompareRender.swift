@@ -1,0 +1,189 @@
+import Foundation
+import PeerBenchCore
+
+/// The text, markdown, CSV and JSON forms of `compare`'s documents (docs/COMPARE.md).
+enum CompareRender {
+    static let marks: [ComparisonDocument.Verdict: String] = [.better: "▲", .worse: "▼", .noDifference: "=", .insufficient: "?"]
+
+    /// Sorted keys: the same input gives the same bytes.
+    static func json<T: Encodable>(_ doc: T) throws -> String {
+        let e = JSONEncoder()
+        e.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        return String(decoding: try e.encode(doc), as: UTF8.self)
+    }
+
+    /// The `peerbench.compare/1` document written piece by piece, one scenario at a time, in
+    /// the layout `json(_:)` gives a whole document (keys sorted: alpha, scenarios, schema,
+    /// warnings), so memory holds one scenario's text, not the document's.
+    struct JSONStream {
+        var alpha: Double
+        var started = false
+
+        /// The opening (before the first scenario) and the scenario, indented into the array.
+        mutating func scenario(_ s: ComparisonDocument.Scenario) throws -> String {
+            let body = try CompareRender.json(s).split(separator: "\n", omittingEmptySubsequences: false).map { "    " + $0 }.joined(separator: "\n")
+            defer { started = true }
+            return started ? ",\n" + body : "{\n  \"alpha\" : \(try CompareRender.json(alpha)),\n  \"scenarios\" : [\n" + body
+        }
+
+        /// The closing, with the warnings (known only once every scenario is built).
+        func end(warnings: [String]) throws -> String {
+            let items = try warnings.map { "    " + (try CompareRender.json($0)) }
+            let list = items.isEmpty ? "[]" : "[\n" + items.joined(separator: ",\n") + "\n  ]"
+            let schema = try CompareRender.json(ComparisonDocument(alpha: alpha, scenarios: []).schema)
+            return (started ? "\n  ],\n" : "{\n  \"alpha\" : \(try CompareRender.json(alpha)),\n  \"scenarios\" : [],\n")
+                + "  \"schema\" : \(schema),\n  \"warnings\" : \(list)\n}"
+        }
+    }
+
+    static func digits(_ metric: String) -> Int {
+        switch ComparisonMetric(rawValue: metric) {
+        case .throughputMbps: 1
+        case .lossRatio: 4
+        case .connectMs: 2
+        default: 3
+        }
+    }
+
+    static func title(_ env: String, _ dist: String, _ payload: String) -> String {
+        "\(env) · \(dist == "max" ? "max" : dist + " m") · \(payload == "-" ? "no payload" : payload + " B")"
+    }
+
+    static func interval(_ s: ComparisonDocument.MetricSummary?, _ metric: String) -> String {
+        guard let s, s.median != nil else { return "-" }
+        let d = digits(metric)
+        let ci = s.ciLow.map { " [\(Format.number($0, digits: d)), \(Format.number(s.ciHigh, digits: d))]" } ?? ""
+        return Format.number(s.median, digits: d) + ci
+    }
+
+    static func grid(_ header: [String], _ rows: [[String]], markdown: Bool) -> String {
+        if markdown {
+            return (["| " + header.joined(separator: " | ") + " |", "|" + header.map { _ in "---" }.joined(separator: "|") + "|"]
+                    + rows.map { "| " + $0.joined(separator: " | ") + " |" }).joined(separator: "\n")
+        }
+        var t = TextTable(header)
+        rows.forEach { t.add($0) }
+        return t.render()
+    }
+
+    /// One scenario: medians with intervals, then one verdict mark per pair and metric.
+    static func table(_ s: ComparisonDocument.Scenario, markdown: Bool) -> String {
+        var out: [String] = []
+        let t = title(s.environment, s.distanceLabel, s.payload)
+        out.append(markdown ? "### \(t)\n" : t)
+        let metrics = ComparisonMetric.allCases.map(\.rawValue).filter { m in s.transports.contains { $0.metrics[m] != nil } }
+        let headings = metrics.map { ComparisonMetric(rawValue: $0)!.heading }
+        let rows = s.transports.map { tr in
+            [tr.label, "\(tr.metrics.values.map(\.n).max() ?? 0)"] + metrics.map { interval(tr.metrics[$0], $0) }
+        }
+        out.append(grid(["transport", "n"] + headings, rows, markdown: markdown))
+        if !s.pairs.isEmpty {
+            out.append("")
+            var pairRows: [[String]] = []
+            var seen: [String] = []
+            for p in s.pairs where !seen.contains(p.a + "\u{1}" + p.b) { seen.append(p.a + "\u{1}" + p.b) }
+            for key in seen {
+                let ab = key.split(separator: "\u{1}").map(String.init)
+                pairRows.append(["\(ab[0]) vs \(ab[1])"] + metrics.map { m in
+                    guard let p = s.pairs.first(where: { $0.a == ab[0] && $0.b == ab[1] && $0.metric == m }) else { return "" }
+                    let mark = marks[p.verdict]!
+                    return p.pAdjusted.map { "\(mark) p=\(String(format: "%.3g", $0))" } ?? mark
+                })
+            }
+            out.append(grid(["pair (a vs b)"] + headings, pairRows, markdown: markdown))
+        }
+        if let within = s.withinRun, !within.isEmpty {
+            out.append("")
+            out.append("within-run evidence: the RTT probes of the single repetition, these cells of one run only, not a verdict across runs")
+            out.append(grid(["pair (a vs b)", "RTT probes", "shift ms [95 % CI]"], within.map { p in
+                [p.a + " vs " + p.b, marks[p.verdict]! + (p.pAdjusted.map { " p=\(String(format: "%.3g", $0))" } ?? ""),
+                 Format.number(p.shift, digits: 3) + (p.shiftCILow.map { " [\(Format.number($0, digits: 3)), \(Format.number(p.shiftCIHigh, digits: 3))]" } ?? "")]
+            }, markdown: markdown))
+        }
+        out.append("")
+        return out.joined(separator: "\n")
+    }
+
+    /// What follows the scenarios: the legend and the warnings.
+    static func footer(alpha: Double, warnings: [String], markdown: Bool) -> String {
+        ([legend(alpha: alpha, markdown: markdown)] + warnings.map { (markdown ? "> **warning:** " : "warning: ") + $0 }).joined(separator: "\n")
+    }
+
+    static func legend(alpha: Double, markdown: Bool) -> String {
+        let needed = ComparisonDocument.repetitionsNeeded(alpha: alpha)
+        let text = """
+        Medians over ok repetitions, [95 % CI of the median] from 6 repetitions on. Verdict of a against b: \
+        ▲ better, ▼ worse (Holm-adjusted Mann-Whitney p < \(alpha) and |Cliff's delta| >= 0.33; \
+        higher is better for Mbit/s and uwb avail, lower for the rest), = no difference, \
+        ? insufficient (fewer than \(needed) ok repetitions a side can never reach \(alpha)); p = adjusted p-value.
+        """
+        return markdown ? "_\(text)_" : "legend: " + text
+    }
+
+    static func csvField(_ s: String) -> String {
+        s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" }) ? "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : s
+    }
+
+    static func csvNumber(_ x: Double?) -> String { x.map { "\($0)" } ?? "" }
+
+    static let csvHeader = "kind,environment,distance_label,payload,metric,a,b,n,median,ci_low,ci_high,p_value,p_adjusted,cliffs_delta,shift,shift_ci_low,shift_ci_high,verdict"
+
+    /// One scenario's rows of the one table: `transport` rows (n, median, interval), `pair`
+    /// and `within_run` rows (test, effect, verdict).
+    static func csv(_ s: ComparisonDocument.Scenario) -> String {
+        var lines: [String] = []
+        let head = [s.environment, s.distanceLabel, s.payload].map(csvField)
+        for t in s.transports {
+            for m in ComparisonMetric.allCases.map(\.rawValue) {
+                guard let v = t.metrics[m] else { continue }
+                lines.append((["transport"] + head + [m, csvField(t.label), "", "\(v.n)", csvNumber(v.median), csvNumber(v.ciLow), csvNumber(v.ciHigh),
+                                                      "", "", "", "", "", "", ""]).joined(separator: ","))
+            }
+        }
+        for (kind, p) in s.pairs.map({ ("pair", $0) }) + (s.withinRun ?? []).map({ ("within_run", $0) }) {
+            lines.append(([kind] + head + [p.metric, csvField(p.a), csvField(p.b), "", "", "", "", csvNumber(p.pValue), csvNumber(p.pAdjusted),
+                                             csvNumber(p.cliffsDelta), csvNumber(p.shift), csvNumber(p.shiftCILow), csvNumber(p.shiftCIHigh),
+                                             p.verdict.rawValue]).joined(separator: ","))
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    static func percent(_ x: Double?) -> String { x.map { String(format: "%+.1f %%", $0 * 100) } ?? "-" }
+
+    /// Per scenario: each label and metric, old and new medians, the relative change with its interval, the verdict.
+    static func table(_ doc: BaselineDocument, markdown: Bool) -> String {
+        var out: [String] = []
+        for s in doc.scenarios {
+            let t = title(s.environment, s.distanceLabel, s.payload)
+            out.append(markdown ? "### \(t)\n" : t)
+            let rows = s.changes.map { c in
+                [c.label, ComparisonMetric(rawValue: c.metric)?.heading ?? c.metric, interval(c.old, c.metric) + " (n=\(c.old.n))",
+                 interval(c.new, c.metric) + " (n=\(c.new.n))",
+                 percent(c.relativeChange) + (c.relativeCILow == nil ? "" : " [\(percent(c.relativeCILow)), \(percent(c.relativeCIHigh))]"),
+                 c.pAdjusted.map { String(format: "%.3g", $0) } ?? "-", c.verdict.rawValue]
+            }
+            out.append(grid(["transport", "metric", "old median", "new median", "change", "p adj", "verdict"], rows, markdown: markdown))
+            out.append("")
+        }
+        let needed = ComparisonDocument.repetitionsNeeded(alpha: doc.alpha)
+        let legend = "\(doc.new) against \(doc.old). change = Hodges-Lehmann shift new - old over the old median, [95 % interval]; "
+            + "improved/regressed: Holm-adjusted Mann-Whitney p < \(doc.alpha) and |Cliff's delta| >= 0.33; "
+            + "insufficient: fewer than \(needed) ok repetitions a side."
+        out.append(markdown ? "_\(legend)_" : "legend: " + legend)
+        out += doc.warnings.map { (markdown ? "> **warning:** " : "warning: ") + $0 }
+        return out.joined(separator: "\n")
+    }
+
+    static func csv(_ doc: BaselineDocument) -> String {
+        var lines = ["environment,distance_label,payload,label,metric,old_n,old_median,new_n,new_median,relative_change,relative_ci_low,relative_ci_high,p_value,p_adjusted,cliffs_delta,verdict"]
+        for s in doc.scenarios {
+            for c in s.changes {
+                lines.append(([s.environment, s.distanceLabel, s.payload, c.label].map(csvField)
+                              + [c.metric, "\(c.old.n)", csvNumber(c.old.median), "\(c.new.n)", csvNumber(c.new.median), csvNumber(c.relativeChange),
+                                 csvNumber(c.relativeCILow), csvNumber(c.relativeCIHigh), csvNumber(c.pValue), csvNumber(c.pAdjusted),
+                                 csvNumber(c.cliffsDelta), c.verdict.rawValue]).joined(separator: ","))
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+}
