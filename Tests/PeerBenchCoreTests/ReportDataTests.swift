@@ -40,7 +40,7 @@ import Testing
         let data = try ReportInput.read([dir])
         #expect(data.cellCount == 3)
         #expect(data.finalFailures.isEmpty)
-        let doc = ReportComparisonStandIn.document(from: data, alpha: 0.05)
+        let doc = try ComparisonDocument.load(runDirectories: [dir], alpha: 0.05)
         let m = try #require(doc.scenarios.first?.transports.first?.metrics["throughput_mbps"])
         #expect(m.n == 3)
         #expect(m.median == 14)
@@ -84,18 +84,6 @@ import Testing
             #expect(abs(point.ms - exact) / exact < 0.02, "p=\(point.p): \(point.ms) vs \(exact)")
             #expect(point.p == Double(k + 1) / 10)
         }
-    }
-
-    @Test func tooFewRepetitionsForAVerdictAreWarned() {
-        #expect(ReportWarnings.repetitionsNeeded(alpha: 0.05) == 4)  // 2 / C(8, 4) = 0.029
-        #expect(ReportWarnings.repetitionsNeeded(alpha: 0.01) == 5)  // 2 / C(10, 5) = 0.0079
-        let doc = ComparisonDocument(alpha: 0.05, scenarios: [.init(environment: "forest", distanceLabel: "10", payload: "-", transports: [
-            .init(label: "tcp", metrics: ["throughput_mbps": .init(n: 3, median: 1, ciLow: nil, ciHigh: nil)]),
-            .init(label: "udp", metrics: ["throughput_mbps": .init(n: 5, median: 1, ciLow: nil, ciHigh: nil)]),
-        ], pairs: [])])
-        let w = ReportWarnings.repetitions(doc)
-        #expect(w.count == 1)
-        #expect(w.first?.contains("1 of 2 scenario x transport groups have fewer than 4 usable repetitions (fewest: 3)") == true)
     }
 
     /// Runs of different matrices in one report are pooled only with an explicit warning.

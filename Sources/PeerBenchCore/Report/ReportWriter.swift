@@ -33,8 +33,10 @@ public enum ReportWriter {
         }()
 
         let data = try ReportInput.read(directories)
-        var document = ReportComparisonStandIn.document(from: data, alpha: alpha)
-        document.warnings += ReportWarnings.repetitions(document)
+        let document: ComparisonDocument
+        do { document = try ComparisonDocument.load(runDirectories: directories, alpha: alpha) } catch {
+            throw ReportError("\(error)")
+        }
         let figures = ReportFigures.all(data: data, document: document)
 
         let stem = pageURL.deletingPathExtension().lastPathComponent
