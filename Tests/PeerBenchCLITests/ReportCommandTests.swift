@@ -121,7 +121,7 @@ struct ReportCommandTests {
         #expect(html.contains("No samples.jsonl in \(dir)/run"))
         #expect(FileManager.default.fileExists(atPath: dir + "/report-figures/throughput-vs-distance.png"))
         // Two repetitions cannot give a verdict: the page says so.
-        #expect(html.contains("fewer than 4 usable repetitions"))
+        #expect(html.contains("a verdict needs at least 4 on each side"))
         #expect(r.stderr.contains("rtt-cdf: not drawn: No samples.jsonl"))
     }
 
