@@ -89,7 +89,7 @@ extension NearbySession {
         var lastDistanceAt = runStart
         var last = NearbyObject(discoveryToken: peer, distance: nil, direction: nil, timestamp: runStart)
         var report: (round: UInt32, mm: UInt32) = (.max, RangingFrame.noDistance)
-        var pending: [UInt32: (sentAt: UInt64, sample: RangingRound)] = [:]
+        var pending: [UInt32: (sentAt: UInt64, sample: RangingSample)] = [:]
         var buffer = [UInt8](repeating: 0, count: 2048)
 
         while true {

@@ -1,5 +1,5 @@
 /// One ranging round's result, as the emulated radio produces it.
-public struct RangingRound: Sendable, Hashable {
+public struct RangingSample: Sendable, Hashable {
     /// Measured distance, metres; nil when the round gave none (dropout, out of reach).
     public var distance: Float?
     /// Unit vector towards the peer in the phone's frame (x right, y up, −z out of
@@ -68,7 +68,7 @@ public struct RangingModel: Sendable {
     }
 
     /// The next round's sample in `scene`.
-    public mutating func next(_ scene: RangingScene) -> RangingRound {
+    public mutating func next(_ scene: RangingScene) -> RangingSample {
         let env = scene.environment
         // Two-state Markov chain with mean NLoS sojourn meanNLoSSeconds and stationary
         // NLoS fraction nlosProbability: leave NLoS with p = dt / mean, enter it with
@@ -83,11 +83,11 @@ public struct RangingModel: Sendable {
         let uDirDrop = rng.uniform(), gAzimuth = rng.gaussian(), gElevation = rng.gaussian()
 
         let d = scene.distanceMeters
-        guard d <= reachMeters else { return RangingRound(distance: nil, direction: nil, lineOfSight: lineOfSight) }
+        guard d <= reachMeters else { return RangingSample(distance: nil, direction: nil, lineOfSight: lineOfSight) }
         // 0 within the best range, 1 at the reach.
         let degradation = reachMeters > Self.bestRangeMeters ? min(1, max(0, (d - Self.bestRangeMeters) / (reachMeters - Self.bestRangeMeters))) : 0
         let pDrop = (lineOfSight ? env.losDropout : env.nlosDropout) + 0.5 * degradation * degradation
-        guard uDrop >= pDrop else { return RangingRound(distance: nil, direction: nil, lineOfSight: lineOfSight) }
+        guard uDrop >= pDrop else { return RangingSample(distance: nil, direction: nil, lineOfSight: lineOfSight) }
 
         let sigma = (lineOfSight ? Self.losSigmaMeters : Self.nlosSigmaMeters) * (1 + 2 * degradation)
         let bias = lineOfSight ? 0 : Self.nlosBiasMedianMeters * _exp(Self.nlosBiasLogSigma * gBias)
@@ -102,7 +102,7 @@ public struct RangingModel: Sendable {
             let el = (angleSigma * gElevation) * .pi / 180
             direction = SIMD3(Float(_sin(az) * _cos(el)), Float(_sin(el)), Float(-_cos(az) * _cos(el)))
         }
-        return RangingRound(distance: Float(measured), direction: direction, lineOfSight: lineOfSight)
+        return RangingSample(distance: Float(measured), direction: direction, lineOfSight: lineOfSight)
     }
 
     /// Degrees into (−180, 180].

@@ -56,9 +56,9 @@ public struct RangingReport: Sendable {
     /// Every update as a raw sample (samples.jsonl): time since `runAt` (when the
     /// session started running), distance, signed error against the ground truth, and
     /// whether a direction came with it. 41 bytes per update in memory, about 90 as JSON.
-    public func samples(since runAt: UInt64) -> [PeerBenchCore.RangingSample] {
+    public func samples(since runAt: UInt64) -> [RangingUpdateSample] {
         updates.map { u in
-            PeerBenchCore.RangingSample(tNanos: u.timestamp > runAt ? u.timestamp - runAt : 0, distanceM: u.distance.map(Double.init),
+            RangingUpdateSample(tNanos: u.timestamp > runAt ? u.timestamp - runAt : 0, distanceM: u.distance.map(Double.init),
                           errorM: u.distance.map { Double($0) - groundTruthMeters }, directionAvailable: u.direction != nil)
         }
     }
