@@ -74,3 +74,16 @@ struct BulkSeriesTests {
         do { _ = try LoadedRttProbes.read(bad) } catch { #expect("\(error)".contains("transports[0].options.loadedRttProbes.intervalMs"), "\(error)") }
     }
 }
+
+@Suite("Measurement floor: the clock")
+struct MeasurementFloorClockTests {
+    @Test func successiveReadsAreOrderedAndClose() throws {
+        let c = MeasurementFloor.measureClock(reads: 10_000)
+        #expect(c.resolutionNanos >= 1 && c.resolutionNanos <= 1_000)
+        #expect(c.readDeltaMinNanos <= c.readDeltaP50Nanos && c.readDeltaP50Nanos <= c.readDeltaP99Nanos)
+        #expect(c.readDeltaP50Nanos < 10_000, "a vDSO clock read costs well under 10 us: \(c.readDeltaP50Nanos) ns")
+        let json = try JSONCoding.encode(MeasurementFloor(measuredAt: "t", clock: c, loopbackRTT: [], emulatorReleaseError: nil))
+        #expect(json["emulator_release_error"] == .null)
+        #expect(json["clock"]?["read_delta_p50_ns"]?.doubleValue == Double(c.readDeltaP50Nanos))
+    }
+}

@@ -15,6 +15,8 @@ final class ManifestBook: @unchecked Sendable {
     let sessionStartedAt = Date()
     let earlierSessions: [Manifest.Session]
     let commandLine: [String]
+    /// Measured before the first cell (`FloorProbe`); written with every manifest.
+    var measurementFloor: MeasurementFloor?
     private let lock = NSLock()
     private var _interruptedCell: Cell?
     var interruptedCell: Cell? {
@@ -51,6 +53,7 @@ final class ManifestBook: @unchecked Sendable {
         let session = Manifest.Session(startedAt: Manifest.rfc3339(sessionStartedAt), endedAt: ended ? Manifest.rfc3339(now) : nil,
                                        status: status, commandLine: commandLine)
         m.sessions = earlierSessions + [session]
+        m.measurementFloor = measurementFloor
         try dir.writeManifest(m)
     }
 }

@@ -113,6 +113,7 @@ struct RunCommand: AsyncParsableCommand {
         let runner = Runner(registry: registry, testbed: testbed, logger: logger, worker: worker)
         let book = ManifestBook(dir: dir, plan: plan, setup: setup, linkMode: testbed.mode, isolation: isolation,
                                 versions: Wiring.libraryVersions, commandLine: CommandLine.arguments)
+        book.measurementFloor = await FloorProbe.measure(plan: plan, registry: registry, testbed: testbed, quiet: quiet)
         try book.write(status: "running", ended: false)
         let resumeCommand = setup.resumeCommand
         if !quiet {
