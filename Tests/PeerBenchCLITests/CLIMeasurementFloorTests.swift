@@ -30,4 +30,20 @@ import Testing
         }
         #expect(floor["emulator_release_error"] is NSNull)
     }
+
+    @Test func aPluginThatCrashesCostsItsFloorEntryNotTheRun() async throws {
+        let dir = CLI.tempDir()
+        try CLI.write("""
+            {"name": "floor-crash", "rttProbes": 5, "cellTimeoutSeconds": 20, "seed": 3,
+             "transports": [{"plugin": "misbehaving", "label": "segv", "options": {"behavior": "segfault"}}, {"plugin": "tcp", "label": "tcp"}],
+             "matrix": {"environments": ["free-field"], "distances": [1], "payloads": {"counts": [10], "sizes": [128]}}}
+            """, to: dir + "/m.json")
+        let r = try await CLIUnattendedTests.Running(["run", dir + "/m.json", "--out", dir + "/out", "--link", "none"]).wait()
+        #expect(r.status == 1, "the segfaulting cell is recorded as failed, the tcp cell ok: \(r.stderr)")
+        let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir + "/out/manifest.json"))) as! [String: Any]
+        let rtt = try #require((manifest["measurement_floor"] as? [String: Any])?["loopback_rtt"] as? [[String: Any]])
+        #expect(rtt.count == 2)
+        #expect((rtt[0]["error"] as? String)?.contains("signal") == true, "\(rtt[0])")
+        #expect(rtt[1]["error"] is NSNull && (rtt[1]["p50_ms"] as? Double ?? 0) > 0, "\(rtt[1])")
+    }
 }

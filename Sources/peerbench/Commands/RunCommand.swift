@@ -113,7 +113,6 @@ struct RunCommand: AsyncParsableCommand {
         let runner = Runner(registry: registry, testbed: testbed, logger: logger, worker: worker)
         let book = ManifestBook(dir: dir, plan: plan, setup: setup, linkMode: testbed.mode, isolation: isolation,
                                 versions: Wiring.libraryVersions, commandLine: CommandLine.arguments)
-        book.measurementFloor = await FloorProbe.measure(plan: plan, registry: registry, testbed: testbed, quiet: quiet)
         try book.write(status: "running", ended: false)
         let resumeCommand = setup.resumeCommand
         if !quiet {
@@ -135,6 +134,9 @@ struct RunCommand: AsyncParsableCommand {
             Terminal.err("peerbench: \(InterruptTrap.name(sig)) again: exiting now. Resume with:\n  \(resumeCommand)")
             _exit(130)
         })
+        // After the trap: an interrupt during the floor probes stops the run cleanly.
+        book.measurementFloor = await FloorProbe.measure(plan: plan, testbed: testbed, quiet: quiet) { runner.stopper.hasFired }
+        try book.write(status: "running", ended: false)
         let estimates = plan.estimates(of: setup.pending, registry: registry)
         let printer = quiet ? nil : ProgressPrinter(estimates: estimates, alreadyRecorded: setup.alreadyRecorded, live: Terminal.stderrIsTerminal, verbose: verbose)
         let summary: RunSummary
