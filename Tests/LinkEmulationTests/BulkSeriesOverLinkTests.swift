@@ -68,10 +68,15 @@ struct BulkSeriesOverLinkTests {
         #expect(series.datagrams?.reduce(0, +) == delivery.receivedMessages)
         #expect(series.bytes.count >= 8 && series.bytes.count <= 11, "1.8 MB at 16 Mbit/s is 0.9 s: \(series.bytes)")
         // 16 Mbit/s of payload is 200 000 bytes (166-167 datagrams) per full interval.
-        for (b, d) in zip(series.bytes, series.datagrams ?? []).dropFirst().dropLast() {
-            #expect(abs(Double(b) - 200_000) <= 0.1 * 200_000, "\(series.bytes)")
+        // A descheduled pacer catches up in the next interval (the machine is shared),
+        // so single intervals get room and their mean is held tight.
+        let full = zip(series.bytes, series.datagrams ?? []).dropFirst().dropLast()
+        for (b, d) in full {
+            #expect(abs(Double(b) - 200_000) <= 0.3 * 200_000, "\(series.bytes)")
             #expect(d * 1_200 == b)
         }
+        let mean = Double(full.map(\.0).reduce(0, +)) / Double(max(1, full.count))
+        #expect(abs(mean - 200_000) <= 0.05 * 200_000, "mean \(mean) of \(series.bytes)")
     }
 
     @Test("tcp loaded probes: head-of-line blocking behind queued data shows (loaded p50 > 3 x idle p50), series still at the link rate")
