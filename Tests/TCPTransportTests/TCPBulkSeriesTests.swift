@@ -26,4 +26,16 @@ import Testing
         let v1 = Array("PBTC".utf8) + [0, 1, 0, 0]
         #expect(!v1.withUnsafeBytes { TCPHello.isHello($0) })
     }
+
+    @Test("loaded probes: a server that goes away mid-bulk ends the cell with an error at once, not at the deadline")
+    func serverGoesAwayWithLoadedProbes() async throws {
+        let cell = makeCell(payload: Payload(count: 400_000, size: 4096), probes: 3, seconds: 30)
+        let plugin = TCPPlugin(TCPOptions(loadedRttProbes: LoadedRttProbes(intervalMs: 5)))
+        let server = try await plugin.startServer(cell)
+        after(milliseconds: 300) { server.stop() }
+        let start = MonotonicClock.now()
+        await #expect(throws: (any Error).self) { _ = try await plugin.runClient(cell, server: server.address) }
+        let seconds = Double(MonotonicClock.elapsed(since: start)) / 1e9
+        #expect(seconds < 10, "ended after \(seconds) s of a 30 s cell")
+    }
 }

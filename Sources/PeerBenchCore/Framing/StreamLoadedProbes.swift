@@ -47,6 +47,13 @@ final class StreamEchoCollector: @unchecked Sendable {
         return (rtts, report ?? [])
     }
 
+    /// The writer failed and will not call `finish`: the reader stops after the REPORT
+    /// (or ends at its error, at the latest at the cell's deadline) instead of waiting.
+    func abandon() {
+        probesSent = 0
+        sentKnown.signal()
+    }
+
     private func run() {
         var signalled = false
         do {

@@ -112,6 +112,8 @@ public struct StreamWorkloadClient {
         }
         let collector = loadedProbes.map { _ in StreamEchoCollector(reader: reader, who: who) }
         collector?.start()
+        var collected = false
+        defer { if let collector, !collected { collector.abandon() } }
         var probes = LoadedProbeSchedule(loadedProbes)
         let start = MonotonicClock.now()
         probes.begin(at: start)
@@ -135,6 +137,7 @@ public struct StreamWorkloadClient {
                 if let frame = probes.probeIfDue() { try frame.withUnsafeBytes { try send($0, during: "during the bulk phase") } }
             }
             m.bulkNanos = MonotonicClock.elapsed(since: start)
+            collected = true
             let answers = try collector.finish(probesSent: probes.sent)
             m.rttLoadedNanos = answers.rtts
             body = answers.report
