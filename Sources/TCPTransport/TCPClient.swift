@@ -21,7 +21,7 @@ enum TCPClient {
             try workload.greet(TCPHello.greeting)
             try workload.probe(count: cell.rttProbes, into: &m)
             if let payload = cell.payload, payload.count > 0 {
-                try workload.bulk(payload, into: &m)
+                try workload.bulk(payload, loadedProbes: options.loadedRttProbes, into: &m)
                 if let info = TCPInfo.read(s) { m.extra["tcp"] = info }
             }
             try workload.goodbye()

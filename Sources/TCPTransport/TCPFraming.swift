@@ -5,7 +5,7 @@ import PeerBenchCore
 enum TCPHello {
     /// HELLO body: "PBTC", then protocol version (u16) and flags (u16, zero).
     static let magic: [UInt8] = Array("PBTC".utf8)
-    static let version: UInt16 = 1
+    static let version: UInt16 = 2
 
     static let greeting = StreamGreeting(frame: frame(), name: "PeerBench TCP version \(version)", accepts: isHello)
 

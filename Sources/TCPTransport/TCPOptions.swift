@@ -8,16 +8,20 @@ public struct TCPOptions: Sendable, Equatable {
     /// TCP_NODELAY: true turns Nagle's algorithm off.
     public var noDelay: Bool
     public var keepAlive: TCPKeepAlive
+    /// RTT probes during the bulk phase, on the same connection; nil = off.
+    public var loadedRttProbes: LoadedRttProbes?
 
-    public init(noDelay: Bool = false, keepAlive: TCPKeepAlive = .default) {
+    public init(noDelay: Bool = false, keepAlive: TCPKeepAlive = .default, loadedRttProbes: LoadedRttProbes? = nil) {
         self.noDelay = noDelay
         self.keepAlive = keepAlive
+        self.loadedRttProbes = loadedRttProbes
     }
 
     /// Reads `noDelay` and `keepAlive {...}` from the matrix.
     public init(_ options: PluginOptions) throws(InputError) {
         noDelay = try options.bool("noDelay", default: false)
         keepAlive = try TCPKeepAlive(options.object("keepAlive"))
+        loadedRttProbes = try LoadedRttProbes.read(options)
     }
 
     /// What `peerbench list` prints.
@@ -30,7 +34,7 @@ public struct TCPOptions: Sendable, Equatable {
                          help: "TCP_KEEPINTVL: seconds between keepalive probes (1-32767)."),
         OptionDescriptor("keepAlive.count", type: "int", default: "\(TCPKeepAlive.default.count)",
                          help: "TCP_KEEPCNT: unanswered probes before the connection drops (1-127)."),
-    ]
+    ] + LoadedRttProbes.descriptors
 
     /// Applies every option to a connected (or listening) socket.
     func apply(to socket: Socket) throws(SystemError) {

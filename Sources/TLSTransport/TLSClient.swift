@@ -35,7 +35,7 @@ enum TLSClient {
             let workload = StreamWorkloadClient("tls", over: tls)
             try workload.probe(count: cell.rttProbes, into: &m)
             if let payload = cell.payload, payload.count > 0 {
-                try workload.bulk(payload, into: &m)
+                try workload.bulk(payload, loadedProbes: options.loadedRttProbes, into: &m)
             }
             try workload.goodbye()
         } catch {

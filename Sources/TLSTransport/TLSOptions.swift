@@ -29,6 +29,8 @@ public struct TLSOptions: Sendable, Equatable {
     /// Name the client expects in the server's certificate (and sends as SNI when it is
     /// a DNS name); nil = the server endpoint's address.
     public var serverName: String?
+    /// RTT probes during the bulk phase, on the same TLS stream; nil = off.
+    public var loadedRttProbes: LoadedRttProbes? = nil
 
     public init(noDelay: Bool = false, psk: PreSharedKey? = nil, pskIdentity: String = "peerbench", caFile: String? = nil,
                 certFile: String? = nil, keyFile: String? = nil, serverName: String? = nil) {
@@ -59,6 +61,7 @@ public struct TLSOptions: Sendable, Equatable {
         certFile = try options.string("certFile", default: nil)
         keyFile = try options.string("keyFile", default: nil)
         serverName = try options.string("serverName", default: nil)
+        loadedRttProbes = try LoadedRttProbes.read(options)
     }
 
     static func decodeHex(_ text: String) -> [UInt8]? {
@@ -94,5 +97,5 @@ public struct TLSOptions: Sendable, Equatable {
         OptionDescriptor("keyFile", type: "string", default: "certs/server-key.pem", help: "PEM private key of the server certificate."),
         OptionDescriptor("serverName", type: "string", default: "server address",
                          help: "Name the client verifies in the certificate (sent as SNI when it is a DNS name)."),
-    ]
+    ] + LoadedRttProbes.descriptors
 }

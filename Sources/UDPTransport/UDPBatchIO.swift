@@ -61,6 +61,7 @@ final class UDPBatchReceiver {
     private static let controlSize = 64
     /// recvmmsg flag: block for the first datagram only, then take what is queued.
     private static let waitForOne: Int32 = 0x10000  // MSG_WAITFORONE
+    private static let dontWait: Int32 = 0x40  // MSG_DONTWAIT
     private let buffers: UnsafeMutableRawBufferPointer
     private let controls: UnsafeMutableRawBufferPointer
     private let names: UnsafeMutablePointer<sockaddr_storage>
@@ -89,7 +90,8 @@ final class UDPBatchReceiver {
 
     /// Waits for at least one datagram (up to the socket's receive timeout) and takes
     /// what else is queued. nil on timeout; 0 when the socket was shut down.
-    func receive(_ s: Socket) throws -> Int? {
+    /// With `waiting` false it only takes what is queued (nil when nothing is).
+    func receive(_ s: Socket, waiting: Bool = true) throws -> Int? {
         for i in 0..<capacity {
             var h = pb_mmsghdr()
             h.msg_hdr.msg_name = UnsafeMutableRawPointer(names + i)
@@ -101,7 +103,7 @@ final class UDPBatchReceiver {
             messages[i] = h
         }
         return try syscallAllowingWouldBlock("recvmmsg") {
-            pb_recvmmsg(s.fd, messages, UInt32(capacity), Self.waitForOne, nil)
+            pb_recvmmsg(s.fd, messages, UInt32(capacity), waiting ? Self.waitForOne : Self.dontWait, nil)
         }.map(Int.init)
     }
 

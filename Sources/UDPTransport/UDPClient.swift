@@ -15,15 +15,23 @@ final class UDPClient {
     private let options: UDPOptions
     private let socket: Socket
     private let session = UInt32.random(in: 1...UInt32.max)
-    private var rx = [UInt8](repeating: 0, count: 2_048)
+    /// Big enough for a REPORT with its whole bulk series (8 KiB of intervals).
+    private var rx = [UInt8](repeating: 0, count: 16_384)
     private var m = TransportMeasurement()
     private var maxRtt: UInt64 = 0
     private var helloAttempts = 0
+    /// Loaded RTT probes (option `loadedRttProbes`): their schedule and answers.
+    private var loaded: LoadedProbeSchedule
+    private var loadedRtts: [UInt64] = []
+    /// Loaded probes' sequence numbers start here, apart from the pre-bulk probes'
+    /// (0..<rttProbes), so a late pre-bulk echo is never taken for a loaded one.
+    static let loadedSequenceBase: UInt64 = 1 << 32
 
     private init(cell: CellContext, options: UDPOptions, socket: Socket) {
         self.cell = cell
         self.options = options
         self.socket = socket
+        loaded = LoadedProbeSchedule(options.loadedRttProbes)
     }
 
     static func run(_ cell: CellContext, server: SocketAddress, options: UDPOptions) throws -> TransportMeasurement {
@@ -92,10 +100,16 @@ final class UDPClient {
             header(.data, 0, 0).write(to: slot.baseAddress!)
             for j in UDPDatagramHeader.size..<slot.count { slot[j] = UInt8(truncatingIfNeeded: j) }
         }
+        let echoes = loaded.intervalNanos == nil ? nil : try LoadedEchoPoller(socket)
         let start = MonotonicClock.now()
+        loaded.begin(at: start)
         let pacer = options.rateMbps.map { UDPPacer(rateMbps: $0, payloadBytes: payload.size, start: start) }
         var sent = 0
         while sent < payload.count {
+            if let echoes {
+                try sendLoadedProbeIfDue()
+                loadedRtts += try echoes.poll(session: session)
+            }
             var k = min(capacity, payload.count - sent)
             if let pacer {
                 UDPPacer.wait(until: pacer.due(sent))
@@ -119,12 +133,17 @@ final class UDPClient {
         var report: [UInt64]?
         while report == nil {
             try send(header(.end, attempt).datagram(end))
-            report = try waitFor( .report, sequence: nil, within: rto)
+            report = try waitForReport(within: rto)
             attempt += 1
             rto = min(rto * 2, 1_000_000_000)
         }
         m.bulkNanos = MonotonicClock.elapsed(since: start)
+        if loaded.intervalNanos != nil {
+            try drainLoadedEchoes()
+            m.rttLoadedNanos = loadedRtts
+        }
         let r = report!
+        m.bulkSeries = UDPReportSeries.decode(r)
         m.delivery = Delivery(sentMessages: payload.count, receivedMessages: Int(r[0]),
                               sentBytes: payload.count * payload.size, receivedBytes: Int(r[1]),
                               reordered: Int(r[2]), duplicated: Int(r[3]))
@@ -138,6 +157,10 @@ final class UDPClient {
         udp["hello_attempts"] = JSONValue(helloAttempts)
         udp["end_attempts"] = JSONValue(attempt)
         udp["probes_lost"] = JSONValue((m.probesSent ?? 0) - m.rttNanos.count)
+        if loaded.intervalNanos != nil {
+            udp["loaded_probes_sent"] = JSONValue(loaded.sent)
+            udp["loaded_probes_lost"] = JSONValue(loaded.sent - loadedRtts.count)
+        }
         udp["jitter_samples"] = JSONValue(r[5])
         udp["out_of_range"] = JSONValue(r[6])
         m.extra["udp"] = .object(udp)
@@ -165,6 +188,40 @@ final class UDPClient {
         }
     }
 
+    /// A loaded PROBE {seq = base + k, ts = now} if one is due.
+    private func sendLoadedProbeIfDue() throws {
+        let now = MonotonicClock.now()
+        guard let k = loaded.takeDue(now: now) else { return }
+        try send(header(.probe, Self.loadedSequenceBase + UInt64(k), now).datagram())
+    }
+
+    /// The REPORT, waiting at most `within`; loaded probes keep going meanwhile (the
+    /// data may still be queued on the link) and their echoes are timed on arrival.
+    private func waitForReport(within: UInt64) throws -> [UInt64]? {
+        let until = MonotonicClock.now() + within
+        while true {
+            let now = MonotonicClock.now()
+            guard now < until else { return nil }
+            if let r = try waitFor(.report, sequence: nil, within: min(until - now, loaded.nanosUntilDue())) { return r }
+            try sendLoadedProbeIfDue()
+        }
+    }
+
+    /// After the REPORT: the echoes of the last loaded probes, for at most `probeTimeoutMs`.
+    private func drainLoadedEchoes() throws {
+        let until = MonotonicClock.now() + UInt64(options.probeTimeoutMs) * 1_000_000
+        draining = true
+        defer { draining = false }
+        while loadedRtts.count < loaded.sent {
+            let now = MonotonicClock.now()
+            guard now < until else { return }
+            _ = try waitFor(.byeAck, sequence: nil, within: until - now)
+        }
+    }
+
+    /// Set while only loaded echoes are awaited: `waitFor` returns once all are in.
+    private var draining = false
+
     private func send(_ bytes: [UInt8]) throws {
         guard try bytes.withUnsafeBytes({ try socket.send($0) }) != nil else {
             throw TransportError("timed out sending to the udp server (cell deadline)")
@@ -191,11 +248,16 @@ final class UDPClient {
             if n == 0 { throw TransportError("udp client: socket shut down (cell cancelled)") }
             let fields: [UInt64]? = rx.withUnsafeBytes { p in
                 let d = UnsafeRawBufferPointer(rebasing: p[0..<n])
-                guard let h = UDPDatagramHeader(d), h.session == session, h.type == type,
-                      sequence == nil || h.sequence == sequence else { return nil }
+                guard let h = UDPDatagramHeader(d), h.session == session else { return nil }
+                if h.type == .echo, h.sequence >= Self.loadedSequenceBase, loaded.intervalNanos != nil {
+                    loadedRtts.append(MonotonicClock.elapsed(since: h.timestamp))
+                    return nil
+                }
+                guard h.type == type, sequence == nil || h.sequence == sequence else { return nil }
                 return (0..<((n - UDPDatagramHeader.size) / 8)).map { d.field($0) }
             }
             if let fields { return fields }
+            if draining && loadedRtts.count >= loaded.sent { return nil }
         }
     }
 }

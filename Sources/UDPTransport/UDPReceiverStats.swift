@@ -17,6 +17,11 @@ public struct UDPReceiverStats: Sendable {
     /// Datagrams whose sequence number was outside 0..<expected.
     public private(set) var outOfRange = 0
     public private(set) var jitter = RFC3550Jitter()
+    /// Bytes and datagrams received per 100 ms from the first arrival (arrival clock),
+    /// bounded to `maxSeriesIntervals` so the REPORT stays a few fragments at most.
+    public private(set) var series = BulkSeriesRecorder(maxIntervals: UDPReceiverStats.maxSeriesIntervals, countsDatagrams: true)
+    /// 512 intervals x 16 bytes: at most 8 KiB in the REPORT (51 s at 100 ms, then coarser).
+    public static let maxSeriesIntervals = 512
     private var highest: UInt64?
     private var seen: [UInt64]
 
@@ -35,6 +40,7 @@ public struct UDPReceiverStats: Sendable {
         seen[word] |= bit
         received += 1
         receivedBytes += payloadBytes
+        series.record(bytes: payloadBytes, at: arrivedNanos)
         if let h = highest, sequence < h { reordered += 1 } else { highest = sequence }
         jitter.add(sentNanos: sentNanos, arrivedNanos: arrivedNanos)
     }

@@ -133,7 +133,7 @@ final class UDPServerSession {
         let r = UDPDatagramHeader(type: .report, session: session ?? 0, sequence: 0, timestamp: MonotonicClock.now()).datagram([
             UInt64(stats.received), UInt64(stats.receivedBytes), UInt64(stats.reordered), UInt64(stats.duplicated),
             UInt64(stats.jitter.jitterNanos.rounded()), UInt64(stats.jitter.samples), UInt64(stats.outOfRange),
-        ])
+        ] + UDPReportSeries.fields(stats.series.series))
         report = r
         reply(r)
     }

@@ -121,6 +121,7 @@ public struct UWBPlugin: TransportPlugin {
             m.error = "uwb: \(failure)"
         }
         m.extra["uwb"] = report.json
+        m.ranging = report.samples(since: runAt)
         return m
     }
 }

@@ -147,6 +147,12 @@ import Testing
                       to: dir + "/m.json")
         let out = dir + "/out"
         let p = try Running(["run", dir + "/m.json", "--out", out])
+        // The measurement floor comes first (its probe of the hanging plugin ends at
+        // its 5 s limit); the manifest has it once the cells begin.
+        let started = Date()
+        while ((try? Self.manifest(out))?["measurement_floor"] as? [String: Any]) == nil && Date().timeIntervalSince(started) < 20 {
+            try await Self.pause(0.05)
+        }
         try await Self.pause(0.7)
         let t0 = Date()
         p.process.terminate()  // SIGTERM, as schedulers send

@@ -18,8 +18,16 @@ public enum StreamFraming {
     /// Largest DATA body accepted: big enough for any sensible message, small enough
     /// that a corrupt length cannot make a peer wait forever for gigabytes.
     public static let maxMessageSize = 64 << 20
-    /// Largest control body (HELLO, PROBE, END, REPORT); anything longer is a protocol error.
+    /// Largest control body (HELLO, PROBE, END); anything longer is a protocol error.
     public static let maxControlBody = 64
+    /// Intervals a REPORT's bulk series carries at most (5 minutes at 100 ms, then coarser).
+    public static let maxReportIntervals = 3_000
+    /// Largest REPORT body: counts (16), interval (8), entry count (4), then a u64 per interval.
+    public static let maxReportBody = 28 + 8 * maxReportIntervals
+
+    /// The body limit a receiver enforces for a control frame of `type`.
+    @inline(__always)
+    public static func maxBody(_ type: StreamFrameType) -> Int { type == .report ? maxReportBody : maxControlBody }
     /// Writes a frame header at `p`.
     @inline(__always)
     public static func writeHeader(_ type: StreamFrameType, bodyLength: Int, to p: UnsafeMutableRawPointer) {
@@ -53,9 +61,12 @@ extension UnsafeRawBufferPointer {
 public struct StreamDataCount: Sendable, Equatable {
     public var messages = 0
     public var bytes = 0
-    public init(messages: Int = 0, bytes: Int = 0) {
+    /// When set, DATA body bytes are also counted per interval of their recv() time.
+    public var series: BulkSeriesRecorder?
+    public init(messages: Int = 0, bytes: Int = 0, series: BulkSeriesRecorder? = nil) {
         self.messages = messages
         self.bytes = bytes
+        self.series = series
     }
 }
 
@@ -73,6 +84,8 @@ public final class StreamFrameReader {
     private var dataRemaining = 0
     /// What the caller is waiting for, for timeout messages.
     public var waitingFor = "data"
+    /// When the bytes in the buffer arrived: the return of the recv() that brought them.
+    private var filledAt: UInt64 = 0
 
     public init(_ stream: any ByteStream, capacity: Int = 256 << 10) {
         self.stream = stream
@@ -93,6 +106,7 @@ public final class StreamFrameReader {
                 head += n
                 dataRemaining -= n
                 count.bytes += n
+                if n > 0 { count.series?.record(bytes: n, at: filledAt) }
                 if dataRemaining == 0 { count.messages += 1 }
                 continue
             }
@@ -112,7 +126,7 @@ public final class StreamFrameReader {
                     if length == 0 { count.messages += 1 } else { dataRemaining = length }
                     continue
                 }
-                guard length <= StreamFraming.maxControlBody else {
+                guard length <= StreamFraming.maxBody(type) else {
                     throw TransportError("protocol error: \(type) frame with a \(length)-byte body")
                 }
                 if available >= StreamFraming.headerSize + length {
@@ -133,7 +147,7 @@ public final class StreamFrameReader {
         if head == tail {
             head = 0
             tail = 0
-        } else if storage.count - tail < StreamFraming.headerSize + StreamFraming.maxControlBody {
+        } else if storage.count - tail < StreamFraming.headerSize + StreamFraming.maxReportBody {
             // Move the partial frame to the front so a whole control frame fits.
             let n = tail - head
             storage.baseAddress!.copyMemory(from: storage.baseAddress! + head, byteCount: n)
@@ -145,6 +159,7 @@ public final class StreamFrameReader {
             throw TransportError("timed out waiting for \(waitingFor) (cell deadline)")
         }
         if n == 0 { return false }
+        filledAt = MonotonicClock.now()
         tail += n
         return true
     }

@@ -26,6 +26,10 @@ public struct StreamWorkloadClient {
     /// Bytes per write in the bulk phase: many frames per system call, so the sender
     /// costs less than iperf3's one write per message.
     public static let batchBytes = 256 << 10
+    /// Bytes per write with loaded probes: a write blocks until its bytes fit in the
+    /// socket buffer, and a probe can only go between writes, so smaller writes keep
+    /// probes on schedule (32 KiB is 13 ms at 20 Mbit/s; 256 KiB would be 105 ms).
+    public static let loadedBatchBytes = 32 << 10
 
     private let transport: String
     private let who: String
@@ -88,10 +92,12 @@ public struct StreamWorkloadClient {
     }
 
     /// DATA frames, then END {messages u64, bytes u64}; the time runs until the
-    /// server's REPORT, so it covers delivery, not just filling buffers.
-    public func bulk(_ payload: Payload, into m: inout TransportMeasurement) throws {
+    /// server's REPORT, so it covers delivery, not just filling buffers. With
+    /// `loadedProbes`, a PROBE goes between DATA batches (and after END until the
+    /// REPORT) every interval, and its echo is timed into `m.rttLoadedNanos`.
+    public func bulk(_ payload: Payload, loadedProbes: LoadedRttProbes? = nil, into m: inout TransportMeasurement) throws {
         let frameSize = StreamFraming.headerSize + payload.size
-        let perBatch = max(1, min(payload.count, Self.batchBytes / frameSize))
+        let perBatch = max(1, min(payload.count, (loadedProbes == nil ? Self.batchBytes : Self.loadedBatchBytes) / frameSize))
         // Every DATA frame is identical, so one prebuilt batch is sent over and over:
         // no per-message work or allocation in the loop.
         let end = StreamFraming.controlFrame(.end, [UInt64(payload.count), UInt64(payload.count * payload.size)])
@@ -104,9 +110,16 @@ public struct StreamWorkloadClient {
             StreamFraming.writeHeader(.data, bodyLength: payload.size, to: f)
             for j in 0..<payload.size { f.storeBytes(of: UInt8(truncatingIfNeeded: j), toByteOffset: StreamFraming.headerSize + j, as: UInt8.self) }
         }
+        let collector = loadedProbes.map { _ in StreamEchoCollector(reader: reader, who: who) }
+        collector?.start()
+        var collected = false
+        defer { if let collector, !collected { collector.abandon() } }
+        var probes = LoadedProbeSchedule(loadedProbes)
         let start = MonotonicClock.now()
+        probes.begin(at: start)
         var left = payload.count
         while left > 0 {
+            if let frame = probes.probeIfDue() { try frame.withUnsafeBytes { try send($0, during: "during the bulk phase") } }
             let n = min(left, perBatch)
             var bytes = n * frameSize
             if n == left {
@@ -117,18 +130,32 @@ public struct StreamWorkloadClient {
             try send(UnsafeRawBufferPointer(rebasing: batch[0..<bytes]), during: "during the bulk phase")
             left -= n
         }
-        let report = try nextControl("the server's REPORT", closed: "before its REPORT")
-        m.bulkNanos = MonotonicClock.elapsed(since: start)
-        guard report.type == .report, report.body.count == 16 else {
-            throw TransportError("\(who): expected REPORT, got a \(report.type) frame")
+        let body: [UInt8]
+        if let collector {
+            // The data may still be queued for a while: keep probing until the REPORT.
+            while !collector.waitForReport(nanos: probes.nanosUntilDue()) {
+                if let frame = probes.probeIfDue() { try frame.withUnsafeBytes { try send($0, during: "during the bulk phase") } }
+            }
+            m.bulkNanos = MonotonicClock.elapsed(since: start)
+            collected = true
+            let answers = try collector.finish(probesSent: probes.sent)
+            m.rttLoadedNanos = answers.rtts
+            body = answers.report
+        } else {
+            let report = try nextControl("the server's REPORT", closed: "before its REPORT")
+            m.bulkNanos = MonotonicClock.elapsed(since: start)
+            guard report.type == .report else { throw TransportError("\(who): expected REPORT, got a \(report.type) frame") }
+            body = Array(report.body)
         }
-        let received = Int(report.body.readBE(UInt64.self, at: 0))
-        let receivedBytes = Int(report.body.readBE(UInt64.self, at: 8))
-        m.delivery = Delivery(sentMessages: payload.count, receivedMessages: received,
-                              sentBytes: payload.count * payload.size, receivedBytes: receivedBytes)
-        if received != payload.count || receivedBytes != payload.count * payload.size {
+        guard let decoded = StreamReport(body) else {
+            throw TransportError("\(who): malformed REPORT (\(body.count) bytes)")
+        }
+        m.delivery = Delivery(sentMessages: payload.count, receivedMessages: decoded.messages,
+                              sentBytes: payload.count * payload.size, receivedBytes: decoded.bytes)
+        m.bulkSeries = decoded.series
+        if decoded.messages != payload.count || decoded.bytes != payload.count * payload.size {
             m.status = .partial
-            m.error = "\(transport) server received \(received) of \(payload.count) messages (\(receivedBytes) bytes)"
+            m.error = "\(transport) server received \(decoded.messages) of \(payload.count) messages (\(decoded.bytes) bytes)"
         }
     }
 
@@ -154,7 +181,7 @@ public enum StreamWorkloadServer {
         }
         let reader = StreamFrameReader(stream)
         reader.waitingFor = "the client's next frame"
-        var count = StreamDataCount()
+        var count = StreamDataCount(series: BulkSeriesRecorder(maxIntervals: StreamFraming.maxReportIntervals))
         var greeted = greeting == nil
         var echo = [UInt8](repeating: 0, count: StreamFraming.headerSize + StreamFraming.maxControlBody)
         while let frame = try reader.nextControl(counting: &count) {
@@ -175,7 +202,7 @@ public enum StreamWorkloadServer {
                 }
                 try echo.withUnsafeBytes { try send(UnsafeRawBufferPointer(rebasing: $0.prefix(n)), "during the RTT probes") }
             case .end:
-                try StreamFraming.controlFrame(.report, [UInt64(count.messages), UInt64(count.bytes)])
+                try StreamReport(messages: count.messages, bytes: count.bytes, series: count.series?.series).frame()
                     .withUnsafeBytes { try send($0, "before the REPORT") }
             case .goodbye:
                 return

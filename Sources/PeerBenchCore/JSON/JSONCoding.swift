@@ -60,7 +60,16 @@ extension JSONValue: Codable {
 }
 
 extension JSONObject: Codable {
+    // With another coder (Foundation's, as Swift Testing uses for test arguments) an
+    // object goes through a keyed container; going back through JSONValue would recurse.
     public init(from decoder: any Decoder) throws {
+        if !(decoder is ValueDecoder) {
+            let c = try decoder.container(keyedBy: DynamicKey.self)
+            var o = JSONObject()
+            for k in c.allKeys { o[k.stringValue] = try c.decode(JSONValue.self, forKey: k) }
+            self = o
+            return
+        }
         guard case .object(let o) = try JSONValue(from: decoder) else {
             throw DecodingError.typeMismatch(JSONObject.self, .init(codingPath: decoder.codingPath, debugDescription: "expected an object"))
         }
@@ -68,7 +77,9 @@ extension JSONObject: Codable {
     }
 
     public func encode(to encoder: any Encoder) throws {
-        try JSONValue.object(self).encode(to: encoder)
+        if encoder is ValueEncoder { try JSONValue.object(self).encode(to: encoder); return }
+        var c = encoder.container(keyedBy: DynamicKey.self)
+        for m in self { try c.encode(m.value, forKey: DynamicKey(m.key)) }
     }
 }
 

@@ -41,6 +41,9 @@ public struct Manifest: Sendable, Equatable, Codable {
     public var versions: Versions
     /// The matrix document as loaded, so a run can be resumed or audited without its file.
     public var matrix: JSONValue
+    /// What this machine could resolve when the (latest) session started; nil for
+    /// merged folders and runs of older versions.
+    public var measurementFloor: MeasurementFloor?
 
     public struct InterruptedCell: Sendable, Equatable, Codable {
         public var cellID: String
@@ -116,6 +119,7 @@ public struct Manifest: Sendable, Equatable, Codable {
         case cellTimeoutSeconds = "cell_timeout_seconds", transports, cellsTotal = "cells_total", order, shard
         case matrixCellsTotal = "matrix_cells_total", summary, isolation, cellsRecorded = "cells_recorded"
         case interruptedCell = "interrupted_cell", sessions, mergedFrom = "merged_from", host, versions, matrix
+        case measurementFloor = "measurement_floor"
     }
 
     /// The manifest of a run of `plan`.

@@ -29,6 +29,10 @@ public struct Record: Sendable, Equatable, Codable {
     public var bulkSeconds: Double?
     public var totalSeconds: Double
     public var rttMs: RTTStats?
+    /// RTT probes sent during the bulk phase (option `loadedRttProbes`), same shape as `rttMs`.
+    public var rttLoadedMs: RTTStats?
+    /// Round trips per minute under load: 60 000 / the median loaded RTT in ms.
+    public var responsivenessRpm: Double?
     public var jitterMs: Jitter
     public var throughputMbps: Double?
     public var delivery: DeliveryStats?
@@ -81,6 +85,21 @@ public struct Record: Sendable, Equatable, Codable {
         public var p99: Double
         public var max: Double
         public var stddev: Double
+
+        init(_ s: RTTSummary) {
+            self.init(count: s.count, min: s.min, mean: s.mean, p50: s.p50, p90: s.p90, p99: s.p99, max: s.max, stddev: s.stddev)
+        }
+
+        init(count: Int, min: Double, mean: Double, p50: Double, p90: Double, p99: Double, max: Double, stddev: Double) {
+            self.count = count
+            self.min = min
+            self.mean = mean
+            self.p50 = p50
+            self.p90 = p90
+            self.p99 = p99
+            self.max = max
+            self.stddev = stddev
+        }
     }
 
     public struct Jitter: Sendable, Equatable, Codable {
@@ -133,8 +152,10 @@ public struct Record: Sendable, Equatable, Codable {
         connectMs = m?.connectNanos.map { Double($0) / 1e6 }
         bulkSeconds = m?.bulkNanos.map { Double($0) / 1e9 }
         self.totalSeconds = totalSeconds
-        rttMs = rtt.map { RTTStats(count: $0.count, min: $0.min, mean: $0.mean, p50: $0.p50, p90: $0.p90, p99: $0.p99, max: $0.max,
-                                   stddev: $0.stddev) }
+        rttMs = rtt.map(RTTStats.init)
+        let loaded = m?.rttLoadedNanos.flatMap { RTTSummary(nanoseconds: $0) }
+        rttLoadedMs = loaded.map(RTTStats.init)
+        responsivenessRpm = loaded.flatMap { $0.p50 > 0 ? 60_000 / $0.p50 : nil }
         jitterMs = Jitter(ipdvMean: rtt?.ipdvMean, rfc3550: m?.rfc3550JitterMs)
         if let m, let d = m.delivery, let ns = m.bulkNanos, ns > 0 {
             throughputMbps = Double(d.receivedBytes) * 8 / (Double(ns) / 1e9) / 1e6
@@ -180,7 +201,8 @@ public struct Record: Sendable, Equatable, Codable {
     public enum CodingKeys: String, CodingKey, CaseIterable {
         case schema, runID = "run_id", cellID = "cell_id", repetition, seed, transport, environment, distanceM = "distance_m"
         case distanceLabel = "distance_label", payload, link, status, error, startedAt = "started_at", connectMs = "connect_ms"
-        case bulkSeconds = "bulk_seconds", totalSeconds = "total_seconds", rttMs = "rtt_ms", jitterMs = "jitter_ms"
+        case bulkSeconds = "bulk_seconds", totalSeconds = "total_seconds", rttMs = "rtt_ms", rttLoadedMs = "rtt_loaded_ms"
+        case responsivenessRpm = "responsiveness_rpm", jitterMs = "jitter_ms"
         case throughputMbps = "throughput_mbps", delivery, extra
     }
 

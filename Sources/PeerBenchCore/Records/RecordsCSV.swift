@@ -56,6 +56,7 @@ extension Record {
                         payload: Payload(count: 0, size: 0))
         var m = TransportMeasurement()
         m.rttNanos = [0]
+        m.rttLoadedNanos = [0]
         m.delivery = Delivery(sentMessages: 0, receivedMessages: 0, sentBytes: 0, receivedBytes: 0)
         return Record(runID: "", cell: cell, link: ResolvedLink(environment: "", distanceMeters: nil, distanceLabel: ""),
                       linkMode: .none, counters: nil, status: .ok, error: nil, startedAt: .init(timeIntervalSince1970: 0),

@@ -17,6 +17,12 @@ final class ManifestBook: Sendable {
     let earlierSessions: [Manifest.Session]
     let commandLine: [String]
     private let _interruptedCell = Mutex<Cell?>(nil)
+    /// Measured before the first cell (`FloorProbe`); written with every manifest.
+    private let _measurementFloor = Mutex<MeasurementFloor?>(nil)
+    var measurementFloor: MeasurementFloor? {
+        get { _measurementFloor.withLock { $0 } }
+        set { _measurementFloor.withLock { $0 = newValue } }
+    }
     var interruptedCell: Cell? {
         get { _interruptedCell.withLock { $0 } }
         set { _interruptedCell.withLock { $0 = newValue } }
@@ -55,6 +61,7 @@ final class ManifestBook: Sendable {
         let session = Manifest.Session(startedAt: Manifest.rfc3339(sessionStartedAt), endedAt: ended ? Manifest.rfc3339(now) : nil,
                                        status: status, commandLine: commandLine)
         m.sessions = earlierSessions + [session]
+        m.measurementFloor = measurementFloor
         try writing.withLock { _ in try dir.writeManifest(m) }
     }
 }

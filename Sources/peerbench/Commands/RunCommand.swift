@@ -139,6 +139,10 @@ struct RunCommand: AsyncParsableCommand {
             let skipped = setup.alreadyRecorded > 0 ? " (\(setup.alreadyRecorded) already recorded)" : ""
             Terminal.err("peerbench: \(setup.pending.count) cells\(skipped) of \(plan.matrix.name)\(plan.options.shard.map { " shard \($0)" } ?? "") over link '\(testbed.mode.rawValue)', \(isolation == .process ? "isolated in a worker process" : "in process"), into \(dir.path)")
         }
+        // The floor is measured once the stop signals are handled, so an interrupt
+        // stops it too; the manifest is written again with it.
+        book.measurementFloor = await FloorProbe.measure(plan: plan, testbed: testbed, quiet: quiet) { runner.stopper.hasFired }
+        try? book.write(status: "running", ended: false)
         let estimates = plan.estimates(of: setup.pending, registry: registry)
         let printer = quiet ? nil : ProgressPrinter(estimates: estimates, alreadyRecorded: setup.alreadyRecorded, live: Terminal.stderrIsTerminal, verbose: verbose)
         let summary: RunSummary

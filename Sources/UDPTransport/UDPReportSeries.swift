@@ -1,0 +1,24 @@
+import PeerBenchCore
+
+/// The receiver's bulk series in a UDP REPORT (docs/protocol/udp.md), after the seven
+/// counters: `intervalNs`, `n`, then `n` byte counts and `n` datagram counts, each a u64.
+enum UDPReportSeries {
+    /// Index of `intervalNs` among the REPORT's u64 fields.
+    static let firstField = 7
+
+    static func fields(_ series: BulkSeries?) -> [UInt64] {
+        guard let series else { return [0, 0] }
+        return [series.intervalNanos, UInt64(series.bytes.count)] + series.bytes.map { UInt64($0) }
+            + (series.datagrams ?? series.bytes.map { _ in 0 }).map { UInt64($0) }
+    }
+
+    /// The series in a REPORT's fields; nil when it has none (no DATA arrived) or its
+    /// length does not match its count.
+    static func decode(_ r: [UInt64]) -> BulkSeries? {
+        guard r.count >= firstField + 2 else { return nil }
+        let interval = r[firstField], n = Int(clamping: r[firstField + 1])
+        guard n > 0, interval > 0, r.count == firstField + 2 + 2 * n else { return nil }
+        let values = r[(firstField + 2)...].map { Int(clamping: $0) }
+        return BulkSeries(intervalNanos: interval, bytes: Array(values.prefix(n)), datagrams: Array(values.suffix(n)))
+    }
+}
