@@ -8,8 +8,8 @@ extension ExitStatus {
 
 /// `run --dry-run`: the cells that would run, in run order, with estimates.
 enum DryRun {
-    static func print(plan: RunPlan, pending: [Cell], recorded: Int, registry: PluginRegistry) {
-        let estimates = plan.estimates(of: pending, registry: registry)
+    static func print(plan: RunPlan, pending: [Cell], recorded: Int) {
+        let estimates = plan.estimates(of: pending)
         var t = TextTable(["#", "cell", "key", "estimate"])
         for (i, (cell, est)) in zip(pending, estimates).enumerated() {
             t.add([String(i + 1), cell.summary, cell.key.description, Format.seconds(est)])

@@ -54,7 +54,7 @@ struct RunSetup {
                 + changes.joined(separator: "; ")
                 + ". Resume with the matrix the run started with (its copy is under \"matrix\" in \(c.resume!)/manifest.json), or start a new run with --out")
         }
-        let plan = try RunPlan(matrix: matrix, options: options.run, linkModel: linkModel)
+        let plan = try RunPlan(matrix: matrix, options: options.run, linkModel: linkModel, registry: registry)
         let index = JournalIndex(records: records)
         let pending = index.pending(plan.cells, retryFailed: c.retryFailed)
         if c.resume == nil, let out = c.out, !c.dryRun {

@@ -97,7 +97,7 @@ struct RunCommand: AsyncParsableCommand {
         for w in setup.warnings { Terminal.err("peerbench: warning: \(w)") }
         let plan = setup.plan
         if dryRun {
-            DryRun.print(plan: plan, pending: setup.pending, recorded: setup.alreadyRecorded, registry: registry)
+            DryRun.print(plan: plan, pending: setup.pending, recorded: setup.alreadyRecorded)
             return
         }
         let dir = setup.dir!
@@ -134,7 +134,7 @@ struct RunCommand: AsyncParsableCommand {
             Terminal.err("peerbench: \(InterruptTrap.name(sig)) again: exiting now. Resume with:\n  \(resumeCommand)")
             _exit(130)
         })
-        let estimates = plan.estimates(of: setup.pending, registry: registry)
+        let estimates = plan.estimates(of: setup.pending)
         let printer = quiet ? nil : ProgressPrinter(estimates: estimates, alreadyRecorded: setup.alreadyRecorded, live: Terminal.stderrIsTerminal, verbose: verbose)
         let summary: RunSummary
         do {

@@ -10,13 +10,21 @@ struct ValidateCommand: AsyncParsableCommand {
 
     @OptionGroup var matrixArgument: MatrixArgument
 
+    @Option(help: "Also show how run --shard K/N would split the matrix into N shards: cells and estimated time of each.")
+    var shards: Int?
+
+    func validate() throws {
+        if let shards, shards < 1 { throw ValidationError("--shards: expected a number of shards of at least 1, got \(shards)") }
+    }
+
     func run() async throws {
         let registry = Wiring.registry
         let linkModel = Wiring.linkModel
         let plan: RunPlan
         do {
             let matrix = try MatrixLoader(registry: registry, linkModel: linkModel).load(path: matrixArgument.matrix)
-            plan = try RunPlan(matrix: matrix, options: RunOptions(matrixFile: matrixArgument.matrix, commandLine: []), linkModel: linkModel)
+            plan = try RunPlan(matrix: matrix, options: RunOptions(matrixFile: matrixArgument.matrix, commandLine: []), linkModel: linkModel,
+                               registry: registry)
         } catch let e as InputError {
             throw fail(e)
         }
@@ -26,7 +34,7 @@ struct ValidateCommand: AsyncParsableCommand {
         Terminal.out("  transports: \(m.transports.map { "\($0.label) (\($0.plugin))" }.joined(separator: ", "))")
         Terminal.out("  matrix: \(m.environments.count) environments x \(m.distances.count) distances x \(m.payloads.count) payloads (\(m.counts.count) counts x \(m.sizes.count) sizes)")
         Terminal.out("  cells: \(plan.cells.count) (\(plan.cells.count / m.repetitions) per repetition x \(m.repetitions) repetition\(m.repetitions == 1 ? "" : "s"))")
-        Terminal.out("  estimated duration: \(Format.duration(plan.estimatedSeconds(registry: registry))) (cell timeout \(Format.number(m.cellTimeoutSeconds, digits: 0)) s)")
+        Terminal.out("  estimated duration: \(Format.duration(plan.estimatedSeconds())) (cell timeout \(Format.number(m.cellTimeoutSeconds, digits: 0)) s)")
         Terminal.out("")
         Terminal.out("Resolved link per environment x distance:")
         var table = TextTable(["environment", "distance", "m", "RSSI dBm", "SNR dB", "MCS", "PHY Mbit/s", "rate Mbit/s", "delay ms", "jitter ms", "loss %", "MTU"])
@@ -40,6 +48,22 @@ struct ValidateCommand: AsyncParsableCommand {
             }
         }
         Terminal.out(table.render())
+        if let shards { printShards(plan, shards) }
+    }
+
+    /// Each shard's cells and estimated time, and the makespan against a deal by count.
+    private func printShards(_ plan: RunPlan, _ n: Int) {
+        let balance = plan.shardBalance(shards: n)
+        Terminal.out("")
+        Terminal.out("Shards (run --shard K/\(n)), balanced by estimated time:")
+        var t = TextTable(["shard", "cells", "estimated"])
+        for (i, (cells, secs)) in zip(balance.shardCellCounts, balance.shardSeconds).enumerated() {
+            t.add(["\(i + 1)/\(n)", String(cells), Format.duration(secs)])
+        }
+        Terminal.out(t.render())
+        let longest = balance.shardSeconds.max() ?? 0
+        let byCount = balance.countBasedShardSeconds.max() ?? 0
+        Terminal.out("  longest shard: \(Format.duration(longest)) (dealt by count it would be \(Format.duration(byCount)))")
     }
 }
 
