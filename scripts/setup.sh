@@ -6,12 +6,14 @@ set -euo pipefail
 
 # System packages: iproute2 for namespaces, ngtcp2 + GnuTLS for QUIC and TLS,
 # gnutls-bin (certtool) to regenerate certs/, iperf3 and ngtcp2's example tools as
-# independent peers in tests and benchmarks.
+# independent peers in tests and benchmarks; Slurm and munge for the one-node cluster
+# of scripts/slurm-test.sh.
 APT_PACKAGES=(
   iproute2 iperf3
   libngtcp2-dev libngtcp2-crypto-gnutls-dev libgnutls28-dev gnutls-bin
   ngtcp2-client ngtcp2-server
   python3 python3-pip pkg-config
+  slurmctld slurmd slurm-client munge
 )
 # Python packages: aioquic is an independent QUIC peer for interoperability tests.
 PIP_PACKAGES=(aioquic)

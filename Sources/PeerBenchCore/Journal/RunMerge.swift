@@ -2,47 +2,60 @@ import Foundation
 
 /// `peerbench merge`: combines the run folders of the shards of one run (or of a run
 /// continued on several machines) into one folder.
+///
+/// It streams: every journal is read a line at a time and written out through a
+/// buffer, so memory stays bounded by the number of distinct cells, not the records'
+/// size (200 000 records once took 3 GB).
 public enum RunMerge {
     /// What a merge did, for the command's report.
     public struct Report: Sendable {
         public var inputs = 0
         public var recordsWritten = 0
         public var duplicatesDropped = 0
-        /// Cells of the matrix with no record in any input (a shard not merged or not finished).
+        /// Lines that do not belong to their folder's run (another run_id, a foreign
+        /// schema, not a record): written to OUT/set-aside.jsonl, not to records.jsonl.
+        public var setAside = 0
+        public var samplesWritten = 0
+        /// Cells of the matrix with no record in any input (merged with --allow-incomplete).
         public var cellsMissing = 0
         public var warnings: [String] = []
     }
 
+    /// The manifest schema this version reads.
+    static let manifestSchema = "peerbench.manifest/1"
     /// Keys two shards of one run must agree on: they decide which cells exist and how
     /// they are seeded.
-    static let mustAgree = ["matrix_hash", "seed", "repetitions", "transports"]
+    static let mustAgree = ["schema", "matrix_hash", "seed", "repetitions", "transports"]
+    /// At most this many set-aside lines are named one by one.
+    static let namedLines = 20
 
-    /// Merges `dirs` into `out` (which must not hold records yet). Refuses folders
-    /// whose manifests disagree on the matrix (`matrix_hash`), seed, repetitions or
-    /// transports, naming the folders. Exact duplicate records (the same line in two
-    /// inputs) are written once; different records of one cell are all kept, in input
-    /// order, so the last one wins as in any journal.
-    public static func merge(_ dirs: [String], into out: String) throws(InputError) -> Report {
-        var report = Report()
-        var manifests: [(dir: String, manifest: JSONValue)] = []
-        for d in dirs {
-            let m = RunDirectory(path: d)
-            guard FileManager.default.fileExists(atPath: m.manifestPath) else {
-                throw InputError(source: d, "no manifest.json here; is it a folder written by peerbench run --out?")
-            }
-            guard let manifest = m.readManifest(), manifest.objectValue != nil else {
-                throw InputError(source: m.manifestPath, "not valid JSON")
-            }
-            manifests.append((d, manifest))
-        }
-        let base = manifests[0]
-        for key in mustAgree {
-            let differing = manifests.filter { $0.manifest[key] != base.manifest[key] }
-            if !differing.isEmpty {
-                let list = manifests.map { "\($0.dir): \($0.manifest[key]?.compactText ?? "none")" }.joined(separator: "; ")
-                throw InputError(source: "merge", "the folders are not shards of one run: their \"\(key)\" differs (\(list)); merge only folders run from the same matrix with the same options")
-            }
-        }
+    /// One input folder and what its manifest says.
+    struct Input {
+        var dir: String
+        var manifest: JSONValue
+        /// run_ids its records may carry: its own, and those it was merged from.
+        var runIDs: Set<String>
+        var shard: (k: Int, n: Int)?
+        var recorded = 0
+        var records = 0
+        var kept = 0
+    }
+
+    /// Merges `dirs` into `out` (which must not hold records yet).
+    ///
+    /// Refuses folders whose manifests disagree on the schema, the matrix
+    /// (`matrix_hash`), seed, repetitions or transports, or on the number of shards,
+    /// naming the folders. Refuses an incomplete set (cells of the matrix with no
+    /// record), naming the shards not given and the folders not finished, unless
+    /// `allowIncomplete`: then it merges and records what is missing under
+    /// `"incomplete"` in the manifest. Exact duplicate lines are written once;
+    /// different records of one cell are all kept, in input order, so the last one
+    /// wins as in any journal. Lines that do not belong to their folder's run are set
+    /// aside (OUT/set-aside.jsonl), each named in a warning. `samples.jsonl` is carried
+    /// the same way when an input has one.
+    public static func merge(_ dirs: [String], into out: String, allowIncomplete: Bool = false) throws(InputError) -> Report {
+        var inputs = try readInputs(dirs)
+        try checkAgreement(inputs)
         let outDir = RunDirectory(path: out)
         if let n = outDir.existingRecordCount(), n > 0 {
             throw InputError(source: "--out", "\(out) already holds \(n) records; merge into a new folder")
@@ -54,52 +67,238 @@ public enum RunMerge {
             throw InputError(source: "--out", "cannot create folder \(out): \(error.localizedDescription)")
         }
         try outDir.openJournal()
-
-        var seen = Set<String>()
-        var all: [JSONValue] = []
-        var sources: [JSONValue] = []
+        var written: [String] = []
         do {
-            for (d, manifest) in manifests {
-                let (records, torn) = RunDirectory.readJournal(at: d + "/records.jsonl")
-                if torn != nil { report.warnings.append("\(d)/records.jsonl: skipped a torn or invalid line (resume that run to repair it)") }
-                var kept = 0
-                for r in records {
-                    guard seen.insert(r.compactText).inserted else { report.duplicatesDropped += 1; continue }
-                    try outDir.append(r)
-                    all.append(r)
-                    kept += 1
-                }
+            var report = Report()
+            var state = MergeState(out: out)
+            written = [outDir.csvPath + ".tmp", state.setAsidePath, outDir.path + "/samples.jsonl"]
+            let journal = try BufferedFileWriter(path: outDir.journalPath)
+            let csv = try BufferedFileWriter(path: outDir.csvPath + ".tmp")
+            try csv.write(line: RecordsCSV.header)
+            for i in inputs.indices {
+                try copyRecords(of: &inputs[i], to: journal, csv: csv, state: &state)
                 report.inputs += 1
-                sources.append(["path": .string(d), "run_id": manifest["run_id"] ?? .null, "shard": manifest["shard"] ?? .null,
-                                "status": manifest["status"] ?? .null, "records": JSONValue(records.count), "records_kept": JSONValue(kept)])
             }
-            report.recordsWritten = all.count
+            try journal.finish()
+            try csv.finish()
+            var samples: BufferedFileWriter?
+            for input in inputs {
+                try copySamples(of: input, to: &samples, out: out, state: &state)
+            }
+            try samples?.finish()
+            try state.finishSetAside()
 
-            let summary = RunSummary(lastRecordsOf: all)
-            if let total = base.manifest["matrix_cells_total"]?.intValue {
-                report.cellsMissing = max(0, total - summary.total)
-                if report.cellsMissing > 0 {
-                    report.warnings.append("\(report.cellsMissing) of the matrix's \(total) cells have no record in these folders (a shard missing or unfinished?)")
-                }
+            report.recordsWritten = state.recordsWritten
+            report.duplicatesDropped = state.duplicates
+            report.setAside = state.setAside
+            report.samplesWritten = state.samplesWritten
+            report.warnings = state.warnings
+            if state.setAside > namedLines {
+                report.warnings.append("... \(state.setAside - namedLines) more lines set aside; all are in \(state.setAsidePath)")
             }
-            var m = base.manifest.objectValue!
-            m["status"] = "merged"
-            let runIDs = Array(Set(manifests.compactMap { $0.manifest["run_id"]?.stringValue })).sorted()
-            m["run_id"] = runIDs.count == 1 ? .string(runIDs[0]) : .string("merged:" + runIDs.joined(separator: "+"))
-            m["shard"] = .null
-            m["cells_total"] = JSONValue(summary.total)
-            m["ended_at"] = .string(Record.rfc3339(Date()))
-            var s = JSONObject()
-            for status in CellStatus.allCases { s[status.rawValue] = JSONValue(summary.byStatus[status] ?? 0) }
-            m["summary"] = .object(s)
-            m["merged_from"] = .array(sources)
-            try outDir.writeManifest(.object(m))
-            try outDir.exportCSV()
+            let incomplete = describeIncomplete(inputs, covered: state.lastStatus.count)
+            if let incomplete {
+                report.cellsMissing = incomplete.missing
+                guard allowIncomplete else {
+                    throw InputError(source: "merge", incomplete.message
+                        + ". Resume the unfinished shards (peerbench run MATRIX --resume DIR, or resubmit their array index) and merge again, or merge what there is with --allow-incomplete")
+                }
+                report.warnings.append(incomplete.message + "; merged anyway (--allow-incomplete), listed under \"incomplete\" in the manifest")
+            }
+            try writeManifest(inputs, state: state, incomplete: incomplete?.json, to: outDir)
+            try syscall("rename(records.csv)") { rename(outDir.csvPath + ".tmp", outDir.csvPath) }
+            return report
         } catch let e as InputError {
+            remove(outDir, written)
             throw e
         } catch {
+            remove(outDir, written)
             throw InputError(source: out, "cannot write the merged folder: \(error)")
         }
-        return report
+    }
+
+    /// Takes back what a refused merge wrote, so `--out` can be used again.
+    private static func remove(_ outDir: RunDirectory, _ files: [String]) {
+        for f in files + [outDir.journalPath] { try? FileManager.default.removeItem(atPath: f) }
+    }
+
+    static func readInputs(_ dirs: [String]) throws(InputError) -> [Input] {
+        var inputs: [Input] = []
+        for d in dirs {
+            let m = RunDirectory(path: d)
+            guard FileManager.default.fileExists(atPath: m.manifestPath) else {
+                throw InputError(source: d, "no manifest.json here; is it a folder written by peerbench run --out?")
+            }
+            guard let manifest = m.readManifest(), manifest.objectValue != nil else {
+                throw InputError(source: m.manifestPath, "not a JSON object; cannot tell which run the folder holds")
+            }
+            guard let schema = manifest["schema"]?.stringValue, schema == manifestSchema else {
+                throw InputError(source: m.manifestPath, "schema \(manifest["schema"]?.compactText ?? "missing") is not \(manifestSchema); this peerbench cannot merge it (use the version that wrote it)")
+            }
+            guard let runID = manifest["run_id"]?.stringValue else {
+                throw InputError(source: m.manifestPath, "no \"run_id\"; cannot tell which records belong to the run")
+            }
+            var ids: Set<String> = [runID]
+            for source in manifest["merged_from"]?.arrayValue ?? [] {
+                if let id = source["run_id"]?.stringValue { ids.insert(id) }
+            }
+            var shard: (Int, Int)?
+            if let text = manifest["shard"]?.stringValue, let s = try? Shard(parsing: text) { shard = (s.index, s.count) }
+            inputs.append(Input(dir: d, manifest: manifest, runIDs: ids, shard: shard))
+        }
+        return inputs
+    }
+
+    static func checkAgreement(_ inputs: [Input]) throws(InputError) {
+        let base = inputs[0].manifest
+        for key in mustAgree {
+            if inputs.contains(where: { $0.manifest[key] != base[key] }) {
+                let list = inputs.map { "\($0.dir): \($0.manifest[key]?.compactText ?? "none")" }.joined(separator: "; ")
+                throw InputError(source: "merge", "the folders are not shards of one run: their \"\(key)\" differs (\(list)); merge only folders run from the same matrix with the same options")
+            }
+        }
+        let counts = Set(inputs.compactMap { $0.shard?.n })
+        if counts.count > 1 {
+            let list = inputs.map { "\($0.dir): \($0.manifest["shard"]?.stringValue ?? "not sharded")" }.joined(separator: "; ")
+            throw InputError(source: "merge", "the folders come from different splits into shards (\(list)); merge the N shards of one --shard K/N split")
+        }
+    }
+
+    /// Running totals of one merge.
+    struct MergeState {
+        let setAsidePath: String
+        var seenLines = Set<UInt64>()
+        var lastStatus: [CellKey: CellStatus] = [:]
+        var recordsWritten = 0
+        var duplicates = 0
+        var setAside = 0
+        var samplesWritten = 0
+        var warnings: [String] = []
+        private var setAsideFile: BufferedFileWriter?
+
+        init(out: String) { setAsidePath = out + "/set-aside.jsonl" }
+
+        /// Keeps a line out of the merged journal, in set-aside.jsonl, and names it.
+        mutating func setAside(_ line: ArraySlice<UInt8>, file: String, line number: Int, _ why: String) throws {
+            if setAsideFile == nil { setAsideFile = try BufferedFileWriter(path: setAsidePath) }
+            try setAsideFile!.write(line: line)
+            setAside += 1
+            if setAside <= RunMerge.namedLines {
+                warnings.append("\(file):\(number): \(why); set aside in \(setAsidePath), not merged")
+            }
+        }
+
+        func finishSetAside() throws { try setAsideFile?.finish() }
+    }
+
+    /// Why a line is not a record of one of `runIDs` (nil: it is).
+    static func foreignReason(_ value: JSONValue?, schema: String, runIDs: Set<String>, what: String) -> String? {
+        guard let value, value.objectValue != nil else { return "not a JSON object (a torn or foreign line)" }
+        guard let s = value["schema"]?.stringValue, s == schema else {
+            return "schema \(value["schema"]?.compactText ?? "missing") is not \(schema)"
+        }
+        guard let id = value["run_id"]?.stringValue, runIDs.contains(id) else {
+            return "\(what) of run \(value["run_id"]?.compactText ?? "none"), not of this folder's run \(runIDs.sorted().joined(separator: ", "))"
+        }
+        guard JournalIndex.key(of: value) != nil else { return "\(what) without cell_id and repetition" }
+        return nil
+    }
+
+    static func copyRecords(of input: inout Input, to journal: BufferedFileWriter, csv: BufferedFileWriter,
+                            state: inout MergeState) throws {
+        let path = input.dir + "/records.jsonl"
+        guard let reader = JournalLineReader(path: path) else { return }
+        var mine = Set<CellKey>()
+        var number = 0
+        while let line = try reader.next() {
+            number += 1
+            if line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\r") }) { continue }
+            let value = try? JSONParser.parse(Array(line))
+            if let why = foreignReason(value, schema: Record.schema, runIDs: input.runIDs, what: "a record") {
+                try state.setAside(line, file: path, line: number, why)
+                continue
+            }
+            input.records += 1
+            guard state.seenLines.insert(StableHash.fnv1a64(bytes: line)).inserted else { state.duplicates += 1; continue }
+            let record = value!
+            let key = JournalIndex.key(of: record)!
+            mine.insert(key)
+            state.lastStatus[key] = CellStatus(rawValue: record["status"]?.stringValue ?? "") ?? .failed
+            try journal.write(line: line)
+            try csv.write(line: RecordsCSV.row(record))
+            state.recordsWritten += 1
+            input.kept += 1
+        }
+        input.recorded = mine.count
+    }
+
+    static func copySamples(of input: Input, to writer: inout BufferedFileWriter?, out: String, state: inout MergeState) throws {
+        let path = input.dir + "/samples.jsonl"
+        guard let reader = JournalLineReader(path: path) else { return }
+        var number = 0
+        while let line = try reader.next() {
+            number += 1
+            if line.isEmpty { continue }
+            let value = try? JSONParser.parse(Array(line))
+            if let why = foreignReason(value, schema: CellSamples.schema, runIDs: input.runIDs, what: "a samples line") {
+                try state.setAside(line, file: path, line: number, why)
+                continue
+            }
+            guard state.seenLines.insert(StableHash.fnv1a64(bytes: line)).inserted else { continue }
+            if writer == nil { writer = try BufferedFileWriter(path: out + "/samples.jsonl") }
+            try writer!.write(line: line)
+            state.samplesWritten += 1
+        }
+    }
+
+    /// What an incomplete set lacks: the shards not given and the folders not finished.
+    static func describeIncomplete(_ inputs: [Input], covered: Int) -> (missing: Int, message: String, json: JSONValue)? {
+        guard let total = inputs[0].manifest["matrix_cells_total"]?.intValue, covered < total else { return nil }
+        var parts: [String] = []
+        var shardsMissing: [JSONValue] = []
+        if let n = inputs.first?.shard?.n, inputs.allSatisfy({ $0.shard != nil }) {
+            let given = Set(inputs.map { $0.shard!.k })
+            let absent = (1...n).filter { !given.contains($0) }
+            shardsMissing = absent.map { .string("\($0)/\(n)") }
+            if !absent.isEmpty {
+                parts.append("no folder of shard\(absent.count > 1 ? "s" : "") \(absent.map { "\($0)/\(n)" }.joined(separator: ", ")) was given")
+            }
+        }
+        var unfinished: [JSONValue] = []
+        for i in inputs {
+            guard let own = i.manifest["cells_total"]?.intValue, i.recorded < own else { continue }
+            let status = i.manifest["status"]?.stringValue ?? "unknown"
+            let shard = i.manifest["shard"]?.stringValue.map { "shard \($0), " } ?? ""
+            parts.append("\(i.dir) (\(shard)status \(status)) recorded \(i.recorded) of its \(own) cells")
+            unfinished.append(["path": .string(i.dir), "shard": i.manifest["shard"] ?? .null, "status": .string(status),
+                               "cells_recorded": JSONValue(i.recorded), "cells_total": JSONValue(own)])
+        }
+        let missing = total - covered
+        let message = "incomplete: \(missing) of the matrix's \(total) cells have no record"
+            + (parts.isEmpty ? "" : ": " + parts.joined(separator: "; "))
+        let json: JSONValue = ["cells_missing": JSONValue(missing), "shards_missing": .array(shardsMissing),
+                               "unfinished": .array(unfinished)]
+        return (missing, message, json)
+    }
+
+    static func writeManifest(_ inputs: [Input], state: MergeState, incomplete: JSONValue?, to outDir: RunDirectory) throws {
+        var m = inputs[0].manifest.objectValue!
+        m["status"] = "merged"
+        let runIDs = Array(Set(inputs.compactMap { $0.manifest["run_id"]?.stringValue })).sorted()
+        m["run_id"] = runIDs.count == 1 ? .string(runIDs[0]) : .string("merged:" + runIDs.joined(separator: "+"))
+        m["shard"] = .null
+        m["cells_total"] = JSONValue(state.lastStatus.count)
+        m["cells_recorded"] = JSONValue(state.lastStatus.count)
+        m["ended_at"] = .string(Record.rfc3339(Date()))
+        var s = JSONObject()
+        for status in CellStatus.allCases { s[status.rawValue] = JSONValue(state.lastStatus.values.filter { $0 == status }.count) }
+        m["summary"] = .object(s)
+        m["merged_from"] = .array(inputs.map {
+            ["path": .string($0.dir), "run_id": $0.manifest["run_id"] ?? .null, "shard": $0.manifest["shard"] ?? .null,
+             "status": $0.manifest["status"] ?? .null, "records": JSONValue($0.records), "records_kept": JSONValue($0.kept)]
+        })
+        m["incomplete"] = incomplete ?? .null
+        m["set_aside"] = JSONValue(state.setAside)
+        try outDir.writeManifest(.object(m))
     }
 }

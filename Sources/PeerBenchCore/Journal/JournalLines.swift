@@ -1,0 +1,96 @@
+import Foundation
+
+/// Reads a file one line at a time through a fixed buffer, so a journal of any size
+/// is read in bounded memory (merge of 200 000 records must not hold them all).
+final class JournalLineReader {
+    private let fd: Int32
+    private var buffer: [UInt8] = []
+    private var start = 0
+    private var eof = false
+    private static let chunk = 1 << 20
+
+    /// nil when the file cannot be opened (absent: nothing to read).
+    init?(path: String) {
+        fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 { return nil }
+    }
+
+    deinit { close(fd) }
+
+    /// The next line without its newline (a last line without one is returned too);
+    /// nil at the end of the file.
+    func next() throws -> ArraySlice<UInt8>? {
+        while true {
+            if let nl = buffer[start...].firstIndex(of: UInt8(ascii: "\n")) {
+                defer { start = nl + 1 }
+                return buffer[start..<nl]
+            }
+            if eof {
+                guard start < buffer.count else { return nil }
+                defer { start = buffer.count }
+                return buffer[start...]
+            }
+            buffer.removeSubrange(0..<start)
+            start = 0
+            let old = buffer.count
+            buffer.append(contentsOf: repeatElement(0, count: JournalLineReader.chunk))
+            let n = try buffer.withUnsafeMutableBytes { b in
+                try syscall("read") { read(fd, b.baseAddress! + old, JournalLineReader.chunk) }
+            }
+            buffer.removeLast(JournalLineReader.chunk - n)
+            if n == 0 { eof = true }
+        }
+    }
+}
+
+/// Writes a file through a 1 MiB buffer and flushes it to disk once at the end
+/// (merge writes hundreds of thousands of lines; one fdatasync each took minutes).
+final class BufferedFileWriter {
+    let path: String
+    private let fd: Int32
+    private var buffer: [UInt8] = []
+
+    /// Creates or truncates `path`.
+    init(path: String) throws {
+        self.path = path
+        fd = try syscall("open(\(path))") { open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }
+        buffer.reserveCapacity(1 << 20)
+    }
+
+    deinit { close(fd) }
+
+    func write<C: Collection>(line: C) throws where C.Element == UInt8 {
+        buffer.append(contentsOf: line)
+        buffer.append(UInt8(ascii: "\n"))
+        if buffer.count >= 1 << 20 { try flush() }
+    }
+
+    func write(line: String) throws { try write(line: Array(line.utf8)) }
+
+    func flush() throws {
+        try buffer.withUnsafeBytes { b in
+            var off = 0
+            while off < b.count { off += try syscall("write(\(path))") { Glibc.write(fd, b.baseAddress! + off, b.count - off) } }
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Writes what is buffered and waits until it is on disk.
+    func finish() throws {
+        try flush()
+        _ = try syscall("fsync(\(path))") { fsync(fd) }
+    }
+}
+
+extension StableHash {
+    /// FNV-1a 64 of raw bytes: merge remembers lines by this hash instead of keeping
+    /// them (a collision among 200 000 lines has odds of about 1 in 10^9).
+    static func fnv1a64<C: Collection>(bytes: C) -> UInt64 where C.Element == UInt8 {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for b in bytes {
+            h ^= UInt64(b)
+            h = h &* 0x0000_0100_0000_01B3
+        }
+        return h
+    }
+}
