@@ -13,7 +13,7 @@ APT_PACKAGES=(
   libngtcp2-dev libngtcp2-crypto-gnutls-dev libgnutls28-dev gnutls-bin
   ngtcp2-client ngtcp2-server
   python3 python3-pip pkg-config
-  slurmctld slurmd slurm-client munge
+  slurmctld slurmd slurm-client munge time
 )
 # Python packages: aioquic is an independent QUIC peer for interoperability tests.
 PIP_PACKAGES=(aioquic)

@@ -74,6 +74,8 @@ public struct RunPlan: Sendable {
 
     /// Estimated seconds of any of the matrix's cells (see `CellCostModel`).
     public var costModel: CellCostModel
+    /// Measured times of a past run that `estimates(of:)` prefer (see `calibrate`).
+    public var calibration: CostCalibration?
 
     /// Applies the command line to the matrix and resolves every environment x distance.
     /// `registry` lets the plugins' own estimates into the cost model (and so into the
@@ -98,7 +100,8 @@ public struct RunPlan: Sendable {
             }
         }
         self.links = links
-        let costModel = CellCostModel(transports: m.transports, rttProbes: m.rttProbes, registry: registry)
+        let costModel = CellCostModel(transports: m.transports, rttProbes: m.rttProbes, cellTimeoutSeconds: m.cellTimeoutSeconds,
+                                      registry: registry)
         self.costModel = costModel
         let canonical = m.cells(seed: options.seed, repetitions: options.repetitions)
         matrixCellCount = canonical.count
@@ -116,9 +119,13 @@ public struct RunPlan: Sendable {
         estimates(of: cells).reduce(0, +)
     }
 
-    /// Expected wall time of each of `cells`, seconds, in the same order.
+    /// Expected wall time of each of `cells`, seconds, in the same order: the cost
+    /// model, or what a past run measured (`calibration`).
     public func estimates(of cells: [Cell]) -> [Double] {
-        cells.map { costModel.seconds($0, link: link(for: $0)) }
+        cells.map { cell in
+            let modelled = costModel.seconds(cell, link: link(for: cell))
+            return calibration?.seconds(cell, modelled: modelled) ?? modelled
+        }
     }
 
     /// The whole matrix (all shards) dealt to `shards` shards, as `--shard K/N` deals it.

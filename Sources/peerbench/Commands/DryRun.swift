@@ -21,6 +21,7 @@ enum DryRun {
         head += ", order \(plan.order.rawValue)"
         let total = estimates.reduce(0, +)
         Terminal.out("\(head); estimated duration \(Format.duration(total)) (at most \(Format.duration(Double(pending.count) * plan.matrix.cellTimeoutSeconds)) if every cell hit its \(Format.number(plan.matrix.cellTimeoutSeconds, digits: 0)) s timeout)")
+        Terminal.out("estimate basis: \(plan.estimateBasis)")
     }
 }
 

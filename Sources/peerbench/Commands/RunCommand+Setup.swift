@@ -54,7 +54,9 @@ struct RunSetup {
                 + changes.joined(separator: "; ")
                 + ". Resume with the matrix the run started with (its copy is under \"matrix\" in \(c.resume!)/manifest.json), or start a new run with --out")
         }
-        let plan = try RunPlan(matrix: matrix, options: options.run, linkModel: linkModel, registry: registry)
+        var plan = try RunPlan(matrix: matrix, options: options.run, linkModel: linkModel, registry: registry)
+        // The cells already run tell how long the rest will take on this machine.
+        if let path = c.resume, !records.isEmpty { plan.calibrate(from: records, source: path) }
         let index = JournalIndex(records: records)
         let pending = index.pending(plan.cells, retryFailed: c.retryFailed)
         if c.resume == nil, let out = c.out, !c.dryRun {
