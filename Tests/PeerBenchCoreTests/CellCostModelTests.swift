@@ -54,11 +54,14 @@ import Testing
         var plan = try RunPlan(matrix: try parse(text), options: RunOptions(matrixFile: "m.json", commandLine: []), linkModel: FakeLinkModel())
         let cells = plan.cells
         let modelled = plan.estimates(of: cells)
-        func record(_ c: Cell, _ s: Double) -> JSONValue {
-            ["cell_id": .string(c.id), "repetition": JSONValue(c.repetition), "total_seconds": .number(s)]
+        func record(_ c: Cell, _ s: Double) -> Record {
+            var r = Fixtures.record(c.id, c.repetition)
+            r.totalSeconds = s
+            return r
         }
         let measured = [3 * modelled[0], 3 * modelled[1]]
-        let foreign: JSONValue = ["cell_id": "not-of-this-matrix", "repetition": 1, "total_seconds": 99]
+        var foreign = Fixtures.record("not-of-this-matrix")
+        foreign.totalSeconds = 99
         plan.calibrate(from: [record(cells[0], measured[0]), record(cells[1], measured[1]), foreign], source: "past")
         let calibrated = plan.estimates(of: cells)
         #expect(calibrated[0] == measured[0] && calibrated[1] == measured[1])

@@ -8,12 +8,16 @@ import Testing
     /// A shard folder: manifest of run `run` (shard `shard` of a `total`-cell matrix,
     /// `own` cells of its own) and the given journal lines.
     func shard(run: String = "r1", hash: String = "h1", shard: String? = nil, total: Int = 3, own: Int? = nil,
-               status: String = "finished", schema: String = "peerbench.manifest/1", lines: [String], samples: [String]? = nil) throws -> String {
+               status: String = "finished", schema: String = Manifest.currentSchema, lines: [String], samples: [String]? = nil) throws -> String {
         let p = FileManager.default.temporaryDirectory.appendingPathComponent("pb-merge-\(UUID())").path
         try FileManager.default.createDirectory(atPath: p, withIntermediateDirectories: true)
-        let shardJSON = shard.map { "\"\($0)\"" } ?? "null"
-        let manifest = #"{"schema": "\#(schema)", "run_id": "\#(run)", "status": "\#(status)", "matrix_hash": "\#(hash)", "seed": 1, "repetitions": 1, "transports": ["a"], "shard": \#(shardJSON), "matrix_cells_total": \#(total), "cells_total": \#(own ?? total)}"#
-        try Data(manifest.utf8).write(to: URL(fileURLWithPath: p + "/manifest.json"))
+        var m = try Fixtures.manifest(hash: hash, cellsTotal: total)
+        m.runID = run
+        m.shard = shard
+        m.status = status
+        m.cellsTotal = own ?? total
+        m.schema = schema
+        try Fixtures.writeManifest(m, in: p)
         try Data(lines.map { $0 + "\n" }.joined().utf8).write(to: URL(fileURLWithPath: p + "/records.jsonl"))
         if let samples {
             try Data(samples.map { $0 + "\n" }.joined().utf8).write(to: URL(fileURLWithPath: p + "/samples.jsonl"))
@@ -21,8 +25,8 @@ import Testing
         return p
     }
 
-    func record(_ id: String, run: String = "r1", status: String = "ok") -> String {
-        #"{"schema":"peerbench.record/1","run_id":"\#(run)","cell_id":"\#(id)","repetition":1,"status":"\#(status)"}"#
+    func record(_ id: String, run: String = "r1", status: CellStatus = .ok) -> String {
+        Fixtures.record(id, status: status, runID: run).json.compactText
     }
 
     func out() -> String { FileManager.default.temporaryDirectory.appendingPathComponent("pb-merged-\(UUID())").path }
@@ -33,21 +37,21 @@ import Testing
 
     @Test func duplicatesAreWrittenOnceAndTheLastRecordOfACellWins() throws {
         let a = try shard(run: "r1", shard: "1/2", own: 2, lines: [record("x"), record("y")])
-        let b = try shard(run: "r2", shard: "2/2", own: 1, lines: [record("z", run: "r2", status: "failed")])
-        let again = try shard(run: "r1", shard: "1/2", own: 2, lines: [record("x"), record("y", status: "timeout")])
+        let b = try shard(run: "r2", shard: "2/2", own: 1, lines: [record("z", run: "r2", status: .failed)])
+        let again = try shard(run: "r1", shard: "1/2", own: 2, lines: [record("x"), record("y", status: .timeout)])
         let o = out()
         let report = try RunMerge.merge([a, b, again], into: o)
         #expect(report.recordsWritten == 4)
         #expect(report.duplicatesDropped == 1)
         #expect(report.cellsMissing == 0)
-        let manifest = RunDirectory(path: o).readManifest()
-        #expect(manifest?["status"] == "merged")
-        #expect(manifest?["run_id"] == "merged:r1+r2")
-        #expect(manifest?["cells_total"] == 3)
-        #expect(manifest?["summary"]?["failed"] == 1)
-        #expect(manifest?["summary"]?["timeout"] == 1)
-        #expect(manifest?["summary"]?["ok"] == 1)
-        #expect(manifest?["incomplete"] == .null)
+        let manifest = try RunDirectory(path: o).readManifest()
+        #expect(manifest?.status == "merged")
+        #expect(manifest?.runID == "merged:r1+r2")
+        #expect(manifest?.cellsTotal == 3)
+        #expect(manifest?.summary?.counts[.failed] == 1)
+        #expect(manifest?.summary?.counts[.timeout] == 1)
+        #expect(manifest?.summary?.counts[.ok] == 1)
+        #expect(manifest?.incomplete == nil)
         #expect(try lines(o + "/records.csv").count == 5)
         #expect { _ = try RunMerge.merge([a, b], into: o) } throws: { "\($0)".contains("already holds 4 records") }
     }
@@ -56,7 +60,7 @@ import Testing
         let a = try shard(shard: "1/2", lines: [record("x")])
         let cases: [(String, String)] = [
             (try shard(hash: "h2", shard: "2/2", lines: [record("y")]), "\"matrix_hash\" differs"),
-            (try shard(shard: "2/2", schema: "peerbench.manifest/2", lines: [record("y")]), "schema \"peerbench.manifest/2\" is not peerbench.manifest/1"),
+            (try shard(shard: "2/2", schema: "peerbench.manifest/2", lines: [record("y")]), "schema \"peerbench.manifest/2\", expected \"peerbench.manifest/1\""),
             (try shard(shard: "2/3", lines: [record("y")]), "different splits into shards"),
         ]
         for (other, message) in cases {
@@ -66,8 +70,9 @@ import Testing
             #expect(!FileManager.default.fileExists(atPath: o + "/records.jsonl"), "nothing written on refusal")
         }
         let seed = try shard(shard: "2/2", lines: [record("y")])
-        let text = try String(contentsOfFile: seed + "/manifest.json", encoding: .utf8).replacingOccurrences(of: "\"seed\": 1", with: "\"seed\": 2")
-        try Data(text.utf8).write(to: URL(fileURLWithPath: seed + "/manifest.json"))
+        var m = try #require(try RunDirectory(path: seed).readManifest())
+        m.seed = 2
+        try Fixtures.writeManifest(m, in: seed)
         #expect { _ = try RunMerge.merge([a, seed], into: out()) } throws: { "\($0)".contains("\"seed\" differs") }
     }
 
@@ -88,11 +93,11 @@ import Testing
         let report = try RunMerge.merge([s1, s2], into: o, allowIncomplete: true)
         #expect(report.cellsMissing == 3)
         #expect(report.recordsWritten == 3)
-        let incomplete = RunDirectory(path: o).readManifest()?["incomplete"]
-        #expect(incomplete?["cells_missing"] == 3)
-        #expect(incomplete?["shards_missing"] == ["3/3"])
-        #expect(incomplete?["unfinished"]?.arrayValue?.first?["path"] == .string(s2))
-        #expect(incomplete?["unfinished"]?.arrayValue?.first?["cells_recorded"] == 1)
+        let incomplete = try RunDirectory(path: o).readManifest()?.incomplete
+        #expect(incomplete?.cellsMissing == 3)
+        #expect(incomplete?.shardsMissing == ["3/3"])
+        #expect(incomplete?.unfinished.first?.path == s2)
+        #expect(incomplete?.unfinished.first?.cellsRecorded == 1)
     }
 
     /// Lines appended to a finished run's journal that are not its records: another
@@ -111,10 +116,10 @@ import Testing
         #expect(try lines(o + "/set-aside.jsonl").count == 6)
         let journal = a + "/records.jsonl"
         for (n, why) in [(2, "of run \"other-run\""), (3, "schema \"peerbench.record/9\""), (5, "schema missing"),
-                         (6, "not a JSON object"), (7, "without cell_id and repetition"), (8, "not a JSON object")] {
+                         (6, "not a JSON object"), (7, "not a complete record"), (8, "not a JSON object")] {
             #expect(report.warnings.contains { $0.hasPrefix("\(journal):\(n): ") && $0.contains(why) }, "line \(n): \(report.warnings)")
         }
-        #expect(RunDirectory(path: o).readManifest()?["set_aside"] == 6)
+        #expect(try RunDirectory(path: o).readManifest()?.setAside == 6)
     }
 
     @Test func samplesAreCarriedAndForeignSamplesSetAside() throws {

@@ -21,18 +21,19 @@ public enum RunMerge {
         public var warnings: [String] = []
     }
 
-    /// The manifest schema this version reads.
-    static let manifestSchema = "peerbench.manifest/1"
     /// Keys two shards of one run must agree on: they decide which cells exist and how
-    /// they are seeded.
-    static let mustAgree = ["schema", "matrix_hash", "seed", "repetitions", "transports"]
+    /// they are seeded. (The manifest schema is checked on reading.)
+    static let mustAgree: [(key: String, value: @Sendable (Manifest) -> String)] = [
+        ("matrix_hash", { $0.matrixHash }), ("seed", { String($0.seed) }), ("repetitions", { String($0.repetitions) }),
+        ("transports", { $0.transports.joined(separator: ",") }),
+    ]
     /// At most this many set-aside lines are named one by one.
     static let namedLines = 20
 
     /// One input folder and what its manifest says.
     struct Input {
         var dir: String
-        var manifest: JSONValue
+        var manifest: Manifest
         /// run_ids its records may carry: its own, and those it was merged from.
         var runIDs: Set<String>
         var shard: (k: Int, n: Int)?
@@ -105,7 +106,7 @@ public enum RunMerge {
                 }
                 report.warnings.append(incomplete.message + "; merged anyway (--allow-incomplete), listed under \"incomplete\" in the manifest")
             }
-            try writeManifest(inputs, state: state, incomplete: incomplete?.json, to: outDir)
+            try writeManifest(inputs, state: state, incomplete: incomplete?.record, to: outDir)
             try syscall("rename(records.csv)") { rename(outDir.csvPath + ".tmp", outDir.csvPath) }
             return report
         } catch let e as InputError {
@@ -129,21 +130,17 @@ public enum RunMerge {
             guard FileManager.default.fileExists(atPath: m.manifestPath) else {
                 throw InputError(source: d, "no manifest.json here; is it a folder written by peerbench run --out?")
             }
-            guard let manifest = m.readManifest(), manifest.objectValue != nil else {
-                throw InputError(source: m.manifestPath, "not a JSON object; cannot tell which run the folder holds")
+            let manifest: Manifest
+            do {
+                guard let read = try m.readManifest() else { throw ManifestError("is missing") }
+                manifest = read
+            } catch {
+                throw InputError(source: m.manifestPath, "\(error); this peerbench cannot merge it")
             }
-            guard let schema = manifest["schema"]?.stringValue, schema == manifestSchema else {
-                throw InputError(source: m.manifestPath, "schema \(manifest["schema"]?.compactText ?? "missing") is not \(manifestSchema); this peerbench cannot merge it (use the version that wrote it)")
-            }
-            guard let runID = manifest["run_id"]?.stringValue else {
-                throw InputError(source: m.manifestPath, "no \"run_id\"; cannot tell which records belong to the run")
-            }
-            var ids: Set<String> = [runID]
-            for source in manifest["merged_from"]?.arrayValue ?? [] {
-                if let id = source["run_id"]?.stringValue { ids.insert(id) }
-            }
+            var ids: Set<String> = [manifest.runID]
+            for source in manifest.mergedFrom ?? [] { ids.insert(source.runID) }
             var shard: (Int, Int)?
-            if let text = manifest["shard"]?.stringValue, let s = try? Shard(parsing: text) { shard = (s.index, s.count) }
+            if let text = manifest.shard, let s = try? Shard(parsing: text) { shard = (s.index, s.count) }
             inputs.append(Input(dir: d, manifest: manifest, runIDs: ids, shard: shard))
         }
         return inputs
@@ -151,15 +148,13 @@ public enum RunMerge {
 
     static func checkAgreement(_ inputs: [Input]) throws(InputError) {
         let base = inputs[0].manifest
-        for key in mustAgree {
-            if inputs.contains(where: { $0.manifest[key] != base[key] }) {
-                let list = inputs.map { "\($0.dir): \($0.manifest[key]?.compactText ?? "none")" }.joined(separator: "; ")
-                throw InputError(source: "merge", "the folders are not shards of one run: their \"\(key)\" differs (\(list)); merge only folders run from the same matrix with the same options")
-            }
+        for (key, value) in mustAgree where inputs.contains(where: { value($0.manifest) != value(base) }) {
+            let list = inputs.map { "\($0.dir): \(value($0.manifest))" }.joined(separator: "; ")
+            throw InputError(source: "merge", "the folders are not shards of one run: their \"\(key)\" differs (\(list)); merge only folders run from the same matrix with the same options")
         }
         let counts = Set(inputs.compactMap { $0.shard?.n })
         if counts.count > 1 {
-            let list = inputs.map { "\($0.dir): \($0.manifest["shard"]?.stringValue ?? "not sharded")" }.joined(separator: "; ")
+            let list = inputs.map { "\($0.dir): \($0.manifest.shard ?? "not sharded")" }.joined(separator: "; ")
             throw InputError(source: "merge", "the folders come from different splits into shards (\(list)); merge the N shards of one --shard K/N split")
         }
     }
@@ -191,16 +186,33 @@ public enum RunMerge {
         func finishSetAside() throws { try setAsideFile?.finish() }
     }
 
-    /// Why a line is not a record of one of `runIDs` (nil: it is).
-    static func foreignReason(_ value: JSONValue?, schema: String, runIDs: Set<String>, what: String) -> String? {
-        guard let value, value.objectValue != nil else { return "not a JSON object (a torn or foreign line)" }
-        guard let s = value["schema"]?.stringValue, s == schema else {
-            return "schema \(value["schema"]?.compactText ?? "missing") is not \(schema)"
+    /// Why a line is not a record of one of `runIDs` (nil: it is), and the record.
+    static func readRecord(_ line: ArraySlice<UInt8>, runIDs: Set<String>) -> (Record?, String?) {
+        guard let value = try? JSONParser.parse(Array(line)), value.objectValue != nil else {
+            return (nil, "not a JSON object (a torn or foreign line)")
+        }
+        guard value["schema"]?.stringValue == Record.currentSchema else {
+            return (nil, "schema \(value["schema"]?.compactText ?? "missing") is not \(Record.currentSchema)")
+        }
+        let record: Record
+        do { record = try Record(json: value) } catch { return (nil, "not a complete record: \(JSONCoding.describe(error))") }
+        guard runIDs.contains(record.runID) else {
+            return (nil, "a record of run \"\(record.runID)\", not of this folder's run \(runIDs.sorted().joined(separator: ", "))")
+        }
+        return (record, nil)
+    }
+
+    /// Why a samples line does not belong to one of `runIDs` (nil: it does).
+    static func samplesReason(_ line: ArraySlice<UInt8>, runIDs: Set<String>) -> String? {
+        guard let value = try? JSONParser.parse(Array(line)), value.objectValue != nil else {
+            return "not a JSON object (a torn or foreign line)"
+        }
+        guard value["schema"]?.stringValue == CellSamples.schema else {
+            return "schema \(value["schema"]?.compactText ?? "missing") is not \(CellSamples.schema)"
         }
         guard let id = value["run_id"]?.stringValue, runIDs.contains(id) else {
-            return "\(what) of run \(value["run_id"]?.compactText ?? "none"), not of this folder's run \(runIDs.sorted().joined(separator: ", "))"
+            return "a samples line of run \(value["run_id"]?.compactText ?? "none"), not of this folder's run \(runIDs.sorted().joined(separator: ", "))"
         }
-        guard JournalIndex.key(of: value) != nil else { return "\(what) without cell_id and repetition" }
         return nil
     }
 
@@ -213,17 +225,16 @@ public enum RunMerge {
         while let line = try reader.next() {
             number += 1
             if line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\r") }) { continue }
-            let value = try? JSONParser.parse(Array(line))
-            if let why = foreignReason(value, schema: Record.schema, runIDs: input.runIDs, what: "a record") {
-                try state.setAside(line, file: path, line: number, why)
+            let (read, why) = readRecord(line, runIDs: input.runIDs)
+            guard let record = read else {
+                try state.setAside(line, file: path, line: number, why ?? "not a record")
                 continue
             }
             input.records += 1
             guard state.seenLines.insert(StableHash.fnv1a64(bytes: line)).inserted else { state.duplicates += 1; continue }
-            let record = value!
-            let key = JournalIndex.key(of: record)!
+            let key = record.key.cell
             mine.insert(key)
-            state.lastStatus[key] = CellStatus(rawValue: record["status"]?.stringValue ?? "") ?? .failed
+            state.lastStatus[key] = record.status
             try journal.write(line: line)
             try csv.write(line: RecordsCSV.row(record))
             state.recordsWritten += 1
@@ -239,8 +250,7 @@ public enum RunMerge {
         while let line = try reader.next() {
             number += 1
             if line.isEmpty { continue }
-            let value = try? JSONParser.parse(Array(line))
-            if let why = foreignReason(value, schema: CellSamples.schema, runIDs: input.runIDs, what: "a samples line") {
+            if let why = samplesReason(line, runIDs: input.runIDs) {
                 try state.setAside(line, file: path, line: number, why)
                 continue
             }
@@ -252,53 +262,49 @@ public enum RunMerge {
     }
 
     /// What an incomplete set lacks: the shards not given and the folders not finished.
-    static func describeIncomplete(_ inputs: [Input], covered: Int) -> (missing: Int, message: String, json: JSONValue)? {
-        guard let total = inputs[0].manifest["matrix_cells_total"]?.intValue, covered < total else { return nil }
+    static func describeIncomplete(_ inputs: [Input], covered: Int) -> (missing: Int, message: String, record: Manifest.Incomplete)? {
+        let total = inputs[0].manifest.matrixCellsTotal
+        guard covered < total else { return nil }
         var parts: [String] = []
-        var shardsMissing: [JSONValue] = []
+        var shardsMissing: [String] = []
         if let n = inputs.first?.shard?.n, inputs.allSatisfy({ $0.shard != nil }) {
             let given = Set(inputs.map { $0.shard!.k })
-            let absent = (1...n).filter { !given.contains($0) }
-            shardsMissing = absent.map { .string("\($0)/\(n)") }
-            if !absent.isEmpty {
-                parts.append("no folder of shard\(absent.count > 1 ? "s" : "") \(absent.map { "\($0)/\(n)" }.joined(separator: ", ")) was given")
+            shardsMissing = (1...n).filter { !given.contains($0) }.map { "\($0)/\(n)" }
+            if !shardsMissing.isEmpty {
+                parts.append("no folder of shard\(shardsMissing.count > 1 ? "s" : "") \(shardsMissing.joined(separator: ", ")) was given")
             }
         }
-        var unfinished: [JSONValue] = []
-        for i in inputs {
-            guard let own = i.manifest["cells_total"]?.intValue, i.recorded < own else { continue }
-            let status = i.manifest["status"]?.stringValue ?? "unknown"
-            let shard = i.manifest["shard"]?.stringValue.map { "shard \($0), " } ?? ""
-            parts.append("\(i.dir) (\(shard)status \(status)) recorded \(i.recorded) of its \(own) cells")
-            unfinished.append(["path": .string(i.dir), "shard": i.manifest["shard"] ?? .null, "status": .string(status),
-                               "cells_recorded": JSONValue(i.recorded), "cells_total": JSONValue(own)])
+        var unfinished: [Manifest.Incomplete.Folder] = []
+        for i in inputs where i.recorded < i.manifest.cellsTotal {
+            let m = i.manifest
+            parts.append("\(i.dir) (\(m.shard.map { "shard \($0), " } ?? "")status \(m.status)) recorded \(i.recorded) of its \(m.cellsTotal) cells")
+            unfinished.append(.init(path: i.dir, shard: m.shard, status: m.status, cellsRecorded: i.recorded, cellsTotal: m.cellsTotal))
         }
         let missing = total - covered
         let message = "incomplete: \(missing) of the matrix's \(total) cells have no record"
             + (parts.isEmpty ? "" : ": " + parts.joined(separator: "; "))
-        let json: JSONValue = ["cells_missing": JSONValue(missing), "shards_missing": .array(shardsMissing),
-                               "unfinished": .array(unfinished)]
-        return (missing, message, json)
+        return (missing, message, Manifest.Incomplete(cellsMissing: missing, shardsMissing: shardsMissing, unfinished: unfinished))
     }
 
-    static func writeManifest(_ inputs: [Input], state: MergeState, incomplete: JSONValue?, to outDir: RunDirectory) throws {
-        var m = inputs[0].manifest.objectValue!
-        m["status"] = "merged"
-        let runIDs = Array(Set(inputs.compactMap { $0.manifest["run_id"]?.stringValue })).sorted()
-        m["run_id"] = runIDs.count == 1 ? .string(runIDs[0]) : .string("merged:" + runIDs.joined(separator: "+"))
-        m["shard"] = .null
-        m["cells_total"] = JSONValue(state.lastStatus.count)
-        m["cells_recorded"] = JSONValue(state.lastStatus.count)
-        m["ended_at"] = .string(Record.rfc3339(Date()))
-        var s = JSONObject()
-        for status in CellStatus.allCases { s[status.rawValue] = JSONValue(state.lastStatus.values.filter { $0 == status }.count) }
-        m["summary"] = .object(s)
-        m["merged_from"] = .array(inputs.map {
-            ["path": .string($0.dir), "run_id": $0.manifest["run_id"] ?? .null, "shard": $0.manifest["shard"] ?? .null,
-             "status": $0.manifest["status"] ?? .null, "records": JSONValue($0.records), "records_kept": JSONValue($0.kept)]
-        })
-        m["incomplete"] = incomplete ?? .null
-        m["set_aside"] = JSONValue(state.setAside)
-        try outDir.writeManifest(.object(m))
+    static func writeManifest(_ inputs: [Input], state: MergeState, incomplete: Manifest.Incomplete?, to outDir: RunDirectory) throws {
+        var m = inputs[0].manifest
+        m.status = "merged"
+        let runIDs = Array(Set(inputs.map(\.manifest.runID))).sorted()
+        m.runID = runIDs.count == 1 ? runIDs[0] : "merged:" + runIDs.joined(separator: "+")
+        m.shard = nil
+        m.cellsTotal = state.lastStatus.count
+        m.cellsRecorded = state.lastStatus.count
+        m.endedAt = Record.rfc3339(Date())
+        var summary = RunSummary()
+        summary.total = state.lastStatus.count
+        for status in state.lastStatus.values { summary.byStatus[status, default: 0] += 1 }
+        m.summary = StatusCounts(summary)
+        m.mergedFrom = inputs.map {
+            Manifest.MergeSource(path: $0.dir, runID: $0.manifest.runID, shard: $0.manifest.shard, status: $0.manifest.status,
+                                 records: $0.records, recordsKept: $0.kept)
+        }
+        m.incomplete = incomplete
+        m.setAside = state.setAside
+        try outDir.writeManifest(m)
     }
 }

@@ -14,12 +14,12 @@ public struct CostCalibration: Sendable {
 
     /// From a run's records; `model` gives the modelled seconds of a cell key of this
     /// matrix (nil for a key the matrix does not have: that record is ignored).
-    public init(records: [JSONValue], source: String, model: (CellKey) -> Double?) {
+    public init(records: [Record], source: String, model: (CellKey) -> Double?) {
         self.source = source
         var measured: [CellKey: Double] = [:]
         for (key, r) in JournalIndex(records: records).last {
-            guard let s = r["total_seconds"]?.doubleValue, s >= 0, model(key) != nil else { continue }
-            measured[key] = s
+            guard r.totalSeconds >= 0, model(key.cell) != nil else { continue }
+            measured[key.cell] = r.totalSeconds
         }
         self.measured = measured
         let modelled = measured.keys.reduce(0) { $0 + (model($1) ?? 0) }
@@ -34,7 +34,7 @@ public struct CostCalibration: Sendable {
 extension RunPlan {
     /// Estimates from now on use the measured times of `records` (a past run of this
     /// matrix, read from `source`).
-    public mutating func calibrate(from records: [JSONValue], source: String) {
+    public mutating func calibrate(from records: [Record], source: String) {
         var byKey: [CellKey: Cell] = [:]
         for c in matrix.cells(seed: options.seed, repetitions: options.repetitions) { byKey[c.key] = c }
         let model = costModel
