@@ -17,7 +17,7 @@ printf '%-20s %6s %10s %10s %7s\n' matrix cells "estimate s" "actual s" ratio
 status=0
 for m in "$@"; do
     name=$(basename "$m" .json)
-    est=$("$peerbench" validate "$m" | sed -n 's/.*estimated duration: .* = \([0-9]*\) s .*/\1/p')
+    est=$("$peerbench" validate "$m" | sed -n 's/.*estimated duration: .* (\([0-9]*\) s; .*/\1/p')
     "$peerbench" run "$m" --out "$work/$name" --link emulated --quiet >/dev/null 2>&1 || [ $? -eq 1 ]
     read -r cells actual < <(python3 - "$work/$name/manifest.json" <<'PY'
 import json, sys

@@ -41,19 +41,21 @@ public struct CellCostModel: Sendable {
 public enum CellCost {
     /// Testbed (two namespaces, TUN devices, emulator), worker and server start, and
     /// teardown, plus the runner's own bookkeeping (record written and flushed).
-    public static let setUpSeconds = 0.22
-    /// What a round trip takes beyond twice the link's one-way delay: the emulator's
-    /// queueing and channel schedule, two user-space turnarounds, the scheduler.
-    static let probeTurnaroundSeconds = 0.0002
+    public static let setUpSeconds = 0.25
+    /// What a round trip takes beyond twice the link's one-way delay: the emulated
+    /// channel's schedule (off-channel periods), two user-space turnarounds, the
+    /// scheduler. Measured probe RTTs average 3-10 ms on a 1 ms link.
+    static let probeTurnaroundSeconds = 0.002
     /// Round trips of a connection set-up (TCP's three-way handshake, QUIC's 1-RTT
     /// TLS handshake, UDP's control exchange): about two.
     static let handshakeRoundTrips = 2.0
-    /// What a lost handshake packet costs: the initial retransmission timeout (1 s in
-    /// Linux TCP and in QUIC's first probe timeout).
-    static let handshakeLossSeconds = 1.0
-    /// What a lost probe costs on average: TCP's minimum RTO (200 ms) up to UDP's
-    /// probe timeout (1 s).
-    static let probeLossSeconds = 0.4
+    /// What a lost handshake packet costs on average: up to the initial retransmission
+    /// timeout (1 s in Linux TCP, QUIC's first probe timeout), but the emulated loss
+    /// comes in bursts and small packets are lost less often, so fitted lower.
+    static let handshakeLossSeconds = 0.4
+    /// What a lost probe costs on average: TCP's minimum RTO (200 ms), QUIC's probe
+    /// timeout, UDP's probe timeout (1 s) for the few probes lost outright; fitted.
+    static let probeLossSeconds = 0.15
     /// Small probe frames are lost far less often than the link's full-size frames
     /// (`loss_percent` is the loss of a full MTU frame at that SNR).
     static let probeLossShare = 0.25

@@ -40,7 +40,7 @@ struct ValidateCommand: AsyncParsableCommand {
         Terminal.out("  matrix: \(m.environments.count) environments x \(m.distances.count) distances x \(m.payloads.count) payloads (\(m.counts.count) counts x \(m.sizes.count) sizes)")
         Terminal.out("  cells: \(plan.cells.count) (\(plan.cells.count / m.repetitions) per repetition x \(m.repetitions) repetition\(m.repetitions == 1 ? "" : "s"))")
         let estimate = plan.estimatedSeconds()
-        Terminal.out("  estimated duration: \(Format.duration(estimate)) = \(Int(estimate.rounded())) s (cell timeout \(Format.number(m.cellTimeoutSeconds, digits: 0)) s)")
+        Terminal.out("  estimated duration: \(Format.duration(estimate)) (\(Int(estimate.rounded())) s; cell timeout \(Format.number(m.cellTimeoutSeconds, digits: 0)) s)")
         Terminal.out("  estimate basis: \(plan.estimateBasis)")
         Terminal.out("")
         Terminal.out("Resolved link per environment x distance:")
@@ -81,8 +81,9 @@ struct ValidateCommand: AsyncParsableCommand {
         }
         Terminal.out(t.render())
         let longest = balance.shardSeconds.max() ?? 0
-        let byCount = balance.countBasedShardSeconds.max() ?? 0
-        Terminal.out("  longest shard: \(Format.duration(longest)) (dealt by count it would be \(Format.duration(byCount)))")
+        let byCount = balance.countBasedShardSeconds
+        Terminal.out("  longest shard: \(Format.duration(longest)), shortest \(Format.duration(balance.shardSeconds.min() ?? 0))"
+            + " (dealt by count: longest \(Format.duration(byCount.max() ?? 0)), shortest \(Format.duration(byCount.min() ?? 0)))")
         Terminal.out("  Slurm --time: \(SlurmTime.limit(forSeconds: longest)) (the longest shard x \(SlurmTime.margin) + \(Int(SlurmTime.extraSeconds / 60)) min; the shard estimates use the cost model, never a calibration)")
     }
 }
