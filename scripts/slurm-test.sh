@@ -203,7 +203,7 @@ done
 scancel "${job}_2"
 wait_job "$job" 240
 before=$(wc -l <"$journal")
-total2=$("$peerbench" run "$work/matrix.json" --dry-run --shard 2/3 --link none | tail -1 | grep -o '^[0-9]*')
+total2=$("$peerbench" run "$work/matrix.json" --dry-run --shard 2/3 --link none | sed -n 's/^\([0-9]*\) cells to run.*/\1/p')
 [ "$before" -lt "$total2" ] || die "shard 2 finished ($before of $total2 cells) before scancel reached it; nothing was tested"
 say "shard 2 cancelled after $before of $total2 cells: $(task_states "$job")"
 if "$peerbench" merge "$work"/run2/shard-*-of-3 --out "$work/run2/partial" 2>"$work/merge-incomplete.err"; then
