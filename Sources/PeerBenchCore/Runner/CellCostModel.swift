@@ -41,7 +41,7 @@ public struct CellCostModel: Sendable {
 public enum CellCost {
     /// Testbed (two namespaces, TUN devices, emulator), worker and server start, and
     /// teardown, plus the runner's own bookkeeping (record written and flushed).
-    public static let setUpSeconds = 0.25
+    public static let setUpSeconds = 0.22
     /// What a round trip takes beyond twice the link's one-way delay: the emulated
     /// channel's schedule (off-channel periods), two user-space turnarounds, the
     /// scheduler. Measured probe RTTs average 3-10 ms on a 1 ms link.
@@ -62,6 +62,11 @@ public enum CellCost {
     /// Share of the link rate a transport's bulk phase achieves (headers,
     /// acknowledgements, congestion control over a varying channel).
     static let bulkEfficiency = 0.8
+    /// How hard loss cuts a long transfer: the usable rate scales with (1 - loss)^3.
+    /// Congestion control backs off on every loss, so 18 % loss leaves TCP and QUIC
+    /// a third of the rate, not 82 %; fitted on 32 MB transfers at the edge of
+    /// coverage (matrices/edge-large.json: exponents 1 to 5.5 by transport, mean 3).
+    static let bulkLossExponent = 3
     /// Per-message cost of the bulk phase beyond the bytes (a system call per
     /// message and its framing): matters for many small messages.
     static let perMessageSeconds = 15e-6
@@ -70,8 +75,8 @@ public enum CellCost {
     /// - handshake: two round trips, plus 1 s times the chance that one of its ~4
     ///   packets is lost;
     /// - probes: `rttProbes` round trips plus the expected cost of lost probes;
-    /// - bulk: the payload's bytes at the rate the link can carry (its rate less the
-    ///   loss, times `bulkEfficiency`; not the PHY rate) plus a per-message cost.
+    /// - bulk: the payload's bytes at the rate the link can carry (its rate times
+    ///   (1 - loss)^3 and `bulkEfficiency`; not the PHY rate) plus a per-message cost.
     public static func model(payload: Payload?, rttProbes: Int, link: ResolvedLink) -> Double {
         let rtt = 2 * (link.delayMs ?? 0.05) / 1000 + probeTurnaroundSeconds
         let loss = min(max((link.lossPercent ?? 0) / 100, 0), 0.95)
@@ -82,7 +87,7 @@ public enum CellCost {
         var bulk = 0.0
         if let payload {
             let bytes = Double(payload.count) * Double(payload.size)
-            let usable = (link.rateMbps ?? 5_000) * 1e6 / 8 * (1 - loss) * bulkEfficiency
+            let usable = (link.rateMbps ?? 5_000) * 1e6 / 8 * pow1(1 - loss, bulkLossExponent) * bulkEfficiency
             bulk = bytes / usable + Double(payload.count) * perMessageSeconds
         }
         return setUpSeconds + handshake + probes + bulk
