@@ -41,11 +41,13 @@ echo "bench-merge: $n records of $(wc -c <"$work/shard-1-of-4/records.jsonl" | a
 measure() {  # label binary -> prints "seconds kib"
     rm -rf "$work/out"
     /usr/bin/time -v "$2" merge "$work"/shard-*-of-4 --out "$work/out" 2>"$work/time.txt" >/dev/null || { cat "$work/time.txt" >&2; exit 1; }
-    local wall rss
+    local wall rss cpu
     wall=$(grep 'Elapsed (wall clock)' "$work/time.txt" | awk '{print $NF}' | awk -F: '{ if (NF == 3) print $1 * 3600 + $2 * 60 + $3; else print $1 * 60 + $2 }')
     rss=$(grep 'Maximum resident set size' "$work/time.txt" | awk '{print $NF}')
+    # CPU time (user + system) says more than wall time on a shared machine.
+    cpu=$(awk -F': ' '/User time|System time/ { s += $2 } END { print s }' "$work/time.txt")
     [ "$(wc -l <"$work/out/records.jsonl")" -eq "$n" ] || { echo "bench-merge: $1 wrote a wrong number of records" >&2; exit 1; }
-    printf '%-10s %8.1f s  %8.1f MiB peak RSS\n' "$1" "$wall" "$(awk -v r="$rss" 'BEGIN { print r / 1024 }')" >&2
+    printf '%-10s %8.1f s wall  %8.1f s CPU  %8.1f MiB peak RSS\n' "$1" "$wall" "$cpu" "$(awk -v r="$rss" 'BEGIN { print r / 1024 }')" >&2
     echo "$wall $rss"
 }
 read -r t rss < <(measure merge "$peerbench")

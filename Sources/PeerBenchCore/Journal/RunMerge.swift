@@ -187,19 +187,19 @@ public enum RunMerge {
     }
 
     /// Why a line is not a record of one of `runIDs` (nil: it is), and the record.
-    static func readRecord(_ line: ArraySlice<UInt8>, runIDs: Set<String>) -> (Record?, String?) {
+    static func readRecord(_ line: ArraySlice<UInt8>, runIDs: Set<String>) -> (Record?, JSONValue?, String?) {
         guard let value = try? JSONParser.parse(Array(line)), value.objectValue != nil else {
-            return (nil, "not a JSON object (a torn or foreign line)")
+            return (nil, nil, "not a JSON object (a torn or foreign line)")
         }
         guard value["schema"]?.stringValue == Record.currentSchema else {
-            return (nil, "schema \(value["schema"]?.compactText ?? "missing") is not \(Record.currentSchema)")
+            return (nil, nil, "schema \(value["schema"]?.compactText ?? "missing") is not \(Record.currentSchema)")
         }
         let record: Record
-        do { record = try Record(json: value) } catch { return (nil, "not a complete record: \(JSONCoding.describe(error))") }
+        do { record = try Record(json: value) } catch { return (nil, nil, "not a complete record: \(JSONCoding.describe(error))") }
         guard runIDs.contains(record.runID) else {
-            return (nil, "a record of run \"\(record.runID)\", not of this folder's run \(runIDs.sorted().joined(separator: ", "))")
+            return (nil, nil, "a record of run \"\(record.runID)\", not of this folder's run \(runIDs.sorted().joined(separator: ", "))")
         }
-        return (record, nil)
+        return (record, value, nil)
     }
 
     /// Why a samples line does not belong to one of `runIDs` (nil: it does).
@@ -225,8 +225,8 @@ public enum RunMerge {
         while let line = try reader.next() {
             number += 1
             if line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\r") }) { continue }
-            let (read, why) = readRecord(line, runIDs: input.runIDs)
-            guard let record = read else {
+            let (read, json, why) = readRecord(line, runIDs: input.runIDs)
+            guard let record = read, let json else {
                 try state.setAside(line, file: path, line: number, why ?? "not a record")
                 continue
             }
@@ -236,7 +236,7 @@ public enum RunMerge {
             mine.insert(key)
             state.lastStatus[key] = record.status
             try journal.write(line: line)
-            try csv.write(line: RecordsCSV.row(record))
+            try csv.write(line: RecordsCSV.row(json: json))
             state.recordsWritten += 1
             input.kept += 1
         }
