@@ -172,32 +172,6 @@ import Testing
         #expect(d.contains("matrix.environments: added underground"))
         #expect(MatrixDiff.describe(old: old, new: old).isEmpty)
     }
-
-    @Test func mergeRefusesDifferentMatricesAndDropsDuplicates() throws {
-        func shard(_ hash: String, _ lines: [String]) throws -> String {
-            let p = folder()
-            try Fixtures.writeManifest(Fixtures.manifest(hash: hash, cellsTotal: 3), in: p)
-            try Data(lines.map { $0 + "\n" }.joined().utf8).write(to: URL(fileURLWithPath: p + "/records.jsonl"))
-            return p
-        }
-        let a = try shard("h1", [line("x"), line("y")])
-        let b = try shard("h1", [line("y"), line("z", status: .failed)])
-        let out = folder() + "/merged"
-        let report = try RunMerge.merge([a, b], into: out)
-        #expect(report.recordsWritten == 3)
-        #expect(report.duplicatesDropped == 1)
-        #expect(report.cellsMissing == 0)
-        let manifest = try RunDirectory(path: out).readManifest()
-        #expect(manifest?.status == "merged")
-        #expect(manifest?.summary?.counts[.failed] == 1)
-        #expect(try String(contentsOfFile: out + "/records.csv", encoding: .utf8).split(separator: "\n").count == 4)
-
-        let c = try shard("h2", [line("w")])
-        #expect { _ = try RunMerge.merge([a, c], into: folder() + "/m2") } throws: { e in
-            "\(e)".contains("\"matrix_hash\" differs") && "\(e)".contains(c)
-        }
-        #expect { _ = try RunMerge.merge([a, b], into: out) } throws: { "\($0)".contains("already holds 3 records") }
-    }
 }
 
 @Suite struct InterruptionTests {

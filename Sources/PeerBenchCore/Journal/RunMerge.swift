@@ -2,54 +2,61 @@ import Foundation
 
 /// `peerbench merge`: combines the run folders of the shards of one run (or of a run
 /// continued on several machines) into one folder.
+///
+/// It streams: every journal is read a line at a time and written out through a
+/// buffer, so memory stays bounded by the number of distinct cells, not the records'
+/// size (200 000 records once took 3 GB).
 public enum RunMerge {
     /// What a merge did, for the command's report.
     public struct Report: Sendable {
         public var inputs = 0
         public var recordsWritten = 0
         public var duplicatesDropped = 0
-        /// Cells of the matrix with no record in any input (a shard not merged or not finished).
+        /// Lines that do not belong to their folder's run (another run_id, a foreign
+        /// schema, not a record): written to OUT/set-aside.jsonl, not to records.jsonl.
+        public var setAside = 0
+        public var samplesWritten = 0
+        /// Cells of the matrix with no record in any input (merged with --allow-incomplete).
         public var cellsMissing = 0
         public var warnings: [String] = []
     }
 
     /// Keys two shards of one run must agree on: they decide which cells exist and how
-    /// they are seeded.
+    /// they are seeded. (The manifest schema is checked on reading.)
     static let mustAgree: [(key: String, value: @Sendable (Manifest) -> String)] = [
         ("matrix_hash", { $0.matrixHash }), ("seed", { String($0.seed) }), ("repetitions", { String($0.repetitions) }),
         ("transports", { $0.transports.joined(separator: ",") }),
     ]
+    /// At most this many set-aside lines are named one by one.
+    static let namedLines = 20
 
-    /// Merges `dirs` into `out` (which must not hold records yet). Refuses folders
-    /// whose manifests disagree on the matrix (`matrix_hash`), seed, repetitions or
-    /// transports, naming the folders. Exact duplicate records (the same line in two
-    /// inputs) are written once; different records of one cell are all kept, in input
-    /// order, so the last one wins as in any journal.
-    public static func merge(_ dirs: [String], into out: String) throws(InputError) -> Report {
-        var report = Report()
-        var manifests: [(dir: String, manifest: Manifest)] = []
-        for d in dirs {
-            let m = RunDirectory(path: d)
-            guard FileManager.default.fileExists(atPath: m.manifestPath) else {
-                throw InputError(source: d, "no manifest.json here; is it a folder written by peerbench run --out?")
-            }
-            let manifest: Manifest
-            do {
-                guard let read = try m.readManifest() else { throw ManifestError("is missing") }
-                manifest = read
-            } catch {
-                throw InputError(source: m.manifestPath, "\(error)")
-            }
-            manifests.append((d, manifest))
-        }
-        let base = manifests[0]
-        for (key, value) in mustAgree {
-            let differing = manifests.filter { value($0.manifest) != value(base.manifest) }
-            if !differing.isEmpty {
-                let list = manifests.map { "\($0.dir): \(value($0.manifest))" }.joined(separator: "; ")
-                throw InputError(source: "merge", "the folders are not shards of one run: their \"\(key)\" differs (\(list)); merge only folders run from the same matrix with the same options")
-            }
-        }
+    /// One input folder and what its manifest says.
+    struct Input {
+        var dir: String
+        var manifest: Manifest
+        /// run_ids its records may carry: its own, and those it was merged from.
+        var runIDs: Set<String>
+        var shard: (k: Int, n: Int)?
+        var recorded = 0
+        var records = 0
+        var kept = 0
+    }
+
+    /// Merges `dirs` into `out` (which must not hold records yet).
+    ///
+    /// Refuses folders whose manifests disagree on the schema, the matrix
+    /// (`matrix_hash`), seed, repetitions or transports, or on the number of shards,
+    /// naming the folders. Refuses an incomplete set (cells of the matrix with no
+    /// record), naming the shards not given and the folders not finished, unless
+    /// `allowIncomplete`: then it merges and records what is missing under
+    /// `"incomplete"` in the manifest. Exact duplicate lines are written once;
+    /// different records of one cell are all kept, in input order, so the last one
+    /// wins as in any journal. Lines that do not belong to their folder's run are set
+    /// aside (OUT/set-aside.jsonl), each named in a warning. `samples.jsonl` is carried
+    /// the same way when an input has one.
+    public static func merge(_ dirs: [String], into out: String, allowIncomplete: Bool = false) throws(InputError) -> Report {
+        var inputs = try readInputs(dirs)
+        try checkAgreement(inputs)
         let outDir = RunDirectory(path: out)
         if let n = outDir.existingRecordCount(), n > 0 {
             throw InputError(source: "--out", "\(out) already holds \(n) records; merge into a new folder")
@@ -61,52 +68,241 @@ public enum RunMerge {
             throw InputError(source: "--out", "cannot create folder \(out): \(error.localizedDescription)")
         }
         try outDir.openJournal()
-
-        var seen = Set<String>()
-        var all: [Record] = []
-        var sources: [Manifest.MergeSource] = []
+        var written: [String] = []
         do {
-            for (d, manifest) in manifests {
-                let journal = RunDirectory.readJournal(at: d + "/records.jsonl")
-                let records = journal.records
-                if journal.torn != nil { report.warnings.append("\(d)/records.jsonl: skipped a torn or invalid line (resume that run to repair it)") }
-                var kept = 0
-                for r in records {
-                    guard seen.insert(r.json.compactText).inserted else { report.duplicatesDropped += 1; continue }
-                    try outDir.append(r)
-                    all.append(r)
-                    kept += 1
-                }
+            var report = Report()
+            var state = MergeState(out: out)
+            written = [outDir.csvPath + ".tmp", state.setAsidePath, outDir.path + "/samples.jsonl"]
+            let journal = try BufferedFileWriter(path: outDir.journalPath)
+            let csv = try BufferedFileWriter(path: outDir.csvPath + ".tmp")
+            try csv.write(line: RecordsCSV.header)
+            for i in inputs.indices {
+                try copyRecords(of: &inputs[i], to: journal, csv: csv, state: &state)
                 report.inputs += 1
-                sources.append(Manifest.MergeSource(path: d, runID: manifest.runID, shard: manifest.shard, status: manifest.status,
-                                                    records: records.count, recordsKept: kept))
             }
-            report.recordsWritten = all.count
+            try journal.finish()
+            try csv.finish()
+            var samples: BufferedFileWriter?
+            for input in inputs {
+                try copySamples(of: input, to: &samples, out: out, state: &state)
+            }
+            try samples?.finish()
+            try state.finishSetAside()
 
-            let summary = RunSummary(lastRecordsOf: all)
-            do {
-                let total = base.manifest.matrixCellsTotal
-                report.cellsMissing = max(0, total - summary.total)
-                if report.cellsMissing > 0 {
-                    report.warnings.append("\(report.cellsMissing) of the matrix's \(total) cells have no record in these folders (a shard missing or unfinished?)")
-                }
+            report.recordsWritten = state.recordsWritten
+            report.duplicatesDropped = state.duplicates
+            report.setAside = state.setAside
+            report.samplesWritten = state.samplesWritten
+            report.warnings = state.warnings
+            if state.setAside > namedLines {
+                report.warnings.append("... \(state.setAside - namedLines) more lines set aside; all are in \(state.setAsidePath)")
             }
-            var m = base.manifest
-            m.status = "merged"
-            let runIDs = Array(Set(manifests.map(\.manifest.runID))).sorted()
-            m.runID = runIDs.count == 1 ? runIDs[0] : "merged:" + runIDs.joined(separator: "+")
-            m.shard = nil
-            m.cellsTotal = summary.total
-            m.endedAt = Record.rfc3339(Date())
-            m.summary = StatusCounts(summary)
-            m.mergedFrom = sources
-            try outDir.writeManifest(m)
-            try outDir.exportCSV()
+            let incomplete = describeIncomplete(inputs, covered: state.lastStatus.count)
+            if let incomplete {
+                report.cellsMissing = incomplete.missing
+                guard allowIncomplete else {
+                    throw InputError(source: "merge", incomplete.message
+                        + ". Resume the unfinished shards (peerbench run MATRIX --resume DIR, or resubmit their array index) and merge again, or merge what there is with --allow-incomplete")
+                }
+                report.warnings.append(incomplete.message + "; merged anyway (--allow-incomplete), listed under \"incomplete\" in the manifest")
+            }
+            try writeManifest(inputs, state: state, incomplete: incomplete?.record, to: outDir)
+            try syscall("rename(records.csv)") { rename(outDir.csvPath + ".tmp", outDir.csvPath) }
+            return report
         } catch let e as InputError {
+            remove(outDir, written)
             throw e
         } catch {
+            remove(outDir, written)
             throw InputError(source: out, "cannot write the merged folder: \(error)")
         }
-        return report
+    }
+
+    /// Takes back what a refused merge wrote, so `--out` can be used again.
+    private static func remove(_ outDir: RunDirectory, _ files: [String]) {
+        for f in files + [outDir.journalPath] { try? FileManager.default.removeItem(atPath: f) }
+    }
+
+    static func readInputs(_ dirs: [String]) throws(InputError) -> [Input] {
+        var inputs: [Input] = []
+        for d in dirs {
+            let m = RunDirectory(path: d)
+            guard FileManager.default.fileExists(atPath: m.manifestPath) else {
+                throw InputError(source: d, "no manifest.json here; is it a folder written by peerbench run --out?")
+            }
+            let manifest: Manifest
+            do {
+                guard let read = try m.readManifest() else { throw ManifestError("is missing") }
+                manifest = read
+            } catch {
+                throw InputError(source: m.manifestPath, "\(error); this peerbench cannot merge it")
+            }
+            var ids: Set<String> = [manifest.runID]
+            for source in manifest.mergedFrom ?? [] { ids.insert(source.runID) }
+            var shard: (Int, Int)?
+            if let text = manifest.shard, let s = try? Shard(parsing: text) { shard = (s.index, s.count) }
+            inputs.append(Input(dir: d, manifest: manifest, runIDs: ids, shard: shard))
+        }
+        return inputs
+    }
+
+    static func checkAgreement(_ inputs: [Input]) throws(InputError) {
+        let base = inputs[0].manifest
+        for (key, value) in mustAgree where inputs.contains(where: { value($0.manifest) != value(base) }) {
+            let list = inputs.map { "\($0.dir): \(value($0.manifest))" }.joined(separator: "; ")
+            throw InputError(source: "merge", "the folders are not shards of one run: their \"\(key)\" differs (\(list)); merge only folders run from the same matrix with the same options")
+        }
+        let counts = Set(inputs.compactMap { $0.shard?.n })
+        if counts.count > 1 {
+            let list = inputs.map { "\($0.dir): \($0.manifest.shard ?? "not sharded")" }.joined(separator: "; ")
+            throw InputError(source: "merge", "the folders come from different splits into shards (\(list)); merge the N shards of one --shard K/N split")
+        }
+    }
+
+    /// Running totals of one merge.
+    struct MergeState {
+        let setAsidePath: String
+        var seenLines = Set<UInt64>()
+        var lastStatus: [CellKey: CellStatus] = [:]
+        var recordsWritten = 0
+        var duplicates = 0
+        var setAside = 0
+        var samplesWritten = 0
+        var warnings: [String] = []
+        private var setAsideFile: BufferedFileWriter?
+
+        init(out: String) { setAsidePath = out + "/set-aside.jsonl" }
+
+        /// Keeps a line out of the merged journal, in set-aside.jsonl, and names it.
+        mutating func setAside(_ line: ArraySlice<UInt8>, file: String, line number: Int, _ why: String) throws {
+            if setAsideFile == nil { setAsideFile = try BufferedFileWriter(path: setAsidePath) }
+            try setAsideFile!.write(line: line)
+            setAside += 1
+            if setAside <= RunMerge.namedLines {
+                warnings.append("\(file):\(number): \(why); set aside in \(setAsidePath), not merged")
+            }
+        }
+
+        func finishSetAside() throws { try setAsideFile?.finish() }
+    }
+
+    /// Why a line is not a record of one of `runIDs` (nil: it is), and the record.
+    static func readRecord(_ line: ArraySlice<UInt8>, runIDs: Set<String>) -> (Record?, JSONValue?, String?) {
+        guard let value = try? JSONParser.parse(Array(line)), value.objectValue != nil else {
+            return (nil, nil, "not a JSON object (a torn or foreign line)")
+        }
+        guard value["schema"]?.stringValue == Record.currentSchema else {
+            return (nil, nil, "schema \(value["schema"]?.compactText ?? "missing") is not \(Record.currentSchema)")
+        }
+        let record: Record
+        do { record = try Record(json: value) } catch { return (nil, nil, "not a complete record: \(JSONCoding.describe(error))") }
+        guard runIDs.contains(record.runID) else {
+            return (nil, nil, "a record of run \"\(record.runID)\", not of this folder's run \(runIDs.sorted().joined(separator: ", "))")
+        }
+        return (record, value, nil)
+    }
+
+    /// Why a samples line does not belong to one of `runIDs` (nil: it does).
+    static func samplesReason(_ line: ArraySlice<UInt8>, runIDs: Set<String>) -> String? {
+        guard let value = try? JSONParser.parse(Array(line)), value.objectValue != nil else {
+            return "not a JSON object (a torn or foreign line)"
+        }
+        guard value["schema"]?.stringValue == CellSamples.schema else {
+            return "schema \(value["schema"]?.compactText ?? "missing") is not \(CellSamples.schema)"
+        }
+        guard let id = value["run_id"]?.stringValue, runIDs.contains(id) else {
+            return "a samples line of run \(value["run_id"]?.compactText ?? "none"), not of this folder's run \(runIDs.sorted().joined(separator: ", "))"
+        }
+        return nil
+    }
+
+    static func copyRecords(of input: inout Input, to journal: BufferedFileWriter, csv: BufferedFileWriter,
+                            state: inout MergeState) throws {
+        let path = input.dir + "/records.jsonl"
+        guard let reader = JournalLineReader(path: path) else { return }
+        var mine = Set<CellKey>()
+        while let line = try reader.next() {
+            let number = reader.lineNumber
+            if line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\r") }) { continue }
+            let (read, json, why) = readRecord(line, runIDs: input.runIDs)
+            guard let record = read, let json else {
+                try state.setAside(line, file: path, line: number, why ?? "not a record")
+                continue
+            }
+            input.records += 1
+            guard state.seenLines.insert(StableHash.fnv1a64(bytes: line)).inserted else { state.duplicates += 1; continue }
+            let key = record.key.cell
+            mine.insert(key)
+            state.lastStatus[key] = record.status
+            try journal.write(line: line)
+            try csv.write(line: RecordsCSV.row(json: json))
+            state.recordsWritten += 1
+            input.kept += 1
+        }
+        input.recorded = mine.count
+    }
+
+    static func copySamples(of input: Input, to writer: inout BufferedFileWriter?, out: String, state: inout MergeState) throws {
+        let path = input.dir + "/samples.jsonl"
+        guard let reader = JournalLineReader(path: path) else { return }
+        while let line = try reader.next() {
+            let number = reader.lineNumber
+            if line.isEmpty { continue }
+            if let why = samplesReason(line, runIDs: input.runIDs) {
+                try state.setAside(line, file: path, line: number, why)
+                continue
+            }
+            guard state.seenLines.insert(StableHash.fnv1a64(bytes: line)).inserted else { continue }
+            if writer == nil { writer = try BufferedFileWriter(path: out + "/samples.jsonl") }
+            try writer!.write(line: line)
+            state.samplesWritten += 1
+        }
+    }
+
+    /// What an incomplete set lacks: the shards not given and the folders not finished.
+    static func describeIncomplete(_ inputs: [Input], covered: Int) -> (missing: Int, message: String, record: Manifest.Incomplete)? {
+        let total = inputs[0].manifest.matrixCellsTotal
+        guard covered < total else { return nil }
+        var parts: [String] = []
+        var shardsMissing: [String] = []
+        if let n = inputs.first?.shard?.n, inputs.allSatisfy({ $0.shard != nil }) {
+            let given = Set(inputs.map { $0.shard!.k })
+            shardsMissing = (1...n).filter { !given.contains($0) }.map { "\($0)/\(n)" }
+            if !shardsMissing.isEmpty {
+                parts.append("no folder of shard\(shardsMissing.count > 1 ? "s" : "") \(shardsMissing.joined(separator: ", ")) was given")
+            }
+        }
+        var unfinished: [Manifest.Incomplete.Folder] = []
+        for i in inputs where i.recorded < i.manifest.cellsTotal {
+            let m = i.manifest
+            parts.append("\(i.dir) (\(m.shard.map { "shard \($0), " } ?? "")status \(m.status)) recorded \(i.recorded) of its \(m.cellsTotal) cells")
+            unfinished.append(.init(path: i.dir, shard: m.shard, status: m.status, cellsRecorded: i.recorded, cellsTotal: m.cellsTotal))
+        }
+        let missing = total - covered
+        let message = "incomplete: \(missing) of the matrix's \(total) cells have no record"
+            + (parts.isEmpty ? "" : ": " + parts.joined(separator: "; "))
+        return (missing, message, Manifest.Incomplete(cellsMissing: missing, shardsMissing: shardsMissing, unfinished: unfinished))
+    }
+
+    static func writeManifest(_ inputs: [Input], state: MergeState, incomplete: Manifest.Incomplete?, to outDir: RunDirectory) throws {
+        var m = inputs[0].manifest
+        m.status = "merged"
+        let runIDs = Array(Set(inputs.map(\.manifest.runID))).sorted()
+        m.runID = runIDs.count == 1 ? runIDs[0] : "merged:" + runIDs.joined(separator: "+")
+        m.shard = nil
+        m.cellsTotal = state.lastStatus.count
+        m.cellsRecorded = state.lastStatus.count
+        m.endedAt = Record.rfc3339(Date())
+        var summary = RunSummary()
+        summary.total = state.lastStatus.count
+        for status in state.lastStatus.values { summary.byStatus[status, default: 0] += 1 }
+        m.summary = StatusCounts(summary)
+        m.mergedFrom = inputs.map {
+            Manifest.MergeSource(path: $0.dir, runID: $0.manifest.runID, shard: $0.manifest.shard, status: $0.manifest.status,
+                                 records: $0.records, recordsKept: $0.kept)
+        }
+        m.incomplete = incomplete
+        m.setAside = state.setAside
+        try outDir.writeManifest(m)
     }
 }

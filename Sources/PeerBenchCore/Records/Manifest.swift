@@ -36,6 +36,11 @@ public struct Manifest: Sendable, Equatable, Codable {
     public var sessions: [Session]?
     /// Set by `merge`: the folders it combined.
     public var mergedFrom: [MergeSource]?
+    /// Set by `merge --allow-incomplete` when cells of the matrix had no record.
+    public var incomplete: Incomplete?
+    /// Set by `merge`: lines of the inputs that were not records of their folder's run
+    /// (kept in set-aside.jsonl, not merged).
+    public var setAside: Int?
     public var host: Host
     /// `peerbench`, `swift_compiler`, then each plugin's libraries, by name.
     public var versions: Versions
@@ -90,6 +95,25 @@ public struct Manifest: Sendable, Equatable, Codable {
         enum CodingKeys: String, CodingKey { case path, runID = "run_id", shard, status, records, recordsKept = "records_kept" }
     }
 
+    /// What an incomplete merge lacks.
+    public struct Incomplete: Sendable, Equatable, Codable {
+        public var cellsMissing: Int
+        /// `K/N` of the shards no folder was given for.
+        public var shardsMissing: [String]
+        /// Folders with fewer records than cells of their own.
+        public var unfinished: [Folder]
+
+        public struct Folder: Sendable, Equatable, Codable {
+            public var path: String
+            public var shard: String?
+            public var status: String
+            public var cellsRecorded: Int
+            public var cellsTotal: Int
+            enum CodingKeys: String, CodingKey { case path, shard, status, cellsRecorded = "cells_recorded", cellsTotal = "cells_total" }
+        }
+        enum CodingKeys: String, CodingKey { case cellsMissing = "cells_missing", shardsMissing = "shards_missing", unfinished }
+    }
+
     public struct Host: Sendable, Equatable, Codable {
         public var hostname: String
         public var os: String
@@ -118,7 +142,8 @@ public struct Manifest: Sendable, Equatable, Codable {
         case startedAt = "started_at", endedAt = "ended_at", linkMode = "link_mode", seed, repetitions
         case cellTimeoutSeconds = "cell_timeout_seconds", transports, cellsTotal = "cells_total", order, shard
         case matrixCellsTotal = "matrix_cells_total", summary, isolation, cellsRecorded = "cells_recorded"
-        case interruptedCell = "interrupted_cell", sessions, mergedFrom = "merged_from", host, versions, matrix
+        case interruptedCell = "interrupted_cell", sessions, mergedFrom = "merged_from", incomplete
+        case setAside = "set_aside", host, versions, matrix
         case measurementFloor = "measurement_floor"
     }
 

@@ -23,9 +23,12 @@ public enum RecordsCSV {
     public static var header: String { columns.joined(separator: ",") }
 
     /// One CSV row for a record.
-    public static func row(_ record: Record) -> String {
-        let json = record.json
-        return columns.map { column in
+    public static func row(_ record: Record) -> String { row(json: record.json) }
+
+    /// One CSV row from a record's JSON as read from a journal line (merge decodes
+    /// each line once to check it and writes the row from the same JSON).
+    public static func row(json: JSONValue) -> String {
+        columns.map { column in
             var v: JSONValue? = json
             for part in column.split(separator: ".") { v = v?[String(part)] }
             return field(v ?? .null)

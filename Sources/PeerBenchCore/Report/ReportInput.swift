@@ -53,10 +53,9 @@ public enum ReportInput {
     }
 
     static func readRecords(_ path: String, run: Int, into data: inout ReportData) throws(ReportError) {
-        var reader = try JSONLinesReader(path: path)
-        defer { reader.close() }
+        let reader = try openLines(path)
         var pendingError: String?
-        while let line = try reader.nextLine() {
+        while let line = try nextLine(reader) {
             // A line that does not parse is only acceptable as the last one (torn by a crash).
             if let e = pendingError { throw ReportError(e) }
             let value: JSONValue
@@ -142,11 +141,10 @@ public enum ReportInput {
     /// lines joined a usable record. Bad lines are skipped with a warning: samples
     /// are optional material, the records stand without them.
     static func readSamples(_ path: String, into data: inout ReportData) throws(ReportError) -> Int {
-        var reader = try JSONLinesReader(path: path)
-        defer { reader.close() }
+        let reader = try openLines(path)
         var joined = 0, unjoined = 0, bad = 0
         let decoder = JSONDecoder()
-        while let line = try reader.nextLine() {
+        while let line = try nextLine(reader) {
             let s: CellSamples
             do { s = try decoder.decode(CellSamples.self, from: Data(line)) } catch {
                 bad += 1
@@ -187,6 +185,21 @@ public enum ReportInput {
         }
         if data.linkModes.count > 1 {
             data.warnings.append("mixed link modes: \(data.linkModes.joined(separator: ", ")); emulated, loopback and remote results are not comparable")
+        }
+    }
+}
+
+extension ReportInput {
+    static func openLines(_ path: String) throws(ReportError) -> JournalLineReader {
+        guard let reader = JournalLineReader(path: path) else {
+            throw ReportError("\(path): cannot be read (\(String(cString: strerror(errno))))")
+        }
+        return reader
+    }
+
+    static func nextLine(_ reader: JournalLineReader) throws(ReportError) -> ArraySlice<UInt8>? {
+        do { return try reader.nextNonEmpty() } catch {
+            throw ReportError("\(reader.path): read failed at line \(reader.lineNumber + 1): \(error)")
         }
     }
 }

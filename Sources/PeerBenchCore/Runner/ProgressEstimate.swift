@@ -1,9 +1,10 @@
 /// The remaining time of a run, learned as it goes.
 ///
-/// The plan's per-cell estimates are right in proportion more often than in
-/// absolute terms (set-up costs, a slower machine), so the ETA scales the
-/// remaining cells' estimates by the ratio of actual to estimated time of the cells
-/// already run.
+/// It starts from the plan's per-cell estimates (`RunPlan.estimates(of:)`: the
+/// cost model that `validate` prints, or a resumed folder's measured times). Those
+/// are right in proportion more often than in absolute terms (a slower or busier
+/// machine), so the ETA scales the remaining cells' estimates by the ratio of
+/// actual to estimated time of the cells already run.
 public struct ProgressEstimate: Sendable {
     public private(set) var estimates: [Double]
     public private(set) var done = 0

@@ -72,8 +72,15 @@ public struct RunPlan: Sendable {
     public var order: CellOrder
     public var links: [String: ResolvedLink]
 
+    /// Estimated seconds of any of the matrix's cells (see `CellCostModel`).
+    public var costModel: CellCostModel
+    /// Measured times of a past run that `estimates(of:)` prefer (see `calibrate`).
+    public var calibration: CostCalibration?
+
     /// Applies the command line to the matrix and resolves every environment x distance.
-    public init(matrix: Matrix, options: RunOptions, linkModel: any LinkModel) throws {
+    /// `registry` lets the plugins' own estimates into the cost model (and so into the
+    /// shard balance): pass it wherever the plan is run or shown.
+    public init(matrix: Matrix, options: RunOptions, linkModel: any LinkModel, registry: PluginRegistry? = nil) throws {
         var m = matrix
         if let wanted = options.transports {
             let known = m.transports.map(\.label)
@@ -91,11 +98,6 @@ public struct RunPlan: Sendable {
         }
         self.matrix = m
         self.options = options
-        let canonical = m.cells(seed: options.seed, repetitions: options.repetitions)
-        matrixCellCount = canonical.count
-        order = options.order ?? m.order
-        let mine = options.shard.map { $0.select(canonical) } ?? canonical
-        cells = order.arrange(mine, seed: options.seed ?? m.seed)
         var links: [String: ResolvedLink] = [:]
         for env in m.environments {
             for d in m.distances {
@@ -103,37 +105,39 @@ public struct RunPlan: Sendable {
             }
         }
         self.links = links
+        let costModel = CellCostModel(transports: m.transports, rttProbes: m.rttProbes, cellTimeoutSeconds: m.cellTimeoutSeconds,
+                                      registry: registry)
+        self.costModel = costModel
+        let canonical = m.cells(seed: options.seed, repetitions: options.repetitions)
+        matrixCellCount = canonical.count
+        order = options.order ?? m.order
+        let mine = options.shard.map { $0.select(canonical) { costModel.seconds($0, link: links[RunPlan.linkKey($0.environment, $0.distance)]!) } } ?? canonical
+        cells = order.arrange(mine, seed: options.seed ?? m.seed)
     }
 
     public func link(for cell: Cell) -> ResolvedLink { links[RunPlan.linkKey(cell.environment, cell.distance)]! }
 
     static func linkKey(_ e: EnvironmentSpec, _ d: DistanceSpec) -> String { e.name + "\u{1}" + d.label }
 
-    /// Rough wall time of the plan, seconds: plugin estimates where given, otherwise
-    /// set-up + probes at twice the one-way delay + bytes at the link rate.
-    public func estimatedSeconds(registry: PluginRegistry) -> Double {
-        estimates(of: cells, registry: registry).reduce(0, +)
+    /// Expected wall time of the plan, seconds (see `CellCostModel`).
+    public func estimatedSeconds() -> Double {
+        estimates(of: cells).reduce(0, +)
     }
 
-    /// Expected wall time of each of `cells`, seconds, in the same order.
-    public func estimates(of cells: [Cell], registry: PluginRegistry) -> [Double] {
-        var plugins: [String: any TransportPlugin] = [:]
-        return cells.map { cell in
-            let link = self.link(for: cell)
-            if plugins[cell.transport.label] == nil {
-                plugins[cell.transport.label] = try? registry.make(cell.transport.plugin, options: cell.transport.options, path: .root).0
-            }
-            return plugins[cell.transport.label]?.estimatedSeconds(payload: cell.payload, rttProbes: matrix.rttProbes, link: link)
-                ?? RunPlan.genericEstimate(payload: cell.payload, rttProbes: matrix.rttProbes, link: link)
+    /// Expected wall time of each of `cells`, seconds, in the same order: the cost
+    /// model, or what a past run measured (`calibration`).
+    public func estimates(of cells: [Cell]) -> [Double] {
+        cells.map { cell in
+            let modelled = costModel.seconds(cell, link: link(for: cell))
+            return calibration?.seconds(cell, modelled: modelled) ?? modelled
         }
     }
 
-    static func genericEstimate(payload: Payload?, rttProbes: Int, link: ResolvedLink) -> Double {
-        guard link.connected else { return 0 }
-        let rtt = 2 * (link.delayMs ?? 0.05) / 1000
-        let bytes = Double((payload?.count ?? 0) * (payload?.size ?? 0))
-        let rate = (link.rateMbps ?? 5_000) * 1e6 / 8
-        return 0.05 + Double(rttProbes) * rtt + bytes / rate
+    /// The whole matrix (all shards) dealt to `shards` shards, as `--shard K/N` deals it.
+    public func shardBalance(shards: Int) -> ShardBalance {
+        ShardBalance(matrix.cells(seed: options.seed, repetitions: options.repetitions), shards: shards) {
+            costModel.seconds($0, link: link(for: $0))
+        }
     }
 }
 

@@ -2,9 +2,10 @@
 /// N machines at once (a Slurm job array, a Kubernetes indexed Job).
 ///
 /// Cells are dealt out by block (repetition x environment x distance x payload, see
-/// `CellOrder`): block *b* of the canonical order goes to shard `b mod N + 1`. Whole
-/// blocks stay together so every transport of a comparison runs on the same machine,
-/// and the deal depends only on the matrix and the run options, never on the machine.
+/// `CellOrder`), balanced by estimated time: see `ShardBalance`. Whole blocks stay
+/// together so every transport of a comparison runs on the same machine, and the
+/// deal depends only on the matrix, the run options and the cost model, never on the
+/// machine (a calibration from a past run does not move cells between shards).
 public struct Shard: Sendable, Equatable, CustomStringConvertible {
     /// 1-based: 1...count.
     public var index: Int
@@ -29,11 +30,62 @@ public struct Shard: Sendable, Equatable, CustomStringConvertible {
 
     public var description: String { "\(index)/\(count)" }
 
-    /// This shard's cells, in canonical order.
-    public func select(_ canonicalCells: [Cell]) -> [Cell] {
+    /// This shard's cells, in canonical order. `estimate`: seconds of one cell.
+    public func select(_ canonicalCells: [Cell], estimate: (Cell) -> Double) -> [Cell] {
         guard count > 1 else { return canonicalCells }
-        return CellOrder.blocks(of: canonicalCells).enumerated()
-            .filter { $0.offset % count == index - 1 }
-            .flatMap(\.element)
+        return ShardBalance(canonicalCells, shards: count, estimate: estimate).cells(ofShard: index)
+    }
+}
+
+/// A matrix's blocks dealt to N shards by estimated time: greedy longest-first (each
+/// block, longest first, goes to the shard with the least time so far), which keeps
+/// the longest shard within 4/3 of the best possible. Deterministic: block times are
+/// rounded to milliseconds, ties go to the earlier block and the lower shard. Inside a
+/// shard the blocks keep their canonical order, and a block's transports stay
+/// interleaved.
+public struct ShardBalance: Sendable {
+    /// Canonical-order blocks of the whole matrix.
+    public let blocks: [[Cell]]
+    /// Estimated milliseconds of each block.
+    public let blockMillis: [Int]
+    /// For each shard (0-based), the indices of its blocks in canonical order.
+    public let assignment: [[Int]]
+
+    public init(_ canonicalCells: [Cell], shards: Int, estimate: (Cell) -> Double) {
+        blocks = CellOrder.blocks(of: canonicalCells)
+        blockMillis = blocks.map { b in b.reduce(0) { $0 + Int((estimate($1) * 1000).rounded()) } }
+        assignment = ShardBalance.longestFirst(blockMillis, shards: max(1, shards))
+    }
+
+    /// The greedy longest-first deal of `costs` to `shards` bins; each bin sorted.
+    static func longestFirst(_ costs: [Int], shards: Int) -> [[Int]] {
+        let order = costs.indices.sorted { (costs[$0], -$0) > (costs[$1], -$1) }
+        var load = [Int](repeating: 0, count: shards)
+        var bins = [[Int]](repeating: [], count: shards)
+        for b in order {
+            // The least-loaded shard; the lowest number on a tie.
+            var best = 0
+            for s in 1..<shards where load[s] < load[best] { best = s }
+            load[best] += costs[b]
+            bins[best].append(b)
+        }
+        return bins.map { $0.sorted() }
+    }
+
+    /// The cells of shard `k` (1-based), in canonical order.
+    public func cells(ofShard k: Int) -> [Cell] { assignment[k - 1].flatMap { blocks[$0] } }
+
+    /// Estimated seconds of each shard (0-based).
+    public var shardSeconds: [Double] { assignment.map { Double($0.reduce(0) { $0 + blockMillis[$1] }) / 1000 } }
+
+    /// Cells of each shard (0-based).
+    public var shardCellCounts: [Int] { assignment.map { $0.reduce(0) { $0 + blocks[$1].count } } }
+
+    /// Estimated seconds of each shard under the old deal by count (block b to shard
+    /// b mod N), for comparing makespans.
+    public var countBasedShardSeconds: [Double] {
+        var s = [Double](repeating: 0, count: assignment.count)
+        for (b, ms) in blockMillis.enumerated() { s[b % assignment.count] += Double(ms) / 1000 }
+        return s
     }
 }

@@ -8,8 +8,8 @@ extension ExitStatus {
 
 /// `run --dry-run`: the cells that would run, in run order, with estimates.
 enum DryRun {
-    static func print(plan: RunPlan, pending: [Cell], recorded: Int, registry: PluginRegistry) {
-        let estimates = plan.estimates(of: pending, registry: registry)
+    static func print(plan: RunPlan, pending: [Cell], recorded: Int) {
+        let estimates = plan.estimates(of: pending)
         var t = TextTable(["#", "cell", "key", "estimate"])
         for (i, (cell, est)) in zip(pending, estimates).enumerated() {
             t.add([String(i + 1), cell.summary, cell.key.description, Format.seconds(est)])
@@ -21,6 +21,7 @@ enum DryRun {
         head += ", order \(plan.order.rawValue)"
         let total = estimates.reduce(0, +)
         Terminal.out("\(head); estimated duration \(Format.duration(total)) (at most \(Format.duration(Double(pending.count) * plan.matrix.cellTimeoutSeconds)) if every cell hit its \(Format.number(plan.matrix.cellTimeoutSeconds, digits: 0)) s timeout)")
+        Terminal.out("estimate basis: \(plan.estimateBasis)")
     }
 }
 

@@ -53,7 +53,7 @@ struct RunSetup {
                 + changes.joined(separator: "; ")
                 + ". Resume with the matrix the run started with (its copy is under \"matrix\" in \(c.resume!)/manifest.json), or start a new run with --out")
         }
-        let plan = try RunPlan(matrix: matrix, options: options.run, linkModel: linkModel)
+        var plan = try RunPlan(matrix: matrix, options: options.run, linkModel: linkModel, registry: registry)
         let runID = previous?.runID ?? RunCommand.makeRunID()
         var records: [Record] = []
         if let journal, let path = c.resume {
@@ -63,6 +63,8 @@ struct RunSetup {
             records = own
             warnings += foreign
         }
+        // The cells already run tell how long the rest will take on this machine.
+        if let path = c.resume, !records.isEmpty { plan.calibrate(from: records, source: path) }
         let index = JournalIndex(records: records)
         let pending = index.pending(plan.cells, retryFailed: c.retryFailed)
         if c.resume == nil, let out = c.out, !c.dryRun {

@@ -103,7 +103,7 @@ struct RunCommand: AsyncParsableCommand {
         for w in setup.warnings { Terminal.err("peerbench: warning: \(w)") }
         let plan = setup.plan
         if dryRun {
-            DryRun.print(plan: plan, pending: setup.pending, recorded: setup.alreadyRecorded, registry: registry)
+            DryRun.print(plan: plan, pending: setup.pending, recorded: setup.alreadyRecorded)
             return
         }
         let dir = setup.dir!
@@ -143,7 +143,7 @@ struct RunCommand: AsyncParsableCommand {
         // stops it too; the manifest is written again with it.
         book.measurementFloor = await FloorProbe.measure(plan: plan, testbed: testbed, quiet: quiet) { runner.stopper.hasFired }
         try? book.write(status: "running", ended: false)
-        let estimates = plan.estimates(of: setup.pending, registry: registry)
+        let estimates = plan.estimates(of: setup.pending)
         let printer = quiet ? nil : ProgressPrinter(estimates: estimates, alreadyRecorded: setup.alreadyRecorded, live: Terminal.stderrIsTerminal, verbose: verbose)
         let summary: RunSummary
         do {

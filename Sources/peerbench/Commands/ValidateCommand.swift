@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import PeerBenchCore
 
 struct ValidateCommand: AsyncParsableCommand {
@@ -10,13 +11,25 @@ struct ValidateCommand: AsyncParsableCommand {
 
     @OptionGroup var matrixArgument: MatrixArgument
 
+    @Option(help: "Also show how run --shard K/N would split the matrix into N shards: cells and estimated time of each.")
+    var shards: Int?
+
+    @Option(name: .customLong("calibrate-from"), help: "A past run folder of this matrix: estimate its cells at the times measured there, and the others at the cost model scaled to this machine.")
+    var calibrateFrom: String?
+
+    func validate() throws {
+        if let shards, shards < 1 { throw ValidationError("--shards: expected a number of shards of at least 1, got \(shards)") }
+    }
+
     func run() async throws {
         let registry = Wiring.registry
         let linkModel = Wiring.linkModel
-        let plan: RunPlan
+        var plan: RunPlan
         do {
             let matrix = try MatrixLoader(registry: registry, linkModel: linkModel).load(path: matrixArgument.matrix)
-            plan = try RunPlan(matrix: matrix, options: RunOptions(matrixFile: matrixArgument.matrix, commandLine: []), linkModel: linkModel)
+            plan = try RunPlan(matrix: matrix, options: RunOptions(matrixFile: matrixArgument.matrix, commandLine: []), linkModel: linkModel,
+                               registry: registry)
+            if let dir = calibrateFrom { try calibrate(&plan, from: dir) }
         } catch let e as InputError {
             throw fail(e)
         }
@@ -26,7 +39,9 @@ struct ValidateCommand: AsyncParsableCommand {
         Terminal.out("  transports: \(m.transports.map { "\($0.label) (\($0.plugin))" }.joined(separator: ", "))")
         Terminal.out("  matrix: \(m.environments.count) environments x \(m.distances.count) distances x \(m.payloads.count) payloads (\(m.counts.count) counts x \(m.sizes.count) sizes)")
         Terminal.out("  cells: \(plan.cells.count) (\(plan.cells.count / m.repetitions) per repetition x \(m.repetitions) repetition\(m.repetitions == 1 ? "" : "s"))")
-        Terminal.out("  estimated duration: \(Format.duration(plan.estimatedSeconds(registry: registry))) (cell timeout \(Format.number(m.cellTimeoutSeconds, digits: 0)) s)")
+        let estimate = plan.estimatedSeconds()
+        Terminal.out("  estimated duration: \(Format.duration(estimate)) (\(Int(estimate.rounded())) s; cell timeout \(Format.number(m.cellTimeoutSeconds, digits: 0)) s)")
+        Terminal.out("  estimate basis: \(plan.estimateBasis)")
         Terminal.out("")
         Terminal.out("Resolved link per environment x distance:")
         var table = TextTable(["environment", "distance", "m", "RSSI dBm", "SNR dB", "MCS", "PHY Mbit/s", "rate Mbit/s", "delay ms", "jitter ms", "loss %", "MTU"])
@@ -40,9 +55,54 @@ struct ValidateCommand: AsyncParsableCommand {
             }
         }
         Terminal.out(table.render())
+        if let shards { printShards(plan, shards) }
+    }
+
+    /// Uses the measured cell times of the run in `dir`, which must be of this matrix.
+    private func calibrate(_ plan: inout RunPlan, from dir: String) throws(InputError) {
+        let manifestPath = dir + "/manifest.json"
+        guard let data = FileManager.default.contents(atPath: manifestPath), let manifest = try? JSONParser.parse(Array(data)) else {
+            throw InputError(source: "--calibrate-from", "\(manifestPath) is missing or not JSON; give the --out folder of a past run of this matrix")
+        }
+        guard manifest["matrix_hash"]?.stringValue == plan.matrix.hash else {
+            throw InputError(source: "--calibrate-from", "\(dir) is a run of another matrix (matrix_hash \(manifest["matrix_hash"]?.compactText ?? "none"), this one is \(plan.matrix.hash)); its cell times do not apply")
+        }
+        plan.calibrate(from: RunDirectory.readJournal(at: dir + "/records.jsonl").records, source: dir)
+    }
+
+    /// Each shard's cells and estimated time, and the makespan against a deal by count.
+    private func printShards(_ plan: RunPlan, _ n: Int) {
+        let balance = plan.shardBalance(shards: n)
+        Terminal.out("")
+        Terminal.out("Shards (run --shard K/\(n)), balanced by estimated time:")
+        var t = TextTable(["shard", "cells", "estimated"])
+        for (i, (cells, secs)) in zip(balance.shardCellCounts, balance.shardSeconds).enumerated() {
+            t.add(["\(i + 1)/\(n)", String(cells), Format.duration(secs)])
+        }
+        Terminal.out(t.render())
+        let longest = balance.shardSeconds.max() ?? 0
+        let byCount = balance.countBasedShardSeconds
+        Terminal.out("  longest shard: \(Format.duration(longest)), shortest \(Format.duration(balance.shardSeconds.min() ?? 0))"
+            + " (dealt by count: longest \(Format.duration(byCount.max() ?? 0)), shortest \(Format.duration(byCount.min() ?? 0)))")
+        Terminal.out("  Slurm --time: \(SlurmTime.limit(forSeconds: longest)) (the longest shard x \(SlurmTime.margin) + \(Int(SlurmTime.extraSeconds / 60)) min; the shard estimates use the cost model, never a calibration)")
     }
 }
 
 extension RunPlan {
     static func linkKeyForDisplay(_ e: EnvironmentSpec, _ d: DistanceSpec) -> String { e.name + "\u{1}" + d.label }
+}
+
+/// The `--time` to give a Slurm array job whose longest shard is estimated at
+/// `seconds`: estimates are within 0.8-1.25 of the real run on a quiet machine
+/// (docs/UNATTENDED.md), so x1.5 covers that and a loaded node; +10 min covers the
+/// job's start and the clean stop after SIGTERM.
+enum SlurmTime {
+    static let margin = 1.5
+    static let extraSeconds = 600.0
+
+    /// `H:MM:SS`, rounded up to the minute.
+    static func limit(forSeconds seconds: Double) -> String {
+        let minutes = Int((seconds * margin + extraSeconds) / 60 + 0.999)
+        return String(format: "%d:%02d:00", minutes / 60, minutes % 60)
+    }
 }

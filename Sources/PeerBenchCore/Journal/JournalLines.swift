@@ -1,0 +1,127 @@
+import Foundation
+
+/// Reads a file one line at a time through a fixed buffer, so a journal of any size
+/// is read in bounded memory (merge, compare and report of 200 000 records must not
+/// hold them all). The one line reader of the project: merge, compare and report use it.
+final class JournalLineReader {
+    let path: String
+    /// 1-based number of the line last returned.
+    private(set) var lineNumber = 0
+    private let fd: Int32
+    private var buffer: [UInt8] = []
+    private var start = 0
+    private var eof = false
+    private static let chunk = 1 << 20
+
+    /// nil when the file cannot be opened (absent: nothing to read).
+    init?(path: String) {
+        self.path = path
+        fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 { return nil }
+    }
+
+    deinit { close(fd) }
+
+    /// The next line without its newline (a last line without one is returned too:
+    /// the caller decides whether it is torn); nil at the end of the file.
+    func next() throws -> ArraySlice<UInt8>? {
+        while true {
+            if let nl = buffer[start...].firstIndex(of: UInt8(ascii: "\n")) {
+                defer { start = nl + 1 }
+                lineNumber += 1
+                return buffer[start..<nl]
+            }
+            if eof {
+                guard start < buffer.count else { return nil }
+                defer { start = buffer.count }
+                lineNumber += 1
+                return buffer[start...]
+            }
+            buffer.removeSubrange(0..<start)
+            start = 0
+            let old = buffer.count
+            buffer.append(contentsOf: repeatElement(0, count: JournalLineReader.chunk))
+            let n = try buffer.withUnsafeMutableBytes { b in
+                try syscall("read(\(path))") { read(fd, b.baseAddress! + old, JournalLineReader.chunk) }
+            }
+            buffer.removeLast(JournalLineReader.chunk - n)
+            if n == 0 { eof = true }
+        }
+    }
+
+    /// The next line that is not empty; nil at the end of the file.
+    func nextNonEmpty() throws -> ArraySlice<UInt8>? {
+        while let line = try next() {
+            if !line.isEmpty { return line }
+        }
+        return nil
+    }
+}
+
+/// Callback-style reading for compare: each non-empty line with its 1-based number.
+enum JournalLines {
+    /// Returns false when the file cannot be opened.
+    static func forEach(path: String, _ body: (ArraySlice<UInt8>, Int) throws(InputError) -> Void) throws(InputError) -> Bool {
+        guard let reader = JournalLineReader(path: path) else { return false }
+        while true {
+            let line: ArraySlice<UInt8>?
+            do { line = try reader.nextNonEmpty() } catch {
+                throw InputError(source: path, "read failed after line \(reader.lineNumber): \(error)")
+            }
+            guard let line else { return true }
+            try body(line, reader.lineNumber)
+        }
+    }
+}
+
+/// Writes a file through a 1 MiB buffer and flushes it to disk once at the end
+/// (merge writes hundreds of thousands of lines; one fdatasync each took minutes).
+final class BufferedFileWriter {
+    let path: String
+    private let fd: Int32
+    private var buffer: [UInt8] = []
+
+    /// Creates or truncates `path`.
+    init(path: String) throws {
+        self.path = path
+        fd = try syscall("open(\(path))") { open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }
+        buffer.reserveCapacity(1 << 20)
+    }
+
+    deinit { close(fd) }
+
+    func write<C: Collection>(line: C) throws where C.Element == UInt8 {
+        buffer.append(contentsOf: line)
+        buffer.append(UInt8(ascii: "\n"))
+        if buffer.count >= 1 << 20 { try flush() }
+    }
+
+    func write(line: String) throws { try write(line: Array(line.utf8)) }
+
+    func flush() throws {
+        try buffer.withUnsafeBytes { b in
+            var off = 0
+            while off < b.count { off += try syscall("write(\(path))") { Glibc.write(fd, b.baseAddress! + off, b.count - off) } }
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Writes what is buffered and waits until it is on disk.
+    func finish() throws {
+        try flush()
+        _ = try syscall("fsync(\(path))") { fsync(fd) }
+    }
+}
+
+extension StableHash {
+    /// FNV-1a 64 of raw bytes: merge remembers lines by this hash instead of keeping
+    /// them (a collision among 200 000 lines has odds of about 1 in 10^9).
+    static func fnv1a64<C: Collection>(bytes: C) -> UInt64 where C.Element == UInt8 {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for b in bytes {
+            h ^= UInt64(b)
+            h = h &* 0x0000_0100_0000_01B3
+        }
+        return h
+    }
+}

@@ -1,0 +1,98 @@
+/// Expected wall time of one cell, seconds: what `validate`, `run --dry-run`, the
+/// progress ETA and the shard balancing all use, so they agree with each other.
+///
+/// A plugin's own `estimatedSeconds` wins where it gives one (UWB ranging lasts its
+/// configured duration); otherwise `CellCost` models what a cell spends. Either way
+/// a cell ends at its timeout: nothing is estimated past `cellTimeoutSeconds`.
+public struct CellCostModel: Sendable {
+    /// One plugin value per transport label (nil when no registry was given or the
+    /// plugin could not be made: the generic model applies).
+    private let plugins: [String: any TransportPlugin]
+    public let rttProbes: Int
+    public let cellTimeoutSeconds: Double
+
+    /// `registry` nil: the generic model for every transport (unit tests with fakes).
+    public init(transports: [TransportSpec], rttProbes: Int, cellTimeoutSeconds: Double, registry: PluginRegistry?) {
+        var plugins: [String: any TransportPlugin] = [:]
+        if let registry {
+            for t in transports {
+                plugins[t.label] = try? registry.make(t.plugin, options: t.options, path: .root).0
+            }
+        }
+        self.plugins = plugins
+        self.rttProbes = rttProbes
+        self.cellTimeoutSeconds = cellTimeoutSeconds
+    }
+
+    /// Seconds `cell` is expected to take over `link`.
+    public func seconds(_ cell: Cell, link: ResolvedLink) -> Double {
+        guard link.connected else { return CellCost.setUpSeconds }
+        let own = plugins[cell.transport.label]?.estimatedSeconds(payload: cell.payload, rttProbes: rttProbes, link: link)
+        let s = own ?? CellCost.model(payload: cell.payload, rttProbes: rttProbes, link: link)
+        // A cell that would outlast its timeout is stopped there (then torn down).
+        return min(s, cellTimeoutSeconds + CellCost.setUpSeconds)
+    }
+}
+
+/// The generic per-cell cost, for plugins that give no estimate of their own. Its
+/// constants were fitted to runs of matrices/quick.json and matrices/hypotheses.json
+/// on the emulated link (docs/UNATTENDED.md, "Estimates"); scripts/check-estimates.sh
+/// prints estimate against actual.
+public enum CellCost {
+    /// Testbed (two namespaces, TUN devices, emulator), worker and server start, and
+    /// teardown, plus the runner's own bookkeeping (record written and flushed).
+    public static let setUpSeconds = 0.22
+    /// What a round trip takes beyond twice the link's one-way delay: the emulated
+    /// channel's schedule (off-channel periods), two user-space turnarounds, the
+    /// scheduler. Measured probe RTTs average 3-10 ms on a 1 ms link.
+    static let probeTurnaroundSeconds = 0.002
+    /// Round trips of a connection set-up (TCP's three-way handshake, QUIC's 1-RTT
+    /// TLS handshake, UDP's control exchange): about two.
+    static let handshakeRoundTrips = 2.0
+    /// What a lost handshake packet costs on average: up to the initial retransmission
+    /// timeout (1 s in Linux TCP, QUIC's first probe timeout), but the emulated loss
+    /// comes in bursts and small packets are lost less often, so fitted lower.
+    static let handshakeLossSeconds = 0.4
+    /// What a lost probe costs on average: TCP's minimum RTO (200 ms), QUIC's probe
+    /// timeout, UDP's probe timeout (1 s) for the few probes lost outright; fitted.
+    static let probeLossSeconds = 0.15
+    /// Small probe frames are lost far less often than the link's full-size frames
+    /// (`loss_percent` is the loss of a full MTU frame at that SNR).
+    static let probeLossShare = 0.25
+    /// Share of the link rate a transport's bulk phase achieves (headers,
+    /// acknowledgements, congestion control over a varying channel).
+    static let bulkEfficiency = 0.8
+    /// How hard loss cuts a long transfer: the usable rate scales with (1 - loss)^3.
+    /// Congestion control backs off on every loss, so 18 % loss leaves TCP and QUIC
+    /// a third of the rate, not 82 %; fitted on 32 MB transfers at the edge of
+    /// coverage (matrices/edge-large.json: exponents 1 to 5.5 by transport, mean 3).
+    static let bulkLossExponent = 3
+    /// Per-message cost of the bulk phase beyond the bytes (a system call per
+    /// message and its framing): matters for many small messages.
+    static let perMessageSeconds = 15e-6
+
+    /// Set-up + handshake + probes + bulk, with the expected cost of losses.
+    /// - handshake: two round trips, plus 1 s times the chance that one of its ~4
+    ///   packets is lost;
+    /// - probes: `rttProbes` round trips plus the expected cost of lost probes;
+    /// - bulk: the payload's bytes at the rate the link can carry (its rate times
+    ///   (1 - loss)^3 and `bulkEfficiency`; not the PHY rate) plus a per-message cost.
+    public static func model(payload: Payload?, rttProbes: Int, link: ResolvedLink) -> Double {
+        let rtt = 2 * (link.delayMs ?? 0.05) / 1000 + probeTurnaroundSeconds
+        let loss = min(max((link.lossPercent ?? 0) / 100, 0), 0.95)
+        let lostHandshake = 1 - pow1(1 - loss, 4)
+        let handshake = handshakeRoundTrips * rtt + lostHandshake * handshakeLossSeconds
+        let lostProbe = 1 - pow1(1 - loss * probeLossShare, 2)
+        let probes = Double(rttProbes) * (rtt + lostProbe * probeLossSeconds)
+        var bulk = 0.0
+        if let payload {
+            let bytes = Double(payload.count) * Double(payload.size)
+            let usable = (link.rateMbps ?? 5_000) * 1e6 / 8 * pow1(1 - loss, bulkLossExponent) * bulkEfficiency
+            bulk = bytes / usable + Double(payload.count) * perMessageSeconds
+        }
+        return setUpSeconds + handshake + probes + bulk
+    }
+
+    /// x^n for small whole n, without Foundation.
+    static func pow1(_ x: Double, _ n: Int) -> Double { (0..<n).reduce(1) { r, _ in r * x } }
+}

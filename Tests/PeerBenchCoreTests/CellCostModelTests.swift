@@ -1,0 +1,76 @@
+@testable import PeerBenchCore
+import Testing
+
+/// The cost model behind validate, --dry-run, the ETA and the shard balance.
+@Suite struct CellCostModelTests {
+    func link(rate: Double, loss: Double, phy: Double = 58.6) -> ResolvedLink {
+        var l = ResolvedLink(environment: "free-field", distanceMeters: 92, distanceLabel: "max")
+        l.delayMs = 1
+        l.rateMbps = rate
+        l.lossPercent = loss
+        l.phyRateMbps = phy
+        return l
+    }
+
+    /// 2000 x 16 384 B over free-field at "max" (33.3 Mbit/s, 18.2 % loss): the bulk
+    /// phase goes at the usable rate (33.3 x 0.818^3 x 0.8 = 14.6 Mbit/s; TCP measured
+    /// 11, QUIC 12.8, UDP 16.5), not the PHY rate (58.6): about 18 s, where the old
+    /// estimate said 7.9 s.
+    @Test func bulkGoesAtTheRateTheLinkCanCarry() {
+        let l = link(rate: 33.3, loss: 18.2)
+        let s = CellCost.model(payload: Payload(count: 2000, size: 16384), rttProbes: 0, link: l)
+        let bytes = 2000.0 * 16384
+        let bulk = bytes / (33.3e6 / 8 * 0.818 * 0.818 * 0.818 * 0.8)
+        #expect(abs(bulk - 17.98) < 0.01)
+        let rest = s - bulk
+        // set-up + handshake (with its loss risk) + the per-message cost, well under a second
+        #expect(rest > CellCost.setUpSeconds && rest < 1.0, "\(rest)")
+        #expect(s > bytes / (58.6e6 / 8) * 1.5, "not the PHY rate")
+    }
+
+    /// Probes cost rttProbes round trips, more with loss.
+    @Test func probesCostRoundTripsAndLosses() {
+        let clean = CellCost.model(payload: nil, rttProbes: 100, link: link(rate: 300, loss: 0))
+        let none = CellCost.model(payload: nil, rttProbes: 0, link: link(rate: 300, loss: 0))
+        #expect(abs((clean - none) - 100 * (0.002 + CellCost.probeTurnaroundSeconds)) < 1e-9)
+        let lossy = CellCost.model(payload: nil, rttProbes: 100, link: link(rate: 300, loss: 40))
+        #expect(lossy > clean + 0.5, "100 probes at 40 % loss cost more: \(lossy) vs \(clean)")
+    }
+
+    /// A cell ends at its timeout: 100 000 x 16 384 B at 33 Mbit/s would take ten
+    /// minutes, but the cell is stopped at 60 s.
+    @Test func aCellIsNeverEstimatedPastItsTimeout() throws {
+        let m = try parse(matrixText(transports: #"[{"plugin": "tcp", "label": "t"}]"#, counts: "[100000]", sizes: "[16384]"))
+        let cell = m.cells()[0]
+        let model = CellCostModel(transports: m.transports, rttProbes: 10, cellTimeoutSeconds: 60, registry: nil)
+        let uncapped = CellCost.model(payload: cell.payload, rttProbes: 10, link: link(rate: 33.3, loss: 18.2))
+        #expect(uncapped > 600)
+        #expect(model.seconds(cell, link: link(rate: 33.3, loss: 18.2)) == 60 + CellCost.setUpSeconds)
+    }
+
+    /// A past run's measured cells are estimated at what they took; the others at the
+    /// model times the measured / modelled ratio.
+    @Test func calibrationUsesMeasuredTimesAndScalesTheRest() throws {
+        let text = matrixText(transports: #"[{"plugin": "tcp", "label": "a"}]"#, environments: #"["forest"]"#, counts: "[10, 20, 30]")
+        var plan = try RunPlan(matrix: try parse(text), options: RunOptions(matrixFile: "m.json", commandLine: []), linkModel: FakeLinkModel())
+        let cells = plan.cells
+        let modelled = plan.estimates(of: cells)
+        func record(_ c: Cell, _ s: Double) -> Record {
+            var r = Fixtures.record(c.id, c.repetition)
+            r.totalSeconds = s
+            return r
+        }
+        let measured = [3 * modelled[0], 3 * modelled[1]]
+        var foreign = Fixtures.record("not-of-this-matrix")
+        foreign.totalSeconds = 99
+        plan.calibrate(from: [record(cells[0], measured[0]), record(cells[1], measured[1]), foreign], source: "past")
+        let calibrated = plan.estimates(of: cells)
+        #expect(calibrated[0] == measured[0] && calibrated[1] == measured[1])
+        #expect(abs(calibrated[2] - 3 * modelled[2]) < 1e-9)
+        #expect(plan.calibration?.measured.count == 2)
+        #expect(plan.estimateBasis.hasPrefix("measured in past for 2 cells"))
+        // The shard deal ignores the calibration: it must not depend on the machine.
+        let dealt = Double(plan.shardBalance(shards: 2).blockMillis.reduce(0, +)) / 1000
+        #expect(abs(dealt - modelled.reduce(0, +)) < 0.01)
+    }
+}

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Estimate against actual: for each matrix, `peerbench validate` (the cost model)
+# and a real run on the emulated link (wall time from the manifest's started_at to
+# ended_at), and their ratio; the target is 0.8-1.25. Needs root (namespaces).
+# Usage: scripts/check-estimates.sh [MATRIX...]
+#   default: matrices/quick.json matrices/hypotheses.json matrices/edge-large.json
+# A loaded machine inflates the actual times: say so when quoting the figures.
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+peerbench=${PEERBENCH:-$repo/.build/release/peerbench}
+[ -x "$peerbench" ] || peerbench=$repo/.build/debug/peerbench
+[ -x "$peerbench" ] || { echo "check-estimates: build peerbench first (swift build -c release)" >&2; exit 2; }
+[ $# -gt 0 ] || set -- "$repo/matrices/quick.json" "$repo/matrices/hypotheses.json" "$repo/matrices/edge-large.json"
+work=$(mktemp -d /tmp/pb-estimates.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+printf '%-20s %6s %10s %10s %7s\n' matrix cells "estimate s" "actual s" ratio
+status=0
+for m in "$@"; do
+    name=$(basename "$m" .json)
+    est=$("$peerbench" validate "$m" | sed -n 's/.*estimated duration: .* (\([0-9]*\) s; .*/\1/p')
+    "$peerbench" run "$m" --out "$work/$name" --link emulated --quiet >/dev/null 2>&1 || [ $? -eq 1 ]
+    read -r cells actual < <(python3 - "$work/$name/manifest.json" <<'PY'
+import json, sys
+from datetime import datetime
+m = json.load(open(sys.argv[1]))
+t = lambda s: datetime.fromisoformat(s.replace("Z", "+00:00"))
+print(m["cells_recorded"], f'{(t(m["ended_at"]) - t(m["started_at"])).total_seconds():.1f}')
+PY
+)
+    ratio=$(awk -v e="$est" -v a="$actual" 'BEGIN { printf "%.2f", e / a }')
+    printf '%-20s %6s %10s %10s %7s\n' "$name" "$cells" "$est" "$actual" "$ratio"
+    awk -v r="$ratio" 'BEGIN { exit !(r >= 0.8 && r <= 1.25) }' || status=1
+done
+exit $status
