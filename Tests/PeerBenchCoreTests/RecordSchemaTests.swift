@@ -45,6 +45,20 @@ import Testing
         #expect(try JSONParser.parse(line).objectValue?.keys == Record.topLevelKeys)
     }
 
+    /// Schema /2 only added keys: a /1 line (written before the bump) still reads, with
+    /// the new keys null, so old runs can be resumed, merged and compared.
+    @Test func aVersion1RecordStillReads() throws {
+        var json = try #require(Fixtures.record("c1").json.objectValue)
+        json["schema"] = "peerbench.record/1"
+        json["rtt_loaded_ms"] = nil
+        json["responsiveness_rpm"] = nil
+        let old = try Record(json: .object(json))
+        #expect(old.schema == "peerbench.record/1")
+        #expect(old.rttLoadedMs == nil && old.responsivenessRpm == nil)
+        #expect(Record.readableSchemas.contains(old.schema))
+        #expect(Record.currentSchema == "peerbench.record/2")
+    }
+
     @Test func aForeignLineIsNotARecordAndSaysWhy() throws {
         #expect(throws: (any Error).self) { try Record(json: JSONParser.parse(#"{"schema":"peerbench.record/9","hello":"world"}"#)) }
         do {

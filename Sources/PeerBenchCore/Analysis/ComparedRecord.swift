@@ -31,7 +31,7 @@ struct ComparedRecord: Sendable {
     /// Decodes one journal line's JSON; nil (with the reason) when it is not a record of
     /// the schema compare reads: such lines are skipped and named, as docs/RECORDS.md says.
     static func decode(_ json: JSONValue) -> (record: ComparedRecord?, problem: String?) {
-        if let schema = json["schema"]?.stringValue, schema != Record.currentSchema {
+        if let schema = json["schema"]?.stringValue, !Record.readableSchemas.contains(schema) {
             return (nil, "schema \"\(schema)\" is not \(Record.currentSchema), the record schema compare reads")
         }
         let record: Record

@@ -98,7 +98,7 @@ extension JournalContents {
         var own: [Record] = []
         var set: [(Int, String)] = foreign.map { ($0.line, "is not a \(Record.currentSchema) record (\($0.reason))") }
         for (r, line) in zip(records, recordLines) {
-            if r.schema != Record.currentSchema {
+            if !Record.readableSchemas.contains(r.schema) {
                 set.append((line, "has schema \"\(r.schema)\", not \"\(Record.currentSchema)\""))
             } else if r.runID != runID {
                 set.append((line, "is a record of another run (run_id \(r.runID), this run is \(runID))"))

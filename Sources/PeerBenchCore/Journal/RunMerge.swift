@@ -191,7 +191,7 @@ public enum RunMerge {
         guard let value = try? JSONParser.parse(Array(line)), value.objectValue != nil else {
             return (nil, nil, "not a JSON object (a torn or foreign line)")
         }
-        guard value["schema"]?.stringValue == Record.currentSchema else {
+        guard let schema = value["schema"]?.stringValue, Record.readableSchemas.contains(schema) else {
             return (nil, nil, "schema \(value["schema"]?.compactText ?? "missing") is not \(Record.currentSchema)")
         }
         let record: Record

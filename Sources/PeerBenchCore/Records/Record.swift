@@ -1,6 +1,6 @@
 public import Foundation
 
-/// One finished cell, schema `peerbench.record/1` (docs/RECORDS.md documents every field).
+/// One finished cell, schema `peerbench.record/2` (docs/RECORDS.md documents every field).
 ///
 /// This type IS the schema: records.jsonl is its encoding, records.csv's columns are
 /// derived from it (`RecordsCSV`), and readers decode it. Every record has the same
@@ -8,7 +8,12 @@ public import Foundation
 /// (`encode(to:)` writes every key). To add a field, add it here: JSONL, CSV and the
 /// readers follow.
 public struct Record: Sendable, Equatable, Codable {
-    public static let currentSchema = "peerbench.record/1"
+    /// The schema this version writes. `/2` added `rtt_loaded_ms` and `responsiveness_rpm`.
+    public static let currentSchema = "peerbench.record/2"
+    /// The schemas this version reads: `/1` records are `/2` records without the keys
+    /// `/2` added (they read as `null`), so runs written before the bump can still be
+    /// resumed, merged and compared.
+    public static let readableSchemas: Set<String> = ["peerbench.record/1", "peerbench.record/2"]
 
     public var schema: String
     public var runID: String

@@ -66,7 +66,7 @@ public enum ReportInput {
             guard value.objectValue != nil else {
                 throw ReportError("\(path) line \(reader.lineNumber): not a record (expected a JSON object)")
             }
-            if let schema = value["schema"]?.stringValue, schema != Record.currentSchema {
+            if let schema = value["schema"]?.stringValue, !Record.readableSchemas.contains(schema) {
                 throw ReportError("\(path) line \(reader.lineNumber): schema \(schema), this peerbench reads \(Record.currentSchema)")
             }
             let record: Record
