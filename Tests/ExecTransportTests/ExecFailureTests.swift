@@ -25,6 +25,16 @@ import Testing
         #expect(r["extra"]?["mine"]?["x"] == 1)
     }
 
+    /// Exit status 127 is the plugin's way to say "not this cell": `unsupported`, not `failed`.
+    @Test func exitStatus127IsUnsupported() async throws {
+        let d = try ScriptDirectory(["server": Self.okServer, "notmine": "cat > /dev/null; echo 'no IPv6 here' >&2; exit 127"])
+        let records = try await runMatrix([ExecPlugin.self], transports: "[\(d.transport(label: "nope", server: ["./server"], client: ["./notmine"]))]")
+        let r = try #require(records.first)
+        #expect(r["status"] == "unsupported")
+        #expect(r["error"]?.stringValue?.contains("the client command ./notmine cannot run this cell (exit status 127); stderr: no IPv6 here") == true,
+                "\(r["error"] ?? .null)")
+    }
+
     @Test func missingCommandFails() async throws {
         let d = try ScriptDirectory(["server": Self.okServer])
         let records = try await runMatrix([ExecPlugin.self], transports: """

@@ -9,7 +9,7 @@ import Testing
         RangingModel(localChip: chip, peerChip: chip, directionCapable: peer == .phone, updateRateHz: rate, seed: seed, environment: env)
     }
 
-    static func samples(_ n: Int, _ scene: RangingScene, seed: UInt64 = 42, peer: DeviceClass = .phone, chip: ChipGeneration = .first) -> [RangingSample] {
+    static func samples(_ n: Int, _ scene: RangingScene, seed: UInt64 = 42, peer: DeviceClass = .phone, chip: ChipGeneration = .first) -> [UWBRanging.RangingSample] {
         var m = model(seed: seed, env: scene.environment, peer: peer, chip: chip)
         return (0..<n).map { _ in m.next(scene) }
     }
@@ -18,7 +18,7 @@ import Testing
     /// hold one of the two cooperative threads that the network tests running in
     /// parallel need.
     static func sampled(_ n: Int, _ scene: RangingScene, seed: UInt64 = 42, peer: DeviceClass = .phone,
-                        chip: ChipGeneration = .first) async throws -> [RangingSample] {
+                        chip: ChipGeneration = .first) async throws -> [UWBRanging.RangingSample] {
         try await BlockingThread.run(name: "model") { samples(n, scene, seed: seed, peer: peer, chip: chip) }
     }
 

@@ -27,9 +27,13 @@ public struct CellContext: Sendable {
     public var server: Endpoint
     public var cancellation: CellCancellation
     public var logger: Logger
+    /// What the server said for its client (`TransportServer.hello`), handed over by
+    /// the runner before `runClient`; empty on the server's side.
+    public var serverHello: JSONObject
 
     public init(cellID: String, repetition: Int, seed: UInt64, payload: Payload?, rttProbes: Int, deadline: UInt64,
-                link: ResolvedLink, client: Endpoint, server: Endpoint, cancellation: CellCancellation, logger: Logger) {
+                link: ResolvedLink, client: Endpoint, server: Endpoint, cancellation: CellCancellation, logger: Logger,
+                serverHello: JSONObject = JSONObject()) {
         self.cellID = cellID
         self.repetition = repetition
         self.seed = seed
@@ -41,6 +45,7 @@ public struct CellContext: Sendable {
         self.server = server
         self.cancellation = cancellation
         self.logger = logger
+        self.serverHello = serverHello
     }
 
     /// Nanoseconds left until the deadline (0 when past it).

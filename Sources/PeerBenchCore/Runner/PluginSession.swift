@@ -56,7 +56,9 @@ public struct PluginSession: Sendable {
                 serverBox.set(srv)
                 let measurement: TransportMeasurement
                 do {
-                    measurement = try await plugin.runClient(context, server: srv.address)
+                    var clientContext = context
+                    clientContext.serverHello = srv.hello
+                    measurement = try await plugin.runClient(clientContext, server: srv.address)
                 } catch {
                     srv.stop()
                     try? await srv.finish()
