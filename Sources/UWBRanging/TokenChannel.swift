@@ -63,7 +63,7 @@ extension TokenChannelKind {
 }
 
 /// The serving side's TCP listener for either channel.
-public final class TokenChannelListener: @unchecked Sendable {
+public final class TokenChannelListener: Sendable {
     public let socket: Socket
     /// Where the client connects.
     public let address: SocketAddress

@@ -4,7 +4,7 @@ import PeerBenchCore
 /// ranging polls as the responder until the client's session ends (peerEnded, or the
 /// client closes the token channel's connection) or the runner stops it; a timeout
 /// removal is answered by running again, as an app would.
-final class UWBServer: TransportServer, @unchecked Sendable {
+final class UWBServer: TransportServer, Sendable {
     let address: SocketAddress
     private let task: Task<Void, any Error>
     private let listener: TokenChannelListener
