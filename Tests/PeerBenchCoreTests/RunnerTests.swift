@@ -9,10 +9,11 @@ import Testing
         let plan = try RunPlan(matrix: m, options: RunOptions(matrixFile: "test.json", commandLine: [], cellTimeoutSeconds: timeout), linkModel: FakeLinkModel())
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("pb-run-\(UUID())").path
         let dir = try RunDirectory.create(path, for: plan.matrix)
-        try dir.writeManifest(["matrix_hash": .string(plan.matrix.hash)])
+        try dir.writeManifest(Manifest(runID: "test-run", plan: plan, linkMode: .none, startedAt: Date(), endedAt: nil, status: "running",
+                                       summary: nil, versions: [:]))
         let runner = Runner(registry: fieldStudyRegistry, testbed: LoopbackTestbed(), logger: Logger(label: "test"))
         let summary = try await runner.run(plan, runID: "test-run", into: dir, observer: nil)
-        return (dir.readRecords().records, summary, path)
+        return (dir.readRecords().records.map(\.json), summary, path)
     }
 
     @Test func everyRecordHasEveryTopLevelKey() async throws {

@@ -99,13 +99,11 @@ import Testing
     func folder() -> String {
         let p = FileManager.default.temporaryDirectory.appendingPathComponent("pb-journal-\(UUID())").path
         try? FileManager.default.createDirectory(atPath: p, withIntermediateDirectories: true)
-        try? Data(#"{"matrix_hash": "x"}"#.utf8).write(to: URL(fileURLWithPath: p + "/manifest.json"))
+        try? Fixtures.writeManifest(Fixtures.manifest(), in: p)
         return p
     }
 
-    func line(_ id: String, _ rep: Int = 1, status: String = "ok") -> String {
-        #"{"cell_id":"\#(id)","repetition":\#(rep),"status":"\#(status)"}"#
-    }
+    func line(_ id: String, _ rep: Int = 1, status: CellStatus = .ok) -> String { Fixtures.line(id, rep, status: status) }
 
     @Test func tornLastLineIsSetAsideAndCompleteRecordsKept() throws {
         let p = folder()
@@ -118,7 +116,7 @@ import Testing
         #expect(try String(contentsOfFile: p + "/records.jsonl", encoding: .utf8) == complete)
         #expect(try String(contentsOfFile: p + "/records.torn.jsonl", encoding: .utf8) == torn + "\n")
         // Appending after the repair starts on a fresh line.
-        try dir.append(["cell_id": "c", "repetition": 1, "status": "ok"])
+        try dir.append(Fixtures.record("c"))
         #expect(dir.readRecords().records.count == 3)
         #expect(dir.readRecords().torn == nil)
     }
@@ -148,11 +146,11 @@ import Testing
     @Test func pendingSkipsRecordedCellsAndRetriesOnlyFailures() throws {
         let m = try parse(matrixText(counts: "[1, 2, 3, 4]"))
         let cells = m.cells()
-        let records: [JSONValue] = [
-            ["cell_id": .string(cells[0].id), "repetition": 1, "status": "ok"],
-            ["cell_id": .string(cells[1].id), "repetition": 1, "status": "failed"],
-            ["cell_id": .string(cells[2].id), "repetition": 1, "status": "timeout"],
-            ["cell_id": .string(cells[2].id), "repetition": 1, "status": "ok"],  // retried: last wins
+        let records: [Record] = [
+            Fixtures.record(cells[0].id, status: .ok),
+            Fixtures.record(cells[1].id, status: .failed),
+            Fixtures.record(cells[2].id, status: .timeout),
+            Fixtures.record(cells[2].id, status: .ok),  // retried: last wins
         ]
         let index = JournalIndex(records: records)
         #expect(index.pending(cells, retryFailed: false).map(\.key) == [cells[3].key])
@@ -178,21 +176,20 @@ import Testing
     @Test func mergeRefusesDifferentMatricesAndDropsDuplicates() throws {
         func shard(_ hash: String, _ lines: [String]) throws -> String {
             let p = folder()
-            try Data(#"{"matrix_hash": "\#(hash)", "seed": 1, "repetitions": 1, "transports": ["a"], "matrix_cells_total": 3}"#.utf8)
-                .write(to: URL(fileURLWithPath: p + "/manifest.json"))
+            try Fixtures.writeManifest(Fixtures.manifest(hash: hash, cellsTotal: 3), in: p)
             try Data(lines.map { $0 + "\n" }.joined().utf8).write(to: URL(fileURLWithPath: p + "/records.jsonl"))
             return p
         }
         let a = try shard("h1", [line("x"), line("y")])
-        let b = try shard("h1", [line("y"), line("z", status: "failed")])
+        let b = try shard("h1", [line("y"), line("z", status: .failed)])
         let out = folder() + "/merged"
         let report = try RunMerge.merge([a, b], into: out)
         #expect(report.recordsWritten == 3)
         #expect(report.duplicatesDropped == 1)
         #expect(report.cellsMissing == 0)
-        let manifest = RunDirectory(path: out).readManifest()
-        #expect(manifest?["status"] == "merged")
-        #expect(manifest?["summary"]?["failed"] == 1)
+        let manifest = try RunDirectory(path: out).readManifest()
+        #expect(manifest?.status == "merged")
+        #expect(manifest?.summary?.counts[.failed] == 1)
         #expect(try String(contentsOfFile: out + "/records.csv", encoding: .utf8).split(separator: "\n").count == 4)
 
         let c = try shard("h2", [line("w")])

@@ -39,7 +39,7 @@ public func runMatrix(_ plugins: [any TransportPlugin.Type], transports: String,
     let dir = try RunDirectory.create(path, for: plan.matrix)
     let runner = Runner(registry: registry, testbed: testbed, logger: Logger(label: "test"))
     _ = try await runner.run(plan, runID: "test", into: dir, observer: nil)
-    return dir.readRecords().records
+    return dir.readRecords().records.map(\.json)
 }
 
 /// A loopback cell built the way the runner builds one.

@@ -47,7 +47,8 @@ extension JSONValue {
     /// Whole numbers print without a fraction; others with up to 17 significant digits.
     static func format(_ n: Double) -> String {
         guard n.isFinite else { return "null" }
-        if n == n.rounded(), abs(n) < 1e15 { return String(Int64(n)) }
+        // Every integer a double holds exactly (up to 2^53) prints as an integer.
+        if n == n.rounded(), abs(n) <= 9_007_199_254_740_992 { return String(Int64(n)) }
         return "\(n)"
     }
 

@@ -1,43 +1,47 @@
-/// What a journal says about each cell: its records in order, the last one winning.
+/// The last record of each cell, the one definition of "the last record wins" that the
+/// runner (resume, summaries), merge and compare share.
 ///
-/// A journal may hold several records of one cell key (a `--retry-failed` rerun keeps
-/// the earlier attempt as history); the last record is the cell's current outcome.
+/// A journal may hold several records of one key (a `--retry-failed` rerun keeps the
+/// earlier attempt as history); the last record is the cell's current outcome. Records
+/// of different runs are different keys (`RecordKey` includes the run id).
 public struct JournalIndex: Sendable {
-    /// The last record of every cell key, in order of first appearance.
-    public private(set) var last: [(key: CellKey, record: JSONValue)] = []
-    private var position: [CellKey: Int] = [:]
+    /// The last record of every key, in order of first appearance.
+    public private(set) var last: [(key: RecordKey, record: Record)] = []
+    private var position: [RecordKey: Int] = [:]
+    private var positionByCell: [CellKey: Int] = [:]
 
-    public init(records: [JSONValue]) {
-        for r in records {
-            guard let key = JournalIndex.key(of: r) else { continue }
-            if let i = position[key] {
-                last[i].record = r
-            } else {
-                position[key] = last.count
-                last.append((key, r))
-            }
+    public init(records: some Sequence<Record>) {
+        for r in records { add(r) }
+    }
+
+    /// Files `record`, replacing an earlier record of its key.
+    public mutating func add(_ record: Record) {
+        let key = record.key
+        if let i = position[key] {
+            last[i].record = record
+        } else {
+            position[key] = last.count
+            last.append((key, record))
         }
+        positionByCell[key.cell] = position[key]
     }
 
-    /// The key a record is filed under, nil for a line that is not a cell record.
-    public static func key(of record: JSONValue) -> CellKey? {
-        guard let id = record["cell_id"]?.stringValue, let rep = record["repetition"]?.intValue else { return nil }
-        return CellKey(cellID: id, repetition: rep)
-    }
+    /// The records that count: the last of each key, in order of first appearance.
+    public var records: [Record] { last.map(\.record) }
 
-    /// The status of the cell's last record, nil when the cell has none.
+    /// The status of the last record of a cell of this journal, nil when it has none.
     public func lastStatus(of key: CellKey) -> CellStatus? {
-        position[key].flatMap { CellStatus(rawValue: last[$0].record["status"]?.stringValue ?? "") }
+        positionByCell[key].map { last[$0].record.status }
     }
 
-    public func contains(_ key: CellKey) -> Bool { position[key] != nil }
+    public func contains(_ key: CellKey) -> Bool { positionByCell[key] != nil }
 
     /// The cells of `cells` a resumed run still has to run: those without a record (or
     /// whose last record says `interrupted`) and, with `retryFailed`, those whose last
     /// record `failed` or timed out.
     public func pending(_ cells: [Cell], retryFailed: Bool) -> [Cell] {
         cells.filter { cell in
-            guard let status = lastStatus(of: cell.key) else { return !contains(cell.key) }
+            guard let status = lastStatus(of: cell.key) else { return true }
             return status == .interrupted || (retryFailed && (status == .failed || status == .timeout))
         }
     }

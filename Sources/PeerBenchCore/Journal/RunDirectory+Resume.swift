@@ -13,8 +13,8 @@ extension RunDirectory {
         guard FileManager.default.fileExists(atPath: dir.manifestPath) else {
             throw InputError(source: "--resume", "\(path) has no manifest.json, so it is not a peerbench run folder (or the run never started); start a new run with --out \(path)")
         }
-        guard dir.readManifest() != nil else {
-            throw InputError(source: "--resume", "\(dir.manifestPath) is not valid JSON; cannot tell which matrix the records belong to")
+        do { _ = try dir.readManifest() } catch {
+            throw InputError(source: "--resume", "\(dir.manifestPath) \(error); cannot tell which matrix the records belong to")
         }
         // Lock before repairing, so a run still writing is never truncated under its feet.
         try dir.openJournal(source: "--resume")

@@ -15,7 +15,10 @@ public enum RunMerge {
 
     /// Keys two shards of one run must agree on: they decide which cells exist and how
     /// they are seeded.
-    static let mustAgree = ["matrix_hash", "seed", "repetitions", "transports"]
+    static let mustAgree: [(key: String, value: @Sendable (Manifest) -> String)] = [
+        ("matrix_hash", { $0.matrixHash }), ("seed", { String($0.seed) }), ("repetitions", { String($0.repetitions) }),
+        ("transports", { $0.transports.joined(separator: ",") }),
+    ]
 
     /// Merges `dirs` into `out` (which must not hold records yet). Refuses folders
     /// whose manifests disagree on the matrix (`matrix_hash`), seed, repetitions or
@@ -24,22 +27,26 @@ public enum RunMerge {
     /// order, so the last one wins as in any journal.
     public static func merge(_ dirs: [String], into out: String) throws(InputError) -> Report {
         var report = Report()
-        var manifests: [(dir: String, manifest: JSONValue)] = []
+        var manifests: [(dir: String, manifest: Manifest)] = []
         for d in dirs {
             let m = RunDirectory(path: d)
             guard FileManager.default.fileExists(atPath: m.manifestPath) else {
                 throw InputError(source: d, "no manifest.json here; is it a folder written by peerbench run --out?")
             }
-            guard let manifest = m.readManifest(), manifest.objectValue != nil else {
-                throw InputError(source: m.manifestPath, "not valid JSON")
+            let manifest: Manifest
+            do {
+                guard let read = try m.readManifest() else { throw ManifestError("is missing") }
+                manifest = read
+            } catch {
+                throw InputError(source: m.manifestPath, "\(error)")
             }
             manifests.append((d, manifest))
         }
         let base = manifests[0]
-        for key in mustAgree {
-            let differing = manifests.filter { $0.manifest[key] != base.manifest[key] }
+        for (key, value) in mustAgree {
+            let differing = manifests.filter { value($0.manifest) != value(base.manifest) }
             if !differing.isEmpty {
-                let list = manifests.map { "\($0.dir): \($0.manifest[key]?.compactText ?? "none")" }.joined(separator: "; ")
+                let list = manifests.map { "\($0.dir): \(value($0.manifest))" }.joined(separator: "; ")
                 throw InputError(source: "merge", "the folders are not shards of one run: their \"\(key)\" differs (\(list)); merge only folders run from the same matrix with the same options")
             }
         }
@@ -56,44 +63,44 @@ public enum RunMerge {
         try outDir.openJournal()
 
         var seen = Set<String>()
-        var all: [JSONValue] = []
-        var sources: [JSONValue] = []
+        var all: [Record] = []
+        var sources: [Manifest.MergeSource] = []
         do {
             for (d, manifest) in manifests {
-                let (records, torn) = RunDirectory.readJournal(at: d + "/records.jsonl")
-                if torn != nil { report.warnings.append("\(d)/records.jsonl: skipped a torn or invalid line (resume that run to repair it)") }
+                let journal = RunDirectory.readJournal(at: d + "/records.jsonl")
+                let records = journal.records
+                if journal.torn != nil { report.warnings.append("\(d)/records.jsonl: skipped a torn or invalid line (resume that run to repair it)") }
                 var kept = 0
                 for r in records {
-                    guard seen.insert(r.compactText).inserted else { report.duplicatesDropped += 1; continue }
+                    guard seen.insert(r.json.compactText).inserted else { report.duplicatesDropped += 1; continue }
                     try outDir.append(r)
                     all.append(r)
                     kept += 1
                 }
                 report.inputs += 1
-                sources.append(["path": .string(d), "run_id": manifest["run_id"] ?? .null, "shard": manifest["shard"] ?? .null,
-                                "status": manifest["status"] ?? .null, "records": JSONValue(records.count), "records_kept": JSONValue(kept)])
+                sources.append(Manifest.MergeSource(path: d, runID: manifest.runID, shard: manifest.shard, status: manifest.status,
+                                                    records: records.count, recordsKept: kept))
             }
             report.recordsWritten = all.count
 
             let summary = RunSummary(lastRecordsOf: all)
-            if let total = base.manifest["matrix_cells_total"]?.intValue {
+            do {
+                let total = base.manifest.matrixCellsTotal
                 report.cellsMissing = max(0, total - summary.total)
                 if report.cellsMissing > 0 {
                     report.warnings.append("\(report.cellsMissing) of the matrix's \(total) cells have no record in these folders (a shard missing or unfinished?)")
                 }
             }
-            var m = base.manifest.objectValue!
-            m["status"] = "merged"
-            let runIDs = Array(Set(manifests.compactMap { $0.manifest["run_id"]?.stringValue })).sorted()
-            m["run_id"] = runIDs.count == 1 ? .string(runIDs[0]) : .string("merged:" + runIDs.joined(separator: "+"))
-            m["shard"] = .null
-            m["cells_total"] = JSONValue(summary.total)
-            m["ended_at"] = .string(Record.rfc3339(Date()))
-            var s = JSONObject()
-            for status in CellStatus.allCases { s[status.rawValue] = JSONValue(summary.byStatus[status] ?? 0) }
-            m["summary"] = .object(s)
-            m["merged_from"] = .array(sources)
-            try outDir.writeManifest(.object(m))
+            var m = base.manifest
+            m.status = "merged"
+            let runIDs = Array(Set(manifests.map(\.manifest.runID))).sorted()
+            m.runID = runIDs.count == 1 ? runIDs[0] : "merged:" + runIDs.joined(separator: "+")
+            m.shard = nil
+            m.cellsTotal = summary.total
+            m.endedAt = Record.rfc3339(Date())
+            m.summary = StatusCounts(summary)
+            m.mergedFrom = sources
+            try outDir.writeManifest(m)
             try outDir.exportCSV()
         } catch let e as InputError {
             throw e

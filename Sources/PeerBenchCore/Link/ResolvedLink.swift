@@ -1,6 +1,6 @@
 /// Link behaviour for one environment x distance, as the record reports it and the
 /// testbed applies it. Values are nil where the environment does not define them.
-public struct ResolvedLink: Sendable {
+public struct ResolvedLink: Sendable, Codable {
     /// The environment's name (`"forest"`, `"lab"`).
     public var environment: String
     /// The resolved distance in metres (nil for fixed-parameter environments, where it has no meaning).
@@ -68,4 +68,13 @@ public struct LinkCounters: Sendable, Equatable {
     /// Drops by cause (`queue`, `loss`, `off_channel`, ...) for `extra.link_drops`.
     public var dropCauses: [String: Int] = [:]
     public init() {}
+}
+
+extension ResolvedLink {
+    // `channel` (the emulator's model) and `notes` stay in the runner.
+    enum CodingKeys: String, CodingKey {
+        case environment, distanceMeters = "distance_m", distanceLabel = "distance_label", delayMs = "delay_ms"
+        case jitterMs = "jitter_ms", lossPercent = "loss_percent", rateMbps = "rate_mbps", mtu, rssiDbm = "rssi_dbm"
+        case snrDb = "snr_db", mcs, phyRateMbps = "phy_rate_mbps", connected
+    }
 }

@@ -1,5 +1,5 @@
 /// Where a cell's client and server run, and how the runner reaches them.
-public struct Endpoint: Sendable {
+public struct Endpoint: Sendable, Codable {
     /// The address the *other* side uses to reach this endpoint.
     public var address: String
     /// The network namespace this endpoint lives in; nil = the current one.

@@ -22,7 +22,7 @@ public struct Matrix: Sendable {
 }
 
 /// One transport configuration of the matrix (`{"plugin": "tcp", "label": "tcp-nodelay", "options": {...}}`).
-public struct TransportSpec: Sendable, Hashable {
+public struct TransportSpec: Sendable, Codable, Hashable {
     public var plugin: String
     public var label: String
     /// Options as written in matrix.json (nil when absent).
@@ -59,5 +59,11 @@ public enum DistanceSpec: Sendable, Hashable {
         case .meters(let m): JSONValue.format(m)
         case .max: "max"
         }
+    }
+}
+
+extension TransportSpec {
+    enum CodingKeys: String, CodingKey {
+        case plugin, label, options, effectiveOptions = "effective_options", usesPayload = "uses_payload", index
     }
 }

@@ -1,6 +1,6 @@
 /// What a plugin's client reports for one cell. The runner turns it into a record
 /// (statistics, throughput, loss ratio) so every transport is summarised the same way.
-public struct TransportMeasurement: Sendable {
+public struct TransportMeasurement: Sendable, Equatable, Codable {
     /// Connection set-up (TCP connect, QUIC handshake, UWB token exchange), nanoseconds.
     public var connectNanos: UInt64?
     /// One entry per answered RTT probe, nanoseconds, in send order.
@@ -19,7 +19,7 @@ public struct TransportMeasurement: Sendable {
     /// The receiver's time series of the bulk phase (raw samples), as the server reported it.
     public var bulkSeries: BulkSeries?
     /// Every ranging update (uwb), for the raw samples.
-    public var ranging: [RangingSample]?
+    public var ranging: [RangingUpdateSample]?
     /// `ok` unless the plugin knows the workload did not complete (`partial`).
     public var status: CellStatus = .ok
     public var error: String?
@@ -30,7 +30,7 @@ public struct TransportMeasurement: Sendable {
 }
 
 /// Message and byte counts of the bulk phase, as seen by sender and receiver.
-public struct Delivery: Sendable, Equatable {
+public struct Delivery: Sendable, Codable, Equatable {
     public var sentMessages: Int
     public var receivedMessages: Int
     public var sentBytes: Int
@@ -57,4 +57,19 @@ public struct Delivery: Sendable, Equatable {
 /// Outcome of a cell, as written to the record's `status`.
 public enum CellStatus: String, Sendable, Codable, CaseIterable {
     case ok, partial, timeout, failed, unsupported, interrupted
+}
+
+extension TransportMeasurement {
+    enum CodingKeys: String, CodingKey {
+        case connectNanos = "connect_ns", rttNanos = "rtt_ns", probesSent = "probes_sent", bulkNanos = "bulk_ns", delivery
+        case rfc3550JitterMs = "rfc3550_jitter_ms", rttLoadedNanos = "rtt_loaded_ns", bulkSeries = "bulk_series", ranging
+        case status, error, extra
+    }
+}
+
+extension Delivery {
+    enum CodingKeys: String, CodingKey {
+        case sentMessages = "sent_messages", receivedMessages = "received_messages", sentBytes = "sent_bytes"
+        case receivedBytes = "received_bytes", reordered, duplicated
+    }
 }

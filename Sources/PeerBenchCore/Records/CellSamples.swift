@@ -16,10 +16,10 @@ public struct CellSamples: Sendable, Equatable, Codable {
     /// Receiver-side bulk time series; nil where the plugin has none (uwb) or the cell never reached its bulk phase.
     public var bulkSeries: BulkSeries?
     /// Every ranging update of an emulated UWB session; nil for other plugins.
-    public var ranging: [RangingSample]?
+    public var ranging: [RangingUpdateSample]?
 
     public init(runID: String, cellID: String, repetition: Int, rttNanos: [UInt64], rttLoadedNanos: [UInt64]? = nil,
-                bulkSeries: BulkSeries? = nil, ranging: [RangingSample]? = nil) {
+                bulkSeries: BulkSeries? = nil, ranging: [RangingUpdateSample]? = nil) {
         self.schema = CellSamples.schema
         self.runID = runID
         self.cellID = cellID
@@ -76,7 +76,7 @@ public struct BulkSeries: Sendable, Equatable, Codable {
 }
 
 /// One ranging update of an emulated Nearby Interaction session.
-public struct RangingSample: Sendable, Equatable, Codable {
+public struct RangingUpdateSample: Sendable, Equatable, Codable {
     /// Nanoseconds since the session started running.
     public var tNanos: UInt64
     /// Reported distance, metres; nil when the update carried none (peer out of reach, suspended).

@@ -1,61 +1,216 @@
 import Foundation
 
-/// `manifest.json`: what ran, where, with which versions, and how it ended.
-public enum Manifest {
-    public static let schema = "peerbench.manifest/1"
+/// `manifest.json` (schema `peerbench.manifest/1`): what ran, where, with which
+/// versions, and how it ended. Written by `run` (at start, at the end and from the
+/// signal handler) and by `merge`; read back by `--resume`, `merge` and `compare`.
+/// Like records, every key is written, absent values as `null`.
+public struct Manifest: Sendable, Equatable, Codable {
+    public static let currentSchema = "peerbench.manifest/1"
     public static let peerbenchVersion = "0.1.0"
 
-    /// - Parameter extra: further keys (isolation, sessions, interrupted cell), written after the standard ones.
-    public static func make(runID: String, plan: RunPlan, linkMode: LinkMode, startedAt: Date, endedAt: Date?,
-                            status: String, summary: RunSummary?, versions: [String: String],
-                            extra: JSONObject = JSONObject()) -> JSONValue {
-        var o = JSONObject()
-        o["schema"] = .string(schema)
-        o["run_id"] = .string(runID)
-        o["status"] = .string(status)
-        o["matrix_file"] = .string(plan.options.matrixFile)
-        o["matrix_hash"] = .string(plan.matrix.hash)
-        o["command_line"] = .array(plan.options.commandLine.map { .string($0) })
-        o["started_at"] = .string(Record.rfc3339(startedAt))
-        o["ended_at"] = endedAt.map { .string(Record.rfc3339($0)) } ?? .null
-        o["link_mode"] = .string(linkMode.rawValue)
-        o["seed"] = JSONValue(plan.options.seed ?? plan.matrix.seed)
-        o["repetitions"] = JSONValue(plan.options.repetitions ?? plan.matrix.repetitions)
-        o["cell_timeout_seconds"] = .number(plan.matrix.cellTimeoutSeconds)
-        o["transports"] = .array(plan.matrix.transports.map { .string($0.label) })
-        o["cells_total"] = JSONValue(plan.cells.count)
-        o["order"] = .string(plan.order.rawValue)
-        o["shard"] = plan.options.shard.map { .string($0.description) } ?? .null
-        o["matrix_cells_total"] = JSONValue(plan.matrixCellCount)
-        if let summary {
-            var s = JSONObject()
-            for status in CellStatus.allCases { s[status.rawValue] = JSONValue(summary.byStatus[status] ?? 0) }
-            o["summary"] = .object(s)
-        } else {
-            o["summary"] = .null
+    public var schema: String
+    public var runID: String
+    /// `running`, `complete`, `interrupted`, `failed`, `merged`.
+    public var status: String
+    public var matrixFile: String
+    public var matrixHash: String
+    public var commandLine: [String]
+    public var startedAt: String
+    public var endedAt: String?
+    public var linkMode: LinkMode
+    public var seed: UInt64
+    public var repetitions: Int
+    public var cellTimeoutSeconds: Double
+    /// The transport labels this run covers (after `--transports`).
+    public var transports: [String]
+    public var cellsTotal: Int
+    public var order: CellOrder
+    /// `K/N` for a shard, nil for a whole run.
+    public var shard: String?
+    public var matrixCellsTotal: Int
+    public var summary: StatusCounts?
+    /// `process` or `none`.
+    public var isolation: String?
+    public var cellsRecorded: Int?
+    public var interruptedCell: InterruptedCell?
+    public var sessions: [Session]?
+    /// Set by `merge`: the folders it combined.
+    public var mergedFrom: [MergeSource]?
+    public var host: Host
+    /// `peerbench`, `swift_compiler`, then each plugin's libraries, by name.
+    public var versions: Versions
+    /// The matrix document as loaded, so a run can be resumed or audited without its file.
+    public var matrix: JSONValue
+
+    public struct InterruptedCell: Sendable, Equatable, Codable {
+        public var cellID: String
+        public var repetition: Int
+        public var summary: String
+        public init(cellID: String, repetition: Int, summary: String) {
+            self.cellID = cellID
+            self.repetition = repetition
+            self.summary = summary
         }
-        for m in extra { o[m.key] = m.value }
-        o["host"] = hostInfo()
-        var v = JSONObject()
-        v["peerbench"] = .string(peerbenchVersion)
-        v["swift_compiler"] = .string(compilerVersion)
-        for (k, value) in versions.sorted(by: { $0.key < $1.key }) { v[k] = .string(value) }
-        o["versions"] = .object(v)
-        o["matrix"] = plan.matrix.document
-        return .object(o)
+        enum CodingKeys: String, CodingKey { case cellID = "cell_id", repetition, summary }
     }
 
-    static func hostInfo() -> JSONValue {
-        var u = utsname()
-        uname(&u)
-        func text<T>(_ t: T) -> String {
-            withUnsafeBytes(of: t) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+    /// One invocation of `run` on this folder (a resumed run has several).
+    public struct Session: Sendable, Equatable, Codable {
+        public var startedAt: String
+        public var endedAt: String?
+        public var status: String
+        public var commandLine: [String]
+        public init(startedAt: String, endedAt: String?, status: String, commandLine: [String]) {
+            self.startedAt = startedAt
+            self.endedAt = endedAt
+            self.status = status
+            self.commandLine = commandLine
         }
-        let info = ProcessInfo.processInfo
-        return ["hostname": .string(info.hostName), "os": .string(info.operatingSystemVersionString),
-                "kernel": .string("\(text(u.sysname)) \(text(u.release)) \(text(u.version))"),
-                "machine": .string(text(u.machine)), "cpus": JSONValue(info.activeProcessorCount),
-                "memory_bytes": JSONValue(info.physicalMemory)]
+        enum CodingKeys: String, CodingKey { case startedAt = "started_at", endedAt = "ended_at", status, commandLine = "command_line" }
+    }
+
+    public struct MergeSource: Sendable, Equatable, Codable {
+        public var path: String
+        public var runID: String
+        public var shard: String?
+        public var status: String
+        public var records: Int
+        public var recordsKept: Int
+        public init(path: String, runID: String, shard: String?, status: String, records: Int, recordsKept: Int) {
+            self.path = path
+            self.runID = runID
+            self.shard = shard
+            self.status = status
+            self.records = records
+            self.recordsKept = recordsKept
+        }
+        enum CodingKeys: String, CodingKey { case path, runID = "run_id", shard, status, records, recordsKept = "records_kept" }
+    }
+
+    public struct Host: Sendable, Equatable, Codable {
+        public var hostname: String
+        public var os: String
+        public var kernel: String
+        public var machine: String
+        public var cpus: Int
+        public var memoryBytes: UInt64
+        enum CodingKeys: String, CodingKey { case hostname, os, kernel, machine, cpus, memoryBytes = "memory_bytes" }
+
+        /// This machine.
+        public static func current() -> Host {
+            var u = utsname()
+            uname(&u)
+            func text<T>(_ t: T) -> String {
+                withUnsafeBytes(of: t) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            }
+            let info = ProcessInfo.processInfo
+            return Host(hostname: info.hostName, os: info.operatingSystemVersionString,
+                        kernel: "\(text(u.sysname)) \(text(u.release)) \(text(u.version))", machine: text(u.machine),
+                        cpus: info.activeProcessorCount, memoryBytes: info.physicalMemory)
+        }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case schema, runID = "run_id", status, matrixFile = "matrix_file", matrixHash = "matrix_hash", commandLine = "command_line"
+        case startedAt = "started_at", endedAt = "ended_at", linkMode = "link_mode", seed, repetitions
+        case cellTimeoutSeconds = "cell_timeout_seconds", transports, cellsTotal = "cells_total", order, shard
+        case matrixCellsTotal = "matrix_cells_total", summary, isolation, cellsRecorded = "cells_recorded"
+        case interruptedCell = "interrupted_cell", sessions, mergedFrom = "merged_from", host, versions, matrix
+    }
+
+    /// The manifest of a run of `plan`.
+    public init(runID: String, plan: RunPlan, linkMode: LinkMode, startedAt: Date, endedAt: Date?, status: String,
+                summary: RunSummary?, versions: [String: String]) {
+        schema = Manifest.currentSchema
+        self.runID = runID
+        self.status = status
+        matrixFile = plan.options.matrixFile
+        matrixHash = plan.matrix.hash
+        commandLine = plan.options.commandLine
+        self.startedAt = Record.rfc3339(startedAt)
+        self.endedAt = endedAt.map(Record.rfc3339)
+        self.linkMode = linkMode
+        seed = plan.options.seed ?? plan.matrix.seed
+        repetitions = plan.options.repetitions ?? plan.matrix.repetitions
+        cellTimeoutSeconds = plan.matrix.cellTimeoutSeconds
+        transports = plan.matrix.transports.map(\.label)
+        cellsTotal = plan.cells.count
+        order = plan.order
+        shard = plan.options.shard?.description
+        matrixCellsTotal = plan.matrixCellCount
+        self.summary = summary.map(StatusCounts.init)
+        host = .current()
+        self.versions = Versions(libraries: versions)
+        matrix = plan.matrix.document
+    }
+
+    /// Reads `manifest.json` text; throws a sentence naming what is wrong.
+    public init(bytes: some Collection<UInt8>) throws {
+        let json: JSONValue
+        do { json = try JSONParser.parse(Array(bytes)) } catch { throw ManifestError("not valid JSON: \(error)") }
+        guard json.objectValue != nil else { throw ManifestError("holds \(json.typeName), not a manifest object") }
+        guard json["schema"]?.stringValue == Manifest.currentSchema else {
+            throw ManifestError("is not a peerbench manifest (schema \(json["schema"]?.compactText ?? "missing"), expected \"\(Manifest.currentSchema)\")")
+        }
+        do { self = try JSONCoding.decode(Manifest.self, from: json) } catch { throw ManifestError(JSONCoding.describe(error)) }
+    }
+
+    public var json: JSONValue { (try? JSONCoding.encode(self)) ?? .null }
+
+    public static func rfc3339(_ date: Date) -> String { Record.rfc3339(date) }
+
+    public var startedDate: Date? { Manifest.parseDate(startedAt) }
+
+    static func parseDate(_ s: String) -> Date? {
+        let f = ISO8601DateFormatter()
+        f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return f.date(from: s)
+    }
+}
+
+/// Cells by status, in the order of `CellStatus.allCases`.
+public struct StatusCounts: Sendable, Equatable, Codable {
+    public var counts: [CellStatus: Int]
+
+    public init(_ summary: RunSummary) { counts = summary.byStatus }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: DynamicKey.self)
+        counts = [:]
+        for key in c.allKeys {
+            guard let status = CellStatus(rawValue: key.stringValue) else { continue }
+            counts[status] = try c.decode(Int.self, forKey: key)
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: DynamicKey.self)
+        for status in CellStatus.allCases { try c.encode(counts[status] ?? 0, forKey: DynamicKey(status.rawValue)) }
+    }
+}
+
+/// Library versions, written `peerbench` and `swift_compiler` first, the rest by name.
+public struct Versions: Sendable, Equatable, Codable {
+    public var byName: [String: String]
+
+    public init(libraries: [String: String]) {
+        byName = libraries
+        byName["peerbench"] = Manifest.peerbenchVersion
+        byName["swift_compiler"] = Versions.compilerVersion
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: DynamicKey.self)
+        byName = [:]
+        for key in c.allKeys { byName[key.stringValue] = try c.decode(String.self, forKey: key) }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: DynamicKey.self)
+        let first = ["peerbench", "swift_compiler"]
+        for name in first + byName.keys.filter({ !first.contains($0) }).sorted() {
+            if let v = byName[name] { try c.encode(v, forKey: DynamicKey(name)) }
+        }
     }
 
     static var compilerVersion: String {
@@ -71,7 +226,17 @@ public enum Manifest {
     }
 }
 
-extension Manifest {
-    /// RFC 3339 with fractional seconds, as every time in records and manifests.
-    public static func rfc3339(_ date: Date) -> String { Record.rfc3339(date) }
+/// A coding key spelled at run time (status names, library names).
+struct DynamicKey: CodingKey {
+    var stringValue: String
+    var intValue: Int? { nil }
+    init(_ s: String) { stringValue = s }
+    init?(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
+}
+
+/// What is wrong with a manifest.json; the caller adds the file's path.
+public struct ManifestError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
 }

@@ -2,75 +2,149 @@ public import Foundation
 
 /// One finished cell, schema `peerbench.record/1` (docs/RECORDS.md documents every field).
 ///
-/// Every record has the same top-level keys whatever the transport; a value that
-/// does not apply is `null`, never missing.
-public struct Record: Sendable {
-    public static let schema = "peerbench.record/1"
+/// This type IS the schema: records.jsonl is its encoding, records.csv's columns are
+/// derived from it (`RecordsCSV`), and readers decode it. Every record has the same
+/// keys whatever the transport; a value that does not apply is `null`, never missing
+/// (`encode(to:)` writes every key). To add a field, add it here: JSONL, CSV and the
+/// readers follow.
+public struct Record: Sendable, Equatable, Codable {
+    public static let currentSchema = "peerbench.record/1"
 
+    public var schema: String
     public var runID: String
-    public var cell: Cell
-    public var link: ResolvedLink
-    public var linkMode: LinkMode
-    public var counters: LinkCounters?
+    public var cellID: String
+    public var repetition: Int
+    public var seed: UInt64
+    public var transport: Transport
+    public var environment: String
+    public var distanceM: Double?
+    public var distanceLabel: String
+    public var payload: Payload?
+    public var link: Link
     public var status: CellStatus
     public var error: String?
-    public var startedAt: Date
+    /// RFC 3339 with fractional seconds.
+    public var startedAt: String
+    public var connectMs: Double?
+    public var bulkSeconds: Double?
     public var totalSeconds: Double
+    public var rttMs: RTTStats?
+    public var jitterMs: Jitter
+    public var throughputMbps: Double?
+    public var delivery: DeliveryStats?
+    public var extra: JSONObject
+
+    /// What the plugin measured, kept beside the record in memory for the raw samples
+    /// and the progress line; not part of the record's JSON.
     public var measurement: TransportMeasurement?
 
+    public struct Transport: Sendable, Equatable, Codable {
+        public var plugin: String
+        public var label: String
+        /// The effective options (defaults filled in).
+        public var options: JSONValue
+    }
+
+    /// The resolved link and the emulator's counters (`up` = client to server).
+    public struct Link: Sendable, Equatable, Codable {
+        public var mode: LinkMode
+        public var delayMs: Double?
+        public var jitterMs: Double?
+        public var lossPercent: Double?
+        public var rateMbps: Double?
+        public var mtu: Int?
+        public var rssiDbm: Double?
+        public var snrDb: Double?
+        public var mcs: Int?
+        public var phyRateMbps: Double?
+        public var packetsUp: Int?
+        public var packetsDown: Int?
+        public var bytesUp: Int?
+        public var bytesDown: Int?
+        public var dropsUp: Int?
+        public var dropsDown: Int?
+
+        enum CodingKeys: String, CodingKey {
+            case mode, delayMs = "delay_ms", jitterMs = "jitter_ms", lossPercent = "loss_percent", rateMbps = "rate_mbps", mtu
+            case rssiDbm = "rssi_dbm", snrDb = "snr_db", mcs, phyRateMbps = "phy_rate_mbps", packetsUp = "packets_up"
+            case packetsDown = "packets_down", bytesUp = "bytes_up", bytesDown = "bytes_down", dropsUp = "drops_up"
+            case dropsDown = "drops_down"
+        }
+    }
+
+    public struct RTTStats: Sendable, Equatable, Codable {
+        public var count: Int
+        public var min: Double
+        public var mean: Double
+        public var p50: Double
+        public var p90: Double
+        public var p99: Double
+        public var max: Double
+        public var stddev: Double
+    }
+
+    public struct Jitter: Sendable, Equatable, Codable {
+        /// Mean |RTT_i - RTT_i-1|, ms.
+        public var ipdvMean: Double?
+        /// RFC 3550 interarrival jitter from one-way data, ms.
+        public var rfc3550: Double?
+
+        enum CodingKeys: String, CodingKey { case ipdvMean = "ipdv_mean", rfc3550 }
+    }
+
+    public struct DeliveryStats: Sendable, Equatable, Codable {
+        public var sentMessages: Int
+        public var receivedMessages: Int
+        public var sentBytes: Int
+        public var receivedBytes: Int
+        public var lossRatio: Double
+        public var reordered: Int
+        public var duplicated: Int
+
+        enum CodingKeys: String, CodingKey {
+            case sentMessages = "sent_messages", receivedMessages = "received_messages", sentBytes = "sent_bytes"
+            case receivedBytes = "received_bytes", lossRatio = "loss_ratio", reordered, duplicated
+        }
+    }
+
+    /// The record of `cell`: every summary is computed here, once, from the measurement.
     public init(runID: String, cell: Cell, link: ResolvedLink, linkMode: LinkMode, counters: LinkCounters?, status: CellStatus,
                 error: String?, startedAt: Date, totalSeconds: Double, measurement: TransportMeasurement?) {
-        self.runID = runID
-        self.cell = cell
-        self.link = link
-        self.linkMode = linkMode
-        self.counters = counters
-        self.status = status
-        self.error = error
-        self.startedAt = startedAt
-        self.totalSeconds = totalSeconds
-        self.measurement = measurement
-    }
-
-    /// Application payload delivered over the bulk duration, Mbit/s (10^6 bit/s).
-    public var throughputMbps: Double? {
-        guard let m = measurement, let d = m.delivery, let ns = m.bulkNanos, ns > 0 else { return nil }
-        return Double(d.receivedBytes) * 8 / (Double(ns) / 1e9) / 1e6
-    }
-
-    public var json: JSONValue {
         let m = measurement
         let rtt = m.flatMap { RTTSummary(nanoseconds: $0.rttNanos) }
-        var o = JSONObject()
-        o["schema"] = .string(Record.schema)
-        o["run_id"] = .string(runID)
-        o["cell_id"] = .string(cell.id)
-        o["repetition"] = JSONValue(cell.repetition)
-        o["seed"] = JSONValue(cell.seed)
-        o["transport"] = ["plugin": .string(cell.transport.plugin), "label": .string(cell.transport.label),
-                          "options": cell.transport.effectiveOptions]
-        o["environment"] = .string(cell.environment.name)
-        o["distance_m"] = JSONValue(link.distanceMeters)
-        o["distance_label"] = .string(cell.distance.label)
-        o["payload"] = cell.payload.map { ["count": JSONValue($0.count), "size": JSONValue($0.size)] } ?? .null
-        o["link"] = linkJSON
-        o["status"] = .string(status.rawValue)
-        o["error"] = JSONValue(error)
-        o["started_at"] = .string(Record.rfc3339(startedAt))
-        o["connect_ms"] = JSONValue(m?.connectNanos.map { Double($0) / 1e6 })
-        o["bulk_seconds"] = JSONValue(m?.bulkNanos.map { Double($0) / 1e9 })
-        o["total_seconds"] = .number(totalSeconds)
-        o["rtt_ms"] = rtt.map {
-            ["count": JSONValue($0.count), "min": .number($0.min), "mean": .number($0.mean), "p50": .number($0.p50),
-             "p90": .number($0.p90), "p99": .number($0.p99), "max": .number($0.max), "stddev": .number($0.stddev)]
-        } ?? .null
-        o["jitter_ms"] = ["ipdv_mean": JSONValue(rtt?.ipdvMean), "rfc3550": JSONValue(m?.rfc3550JitterMs)]
-        o["throughput_mbps"] = JSONValue(throughputMbps)
-        o["delivery"] = m?.delivery.map {
-            ["sent_messages": JSONValue($0.sentMessages), "received_messages": JSONValue($0.receivedMessages),
-             "sent_bytes": JSONValue($0.sentBytes), "received_bytes": JSONValue($0.receivedBytes),
-             "loss_ratio": .number($0.lossRatio), "reordered": JSONValue($0.reordered), "duplicated": JSONValue($0.duplicated)]
-        } ?? .null
+        schema = Record.currentSchema
+        self.runID = runID
+        cellID = cell.id
+        repetition = cell.repetition
+        seed = cell.seed
+        transport = Transport(plugin: cell.transport.plugin, label: cell.transport.label, options: cell.transport.effectiveOptions)
+        environment = cell.environment.name
+        distanceM = link.distanceMeters
+        distanceLabel = cell.distance.label
+        payload = cell.payload
+        self.link = Link(mode: linkMode, delayMs: link.delayMs, jitterMs: link.jitterMs, lossPercent: link.lossPercent,
+                         rateMbps: link.rateMbps, mtu: link.mtu, rssiDbm: link.rssiDbm, snrDb: link.snrDb, mcs: link.mcs,
+                         phyRateMbps: link.phyRateMbps, packetsUp: counters?.packetsUp, packetsDown: counters?.packetsDown,
+                         bytesUp: counters?.bytesUp, bytesDown: counters?.bytesDown, dropsUp: counters?.dropsUp,
+                         dropsDown: counters?.dropsDown)
+        self.status = status
+        self.error = error
+        self.startedAt = Record.rfc3339(startedAt)
+        connectMs = m?.connectNanos.map { Double($0) / 1e6 }
+        bulkSeconds = m?.bulkNanos.map { Double($0) / 1e9 }
+        self.totalSeconds = totalSeconds
+        rttMs = rtt.map { RTTStats(count: $0.count, min: $0.min, mean: $0.mean, p50: $0.p50, p90: $0.p90, p99: $0.p99, max: $0.max,
+                                   stddev: $0.stddev) }
+        jitterMs = Jitter(ipdvMean: rtt?.ipdvMean, rfc3550: m?.rfc3550JitterMs)
+        if let m, let d = m.delivery, let ns = m.bulkNanos, ns > 0 {
+            throughputMbps = Double(d.receivedBytes) * 8 / (Double(ns) / 1e9) / 1e6
+        } else {
+            throughputMbps = nil
+        }
+        delivery = m?.delivery.map {
+            DeliveryStats(sentMessages: $0.sentMessages, receivedMessages: $0.receivedMessages, sentBytes: $0.sentBytes,
+                          receivedBytes: $0.receivedBytes, lossRatio: $0.lossRatio, reordered: $0.reordered, duplicated: $0.duplicated)
+        }
         var extra = m?.extra ?? JSONObject()
         if let m, let sent = m.probesSent, sent != m.rttNanos.count {
             extra["rtt_probes"] = ["sent": JSONValue(sent), "answered": JSONValue(m.rttNanos.count)]
@@ -80,41 +154,47 @@ public struct Record: Sendable {
             for (k, v) in c.dropCauses.sorted(by: { $0.key < $1.key }) { causes[k] = JSONValue(v) }
             extra["link_drops"] = .object(causes)
         }
-        o["extra"] = .object(extra)
-        return .object(o)
+        self.extra = extra
+        self.measurement = measurement
     }
 
-    private var linkJSON: JSONValue {
-        var l = JSONObject()
-        l["mode"] = .string(linkMode.rawValue)
-        l["delay_ms"] = JSONValue(link.delayMs)
-        l["jitter_ms"] = JSONValue(link.jitterMs)
-        l["loss_percent"] = JSONValue(link.lossPercent)
-        l["rate_mbps"] = JSONValue(link.rateMbps)
-        l["mtu"] = JSONValue(link.mtu)
-        l["rssi_dbm"] = JSONValue(link.rssiDbm)
-        l["snr_db"] = JSONValue(link.snrDb)
-        l["mcs"] = JSONValue(link.mcs)
-        l["phy_rate_mbps"] = JSONValue(link.phyRateMbps)
-        l["packets_up"] = JSONValue(counters?.packetsUp)
-        l["packets_down"] = JSONValue(counters?.packetsDown)
-        l["bytes_up"] = JSONValue(counters?.bytesUp)
-        l["bytes_down"] = JSONValue(counters?.bytesDown)
-        l["drops_up"] = JSONValue(counters?.dropsUp)
-        l["drops_down"] = JSONValue(counters?.dropsDown)
-        return .object(l)
+    /// The key a journal files this record under (the last record of a key wins).
+    public var key: RecordKey { RecordKey(runID: runID, cellID: cellID, repetition: repetition) }
+
+    /// The record as JSON, every key present.
+    public var json: JSONValue {
+        // Encoding a record cannot fail: every integer in it is below 2^53 (seeds are 53-bit).
+        (try? JSONCoding.encode(self)) ?? .null
+    }
+
+    /// Reads a record from one journal line's JSON; throws naming what is missing or wrong.
+    public init(json: JSONValue) throws {
+        self = try JSONCoding.decode(Record.self, from: json)
     }
 
     /// The top-level keys every record carries, in order.
-    public static let topLevelKeys = [
-        "schema", "run_id", "cell_id", "repetition", "seed", "transport", "environment", "distance_m", "distance_label",
-        "payload", "link", "status", "error", "started_at", "connect_ms", "bulk_seconds", "total_seconds", "rtt_ms",
-        "jitter_ms", "throughput_mbps", "delivery", "extra",
-    ]
+    public static let topLevelKeys = CodingKeys.allCases.map(\.stringValue)
 
-    static func rfc3339(_ date: Date) -> String {
+    public static func == (a: Record, b: Record) -> Bool { a.json == b.json }
+
+    public enum CodingKeys: String, CodingKey, CaseIterable {
+        case schema, runID = "run_id", cellID = "cell_id", repetition, seed, transport, environment, distanceM = "distance_m"
+        case distanceLabel = "distance_label", payload, link, status, error, startedAt = "started_at", connectMs = "connect_ms"
+        case bulkSeconds = "bulk_seconds", totalSeconds = "total_seconds", rttMs = "rtt_ms", jitterMs = "jitter_ms"
+        case throughputMbps = "throughput_mbps", delivery, extra
+    }
+
+    public static func rfc3339(_ date: Date) -> String {
         let f = ISO8601DateFormatter()
         f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         return f.string(from: date)
     }
+}
+
+/// Which record of a journal is whose: the same cell and repetition of the same run.
+public struct RecordKey: Sendable, Hashable {
+    public var runID: String
+    public var cellID: String
+    public var repetition: Int
+    public var cell: CellKey { CellKey(cellID: cellID, repetition: repetition) }
 }

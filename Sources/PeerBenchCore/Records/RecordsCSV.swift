@@ -1,23 +1,32 @@
 /// The flat export, records.csv: one row per record, nested fields joined with dots
-/// (`rtt_ms.p50`). `extra` is left out (it differs per transport); read the JSONL for it.
+/// (`rtt_ms.p50`). The columns are derived from `Record` itself (every leaf of a record
+/// whose nested objects are all present), so a field added to the record appears here
+/// too. Left out: `schema` (constant), `transport.options` and `extra` (they differ per
+/// transport; read the JSONL for them).
 public enum RecordsCSV {
-    public static let columns = [
-        "run_id", "cell_id", "repetition", "seed", "transport.plugin", "transport.label", "environment", "distance_m",
-        "distance_label", "payload.count", "payload.size", "link.mode", "link.delay_ms", "link.jitter_ms",
-        "link.loss_percent", "link.rate_mbps", "link.mtu", "link.rssi_dbm", "link.snr_db", "link.mcs", "link.phy_rate_mbps",
-        "link.packets_up", "link.packets_down", "link.bytes_up", "link.bytes_down", "link.drops_up", "link.drops_down",
-        "status", "error", "started_at", "connect_ms", "bulk_seconds", "total_seconds", "rtt_ms.count", "rtt_ms.min",
-        "rtt_ms.mean", "rtt_ms.p50", "rtt_ms.p90", "rtt_ms.p99", "rtt_ms.max", "rtt_ms.stddev", "jitter_ms.ipdv_mean",
-        "jitter_ms.rfc3550", "throughput_mbps", "delivery.sent_messages", "delivery.received_messages",
-        "delivery.sent_bytes", "delivery.received_bytes", "delivery.loss_ratio", "delivery.reordered", "delivery.duplicated",
-    ]
+    static let excluded: Set<String> = ["schema", "transport.options", "extra"]
+
+    public static let columns: [String] = {
+        var out: [String] = []
+        func walk(_ v: JSONValue, _ prefix: String) {
+            if excluded.contains(prefix) { return }
+            if case .object(let o) = v {
+                for m in o { walk(m.value, prefix.isEmpty ? m.key : prefix + "." + m.key) }
+            } else {
+                out.append(prefix)
+            }
+        }
+        walk(Record.template.json, "")
+        return out
+    }()
 
     public static var header: String { columns.joined(separator: ",") }
 
-    /// One CSV row for a record object.
-    public static func row(_ record: JSONValue) -> String {
-        columns.map { column in
-            var v: JSONValue? = record
+    /// One CSV row for a record.
+    public static func row(_ record: Record) -> String {
+        let json = record.json
+        return columns.map { column in
+            var v: JSONValue? = json
             for part in column.split(separator: ".") { v = v?[String(part)] }
             return field(v ?? .null)
         }.joined(separator: ",")
@@ -37,6 +46,21 @@ public enum RecordsCSV {
         }
         return text
     }
+}
+
+extension Record {
+    /// A record with every nested object present, for deriving the CSV columns.
+    static let template: Record = {
+        let transport = TransportSpec(plugin: "", label: "", options: nil, effectiveOptions: .null, usesPayload: true, index: 0)
+        let cell = Cell(id: "", repetition: 0, seed: 0, transport: transport, environment: EnvironmentSpec(name: "", kind: .builtIn, json: .null), distance: .meters(0),
+                        payload: Payload(count: 0, size: 0))
+        var m = TransportMeasurement()
+        m.rttNanos = [0]
+        m.delivery = Delivery(sentMessages: 0, receivedMessages: 0, sentBytes: 0, receivedBytes: 0)
+        return Record(runID: "", cell: cell, link: ResolvedLink(environment: "", distanceMeters: nil, distanceLabel: ""),
+                      linkMode: .none, counters: nil, status: .ok, error: nil, startedAt: .init(timeIntervalSince1970: 0),
+                      totalSeconds: 0, measurement: m)
+    }()
 }
 
 extension String {

@@ -28,7 +28,7 @@ public final class RunDirectory: @unchecked Sendable {
         }
         let dir = RunDirectory(path: path)
         if let existing = dir.existingRecordCount(), existing > 0 {
-            let theirHash = dir.readManifest()?["matrix_hash"]?.stringValue
+            let theirHash = (try? dir.readManifest())??.matrixHash
             if let theirHash, theirHash != matrix.hash {
                 throw InputError(source: "--out", "\(path) already holds \(existing) records of a different matrix (\(theirHash), this one is \(matrix.hash)); choose another --out folder")
             }
@@ -65,8 +65,8 @@ public final class RunDirectory: @unchecked Sendable {
     }
 
     /// Appends one record as a single write and flushes it to disk.
-    public func append(_ record: JSONValue) throws {
-        let line = Array((record.compactText + "\n").utf8)
+    public func append(_ record: Record) throws {
+        let line = Array((record.json.compactText + "\n").utf8)
         try line.withUnsafeBytes { buf in
             var off = 0
             while off < buf.count {
@@ -77,41 +77,58 @@ public final class RunDirectory: @unchecked Sendable {
     }
 
     /// Writes the manifest atomically (temporary file, then rename).
-    public func writeManifest(_ manifest: JSONValue) throws {
+    public func writeManifest(_ manifest: Manifest) throws {
         let tmp = manifestPath + ".tmp"
-        try Data(manifest.prettyText.utf8).write(to: URL(fileURLWithPath: tmp))
+        try Data(manifest.json.prettyText.utf8).write(to: URL(fileURLWithPath: tmp))
         try syscall("rename(manifest.json)") { rename(tmp, manifestPath) }
     }
 
-    public func readManifest() -> JSONValue? {
+    /// The folder's manifest; nil when there is none, `ManifestError` when it is not a
+    /// peerbench manifest (the message says what is wrong; the caller names the file).
+    public func readManifest() throws(ManifestError) -> Manifest? {
         guard let data = FileManager.default.contents(atPath: manifestPath) else { return nil }
-        return try? JSONParser.parse(Array(data))
+        do { return try Manifest(bytes: data) } catch let e as ManifestError { throw e } catch { throw ManifestError("\(error)") }
     }
 
     /// The journal's complete records, in order. A torn last line (a crash mid-write)
     /// is returned separately so the caller can set it aside.
-    public func readRecords() -> (records: [JSONValue], torn: String?) {
+    public func readRecords() -> JournalContents {
         RunDirectory.readJournal(at: journalPath)
     }
 
-    public static func readJournal(at path: String) -> (records: [JSONValue], torn: String?) {
-        guard let data = FileManager.default.contents(atPath: path) else { return ([], nil) }
-        var records: [JSONValue] = []
-        var torn: String?
-        for line in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true) {
-            if let v = try? JSONParser.parse(Array(line)), v.objectValue != nil { records.append(v) } else {
-                torn = String(decoding: line, as: UTF8.self)
+    public static func readJournal(at path: String) -> JournalContents {
+        var contents = JournalContents()
+        guard let data = FileManager.default.contents(atPath: path) else { return contents }
+        var lineNo = 0
+        for line in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+            lineNo += 1
+            if line.isEmpty { continue }
+            guard let v = try? JSONParser.parse(Array(line)), v.objectValue != nil else {
+                contents.torn = String(decoding: line, as: UTF8.self)
+                continue
+            }
+            do { contents.records.append(try Record(json: v)) } catch {
+                contents.foreign.append((lineNo, "\(error)"))
             }
         }
-        return (records, torn)
+        return contents
     }
 
     /// Rewrites records.csv from the journal (the journal is the source of truth).
     public func exportCSV() throws {
-        let rows = readRecords().records.map(RecordsCSV.row)
+        let rows = readRecords().records.map { RecordsCSV.row($0) }
         let text = ([RecordsCSV.header] + rows).joined(separator: "\n") + "\n"
         let tmp = csvPath + ".tmp"
         try Data(text.utf8).write(to: URL(fileURLWithPath: tmp))
         try syscall("rename(records.csv)") { rename(tmp, csvPath) }
     }
+}
+
+/// What a journal holds: its records in order, the complete lines that are not
+/// records (with their line number and why), and a torn last line.
+public struct JournalContents: Sendable {
+    public var records: [Record] = []
+    public var foreign: [(line: Int, reason: String)] = []
+    public var torn: String?
+    public init() {}
 }

@@ -40,30 +40,22 @@ public struct CellExecutor: Sendable {
     public func run(_ cell: Cell, link: ResolvedLink, runID: String) async -> Record {
         let startedAt = Date()
         let t0 = MonotonicClock.now()
-        var record = Record(runID: runID, cell: cell, link: link, linkMode: testbed.mode, counters: nil, status: .failed,
-                            error: nil, startedAt: startedAt, totalSeconds: 0, measurement: nil)
+        func record(_ status: CellStatus, _ error: String?, _ m: TransportMeasurement? = nil, counters: LinkCounters? = nil) -> Record {
+            Record(runID: runID, cell: cell, link: link, linkMode: testbed.mode, counters: counters, status: status, error: error,
+                   startedAt: startedAt, totalSeconds: Double(MonotonicClock.elapsed(since: t0)) / 1e9, measurement: m)
+        }
         guard link.connected else {
-            record.error = "no radio link at \(cell.distance.label) m in \(link.environment)"
+            return record(.failed, "no radio link at \(cell.distance.label) m in \(link.environment)"
                 + (link.snrDb.map { String(format: " (median SNR %.1f dB is below the MCS 0 threshold)", $0) } ?? "")
-                + "; cell not run"
-            return record
+                + "; cell not run")
         }
         let outcome = await perform(cell, link: link, t0: t0)
+        let counters = testbed.counters()
         switch outcome {
-        case .measured(let m):
-            record.measurement = m
-            record.status = m.status
-            record.error = m.error
-        case .failed(let e):
-            record.status = .failed
-            record.error = e
-        case .timedOut(let e):
-            record.status = .timeout
-            record.error = e
+        case .measured(let m): return record(m.status, m.error, m, counters: counters)
+        case .failed(let e): return record(.failed, e, counters: counters)
+        case .timedOut(let e): return record(.timeout, e, counters: counters)
         }
-        record.counters = testbed.counters()
-        record.totalSeconds = Double(MonotonicClock.elapsed(since: t0)) / 1e9
-        return record
     }
 
     private func perform(_ cell: Cell, link: ResolvedLink, t0: UInt64) async -> PluginSession.Outcome {

@@ -4,7 +4,7 @@
 /// payload, holding one cell per transport. Keeping a block's transports next to
 /// each other (A B A B) means slow drift of the machine (thermal state, background
 /// load) hits every transport alike, so the comparison stays fair.
-public enum CellOrder: String, Sendable, CaseIterable {
+public enum CellOrder: String, Sendable, Codable, CaseIterable {
     /// The canonical order: blocks in matrix order, transports alternating inside
     /// each block (A B A B). The default.
     case interleaved

@@ -53,10 +53,10 @@ public struct RunSummary: Sendable {
     public init() {}
 
     /// Counts of the last record of every cell key in `records` (a retried cell counts once).
-    public init(lastRecordsOf records: [JSONValue], keys: Set<CellKey>? = nil) {
-        for (key, r) in JournalIndex(records: records).last where keys?.contains(key) ?? true {
+    public init(lastRecordsOf records: [Record], keys: Set<CellKey>? = nil) {
+        for (key, r) in JournalIndex(records: records).last where keys?.contains(key.cell) ?? true {
             total += 1
-            byStatus[CellStatus(rawValue: r["status"]?.stringValue ?? "") ?? .failed, default: 0] += 1
+            byStatus[r.status, default: 0] += 1
         }
     }
 }
@@ -177,7 +177,7 @@ public final class Runner: Sendable {
                 observer?.cellInterrupted(index: i, total: cells.count, cell: cell)
                 break
             }
-            try dir.append(record.json)
+            try dir.append(record)
             summary.total += 1
             summary.byStatus[record.status, default: 0] += 1
             observer?.cellFinished(index: i, total: cells.count, cell: cell, record: record)

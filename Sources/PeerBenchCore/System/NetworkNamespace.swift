@@ -6,7 +6,7 @@ import CPeerBenchSystem
 /// A named network namespace (as created by `ip netns add NAME`, pinned under /run/netns).
 /// The core only needs to enter one on a thread; creating and removing them is the
 /// link emulator's business.
-public struct NetworkNamespace: Sendable, Hashable, CustomStringConvertible {
+public struct NetworkNamespace: Sendable, Hashable, Codable, CustomStringConvertible {
     public var name: String
     public init(name: String) { self.name = name }
     public var path: String { "/run/netns/\(name)" }

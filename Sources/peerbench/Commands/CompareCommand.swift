@@ -29,9 +29,9 @@ struct CompareCommand: AsyncParsableCommand {
                 Terminal.error("\(dir): no records.jsonl here (is it a folder written by peerbench run --out?)")
                 throw ExitStatus.badInput
             }
-            let (r, torn) = RunDirectory.readJournal(at: path)
-            if torn != nil { Terminal.err("peerbench: warning: \(path): skipped a torn last line") }
-            records += r
+            let journal = RunDirectory.readJournal(at: path)
+            if journal.torn != nil { Terminal.err("peerbench: warning: \(path): skipped a torn last line") }
+            records += journal.records.map(\.json)
         }
         guard !records.isEmpty else {
             Terminal.error("no records in \(dirs.joined(separator: ", "))")

@@ -13,7 +13,7 @@ final class ManifestBook: @unchecked Sendable {
     let versions: [String: String]
     let firstStartedAt: Date
     let sessionStartedAt = Date()
-    let earlierSessions: [JSONValue]
+    let earlierSessions: [Manifest.Session]
     let commandLine: [String]
     private let lock = NSLock()
     private var _interruptedCell: Cell?
@@ -31,10 +31,8 @@ final class ManifestBook: @unchecked Sendable {
         self.isolation = isolation
         self.versions = versions
         self.commandLine = commandLine
-        let f = ISO8601DateFormatter()
-        f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        firstStartedAt = setup.previous?["started_at"]?.stringValue.flatMap { f.date(from: $0) } ?? sessionStartedAt
-        earlierSessions = setup.previous?["sessions"]?.arrayValue ?? []
+        firstStartedAt = setup.previous?.startedDate ?? sessionStartedAt
+        earlierSessions = setup.previous?.sessions ?? []
     }
 
     /// The last record of every cell of the plan, counted by status.
@@ -45,18 +43,14 @@ final class ManifestBook: @unchecked Sendable {
     func write(status: String, ended: Bool) throws {
         let summary = wholeRunSummary()
         let now = Date()
-        var extra = JSONObject()
-        extra["isolation"] = .string(isolation.rawValue)
-        extra["cells_recorded"] = JSONValue(summary.total)
-        extra["interrupted_cell"] = interruptedCell.map {
-            ["cell_id": .string($0.id), "repetition": JSONValue($0.repetition), "summary": .string($0.summary)]
-        } ?? .null
-        let session: JSONValue = ["started_at": .string(Manifest.rfc3339(sessionStartedAt)),
-                                  "ended_at": ended ? .string(Manifest.rfc3339(now)) : .null,
-                                  "status": .string(status), "command_line": .array(commandLine.map { .string($0) })]
-        extra["sessions"] = .array(earlierSessions + [session])
-        try dir.writeManifest(Manifest.make(runID: runID, plan: plan, linkMode: linkMode, startedAt: firstStartedAt,
-                                            endedAt: ended ? now : nil, status: status, summary: summary, versions: versions,
-                                            extra: extra))
+        var m = Manifest(runID: runID, plan: plan, linkMode: linkMode, startedAt: firstStartedAt, endedAt: ended ? now : nil,
+                         status: status, summary: summary, versions: versions)
+        m.isolation = isolation.rawValue
+        m.cellsRecorded = summary.total
+        m.interruptedCell = interruptedCell.map { Manifest.InterruptedCell(cellID: $0.id, repetition: $0.repetition, summary: $0.summary) }
+        let session = Manifest.Session(startedAt: Manifest.rfc3339(sessionStartedAt), endedAt: ended ? Manifest.rfc3339(now) : nil,
+                                       status: status, commandLine: commandLine)
+        m.sessions = earlierSessions + [session]
+        try dir.writeManifest(m)
     }
 }

@@ -12,35 +12,35 @@ struct RunSetup {
     var alreadyRecorded: Int
     var warnings: [String] = []
     /// The manifest of the run being resumed.
-    var previous: JSONValue?
+    var previous: Manifest?
     var resumeCommand: String
 
     static func prepare(_ c: RunCommand, registry: PluginRegistry, linkModel: any LinkModel) throws -> RunSetup {
         var warnings: [String] = []
-        var previous: JSONValue?
+        var previous: Manifest?
         var dir: RunDirectory?
-        var records: [JSONValue] = []
+        var records: [Record] = []
         if let path = c.resume {
             if c.dryRun {
                 // A dry run changes nothing, not even a torn tail.
                 let d = RunDirectoryReader(path: path)
                 previous = try d.manifest()
-                let (r, torn) = RunDirectory.readJournal(at: path + "/records.jsonl")
-                records = r
-                if torn != nil { warnings.append("\(path)/records.jsonl has a torn or invalid line; resuming will set it aside") }
+                let journal = RunDirectory.readJournal(at: path + "/records.jsonl")
+                records = journal.records
+                if journal.torn != nil { warnings.append("\(path)/records.jsonl has a torn or invalid line; resuming will set it aside") }
             } else {
                 let (d, w) = try RunDirectory.openForResume(path)
                 dir = d
                 warnings += w
-                previous = d.readManifest()
+                previous = try? d.readManifest()
                 records = d.readRecords().records
             }
         }
-        let matrixPath = c.matrix ?? previous?["matrix_file"]?.stringValue ?? "matrix.json"
+        let matrixPath = c.matrix ?? previous?.matrixFile ?? "matrix.json"
         let options = try resolveOptions(c, previous: previous, matrixPath: matrixPath)
         let loader = MatrixLoader(registry: registry, linkModel: linkModel)
         let matrix: Matrix
-        if c.matrix == nil, let previous, let embedded = previous["matrix"], !FileManager.default.fileExists(atPath: matrixPath) {
+        if c.matrix == nil, let embedded = previous?.matrix, !FileManager.default.fileExists(atPath: matrixPath) {
             // Resuming from another folder (a scheduler's working directory): the
             // manifest's own copy of the matrix is the run's matrix by definition.
             do { matrix = try loader.parse(Array(embedded.compactText.utf8)) } catch { throw error.attributed(to: "\(c.resume!)/manifest.json") }
@@ -48,8 +48,8 @@ struct RunSetup {
         } else {
             matrix = try loader.load(path: matrixPath)
         }
-        if let previous, let oldHash = previous["matrix_hash"]?.stringValue, oldHash != matrix.hash {
-            let changes = MatrixDiff.describe(old: previous["matrix"] ?? .null, new: matrix.document)
+        if let previous, previous.matrixHash != matrix.hash {
+            let changes = MatrixDiff.describe(old: previous.matrix, new: matrix.document)
             throw InputError(source: "--resume", "\(c.resume!) was run with a different matrix than \(matrixPath) now holds: "
                 + changes.joined(separator: "; ")
                 + ". Resume with the matrix the run started with (its copy is under \"matrix\" in \(c.resume!)/manifest.json), or start a new run with --out")
@@ -63,7 +63,7 @@ struct RunSetup {
         let folder = c.resume ?? c.out ?? "OUT"
         var cmd = ["peerbench", "run", matrixPath, "--resume", folder]
         if c.isolation != .process { cmd += ["--isolation", c.isolation.rawValue] }
-        return RunSetup(plan: plan, dir: dir, runID: previous?["run_id"]?.stringValue ?? RunCommand.makeRunID(),
+        return RunSetup(plan: plan, dir: dir, runID: previous?.runID ?? RunCommand.makeRunID(),
                         linkMode: options.link, pending: pending, alreadyRecorded: plan.cells.count - pending.count,
                         warnings: warnings, previous: previous, resumeCommand: cmd.map(shellQuoted).joined(separator: " "))
     }
@@ -71,7 +71,7 @@ struct RunSetup {
     /// The run's options: from the command line for a new run; from the manifest on
     /// resume, where a conflicting command-line value is refused (it would change
     /// which cells exist, or how they are seeded or run).
-    static func resolveOptions(_ c: RunCommand, previous: JSONValue?, matrixPath: String) throws(InputError) -> (run: RunOptions, link: LinkMode) {
+    static func resolveOptions(_ c: RunCommand, previous: Manifest?, matrixPath: String) throws(InputError) -> (run: RunOptions, link: LinkMode) {
         let cliTransports = c.transports.map { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } }
         var shard: Shard? = nil
         if let s = c.shard { shard = try Shard(parsing: s) }
@@ -86,12 +86,12 @@ struct RunSetup {
                 problems.append(InputProblem(source: flag, path: nil, "\(given) differs from the run being resumed (\(stored ?? "not set")); leave \(flag) out to resume, or start a new run with --out"))
             }
         }
-        let seed = m["seed"]?.doubleValue.map { UInt64($0) }
-        let reps = m["repetitions"]?.intValue
-        let labels = m["transports"]?.arrayValue?.compactMap(\.stringValue)
-        let link = m["link_mode"]?.stringValue.flatMap(LinkMode.init(rawValue:)) ?? .none
-        let order = m["order"]?.stringValue.flatMap(CellOrder.init(rawValue:))
-        let storedShard = m["shard"]?.stringValue.flatMap { try? Shard(parsing: $0) }
+        let seed: UInt64? = m.seed
+        let reps: Int? = m.repetitions
+        let labels: [String]? = m.transports
+        let link = m.linkMode
+        let order: CellOrder? = m.order
+        let storedShard = m.shard.flatMap { try? Shard(parsing: $0) }
         check("--seed", c.seed.map(String.init), seed.map(String.init))
         check("--repetitions", c.repetitions.map(String.init), reps.map(String.init))
         check("--transports", cliTransports?.joined(separator: ","), labels?.joined(separator: ","))
@@ -99,7 +99,7 @@ struct RunSetup {
         check("--order", c.order?.rawValue, order?.rawValue)
         check("--shard", shard?.description, storedShard?.description)
         if !problems.isEmpty { throw InputError(problems) }
-        let timeout = c.cellTimeout ?? m["cell_timeout_seconds"]?.doubleValue
+        let timeout = c.cellTimeout ?? m.cellTimeoutSeconds
         return (RunOptions(matrixFile: matrixPath, commandLine: CommandLine.arguments, transports: labels, seed: seed, repetitions: reps,
                            cellTimeoutSeconds: timeout, order: order, shard: storedShard), link)
     }
@@ -108,12 +108,11 @@ struct RunSetup {
 /// Reads a run folder without opening (or locking) its journal, for dry runs.
 struct RunDirectoryReader {
     var path: String
-    func manifest() throws(InputError) -> JSONValue {
+    func manifest() throws(InputError) -> Manifest {
         guard let data = FileManager.default.contents(atPath: path + "/manifest.json") else {
             throw InputError(source: "--resume", "\(path) has no manifest.json, so it is not a peerbench run folder")
         }
-        guard let v = try? JSONParser.parse(Array(data)) else { throw InputError(source: "--resume", "\(path)/manifest.json is not valid JSON") }
-        return v
+        do { return try Manifest(bytes: data) } catch { throw InputError(source: "--resume", "\(path)/manifest.json \(error)") }
     }
 }
 

@@ -1,0 +1,443 @@
+/// Codable to and from `JSONValue`, so records, manifests and the worker wire are typed
+/// values defined once, yet written with the project's own writer: keys in the order
+/// a type encodes them, numbers formatted as everywhere else, and `JSONValue` /
+/// `JSONObject` members (plugin options, `extra`) kept in their order on both ways.
+///
+/// An absent optional is encoded as `null` (the documents never omit a key), and
+/// integers travel as JSON numbers (doubles): an integer beyond 2^53 cannot be
+/// represented exactly and is refused rather than rounded.
+public enum JSONCoding {
+    /// The value as a JSON document.
+    public static func encode<T: Encodable>(_ value: T) throws -> JSONValue {
+        let slot = EncodedSlot()
+        try ValueEncoder.encode(value, into: slot, path: [])
+        return slot.resolved
+    }
+
+    /// A value of type `T` read from a JSON document.
+    public static func decode<T: Decodable>(_ type: T.Type, from value: JSONValue) throws -> T {
+        try T(from: ValueDecoder(value: value, codingPath: []))
+    }
+
+    /// A value of type `T` read from one line or file of JSON text.
+    public static func decode<T: Decodable>(_ type: T.Type, from bytes: some Collection<UInt8>) throws -> T {
+        try decode(type, from: try JSONParser.parse(Array(bytes)))
+    }
+
+    static let exactIntegerLimit = 9_007_199_254_740_992.0
+}
+
+extension JSONValue: Codable {
+    public init(from decoder: any Decoder) throws {
+        if let d = decoder as? ValueDecoder {
+            self = d.value
+            return
+        }
+        let c = try decoder.singleValueContainer()
+        if c.decodeNil() { self = .null }
+        else if let b = try? c.decode(Bool.self) { self = .bool(b) }
+        else if let n = try? c.decode(Double.self) { self = .number(n) }
+        else if let s = try? c.decode(String.self) { self = .string(s) }
+        else if let a = try? c.decode([JSONValue].self) { self = .array(a) }
+        else { self = .object(try c.decode(JSONObject.self)) }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        if let e = encoder as? ValueEncoder {
+            e.storage.content = .value(self)
+            return
+        }
+        var c = encoder.singleValueContainer()
+        switch self {
+        case .null: try c.encodeNil()
+        case .bool(let b): try c.encode(b)
+        case .number(let n): try c.encode(n)
+        case .string(let s): try c.encode(s)
+        case .array(let a): try c.encode(a)
+        case .object(let o): try c.encode(o)
+        }
+    }
+}
+
+extension JSONObject: Codable {
+    public init(from decoder: any Decoder) throws {
+        guard case .object(let o) = try JSONValue(from: decoder) else {
+            throw DecodingError.typeMismatch(JSONObject.self, .init(codingPath: decoder.codingPath, debugDescription: "expected an object"))
+        }
+        self = o
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try JSONValue.object(self).encode(to: encoder)
+    }
+}
+
+// MARK: - Encoder
+
+/// One value being encoded: a finished value, or an object or array whose members are
+/// slots of their own (so nested containers can be filled after they are handed out).
+final class EncodedSlot {
+    enum Content {
+        case empty
+        case value(JSONValue)
+        case object([(key: String, slot: EncodedSlot)])
+        case array([EncodedSlot])
+    }
+    var content: Content = .empty
+
+    var resolved: JSONValue {
+        switch content {
+        case .empty: return .null
+        case .value(let v): return v
+        case .array(let a): return .array(a.map(\.resolved))
+        case .object(let members):
+            var o = JSONObject()
+            for m in members { o[m.key] = m.slot.resolved }
+            return .object(o)
+        }
+    }
+
+    /// The member slot for `key`, created (or replaced) in encoding order.
+    func member(_ key: String) -> EncodedSlot {
+        let slot = EncodedSlot()
+        var members: [(key: String, slot: EncodedSlot)] = []
+        if case .object(let m) = content { members = m }
+        if let i = members.firstIndex(where: { $0.key == key }) { members[i].slot = slot } else { members.append((key, slot)) }
+        content = .object(members)
+        return slot
+    }
+
+    func appendElement() -> EncodedSlot {
+        let slot = EncodedSlot()
+        var elements: [EncodedSlot] = []
+        if case .array(let a) = content { elements = a }
+        elements.append(slot)
+        content = .array(elements)
+        return slot
+    }
+
+    var elementCount: Int { if case .array(let a) = content { return a.count }; return 0 }
+}
+
+final class ValueEncoder: Encoder {
+    let codingPath: [any CodingKey]
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+    let storage: EncodedSlot
+
+    init(codingPath: [any CodingKey], storage: EncodedSlot = EncodedSlot()) {
+        self.codingPath = codingPath
+        self.storage = storage
+    }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        if case .object = storage.content {} else { storage.content = .object([]) }
+        return KeyedEncodingContainer(KeyedValueEncoder<Key>(slot: storage, codingPath: codingPath))
+    }
+
+    func unkeyedContainer() -> any UnkeyedEncodingContainer {
+        if case .array = storage.content {} else { storage.content = .array([]) }
+        return UnkeyedValueEncoder(slot: storage, codingPath: codingPath)
+    }
+
+    func singleValueContainer() -> any SingleValueEncodingContainer { SingleValueEncoder(slot: storage, codingPath: codingPath) }
+
+    /// Encodes `value` into `slot`: primitives directly, anything else through its own `encode(to:)`.
+    static func encode<T: Encodable>(_ value: T, into slot: EncodedSlot, path: [any CodingKey]) throws {
+        if let v = try primitive(value, path: path) {
+            slot.content = .value(v)
+        } else {
+            try value.encode(to: ValueEncoder(codingPath: path, storage: slot))
+        }
+    }
+
+    static func primitive<T: Encodable>(_ value: T, path: [any CodingKey]) throws -> JSONValue? {
+        switch value {
+        case let v as JSONValue: return v
+        case let v as JSONObject: return .object(v)
+        case let v as String: return .string(v)
+        case let v as Bool: return .bool(v)
+        case let v as Double: return .number(v)
+        case let v as Float: return .number(Double(v))
+        case let v as any BinaryInteger:
+            let d = Double(v)
+            guard abs(d) <= JSONCoding.exactIntegerLimit else {
+                throw EncodingError.invalidValue(value, .init(codingPath: path, debugDescription: "integer \(v) is beyond 2^53 and would lose precision as a JSON number"))
+            }
+            return .number(d)
+        default: return nil
+        }
+    }
+}
+
+struct KeyedValueEncoder<Key: CodingKey>: KeyedEncodingContainerProtocol {
+    let slot: EncodedSlot
+    let codingPath: [any CodingKey]
+
+    mutating func encodeNil(forKey key: Key) throws { slot.member(key.stringValue).content = .value(.null) }
+    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
+        try ValueEncoder.encode(value, into: slot.member(key.stringValue), path: codingPath + [key])
+    }
+
+    // An absent optional is written as `null`, not left out: PeerBench's documents keep
+    // every key (synthesized `encode(to:)` calls these for optional properties).
+    mutating func encodeIfPresent<T: Encodable>(_ value: T?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
+    }
+    mutating func encodeIfPresent(_ value: Bool?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
+    }
+    mutating func encodeIfPresent(_ value: String?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
+    }
+    mutating func encodeIfPresent(_ value: Double?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
+    }
+    mutating func encodeIfPresent(_ value: Float?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
+    }
+    mutating func encodeIfPresent(_ value: Int?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
+    }
+    mutating func encodeIfPresent(_ value: Int8?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
+    }
+    mutating func encodeIfPresent(_ value: Int16?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
+    }
+    mutating func encodeIfPresent(_ value: Int32?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
+    }
+    mutating func encodeIfPresent(_ value: Int64?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
+    }
+    mutating func encodeIfPresent(_ value: UInt?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
+    }
+    mutating func encodeIfPresent(_ value: UInt8?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
+    }
+    mutating func encodeIfPresent(_ value: UInt16?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
+    }
+    mutating func encodeIfPresent(_ value: UInt32?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
+    }
+    mutating func encodeIfPresent(_ value: UInt64?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
+        ValueEncoder(codingPath: codingPath + [key], storage: slot.member(key.stringValue)).container(keyedBy: keyType)
+    }
+
+    mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
+        ValueEncoder(codingPath: codingPath + [key], storage: slot.member(key.stringValue)).unkeyedContainer()
+    }
+
+    mutating func superEncoder() -> any Encoder { ValueEncoder(codingPath: codingPath, storage: slot.member("super")) }
+    mutating func superEncoder(forKey key: Key) -> any Encoder {
+        ValueEncoder(codingPath: codingPath + [key], storage: slot.member(key.stringValue))
+    }
+}
+
+struct UnkeyedValueEncoder: UnkeyedEncodingContainer {
+    let slot: EncodedSlot
+    let codingPath: [any CodingKey]
+    var count: Int { slot.elementCount }
+
+    mutating func encodeNil() throws { slot.appendElement().content = .value(.null) }
+    mutating func encode<T: Encodable>(_ value: T) throws {
+        let path = codingPath + [IndexKey(count)]
+        try ValueEncoder.encode(value, into: slot.appendElement(), path: path)
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+        let path = codingPath + [IndexKey(count)]
+        return ValueEncoder(codingPath: path, storage: slot.appendElement()).container(keyedBy: keyType)
+    }
+
+    mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
+        let path = codingPath + [IndexKey(count)]
+        return ValueEncoder(codingPath: path, storage: slot.appendElement()).unkeyedContainer()
+    }
+
+    mutating func superEncoder() -> any Encoder {
+        let path = codingPath + [IndexKey(count)]
+        return ValueEncoder(codingPath: path, storage: slot.appendElement())
+    }
+}
+
+struct SingleValueEncoder: SingleValueEncodingContainer {
+    let slot: EncodedSlot
+    let codingPath: [any CodingKey]
+
+    mutating func encodeNil() throws { slot.content = .value(.null) }
+    mutating func encode<T: Encodable>(_ value: T) throws { try ValueEncoder.encode(value, into: slot, path: codingPath) }
+}
+
+struct IndexKey: CodingKey {
+    var stringValue: String
+    var intValue: Int?
+    init(_ i: Int) { stringValue = "\(i)"; intValue = i }
+    init?(stringValue: String) { self.stringValue = stringValue; intValue = Int(stringValue) }
+    init?(intValue: Int) { self.init(intValue) }
+}
+
+// MARK: - Decoder
+
+struct ValueDecoder: Decoder {
+    let value: JSONValue
+    var codingPath: [any CodingKey]
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        guard case .object(let o) = value else { throw mismatch(JSONObject.self, "an object") }
+        return KeyedDecodingContainer(KeyedValueDecoder<Key>(object: o, codingPath: codingPath))
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        guard case .array(let a) = value else { throw mismatch([JSONValue].self, "an array") }
+        return UnkeyedValueDecoder(array: a, codingPath: codingPath)
+    }
+
+    func singleValueContainer() throws -> any SingleValueDecodingContainer { self }
+
+    func mismatch(_ type: Any.Type, _ expected: String) -> DecodingError {
+        .typeMismatch(type, .init(codingPath: codingPath, debugDescription: "expected \(expected), found \(value.typeName)"))
+    }
+
+    static func primitive<T: Decodable>(_ type: T.Type, from value: JSONValue, path: [any CodingKey]) throws -> T? {
+        func fail(_ expected: String) -> DecodingError {
+            .typeMismatch(type, .init(codingPath: path, debugDescription: "expected \(expected), found \(value.typeName)"))
+        }
+        switch type {
+        case is JSONValue.Type: return value as? T
+        case is String.Type:
+            guard case .string(let s) = value else { throw fail("a string") }
+            return s as? T
+        case is Bool.Type:
+            guard case .bool(let b) = value else { throw fail("a boolean") }
+            return b as? T
+        case is Double.Type:
+            guard case .number(let n) = value else { throw fail("a number") }
+            return n as? T
+        case is Float.Type:
+            guard case .number(let n) = value else { throw fail("a number") }
+            return Float(n) as? T
+        case let int as any FixedWidthInteger.Type:
+            guard case .number(let n) = value, n == n.rounded(), abs(n) <= JSONCoding.exactIntegerLimit,
+                  let i = int.init(exactly: n) else { throw fail("an integer of type \(type)") }
+            return i as? T
+        default: return nil
+        }
+    }
+}
+
+extension ValueDecoder: SingleValueDecodingContainer {
+    func decodeNil() -> Bool { value == .null }
+    func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        if let v = try ValueDecoder.primitive(type, from: value, path: codingPath) { return v }
+        return try T(from: self)
+    }
+}
+
+struct KeyedValueDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    let object: JSONObject
+    var codingPath: [any CodingKey]
+    var allKeys: [Key] { object.keys.compactMap(Key.init(stringValue:)) }
+
+    func contains(_ key: Key) -> Bool { object[key.stringValue] != nil }
+
+    private func value(_ key: Key) throws -> JSONValue {
+        guard let v = object[key.stringValue] else {
+            throw DecodingError.keyNotFound(key, .init(codingPath: codingPath, debugDescription: "no key \"\(key.stringValue)\""))
+        }
+        return v
+    }
+
+    func decodeNil(forKey key: Key) throws -> Bool { try value(key) == .null }
+
+    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+        let v = try value(key)
+        let path = codingPath + [key]
+        if let p = try ValueDecoder.primitive(type, from: v, path: path) { return p }
+        return try T(from: ValueDecoder(value: v, codingPath: path))
+    }
+
+    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
+        try ValueDecoder(value: value(key), codingPath: codingPath + [key]).container(keyedBy: type)
+    }
+
+    func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+        try ValueDecoder(value: value(key), codingPath: codingPath + [key]).unkeyedContainer()
+    }
+
+    func superDecoder() throws -> any Decoder { ValueDecoder(value: .object(object), codingPath: codingPath) }
+    func superDecoder(forKey key: Key) throws -> any Decoder { ValueDecoder(value: try value(key), codingPath: codingPath + [key]) }
+}
+
+struct UnkeyedValueDecoder: UnkeyedDecodingContainer {
+    let array: [JSONValue]
+    var codingPath: [any CodingKey]
+    var currentIndex = 0
+    var count: Int? { array.count }
+    var isAtEnd: Bool { currentIndex >= array.count }
+
+    init(array: [JSONValue], codingPath: [any CodingKey]) {
+        self.array = array
+        self.codingPath = codingPath
+    }
+
+    private mutating func next() throws -> (JSONValue, [any CodingKey]) {
+        guard !isAtEnd else {
+            throw DecodingError.valueNotFound(JSONValue.self, .init(codingPath: codingPath, debugDescription: "array ended"))
+        }
+        defer { currentIndex += 1 }
+        return (array[currentIndex], codingPath + [IndexKey(currentIndex)])
+    }
+
+    mutating func decodeNil() throws -> Bool {
+        guard !isAtEnd, array[currentIndex] == .null else { return false }
+        currentIndex += 1
+        return true
+    }
+
+    mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        let (v, path) = try next()
+        if let p = try ValueDecoder.primitive(type, from: v, path: path) { return p }
+        return try T(from: ValueDecoder(value: v, codingPath: path))
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
+        let (v, path) = try next()
+        return try ValueDecoder(value: v, codingPath: path).container(keyedBy: type)
+    }
+
+    mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        let (v, path) = try next()
+        return try ValueDecoder(value: v, codingPath: path).unkeyedContainer()
+    }
+
+    mutating func superDecoder() throws -> any Decoder {
+        let (v, path) = try next()
+        return ValueDecoder(value: v, codingPath: path)
+    }
+}
+
+extension JSONCoding {
+    /// A decoding error as a sentence with the JSON path: `missing key "run_id" at $.link`.
+    public static func describe(_ error: any Error) -> String {
+        func path(_ keys: [any CodingKey]) -> String {
+            var p = JSONPath.root
+            for k in keys { p = k.intValue.map { p.index($0) } ?? p.key(k.stringValue) }
+            return p.description
+        }
+        guard let e = error as? DecodingError else { return "\(error)" }
+        switch e {
+        case .keyNotFound(let key, let c): return "missing key \"\(key.stringValue)\" at \(path(c.codingPath))"
+        case .typeMismatch(_, let c), .valueNotFound(_, let c): return "\(c.debugDescription) at \(path(c.codingPath))"
+        case .dataCorrupted(let c): return "\(c.debugDescription) at \(path(c.codingPath))"
+        @unknown default: return "\(e)"
+        }
+    }
+}

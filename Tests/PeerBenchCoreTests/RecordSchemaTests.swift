@@ -1,0 +1,125 @@
+import Foundation
+@testable import PeerBenchCore
+import Testing
+
+/// The record, the CSV and the worker wire come from one definition each: a field added
+/// to `Record` or `TransportMeasurement` shows up everywhere without further edits.
+@Suite(.timeLimit(.minutes(1))) struct RecordSchemaTests {
+    /// Every leaf of a record whose nested objects are all present.
+    func leaves(_ v: JSONValue, _ prefix: String = "") -> [String] {
+        guard case .object(let o) = v else { return [prefix] }
+        return o.flatMap { leaves($0.value, prefix.isEmpty ? $0.key : prefix + "." + $0.key) }
+    }
+
+    @Test func everyLeafOfTheRecordIsACSVColumnInOrder() {
+        let expected = leaves(Record.template.json).filter {
+            !RecordsCSV.excluded.contains($0) && !$0.hasPrefix("transport.options.") && !$0.hasPrefix("extra.")
+        }
+        #expect(RecordsCSV.columns == expected)
+        #expect(RecordsCSV.columns.first == "run_id")
+        #expect(RecordsCSV.columns.contains("link.drops_down"))
+        #expect(RecordsCSV.columns.contains("delivery.loss_ratio"))
+        #expect(RecordsCSV.row(Record.template).split(separator: ",", omittingEmptySubsequences: false).count == RecordsCSV.columns.count)
+    }
+
+    @Test func everyTopLevelKeyIsWrittenEvenWhenNull() throws {
+        var r = Fixtures.record("c1", status: .failed)
+        r.rttMs = nil
+        r.delivery = nil
+        r.payload = nil
+        let o = try #require(r.json.objectValue)
+        #expect(o.keys == Record.topLevelKeys)
+        #expect(o["rtt_ms"] == .null && o["payload"] == .null && o["error"] == .null)
+        #expect(r.json["link"]?.objectValue?.keys.count == 16)
+    }
+
+    @Test func aRecordSurvivesTheJournalLine() throws {
+        var r = Fixtures.record("c1", 3, status: .partial, mbps: 12.5)
+        r.extra["tcp"] = ["retransmits": 4]
+        r.seed = (1 << 53) - 1
+        let line = r.json.compactText
+        let back = try Record(json: JSONParser.parse(line))
+        #expect(back == r)
+        #expect(back.seed == (1 << 53) - 1)
+        #expect(line.contains(#""seed":9007199254740991,"#), "53-bit integers print as integers")
+        #expect(try JSONParser.parse(line).objectValue?.keys == Record.topLevelKeys)
+    }
+
+    @Test func aForeignLineIsNotARecordAndSaysWhy() throws {
+        #expect(throws: (any Error).self) { try Record(json: JSONParser.parse(#"{"schema":"peerbench.record/9","hello":"world"}"#)) }
+        do {
+            _ = try Record(json: JSONParser.parse(#"{"schema":"peerbench.record/1"}"#))
+            Issue.record("a bare schema line decoded as a record")
+        } catch {
+            #expect(JSONCoding.describe(error).contains("missing key"))
+        }
+    }
+
+    /// A measurement with every field set; the Mirror check makes a new field that this
+    /// fixture does not set fail here, so the round trip below always covers every field.
+    func fullMeasurement() -> TransportMeasurement {
+        var m = TransportMeasurement()
+        m.connectNanos = 1_234_567
+        m.rttNanos = [1, 2, 3_000_000_000]
+        m.probesSent = 4
+        m.bulkNanos = 5_000_000_000
+        m.delivery = Delivery(sentMessages: 10, receivedMessages: 9, sentBytes: 1280, receivedBytes: 1152, reordered: 1, duplicated: 2)
+        m.rfc3550JitterMs = 0.25
+        m.rttLoadedNanos = [7, 8]
+        m.bulkSeries = BulkSeries(bytes: [100, 200], datagrams: [1, 2])
+        m.ranging = [RangingUpdateSample(tNanos: 10, distanceM: 1.5, errorM: -0.02, directionAvailable: true)]
+        m.status = .partial
+        m.error = "cut short"
+        m.extra = JSONObject(["quic": ["handshake_confirmed_ms": 0.5], "a": 1])
+        return m
+    }
+
+    @Test func theWorkerWireCarriesEveryMeasurementField() throws {
+        let m = fullMeasurement()
+        for child in Mirror(reflecting: m).children {
+            let label = child.label ?? "?"
+            let described = "\(child.value)"
+            #expect(described != "nil" && described != "[]" && described != "JSONObject(members: [])",
+                    "fullMeasurement() leaves \(label) unset: set it so the round trip covers it")
+        }
+        let line = PluginSession.Outcome.measured(m).json.compactText
+        guard case .measured(let back) = try PluginSession.Outcome(json: JSONParser.parse(line)) else {
+            Issue.record("reply did not decode as a measurement: \(line)")
+            return
+        }
+        #expect(back == m)
+        #expect(back.extra.keys == ["quic", "a"], "extra keeps its order")
+    }
+
+    @Test func theWorkerRequestCarriesTheLinkAndA64BitSeed() throws {
+        var link = ResolvedLink(environment: "forest", distanceMeters: 30, distanceLabel: "30")
+        link.delayMs = 1.5
+        link.mcs = 3
+        link.connected = false
+        let spec = TransportSpec(plugin: "tcp", label: "t", options: ["noDelay": true], effectiveOptions: ["noDelay": true],
+                                 usesPayload: true, index: 2)
+        let request = CellRequest(transport: spec, cell: CellContextSeed(cellID: "c", repetition: 2, seed: UInt64.max - 1,
+                                                                         payload: Payload(count: 3, size: 4), rttProbes: 5),
+                                  timeoutSeconds: 9.5, cellTimeoutSeconds: 10, link: link,
+                                  client: Endpoint(address: "10.0.0.1", namespace: NetworkNamespace(name: "pb-1-c")),
+                                  server: Endpoint(address: "10.0.0.2"))
+        let back = try CellRequest(json: JSONParser.parse(request.json.compactText))
+        #expect(back.json == request.json)
+        #expect(back.cell.seed == UInt64.max - 1)
+        #expect(back.link.connected == false && back.link.mcs == 3)
+        #expect(back.client.namespace?.name == "pb-1-c" && back.server.namespace == nil)
+    }
+
+    @Test func integersBeyond2To53AreRefusedNotRounded() {
+        #expect(throws: EncodingError.self) { try JSONCoding.encode(["n": UInt64(1) << 60]) }
+    }
+
+    @Test func manifestRoundTripsAndAForeignOneIsNamed() throws {
+        let m = try Fixtures.manifest(hash: "h")
+        let back = try Manifest(bytes: Array(m.json.prettyText.utf8))
+        #expect(back == m)
+        #expect(m.json.objectValue?.keys.first == "schema")
+        #expect { try Manifest(bytes: Array("{}".utf8)) } throws: { "\($0)".contains("not a peerbench manifest") }
+        #expect { try Manifest(bytes: Array("[1,2]".utf8)) } throws: { "\($0)".contains("holds an array") }
+    }
+}
