@@ -6,7 +6,7 @@ import Testing
 
 /// Every way an external plugin can go wrong ends as a `failed` record whose error
 /// quotes what went wrong, and the run goes on to the next cell.
-@Suite struct ExecFailureTests {
+@Suite(.timeLimit(.minutes(3))) struct ExecFailureTests {
     /// A server that prints its ready line and exits once the client is done.
     static let okServer = #"echo '{"port": 9}'; cat > /dev/null; sleep 0.2"#
     /// A client printing a valid, fixed measurement.

@@ -5,7 +5,7 @@ import Testing
 /// plugin runs, the result builds, and the generated test passes. Slow (a full build
 /// of the copy, minutes); set PEERBENCH_SKIP_SCAFFOLD_E2E=1 to skip it while iterating
 /// locally. CI runs it.
-@Suite(.serialized) struct ScaffoldEndToEndTests {
+@Suite(.serialized, .timeLimit(.minutes(20))) struct ScaffoldEndToEndTests {
     static let skip = ProcessInfo.processInfo.environment["PEERBENCH_SKIP_SCAFFOLD_E2E"] == "1"
 
     struct Outcome { var status: Int32; var output: String }

@@ -3,7 +3,7 @@ import Testing
 import TransportScaffold
 
 /// The scaffold's checks, on a small stand-in package tree (fast; no build).
-@Suite struct ScaffoldNameTests {
+@Suite(.timeLimit(.minutes(20))) struct ScaffoldNameTests {
     /// The real Package.swift and RegisteredPlugins.swift in a temporary tree.
     func makeTree() throws -> String {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pb-scaffold-\(UUID())").path

@@ -52,12 +52,3 @@ func sessionPair(scene: RangingScene = RangingScene(distanceMeters: 4), peer: De
     let b = try NearbySession(deviceClass: peer, chip: chip, radioAddress: "127.0.0.1", seed: seed ^ 0xFF)
     return (a, b)
 }
-
-func cellContext(environment: String = "free-field", distance: Double?, seed: UInt64 = 3, seconds: Double = 30) -> CellContext {
-    var link = ResolvedLink(environment: environment, distanceMeters: distance, distanceLabel: distance.map { "\($0)" } ?? "max")
-    link.delayMs = nil
-    return CellContext(cellID: "uwb-test", repetition: 0, seed: seed, payload: nil, rttProbes: 10,
-                       deadline: MonotonicClock.now() + UInt64(seconds * 1e9), link: link,
-                       client: Endpoint(address: "127.0.0.1"), server: Endpoint(address: "127.0.0.1"),
-                       cancellation: CellCancellation(), logger: .init(label: "uwb-test"))
-}

@@ -33,18 +33,32 @@ extension JSONValue: Codable {
             self = d.value
             return
         }
+        // An object first, through a keyed container: decoding a JSONObject through a
+        // single-value container would come straight back here.
+        if let k = try? decoder.container(keyedBy: MemberKey.self) {
+            var o = JSONObject()
+            for key in k.allKeys { o[key.stringValue] = try k.decode(JSONValue.self, forKey: key) }
+            self = .object(o)
+            return
+        }
         let c = try decoder.singleValueContainer()
         if c.decodeNil() { self = .null }
         else if let b = try? c.decode(Bool.self) { self = .bool(b) }
         else if let n = try? c.decode(Double.self) { self = .number(n) }
         else if let s = try? c.decode(String.self) { self = .string(s) }
-        else if let a = try? c.decode([JSONValue].self) { self = .array(a) }
-        else { self = .object(try c.decode(JSONObject.self)) }
+        else { self = .array(try c.decode([JSONValue].self)) }
     }
 
     public func encode(to encoder: any Encoder) throws {
         if let e = encoder as? ValueEncoder {
             e.storage.content = .value(self)
+            return
+        }
+        if case .object(let o) = self {
+            // A keyed container, member by member: encoding the JSONObject itself
+            // through a single-value container would come straight back here.
+            var k = encoder.container(keyedBy: MemberKey.self)
+            for m in o { try k.encode(m.value, forKey: MemberKey(stringValue: m.key)) }
             return
         }
         var c = encoder.singleValueContainer()
@@ -54,9 +68,17 @@ extension JSONValue: Codable {
         case .number(let n): try c.encode(n)
         case .string(let s): try c.encode(s)
         case .array(let a): try c.encode(a)
-        case .object(let o): try c.encode(o)
+        case .object: break  // handled above
         }
     }
+}
+
+/// An object member's name as a coding key, for encoders other than PeerBench's own.
+private struct MemberKey: CodingKey {
+    var stringValue: String
+    var intValue: Int? { nil }
+    init(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
 }
 
 extension JSONObject: Codable {
