@@ -119,10 +119,13 @@ let package = Package(
         .testTarget(name: "UDPTransportTests", dependencies: ["TransportTestSupport", "UDPTransport", "PeerBenchCore"]),
         .testTarget(name: "QUICTransportTests", dependencies: ["TransportTestSupport", "QUICTransport", "PeerBenchCore",
                                                              .product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "UWBRangingTests", dependencies: ["UWBRanging", "PeerBenchCore"]),
+        .testTarget(name: "UWBRangingTests", dependencies: ["TransportTestSupport", "UWBRanging", "PeerBenchCore"]),
         .testTarget(name: "PeerBenchCLITests", dependencies: ["peerbench"]),
         .testTarget(name: "ExecTransportTests", dependencies: ["TransportTestSupport", "ExecTransport", "PeerBenchCore"]),
         .testTarget(name: "TLSTransportTests", dependencies: ["TransportTestSupport", "TLSTransport", "PeerBenchCore"]),
+        .testTarget(name: "PluginContractTests", dependencies: [
+            "TransportTestSupport", "PeerBenchCore", "TCPTransport", "UDPTransport", "TLSTransport", "QUICTransport", "UWBRanging", "ExecTransport",
+        ], exclude: ["Peers"]),
         // new-transport: new transport test targets go above this line
         .testTarget(name: "ScaffoldTests", dependencies: ["TransportScaffold"]),
     ]

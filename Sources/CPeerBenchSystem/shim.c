@@ -2,24 +2,11 @@
 #include "CPeerBenchSystem.h"
 #include <sched.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <linux/tcp.h>  /* the kernel's tcp_info has the newer fields glibc's lacks */
-#include <linux/if.h>
-#include <linux/if_tun.h>
 
 int pb_setns_net(int fd) { return setns(fd, CLONE_NEWNET); }
-
-int pb_unshare_user_net(void) { return unshare(CLONE_NEWUSER | CLONE_NEWNET); }
-
-int pb_tun_attach(int fd, const char *name) {
-    struct ifreq ifr;
-    memset(&ifr, 0, sizeof ifr);
-    ifr.ifr_flags = IFF_TUN | IFF_NO_PI;
-    strncpy(ifr.ifr_name, name, IFNAMSIZ - 1);
-    return ioctl(fd, TUNSETIFF, &ifr);
-}
 
 int pb_get_tcp_info(int fd, pb_tcp_info *out) {
     struct tcp_info ti;

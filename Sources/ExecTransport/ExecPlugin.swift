@@ -15,9 +15,6 @@ public struct ExecPlugin: TransportPlugin {
     )
 
     public let options: ExecOptions
-    /// What this cell's server said in its ready line, for the client's cell document.
-    /// One plugin value is made per cell, so this state is per cell.
-    private let ready = ReadyLine()
 
     public init(options: PluginOptions) throws {
         self.options = try ExecOptions(options)
@@ -29,7 +26,8 @@ public struct ExecPlugin: TransportPlugin {
 
     public func startServer(_ cell: CellContext) async throws -> any TransportServer {
         guard let argv = options.server else {
-            return ExecServer(process: nil, address: SocketAddress(host: cell.server.address, port: 0), graceSeconds: 0, documentPath: nil)
+            return ExecServer(process: nil, address: SocketAddress(host: cell.server.address, port: 0), hello: JSONObject(),
+                              graceSeconds: 0, documentPath: nil)
         }
         let killAt = Self.killDeadline(cell)
         let command = try ExecCommand(role: "server", argv: argv, workingDirectory: options.workingDirectory)
@@ -68,16 +66,16 @@ public struct ExecPlugin: TransportPlugin {
                                  + "expected a JSON object such as {\"port\": 5201}" + process.quotedOutput())
         }
         let host = readyObject["host"]?.stringValue ?? cell.server.address
-        ready.set(readyObject)
         keepFile = true
-        return ExecServer(process: process, address: SocketAddress(host: host, port: UInt16(port)),
+        // The ready line reaches the client as the server's hello, through the runner.
+        return ExecServer(process: process, address: SocketAddress(host: host, port: UInt16(port)), hello: readyObject,
                           graceSeconds: options.serverExitGraceSeconds, documentPath: file)
     }
 
     public func runClient(_ cell: CellContext, server: SocketAddress) async throws -> TransportMeasurement {
         let killAt = Self.killDeadline(cell)
         let command = try ExecCommand(role: "client", argv: options.client, workingDirectory: options.workingDirectory)
-        let serverInfo = options.server == nil ? nil : (host: server.host, port: Int(server.port), ready: ready.get())
+        let serverInfo = options.server == nil ? nil : (host: server.host, port: Int(server.port), ready: cell.serverHello)
         let document = ExecCellDocument.make(role: "client", cell: cell, listenHost: cell.client.address, server: serverInfo,
                                              secondsLeft: Self.seconds(until: killAt), config: options.config)
         let file = try ExecCellDocument.write(document, role: "client", cellID: cell.cellID)
@@ -98,6 +96,12 @@ public struct ExecPlugin: TransportPlugin {
         if cell.cancellation.isCancelled {
             throw TransportError("exec: the client command \(command.display) was stopped at the cell deadline")
         }
+        if status == Self.unsupportedStatus {
+            var m = TransportMeasurement()
+            m.status = .unsupported
+            m.error = "exec: the client command \(command.display) cannot run this cell (exit status 127)" + process.quotedOutput()
+            return m
+        }
         guard status == 0 else {
             throw TransportError("exec: the client command \(command.display) \(Self.describe(status))" + process.quotedOutput())
         }
@@ -110,6 +114,10 @@ public struct ExecPlugin: TransportPlugin {
     }
 
     public func estimatedSeconds(payload: Payload?, rttProbes: Int, link: ResolvedLink) -> Double? { nil }
+
+    /// The client's exit status for "this cell is not for me" (a shell's "command not
+    /// found"): the cell is recorded as `unsupported`, not `failed`.
+    static let unsupportedStatus: Int32 = 127
 
     /// When the harness kills a command: shortly before the cell's own deadline, so the
     /// plugin reports the hang itself (a `failed` cell naming the command) rather than
@@ -130,12 +138,4 @@ public struct ExecPlugin: TransportPlugin {
     static func describe(_ status: Int32) -> String {
         status > 128 ? "was killed by signal \(status - 128)" : "exited with status \(status)"
     }
-}
-
-/// The server's ready line, handed from `startServer` to `runClient` of the same cell.
-private final class ReadyLine: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = JSONObject()
-    func set(_ v: JSONObject) { lock.withLock { value = v } }
-    func get() -> JSONObject { lock.withLock { value } }
 }

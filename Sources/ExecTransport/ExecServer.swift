@@ -1,20 +1,23 @@
 import Foundation
+import Synchronization
 import PeerBenchCore
 
 /// The external server command of one cell. It must exit by itself once its client is
 /// done (within `graceSeconds`); a non-zero exit fails the cell with its stderr quoted.
-final class ExecServer: TransportServer, @unchecked Sendable {
+final class ExecServer: TransportServer, Sendable {
     let address: SocketAddress
+    /// The server's ready line: the client's cell document carries it as `server.ready`.
+    let hello: JSONObject
     private let process: ExternalProcess?
     private let graceSeconds: Double
-    private let lock = NSLock()
-    private var stopped = false
+    private let stopped = Mutex(false)
     /// The server's cell document, removed once the server has ended.
     private let documentPath: String?
 
-    init(process: ExternalProcess?, address: SocketAddress, graceSeconds: Double, documentPath: String?) {
+    init(process: ExternalProcess?, address: SocketAddress, hello: JSONObject, graceSeconds: Double, documentPath: String?) {
         self.process = process
         self.address = address
+        self.hello = hello
         self.graceSeconds = graceSeconds
         self.documentPath = documentPath
     }
@@ -26,7 +29,7 @@ final class ExecServer: TransportServer, @unchecked Sendable {
         let status = try await BlockingThread.run(name: "exec-server-finish") {
             process.waitForExit(until: MonotonicClock.now() + UInt64(grace * 1e9))
         }
-        if lock.withLock({ stopped }) { return }
+        if stopped.withLock({ $0 }) { return }
         let command = process.command.display
         guard let status else {
             process.kill()
@@ -40,7 +43,7 @@ final class ExecServer: TransportServer, @unchecked Sendable {
     }
 
     func stop() {
-        lock.withLock { stopped = true }
+        stopped.withLock { $0 = true }
         process?.kill()
     }
 }

@@ -1,3 +1,4 @@
+import Synchronization
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -7,13 +8,13 @@ import PeerBenchCore
 /// One external plugin command, started in its own process group (Foundation's
 /// `Process` makes the child a group leader) so that killing the group also ends
 /// whatever it started — `ip netns exec`, a shell, iperf3.
+// @unchecked: Foundation's `Process` is not Sendable; it is only started once and then read.
 final class ExternalProcess: @unchecked Sendable {
     let command: ExecCommand
     private let process = Process()
     let stdout = OutputCollector(limit: 4 << 20)
     let stderr = OutputCollector(limit: 256 << 10)
-    private let lock = NSLock()
-    private var killed = false
+    private let killed = Mutex(false)
     private let exited = DispatchSemaphore(value: 0)
 
     /// - Parameters:
@@ -73,11 +74,11 @@ final class ExternalProcess: @unchecked Sendable {
     }
 
     /// Whether `kill()` ended it (so an exit by SIGKILL is ours, not the plugin's fault).
-    var wasKilled: Bool { lock.withLock { killed } }
+    var wasKilled: Bool { killed.withLock { $0 } }
 
     /// Kills the whole process group; idempotent.
     func kill() {
-        let first = lock.withLock { () -> Bool in
+        let first = killed.withLock { killed in
             defer { killed = true }
             return !killed
         }

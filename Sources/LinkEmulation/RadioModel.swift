@@ -115,9 +115,6 @@ public struct RadioModel: LinkModel {
     // MARK: Resolution
 
     public func resolve(environment: String, profile: JSONValue?, distance: Double?, distanceLabel: String) throws -> ResolvedLink {
-        if let profile, let fixed = profile["link"] {
-            return try Self.resolveFixed(fixed, environment: environment, distanceLabel: distanceLabel)
-        }
         let env: RadioEnvironment
         if let profile {
             env = try RadioProfile.environment(profile, name: environment)
@@ -161,43 +158,6 @@ public struct RadioModel: LinkModel {
                 medianSnrDb: snr, shadowingSigmaDb: env.shadowingSigmaDb, shadowingCorrelationMs: env.shadowingCorrelationMs,
                 blockingPerSecond: env.blockingPerSecond, blockingMeanMs: env.blockingMeanMs, blockingDepthDb: env.blockingDepthDb),
             queue: env.queue)
-        r.notes = [
-            ("path_loss_db", String(format: "%.1f", pl)),
-            ("noise_floor_dbm", String(format: "%.1f", noise)),
-            ("fade_margin_db", String(format: "%.1f", snr - MCSTable.mcs0MinSnrDb)),
-            ("max_distance_m", String(format: "%.0f", maxD)),
-            ("awdl", env.schedule.name),
-        ]
-        return r
-    }
-
-    /// Fixed link parameters, as DESIGN.md defines them (every key optional).
-    static func resolveFixed(_ link: JSONValue, environment: String, distanceLabel: String) throws -> ResolvedLink {
-        var problems: [InputProblem] = []
-        let path = JSONPath.root.key("link")
-        var r = ResolvedLink(environment: environment, distanceMeters: Double(distanceLabel), distanceLabel: distanceLabel)
-        guard let o = link.objectValue else { throw InputError(path: path.description, "fixed link parameters must be an object, got \(link.typeName)") }
-        for m in o {
-            let at = path.key(m.key).description
-            switch m.key {
-            case "delayMs", "jitterMs", "lossPercent", "rateMbps":
-                guard let v = m.value.doubleValue, v >= 0, m.key != "lossPercent" || v <= 100, m.key != "rateMbps" || v > 0 else {
-                    problems.append(InputProblem(path: at, "expected a non-negative number\(m.key == "lossPercent" ? " up to 100" : "")")); continue
-                }
-                switch m.key {
-                case "delayMs": r.delayMs = v
-                case "jitterMs": r.jitterMs = v
-                case "lossPercent": r.lossPercent = v
-                default: r.rateMbps = v
-                }
-            case "mtu":
-                guard let v = m.value.intValue, (576...65_535).contains(v) else { problems.append(InputProblem(path: at, "expected an MTU 576...65535")); continue }
-                r.mtu = v
-            default:
-                problems.append(InputProblem(path: at, "unknown link key \"\(m.key)\"; accepted: delayMs, jitterMs, lossPercent, rateMbps, mtu"))
-            }
-        }
-        if !problems.isEmpty { throw InputError(problems) }
         return r
     }
 

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import PeerBenchCore
 
 /// The client side: the standard workload (Core's `StreamWorkloadClient`) over one
@@ -8,15 +5,8 @@ import PeerBenchCore
 enum TCPClient {
     static func run(_ cell: CellContext, server: SocketAddress, options: TCPOptions) throws -> TransportMeasurement {
         var m = TransportMeasurement()
-        let s = try Socket(family: server.family, type: Int32(SOCK_STREAM.rawValue))
-        cell.track(s)
-        defer { cell.untrack(s) }
-        do {
-            try options.apply(to: s)
-            try cell.applyDeadline(to: s)
-            let t0 = MonotonicClock.now()
-            try s.connect(server)
-            m.connectNanos = MonotonicClock.elapsed(since: t0)
+        try cell.withStreamConnection("tcp", to: server, configure: options.apply) { s, connectNanos in
+            m.connectNanos = connectNanos
             let workload = StreamWorkloadClient("tcp", over: s)
             try workload.greet(TCPHello.greeting)
             try workload.probe(count: cell.rttProbes, into: &m)
@@ -25,9 +15,6 @@ enum TCPClient {
                 if let info = TCPInfo.read(s) { m.extra["tcp"] = info }
             }
             try workload.goodbye()
-        } catch {
-            if cell.cancellation.isCancelled { throw TransportError("tcp client cancelled at the cell deadline (\(error))") }
-            throw error
         }
         return m
     }

@@ -6,7 +6,7 @@ enum TCPInfo {
     /// The kernel's view of the connection; nil if getsockopt fails (never fatal).
     static func read(_ socket: Socket) -> JSONValue? {
         var info = pb_tcp_info()
-        guard pb_get_tcp_info(socket.fd, &info) == 0 else { return nil }
+        guard (try? socket.withDescriptor("getsockopt(TCP_INFO)", { pb_get_tcp_info($0, &info) })) == 0 else { return nil }
         var o = JSONObject()
         o["retransmits"] = JSONValue(info.retransmits)
         o["lost"] = JSONValue(info.lost)

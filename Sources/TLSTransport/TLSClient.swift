@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import PeerBenchCore
 
 /// The client side: the standard workload (Core's `StreamWorkloadClient`) over one
@@ -10,14 +7,8 @@ enum TLSClient {
         var m = TransportMeasurement()
         let files = try options.psk == nil ? TLSFiles(options) : TLSFiles(ca: "", cert: "", key: "")
         let credentials = try TLSCredentials(clientWith: options, files: files)
-        let s = try Socket(family: server.family, type: Int32(SOCK_STREAM.rawValue))
-        cell.track(s)
-        defer { cell.untrack(s) }
-        do {
-            try s.prepareForTLS(noDelay: options.noDelay, cell: cell)
+        try cell.withStreamConnection("tls", to: server, configure: { try $0.setNoDelay(options.noDelay) }) { s, tcpConnect in
             let t0 = MonotonicClock.now()
-            try s.connect(server)
-            let tcpConnect = MonotonicClock.elapsed(since: t0)
             let tls = try TLSSession(client: s, credentials: credentials, options: options,
                                      verifyName: options.serverName ?? server.host, caFile: files.ca)
             let t1 = MonotonicClock.now()
@@ -25,7 +16,7 @@ enum TLSClient {
             let handshake = MonotonicClock.elapsed(since: t1)
             // The timed set-up is what an application waits for before its first byte:
             // TCP's three-way handshake plus TLS 1.3's one round trip.
-            m.connectNanos = MonotonicClock.elapsed(since: t0)
+            m.connectNanos = tcpConnect + MonotonicClock.elapsed(since: t0)
             var info = tls.description()
             info["tcp_connect_ms"] = .number(tcpConnect.milliseconds)
             info["handshake_ms"] = .number(handshake.milliseconds)
@@ -38,9 +29,6 @@ enum TLSClient {
                 try workload.bulk(payload, loadedProbes: options.loadedRttProbes, into: &m)
             }
             try workload.goodbye()
-        } catch {
-            if cell.cancellation.isCancelled { throw TransportError("tls client cancelled at the cell deadline (\(error))") }
-            throw error
         }
         return m
     }

@@ -4,10 +4,8 @@ import Glibc
 import PeerBenchCore
 
 extension Socket {
-    /// TCP_NODELAY when asked, and send/receive timeouts at the cell's deadline so no
-    /// blocked call outlives the cell even if cancellation never comes.
-    func prepareForTLS(noDelay: Bool, cell: CellContext) throws {
+    /// TCP_NODELAY when asked (`options.noDelay`); the cell's scope sets the timeouts.
+    func setNoDelay(_ noDelay: Bool) throws {
         if noDelay { try setOption(Int32(IPPROTO_TCP), TCP_NODELAY, Int32(1), "TCP_NODELAY") }
-        try cell.applyDeadline(to: self)
     }
 }

@@ -80,7 +80,7 @@ public struct Scaffold: Sendable {
         }
         try insert(above: Self.dependenciesMarker) { "\($0)\"\(name.module)\"," }
         try insert(above: Self.testsMarker) {
-            "\($0).testTarget(name: \"\(name.testModule)\", dependencies: [\"\(name.module)\", \"PeerBenchCore\"]),"
+            "\($0).testTarget(name: \"\(name.testModule)\", dependencies: [\"\(name.module)\", \"PeerBenchCore\", \"TransportTestSupport\"]),"
         }
         return lines.joined(separator: "\n")
     }

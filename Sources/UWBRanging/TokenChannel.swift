@@ -63,7 +63,7 @@ extension TokenChannelKind {
 }
 
 /// The serving side's TCP listener for either channel.
-public final class TokenChannelListener: @unchecked Sendable {
+public final class TokenChannelListener: Sendable {
     public let socket: Socket
     /// Where the client connects.
     public let address: SocketAddress
@@ -115,10 +115,15 @@ extension Socket {
 /// Opens the client side's connection to a token channel server.
 public func connectTokenChannel(to server: SocketAddress) throws -> Socket {
     let s = try Socket(family: server.family, type: Int32(SOCK_STREAM.rawValue))
-    try s.connect(server)
-    // Each token operation is one small write that must leave at once.
-    try s.setOption(Int32(IPPROTO_TCP), TCP_NODELAY, Int32(1), "TCP_NODELAY")
+    try connectTokenChannel(s, to: server)
     return s
+}
+
+/// Connects `socket` (a fresh TCP socket) to a token channel server.
+public func connectTokenChannel(_ socket: Socket, to server: SocketAddress) throws {
+    try socket.connect(server)
+    // Each token operation is one small write that must leave at once.
+    try socket.setOption(Int32(IPPROTO_TCP), TCP_NODELAY, Int32(1), "TCP_NODELAY")
 }
 
 extension Socket {

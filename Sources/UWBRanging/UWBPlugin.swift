@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 public import PeerBenchCore
 
 /// `uwb`: emulated Nearby Interaction ranging. A cell exchanges discovery tokens
@@ -38,29 +41,27 @@ public struct UWBPlugin: TransportPlugin {
         let scene = RangingScene(distanceMeters: truth, bearingDegrees: options.bearingDegrees,
                                  environment: .named(cell.link.environment))
         let channel = options.tokenChannel.channel(connectionIntervalMs: options.gattConnectionIntervalMs)
-        let (session, exchange, connection) = try await cell.client.run("uwb-client-exchange") {
-            let session = try NearbySession(deviceClass: .phone, chip: options.chip, radioAddress: cell.client.address,
-                                            scene: scene, seed: cell.seed)
-            cell.cancellation.register(session.socket)
-            let start = MonotonicClock.now()
-            let connection = try connectTokenChannel(to: server)
-            cell.cancellation.register(connection)
-            do {
-                let exchange = try channel.exchange(session.discoveryToken.serialized(), over: connection, start: start, deadline: cell.deadline)
-                return (session, exchange, connection)
-            } catch {
-                cell.cancellation.unregister(connection)
-                throw error
-            }
+        let (session, connection) = try await cell.client.run("uwb-client-session") {
+            (try NearbySession(deviceClass: .phone, chip: options.chip, radioAddress: cell.client.address, scene: scene, seed: cell.seed),
+             try Socket(family: server.family, type: Int32(SOCK_STREAM.rawValue)))
         }
+        cell.track(session.socket)
+        defer { cell.untrack(session.socket) }
         cell.cancellation.onCancel { session.invalidate() }
         // The channel's connection stays up while ranging (as a Multipeer session or a
         // BLE connection would); closing it tells the server the cell is over.
-        defer {
-            cell.cancellation.unregister(connection)
-            connection.close()
+        return try await cell.withSocket(connection) { connection in
+            let exchange = try await cell.client.run("uwb-client-exchange") {
+                let start = MonotonicClock.now()
+                try connectTokenChannel(connection, to: server)
+                return try channel.exchange(session.discoveryToken.serialized(), over: connection, start: start, deadline: cell.deadline)
+            }
+            return try await range(cell, session: session, exchange: exchange, truth: truth)
         }
+    }
 
+    /// Ranges as the initiator for `durationSeconds` and measures it.
+    private func range(_ cell: CellContext, session: NearbySession, exchange: TokenExchange, truth: Double) async throws -> TransportMeasurement {
         let peer: DiscoveryToken
         do {
             peer = try exchange.peerToken()
@@ -106,7 +107,6 @@ public struct UWBPlugin: TransportPlugin {
             }
         }
         timer.cancel()
-        cell.cancellation.unregister(session.socket)
 
         let d = session.diagnostics
         var m = TransportMeasurement()

@@ -4,7 +4,7 @@ import PeerBenchCore
 /// ranging polls as the responder until the client's session ends (peerEnded, or the
 /// client closes the token channel's connection) or the runner stops it; a timeout
 /// removal is answered by running again, as an app would.
-final class UWBServer: TransportServer, @unchecked Sendable {
+final class UWBServer: TransportServer, Sendable {
     let address: SocketAddress
     private let task: Task<Void, any Error>
     private let listener: TokenChannelListener
@@ -21,65 +21,67 @@ final class UWBServer: TransportServer, @unchecked Sendable {
         self.listener = listener
         self.session = session
         address = listener.address
-        cell.cancellation.register(listener.socket)
-        cell.cancellation.register(session.socket)
+        cell.track(session.socket)
         cell.cancellation.onCancel { session.invalidate() }
         let channel = options.tokenChannel.channel(connectionIntervalMs: options.gattConnectionIntervalMs)
         task = Task {
-            let (exchange, connection) = try await cell.server.run("uwb-server") {
-                guard let connection = try listener.accept(deadline: cell.deadline) else {
-                    throw TransportError("uwb: no client connected to the token channel before the cell's deadline")
-                }
-                cell.cancellation.register(connection)
-                return (try channel.serve(session.discoveryToken.serialized(), over: connection, deadline: cell.deadline), connection)
-            }
-            // Never close() a socket another thread may still poll: a reused descriptor
-            // number would then belong to someone else. shutdown() wakes the watcher,
-            // and the descriptor closes when the last reference goes.
-            defer {
-                connection.shutdown()
-                cell.cancellation.unregister(connection)
-            }
-            // The listener stays open (closed with this object) so that `stop` never
-            // shuts down a descriptor number that was closed and reused.
-            cell.cancellation.unregister(listener.socket)
-            let configuration: NearbyPeerConfiguration
-            do {
-                configuration = NearbyPeerConfiguration(peerToken: try exchange.peerToken(), role: .responder,
-                                                        updateRateHz: options.updateRateHz,
-                                                        removalTimeoutSeconds: options.removalTimeoutSeconds)
-                try session.run(configuration)
-            } catch {
-                session.invalidate()
-                throw TransportError("uwb server: \(error)")
-            }
-            // The client closes the channel when its ranging is over: end then, even if
-            // its end frames were lost on the link. Watched only once the session runs:
-            // a client that leaves right after the exchange must not invalidate the
-            // session before `run`, which would then fail as if configured wrongly.
-            let watcher = Task {
-                _ = try? await cell.server.run("uwb-server-channel") { connection.waitForClose(deadline: cell.deadline) }
-                session.invalidate()
-            }
-            defer { watcher.cancel() }
-            for await event in session.events {
-                switch event {
-                case .didRemove(_, .timeout):
-                    // What an app does: run again and wait for the peer to come back. The
-                    // client decides when the cell ends (its own timeout or invalidation).
-                    try? session.run(configuration)
-                case .didRemove(_, .peerEnded):
-                    session.invalidate()
-                case .didInvalidate(let error):
-                    throw TransportError("uwb server: \(error)")
-                default:
-                    break
+            defer { cell.untrack(session.socket) }
+            // One client: the listener closes once it came.
+            let connection = try await cell.withSocket(listener.socket) { _ in
+                try await cell.server.run("uwb-server-accept") {
+                    guard let connection = try listener.accept(deadline: cell.deadline) else {
+                        throw TransportError("uwb: no client connected to the token channel before the cell's deadline")
+                    }
+                    return connection
                 }
             }
-            cell.cancellation.unregister(session.socket)
-            connection.shutdown()  // wakes the watcher if the session ended first
-            await watcher.value
+            try await cell.withSocket(connection) { connection in
+                let exchange = try await cell.server.run("uwb-server") {
+                    try channel.serve(session.discoveryToken.serialized(), over: connection, deadline: cell.deadline)
+                }
+                try await Self.respond(cell, session: session, exchange: exchange, connection: connection, options: options)
+            }
         }
+    }
+
+    /// Ranges as the responder until the client's session ends.
+    private static func respond(_ cell: CellContext, session: NearbySession, exchange: TokenExchange, connection: Socket,
+                                options: UWBOptions) async throws {
+        let configuration: NearbyPeerConfiguration
+        do {
+            configuration = NearbyPeerConfiguration(peerToken: try exchange.peerToken(), role: .responder,
+                                                    updateRateHz: options.updateRateHz,
+                                                    removalTimeoutSeconds: options.removalTimeoutSeconds)
+            try session.run(configuration)
+        } catch {
+            session.invalidate()
+            throw TransportError("uwb server: \(error)")
+        }
+        // The client closes the channel when its ranging is over: end then, even if
+        // its end frames were lost on the link. Watched only once the session runs:
+        // a client that leaves right after the exchange must not invalidate the
+        // session before `run`, which would then fail as if configured wrongly.
+        let watcher = Task {
+            _ = try? await cell.server.run("uwb-server-channel") { connection.waitForClose(deadline: cell.deadline) }
+            session.invalidate()
+        }
+        defer { watcher.cancel() }
+        for await event in session.events {
+            switch event {
+            case .didRemove(_, .timeout):
+                // What an app does: run again and wait for the peer to come back. The
+                // client decides when the cell ends (its own timeout or invalidation).
+                try? session.run(configuration)
+            case .didRemove(_, .peerEnded):
+                session.invalidate()
+            case .didInvalidate(let error):
+                throw TransportError("uwb server: \(error)")
+            default:
+                break
+            }
+        }
+        connection.shutdown()  // wakes the watcher if the session ended first
+        await watcher.value
     }
 
     func finish() async throws { try await task.value }

@@ -6,7 +6,7 @@ import Testing
 
 /// Every way an external plugin can go wrong ends as a `failed` record whose error
 /// quotes what went wrong, and the run goes on to the next cell.
-@Suite struct ExecFailureTests {
+@Suite(.timeLimit(.minutes(3))) struct ExecFailureTests {
     /// A server that prints its ready line and exits once the client is done.
     static let okServer = #"echo '{"port": 9}'; cat > /dev/null; sleep 0.2"#
     /// A client printing a valid, fixed measurement.
@@ -23,6 +23,16 @@ import Testing
         #expect(r["throughput_mbps"]?.doubleValue == 9)  // 1 125 000 B in 1 s
         #expect(r["delivery"]?["loss_ratio"]?.doubleValue == 0.1)
         #expect(r["extra"]?["mine"]?["x"] == 1)
+    }
+
+    /// Exit status 127 is the plugin's way to say "not this cell": `unsupported`, not `failed`.
+    @Test func exitStatus127IsUnsupported() async throws {
+        let d = try ScriptDirectory(["server": Self.okServer, "notmine": "cat > /dev/null; echo 'no IPv6 here' >&2; exit 127"])
+        let records = try await runMatrix([ExecPlugin.self], transports: "[\(d.transport(label: "nope", server: ["./server"], client: ["./notmine"]))]")
+        let r = try #require(records.first)
+        #expect(r["status"] == "unsupported")
+        #expect(r["error"]?.stringValue?.contains("the client command ./notmine cannot run this cell (exit status 127); stderr: no IPv6 here") == true,
+                "\(r["error"] ?? .null)")
     }
 
     @Test func missingCommandFails() async throws {

@@ -45,7 +45,7 @@ final class VethTestbed: Testbed {
     }
 }
 
-@Suite(.serialized) struct ExecNamespaceTests {
+@Suite(.serialized, .timeLimit(.minutes(3))) struct ExecNamespaceTests {
     static let isRoot = getuid() == 0
 
     @Test(.enabled(if: isRoot, "needs root for ip netns"))

@@ -4,7 +4,7 @@ import TransportTestSupport
 import Testing
 
 /// Matrix mistakes in an exec transport are caught by `validate`, with their JSON path.
-@Suite struct ExecOptionsTests {
+@Suite(.timeLimit(.minutes(3))) struct ExecOptionsTests {
     let registry = PluginRegistry([ExecPlugin.self])
     let path = JSONPath.root.key("transports").index(3)
 

@@ -6,7 +6,7 @@ import Testing
 
 /// iperf3 through the external contract (plugins/iperf3/iperf3-peer), run by the real
 /// runner on loopback: every uniform key is present and carries real figures.
-@Suite(.serialized) struct IperfTransportTests {
+@Suite(.serialized, .timeLimit(.minutes(3))) struct IperfTransportTests {
     static func transport(_ label: String, _ mode: String, _ more: [String] = []) -> String {
         let client = (["plugins/iperf3/iperf3-peer", "client", mode] + more).map { "\"\($0)\"" }.joined(separator: ", ")
         return #"{"plugin": "exec", "label": "\#(label)", "options": {"server": ["plugins/iperf3/iperf3-peer", "server"], "client": [\#(client)], "workingDirectory": "\#(packageRoot)"}}"#

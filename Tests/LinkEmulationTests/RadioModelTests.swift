@@ -1,4 +1,4 @@
-import PeerBenchCore
+@testable import PeerBenchCore
 import Testing
 @testable import LinkEmulation
 
@@ -109,7 +109,8 @@ struct RadioModelTests {
 
     @Test("fixed link parameters pass through; absent keys mean no impairment")
     func fixedLink() throws {
-        let l = try model.resolve(environment: "lab", profile: ["name": "lab", "link": ["delayMs": 10, "lossPercent": 0.5, "mtu": 1500]], distance: nil, distanceLabel: "max")
+        let lab = EnvironmentSpec(name: "lab", kind: .fixed(FixedLink(delayMs: 10, lossPercent: 0.5, mtu: 1500)), json: "lab")
+        let l = try model.resolve(lab, .max)
         #expect(l.delayMs == 10 && l.lossPercent == 0.5 && l.mtu == 1_500 && l.rateMbps == nil && l.jitterMs == nil)
         let p = EmulatorParameters(l)
         #expect(p.delayNanos == 10_000_000 && p.lossProbability == 0.005 && p.rateBitsPerSecond == nil && p.schedule.isAlwaysOn)

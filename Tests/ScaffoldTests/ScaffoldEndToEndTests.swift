@@ -5,7 +5,7 @@ import Testing
 /// plugin runs, the result builds, and the generated test passes. Slow (a full build
 /// of the copy, minutes); set PEERBENCH_SKIP_SCAFFOLD_E2E=1 to skip it while iterating
 /// locally. CI runs it.
-@Suite(.serialized) struct ScaffoldEndToEndTests {
+@Suite(.serialized, .timeLimit(.minutes(20))) struct ScaffoldEndToEndTests {
     static let skip = ProcessInfo.processInfo.environment["PEERBENCH_SKIP_SCAFFOLD_E2E"] == "1"
 
     struct Outcome { var status: Int32; var output: String }
@@ -58,7 +58,7 @@ import Testing
         #expect(build.status == 0, "\(build.output.suffix(4_000))")
         let test = try run(["swift", "test", "--skip-build", "--filter", "LoopyTransportTests"], in: copy)
         #expect(test.status == 0, "\(test.output.suffix(4_000))")
-        #expect(test.output.contains("Test run with 2 tests"), "\(test.output.suffix(2_000))")
+        #expect(test.output.contains("Test run with 1 test"), "\(test.output.suffix(2_000))")
         // `peerbench list` shows the new plugin: it is registered in the executable.
         let list = try run([".build/debug/peerbench", "list"], in: copy)
         #expect(list.output.contains("loopy"), "\(list.output.suffix(2_000))")

@@ -3,7 +3,7 @@ import Testing
 import TransportScaffold
 
 /// The scaffold's checks, on a small stand-in package tree (fast; no build).
-@Suite struct ScaffoldNameTests {
+@Suite(.timeLimit(.minutes(20))) struct ScaffoldNameTests {
     /// The real Package.swift and RegisteredPlugins.swift in a temporary tree.
     func makeTree() throws -> String {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pb-scaffold-\(UUID())").path
@@ -83,7 +83,7 @@ import TransportScaffold
                             "Package.swift", "Sources/peerbench/RegisteredPlugins.swift"])
         let manifest = try String(contentsOfFile: dir + "/Package.swift", encoding: .utf8)
         #expect(manifest.contains(#".target(name: "EchoTransport", dependencies: ["PeerBenchCore"], swiftSettings: strict),"#))
-        #expect(manifest.contains(#".testTarget(name: "EchoTransportTests", dependencies: ["EchoTransport", "PeerBenchCore"]),"#))
+        #expect(manifest.contains(#".testTarget(name: "EchoTransportTests", dependencies: ["EchoTransport", "PeerBenchCore", "TransportTestSupport"]),"#))
         #expect(manifest.contains("\"EchoTransport\",\n                // new-transport: new transport modules go above this line"))
         let registry = try String(contentsOfFile: dir + "/Sources/peerbench/RegisteredPlugins.swift", encoding: .utf8)
         #expect(registry.contains("import EchoTransport\n"))

@@ -6,7 +6,7 @@ import TransportTestSupport
 import Testing
 @testable import TCPTransport
 
-@Suite("TCP framing")
+@Suite("TCP framing", .timeLimit(.minutes(3)))
 struct TCPFramingTests {
     /// Frames cut at every awkward boundary: a reader with a tiny buffer must still
     /// count DATA exactly and return control frames intact.

@@ -6,7 +6,7 @@ import TransportTestSupport
 import Testing
 @testable import TCPTransport
 
-@Suite("TCP plugin on loopback")
+@Suite("TCP plugin on loopback", .timeLimit(.minutes(3)))
 struct TCPPluginTests {
     @Test("full workload: exact counts, no loss, one RTT per probe, TCP_INFO recorded", arguments: [
         Payload(count: 1000, size: 4096), Payload(count: 3, size: 1), Payload(count: 20, size: 300_000),
@@ -89,14 +89,6 @@ struct TCPPluginTests {
         #expect(error?.problems.first?.path == path)
     }
 
-    @Test("a misspelt option is rejected with its path")
-    func unknownOption() throws {
-        let reader = try PluginOptions(["keepAlive": ["idelSeconds": 2]], path: JSONPath.root.key("transports").index(0).key("options"))
-        _ = try TCPPlugin(options: reader)
-        let error = #expect(throws: InputError.self) { try reader.finish() }
-        #expect(error?.problems.first?.path == "$.transports[0].options.keepAlive.idelSeconds")
-    }
-
     @Test("messages over 64 MiB are rejected, naming the size")
     func oversize() {
         let path = JSONPath.root.key("matrix").key("payloads").key("sizes").index(0)
@@ -105,31 +97,6 @@ struct TCPPluginTests {
         #expect(problems.count == 1)
         #expect(problems.first?.message.contains("67108865") == true)
         #expect(problems.first?.path == "$.matrix.payloads.sizes[0]")
-    }
-
-    @Test("cancelling the cell unblocks a client waiting for a silent server")
-    func cancelClient() async throws {
-        let cell = makeCell(payload: Payload(count: 10, size: 10), probes: 5, seconds: 60)
-        // A listener that accepts (via the backlog) but never answers.
-        let silent = try Socket(family: AF_INET, type: Int32(SOCK_STREAM.rawValue))
-        try silent.bind(SocketAddress(host: "127.0.0.1", port: 0))
-        try silent.listen()
-        let address = try silent.localAddress()
-        after(milliseconds: 200) { cell.cancellation.cancel() }
-        let (error, nanos) = await timedOnThread { _ = try TCPClient.run(cell, server: address, options: TCPOptions()) }
-        #expect(error != nil)
-        #expect(nanos < 1_500_000_000, "took \(nanos) ns after a 200 ms cancel")
-    }
-
-    @Test("stopping a server nobody connects to ends it long before its deadline")
-    func stopServer() async throws {
-        let cell = makeCell(payload: nil, seconds: 60)
-        let server = try await TCPPlugin().startServer(cell)
-        let start = MonotonicClock.now()
-        after(milliseconds: 100) { server.stop() }
-        try await server.finish()
-        // Generous: the bound includes waiting for the cooperative pool to resume us.
-        #expect(MonotonicClock.elapsed(since: start) < 10_000_000_000)
     }
 
     @Test("a receive deadline ends a session even without cancellation")

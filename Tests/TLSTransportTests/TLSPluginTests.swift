@@ -4,7 +4,7 @@ import TransportTestSupport
 import Testing
 import TLSTransport
 
-@Suite struct TLSPluginTests {
+@Suite(.timeLimit(.minutes(3))) struct TLSPluginTests {
     @Test func certificateSessionCompletesProbesAndBulk() async throws {
         let plugin = TLSPlugin(TLSOptions(noDelay: true))
         let m = try await runCell(server: plugin, client: plugin, payload: Payload(count: 2_000, size: 4_096), probes: 25)

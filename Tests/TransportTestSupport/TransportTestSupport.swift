@@ -43,8 +43,9 @@ public func runMatrix(_ plugins: [any TransportPlugin.Type], transports: String,
 }
 
 /// A loopback cell built the way the runner builds one.
-public func makeCell(payload: Payload?, probes: Int = 10, seconds: Double = 20) -> CellContext {
-    .loopback(payload: payload, rttProbes: probes, timeoutSeconds: seconds)
+public func makeCell(payload: Payload?, probes: Int = 10, seconds: Double = 20, seed: UInt64 = 1, environment: String = "test",
+                     distance: Double? = nil) -> CellContext {
+    .loopback(payload: payload, rttProbes: probes, timeoutSeconds: seconds, seed: seed, environment: environment, distanceMeters: distance)
 }
 
 /// Runs blocking `body` on its own thread and times it there, so the figure does not

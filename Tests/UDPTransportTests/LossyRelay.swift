@@ -1,3 +1,4 @@
+import Synchronization
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -7,14 +8,16 @@ import TransportTestSupport
 
 /// A UDP relay on loopback between the plugin's client and server that drops the
 /// datagrams a test chooses, either way: loss without needing the link emulator.
-final class LossyRelay: @unchecked Sendable {
+final class LossyRelay: Sendable {
     let address: SocketAddress
     private let front: Socket  // faces the client
     private let back: Socket   // connected to the server
-    private let lock = NSLock()
-    private var client: SocketAddress?
-    private var dropped: [UInt8: Int] = [:]
-    private var droppedReplies: [UInt8: Int] = [:]
+    private struct State {
+        var client: SocketAddress?
+        var dropped: [UInt8: Int] = [:]
+        var droppedReplies: [UInt8: Int] = [:]
+    }
+    private let state = Mutex(State())
 
     /// `drop(type, sequence, occurrence)` decides per client datagram, `dropReply` per
     /// server datagram; occurrence counts datagrams of that type and direction so far
@@ -38,11 +41,11 @@ final class LossyRelay: @unchecked Sendable {
                 do { r = try buf.withUnsafeMutableBytes { try front.receiveFrom($0) } } catch { return }
                 guard let (n, from) = r else { continue }
                 if n == 0 { return }
-                lock.withLock { client = from }
+                state.withLock { $0.client = from }
                 let (type, seq) = Self.typeAndSequence(buf)
                 let k = seen[type, default: 0]
                 seen[type] = k + 1
-                if drop(type, seq, k) { lock.withLock { dropped[type, default: 0] += 1 }; continue }
+                if drop(type, seq, k) { state.withLock { $0.dropped[type, default: 0] += 1 }; continue }
                 _ = try? buf.withUnsafeBytes { try back.send(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
             }
         }.start()
@@ -57,16 +60,16 @@ final class LossyRelay: @unchecked Sendable {
                 let (type, seq) = Self.typeAndSequence(buf)
                 let k = seen[type, default: 0]
                 seen[type] = k + 1
-                if dropReply(type, seq, k) { lock.withLock { droppedReplies[type, default: 0] += 1 }; continue }
-                if let to = lock.withLock({ client }) {
+                if dropReply(type, seq, k) { state.withLock { $0.droppedReplies[type, default: 0] += 1 }; continue }
+                if let to = state.withLock({ $0.client }) {
                     _ = try? buf.withUnsafeBytes { try front.send(UnsafeRawBufferPointer(rebasing: $0[0..<n]), to: to) }
                 }
             }
         }.start()
     }
 
-    func droppedCount(type: UInt8) -> Int { lock.withLock { dropped[type, default: 0] } }
-    func droppedReplyCount(type: UInt8) -> Int { lock.withLock { droppedReplies[type, default: 0] } }
+    func droppedCount(type: UInt8) -> Int { state.withLock { $0.dropped[type, default: 0] } }
+    func droppedReplyCount(type: UInt8) -> Int { state.withLock { $0.droppedReplies[type, default: 0] } }
 
     private static func typeAndSequence(_ buf: [UInt8]) -> (UInt8, UInt64) {
         (buf[0], buf.withUnsafeBytes { UInt64(bigEndian: $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self)) })

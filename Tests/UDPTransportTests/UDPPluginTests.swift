@@ -6,7 +6,7 @@ import TransportTestSupport
 import Testing
 @testable import UDPTransport
 
-@Suite("UDP plugin on loopback", .serialized)
+@Suite("UDP plugin on loopback", .serialized, .timeLimit(.minutes(3)))
 struct UDPPluginTests {
     func run(_ plugin: UDPPlugin, _ cell: CellContext) async throws -> TransportMeasurement {
         let server = try await plugin.startServer(cell)
@@ -134,29 +134,6 @@ struct UDPPluginTests {
         try await server.finish()
         #expect(relay.droppedCount(type: 0x13) == 6)
         #expect(MonotonicClock.elapsed(since: start) < 5_000_000_000, "the seventh BYE ended the session")
-    }
-
-    @Test("cancelling the cell unblocks a client whose server never answers")
-    func cancelClient() async throws {
-        let cell = makeCell(payload: Payload(count: 10, size: 10), probes: 5, seconds: 60)
-        let silent = try Socket(family: AF_INET, type: Int32(SOCK_DGRAM.rawValue))
-        try silent.bind(SocketAddress(host: "127.0.0.1", port: 0))
-        let address = try silent.localAddress()
-        after(milliseconds: 300) { cell.cancellation.cancel() }
-        let (error, nanos) = await timedOnThread { _ = try UDPClient.run(cell, server: address, options: UDPOptions()) }
-        #expect(error != nil)
-        #expect(nanos < 1_500_000_000, "took \(nanos) ns after a 300 ms cancel")
-    }
-
-    @Test("stopping a server nobody talks to ends it long before its deadline")
-    func stopServer() async throws {
-        let cell = makeCell(payload: nil, seconds: 60)
-        let server = try await UDPPlugin().startServer(cell)
-        let start = MonotonicClock.now()
-        after(milliseconds: 100) { server.stop() }
-        try await server.finish()
-        // Generous: the bound includes waiting for the cooperative pool to resume us.
-        #expect(MonotonicClock.elapsed(since: start) < 10_000_000_000)
     }
 
     @Test("a bad option names its JSON path", arguments: [

@@ -3,7 +3,7 @@ import TransportTestSupport
 import Testing
 @testable import UDPTransport
 
-@Suite("UDP receiver accounting")
+@Suite("UDP receiver accounting", .timeLimit(.minutes(3)))
 struct UDPReceiverStatsTests {
     @Test("loss, reordering, duplicates and out-of-range sequence numbers")
     func accounting() {

@@ -3,7 +3,7 @@ import PeerBenchCore
 import Testing
 @testable import UWBRanging
 
-@Suite struct DiscoveryTokenTests {
+@Suite(.timeLimit(.minutes(3))) struct DiscoveryTokenTests {
     static func token(seed: UInt64 = 7, kind: DeviceClass = .phone, chip: ChipGeneration = .second,
                       endpoint: SocketAddress = SocketAddress(host: "10.0.0.2", port: 40001)) -> DiscoveryToken {
         var g = SeededGenerator(seed: seed)

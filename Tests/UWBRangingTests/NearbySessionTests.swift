@@ -4,7 +4,7 @@ import Testing
 @testable import UWBRanging
 
 /// Two real sessions ranging over loopback UDP.
-@Suite struct NearbySessionTests {
+@Suite(.timeLimit(.minutes(3))) struct NearbySessionTests {
     @Test func rangesAtTheConfiguredRateAfterAStartUpDelay() async throws {
         let (a, b) = try sessionPair(scene: RangingScene(distanceMeters: 4, bearingDegrees: 10))
         let ra = EventRecorder(a), rb = EventRecorder(b)
@@ -19,7 +19,7 @@ import Testing
         let u = ra.updates
         let first = Double(u[0].timestamp - runAt) / 1e9
         #expect(first >= 0.2, "first update after \(first) s")
-        let span = Double(u.last!.timestamp - u[0].timestamp) / 1e9
+        let span = Double(try #require(u.last).timestamp - u[0].timestamp) / 1e9
         let achieved = Double(u.count - 1) / span
         #expect(abs(achieved - rate) / rate < 0.10, "achieved \(achieved) Hz")
         #expect(u.allSatisfy { $0.discoveryToken == b.discoveryToken })
@@ -43,7 +43,7 @@ import Testing
         let ra = EventRecorder(a), rb = EventRecorder(b)
         try a.run(NearbyPeerConfiguration(peerToken: b.discoveryToken))
         try b.run(NearbyPeerConfiguration(peerToken: a.discoveryToken))
-        #expect(a.isInitiator(a.configuration!) != b.isInitiator(b.configuration!))
+        #expect(a.isInitiator(try #require(a.configuration)) != b.isInitiator(try #require(b.configuration)))
         #expect(await ra.wait(10) { $0.updates.count >= 5 })
         #expect(await rb.wait(10) { $0.updates.count >= 5 })
         a.invalidate()

@@ -5,7 +5,7 @@ import UWBRanging  // deliberately not @testable: only what an app developer can
 
 /// The module as an app developer uses it: two sessions, tokens over a real channel,
 /// updates that follow the peer as it moves.
-@Suite struct PublicAPITests {
+@Suite(.timeLimit(.minutes(3))) struct PublicAPITests {
     @Test func twoAppsSwapTokensRangeAndFollowAMovingPeer() async throws {
         let phone = try NearbySession(deviceClass: .phone, chip: .second, radioAddress: "127.0.0.1",
                                       scene: RangingScene(distanceMeters: 2, bearingDegrees: -20, environment: .freeField), seed: 21)

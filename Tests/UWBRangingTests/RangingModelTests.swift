@@ -3,7 +3,7 @@ import Testing
 @testable import UWBRanging
 
 /// The measurement model, exercised directly over many rounds: the network is not the point here.
-@Suite struct RangingModelTests {
+@Suite(.timeLimit(.minutes(3))) struct RangingModelTests {
     static func model(seed: UInt64 = 42, rate: Double = 50, env: EnvironmentProfile = .freeField, peer: DeviceClass = .phone,
                       chip: ChipGeneration = .first) -> RangingModel {
         RangingModel(localChip: chip, peerChip: chip, directionCapable: peer == .phone, updateRateHz: rate, seed: seed, environment: env)

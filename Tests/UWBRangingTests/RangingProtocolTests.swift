@@ -10,7 +10,7 @@ import Glibc
 /// A responder written from docs/protocol/uwb.md alone (raw bytes, none of the
 /// module's frame code), slow on purpose: it holds every response for 120 ms,
 /// longer than six rounds at 50 Hz, as an off-channel AWDL period would.
-@Suite struct RangingProtocolTests {
+@Suite(.timeLimit(.minutes(3))) struct RangingProtocolTests {
     static func be32(_ b: ArraySlice<UInt8>) -> UInt32 { b.reduce(0) { $0 << 8 | UInt32($1) } }
 
     @Test func lateResponsesStillCountAndTheRateHolds() async throws {
@@ -32,7 +32,9 @@ import Glibc
                 var answered = 0
                 var buffer = [UInt8](repeating: 0, count: 512)
                 started.withLock { $0 = true }
-                while !stop.withLock({ $0 }) {
+                // Bounded even if the test throws before it says stop.
+                let giveUp = MonotonicClock.now() + 30_000_000_000
+                while !stop.withLock({ $0 }), MonotonicClock.now() < giveUp {
                     let now = MonotonicClock.now()
                     while let first = queue.first, first.due <= now {
                         _ = try first.bytes.withUnsafeBytes { try radio.send($0, to: phoneAddress) }
@@ -55,7 +57,12 @@ import Glibc
                 return answered
             }
         }
-        while !started.withLock({ $0 }) { try await Task.sleep(nanoseconds: 5_000_000) }
+        defer { stop.withLock { $0 = true } }
+        let startBy = MonotonicClock.now() + 10_000_000_000
+        while !started.withLock({ $0 }) {
+            try #require(MonotonicClock.now() < startBy, "the responder thread did not start")
+            try await Task.sleep(nanoseconds: 5_000_000)
+        }
         try phone.run(NearbyPeerConfiguration(peerToken: fake, role: .initiator, updateRateHz: 50, removalTimeoutSeconds: 5))
         #expect(await recorder.wait(10) { $0.updates.count >= 50 })
         phone.invalidate()
@@ -64,7 +71,7 @@ import Glibc
         #expect(answered >= 50)
 
         let u = recorder.updates
-        let rate = Double(u.count - 1) / (Double(u.last!.timestamp - u[0].timestamp) / 1e9)
+        let rate = Double(u.count - 1) / (Double(try #require(u.last).timestamp - u[0].timestamp) / 1e9)
         #expect(abs(rate - 50) / 50 < 0.10, "achieved \(rate) Hz with 120 ms round trips")
         let rtts = phone.diagnostics.roundTripNanos
         #expect(rtts.allSatisfy { $0 >= holdNanos }, "every round trip includes the hold")

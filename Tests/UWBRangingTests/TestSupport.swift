@@ -1,23 +1,22 @@
+import Synchronization
 import Foundation
 import PeerBenchCore
 @testable import UWBRanging
 
 /// Consumes a session's event stream for the whole test (a stream has one consumer,
 /// and dropping its iterator ends it) and lets the test wait for conditions.
-final class EventRecorder: @unchecked Sendable {
-    private let lock = NSLock()
-    private var _events: [NearbySession.Event] = []
-    private var _finished = false
+final class EventRecorder: Sendable {
+    private let state = Mutex<(events: [NearbySession.Event], finished: Bool)>(([], false))
 
     init(_ session: NearbySession) {
         Task {
-            for await e in session.events { lock.withLock { _events.append(e) } }
-            lock.withLock { _finished = true }
+            for await e in session.events { self.state.withLock { $0.events.append(e) } }
+            self.state.withLock { $0.finished = true }
         }
     }
 
-    var events: [NearbySession.Event] { lock.withLock { _events } }
-    var finished: Bool { lock.withLock { _finished } }
+    var events: [NearbySession.Event] { state.withLock { $0.events } }
+    var finished: Bool { state.withLock { $0.finished } }
 
     var updates: [NearbyObject] {
         events.flatMap { (e: NearbySession.Event) -> [NearbyObject] in
@@ -51,13 +50,4 @@ func sessionPair(scene: RangingScene = RangingScene(distanceMeters: 4), peer: De
     let a = try NearbySession(deviceClass: .phone, chip: chip, radioAddress: "127.0.0.1", scene: scene, seed: seed)
     let b = try NearbySession(deviceClass: peer, chip: chip, radioAddress: "127.0.0.1", seed: seed ^ 0xFF)
     return (a, b)
-}
-
-func cellContext(environment: String = "free-field", distance: Double?, seed: UInt64 = 3, seconds: Double = 30) -> CellContext {
-    var link = ResolvedLink(environment: environment, distanceMeters: distance, distanceLabel: distance.map { "\($0)" } ?? "max")
-    link.delayMs = nil
-    return CellContext(cellID: "uwb-test", repetition: 0, seed: seed, payload: nil, rttProbes: 10,
-                       deadline: MonotonicClock.now() + UInt64(seconds * 1e9), link: link,
-                       client: Endpoint(address: "127.0.0.1"), server: Endpoint(address: "127.0.0.1"),
-                       cancellation: CellCancellation(), logger: .init(label: "uwb-test"))
 }

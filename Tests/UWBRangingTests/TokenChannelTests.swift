@@ -3,7 +3,7 @@ import Testing
 @testable import UWBRanging
 
 /// Both channels over real loopback TCP, server on its own thread.
-@Suite struct TokenChannelTests {
+@Suite(.timeLimit(.minutes(3))) struct TokenChannelTests {
     /// Runs one exchange of raw bytes; returns (client's view, server's view).
     func swap(_ channel: any TokenChannel, client: [UInt8], server: [UInt8]) async throws -> (TokenExchange, TokenExchange) {
         let listener = try TokenChannelListener(host: "127.0.0.1")

@@ -1,13 +1,14 @@
 import Foundation
 import PeerBenchCore
 import Testing
+import TransportTestSupport
 @testable import UWBRanging
 
 /// The plugin end to end on loopback, as the runner drives it: startServer, runClient, finish.
-@Suite struct UWBPluginTests {
+@Suite(.timeLimit(.minutes(2))) struct UWBPluginTests {
     func runCell(_ options: UWBOptions, environment: String = "free-field", distance: Double?, seed: UInt64 = 3) async throws -> (TransportMeasurement, JSONObject) {
         let plugin = UWBPlugin(options)
-        let cell = cellContext(environment: environment, distance: distance, seed: seed)
+        let cell = makeCell(payload: nil, seconds: 30, seed: seed, environment: environment, distance: distance)
         let server = try await plugin.startServer(cell)
         let m: TransportMeasurement
         do {
@@ -34,22 +35,22 @@ import Testing
         #expect(uwb["token_bytes"] == 264)
         let exchange = try #require(uwb["exchange_ms"]?.doubleValue)
         #expect(exchange > 0)
-        #expect(Double(m.connectNanos!) / 1e6 == exchange)
+        #expect(Double(try #require(m.connectNanos)) / 1e6 == exchange)
         #expect(uwb["gatt_operations"] == .null)
         let first = try #require(uwb["first_range_ms"]?.doubleValue)
         #expect(first >= 200)
         let rate = try #require(uwb["update_rate_hz"]?.doubleValue)
         #expect(abs(rate - 40) / 40 < 0.10, "achieved \(rate) Hz")
-        #expect(uwb["distance_availability"]!.doubleValue! > 0.9)
-        #expect(uwb["direction_availability"]!.doubleValue! > 0.8)
+        #expect(try #require(uwb["distance_availability"]?.doubleValue) > 0.9)
+        #expect(try #require(uwb["direction_availability"]?.doubleValue) > 0.8)
         let err = try #require(uwb["distance_error_m"]?.objectValue)
-        #expect(abs(err["mean"]!.doubleValue!) < 0.1)
-        #expect(err["stddev"]!.doubleValue! < 0.25)
-        #expect(err["p95"]!.doubleValue! < 0.5)
+        #expect(abs(try #require(err["mean"]?.doubleValue)) < 0.1)
+        #expect(try #require(err["stddev"]?.doubleValue) < 0.25)
+        #expect(try #require(err["p95"]?.doubleValue) < 0.5)
         #expect(uwb["removal_reason"] == .null)
         // The ranging rounds are the RTT probes, and their delivery is counted.
         #expect(m.rttNanos.count > 30 && m.probesSent! >= m.rttNanos.count)
-        #expect(m.delivery!.receivedMessages == m.rttNanos.count)
+        #expect(try #require(m.delivery).receivedMessages == m.rttNanos.count)
         #expect(m.bulkNanos == nil)
     }
 
@@ -58,7 +59,7 @@ import Testing
         #expect(m.status == .ok)
         #expect(uwb["gatt_operations"] == 4, "ceil(264 / 182) = 2 each way")
         #expect(uwb["gatt_transactions"] == 6)
-        #expect(uwb["exchange_ms"]!.doubleValue! >= 6 * 30 - 1)
+        #expect(try #require(uwb["exchange_ms"]?.doubleValue) >= 6 * 30 - 1)
     }
 
     @Test func beyondReachTimesOutWithoutADistance() async throws {
@@ -75,19 +76,19 @@ import Testing
 
     @Test func outsideTheFieldOfViewDistanceButNoDirection() async throws {
         let (_, uwb) = try await runCell(options { $0.bearingDegrees = 120; $0.durationSeconds = 1 }, distance: 3)
-        #expect(uwb["distance_availability"]!.doubleValue! > 0.9)
+        #expect(try #require(uwb["distance_availability"]?.doubleValue) > 0.9)
         #expect(uwb["direction_availability"] == 0)
     }
 
     @Test func aWatchPeerNeverGivesDirection() async throws {
         let (_, uwb) = try await runCell(options { $0.peer = .watch; $0.durationSeconds = 1 }, distance: 3)
-        #expect(uwb["distance_availability"]!.doubleValue! > 0.9)
+        #expect(try #require(uwb["distance_availability"]?.doubleValue) > 0.9)
         #expect(uwb["direction_availability"] == 0)
     }
 
     @Test func theServerEndsWhenTheClientClosesTheChannelEvenWithoutEndFrames() async throws {
         for kind in TokenChannelKind.allCases {
-            let cell = cellContext(distance: 3)
+            let cell = makeCell(payload: nil, seconds: 30, seed: 3, environment: "free-field", distance: 3)
             let server = try await UWBPlugin(options { $0.tokenChannel = kind }).startServer(cell)
             let mine = try NearbySession(radioAddress: "127.0.0.1", seed: 1)
             let exchange = try await BlockingThread.run(name: "client") {
@@ -104,7 +105,7 @@ import Testing
     }
 
     @Test func theServerRejectsAForeignTokenWithInvalidConfiguration() async throws {
-        let cell = cellContext(distance: 3)
+        let cell = makeCell(payload: nil, seconds: 30, seed: 3, environment: "free-field", distance: 3)
         let server = try await UWBPlugin(options { _ in }).startServer(cell)
         let wrongVersion = { var b = DiscoveryTokenTests.token().serialized(); b[4] = 9; return b }()
         let exchange = try await BlockingThread.run(name: "client") {

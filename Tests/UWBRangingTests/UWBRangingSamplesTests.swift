@@ -1,5 +1,6 @@
 import Foundation
 import PeerBenchCore
+import TransportTestSupport
 import Testing
 @testable import UWBRanging
 
@@ -11,7 +12,7 @@ import Testing
         o.durationSeconds = 1.5
         o.updateRateHz = 40
         let plugin = UWBPlugin(o)
-        let cell = cellContext(environment: "free-field", distance: 5, seed: 3)
+        let cell = makeCell(payload: nil, seconds: 30, seed: 3, environment: "free-field", distance: 5)
         let server = try await plugin.startServer(cell)
         let started = MonotonicClock.now()
         let m = try await plugin.runClient(cell, server: server.address)

@@ -6,13 +6,6 @@
 /// setns(fd, CLONE_NEWNET): moves the calling thread into the network namespace behind fd.
 int pb_setns_net(int fd);
 
-/// unshare(CLONE_NEWUSER | CLONE_NEWNET) for the unprivileged path.
-int pb_unshare_user_net(void);
-
-/// TUNSETIFF with IFF_TUN | IFF_NO_PI on an open /dev/net/tun fd. `name` is the
-/// requested interface name (at most 15 bytes). Returns 0 or -1 with errno.
-int pb_tun_attach(int fd, const char *name);
-
 /// The TCP_INFO fields PeerBench records.
 typedef struct {
     uint32_t retransmits;      // tcpi_total_retrans: segments retransmitted over the connection

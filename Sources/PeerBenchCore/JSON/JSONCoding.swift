@@ -33,18 +33,32 @@ extension JSONValue: Codable {
             self = d.value
             return
         }
+        // An object first, through a keyed container: decoding a JSONObject through a
+        // single-value container would come straight back here.
+        if let k = try? decoder.container(keyedBy: DynamicKey.self) {
+            var o = JSONObject()
+            for key in k.allKeys { o[key.stringValue] = try k.decode(JSONValue.self, forKey: key) }
+            self = .object(o)
+            return
+        }
         let c = try decoder.singleValueContainer()
         if c.decodeNil() { self = .null }
         else if let b = try? c.decode(Bool.self) { self = .bool(b) }
         else if let n = try? c.decode(Double.self) { self = .number(n) }
         else if let s = try? c.decode(String.self) { self = .string(s) }
-        else if let a = try? c.decode([JSONValue].self) { self = .array(a) }
-        else { self = .object(try c.decode(JSONObject.self)) }
+        else { self = .array(try c.decode([JSONValue].self)) }
     }
 
     public func encode(to encoder: any Encoder) throws {
         if let e = encoder as? ValueEncoder {
             e.storage.content = .value(self)
+            return
+        }
+        if case .object(let o) = self {
+            // A keyed container, member by member: encoding the JSONObject itself
+            // through a single-value container would come straight back here.
+            var k = encoder.container(keyedBy: DynamicKey.self)
+            for m in o { try k.encode(m.value, forKey: DynamicKey(m.key)) }
             return
         }
         var c = encoder.singleValueContainer()
@@ -54,22 +68,15 @@ extension JSONValue: Codable {
         case .number(let n): try c.encode(n)
         case .string(let s): try c.encode(s)
         case .array(let a): try c.encode(a)
-        case .object(let o): try c.encode(o)
+        case .object: break  // handled above
         }
     }
 }
 
+
 extension JSONObject: Codable {
-    // With another coder (Foundation's, as Swift Testing uses for test arguments) an
-    // object goes through a keyed container; going back through JSONValue would recurse.
+    // Through JSONValue, which handles objects from any coder without recursing.
     public init(from decoder: any Decoder) throws {
-        if !(decoder is ValueDecoder) {
-            let c = try decoder.container(keyedBy: DynamicKey.self)
-            var o = JSONObject()
-            for k in c.allKeys { o[k.stringValue] = try c.decode(JSONValue.self, forKey: k) }
-            self = o
-            return
-        }
         guard case .object(let o) = try JSONValue(from: decoder) else {
             throw DecodingError.typeMismatch(JSONObject.self, .init(codingPath: decoder.codingPath, debugDescription: "expected an object"))
         }
@@ -77,9 +84,7 @@ extension JSONObject: Codable {
     }
 
     public func encode(to encoder: any Encoder) throws {
-        if encoder is ValueEncoder { try JSONValue.object(self).encode(to: encoder); return }
-        var c = encoder.container(keyedBy: DynamicKey.self)
-        for m in self { try c.encode(m.value, forKey: DynamicKey(m.key)) }
+        try JSONValue.object(self).encode(to: encoder)
     }
 }
 
@@ -451,4 +456,13 @@ extension JSONCoding {
         @unknown default: return "\(e)"
         }
     }
+}
+
+/// A coding key spelled at run time (object members, status and library names).
+struct DynamicKey: CodingKey {
+    var stringValue: String
+    var intValue: Int? { nil }
+    init(_ s: String) { stringValue = s }
+    init?(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
 }

@@ -22,8 +22,6 @@ public struct ResolvedLink: Sendable, Codable {
     /// Model detail the link emulator needs beyond the summary values above (time
     /// variation, burst loss, channel schedule). Opaque to the core.
     public var channel: (any Sendable)?
-    /// Extra figures for `validate` and `list` output (name, value) — path loss, noise, etc.
-    public var notes: [(String, String)] = []
 
     public init(environment: String, distanceMeters: Double?, distanceLabel: String) {
         self.environment = environment

@@ -1,14 +1,112 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Logging
 
+/// Socket lifetimes under the cell's cancellation. A plugin opens a socket and hands
+/// it to one of these scopes; the scope registers it with the runner's cancellation
+/// (and a server's own stopper), sets its timeouts at the cell's deadline, and when
+/// the body returns unregisters and closes it. `Socket.close` is safe while another
+/// thread still uses or shuts down the socket, so no plugin has to reason about that.
 extension CellContext {
+    /// Runs `body` with `socket` registered for cancellation (the cell's, and
+    /// `stopper`'s when given) and its send/receive timeouts at the cell's deadline;
+    /// afterwards unregisters and closes it.
+    public func withSocket<T>(_ socket: Socket, stopper: CellCancellation? = nil, _ body: (Socket) throws -> T) throws -> T {
+        track(socket, stopper)
+        defer { release(socket, stopper) }
+        try applyDeadline(to: socket)
+        return try body(socket)
+    }
+
+    /// `withSocket` for a body that awaits (a socket that lives across `Endpoint.run` calls).
+    public func withSocket<T>(_ socket: Socket, stopper: CellCancellation? = nil, _ body: (Socket) async throws -> T) async throws -> T {
+        track(socket, stopper)
+        defer { release(socket, stopper) }
+        try applyDeadline(to: socket)
+        return try await body(socket)
+    }
+
+    private func release(_ socket: Socket, _ stopper: CellCancellation?) {
+        untrack(socket, stopper)
+        socket.close()
+    }
+
+    /// Waits on `listener` for one client until the cell's deadline (the listener's
+    /// receive timeout); throws naming `who` when none came.
+    public func acceptOne(on listener: Socket, _ who: String) throws -> Socket {
+        try applyDeadline(to: listener)
+        guard let connection = try listener.accept() else {
+            throw TransportError("\(who): no client connected before the cell deadline")
+        }
+        return connection
+    }
+
+    /// A stream server in the standard shape: listens on the server endpoint (port
+    /// chosen by the kernel) and returns at once; in the background it accepts one
+    /// connection and runs `session` on it, both sockets scoped as in `withSocket`.
+    /// `stop()` shuts them down; an error caused by that stop (or the cell's
+    /// cancellation) is not the session's failure, so `finish()` does not throw it.
+    public func serveOneConnection(_ transport: String, _ session: @escaping @Sendable (Socket) throws -> Void) async throws -> SessionServer {
+        let stopper = CellCancellation()
+        let cell = self
+        let listener = try await server.run("\(transport)-listen") { () throws -> Socket in
+            let s = try Socket(family: SocketAddress(host: cell.server.address, port: 0).family, type: Int32(SOCK_STREAM.rawValue))
+            try s.setReuseAddress()
+            try s.bind(SocketAddress(host: cell.server.address, port: 0))
+            try s.listen(backlog: 1)
+            return s
+        }
+        let address: SocketAddress
+        do {
+            address = try listener.localAddress()
+        } catch {
+            listener.close()
+            throw error
+        }
+        track(listener, stopper)
+        let task = Task<Void, any Error> {
+            try await cell.server.run("\(transport)-server") {
+                do {
+                    let connection = try cell.withSocket(listener, stopper: stopper) { try cell.acceptOne(on: $0, "\(transport) server") }
+                    try cell.withSocket(connection, stopper: stopper, session)
+                } catch {
+                    if stopper.isCancelled || cell.cancellation.isCancelled { return }
+                    throw error
+                }
+            }
+        }
+        return SessionServer(address: address, stopper: stopper, task: task)
+    }
+
+    /// The client's connection of a stream transport: a TCP socket from the client
+    /// endpoint (call inside `client.run`), `configure`d before connecting, connected
+    /// to `server` with the set-up timed, then `body` with it scoped as in
+    /// `withSocket`. An error after the cell's cancellation says so, naming `transport`.
+    public func withStreamConnection<T>(_ transport: String, to server: SocketAddress, configure: (Socket) throws -> Void = { _ in },
+                                        _ body: (_ socket: Socket, _ connectNanos: UInt64) throws -> T) throws -> T {
+        let s = try Socket(family: server.family, type: Int32(SOCK_STREAM.rawValue))
+        do {
+            return try withSocket(s) { s in
+                try configure(s)
+                let t0 = MonotonicClock.now()
+                try s.connect(server)
+                return try body(s, MonotonicClock.elapsed(since: t0))
+            }
+        } catch {
+            if cancellation.isCancelled { throw TransportError("\(transport) client cancelled at the cell deadline (\(error))") }
+            throw error
+        }
+    }
+
     /// Registers `socket` with the runner's cancellation and, if given, a server's own
-    /// stopper, so either can unblock it.
+    /// stopper, so either can unblock it. Prefer the scopes above, which also unregister.
     public func track(_ socket: Socket, _ stopper: CellCancellation? = nil) {
         cancellation.register(socket)
         stopper?.register(socket)
     }
 
-    /// Forgets `socket` again before it closes, so a later cancel cannot hit a reused descriptor.
+    /// Forgets `socket` again; the scopes above do this for you.
     public func untrack(_ socket: Socket, _ stopper: CellCancellation? = nil) {
         cancellation.unregister(socket)
         stopper?.unregister(socket)

@@ -1,4 +1,4 @@
-import Foundation
+import Synchronization
 public import Logging
 
 /// Number and size of the bulk phase's messages.
@@ -27,9 +27,13 @@ public struct CellContext: Sendable {
     public var server: Endpoint
     public var cancellation: CellCancellation
     public var logger: Logger
+    /// What the server said for its client (`TransportServer.hello`), handed over by
+    /// the runner before `runClient`; empty on the server's side.
+    public var serverHello: JSONObject
 
     public init(cellID: String, repetition: Int, seed: UInt64, payload: Payload?, rttProbes: Int, deadline: UInt64,
-                link: ResolvedLink, client: Endpoint, server: Endpoint, cancellation: CellCancellation, logger: Logger) {
+                link: ResolvedLink, client: Endpoint, server: Endpoint, cancellation: CellCancellation, logger: Logger,
+                serverHello: JSONObject = JSONObject()) {
         self.cellID = cellID
         self.repetition = repetition
         self.seed = seed
@@ -41,6 +45,7 @@ public struct CellContext: Sendable {
         self.server = server
         self.cancellation = cancellation
         self.logger = logger
+        self.serverHello = serverHello
     }
 
     /// Nanoseconds left until the deadline (0 when past it).
@@ -52,47 +57,49 @@ public struct CellContext: Sendable {
 
 /// Lets the runner stop a cell's blocking work: at the deadline it shuts down every
 /// registered socket (which wakes blocked calls) and runs registered handlers.
-public final class CellCancellation: @unchecked Sendable {
-    private let lock = NSLock()
-    private var sockets: [ObjectIdentifier: Socket] = [:]
-    private var handlers: [@Sendable () -> Void] = []
-    private var cancelled = false
+public final class CellCancellation: Sendable {
+    private struct State {
+        var sockets: [ObjectIdentifier: Socket] = [:]
+        var handlers: [@Sendable () -> Void] = []
+        var cancelled = false
+    }
+    private let state = Mutex(State())
 
     public init() {}
 
-    public var isCancelled: Bool { lock.withLock { cancelled } }
+    public var isCancelled: Bool { state.withLock { $0.cancelled } }
 
     /// Registers a socket; if the cell is already cancelled it is shut down at once.
     public func register(_ socket: Socket) {
-        let already = lock.withLock { () -> Bool in
-            if !cancelled { sockets[ObjectIdentifier(socket)] = socket }
-            return cancelled
+        let already = state.withLock { s in
+            if !s.cancelled { s.sockets[ObjectIdentifier(socket)] = socket }
+            return s.cancelled
         }
         if already { socket.shutdown() }
     }
 
     public func unregister(_ socket: Socket) {
-        _ = lock.withLock { sockets.removeValue(forKey: ObjectIdentifier(socket)) }
+        _ = state.withLock { $0.sockets.removeValue(forKey: ObjectIdentifier(socket)) }
     }
 
     /// Runs `handler` on cancellation (at once if already cancelled).
     public func onCancel(_ handler: @escaping @Sendable () -> Void) {
-        let already = lock.withLock { () -> Bool in
-            if !cancelled { handlers.append(handler) }
-            return cancelled
+        let already = state.withLock { s in
+            if !s.cancelled { s.handlers.append(handler) }
+            return s.cancelled
         }
         if already { handler() }
     }
 
     public func cancel() {
-        let (s, h) = lock.withLock { () -> ([Socket], [@Sendable () -> Void]) in
-            if cancelled { return ([], []) }
-            cancelled = true
-            defer { sockets = [:]; handlers = [] }
-            return (Array(sockets.values), handlers)
+        let (sockets, handlers) = state.withLock { s -> ([Socket], [@Sendable () -> Void]) in
+            if s.cancelled { return ([], []) }
+            s.cancelled = true
+            defer { s.sockets = [:]; s.handlers = [] }
+            return (Array(s.sockets.values), s.handlers)
         }
-        s.forEach { $0.shutdown() }
-        h.forEach { $0() }
+        sockets.forEach { $0.shutdown() }
+        handlers.forEach { $0() }
     }
 }
 

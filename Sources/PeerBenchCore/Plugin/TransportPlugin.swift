@@ -53,9 +53,17 @@ extension TransportPlugin {
 }
 
 /// The server side of one cell, running in the background.
+///
+/// Everything the client learns from its server passes through `address` and
+/// `hello`, both serialisable: the runner hands them over, so the two sides never
+/// share memory and may one day run on different hosts.
 public protocol TransportServer: Sendable {
     /// Where the client reaches the server.
     var address: SocketAddress { get }
+    /// Anything else the client needs from its server before it starts (a session
+    /// id, a key, an external server's ready line), as JSON; the runner passes it to
+    /// `runClient` as `cell.serverHello`. Empty by default.
+    var hello: JSONObject { get }
     /// Waits until the server has finished its session (the client said goodbye or
     /// disconnected). Throws what went wrong on the server side.
     func finish() async throws
@@ -63,10 +71,8 @@ public protocol TransportServer: Sendable {
     func stop()
 }
 
-/// The matrix dimensions a plugin can ignore. A plugin that does not use payloads
-/// (UWB ranging) runs once per environment x distance, not once per payload.
-public enum MatrixDimension: String, Sendable, CaseIterable {
-    case payload
+extension TransportServer {
+    public var hello: JSONObject { JSONObject() }
 }
 
 /// What `peerbench list` shows about a plugin, and what the runner needs to know.

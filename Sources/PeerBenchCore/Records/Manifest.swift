@@ -255,15 +255,6 @@ public struct Versions: Sendable, Equatable, Codable {
     }
 }
 
-/// A coding key spelled at run time (status names, library names).
-struct DynamicKey: CodingKey {
-    var stringValue: String
-    var intValue: Int? { nil }
-    init(_ s: String) { stringValue = s }
-    init?(stringValue: String) { self.stringValue = stringValue }
-    init?(intValue: Int) { nil }
-}
-
 /// What is wrong with a manifest.json; the caller adds the file's path.
 public struct ManifestError: Error, Sendable, CustomStringConvertible {
     public var description: String

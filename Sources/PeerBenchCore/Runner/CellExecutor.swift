@@ -24,10 +24,6 @@ public struct CellExecutor: Sendable {
     /// Fired by an interruption: stops the running cell at once.
     public var stopper: CellStopper?
 
-    /// Seconds a cell that ignores its deadline gets before it is abandoned (in
-    /// process) or its worker is killed; see `withDeadline`.
-    static let grace = 2.0
-
     public init(registry: PluginRegistry, testbed: any Testbed, rttProbes: Int, timeoutSeconds: Double, logger: Logger,
                 worker: WorkerProcess? = nil, stopper: CellStopper? = nil) {
         self.registry = registry
@@ -87,9 +83,10 @@ public struct CellExecutor: Sendable {
         defer { stopper?.disarm() }
         let request = CellRequest(transport: cell.transport, cell: seed, timeoutSeconds: remaining, cellTimeoutSeconds: timeoutSeconds, link: link,
                                   client: endpoints.client, server: endpoints.server)
-        // The worker enforces the deadline itself (same code as in process); this outer
-        // limit only catches a worker that cannot: a plugin ignoring cancellation.
-        switch await worker.run(request, hardTimeout: remaining + CellExecutor.grace + 1.5) {
+        // The worker enforces the deadline and the grace itself (same code as in
+        // process) and then reports; this outer limit, one more grace for that report,
+        // only catches a worker that cannot: one whose process is stuck as a whole.
+        switch await worker.run(request, hardTimeout: remaining + 2 * cellGraceSeconds) {
         case .outcome(let o):
             if case .timedOut = o {
                 // A timed-out cell may have left threads blocked in the worker; start afresh.

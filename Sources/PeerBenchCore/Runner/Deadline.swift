@@ -1,4 +1,4 @@
-import Foundation
+import Synchronization
 
 /// Thrown when a cell's work does not finish by its deadline.
 public struct DeadlineExceeded: Error, CustomStringConvertible {
@@ -6,11 +6,17 @@ public struct DeadlineExceeded: Error, CustomStringConvertible {
     public var description: String { "cell did not finish within \(JSONValue.format(seconds)) s" }
 }
 
+/// The one grace period: seconds a cell's work gets to return after the deadline
+/// cancelled it before it is abandoned (its thread may leak). In a worker process the
+/// worker does this itself and then reports `timedOut`; the runner gives that report
+/// as long again to arrive before it kills the worker as unresponsive.
+public let cellGraceSeconds = 2.0
+
 /// Runs `body` with a deadline. At the deadline `onTimeout` runs (it should unblock the
 /// work: shut sockets, stop servers); the work then gets `grace` seconds to return.
 /// If it still has not, it is abandoned — its thread may leak, but the run goes on.
 func withDeadline<T: Sendable>(
-    seconds: Double, grace: Double = 2, onTimeout: @escaping @Sendable () -> Void,
+    seconds: Double, grace: Double = cellGraceSeconds, onTimeout: @escaping @Sendable () -> Void,
     _ body: @escaping @Sendable () async throws -> T
 ) async throws -> T {
     let race = Race<T>()
@@ -29,28 +35,26 @@ func withDeadline<T: Sendable>(
 }
 
 /// The first result wins; later ones are ignored.
-private final class Race<T: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var result: Result<T, any Error>?
-    private var waiter: CheckedContinuation<Result<T, any Error>, Never>?
+private final class Race<T: Sendable>: Sendable {
+    private let state = Mutex<(result: Result<T, any Error>?, waiter: CheckedContinuation<Result<T, any Error>, Never>?)>((nil, nil))
 
-    var isFinished: Bool { lock.withLock { result != nil } }
+    var isFinished: Bool { state.withLock { $0.result != nil } }
 
     func finish(with r: Result<T, any Error>) {
-        let w = lock.withLock { () -> CheckedContinuation<Result<T, any Error>, Never>? in
-            guard result == nil else { return nil }
-            result = r
-            defer { waiter = nil }
-            return waiter
+        let waiter = state.withLock { s -> CheckedContinuation<Result<T, any Error>, Never>? in
+            guard s.result == nil else { return nil }
+            s.result = r
+            defer { s.waiter = nil }
+            return s.waiter
         }
-        w?.resume(returning: r)
+        waiter?.resume(returning: r)
     }
 
     func value() async -> Result<T, any Error> {
         await withCheckedContinuation { c in
-            let r = lock.withLock { () -> Result<T, any Error>? in
-                if result == nil { waiter = c }
-                return result
+            let r = state.withLock { s -> Result<T, any Error>? in
+                if s.result == nil { s.waiter = c }
+                return s.result
             }
             if let r { c.resume(returning: r) }
         }

@@ -1,4 +1,4 @@
-import Foundation
+import Synchronization
 public import Logging
 
 /// The plugin's part of one cell — server, then client, under the cell's deadline —
@@ -56,7 +56,9 @@ public struct PluginSession: Sendable {
                 serverBox.set(srv)
                 let measurement: TransportMeasurement
                 do {
-                    measurement = try await plugin.runClient(context, server: srv.address)
+                    var clientContext = context
+                    clientContext.serverHello = srv.hello
+                    measurement = try await plugin.runClient(clientContext, server: srv.address)
                 } catch {
                     srv.stop()
                     try? await srv.finish()
@@ -100,49 +102,51 @@ public struct CellContextSeed: Sendable {
 }
 
 /// Lets an interruption stop whichever cell is running right now.
-public final class CellStopper: @unchecked Sendable {
-    private let lock = NSLock()
-    private var action: (@Sendable () -> Void)?
-    private var fired = false
+public final class CellStopper: Sendable {
+    private let state = Mutex<(action: (@Sendable () -> Void)?, fired: Bool)>((nil, false))
 
     public init() {}
 
     /// Installs the way to stop the current cell; runs it at once if a stop already came.
     public func arm(_ stop: @escaping @Sendable () -> Void) {
-        let now = lock.withLock { () -> Bool in
-            action = stop
-            return fired
+        let now = state.withLock { s in
+            s.action = stop
+            return s.fired
         }
         if now { stop() }
     }
 
-    public func disarm() { lock.withLock { action = nil } }
+    public func disarm() { state.withLock { $0.action = nil } }
 
     /// Stops the current cell (if any) and every cell armed afterwards.
     public func fire() {
-        let a = lock.withLock { () -> (@Sendable () -> Void)? in
-            fired = true
-            return action
+        let action = state.withLock { s in
+            s.fired = true
+            return s.action
         }
-        a?()
+        action?()
     }
 
-    public var hasFired: Bool { lock.withLock { fired } }
+    public var hasFired: Bool { state.withLock { $0.fired } }
 }
 
 /// Holds the running server so the deadline handler can stop it.
-final class ServerBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var server: (any TransportServer)?
-    private var stopped = false
+final class ServerBox: Sendable {
+    private let state = Mutex<(server: (any TransportServer)?, stopped: Bool)>((nil, false))
 
-    func set(_ s: any TransportServer) {
-        let stopNow = lock.withLock { server = s; return stopped }
-        if stopNow { s.stop() }
+    func set(_ server: any TransportServer) {
+        let stopNow = state.withLock { s in
+            s.server = server
+            return s.stopped
+        }
+        if stopNow { server.stop() }
     }
 
     func stop() {
-        let s = lock.withLock { stopped = true; return server }
-        s?.stop()
+        let server = state.withLock { s in
+            s.stopped = true
+            return s.server
+        }
+        server?.stop()
     }
 }

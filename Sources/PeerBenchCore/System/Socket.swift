@@ -1,19 +1,29 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
+import Synchronization
 
-/// A blocking BSD socket that owns its file descriptor and closes it in `deinit`.
+/// A blocking BSD socket that owns its file descriptor.
 ///
 /// Plugins do their I/O on dedicated threads (see `Endpoint.run`), so blocking calls
 /// are the simple and fast choice; the runner unblocks them at a deadline by
 /// shutting the socket down through `CellCancellation`.
-public final class Socket: @unchecked Sendable {
+///
+/// `close()` and `shutdown()` are safe from any thread at any time, also while
+/// another thread is blocked in this socket: every call on the descriptor counts as
+/// in flight, `close()` wakes such calls with a shutdown and the descriptor is
+/// released when the last of them returns. So a descriptor number is never reused
+/// while something may still use it, and calls after `close()` fail with EBADF
+/// instead of touching someone else's descriptor.
+public final class Socket: Sendable {
+    /// The descriptor, for C calls the wrapper does not cover. Valid until `close()`;
+    /// use `withDescriptor` where a call may race with it.
     public let fd: Int32
-    private var closed = false
-    // close() and shutdown() may race (a deadline handler on another thread): after
-    // close the descriptor number can be reused, so shutdown must not touch it.
-    private let lock = NSLock()
+    private struct State {
+        var closed = false
+        var inFlight = 0
+    }
+    private let state = Mutex(State())
 
     public init(family: Int32, type: Int32, protocol proto: Int32 = 0) throws(SystemError) {
         fd = try syscall("socket") { Glibc.socket(family, type | Int32(SOCK_CLOEXEC.rawValue), proto) }
@@ -24,32 +34,84 @@ public final class Socket: @unchecked Sendable {
 
     deinit { close() }
 
+    /// Closes the socket. Calls blocked in it on other threads return at once (it is
+    /// shut down) and the descriptor is released when the last of them has returned.
+    /// Idempotent.
     public func close() {
-        lock.withLock {
-            guard !closed else { return }
-            closed = true
-            Glibc.close(fd)
+        state.withLock { s in
+            guard !s.closed else { return }
+            s.closed = true
+            // Inside the lock: no in-flight call can release the descriptor meanwhile.
+            if s.inFlight == 0 {
+                releaseDescriptor()
+            } else {
+                _ = try? syscall("shutdown") { Glibc.shutdown(fd, Int32(SHUT_RDWR)) }
+            }
         }
     }
 
     /// Shuts both directions down: any thread blocked in this socket returns at once.
     /// Does nothing once the socket is closed.
     public func shutdown() {
-        lock.withLock {
-            guard !closed else { return }
-            _ = Glibc.shutdown(fd, Int32(SHUT_RDWR))
+        state.withLock { s in
+            guard !s.closed else { return }
+            _ = try? syscall("shutdown") { Glibc.shutdown(fd, Int32(SHUT_RDWR)) }
         }
+    }
+
+    /// Whether `close()` was called.
+    public var isClosed: Bool { state.withLock { $0.closed } }
+
+    /// Runs `body` with the descriptor, which stays valid until `body` returns even if
+    /// another thread closes the socket meanwhile; throws EBADF after `close()`.
+    public func withDescriptor<T, E: Error>(_ function: String, _ body: (Int32) throws(E) -> T) throws -> T {
+        try enter(function)
+        defer { leave() }
+        return try body(fd)
+    }
+
+    private func enter(_ function: String) throws(SystemError) {
+        let open = state.withLock { s in
+            if s.closed { return false }
+            s.inFlight += 1
+            return true
+        }
+        guard open else { throw SystemError(function, errno: EBADF) }
+    }
+
+    private func leave() {
+        state.withLock { s in
+            s.inFlight -= 1
+            if s.closed && s.inFlight == 0 { releaseDescriptor() }
+        }
+    }
+
+    /// close(2), never retried: Linux releases the descriptor even when close reports EINTR.
+    private func releaseDescriptor() {
+        _ = try? syscall("close", retryingInterrupts: false) { Glibc.close(fd) }
+    }
+
+    /// One system call on the descriptor, counted as in flight (see `close`).
+    @inline(__always)
+    private func io<T>(_ function: @autoclosure () -> String, _ body: (Int32) throws(SystemError) -> T) throws(SystemError) -> T {
+        try enter(function())
+        defer { leave() }
+        return try body(fd)
     }
 
     public func setOption<T: BitwiseCopyable>(_ level: Int32, _ name: Int32, _ value: T, _ label: String) throws(SystemError) {
         var v = value
-        try syscall("setsockopt(\(label))") { setsockopt(fd, level, name, &v, socklen_t(MemoryLayout<T>.size)) }
+        try io("setsockopt(\(label))") { fd throws(SystemError) in
+            try syscall("setsockopt(\(label))") { setsockopt(fd, level, name, &v, socklen_t(MemoryLayout<T>.size)) }
+        }
     }
 
     public func getOption<T: BitwiseCopyable>(_ level: Int32, _ name: Int32, as: T.Type, initial: T, _ label: String) throws(SystemError) -> T {
         var v = initial
         var len = socklen_t(MemoryLayout<T>.size)
-        try syscall("getsockopt(\(label))") { getsockopt(fd, level, name, &v, &len) }
+        try io("getsockopt(\(label))") { fd throws(SystemError) in
+            try syscall("getsockopt(\(label))") { getsockopt(fd, level, name, &v, &len) }
+        }
         return v
     }
 
@@ -74,20 +136,31 @@ public final class Socket: @unchecked Sendable {
     }
 
     public func bind(_ address: SocketAddress) throws {
-        _ = try address.withSockAddr { sa, len in try syscall("bind(\(address))") { Glibc.bind(fd, sa, len) } }
+        _ = try address.withSockAddr { sa, len in
+            try io("bind(\(address))") { fd throws(SystemError) in try syscall("bind(\(address))") { Glibc.bind(fd, sa, len) } }
+        }
     }
 
-    public func listen(backlog: Int32 = 16) throws(SystemError) { try syscall("listen") { Glibc.listen(fd, backlog) } }
+    public func listen(backlog: Int32 = 16) throws(SystemError) {
+        try io("listen") { fd throws(SystemError) in try syscall("listen") { Glibc.listen(fd, backlog) } }
+    }
 
     public func connect(_ address: SocketAddress) throws {
-        _ = try address.withSockAddr { sa, len in try syscall("connect(\(address))") { Glibc.connect(fd, sa, len) } }
+        _ = try address.withSockAddr { sa, len in
+            try io("connect(\(address))") { fd throws(SystemError) in try syscall("connect(\(address))") { Glibc.connect(fd, sa, len) } }
+        }
     }
 
     /// Blocks until a peer connects; nil when the receive timeout expires first.
     public func accept() throws(SystemError) -> Socket? {
-        guard let c = try syscallAllowingWouldBlock("accept", { Glibc.accept(fd, nil, nil) }) else { return nil }
-        _ = fcntl(c, F_SETFD, FD_CLOEXEC)  // external plugin processes must not inherit it
-        return Socket(adopting: c)
+        let accepted = try io("accept") { fd throws(SystemError) in
+            try syscallAllowingWouldBlock("accept") { Glibc.accept(fd, nil, nil) }
+        }
+        guard let accepted else { return nil }
+        let socket = Socket(adopting: accepted)
+        // External plugin processes must not inherit it.
+        try syscall("fcntl(FD_CLOEXEC)") { fcntl(accepted, F_SETFD, FD_CLOEXEC) }
+        return socket
     }
 
     /// The locally bound address (the port the kernel chose for port 0).
@@ -96,7 +169,7 @@ public final class Socket: @unchecked Sendable {
         var len = socklen_t(MemoryLayout<sockaddr_storage>.size)
         _ = try withUnsafeMutablePointer(to: &storage) { p in
             try p.withMemoryRebound(to: sockaddr.self, capacity: 1) { sa in
-                try syscall("getsockname") { getsockname(fd, sa, &len) }
+                try io("getsockname") { fd throws(SystemError) in try syscall("getsockname") { getsockname(fd, sa, &len) } }
             }
         }
         guard let a = SocketAddress(storage: storage) else { throw SystemError("getsockname", errno: EAFNOSUPPORT) }
@@ -106,42 +179,52 @@ public final class Socket: @unchecked Sendable {
     /// Sends every byte (stream sockets); throws on error, returns false if the peer went away.
     @discardableResult
     public func sendAll(_ buffer: UnsafeRawBufferPointer) throws(SystemError) -> Bool {
-        var off = 0
-        while off < buffer.count {
-            let n = try syscall("send") { Glibc.send(fd, buffer.baseAddress! + off, buffer.count - off, Int32(MSG_NOSIGNAL)) }
-            if n == 0 { return false }
-            off += n
+        try io("send") { fd throws(SystemError) in
+            var off = 0
+            while off < buffer.count {
+                let n = try syscall("send") { Glibc.send(fd, buffer.baseAddress! + off, buffer.count - off, Int32(MSG_NOSIGNAL)) }
+                if n == 0 { return false }
+                off += n
+            }
+            return true
         }
-        return true
     }
 
     /// Reads exactly `buffer.count` bytes. Returns false on orderly end of stream before that.
     /// A receive timeout surfaces as `SystemError` with EAGAIN.
     public func receiveExactly(_ buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> Bool {
-        var off = 0
-        while off < buffer.count {
-            let n = try syscall("recv") { Glibc.recv(fd, buffer.baseAddress! + off, buffer.count - off, 0) }
-            if n == 0 { return false }
-            off += n
+        try io("recv") { fd throws(SystemError) in
+            var off = 0
+            while off < buffer.count {
+                let n = try syscall("recv") { Glibc.recv(fd, buffer.baseAddress! + off, buffer.count - off, 0) }
+                if n == 0 { return false }
+                off += n
+            }
+            return true
         }
-        return true
     }
 
     /// One recv(): nil on timeout, 0 on end of stream.
     public func receive(_ buffer: UnsafeMutableRawBufferPointer, flags: Int32 = 0) throws(SystemError) -> Int? {
-        try syscallAllowingWouldBlock("recv") { Glibc.recv(fd, buffer.baseAddress, buffer.count, flags) }
+        try io("recv") { fd throws(SystemError) in
+            try syscallAllowingWouldBlock("recv") { Glibc.recv(fd, buffer.baseAddress, buffer.count, flags) }
+        }
     }
 
     /// One datagram to `address`; nil if the socket buffer is full (non-blocking sockets).
     public func send(_ buffer: UnsafeRawBufferPointer, to address: SocketAddress) throws -> Int? {
         try address.withSockAddr { sa, len in
-            try syscallAllowingWouldBlock("sendto(\(address))") { Glibc.sendto(fd, buffer.baseAddress, buffer.count, Int32(MSG_NOSIGNAL), sa, len) }
+            try io("sendto(\(address))") { fd throws(SystemError) in
+                try syscallAllowingWouldBlock("sendto(\(address))") { Glibc.sendto(fd, buffer.baseAddress, buffer.count, Int32(MSG_NOSIGNAL), sa, len) }
+            }
         }
     }
 
     /// One datagram on a connected socket; nil if it would block.
     public func send(_ buffer: UnsafeRawBufferPointer) throws(SystemError) -> Int? {
-        try syscallAllowingWouldBlock("send") { Glibc.send(fd, buffer.baseAddress, buffer.count, Int32(MSG_NOSIGNAL)) }
+        try io("send") { fd throws(SystemError) in
+            try syscallAllowingWouldBlock("send") { Glibc.send(fd, buffer.baseAddress, buffer.count, Int32(MSG_NOSIGNAL)) }
+        }
     }
 
     /// One datagram and its sender; nil on timeout.
@@ -150,7 +233,9 @@ public final class Socket: @unchecked Sendable {
         var len = socklen_t(MemoryLayout<sockaddr_storage>.size)
         let n = try withUnsafeMutablePointer(to: &storage) { p throws(SystemError) in
             try p.withMemoryRebound(to: sockaddr.self, capacity: 1) { sa throws(SystemError) in
-                try syscallAllowingWouldBlock("recvfrom") { Glibc.recvfrom(fd, buffer.baseAddress, buffer.count, 0, sa, &len) }
+                try io("recvfrom") { fd throws(SystemError) in
+                    try syscallAllowingWouldBlock("recvfrom") { Glibc.recvfrom(fd, buffer.baseAddress, buffer.count, 0, sa, &len) }
+                }
             }
         }
         return n.map { ($0, SocketAddress(storage: storage)) }
@@ -158,8 +243,10 @@ public final class Socket: @unchecked Sendable {
 
     /// Waits until the socket is readable or `timeoutNanos` passes; true when readable.
     public func waitReadable(timeoutNanos: UInt64) throws(SystemError) -> Bool {
-        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         let ms = Int32(min(timeoutNanos / 1_000_000, UInt64(Int32.max)))
-        return try syscall("poll") { Glibc.poll(&p, 1, ms) } > 0
+        return try io("poll") { fd throws(SystemError) in
+            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            return try syscall("poll") { Glibc.poll(&p, 1, ms) } > 0
+        }
     }
 }

@@ -15,27 +15,29 @@ public struct SystemError: Error, Sendable, CustomStringConvertible, Equatable {
 
 /// Runs a system call, retrying on EINTR and throwing `SystemError` on -1.
 /// Every system call in PeerBench goes through here (or `syscallAllowingWouldBlock`).
+/// `retryingInterrupts: false` is for close(2), which must not be repeated.
 @discardableResult
 @inline(__always)
-public func syscall<T: FixedWidthInteger>(_ function: String, _ body: () -> T) throws(SystemError) -> T {
+public func syscall<T: FixedWidthInteger>(_ function: @autoclosure () -> String, retryingInterrupts: Bool = true,
+                                          _ body: () -> T) throws(SystemError) -> T {
     while true {
         let r = body()
         if r != -1 { return r }
         let e = Glibc.errno
-        if e == EINTR { continue }
-        throw SystemError(function, errno: e)
+        if e == EINTR && retryingInterrupts { continue }
+        throw SystemError(function(), errno: e)
     }
 }
 
 /// Like `syscall`, but EAGAIN/EWOULDBLOCK (and receive timeouts) come back as nil.
 @inline(__always)
-public func syscallAllowingWouldBlock<T: FixedWidthInteger>(_ function: String, _ body: () -> T) throws(SystemError) -> T? {
+public func syscallAllowingWouldBlock<T: FixedWidthInteger>(_ function: @autoclosure () -> String, _ body: () -> T) throws(SystemError) -> T? {
     while true {
         let r = body()
         if r != -1 { return r }
         let e = Glibc.errno
         if e == EINTR { continue }
         if e == EAGAIN || e == EWOULDBLOCK { return nil }
-        throw SystemError(function, errno: e)
+        throw SystemError(function(), errno: e)
     }
 }
