@@ -107,7 +107,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            swiftSettings: strict
+            // The misbehaving test plugin exists only in debug builds (the tests'), never in the release binary.
+            swiftSettings: strict + [.define("PEERBENCH_TEST_PLUGINS", .when(configuration: .debug))]
         ),
 
         // Helpers the transport test targets share (loopback link model, runMatrix, timing).

@@ -4,14 +4,22 @@ import PeerBenchCore
 import Glibc
 #endif
 
-/// Plugins for the end-to-end tests of unattended runs, registered only when the
-/// environment has `PEERBENCH_TEST_PLUGINS=1`: they misbehave on purpose (hang,
-/// trap, segfault), which a real transport must never do. Not for measurements.
+/// Plugins for the end-to-end tests of unattended runs: they misbehave on purpose
+/// (hang, trap, segfault), which a real transport must never do. Compiled only into
+/// debug builds (the test suite's; Package.swift defines PEERBENCH_TEST_PLUGINS for
+/// them), so the release binary that runs measurements does not contain them, and
+/// registered only when the environment has `PEERBENCH_TEST_PLUGINS=1`.
 enum TestPlugins {
     static var enabled: [any TransportPlugin.Type] {
+        #if PEERBENCH_TEST_PLUGINS
         ProcessInfo.processInfo.environment["PEERBENCH_TEST_PLUGINS"] == "1" ? [MisbehavingPlugin.self] : []
+        #else
+        []
+        #endif
     }
 }
+
+#if PEERBENCH_TEST_PLUGINS
 
 /// `"plugin": "misbehaving"`: the client does what `behavior` says after `sleepMs`.
 struct MisbehavingPlugin: TransportPlugin {
@@ -75,3 +83,4 @@ struct MisbehavingPlugin: TransportPlugin {
         }
     }
 }
+#endif

@@ -36,13 +36,13 @@ public struct JournalIndex: Sendable {
 
     public func contains(_ key: CellKey) -> Bool { positionByCell[key] != nil }
 
-    /// The cells of `cells` a resumed run still has to run: those without a record (or
-    /// whose last record says `interrupted`) and, with `retryFailed`, those whose last
-    /// record `failed` or timed out.
+    /// The cells of `cells` a resumed run still has to run: those without a record and,
+    /// with `retryFailed`, those whose last record `failed` or timed out. (A cell cut
+    /// short by an interrupt is not recorded at all, so it runs again.)
     public func pending(_ cells: [Cell], retryFailed: Bool) -> [Cell] {
         cells.filter { cell in
             guard let status = lastStatus(of: cell.key) else { return true }
-            return status == .interrupted || (retryFailed && (status == .failed || status == .timeout))
+            return retryFailed && (status == .failed || status == .timeout)
         }
     }
 }

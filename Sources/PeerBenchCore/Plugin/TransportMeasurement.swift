@@ -56,7 +56,7 @@ public struct Delivery: Sendable, Codable, Equatable {
 
 /// Outcome of a cell, as written to the record's `status`.
 public enum CellStatus: String, Sendable, Codable, CaseIterable {
-    case ok, partial, timeout, failed, unsupported, interrupted
+    case ok, partial, timeout, failed, unsupported
 }
 
 extension TransportMeasurement {
