@@ -29,6 +29,20 @@ public enum ComparisonMetric: String, Sendable, CaseIterable, Codable {
         }
     }
 
+    /// Axis title with unit, for the report's figures.
+    public var title: String {
+        switch self {
+        case .throughputMbps: "throughput (Mbit/s)"
+        case .rttP50: "RTT p50 (ms)"
+        case .rttP99: "RTT p99 (ms)"
+        case .jitter: "jitter (ms)"
+        case .lossRatio: "loss ratio"
+        case .connectMs: "connect time (ms)"
+        case .uwbAvailability: "distance availability"
+        case .uwbErrorM: "p95 |distance error| (m)"
+        }
+    }
+
     /// Position in a record's flat value row.
     var index: Int { ComparisonMetric.allCases.firstIndex(of: self)! }
 

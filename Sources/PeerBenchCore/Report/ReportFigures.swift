@@ -4,13 +4,13 @@ public enum ReportFigures {
     public static func all(data: ReportData, document: ComparisonDocument) -> [ReportFigure] {
         [
             verdicts(document),
-            metricVsDistance(.throughput, name: "throughput-vs-distance", title: "Throughput vs distance", data: data, document: document),
+            metricVsDistance(.throughputMbps, name: "throughput-vs-distance", title: "Throughput vs distance", data: data, document: document),
             rttCDF(data),
             metricVsDistance(.rttP50, name: "rtt-vs-distance", title: "RTT (median of p50) vs distance", data: data, document: document),
-            metricVsDistance(.loss, name: "loss-vs-distance", title: "Loss vs distance", data: data, document: document),
-            metricVsDistance(.connect, name: "connect-time", title: "Connect time vs distance", data: data, document: document),
+            metricVsDistance(.lossRatio, name: "loss-vs-distance", title: "Loss vs distance", data: data, document: document),
+            metricVsDistance(.connectMs, name: "connect-time", title: "Connect time vs distance", data: data, document: document),
             metricVsDistance(.uwbAvailability, name: "uwb-availability", title: "UWB distance availability vs distance", data: data, document: document),
-            metricVsDistance(.uwbErrorP95, name: "uwb-error", title: "UWB distance error vs distance", data: data, document: document),
+            metricVsDistance(.uwbErrorM, name: "uwb-error", title: "UWB distance error vs distance", data: data, document: document),
             bulkSeries(data),
         ]
     }
@@ -59,7 +59,7 @@ public enum ReportFigures {
 
     /// One panel per environment, one line per transport: the median over usable
     /// repetitions, with the 95 % interval of the median as a band where there is one.
-    static func metricVsDistance(_ metric: ReportMetric, name: String, title: String, data: ReportData,
+    static func metricVsDistance(_ metric: ComparisonMetric, name: String, title: String, data: ReportData,
                                  document: ComparisonDocument) -> ReportFigure {
         let caption = "Median \(metric.title) over the usable repetitions of each cell, one panel per environment; the band is the 95 % confidence interval of the median where the repetitions allow one."
         var rows: [JSONValue] = []
