@@ -46,10 +46,7 @@ extension BaselineDocument {
                     let a = newGroups.okValues(newPoints, metric), b = oldGroups.okValues(oldPoints, metric)
                     tests.append((label, PairTest(a, b, alpha: alpha), b, a))
                 }
-                let family = tests.indices.filter { !tests[$0].test.insufficient && tests[$0].test.pValue != nil }
-                let adjusted = Holm.adjust(family.map { tests[$0].test.pValue! })
-                var pAdjusted = [Int: Double]()
-                for (k, i) in family.enumerated() { pAdjusted[i] = adjusted[k] }
+                let pAdjusted = PairTest.holmAdjusted(tests.map(\.test))
                 for (i, t) in tests.enumerated() {
                     let verdict: Verdict = switch t.test.direction(pAdjusted: pAdjusted[i], alpha: alpha, higherIsBetter: metric.higherIsBetter) {
                     case nil: .insufficient

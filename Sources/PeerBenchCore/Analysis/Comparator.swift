@@ -104,11 +104,7 @@ extension ComparisonDocument {
                 for (i, a) in present.enumerated() {
                     for b in present[(i + 1)...] { tests.append((a, b, PairTest(byMetric[a]!, byMetric[b]!, alpha: alpha))) }
                 }
-                // The Holm family: the pairs of this scenario x metric that can reach alpha at all.
-                let family = tests.indices.filter { !tests[$0].test.insufficient && tests[$0].test.pValue != nil }
-                let adjusted = Holm.adjust(family.map { tests[$0].test.pValue! })
-                var pAdjusted = [Int: Double]()
-                for (k, i) in family.enumerated() { pAdjusted[i] = adjusted[k] }
+                let pAdjusted = PairTest.holmAdjusted(tests.map(\.test))
                 for (i, t) in tests.enumerated() {
                     let verdict: Verdict = switch t.test.direction(pAdjusted: pAdjusted[i], alpha: alpha, higherIsBetter: metric.higherIsBetter) {
                     case nil: .insufficient

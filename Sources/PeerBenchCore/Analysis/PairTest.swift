@@ -57,3 +57,15 @@ struct PairTest: Sendable {
         return (d > 0) == higherIsBetter ? 1 : -1
     }
 }
+
+extension PairTest {
+    /// Holm-adjusted p-values by index into `tests`. The family is the tests that can
+    /// reach alpha at all (not insufficient, with a p-value); the others get none.
+    static func holmAdjusted(_ tests: [PairTest]) -> [Int: Double] {
+        let family = tests.indices.filter { !tests[$0].insufficient && tests[$0].pValue != nil }
+        let adjusted = Holm.adjust(family.map { tests[$0].pValue! })
+        var byIndex = [Int: Double]()
+        for (k, i) in family.enumerated() { byIndex[i] = adjusted[k] }
+        return byIndex
+    }
+}
