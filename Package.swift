@@ -82,6 +82,10 @@ let package = Package(
         // TLS 1.3 over TCP on GnuTLS; its own system-library module, apart from CNgtcp2.
         .systemLibrary(name: "CGnuTLS", pkgConfig: "gnutls", providers: [.apt(["libgnutls28-dev"])]),
         .target(name: "TLSTransport", dependencies: ["PeerBenchCore", "CGnuTLS"], swiftSettings: strict),
+        // Two real hosts: the TLS-PSK control channel, `serve`, the remote testbed, link inspection, DNS-SD.
+        .target(name: "RemoteLink", dependencies: ["PeerBenchCore", "CGnuTLS", "CPeerBenchSystem",
+                                                   .product(name: "Logging", package: "swift-log")],
+                swiftSettings: strict),
         // new-transport: new transport targets go above this line
 
         // `swift package new-transport NAME`: a thin command plugin driving the scaffold tool.
@@ -102,7 +106,7 @@ let package = Package(
             dependencies: [
                 "PeerBenchCore", "LinkEmulation",
                 "TCPTransport", "UDPTransport", "QUICTransport", "UWBRanging",
-                "ExecTransport", "TLSTransport",
+                "ExecTransport", "TLSTransport", "RemoteLink",
                 // new-transport: new transport modules go above this line
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -127,6 +131,7 @@ let package = Package(
         .testTarget(name: "PluginContractTests", dependencies: [
             "TransportTestSupport", "PeerBenchCore", "TCPTransport", "UDPTransport", "TLSTransport", "QUICTransport", "UWBRanging", "ExecTransport",
         ], exclude: ["Peers"]),
+        .testTarget(name: "RemoteLinkTests", dependencies: ["RemoteLink", "PeerBenchCore", "TransportTestSupport"]),
         // new-transport: new transport test targets go above this line
         .testTarget(name: "ScaffoldTests", dependencies: ["TransportScaffold"]),
     ]

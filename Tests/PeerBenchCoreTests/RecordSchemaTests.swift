@@ -22,6 +22,16 @@ import Testing
         #expect(RecordsCSV.row(Record.template).split(separator: ",", omittingEmptySubsequences: false).count == RecordsCSV.columns.count)
     }
 
+    /// Schema /3's sections are present in every new record: a static scenario and an
+    /// all-null cross-traffic object, so every record has the same keys.
+    @Test func aNewRecordHasAStaticScenarioAndNullCrossTraffic() throws {
+        let json = Fixtures.record("c1").json
+        #expect(json["scenario"]?["name"] == "static" && json["scenario"]?["kind"] == "static")
+        #expect(json["scenario"]?["stall_ms"] == .null && json["scenario"]?.objectValue?.keys.count == 9)
+        #expect(json["cross_traffic"]?.objectValue?.keys == ["service_class", "offered_mbps", "goodput_mbps"])
+        #expect(RecordsCSV.columns.contains("scenario.recover90_ms") && RecordsCSV.columns.contains("link.energy_mj.server"))
+    }
+
     @Test func everyTopLevelKeyIsWrittenEvenWhenNull() throws {
         var r = Fixtures.record("c1", status: .failed)
         r.rttMs = nil
@@ -30,7 +40,7 @@ import Testing
         let o = try #require(r.json.objectValue)
         #expect(o.keys == Record.topLevelKeys)
         #expect(o["rtt_ms"] == .null && o["payload"] == .null && o["error"] == .null)
-        #expect(r.json["link"]?.objectValue?.keys.count == 16)
+        #expect(r.json["link"]?.objectValue?.keys.count == 24)
     }
 
     @Test func aRecordSurvivesTheJournalLine() throws {
@@ -52,11 +62,18 @@ import Testing
         json["schema"] = "peerbench.record/1"
         json["rtt_loaded_ms"] = nil
         json["responsiveness_rpm"] = nil
+        json["scenario"] = nil
+        json["cross_traffic"] = nil
+        var link = try #require(json["link"]?.objectValue)
+        for key in ["peer_address", "interface", "path_mtu", "control_rtt_ms", "performance_mode", "service_class",
+                    "radio_on_fraction", "energy_mj"] { link[key] = nil }
+        json["link"] = .object(link)
         let old = try Record(json: .object(json))
         #expect(old.schema == "peerbench.record/1")
         #expect(old.rttLoadedMs == nil && old.responsivenessRpm == nil)
+        #expect(old.scenario == nil && old.crossTraffic == nil && old.link.pathMtu == nil)
         #expect(Record.readableSchemas.contains(old.schema))
-        #expect(Record.currentSchema == "peerbench.record/2")
+        #expect(Record.currentSchema == "peerbench.record/3")
     }
 
     @Test func aForeignLineIsNotARecordAndSaysWhy() throws {

@@ -1,6 +1,6 @@
 public import Foundation
 
-/// One finished cell, schema `peerbench.record/2` (docs/RECORDS.md documents every field).
+/// One finished cell, schema `peerbench.record/3` (docs/RECORDS.md documents every field).
 ///
 /// This type IS the schema: records.jsonl is its encoding, records.csv's columns are
 /// derived from it (`RecordsCSV`), and readers decode it. Every record has the same
@@ -8,12 +8,15 @@ public import Foundation
 /// (`encode(to:)` writes every key). To add a field, add it here: JSONL, CSV and the
 /// readers follow.
 public struct Record: Sendable, Equatable, Codable {
-    /// The schema this version writes. `/2` added `rtt_loaded_ms` and `responsiveness_rpm`.
-    public static let currentSchema = "peerbench.record/2"
-    /// The schemas this version reads: `/1` records are `/2` records without the keys
-    /// `/2` added (they read as `null`), so runs written before the bump can still be
-    /// resumed, merged and compared.
-    public static let readableSchemas: Set<String> = ["peerbench.record/1", "peerbench.record/2"]
+    /// The schema this version writes. `/2` added `rtt_loaded_ms` and `responsiveness_rpm`;
+    /// `/3` added the remote link's context (`link.peer_address` ... `link.control_rtt_ms`),
+    /// the platform's link choices (`link.performance_mode` ... `link.energy_mj`),
+    /// `scenario` and `cross_traffic`.
+    public static let currentSchema = "peerbench.record/3"
+    /// The schemas this version reads: older records are newer ones without the keys
+    /// added since (they read as `null`, `scenario` as `static`), so runs written before
+    /// a bump can still be resumed, merged and compared.
+    public static let readableSchemas: Set<String> = ["peerbench.record/1", "peerbench.record/2", "peerbench.record/3"]
 
     public var schema: String
     public var runID: String
@@ -41,6 +44,13 @@ public struct Record: Sendable, Equatable, Codable {
     public var jitterMs: Jitter
     public var throughputMbps: Double?
     public var delivery: DeliveryStats?
+    /// How the link changed during the cell and how the transport coped (`static`: no
+    /// change, figures null). Every record written since /3 has it; nil only when read
+    /// from an older schema.
+    public var scenario: Scenario?
+    /// The competing background flow of the bulk phase (matrix key `crossTraffic`): every
+    /// key null without one. nil only when read from a schema before /3.
+    public var crossTraffic: CrossTraffic?
     public var extra: JSONObject
 
     /// What the plugin measured, kept beside the record in memory for the raw samples
@@ -72,12 +82,30 @@ public struct Record: Sendable, Equatable, Codable {
         public var bytesDown: Int?
         public var dropsUp: Int?
         public var dropsDown: Int?
+        /// `remote` only: the server's address as the client reached it.
+        public var peerAddress: String?
+        /// `remote` only: the client's outgoing interface towards the peer.
+        public var interface: String?
+        /// `remote` only: the path MTU towards the peer, bytes.
+        public var pathMtu: Int?
+        /// `remote` only: the control channel's round trip measured just before the cell, ms.
+        public var controlRttMs: Double?
+        /// Wi-Fi performance mode the cell ran with (`bulk`, `realtime`).
+        public var performanceMode: String?
+        /// Traffic service class (`background`, `bestEffort`, `interactiveVideo`, `interactiveVoice`).
+        public var serviceClass: String?
+        /// Fraction of the cell the radio was awake, per end (from the energy model).
+        public var radioOnFraction: EndPair?
+        /// Estimated radio energy of the cell per end, millijoules (from the energy model, not measured).
+        public var energyMj: EndPair?
 
         enum CodingKeys: String, CodingKey {
             case mode, delayMs = "delay_ms", jitterMs = "jitter_ms", lossPercent = "loss_percent", rateMbps = "rate_mbps", mtu
             case rssiDbm = "rssi_dbm", snrDb = "snr_db", mcs, phyRateMbps = "phy_rate_mbps", packetsUp = "packets_up"
             case packetsDown = "packets_down", bytesUp = "bytes_up", bytesDown = "bytes_down", dropsUp = "drops_up"
-            case dropsDown = "drops_down"
+            case dropsDown = "drops_down", peerAddress = "peer_address", interface, pathMtu = "path_mtu"
+            case controlRttMs = "control_rtt_ms", performanceMode = "performance_mode", serviceClass = "service_class"
+            case radioOnFraction = "radio_on_fraction", energyMj = "energy_mj"
         }
     }
 
@@ -151,6 +179,8 @@ public struct Record: Sendable, Equatable, Codable {
                          phyRateMbps: link.phyRateMbps, packetsUp: counters?.packetsUp, packetsDown: counters?.packetsDown,
                          bytesUp: counters?.bytesUp, bytesDown: counters?.bytesDown, dropsUp: counters?.dropsUp,
                          dropsDown: counters?.dropsDown)
+        scenario = .static
+        crossTraffic = CrossTraffic()
         self.status = status
         self.error = error
         self.startedAt = Record.rfc3339(startedAt)
@@ -208,7 +238,7 @@ public struct Record: Sendable, Equatable, Codable {
         case distanceLabel = "distance_label", payload, link, status, error, startedAt = "started_at", connectMs = "connect_ms"
         case bulkSeconds = "bulk_seconds", totalSeconds = "total_seconds", rttMs = "rtt_ms", rttLoadedMs = "rtt_loaded_ms"
         case responsivenessRpm = "responsiveness_rpm", jitterMs = "jitter_ms"
-        case throughputMbps = "throughput_mbps", delivery, extra
+        case throughputMbps = "throughput_mbps", delivery, scenario, crossTraffic = "cross_traffic", extra
     }
 
     public static func rfc3339(_ date: Date) -> String {

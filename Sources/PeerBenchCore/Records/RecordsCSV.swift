@@ -61,9 +61,12 @@ extension Record {
         m.rttNanos = [0]
         m.rttLoadedNanos = [0]
         m.delivery = Delivery(sentMessages: 0, receivedMessages: 0, sentBytes: 0, receivedBytes: 0)
-        return Record(runID: "", cell: cell, link: ResolvedLink(environment: "", distanceMeters: nil, distanceLabel: ""),
-                      linkMode: .none, counters: nil, status: .ok, error: nil, startedAt: .init(timeIntervalSince1970: 0),
-                      totalSeconds: 0, measurement: m)
+        var r = Record(runID: "", cell: cell, link: ResolvedLink(environment: "", distanceMeters: nil, distanceLabel: ""),
+                       linkMode: .none, counters: nil, status: .ok, error: nil, startedAt: .init(timeIntervalSince1970: 0),
+                       totalSeconds: 0, measurement: m)
+        r.link.radioOnFraction = EndPair(client: nil, server: nil)
+        r.link.energyMj = EndPair(client: nil, server: nil)
+        return r
     }()
 }
 

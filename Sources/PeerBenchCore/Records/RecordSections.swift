@@ -1,0 +1,72 @@
+/// The record's sections added by schema /3 (docs/RECORDS.md): a value per end of the
+/// link, the scenario's figures and the competing flow's.
+extension Record {
+    /// One figure for each end of the link.
+    public struct EndPair: Sendable, Equatable, Codable {
+        public var client: Double?
+        public var server: Double?
+        public init(client: Double?, server: Double?) {
+            self.client = client
+            self.server = server
+        }
+    }
+
+    /// How the link changed during the cell (matrix dimension `scenarios`) and how the
+    /// transport noticed and recovered. `name` and `kind` are `static` for a cell whose
+    /// link does not change; every figure is then null.
+    public struct Scenario: Sendable, Equatable, Codable {
+        public var name: String
+        public var kind: String
+        /// Longest gap in bytes received during the bulk phase, ms.
+        public var stallMs: Double?
+        /// From the start of the event to the transport's declaring the peer dead, ms.
+        public var detectMs: Double?
+        /// From the link's return to the first byte received, ms.
+        public var recoverMs: Double?
+        /// From the link's return until throughput is back to 90 % of before, ms.
+        public var recover90Ms: Double?
+        /// Whether the connection outlived the event (false: it died or was re-made).
+        public var survived: Bool?
+        public var reconnects: Int?
+        /// Bytes the receiver got while the event lasted.
+        public var bytesDuringEvent: Int?
+
+        public init(name: String, kind: String, stallMs: Double? = nil, detectMs: Double? = nil, recoverMs: Double? = nil,
+                    recover90Ms: Double? = nil, survived: Bool? = nil, reconnects: Int? = nil, bytesDuringEvent: Int? = nil) {
+            self.name = name
+            self.kind = kind
+            self.stallMs = stallMs
+            self.detectMs = detectMs
+            self.recoverMs = recoverMs
+            self.recover90Ms = recover90Ms
+            self.survived = survived
+            self.reconnects = reconnects
+            self.bytesDuringEvent = bytesDuringEvent
+        }
+
+        public static let `static` = Scenario(name: "static", kind: "static")
+
+        enum CodingKeys: String, CodingKey {
+            case name, kind, stallMs = "stall_ms", detectMs = "detect_ms", recoverMs = "recover_ms", recover90Ms = "recover90_ms"
+            case survived, reconnects, bytesDuringEvent = "bytes_during_event"
+        }
+    }
+
+    /// The background flow that competed with the cell's bulk phase.
+    public struct CrossTraffic: Sendable, Equatable, Codable {
+        public var serviceClass: String?
+        /// nil for a saturating flow (it offers as much as the link takes) or no flow.
+        public var offeredMbps: Double?
+        public var goodputMbps: Double?
+
+        public init(serviceClass: String? = nil, offeredMbps: Double? = nil, goodputMbps: Double? = nil) {
+            self.serviceClass = serviceClass
+            self.offeredMbps = offeredMbps
+            self.goodputMbps = goodputMbps
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case serviceClass = "service_class", offeredMbps = "offered_mbps", goodputMbps = "goodput_mbps"
+        }
+    }
+}
