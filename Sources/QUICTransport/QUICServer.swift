@@ -33,9 +33,9 @@ final class QUICServerLoop: @unchecked Sendable {
     private let logger: Logger
 
     /// Binds on `host` port 0. Call inside the server endpoint (its network namespace).
-    init(host: String, config: QUICConfiguration, token: CellToken, logger: Logger) throws {
+    init(host: String, config: QUICConfiguration, token: CellToken, logger: Logger, serviceClass: ServiceClass) throws {
         let bindAddress = SocketAddress(host: host, port: 0)
-        channel = try UDPChannel(family: bindAddress.family)
+        channel = try UDPChannel(family: bindAddress.family, serviceClass: serviceClass)
         try channel.socket.bind(bindAddress)
         address = try channel.socket.localAddress()
         local = try SockAddrBox(address)

@@ -64,7 +64,10 @@ extension Matrix {
     /// A cell's id: 16 hex digits of FNV-1a over its canonical parameters.
     public static func cellID(environment: EnvironmentSpec, distance: DistanceSpec, payload: Payload?, transport: TransportSpec) -> String {
         let p = payload.map { "\($0.count)x\($0.size)" } ?? "-"
-        return StableHash.hex([environment.json.compactText, distance.label, p, transport.plugin, transport.label,
-                               transport.effectiveOptions.compactText].joined(separator: "|"))
+        var parts = [environment.json.compactText, distance.label, p, transport.plugin, transport.label,
+                     transport.effectiveOptions.compactText]
+        // Only when written: the ids of matrices without `wifi` stay what they were.
+        if let wifi = transport.wifi { parts.append(wifi.canonicalText) }
+        return StableHash.hex(parts.joined(separator: "|"))
     }
 }

@@ -32,6 +32,12 @@ public struct TransportSpec: Sendable, Codable, Hashable {
     public var usesPayload: Bool
     /// Index in the matrix's `transports` array, for error messages.
     public var index: Int
+    /// The entry's `wifi` object (performance mode, service class); nil when absent,
+    /// which runs with `WifiSettings.default`.
+    public var wifi: WifiSettings? = nil
+
+    /// What the cell runs with: the entry's `wifi`, or the platform's defaults.
+    public var effectiveWifi: WifiSettings { wifi ?? .default }
 }
 
 /// A surrounding: a built-in radio environment, an inline radio profile, or fixed
@@ -64,6 +70,6 @@ public enum DistanceSpec: Sendable, Hashable {
 
 extension TransportSpec {
     enum CodingKeys: String, CodingKey {
-        case plugin, label, options, effectiveOptions = "effective_options", usesPayload = "uses_payload", index
+        case plugin, label, options, effectiveOptions = "effective_options", usesPayload = "uses_payload", index, wifi
     }
 }

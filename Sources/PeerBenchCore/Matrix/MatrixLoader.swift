@@ -14,7 +14,7 @@ public struct MatrixLoader: Sendable {
     static let topLevelKeys = ["name", "repetitions", "rttProbes", "cellTimeoutSeconds", "seed", "order", "transports", "matrix"]
     static let matrixKeys = ["environments", "distances", "payloads"]
     static let payloadKeys = ["counts", "sizes"]
-    static let transportKeys = ["plugin", "label", "options"]
+    static let transportKeys = ["plugin", "label", "options", "wifi"]
     static let fixedLinkKeys = ["delayMs", "jitterMs", "lossPercent", "rateMbps", "mtu"]
 
     /// What a matrix may hold at most. A matrix is a plan a person writes; these bound
@@ -96,7 +96,7 @@ extension Matrix {
 }
 
 /// Accumulates problems while walking the document.
-private struct Validator {
+struct Validator {
     let loader: MatrixLoader
     var problems: [InputProblem] = []
 
@@ -319,7 +319,8 @@ private struct Validator {
                     }
                 }
                 out.append(TransportSpec(plugin: type(of: plugin).descriptor.name, label: label, options: o["options"],
-                                         effectiveOptions: effective, usesPayload: usesPayload, index: i))
+                                         effectiveOptions: effective, usesPayload: usesPayload, index: i,
+                                         wifi: wifi(o["wifi"], p.key("wifi"))))
             } catch let error as InputError {
                 problems += error.problems.map { var q = $0; if q.path == nil { q.path = p.description }; return q }
             } catch {

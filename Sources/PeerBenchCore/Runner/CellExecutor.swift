@@ -38,11 +38,14 @@ public struct CellExecutor: Sendable {
     /// Runs `cell` over `link` and returns its record. Never throws: every failure
     /// becomes a record with status `failed` or `timeout` and the error's text.
     public func run(_ cell: Cell, link: ResolvedLink, runID: String) async -> Record {
+        let link = link.adapted(to: cell.transport.effectiveWifi)
         let startedAt = Date()
         let t0 = MonotonicClock.now()
         func record(_ status: CellStatus, _ error: String?, _ m: TransportMeasurement? = nil, counters: LinkCounters? = nil) -> Record {
-            Record(runID: runID, cell: cell, link: link, linkMode: testbed.mode, counters: counters, status: status, error: error,
-                   startedAt: startedAt, totalSeconds: Double(MonotonicClock.elapsed(since: t0)) / 1e9, measurement: m)
+            var r = Record(runID: runID, cell: cell, link: link, linkMode: testbed.mode, counters: counters, status: status, error: error,
+                           startedAt: startedAt, totalSeconds: Double(MonotonicClock.elapsed(since: t0)) / 1e9, measurement: m)
+            r.fillWifi(cell.transport.effectiveWifi)
+            return r
         }
         guard link.connected else {
             return record(.failed, "no radio link at \(cell.distance.label) m in \(link.environment)"
