@@ -10,11 +10,14 @@ public struct Cell: Sendable, Hashable {
     public var distance: DistanceSpec
     /// nil for plugins that do not use payloads.
     public var payload: Payload?
+    /// The flow competing with this cell (`crossTraffic`); nil = none.
+    public var crossTraffic: CrossTrafficSpec? = nil
 
     /// A short human description: `tcp-nodelay · forest · 10 m · 100x128 B`.
     public var summary: String {
         var parts = [transport.label, environment.name, distance == .max ? "max" : "\(distance.label) m"]
         if let p = payload { parts.append("\(p.count)x\(p.size) B") }
+        if let c = crossTraffic { parts.append("cross \(c)") }
         if repetition > 1 { parts.append("rep \(repetition)") }
         return parts.joined(separator: " · ")
     }
@@ -45,14 +48,16 @@ extension Matrix {
             for env in environments {
                 for dist in distances {
                     for (pi, payload) in payloads.enumerated() {
+                        for cross in crossTraffic {
                         for t in transports {
                             if !t.usesPayload && pi > 0 { continue }
                             let p = t.usesPayload ? payload : nil
-                            let id = Matrix.cellID(environment: env, distance: dist, payload: p, transport: t)
+                            let id = Matrix.cellID(environment: env, distance: dist, payload: p, transport: t, crossTraffic: cross)
                             // 53 bits, so the seed survives JSON (a double) exactly.
                             let cellSeed = StableHash.mix(s ^ StableHash.fnv1a64(id) ^ StableHash.mix(UInt64(rep))) & (1 << 53 - 1)
                             out.append(Cell(id: id, repetition: rep, seed: cellSeed, transport: t, environment: env,
-                                            distance: dist, payload: p))
+                                            distance: dist, payload: p, crossTraffic: cross))
+                        }
                         }
                     }
                 }
@@ -62,12 +67,14 @@ extension Matrix {
     }
 
     /// A cell's id: 16 hex digits of FNV-1a over its canonical parameters.
-    public static func cellID(environment: EnvironmentSpec, distance: DistanceSpec, payload: Payload?, transport: TransportSpec) -> String {
+    public static func cellID(environment: EnvironmentSpec, distance: DistanceSpec, payload: Payload?, transport: TransportSpec,
+                              crossTraffic: CrossTrafficSpec? = nil) -> String {
         let p = payload.map { "\($0.count)x\($0.size)" } ?? "-"
         var parts = [environment.json.compactText, distance.label, p, transport.plugin, transport.label,
                      transport.effectiveOptions.compactText]
         // Only when written: the ids of matrices without `wifi` stay what they were.
         if let wifi = transport.wifi { parts.append(wifi.canonicalText) }
+        if let crossTraffic { parts.append(crossTraffic.canonicalText) }
         return StableHash.hex(parts.joined(separator: "|"))
     }
 }

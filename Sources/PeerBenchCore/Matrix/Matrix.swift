@@ -11,6 +11,9 @@ public struct Matrix: Sendable {
     public var distances: [DistanceSpec]
     public var counts: [Int]
     public var sizes: [Int]
+    /// The competing-flow variants each cell runs with (`crossTraffic`); nil = none.
+    /// `[nil]` when the matrix has no `crossTraffic`.
+    public var crossTraffic: [CrossTrafficSpec?] = [nil]
     /// The document as read, for the manifest; `hash` identifies it.
     public var document: JSONValue
 

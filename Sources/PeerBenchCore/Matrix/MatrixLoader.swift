@@ -11,7 +11,7 @@ public struct MatrixLoader: Sendable {
         self.linkModel = linkModel
     }
 
-    static let topLevelKeys = ["name", "repetitions", "rttProbes", "cellTimeoutSeconds", "seed", "order", "transports", "matrix"]
+    static let topLevelKeys = ["name", "repetitions", "rttProbes", "cellTimeoutSeconds", "seed", "order", "transports", "matrix", "crossTraffic"]
     static let matrixKeys = ["environments", "distances", "payloads"]
     static let payloadKeys = ["counts", "sizes"]
     static let transportKeys = ["plugin", "label", "options", "wifi"]
@@ -80,7 +80,8 @@ extension Matrix {
     /// expanding it. A plugin that ignores payloads runs once per environment x distance.
     public func cellCount(repetitions reps: Int? = nil) -> Int {
         let withPayload = transports.filter(\.usesPayload).count
-        return Matrix.cellCount(repetitions: reps ?? repetitions, environments: environments.count, distances: distances.count,
+        // Each cross-traffic variant runs the whole block again, like a repetition.
+        return Matrix.cellCount(repetitions: (reps ?? repetitions) * crossTraffic.count, environments: environments.count, distances: distances.count,
                                 payloads: counts.count * sizes.count, transportsWithPayload: withPayload,
                                 transportsWithout: transports.count - withPayload)
     }
@@ -158,6 +159,7 @@ struct Validator {
         let sizes = positiveInts(po?["sizes"], pp.key("sizes"), what: "message size in bytes", max: 64 << 20)
 
         let transports = transportList(top["transports"], root.key("transports"), sizes: sizes, counts: counts)
+        let cross = crossTraffic(top["crossTraffic"], root.key("crossTraffic"))
         guard problems.isEmpty else { return nil }
         // Counted, not expanded: the check costs the same for 10 cells and 10 million.
         let withPayload = transports.filter(\.usesPayload).count
@@ -166,7 +168,7 @@ struct Validator {
             (mp.key("distances"), "distances", distances.count), (pp.key("counts"), "counts", counts.count),
             (pp.key("sizes"), "sizes", sizes.count), (root.key("transports"), "transports", transports.count),
         ]
-        let total = Matrix.cellCount(repetitions: repetitions, environments: environments.count, distances: distances.count,
+        let total = Matrix.cellCount(repetitions: repetitions * cross.count, environments: environments.count, distances: distances.count,
                                      payloads: counts.count * sizes.count, transportsWithPayload: withPayload,
                                      transportsWithout: transports.count - withPayload)
         if total > MatrixLoader.Limits.cells {
@@ -176,7 +178,7 @@ struct Validator {
         }
         return Matrix(name: name, repetitions: repetitions, rttProbes: rttProbes, cellTimeoutSeconds: timeout, seed: seed,
                       transports: transports, environments: environments, distances: distances,
-                      counts: counts, sizes: sizes, document: doc)
+                      counts: counts, sizes: sizes, crossTraffic: cross, document: doc)
     }
 
     /// The entries of a list, or none when it is too long: entries of an over-long list

@@ -41,10 +41,12 @@ public struct CellExecutor: Sendable {
         let link = link.adapted(to: cell.transport.effectiveWifi)
         let startedAt = Date()
         let t0 = MonotonicClock.now()
+        var cross: Record.CrossTraffic?
         func record(_ status: CellStatus, _ error: String?, _ m: TransportMeasurement? = nil, counters: LinkCounters? = nil) -> Record {
             var r = Record(runID: runID, cell: cell, link: link, linkMode: testbed.mode, counters: counters, status: status, error: error,
                            startedAt: startedAt, totalSeconds: Double(MonotonicClock.elapsed(since: t0)) / 1e9, measurement: m)
             r.fillWifi(cell.transport.effectiveWifi)
+            if let cross { r.crossTraffic = cross }
             return r
         }
         guard link.connected else {
@@ -52,7 +54,8 @@ public struct CellExecutor: Sendable {
                 + (link.snrDb.map { String(format: " (median SNR %.1f dB is below the MCS 0 threshold)", $0) } ?? "")
                 + "; cell not run")
         }
-        let outcome = await perform(cell, link: link, t0: t0)
+        let outcome: PluginSession.Outcome
+        (outcome, cross) = await perform(cell, link: link, t0: t0)
         let counters = testbed.counters()
         switch outcome {
         case .measured(let m): return record(m.status, m.error, m, counters: counters)
@@ -61,7 +64,9 @@ public struct CellExecutor: Sendable {
         }
     }
 
-    private func perform(_ cell: Cell, link: ResolvedLink, t0: UInt64) async -> PluginSession.Outcome {
+    /// Sets up the link, starts the cell's competing flow (if any), runs the plugin part
+    /// and stops the flow again.
+    private func perform(_ cell: Cell, link: ResolvedLink, t0: UInt64) async -> (PluginSession.Outcome, Record.CrossTraffic?) {
         // The testbed (namespaces, emulator threads, counters) always lives here, in the
         // runner; only the plugin's server and client move into the worker.
         let testbed = self.testbed
@@ -71,10 +76,20 @@ public struct CellExecutor: Sendable {
                 try await testbed.configure(link, seed: cell.seed)
             }
         } catch let e as DeadlineExceeded {
-            return .timedOut("setting up the link: \(e.description)")
+            return (.timedOut("setting up the link: \(e.description)"), nil)
         } catch {
-            return .failed("setting up the link: \(error)")
+            return (.failed("setting up the link: \(error)"), nil)
         }
+        let flow: CrossTrafficFlow?
+        do { flow = try await startCrossTraffic(cell, link: link, endpoints: endpoints) } catch {
+            return (.failed("starting the cross traffic (\(cell.crossTraffic!)): \(error)"), nil)
+        }
+        let outcome = await runPlugin(cell, link: link, endpoints: endpoints, t0: t0)
+        return (outcome, flow?.finish())
+    }
+
+    private func runPlugin(_ cell: Cell, link: ResolvedLink, endpoints: (client: Endpoint, server: Endpoint),
+                           t0: UInt64) async -> PluginSession.Outcome {
         let remaining = max(0.001, timeoutSeconds - Double(MonotonicClock.elapsed(since: t0)) / 1e9)
         let seed = CellContextSeed(cellID: cell.id, repetition: cell.repetition, seed: cell.seed, payload: cell.payload, rttProbes: rttProbes)
         guard let worker else {
