@@ -46,6 +46,7 @@ public struct CellExecutor: Sendable {
             var r = Record(runID: runID, cell: cell, link: link, linkMode: testbed.mode, counters: counters, status: status, error: error,
                            startedAt: startedAt, totalSeconds: Double(MonotonicClock.elapsed(since: t0)) / 1e9, measurement: m)
             r.fillWifi(cell.transport.effectiveWifi)
+            r.fillEnergy(link: link, mode: cell.transport.effectiveWifi.performanceMode, counters: counters, seconds: r.totalSeconds)
             if let cross { r.crossTraffic = cross }
             return r
         }
