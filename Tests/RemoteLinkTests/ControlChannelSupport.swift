@@ -12,7 +12,7 @@ final class LoopbackListener: Sendable {
         socket = try Socket(family: AF_INET, type: Int32(SOCK_STREAM.rawValue))
         try socket.setReuseAddress()
         try socket.bind(SocketAddress(host: "127.0.0.1", port: 0))
-        try socket.listen()
+        try socket.listen(backlog: 128)
         address = try socket.localAddress()
     }
 
