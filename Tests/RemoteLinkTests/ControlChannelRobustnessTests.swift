@@ -93,4 +93,39 @@ import Testing
         #expect(try gone.value())
         #expect(secondsSince(closing) < 2)
     }
+
+    @Test func oneThreadSendsWhileAnotherReceivesInBothDirections() throws {
+        let key = try testKey()
+        let listener = try LoopbackListener()
+        let accepted = Background { try ControlChannel.accept(try listener.acceptConnection(), key: key, handshakeTimeoutSeconds: 5) }
+        let client = try ControlChannel.connect(to: listener.address, key: key, timeoutSeconds: 5)
+        let server = try accepted.value()
+        defer { client.close(); server.close() }
+        let count = 500
+        let blob = String(repeating: "z", count: 3_000)
+        func sender(_ channel: ControlChannel, _ make: @escaping @Sendable (Int) -> ControlMessage) -> Background<Void> {
+            Background { for i in 0..<count { try channel.send(make(i)) } }
+        }
+        func receiver(_ channel: ControlChannel) -> Background<[Int]> {
+            Background {
+                var seen: [Int] = []
+                for _ in 0..<count {
+                    switch try channel.receive(timeoutSeconds: 20) {
+                    case .cellRequest(let v), .serverResult(let v): seen.append(v["i"]?.intValue ?? -1)
+                    default: seen.append(-2)
+                    }
+                }
+                return seen
+            }
+        }
+        let start = MonotonicClock.now()
+        let up = sender(client) { .cellRequest(["i": .number(Double($0)), "blob": .string(blob)]) }
+        let down = sender(server) { .serverResult(["i": .number(Double($0)), "blob": .string(blob)]) }
+        let atServer = receiver(server), atClient = receiver(client)
+        #expect(try atServer.value() == Array(0..<count))
+        #expect(try atClient.value() == Array(0..<count))
+        try up.value()
+        try down.value()
+        print("control full duplex: 2 x \(count) messages of ~3 kB in \(String(format: "%.2f", secondsSince(start))) s")
+    }
 }

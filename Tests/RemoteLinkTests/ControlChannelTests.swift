@@ -26,8 +26,10 @@ import Testing
                 }
             }
         }
+        let connecting = MonotonicClock.now()
         let client = try ControlChannel.connect(to: listener.address, key: key, timeoutSeconds: 5)
         defer { client.close() }
+        print("control channel: TCP connect + TLS 1.3 PSK handshake on loopback in \(String(format: "%.2f", secondsSince(connecting) * 1000)) ms")
         #expect(client.negotiated.version == "TLS1.3")
         #expect(["ECDHE-PSK", "DHE-PSK"].contains(client.negotiated.keyExchange), "\(client.negotiated)")
         #expect(client.negotiated.isTLS13 && client.negotiated.isDiffieHellmanPSK)
@@ -37,6 +39,7 @@ import Testing
         #expect(try client.receive(timeoutSeconds: 5) == .hello(.init(protocolVersions: [1], softwareVersion: "server", plugins: ["tcp", "udp"])))
         // Pings are answered by the peer's receive itself.
         let rtt = try client.measureRTT(probes: 5)
+        print("control channel: loopback RTT (median of 5 PING/PONG) \(String(format: "%.3f", rtt)) ms")
         #expect(rtt > 0 && rtt < 500, "loopback control RTT: \(rtt) ms")
         for i in 0..<20 {
             let request: JSONValue = ["cell": .number(Double(i)), "blob": .string(String(repeating: "x", count: i * 1_000))]
