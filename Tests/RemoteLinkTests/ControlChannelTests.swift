@@ -94,6 +94,18 @@ import Testing
         #expect(server.error() is ControlChannelError)
     }
 
+    @Test func aSessionWithoutDiffieHellmanIsDroppedEvenIfBothPrioritiesAllowIt() throws {
+        let key = try testKey()
+        let listener = try LoopbackListener()
+        let plain = "NORMAL:-VERS-ALL:+VERS-TLS1.3:-KX-ALL:+PSK"
+        let server = Background {
+            try ControlChannel.accept(try listener.acceptConnection(), key: key, handshakeTimeoutSeconds: 5, priority: plain)
+        }
+        let expected = ControlChannelError.failed("the handshake negotiated TLS1.3 with PSK; only TLS 1.3 with ECDHE-PSK or DHE-PSK is allowed")
+        #expect(throws: expected) { _ = try ControlChannel.connect(to: listener.address, key: key, timeoutSeconds: 5, priority: plain) }
+        #expect(server.error() as? ControlChannelError == expected)
+    }
+
     @Test func garbageInsteadOfAClientHelloGetsAtMostAnAlert() throws {
         let key = try testKey()
         let listener = try LoopbackListener()
