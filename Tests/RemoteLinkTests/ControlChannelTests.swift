@@ -185,6 +185,22 @@ import Testing
         serverChannel.close()
     }
 
+    @Test func worksOverIPv6() throws {
+        let key = try testKey()
+        let listener = try LoopbackListener(host: "::1")
+        let server = Background { () throws -> (SocketAddress, ControlMessage) in
+            let channel = try ControlChannel.accept(try listener.acceptConnection(), key: key, handshakeTimeoutSeconds: 5)
+            defer { channel.close() }
+            return (channel.peer, try channel.receive(timeoutSeconds: 5))
+        }
+        let client = try ControlChannel.connect(to: listener.address, key: key, timeoutSeconds: 5)
+        defer { client.close() }
+        try client.send(.bye)
+        let (peer, message) = try server.value()
+        #expect(peer.host == "::1" && peer.isIPv6 && message == .bye)
+        #expect("\(client.peer)" == "[::1]:\(listener.address.port)")
+    }
+
     @Test func connectingToNothingFailsClearly() throws {
         let listener = try LoopbackListener()
         let address = listener.address
