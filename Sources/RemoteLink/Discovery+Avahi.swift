@@ -51,6 +51,15 @@ extension Discovery {
         return found
     }
 
+    /// What `run --peer TEXT` connects to: TEXT itself, or for `auto` / `auto:NAME` the
+    /// instance DNS-SD finds, as `HOST:PORT`.
+    public static func resolvePeerOption(_ text: String, timeoutSeconds: Double = 3, systemBus: String? = nil) throws(DiscoveryError) -> String {
+        switch PeerSpec(text) {
+        case .address(let address): return address
+        case .auto(let name): return try find(name: name, timeoutSeconds: timeoutSeconds, systemBus: systemBus).endpoint
+        }
+    }
+
     /// `--peer auto[:NAME]`: browses and picks the named or only instance.
     public static func find(name: String?, timeoutSeconds: Double = 3, systemBus: String? = nil) throws(DiscoveryError) -> DiscoveredPeer {
         try pick(browse(name: name, timeoutSeconds: timeoutSeconds, systemBus: systemBus), name: name)

@@ -87,6 +87,9 @@ final class AvahiInNamespace: @unchecked Sendable {
         #expect(error?.description == "2 peerbench servers found by DNS-SD: \"pbl bench #1\", \"pbl other\"; choose one with --peer auto:NAME"
                 || error?.description == "2 peerbench servers found by DNS-SD: \"pbl other\", \"pbl bench #1\"; choose one with --peer auto:NAME")
         #expect(try Discovery.find(name: "pbl other", timeoutSeconds: 4, systemBus: client.systemBus).port == 7_412)
+        // What `run --peer` then connects to.
+        #expect(try Discovery.resolvePeerOption("auto:pbl other", systemBus: client.systemBus) == "\(VethPair.serverAddress):7412")
+        #expect(try Discovery.resolvePeerOption("10.9.9.9:7400", systemBus: client.systemBus) == "10.9.9.9:7400")
 
         // Withdrawn records go away (Avahi sends goodbyes): then none is found.
         ad.stop()
