@@ -63,7 +63,8 @@ public struct FieldPrompter: Sendable {
         output("peerbench: place the peer at \(site), press Enter (s: skip these \(cells) cell\(cells == 1 ? "" : "s"), q: stop; resume later)")
         while true {
             guard let line = input.readLine(stop: stop) else {
-                output("peerbench: no answer (end of input): stopping")
+                // After Ctrl-C the interrupt handler says what happens; only a closed input needs saying.
+                if !stop() { output("peerbench: no answer (end of input): stopping") }
                 return .quit
             }
             switch line.trimmingCharacters(in: .whitespaces).lowercased() {
