@@ -73,6 +73,7 @@ struct RunSetup {
         let folder = c.resume ?? c.out ?? "OUT"
         var cmd = ["peerbench", "run", matrixPath, "--resume", folder]
         if c.isolation != .process { cmd += ["--isolation", c.isolation.rawValue] }
+        if c.field.interactive { cmd += ["--interactive"] }
         return RunSetup(plan: plan, dir: dir, runID: runID,
                         linkMode: options.link, pending: pending, alreadyRecorded: plan.cells.count - pending.count,
                         warnings: warnings, previous: previous, resumeCommand: cmd.map(shellQuoted).joined(separator: " "))
