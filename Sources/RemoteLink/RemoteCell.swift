@@ -60,10 +60,10 @@ public enum RemoteCell {
     public struct Ready: Sendable, Codable, Equatable {
         public var port: UInt16
         public var hello: JSONObject
-        /// serve's view of the link just before the cell (`LinkInspection`), when it has one.
-        public var link: JSONValue?
+        /// serve's interface just before the cell (`LinkInspection`), when it found the route.
+        public var link: InterfaceSnapshot?
 
-        public init(port: UInt16, hello: JSONObject, link: JSONValue? = nil) {
+        public init(port: UInt16, hello: JSONObject, link: InterfaceSnapshot? = nil) {
             self.port = port
             self.hello = hello
             self.link = link
@@ -78,10 +78,10 @@ public enum RemoteCell {
         public var error: String?
         /// Seconds from SERVER_READY to the end of the server's session.
         public var seconds: Double
-        /// serve's view of the link just after the cell, when it has one.
-        public var link: JSONValue?
+        /// serve's interface just after the cell, when it found the route.
+        public var link: InterfaceSnapshot?
 
-        public init(status: String, error: String? = nil, seconds: Double, link: JSONValue? = nil) {
+        public init(status: String, error: String? = nil, seconds: Double, link: InterfaceSnapshot? = nil) {
             self.status = status
             self.error = error
             self.seconds = seconds
