@@ -90,10 +90,10 @@ struct RunCommand: AsyncParsableCommand {
     func validate() throws {
         if let r = repetitions, r < 1 { throw ValidationError("--repetitions must be at least 1, got \(r)") }
         if let t = cellTimeout, !(t > 0) { throw ValidationError("--cell-timeout must be a number of seconds above 0, got \(t)") }
-        if intendedLink == .remote {
+        if intendedLink == .remote && !dryRun {
             if peer == nil { throw ValidationError("--link remote needs --peer HOST[:PORT], the host running 'peerbench serve'") }
             if pskFile == nil { throw ValidationError("--link remote needs --psk-file FILE, the key 'peerbench serve' was started with") }
-        } else if peer != nil || pskFile != nil {
+        } else if intendedLink != .remote && (peer != nil || pskFile != nil) {
             throw ValidationError("--peer and --psk-file are for --link remote (this run's link is \(intendedLink.rawValue))")
         }
         if let t = transports, t.split(separator: ",").isEmpty { throw ValidationError("--transports needs at least one label") }

@@ -15,28 +15,28 @@ struct ServeCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "Address and port of the control channel, ADDR[:PORT] or [IPv6]:PORT (default 0.0.0.0:\(ServeLimits.defaultPort)).")
+    @Option(help: "Address and port of the control channel, ADDR[:PORT] or [IPv6]:PORT (port \(ServeLimits.defaultPort) when left out).")
     var listen: String = "0.0.0.0:\(ServeLimits.defaultPort)"
 
     @Option(name: .customLong("psk-file"), help: "The pre-shared key file ('peerbench psk new FILE'); the client must hold the same.")
     var pskFile: String
 
-    @Option(name: .customLong("data-ports"), help: "Ports the cells' servers bind to, LOW-HIGH (default \(ServeLimits.defaultDataPorts.lowerBound)-\(ServeLimits.defaultDataPorts.upperBound)); open only during a cell.")
+    @Option(name: .customLong("data-ports"), help: "Ports the cells' servers bind to, LOW-HIGH; each is open only during its cell and only to the authenticated client.")
     var dataPorts: String = "\(ServeLimits.defaultDataPorts.lowerBound)-\(ServeLimits.defaultDataPorts.upperBound)"
 
     @Flag(help: "Serve one session, then exit.")
     var once = false
 
-    @Option(name: .customLong("idle-timeout"), help: "Seconds a session may stay silent between cells before it is closed (default \(Int(ServeLimits().idleTimeoutSeconds))).")
+    @Option(name: .customLong("idle-timeout"), help: "Seconds a session may stay silent between cells before it is closed.")
     var idleTimeout: Double = ServeLimits().idleTimeoutSeconds
 
-    @Option(name: .customLong("max-cell-seconds"), help: "The longest cell timeout accepted (default \(Int(ServeLimits().maxCellSeconds))).")
+    @Option(name: .customLong("max-cell-seconds"), help: "The longest cell timeout accepted, seconds; longer cells are refused.")
     var maxCellSeconds: Double = ServeLimits().maxCellSeconds
 
-    @Option(name: .customLong("max-payload-bytes"), help: "The largest bulk phase (count x size) accepted per cell, bytes (default \(ServeLimits().maxPayloadBytes)).")
+    @Option(name: .customLong("max-payload-bytes"), help: "The largest bulk phase (count x size) accepted per cell, bytes.")
     var maxPayloadBytes: Int = ServeLimits().maxPayloadBytes
 
-    @Flag(name: .customLong("allow-exec"), help: "Run the exec plugin, whose options name a command: lets the authenticated client run programs here.")
+    @Flag(name: .customLong("allow-exec"), help: "Run the exec plugin, whose options name a command: lets the authenticated client run programs here, whose ports are outside --data-ports and the peer filter.")
     var allowExec = false
 
     @Flag(help: "Print debug logging from the plugins.")
