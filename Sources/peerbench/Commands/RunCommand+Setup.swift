@@ -65,7 +65,8 @@ struct RunSetup {
             records = own
             warnings += foreign
         }
-        // The cells already run tell how long the rest will take on this machine.
+        // A past run, or the cells already run, tell how long the rest will take on this machine.
+        if let past = c.calibrateFrom { try plan.calibrate(fromRunFolder: past) }
         if let path = c.resume, !records.isEmpty { plan.calibrate(from: records, source: path) }
         let index = JournalIndex(records: records)
         let pending = index.pending(plan.cells, retryFailed: c.retryFailed)

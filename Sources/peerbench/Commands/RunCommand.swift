@@ -34,6 +34,9 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(name: .customLong("dry-run"), help: "List the cells that would run, with estimated durations, and run nothing.")
     var dryRun = false
 
+    @Option(name: .customLong("calibrate-from"), help: "A past run folder of this matrix: estimate (--dry-run, the progress ETA) its cells at the times measured there, and the others at the cost model scaled to this machine. On --resume, the resumed run's own times win.")
+    var calibrateFrom: String?
+
     @Option(help: "Cell order: interleaved (transports alternate per environment x distance x payload; default), sequential (one transport after another) or shuffled (by the run seed); overrides the matrix's \"order\".")
     var order: CellOrder?
 
