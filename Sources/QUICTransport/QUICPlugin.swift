@@ -89,7 +89,7 @@ public struct QUICPlugin: TransportPlugin {
         var settings = config
         settings.connection.maxUDPPayload = cell.link.mtu.map { Self.udpPayload(mtu: $0, host: cell.server.address) }
         let loop = try await cell.server.run("quic-server-bind") { [settings] in
-            try QUICServerLoop(host: cell.server.address, config: settings, token: CellToken(cell: cell), logger: cell.logger)
+            try QUICServerLoop(server: cell.server, config: settings, token: CellToken(cell: cell), logger: cell.logger)
         }
         cell.cancellation.onCancel { loop.stop() }
         let task = Task { try await cell.server.run("quic-server") { try loop.run() } }

@@ -33,13 +33,19 @@ extension CellContext {
     }
 
     /// Waits on `listener` for one client until the cell's deadline (the listener's
-    /// receive timeout); throws naming `who` when none came.
+    /// receive timeout); throws naming `who` when none came. A connection from an
+    /// address the server endpoint does not admit (see `Endpoint.allowedPeer`; its
+    /// kernel filter normally stops it first) is closed and the wait goes on.
     public func acceptOne(on listener: Socket, _ who: String) throws -> Socket {
-        try applyDeadline(to: listener)
-        guard let connection = try listener.accept() else {
-            throw TransportError("\(who): no client connected before the cell deadline")
+        while true {
+            try applyDeadline(to: listener)
+            guard let connection = try listener.accept() else {
+                throw TransportError("\(who): no client connected before the cell deadline")
+            }
+            if server.allowedPeer == nil { return connection }
+            if let peer = try? connection.remoteAddress(), server.admits(peer.host) { return connection }
+            connection.close()
         }
-        return connection
     }
 
     /// A stream server in the standard shape: listens on the server endpoint (port
@@ -52,9 +58,14 @@ extension CellContext {
         let cell = self
         let listener = try await server.run("\(transport)-listen") { () throws -> Socket in
             let s = try Socket(family: SocketAddress(host: cell.server.address, port: 0).family, type: Int32(SOCK_STREAM.rawValue))
-            try s.setReuseAddress()
-            try s.bind(SocketAddress(host: cell.server.address, port: 0))
-            try s.listen(backlog: 1)
+            do {
+                try s.setReuseAddress()
+                _ = try cell.server.bindServer(s)
+                try s.listen(backlog: 1)
+            } catch {
+                s.close()
+                throw error
+            }
             return s
         }
         let address: SocketAddress

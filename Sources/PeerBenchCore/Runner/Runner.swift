@@ -49,6 +49,9 @@ public struct RunSummary: Sendable {
     public var interrupted = false
     /// The cell that was running when the stop came and was abandoned (not recorded).
     public var interruptedCell: Cell?
+    /// Set when the testbed could run no further cell (`Testbed.lostReason`: the peer
+    /// host went away): the run stopped after recording the cell that saw it.
+    public var testbedLost: String?
     /// `--interactive`: the places the user skipped and how many cells they held (not recorded).
     public var skippedSites: [FieldSite] = []
     public var skippedCells = 0
@@ -207,6 +210,10 @@ public final class Runner: Sendable {
             summary.total += 1
             summary.byStatus[record.status, default: 0] += 1
             observer?.cellFinished(index: i, total: cells.count, cell: cell, record: record)
+            if let lost = testbed.lostReason {
+                summary.testbedLost = lost
+                break
+            }
         }
         if stopper.hasFired { summary.interrupted = true }
         summary.skippedSites = field?.skipped ?? []
