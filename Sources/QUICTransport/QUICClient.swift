@@ -19,9 +19,11 @@ final class QUICClient: QUICConnectionDelegate {
     private let cancellation: CellCancellation
 
     private var controlStream: Int64 = -1
-    private var controlParser = FrameParser()
+    private var controlParser = FrameParser(acceptsSeries: true)
     private var pongs: [UInt64: UInt64] = [:]
     private var report: ReportBody?
+    /// The server's bulk series (SERIES, before REPORT); nil when it sent none.
+    private var series: BulkSeries?
     private var handshakeDone = false
 
     private let token: CellToken
@@ -118,6 +120,7 @@ final class QUICClient: QUICConnectionDelegate {
         guard let r = report else { throw QUICFailure.protocolViolation("no REPORT after the bulk phase") }
         m.delivery = Delivery(sentMessages: count, receivedMessages: Int(r.messages), sentBytes: count * size, receivedBytes: Int(r.bytes))
         if r.messages < UInt64(count) { m.status = .partial }
+        m.bulkSeries = series
 
         m.extra["quic"] = .object(QUICStats.record(connection, start: start, report: r, config: config))
 
@@ -179,6 +182,9 @@ final class QUICClient: QUICConnectionDelegate {
             switch frame {
             case .pong(let seq): self.pongs[seq] = MonotonicClock.now()
             case .report(let r): self.report = r
+            case .series(let s):
+                guard self.report == nil else { throw FramingError(description: "SERIES after REPORT") }
+                self.series = s
             case .ping, .done, .hello: throw FramingError(description: "server sent a client-only frame (\(frame))")
             }
         })
