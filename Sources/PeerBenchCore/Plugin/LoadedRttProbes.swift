@@ -1,6 +1,6 @@
 /// RTT probes during the bulk phase (latency under load, docs/RECORDS.md `rtt_loaded_ms`):
 /// the plugin option `"loadedRttProbes": {"intervalMs": 100}`, shared by every plugin
-/// that supports it (tcp, tls, udp). Absent means off, so the field study's figures
+/// that supports it (tcp, tls, udp, quic). Absent means off, so the field study's figures
 /// stay as they were: probes ride on the data they measure and cost it some throughput.
 public struct LoadedRttProbes: Sendable, Equatable {
     /// Time between probes, nanoseconds.
