@@ -39,3 +39,6 @@ int pb_sendmmsg(int fd, pb_mmsghdr *msgs, unsigned int n, int flags);
 
 /// recvmmsg(2). Returns the number of messages received or -1 with errno.
 int pb_recvmmsg(int fd, pb_mmsghdr *msgs, unsigned int n, int flags, struct timespec *timeout);
+
+/// Netlink uapi for link inspection (routes, interface counters, nl80211 station info).
+#include "pb_netlink.h"

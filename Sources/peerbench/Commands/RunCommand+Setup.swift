@@ -63,7 +63,8 @@ struct RunSetup {
             records = own
             warnings += foreign
         }
-        // The cells already run tell how long the rest will take on this machine.
+        // A past run, or the cells already run, tell how long the rest will take on this machine.
+        if let past = c.calibrateFrom { try plan.calibrate(fromRunFolder: past) }
         if let path = c.resume, !records.isEmpty { plan.calibrate(from: records, source: path) }
         let index = JournalIndex(records: records)
         let pending = index.pending(plan.cells, retryFailed: c.retryFailed)
@@ -73,6 +74,7 @@ struct RunSetup {
         let folder = c.resume ?? c.out ?? "OUT"
         var cmd = ["peerbench", "run", matrixPath, "--resume", folder]
         if c.isolation != .process { cmd += ["--isolation", c.isolation.rawValue] }
+        if c.field.interactive { cmd += ["--interactive"] }
         return RunSetup(plan: plan, dir: dir, runID: runID,
                         linkMode: options.link, pending: pending, alreadyRecorded: plan.cells.count - pending.count,
                         warnings: warnings, previous: previous, resumeCommand: cmd.map(shellQuoted).joined(separator: " "))

@@ -33,6 +33,9 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(name: .customLong("dry-run"), help: "List the cells that would run, with estimated durations, and run nothing.")
     var dryRun = false
 
+    @Option(name: .customLong("calibrate-from"), help: "A past run folder of this matrix: estimate (--dry-run, the progress ETA) its cells at the times measured there, and the others at the cost model scaled to this machine. On --resume, the resumed run's own times win.")
+    var calibrateFrom: String?
+
     @Option(help: "Cell order: interleaved (transports alternate per environment x distance x payload; default), sequential (one transport after another) or shuffled (by the run seed); overrides the matrix's \"order\".")
     var order: CellOrder?
 
@@ -72,6 +75,8 @@ struct RunCommand: AsyncParsableCommand {
     @Option(name: .customLong("cell-timeout"), help: "Seconds a cell may take before it is stopped and recorded as timeout.")
     var cellTimeout: Double?
 
+    @OptionGroup var field: FieldOptions
+
     @Flag(help: "Print only the final summary and errors.")
     var quiet = false
 
@@ -87,6 +92,7 @@ struct RunCommand: AsyncParsableCommand {
         if out == nil && resume == nil && !dryRun { throw ValidationError("give --out DIR for a new run, or --resume DIR to continue one") }
         if retryFailed && resume == nil { throw ValidationError("--retry-failed needs --resume DIR (the run whose failed cells to rerun)") }
         if let s = shard { do { _ = try Shard(parsing: s) } catch { throw ValidationError(error.description) } }
+        try field.validate(link: intendedLink, dryRun: dryRun)
     }
 
     func run() async throws {
@@ -126,7 +132,13 @@ struct RunCommand: AsyncParsableCommand {
         logger.logLevel = verbose ? .debug : .warning
         let worker = isolation == .process ? WorkerProcess(arguments: ["cell-worker"] + (verbose ? ["--verbose"] : [])) : nil
         interrupt.attach(worker: worker)
-        let runner = Runner(registry: registry, testbed: testbed, logger: logger, worker: worker, stopper: interrupt.stopper)
+        let prompter: FieldPrompter?
+        do { prompter = try field.prompter() } catch let e as InputError {
+            await testbed.shutdown()
+            throw fail(e)
+        }
+        let runner = Runner(registry: registry, testbed: testbed, logger: logger, worker: worker, stopper: interrupt.stopper,
+                            fieldPrompter: prompter)
         let book = ManifestBook(dir: dir, plan: plan, setup: setup, linkMode: testbed.mode, isolation: isolation,
                                 versions: Wiring.libraryVersions, commandLine: CommandLine.arguments)
         interrupt.attach(book: book)
@@ -144,7 +156,7 @@ struct RunCommand: AsyncParsableCommand {
         book.measurementFloor = await FloorProbe.measure(plan: plan, testbed: testbed, quiet: quiet) { runner.stopper.hasFired }
         try? book.write(status: "running", ended: false)
         let estimates = plan.estimates(of: setup.pending)
-        let printer = quiet ? nil : ProgressPrinter(estimates: estimates, alreadyRecorded: setup.alreadyRecorded, live: Terminal.stderrIsTerminal, verbose: verbose)
+        let printer = quiet ? nil : ProgressPrinter(estimates: estimates, alreadyRecorded: setup.alreadyRecorded, live: Terminal.stderrIsTerminal && !field.interactive, verbose: verbose)
         let summary: RunSummary
         do {
             summary = try await runner.run(plan, cells: setup.pending, runID: setup.runID, into: dir, observer: printer)
@@ -175,6 +187,7 @@ struct RunCommand: AsyncParsableCommand {
         // Only now: a signal during the wrap-up still goes through the handlers above.
         trap?.cancel()
 
+        let skipped = FieldOptions.reportSkips(summary, resumeCommand: resumeCommand)
         let whole = book.wholeRunSummary()
         let counts = CellStatus.allCases.compactMap { s in whole.byStatus[s].map { "\($0) \(s.rawValue)" } }
         if summary.interrupted {
@@ -183,7 +196,7 @@ struct RunCommand: AsyncParsableCommand {
             throw ExitStatus.interrupted
         }
         Terminal.err("peerbench: \(whole.total) cells: \(counts.joined(separator: ", ")). Records: \(dir.journalPath)")
-        if whole.notOK > 0 { throw ExitStatus.cellsNotOK }
+        if whole.notOK > 0 || skipped { throw ExitStatus.cellsNotOK }
     }
 
     static func makeRunID() -> String {
