@@ -53,6 +53,7 @@ struct RunSetup {
                 + changes.joined(separator: "; ")
                 + ". Resume with the matrix the run started with (its copy is under \"matrix\" in \(c.resume!)/manifest.json), or start a new run with --out")
         }
+        try matrix.checkScenarios(linkMode: options.link, matrixFile: matrixPath)
         var plan = try RunPlan(matrix: matrix, options: options.run, linkModel: linkModel, registry: registry)
         let runID = previous?.runID ?? RunCommand.makeRunID()
         var records: [Record] = []
