@@ -51,16 +51,21 @@ public struct CellExecutor: Sendable {
                 + (link.snrDb.map { String(format: " (median SNR %.1f dB is below the MCS 0 threshold)", $0) } ?? "")
                 + "; cell not run")
         }
-        let outcome = await perform(cell, link: link, t0: t0)
+        var linkStart: UInt64?
+        let outcome = await perform(cell, link: link, t0: t0, linkStart: &linkStart)
+        let endedAt = MonotonicClock.now()
         let counters = testbed.counters()
-        switch outcome {
-        case .measured(let m): return record(m.status, m.error, m, counters: counters)
-        case .failed(let e): return record(.failed, e, counters: counters)
-        case .timedOut(let e): return record(.timeout, e, counters: counters)
+        var r = switch outcome {
+        case .measured(let m): record(m.status, m.error, m, counters: counters)
+        case .failed(let e): record(.failed, e, counters: counters)
+        case .timedOut(let e): record(.timeout, e, counters: counters)
         }
+        if let event = link.scenario { applyScenario(event, to: &r, cell: cell, counters: counters, linkStart: linkStart, endedAt: endedAt) }
+        return r
     }
 
-    private func perform(_ cell: Cell, link: ResolvedLink, t0: UInt64) async -> PluginSession.Outcome {
+    /// `linkStart` is set when the link is up: 0 of the scenario's clock.
+    private func perform(_ cell: Cell, link: ResolvedLink, t0: UInt64, linkStart: inout UInt64?) async -> PluginSession.Outcome {
         // The testbed (namespaces, emulator threads, counters) always lives here, in the
         // runner; only the plugin's server and client move into the worker.
         let testbed = self.testbed
@@ -74,6 +79,7 @@ public struct CellExecutor: Sendable {
         } catch {
             return .failed("setting up the link: \(error)")
         }
+        linkStart = MonotonicClock.now()
         let seed = CellContextSeed(cellID: cell.id, repetition: cell.repetition, seed: cell.seed, payload: cell.payload, rttProbes: rttProbes)
         guard let host = testbed.serverHost else {
             let remaining = max(0.001, timeoutSeconds - Double(MonotonicClock.elapsed(since: t0)) / 1e9)
