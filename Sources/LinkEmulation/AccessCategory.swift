@@ -31,9 +31,12 @@ public enum AccessCategory: Int, Sendable, CaseIterable, Comparable, CustomStrin
 
     /// The category of the IP packet in a TUN frame (vnet header, then the packet):
     /// IPv4's TOS byte or IPv6's traffic class; anything else is best effort.
+    /// Bytes of the virtio-net header in front of each TUN frame.
+    static let vnetHeaderBytes = Int(PBL_VNET_HDR_LEN)
+
     @inline(__always)
     static func of(frame: UnsafeRawPointer, length: Int) -> AccessCategory {
-        let h = Int(PBL_VNET_HDR_LEN)
+        let h = vnetHeaderBytes
         guard length >= h + 2 else { return .bestEffort }
         let b0 = frame.load(fromByteOffset: h, as: UInt8.self), b1 = frame.load(fromByteOffset: h + 1, as: UInt8.self)
         let trafficClass: UInt8

@@ -5,6 +5,8 @@ public import PeerBenchCore
 /// slots, LINK-MODEL.md section 2); `realtime` stays on the peer-to-peer channel, so no
 /// packet ever waits for an off-channel slot to end.
 extension EmulatedChannel: PerformanceModeAdaptable {
+    public var onChannelFraction: Double { schedule.onFraction }
+
     public func adapted(to mode: PerformanceMode) -> (channel: any Sendable, rateFactor: Double) {
         switch mode {
         case .bulk:

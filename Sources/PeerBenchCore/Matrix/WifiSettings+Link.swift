@@ -4,6 +4,9 @@ public protocol PerformanceModeAdaptable: Sendable {
     /// This channel in `mode`, and the factor by which the link's long-run rate changes
     /// (the share of time on the peer-to-peer channel, new over old).
     func adapted(to mode: PerformanceMode) -> (channel: any Sendable, rateFactor: Double)
+    /// The share of time the radio spends on the peer-to-peer channel (its duty cycle,
+    /// for the energy model).
+    var onChannelFraction: Double { get }
 }
 
 extension ResolvedLink {

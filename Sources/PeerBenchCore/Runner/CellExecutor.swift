@@ -47,6 +47,7 @@ public struct CellExecutor: Sendable {
                            startedAt: startedAt, totalSeconds: Double(MonotonicClock.elapsed(since: t0)) / 1e9, measurement: m)
             testbed.annotate(&r)
             r.fillWifi(cell.transport.effectiveWifi)
+            r.fillEnergy(link: link, mode: cell.transport.effectiveWifi.performanceMode, counters: counters, seconds: r.totalSeconds)
             if let cross { r.crossTraffic = cross }
             return r
         }
