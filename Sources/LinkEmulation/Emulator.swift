@@ -92,6 +92,9 @@ final class EmulatorDirection: @unchecked Sendable {
     private var lossRandom: SeededRandom
     private var jitterRandom: SeededRandom
     private var trace: ChannelTrace?
+    private let scenario: ScenarioTimeline?
+    /// This direction's delivery trace (scenario `trace`), replacing rate and schedule.
+    private var traceCursor: TraceCursor?
     private var lossState = LossProcess()
     /// When the transmitter finishes the frame on the air (monotonic nanoseconds).
     private var txFree: UInt64
@@ -113,7 +116,9 @@ final class EmulatorDirection: @unchecked Sendable {
         lossRandom = SeededRandom(seed: seed, stream: 16 * stream + 1)
         jitterRandom = SeededRandom(seed: seed, stream: 16 * stream + 2)
         // Both directions share one radio channel: same trace stream.
-        trace = parameters.radio.map { ChannelTrace($0, seed: seed) }
+        trace = parameters.radio.map { ChannelTrace($0, seed: seed, scenario: parameters.scenario) }
+        scenario = parameters.scenario
+        traceCursor = (stream == 0 ? parameters.scenario?.traceUp : parameters.scenario?.traceDown).map(TraceCursor.init)
         jitterSd = Double(parameters.jitterNanos)
         nanosPerByte = parameters.rateBitsPerSecond.map { 8e9 / $0 } ?? 0
         // Room for the queue plus what is in flight; the mapping is lazy, so be generous.
@@ -196,7 +201,14 @@ final class EmulatorDirection: @unchecked Sendable {
             let decision = max(txFree, earliest)
             guard decision <= now, let q = queues.next(at: decision) else { return }
             let (packet, slot) = q.dequeue()
-            let departure = start + p.schedule.departure(earliest: decision - start, duration: packet.duration)
+            let departure = start + (traceCursor != nil ? traceCursor!.departure(earliest: decision - start, bytes: packet.wireBytes)
+                                                        : p.schedule.departure(earliest: decision - start, duration: packet.duration))
+            // Nothing goes out while the link is out: the packet is lost without using air time.
+            if let scenario, scenario.isOut(at: departure - start) {
+                if !packet.lost { drop(.outage) }
+                q.ring.setRelease(max(departure, q.lastRelease), deliver: false, at: slot)
+                continue
+            }
             txFree = departure
             q.backlog.add(departure: departure, packets: packet.segments, bytes: packet.wireBytes)
             // A lost packet used its air time; it leaves the ring unwritten.
@@ -212,12 +224,13 @@ final class EmulatorDirection: @unchecked Sendable {
             release = max(release, q.lastRelease)  // keep order within the category
             q.lastRelease = release
             q.ring.setRelease(release, deliver: true, at: slot)
+            published.withLock { $0.0.recordDelivery(bytes: packet.wireBytes, at: release - start) }
         }
     }
 
     @inline(__always)
     private func drop(_ cause: DropCause) {
-        let i = cause == .queue ? 0 : cause == .loss ? 1 : 2
+        let i = DropCause.allCases.firstIndex(of: cause)!
         published.withLock { $0.0.drops[i] += 1 }
     }
 

@@ -13,7 +13,7 @@ enum UDPServer {
             let s = try UDPSocketSetup.make(family: bindAddress.family)
             cell.markServiceClass(s)
             try s.setOption(SOL_SOCKET, SO_TIMESTAMPNS, Int32(1), "SO_TIMESTAMPNS")
-            try s.bind(bindAddress)
+            _ = try cell.server.bindServer(s)
             return s
         }
         cell.cancellation.register(socket)

@@ -11,6 +11,8 @@ public struct Matrix: Sendable {
     public var distances: [DistanceSpec]
     public var counts: [Int]
     public var sizes: [Int]
+    /// How the link changes during a cell (`"scenarios"`); `[.static]` when absent.
+    public var scenarios: [ScenarioSpec] = [.static]
     /// The competing-flow variants each cell runs with (`crossTraffic`); nil = none.
     /// `[nil]` when the matrix has no `crossTraffic`.
     public var crossTraffic: [CrossTrafficSpec?] = [nil]
