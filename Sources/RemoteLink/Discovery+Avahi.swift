@@ -26,6 +26,7 @@ extension Discovery {
             if let registered = line.quoted(after: "Established under name ") {
                 return Advertisement(name: registered, port: port, tool: tool)
             }
+            if line.hasPrefix("Failed") { break }  // "Failed to create client object: ...", "Failed to add service: ..." 
         }
         let timedOut = !tool.ended && tool.isRunning
         let output = tool.finish()
@@ -41,11 +42,12 @@ extension Discovery {
         var found: [DiscoveredPeer] = []
         let deadline = Date().addingTimeInterval(timeoutSeconds)
         while let line = tool.nextLine(until: deadline) {
+            if line.hasPrefix("Failed") { break }  // "Failed to create client object: Daemon not running"
             guard let peer = AvahiBrowseLine.parse(line) else { continue }
             if !found.contains(peer) { found.append(peer) }
             if let name, peer.name == name, !peer.address.contains(":") { break }
         }
-        let exited = tool.ended || !tool.isRunning
+        let exited = tool.ended || !tool.isRunning || tool.printedFailure
         let output = tool.finish()
         if exited && found.isEmpty { throw AvahiTool.failure("avahi-browse", output: output, timedOut: false) }
         return found
@@ -93,12 +95,28 @@ final class AvahiTool: @unchecked Sendable {
     private var buffer: [UInt8] = []
     private var output: [String] = []
     private let lock = NSLock()
+    /// The tool's lifeline: the wrapper stops the tool when this pipe closes, which
+    /// happens when we close it or when this process dies in any way (even SIGKILL),
+    /// so an advertisement never outlives `serve`.
+    private let lifeline: Pipe
 
-    private init(process: Process, pipe: Pipe) {
+    private init(process: Process, pipe: Pipe, lifeline: Pipe) {
         self.process = process
         self.pipe = pipe
+        self.lifeline = lifeline
         fd = pipe.fileHandleForReading.fileDescriptor
     }
+
+    /// Runs the tool ("$0" "$@") with a watchdog reading the lifeline (fd 3, a copy of
+    /// stdin: a background job's stdin is /dev/null) that SIGTERMs it at end of file;
+    /// the shell exits with the tool, so our output pipe ends when the tool does.
+    private static let wrapper = """
+        exec 3<&0
+        "$0" "$@" & p=$!
+        ( read x <&3; kill $p 2>/dev/null ) >/dev/null 2>&1 &
+        exec 3<&-
+        wait $p
+        """
 
     static func start(_ tool: String, _ arguments: [String], systemBus: String?) throws(DiscoveryError) -> AvahiTool {
         let candidates: [String] = ["/usr/bin", "/bin", "/usr/local/bin"].map { dir in dir + "/" + tool }
@@ -106,15 +124,22 @@ final class AvahiTool: @unchecked Sendable {
             throw DiscoveryError("\(tool) not found: DNS-SD needs Avahi's tools (Debian: apt-get install avahi-daemon avahi-utils; scripts/setup.sh installs them)")
         }
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", wrapper, path] + arguments
         var environment = ProcessInfo.processInfo.environment
         if let systemBus { environment["DBUS_SYSTEM_BUS_ADDRESS"] = systemBus }
         process.environment = environment
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
-        process.standardInput = FileHandle.nullDevice
+        let lifeline = Pipe()
+        process.standardInput = lifeline
+        // Only the child's own stdin/stdout/stderr may reach it (dup2 clears the flag on
+        // those): a copy of another tool's lifeline or output pipe inherited by this one
+        // would keep that pipe open, and its tool running, after it was closed.
+        for handle in [pipe.fileHandleForReading, pipe.fileHandleForWriting, lifeline.fileHandleForReading, lifeline.fileHandleForWriting] {
+            _ = fcntl(handle.fileDescriptor, F_SETFD, FD_CLOEXEC)
+        }
         // The child inherits this thread's signal mask, and dispatch's and the test
         // runner's threads block SIGTERM: unblocked here, the tool can be stopped with it.
         var term = sigset_t(), previous = sigset_t()
@@ -123,12 +148,14 @@ final class AvahiTool: @unchecked Sendable {
         pthread_sigmask(SIG_UNBLOCK, &term, &previous)
         defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
         do { try process.run() } catch { throw DiscoveryError("cannot run \(path): \(error)") }
-        return AvahiTool(process: process, pipe: pipe)
+        return AvahiTool(process: process, pipe: pipe, lifeline: lifeline)
     }
 
     var isRunning: Bool { process.isRunning }
     /// The tool closed its output: it has exited or is exiting.
     private(set) var ended = false
+    /// Whether a line of the tool's began "Failed" (how Avahi's tools report errors).
+    var printedFailure: Bool { lock.withLock { output.contains { $0.hasPrefix("Failed") } } }
 
     /// The next line of the tool's output (stdout and stderr), nil at the deadline or end.
     func nextLine(until deadline: Date) -> String? {
@@ -158,15 +185,14 @@ final class AvahiTool: @unchecked Sendable {
         }
     }
 
-    /// Stops the tool (SIGTERM: avahi-publish withdraws its record) and returns all it
-    /// printed; SIGKILL if it has not gone after half a second.
+    /// Stops the tool (the lifeline closes: the watchdog SIGTERMs it, and avahi-publish
+    /// withdraws its record) and returns all it printed; SIGKILL to the wrapper if it
+    /// has not gone after a second.
     @discardableResult
     func finish() -> [String] {
-        if process.isRunning {
-            process.terminate()
-            for _ in 0..<50 where process.isRunning { usleep(10_000) }
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        }
+        try? lifeline.fileHandleForWriting.close()
+        for _ in 0..<100 where process.isRunning { usleep(10_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
         return lock.withLock {
             // What it printed last; poll, not read-to-end, in case a grandchild kept the pipe open.
