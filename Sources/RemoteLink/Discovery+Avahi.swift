@@ -43,6 +43,11 @@ extension Discovery {
         let deadline = Date().addingTimeInterval(timeoutSeconds)
         while let line = tool.nextLine(until: deadline) {
             if line.hasPrefix("Failed") { break }  // "Failed to create client object: Daemon not running"
+            // A withdrawn instance (its goodbye, or a cached record expiring) is gone.
+            if let gone = AvahiBrowseLine.removed(line) {
+                found.removeAll { $0.name == gone }
+                continue
+            }
             guard let peer = AvahiBrowseLine.parse(line) else { continue }
             if !found.contains(peer) { found.append(peer) }
             if let name, peer.name == name, !peer.address.contains(":") { break }
@@ -107,15 +112,17 @@ final class AvahiTool: @unchecked Sendable {
         fd = pipe.fileHandleForReading.fileDescriptor
     }
 
-    /// Runs the tool ("$0" "$@") with a watchdog reading the lifeline (fd 3, a copy of
-    /// stdin: a background job's stdin is /dev/null) that SIGTERMs it at end of file;
-    /// the shell exits with the tool, so our output pipe ends when the tool does.
+    /// Starts a watchdog that reads the lifeline (fd 3, a copy of stdin: a background
+    /// job's stdin is /dev/null) and SIGTERMs `$$` at end of file, then execs the tool
+    /// ("$0" "$@") in place of the shell, so `$$` is the tool itself and no shell is
+    /// left waiting (dash's `wait` would hang with SIGCHLD blocked, which the child
+    /// inherits from our threads). The watchdog ends once the lifeline closes, which
+    /// `finish` does right after the tool ends.
     private static let wrapper = """
         exec 3<&0
-        "$0" "$@" & p=$!
-        ( read x <&3; kill $p 2>/dev/null ) >/dev/null 2>&1 &
+        ( read x <&3; kill $$ 2>/dev/null ) >/dev/null 2>&1 &
         exec 3<&-
-        wait $p
+        exec "$0" "$@"
         """
 
     static func start(_ tool: String, _ arguments: [String], systemBus: String?) throws(DiscoveryError) -> AvahiTool {
@@ -230,6 +237,13 @@ enum AvahiBrowseLine {
         var address = fields[7]
         if address.lowercased().hasPrefix("fe80:") && !fields[1].isEmpty { address += "%" + fields[1] }
         return DiscoveredPeer(name: unescape(fields[3]), host: unescape(fields[6]), address: address, port: port, txt: txt(fields[9]))
+    }
+
+    /// The instance name of a removal line, `-;IFACE;IPv4;NAME;TYPE;DOMAIN`.
+    static func removed(_ line: String) -> String? {
+        let fields = line.split(separator: ";", omittingEmptySubsequences: false).map(String.init)
+        guard fields.count >= 6, fields[0] == "-", fields[4] == RemoteLink.serviceType else { return nil }
+        return unescape(fields[3])
     }
 
     static func unescape(_ text: String) -> String {

@@ -123,6 +123,9 @@ final class AvahiInNamespace: @unchecked Sendable {
         #expect(v6?.address == "fe80::1%wlan0")
         #expect(v6?.endpoint == "[fe80::1%wlan0]:7400")
         #expect(AvahiBrowseLine.parse("+;wlan0;IPv4;pi;_peerbench._tcp;local") == nil)
+        #expect(AvahiBrowseLine.removed(#"-;wlan0;IPv4;lab\032pi;_peerbench._tcp;local"#) == "lab pi")
+        #expect(AvahiBrowseLine.removed("+;wlan0;IPv4;pi;_peerbench._tcp;local") == nil)
+        #expect(AvahiBrowseLine.removed("-;wlan0;IPv4;pi;_ssh._tcp;local") == nil)
         #expect(AvahiBrowseLine.parse(#"=;wlan0;IPv4;pi;_ssh._tcp;local;pi.local;192.168.7.2;22;"#) == nil)
         #expect(AvahiBrowseLine.parse(#"=;wlan0;IPv4;pi;_peerbench._tcp;local;pi.local;192.168.7.2;notaport;"#) == nil)
     }
