@@ -16,7 +16,7 @@ extension Discovery {
     /// once Avahi has registered it (the name may have been changed on a collision).
     public static func advertise(name: String? = nil, port: UInt16, systemBus: String? = nil,
                                  timeoutSeconds: Double = 10) throws(DiscoveryError) -> Advertisement {
-        let instance = name ?? ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "peerbench"
+        let instance = name ?? shortHostName()
         let versions = RemoteLink.controlProtocolVersions.map(String.init).joined(separator: ",")
         let tool = try AvahiTool.start("avahi-publish", ["-s", instance, RemoteLink.serviceType, String(port), "\(versionsKey)=\(versions)"],
                                        systemBus: systemBus)
@@ -56,6 +56,15 @@ extension Discovery {
         let output = tool.finish()
         if exited && found.isEmpty { throw AvahiTool.failure("avahi-browse", output: output, timedOut: false) }
         return found
+    }
+
+    /// This host's name up to the first dot: gethostname(2) alone (Foundation's
+    /// `hostName` may ask DNS, which a field laptop offline cannot answer).
+    static func shortHostName() -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "peerbench" }
+        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return name.split(separator: ".").first.map(String.init) ?? "peerbench"
     }
 
     /// What `run --peer TEXT` connects to: TEXT itself, or for `auto` / `auto:NAME` the
