@@ -8,7 +8,8 @@ set -euo pipefail
 # gnutls-bin (certtool) to regenerate certs/, iperf3 and ngtcp2's example tools as
 # independent peers in tests and benchmarks; openssl as an independent TLS 1.3 PSK peer
 # of the control channel; Slurm and munge for the one-node cluster
-# of scripts/slurm-test.sh.
+# of scripts/slurm-test.sh; Avahi (and the D-Bus daemon it talks over) for DNS-SD
+# discovery (serve --advertise, run --peer auto).
 APT_PACKAGES=(
   iproute2 iperf3
   libngtcp2-dev libngtcp2-crypto-gnutls-dev libgnutls28-dev gnutls-bin
@@ -16,6 +17,7 @@ APT_PACKAGES=(
   python3 python3-pip pkg-config
   chromium
   slurmctld slurmd slurm-client munge time
+  avahi-daemon avahi-utils dbus-daemon
 )
 # Python packages: aioquic is an independent QUIC peer for interoperability tests;
 # vl-convert-python renders the report's figures (chromium above shows the page in tests);

@@ -86,6 +86,9 @@ final class EmulatorDirection: @unchecked Sendable {
     private var lossRandom: SeededRandom
     private var jitterRandom: SeededRandom
     private var trace: ChannelTrace?
+    private let scenario: ScenarioTimeline?
+    /// This direction's delivery trace (scenario `trace`), replacing rate and schedule.
+    private var traceCursor: TraceCursor?
     private var lossState = LossProcess()
     private var lastDeparture: UInt64
     private var lastRelease: UInt64 = 0
@@ -107,7 +110,9 @@ final class EmulatorDirection: @unchecked Sendable {
         lossRandom = SeededRandom(seed: seed, stream: 16 * stream + 1)
         jitterRandom = SeededRandom(seed: seed, stream: 16 * stream + 2)
         // Both directions share one radio channel: same trace stream.
-        trace = parameters.radio.map { ChannelTrace($0, seed: seed) }
+        trace = parameters.radio.map { ChannelTrace($0, seed: seed, scenario: parameters.scenario) }
+        scenario = parameters.scenario
+        traceCursor = (stream == 0 ? parameters.scenario?.traceUp : parameters.scenario?.traceDown).map(TraceCursor.init)
         jitterSd = Double(parameters.jitterNanos)
         nanosPerByte = parameters.rateBitsPerSecond.map { 8e9 / $0 } ?? 0
         // Room for the queue plus what is in flight; the mapping is lazy, so be generous.
@@ -174,7 +179,7 @@ final class EmulatorDirection: @unchecked Sendable {
 
     @inline(__always)
     private func drop(_ cause: DropCause) {
-        let i = cause == .queue ? 0 : cause == .loss ? 1 : 2
+        let i = DropCause.allCases.firstIndex(of: cause)!
         published.withLock { $0.0.drops[i] += 1 }
     }
 
@@ -212,7 +217,10 @@ final class EmulatorDirection: @unchecked Sendable {
         // Serialisation: after the previous packet, only while the channel is on.
         let duration = UInt64(Double(wireBytes) * nanosPerByte)
         let earliest = max(t, lastDeparture &- start)
-        let departure = start + p.schedule.departure(earliest: earliest, duration: duration)
+        let departure = start + (traceCursor != nil ? traceCursor!.departure(earliest: earliest, bytes: wireBytes)
+                                                    : p.schedule.departure(earliest: earliest, duration: duration))
+        // Nothing goes out while the link is out: the packet is lost without using air time.
+        if let scenario, scenario.isOut(at: departure - start) { drop(.outage); return }
         lastDeparture = departure
         backlog.add(departure: departure, packets: segments, bytes: wireBytes)
 
@@ -230,5 +238,6 @@ final class EmulatorDirection: @unchecked Sendable {
         release = max(release, lastRelease)  // keep order
         lastRelease = release
         ring.commit(offset: offset, length: length, release: release)
+        published.withLock { $0.0.recordDelivery(bytes: wireBytes, at: release - start) }
     }
 }

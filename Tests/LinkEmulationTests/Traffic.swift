@@ -89,13 +89,13 @@ enum Traffic {
     /// `interval` 0 sends back to back (unpaced); `sendBufferBytes` > 0 forces that
     /// SO_SNDBUF (the kernel doubles it).
     static func udpBlast(from client: Endpoint, to server: Endpoint, port: UInt16, count: Int, size: Int,
-                         interval: UInt64, sendBufferBytes: Int32 = 0) async throws -> [Bool] {
+                         interval: UInt64, sendBufferBytes: Int32 = 0, sinkTimeoutNanos: UInt64 = 1_000_000_000) async throws -> [Bool] {
         let ready = Flag()
         async let received: [Bool] = server.run("udp-sink") {
             let s = try Socket(family: AF_INET, type: Int32(SOCK_DGRAM.rawValue))
             try s.bind(SocketAddress(host: server.address, port: port))
             try Traffic.forceReceiveBuffer(s, bytes: 8 << 20)
-            try s.setReceiveTimeout(nanoseconds: 1_000_000_000)
+            try s.setReceiveTimeout(nanoseconds: sinkTimeoutNanos)
             ready.set()
             var seen = [Bool](repeating: false, count: count)
             let buf = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 8)

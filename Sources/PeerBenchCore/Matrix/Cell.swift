@@ -10,11 +10,14 @@ public struct Cell: Sendable, Hashable {
     public var distance: DistanceSpec
     /// nil for plugins that do not use payloads.
     public var payload: Payload?
+    /// How the link changes during the cell (`.static` unless the matrix has `"scenarios"`).
+    public var scenario: ScenarioSpec = .static
 
     /// A short human description: `tcp-nodelay · forest · 10 m · 100x128 B`.
     public var summary: String {
         var parts = [transport.label, environment.name, distance == .max ? "max" : "\(distance.label) m"]
         if let p = payload { parts.append("\(p.count)x\(p.size) B") }
+        if !scenario.isStatic { parts.append(scenario.name) }
         if repetition > 1 { parts.append("rep \(repetition)") }
         return parts.joined(separator: " · ")
     }
@@ -35,7 +38,7 @@ public struct CellKey: Sendable, Hashable, CustomStringConvertible {
 
 extension Matrix {
     /// Expands the matrix into cells, in run order: repetition, environment, distance,
-    /// payload, then transport innermost — so transports alternate (A B A B) and slow
+    /// scenario, payload, then transport innermost — so transports alternate (A B A B) and slow
     /// drift of the machine does not favour one. Plugins that ignore payloads appear
     /// once per environment x distance.
     public func cells(seed runSeed: UInt64? = nil, repetitions reps: Int? = nil) -> [Cell] {
@@ -44,15 +47,17 @@ extension Matrix {
         for rep in 1...(reps ?? repetitions) {
             for env in environments {
                 for dist in distances {
-                    for (pi, payload) in payloads.enumerated() {
-                        for t in transports {
-                            if !t.usesPayload && pi > 0 { continue }
-                            let p = t.usesPayload ? payload : nil
-                            let id = Matrix.cellID(environment: env, distance: dist, payload: p, transport: t)
-                            // 53 bits, so the seed survives JSON (a double) exactly.
-                            let cellSeed = StableHash.mix(s ^ StableHash.fnv1a64(id) ^ StableHash.mix(UInt64(rep))) & (1 << 53 - 1)
-                            out.append(Cell(id: id, repetition: rep, seed: cellSeed, transport: t, environment: env,
-                                            distance: dist, payload: p))
+                    for scenario in scenarios {
+                        for (pi, payload) in payloads.enumerated() {
+                            for t in transports {
+                                if !t.usesPayload && pi > 0 { continue }
+                                let p = t.usesPayload ? payload : nil
+                                let id = Matrix.cellID(environment: env, distance: dist, payload: p, transport: t, scenario: scenario)
+                                // 53 bits, so the seed survives JSON (a double) exactly.
+                                let cellSeed = StableHash.mix(s ^ StableHash.fnv1a64(id) ^ StableHash.mix(UInt64(rep))) & (1 << 53 - 1)
+                                out.append(Cell(id: id, repetition: rep, seed: cellSeed, transport: t, environment: env,
+                                                distance: dist, payload: p, scenario: scenario))
+                            }
                         }
                     }
                 }
@@ -61,10 +66,14 @@ extension Matrix {
         return out
     }
 
-    /// A cell's id: 16 hex digits of FNV-1a over its canonical parameters.
-    public static func cellID(environment: EnvironmentSpec, distance: DistanceSpec, payload: Payload?, transport: TransportSpec) -> String {
+    /// A cell's id: 16 hex digits of FNV-1a over its canonical parameters. The scenario
+    /// joins them only when it is not `static`, so matrices without scenarios keep their ids.
+    public static func cellID(environment: EnvironmentSpec, distance: DistanceSpec, payload: Payload?, transport: TransportSpec,
+                              scenario: ScenarioSpec = .static) -> String {
         let p = payload.map { "\($0.count)x\($0.size)" } ?? "-"
-        return StableHash.hex([environment.json.compactText, distance.label, p, transport.plugin, transport.label,
-                               transport.effectiveOptions.compactText].joined(separator: "|"))
+        var parts = [environment.json.compactText, distance.label, p, transport.plugin, transport.label,
+                     transport.effectiveOptions.compactText]
+        if !scenario.isStatic { parts.append("scenario:" + (scenario.json?.compactText ?? scenario.name)) }
+        return StableHash.hex(parts.joined(separator: "|"))
     }
 }

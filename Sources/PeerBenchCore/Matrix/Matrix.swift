@@ -11,6 +11,8 @@ public struct Matrix: Sendable {
     public var distances: [DistanceSpec]
     public var counts: [Int]
     public var sizes: [Int]
+    /// How the link changes during a cell (`"scenarios"`); `[.static]` when absent.
+    public var scenarios: [ScenarioSpec] = [.static]
     /// The document as read, for the manifest; `hash` identifies it.
     public var document: JSONValue
 

@@ -5,10 +5,14 @@ import Foundation
 public struct MatrixLoader: Sendable {
     public var registry: PluginRegistry
     public var linkModel: any LinkModel
+    /// The folder files named by the matrix (scenario traces) are relative to; `load`
+    /// sets it to the matrix file's folder. nil = the working directory.
+    public var baseDirectory: String?
 
-    public init(registry: PluginRegistry, linkModel: any LinkModel) {
+    public init(registry: PluginRegistry, linkModel: any LinkModel, baseDirectory: String? = nil) {
         self.registry = registry
         self.linkModel = linkModel
+        self.baseDirectory = baseDirectory
     }
 
     static let topLevelKeys = ["name", "repetitions", "rttProbes", "cellTimeoutSeconds", "seed", "order", "transports", "matrix"]
@@ -46,7 +50,9 @@ public struct MatrixLoader: Sendable {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw InputError(source: name, "cannot be read (check its permissions)")
         }
-        do { return try parse(Array(data)) } catch { throw error.attributed(to: name) }
+        var loader = self
+        loader.baseDirectory = baseDirectory ?? (path as NSString).deletingLastPathComponent
+        do { return try loader.parse(Array(data)) } catch { throw error.attributed(to: name) }
     }
 
     /// Parses and validates matrix JSON text.
@@ -82,16 +88,16 @@ extension Matrix {
         let withPayload = transports.filter(\.usesPayload).count
         return Matrix.cellCount(repetitions: reps ?? repetitions, environments: environments.count, distances: distances.count,
                                 payloads: counts.count * sizes.count, transportsWithPayload: withPayload,
-                                transportsWithout: transports.count - withPayload)
+                                transportsWithout: transports.count - withPayload, scenarios: scenarios.count)
     }
 
     /// The product, saturating at `Int.max` instead of trapping on overflow.
     static func cellCount(repetitions: Int, environments: Int, distances: Int, payloads: Int, transportsWithPayload: Int,
-                          transportsWithout: Int) -> Int {
+                          transportsWithout: Int, scenarios: Int = 1) -> Int {
         func mul(_ a: Int, _ b: Int) -> Int { let (r, o) = a.multipliedReportingOverflow(by: b); return o ? .max : r }
         func add(_ a: Int, _ b: Int) -> Int { let (r, o) = a.addingReportingOverflow(b); return o ? .max : r }
         let perBlock = add(mul(payloads, transportsWithPayload), transportsWithout)
-        return mul(mul(mul(repetitions, environments), distances), perBlock)
+        return mul(mul(mul(mul(repetitions, environments), distances), scenarios), perBlock)
     }
 }
 
@@ -149,7 +155,8 @@ private struct Validator {
 
         // matrix: environments x distances x payloads
         let mp = root.key("matrix")
-        let mo = object(top["matrix"], mp, allowed: MatrixLoader.matrixKeys, required: MatrixLoader.matrixKeys)
+        let mo = object(top["matrix"], mp, allowed: MatrixLoader.matrixKeys + ["scenarios"], required: MatrixLoader.matrixKeys)
+        let scenarios = scenarioList(mo?["scenarios"], mp.key("scenarios"))
         let environments = environmentList(mo?["environments"], mp.key("environments"))
         let distances = distanceList(mo?["distances"], mp.key("distances"))
         let pp = mp.key("payloads")
@@ -165,10 +172,11 @@ private struct Validator {
             (root.key("repetitions"), "repetitions", repetitions), (mp.key("environments"), "environments", environments.count),
             (mp.key("distances"), "distances", distances.count), (pp.key("counts"), "counts", counts.count),
             (pp.key("sizes"), "sizes", sizes.count), (root.key("transports"), "transports", transports.count),
+            (mp.key("scenarios"), "scenarios", scenarios.count),
         ]
         let total = Matrix.cellCount(repetitions: repetitions, environments: environments.count, distances: distances.count,
                                      payloads: counts.count * sizes.count, transportsWithPayload: withPayload,
-                                     transportsWithout: transports.count - withPayload)
+                                     transportsWithout: transports.count - withPayload, scenarios: scenarios.count)
         if total > MatrixLoader.Limits.cells {
             let biggest = factors.max { $0.n < $1.n }!
             fail(biggest.path, "the matrix expands to \(total) cells (\(factors.map { "\($0.n) \($0.what)" }.joined(separator: " x "))), more than the limit of \(MatrixLoader.Limits.cells); split it into several matrices or shorten this list")
@@ -176,11 +184,19 @@ private struct Validator {
         }
         return Matrix(name: name, repetitions: repetitions, rttProbes: rttProbes, cellTimeoutSeconds: timeout, seed: seed,
                       transports: transports, environments: environments, distances: distances,
-                      counts: counts, sizes: sizes, document: doc)
+                      counts: counts, sizes: sizes, scenarios: scenarios, document: doc)
     }
 
     /// The entries of a list, or none when it is too long: entries of an over-long list
     /// are not validated one by one (that alone could take seconds).
+    /// The matrix's `scenarios` (ScenarioListParser); `[static]` when absent.
+    mutating func scenarioList(_ v: JSONValue?, _ path: JSONPath) -> [ScenarioSpec] {
+        var parser = ScenarioListParser(baseDirectory: loader.baseDirectory)
+        let list = parser.parse(v, path)
+        problems += parser.problems
+        return list
+    }
+
     mutating func nonEmptyArray(_ v: JSONValue?, _ path: JSONPath, max: Int = MatrixLoader.Limits.listEntries) -> [JSONValue] {
         guard let v else { return [] }
         guard let a = v.arrayValue else { fail(path, "expected an array, got \(v.typeName)"); return [] }
