@@ -24,7 +24,7 @@ public final class ControlChannel: Sendable {
     /// What the handshake negotiated (always TLS 1.3 with ECDHE-PSK or DHE-PSK).
     public let negotiated: Negotiated
 
-    let socket: Socket
+    private let socket: Socket
     private let tls: TLSPSKSession
     /// Held for the whole of a `receive`: one receiver at a time, and the decoder's state.
     private let receiver = Mutex(ControlFrameDecoder())
