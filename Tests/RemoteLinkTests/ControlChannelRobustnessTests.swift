@@ -2,6 +2,7 @@ import Foundation
 import PeerBenchCore
 import Testing
 @testable import RemoteLink
+import CPeerBenchSystem  // sockets' constants, whichever clang module ends up owning them
 
 /// What a server on a real network needs from the channel: bad connections cost nothing
 /// once their handshake deadline passes, and both directions work at once.

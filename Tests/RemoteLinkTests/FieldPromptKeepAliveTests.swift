@@ -2,6 +2,7 @@ import Foundation
 import PeerBenchCore
 @testable import RemoteLink
 import Testing
+import CPeerBenchSystem  // sockets' constants, whichever clang module ends up owning them
 
 /// While `run --interactive` waits for the peer to be placed, the prompt's keep-alive
 /// (`RemoteTestbed.keepAlive`) holds the session inside serve's idle timeout; without
