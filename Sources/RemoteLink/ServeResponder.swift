@@ -80,16 +80,20 @@ public final class ServeResponder: Sendable {
         let c = configuration
         log.line("listening on \(address) (data ports \(c.dataPorts.lowerBound)-\(c.dataPorts.upperBound), idle timeout \(seconds(c.limits.idleTimeoutSeconds)) s, plugins \(c.plugins.joined(separator: ",")))")
         let listener = self.listener
-        await withTaskGroup(of: Void.self) { group in
+        // One thread accepts (waking every 200 ms to notice `stop`); each connection is
+        // handled by a task of its own, its blocking steps on threads of their own. With
+        // --once, `stop` comes when the session has ended, so nothing is cut short.
+        _ = try? await BlockingThread.run(name: "serve-accept", namespace: nil) { [self] in
+            try listener.setReceiveTimeout(nanoseconds: 200_000_000)
             while !state.withLock({ $0.stopped }) {
-                let accepted = try? await BlockingThread.run(name: "serve-accept", namespace: nil) { () throws -> Socket? in
-                    try listener.setReceiveTimeout(nanoseconds: 200_000_000)
-                    return try listener.accept()
+                do {
+                    guard let connection = try listener.accept() else { continue }
+                    Task { await self.handle(connection) }
+                } catch {
+                    // Out of descriptors or memory: wait instead of spinning; connections queue meanwhile.
+                    usleep(100_000)
                 }
-                guard let connection = accepted ?? nil else { continue }
-                group.addTask { await self.handle(connection) }
             }
-            await group.waitForAll()
         }
         listener.close()
     }
@@ -114,12 +118,15 @@ public final class ServeResponder: Sendable {
             defer { state.withLock { $0.waitingHandshakes -= 1 } }
             await refuseBusy(connection, peer: peer)
         case .session:
-            await session(connection, peer: peer)
+            let ended = await session(connection, peer: peer)
             let stopNow = state.withLock { s -> Bool in
                 s.sessionActive = false
                 s.sessions += 1
                 return configuration.once
             }
+            // Logged once serve is free again: a client that waits for this line is
+            // never told BUSY by the session it just saw end.
+            if let ended { log.line(ended) }
             if stopNow { stop() }
         }
     }
@@ -139,7 +146,8 @@ public final class ServeResponder: Sendable {
         }
     }
 
-    private func session(_ connection: Socket, peer: String) async {
+    /// Runs one session; returns its end line (nil when it never authenticated, which is logged here).
+    private func session(_ connection: Socket, peer: String) async -> String? {
         let c = configuration
         let local = ((try? connection.localAddress()).flatMap { RemotePeer.numeric($0.host) }) ?? c.listen.host
         let channel: ControlChannel
@@ -150,12 +158,12 @@ public final class ServeResponder: Sendable {
         } catch {
             connection.close()
             log.line("connection from \(peer): \(error)")
-            return
+            return nil
         }
         log.line("session from \(peer): started")
         let t0 = MonotonicClock.now()
         let (reason, cells) = await ServeSession(channel: channel, socket: connection, peer: peer, local: local, configuration: c, log: log, logger: logger).run()
         channel.close()
-        log.line("session from \(peer): ended after \(cells) cell\(cells == 1 ? "" : "s") in \(seconds((Double(MonotonicClock.elapsed(since: t0)) / 1e7).rounded() / 100)) s: \(reason)")
+        return ("session from \(peer): ended after \(cells) cell\(cells == 1 ? "" : "s") in \(seconds((Double(MonotonicClock.elapsed(since: t0)) / 1e7).rounded() / 100)) s: \(reason)")
     }
 }

@@ -48,9 +48,8 @@ struct ServeSession {
             do { message = try await io { try channel.receive(timeoutSeconds: limits.idleTimeoutSeconds) } } catch {
                 return (Self.describe(error, idle: limits.idleTimeoutSeconds), cells)
             }
+            // (PINGs never get here: `receive` answers them itself.)
             switch message {
-            case .ping(let n):
-                do { try await send(.pong(n)) } catch { return ("could not answer a ping: \(error)", cells) }
             case .cellRequest(let body):
                 cells += 1
                 if let end = await cell(body) { return (end, cells) }
@@ -115,7 +114,12 @@ struct ServeSession {
         try await BlockingThread.run(name: "serve-control", namespace: nil, body)
     }
 
+    /// Why waiting for the client's next message ended, for the log.
     static func describe(_ error: any Error, idle: Double) -> String {
-        "\(error)"
+        switch error as? ControlChannelError {
+        case .timedOut?: "idle for \(seconds(idle)) s (--idle-timeout)"
+        case .closed?: "the client closed the connection"
+        default: "\(error)"
+        }
     }
 }
