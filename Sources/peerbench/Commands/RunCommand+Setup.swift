@@ -54,6 +54,7 @@ struct RunSetup {
                 + ". Resume with the matrix the run started with (its copy is under \"matrix\" in \(c.resume!)/manifest.json), or start a new run with --out")
         }
         if options.link == .remote { try RemoteRun.checkDistances(matrix, matrixPath: matrixPath) }
+        try matrix.checkScenarios(linkMode: options.link, matrixFile: matrixPath)
         var plan = try RunPlan(matrix: matrix, options: options.run, linkModel: linkModel, registry: registry)
         if options.link == .remote { plan.links = plan.links.mapValues(RemoteRun.asWritten) }
         let runID = previous?.runID ?? RunCommand.makeRunID()
