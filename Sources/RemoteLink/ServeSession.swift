@@ -3,8 +3,7 @@ public import Logging
 public import PeerBenchCore
 
 /// One authenticated client's session in `peerbench serve`: HELLO both ways, then
-/// cells one at a time (CELL_REQUEST -> SERVER_READY -> SERVER_RESULT), pings, and
-/// BYE. Anything else ends the session with an ERROR; a quiet client ends it after
+/// cells one at a time (CELL_REQUEST -> SERVER_READY -> SERVER_RESULT) until BYE. Anything else ends the session with an ERROR; a quiet client ends it after
 /// the idle timeout. Never throws: how it ended is the returned reason.
 struct ServeSession {
     let channel: ControlChannel
@@ -15,7 +14,6 @@ struct ServeSession {
     let configuration: ServeConfiguration
     let log: ServeLog
     let logger: Logger
-
 
     /// Runs the session to its end; returns why it ended and how many cells ran.
     func run() async -> (reason: String, cells: Int) {
