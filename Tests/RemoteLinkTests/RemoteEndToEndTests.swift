@@ -60,6 +60,27 @@ import PeerBenchCore
         #expect(serveLog.components(separatedBy: ": ok in ").count - 1 == 6, "one log line per cell: \(serveLog)")
     }
 
+    /// exec names a command for serve to run: refused unless serve allows it, then it
+    /// works like any plugin (iperf3 through plugins/iperf3/iperf3-peer).
+    @Test func execRunsOnlyWhereServeAllowsIt() async throws {
+        let rig = try RemoteRig()
+        defer { rig.remove() }
+        let transports = #"[{"plugin": "exec", "label": "iperf3-tcp", "options": {"server": ["plugins/iperf3/iperf3-peer", "server"], "client": ["plugins/iperf3/iperf3-peer", "client", "--tcp"]}}]"#
+        let matrix = try rig.write(RemoteRig.matrix(transports: transports, count: 200, size: 1_024, timeout: 30), "m.json")
+        try rig.startServe()
+        let refused = try rig.startRun(matrix, out: rig.dir + "/refused")
+        #expect(refused.wait(seconds: 60) == 3)
+        #expect(refused.stderr.contains("cannot run exec, which the matrix uses"), "\(refused.stderr)")
+        rig.serve?.kill(SIGKILL)
+        rig.serve?.wait(seconds: 10)
+        try rig.startServe(["--allow-exec"])
+        let run = try rig.startRun(matrix, out: rig.dir + "/allowed")
+        #expect(run.wait(seconds: 90) == 0, "\(run.stderr)\nserve: \(rig.serve?.stderr ?? "")")
+        let records = try rig.records(rig.dir + "/allowed")
+        #expect(records.first?["status"] as? String == "ok")
+        #expect((records.first?["delivery"] as? [String: Any])?["received_bytes"] as? Int == 204_800)
+    }
+
     @Test func maxDistanceIsRefusedNamingItsPath() async throws {
         let rig = try RemoteRig()
         defer { rig.remove() }
