@@ -78,11 +78,12 @@ import PeerBenchCore
         #expect(run.wait(seconds: 90) == 0, "\(run.stderr)\nserve: \(rig.serve?.stderr ?? "")")
         let records = try rig.records(rig.dir + "/allowed")
         #expect(records.first?["status"] as? String == "ok")
-        // What iperf3's own JSON reports: every byte sent; its receiver count may stop a
-        // little short of the end (iperf3's accounting, not the link's).
+        // What iperf3's own JSON reports. Its receiver byte count for a transfer this
+        // short is unreliable even over loopback (0 to all of it; exec's, not the link's),
+        // so only the sent side and the message count are checked.
         let delivery = records.first?["delivery"] as? [String: Any]
         #expect(delivery?["sent_bytes"] as? Int == 204_800, "\(String(describing: delivery))")
-        #expect((delivery?["received_bytes"] as? Int ?? 0) > 100_000, "\(String(describing: delivery))")
+        #expect(delivery?["received_messages"] as? Int == 200, "\(String(describing: delivery))")
     }
 
     @Test func maxDistanceIsRefusedNamingItsPath() async throws {
