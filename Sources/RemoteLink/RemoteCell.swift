@@ -24,14 +24,13 @@ public enum RemoteCell {
         public var environment: String
         public var distanceLabel: String
         public var distanceMeters: Double?
-        /// The transport entry's `wifi` (absent: the defaults), so the server's sockets
-        /// carry the same service class as the client's.
+        /// The transport's Wi-Fi settings, so serve marks its sockets with the same
+        /// service class as the client (null = the defaults).
         public var wifi: WifiSettings?
 
         enum CodingKeys: String, CodingKey {
             case plugin, label, options, cellID = "cell_id", repetition, seed, payload, rttProbes = "rtt_probes"
-            case timeoutSeconds = "timeout_seconds", environment, distanceLabel = "distance_label", distanceMeters = "distance_m"
-            case wifi
+            case timeoutSeconds = "timeout_seconds", environment, distanceLabel = "distance_label", distanceMeters = "distance_m", wifi
         }
 
         public init(transport: TransportSpec, cell: CellContextSeed, link: ResolvedLink, timeoutSeconds: Double) {

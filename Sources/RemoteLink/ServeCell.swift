@@ -32,8 +32,9 @@ public final class ServeCell: Sendable {
                                   rttProbes: request.rttProbes, deadline: deadline, link: request.link,
                                   client: Endpoint(address: peer), server: endpoint, cancellation: cancellation, logger: cellLogger)
         context.wifi = request.wifi ?? .default
-        let server = try await withDeadline(seconds: request.timeoutSeconds, onTimeout: { cancellation.cancel() }) { [context] in
-            try await plugin.startServer(context)
+        let cell = context
+        let server = try await withDeadline(seconds: request.timeoutSeconds, onTimeout: { cancellation.cancel() }) {
+            try await plugin.startServer(cell)
         }
         return ServeCell(request: request, server: server, cancellation: cancellation, deadline: deadline, started: started)
     }
