@@ -19,7 +19,9 @@ struct ComparedRecord: Sendable {
         runID = r.runID
         cellID = r.cellID
         repetition = r.repetition
-        environment = r.environment
+        // Cells of one environment under different link scenarios are different
+        // scenarios of the comparison: never pooled, shown as `forest · outage-5s`.
+        environment = r.environment + (r.scenario.map { $0.kind == "static" ? "" : " · " + $0.name } ?? "")
         distanceLabel = r.distanceLabel
         payload = r.payload.map { "\($0.count)x\($0.size)" } ?? "-"
         label = r.transport.label
