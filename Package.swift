@@ -119,7 +119,7 @@ let package = Package(
         .target(name: "TransportTestSupport", dependencies: ["PeerBenchCore", .product(name: "Logging", package: "swift-log")],
                 path: "Tests/TransportTestSupport"),
         .testTarget(name: "PeerBenchCoreTests", dependencies: ["PeerBenchCore"]),
-        .testTarget(name: "LinkEmulationTests", dependencies: ["LinkEmulation", "PeerBenchCore", "UDPTransport", "TCPTransport"]),
+        .testTarget(name: "LinkEmulationTests", dependencies: ["LinkEmulation", "PeerBenchCore", "UDPTransport", "TCPTransport", "QUICTransport"]),
         .testTarget(name: "TCPTransportTests", dependencies: ["TransportTestSupport", "TCPTransport", "PeerBenchCore"]),
         .testTarget(name: "UDPTransportTests", dependencies: ["TransportTestSupport", "UDPTransport", "PeerBenchCore"]),
         .testTarget(name: "QUICTransportTests", dependencies: ["TransportTestSupport", "QUICTransport", "PeerBenchCore",
@@ -131,7 +131,7 @@ let package = Package(
         .testTarget(name: "PluginContractTests", dependencies: [
             "TransportTestSupport", "PeerBenchCore", "TCPTransport", "UDPTransport", "TLSTransport", "QUICTransport", "UWBRanging", "ExecTransport",
         ], exclude: ["Peers"]),
-        .testTarget(name: "RemoteLinkTests", dependencies: ["RemoteLink", "PeerBenchCore", "TransportTestSupport"]),
+        .testTarget(name: "RemoteLinkTests", dependencies: ["RemoteLink", "PeerBenchCore", "TransportTestSupport", "LinkEmulation"]),
         // new-transport: new transport test targets go above this line
         .testTarget(name: "ScaffoldTests", dependencies: ["TransportScaffold"]),
     ]

@@ -2,22 +2,36 @@
 # Estimate against actual: for each matrix, `peerbench validate` (the cost model)
 # and a real run on the emulated link (wall time from the manifest's started_at to
 # ended_at), and their ratio; the target is 0.8-1.25. Needs root (namespaces).
-# Usage: scripts/check-estimates.sh [MATRIX...]
+# Usage: scripts/check-estimates.sh [--keep DIR] [MATRIX...]
 #   default: matrices/quick.json matrices/hypotheses.json matrices/edge-large.json
+#   --keep DIR: keep the run folders in DIR (DIR/NAME), e.g. to refit the model from
+#   their per-cell times or to pass one to `validate --calibrate-from`.
 # A loaded machine inflates the actual times: say so when quoting the figures.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 peerbench=${PEERBENCH:-$repo/.build/release/peerbench}
 [ -x "$peerbench" ] || peerbench=$repo/.build/debug/peerbench
 [ -x "$peerbench" ] || { echo "check-estimates: build peerbench first (swift build -c release)" >&2; exit 2; }
+keep=
+if [ "${1:-}" = --keep ]; then
+    [ $# -ge 2 ] || { echo "check-estimates: --keep needs a folder" >&2; exit 2; }
+    keep=$2
+    shift 2
+fi
 [ $# -gt 0 ] || set -- "$repo/matrices/quick.json" "$repo/matrices/hypotheses.json" "$repo/matrices/edge-large.json"
-work=$(mktemp -d /tmp/pb-estimates.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+if [ -n "$keep" ]; then
+    mkdir -p "$keep"
+    work=$(cd "$keep" && pwd)
+else
+    work=$(mktemp -d /tmp/pb-estimates.XXXXXX)
+    trap 'rm -rf "$work"' EXIT
+fi
 printf '%-20s %6s %10s %10s %7s\n' matrix cells "estimate s" "actual s" ratio
 status=0
 for m in "$@"; do
     name=$(basename "$m" .json)
     est=$("$peerbench" validate "$m" | sed -n 's/.*estimated duration: .* (\([0-9]*\) s; .*/\1/p')
+    [ ! -e "$work/$name" ] || { echo "check-estimates: $work/$name exists; choose another --keep folder" >&2; exit 2; }
     "$peerbench" run "$m" --out "$work/$name" --link emulated --quiet >/dev/null 2>&1 || [ $? -eq 1 ]
     read -r cells actual < <(python3 - "$work/$name/manifest.json" <<'PY'
 import json, sys

@@ -1,3 +1,5 @@
+import PeerBenchCore
+
 /// The plugin's application protocol on top of QUIC streams (docs/protocol/quic.md).
 ///
 /// Every stream carries a sequence of frames: a 1-byte type, a 4-byte big-endian
@@ -17,6 +19,9 @@ enum FrameType: UInt8 {
     /// Client -> server, control stream, first frame: the 32-byte cell token that
     /// tells the server this is the cell's client (`CellToken`).
     case hello = 0x06
+    /// Server -> client, control stream, just before `report`: the receiver-side bulk
+    /// series (bytes per interval from the first bulk byte).
+    case series = 0x07
 }
 
 /// Application error codes used in CONNECTION_CLOSE (application variant).
@@ -55,6 +60,16 @@ enum ControlFrame: Equatable {
     case done(DoneBody)
     case report(ReportBody)
     case hello(CellToken)
+    /// nil: the server received no bulk byte (zero entries on the wire).
+    case series(BulkSeries?)
+}
+
+/// The SERIES body: u64 interval_ns, u32 n, then n u64 byte counts.
+enum SeriesBody {
+    /// Intervals a SERIES carries at most (5 minutes at 100 ms, then coarser), as TCP's REPORT.
+    static let maxIntervals = 3_000
+    static let fixedSize = 12
+    static let maxSize = fixedSize + 8 * maxIntervals
 }
 
 /// Frame encoding (the bytes one frame occupies on the wire).
@@ -72,6 +87,13 @@ enum FrameEncoder {
         case .done(let d): return header(.done, length: 24) + be(d.messages) + be(d.bytes) + be(d.streams)
         case .report(let r): return header(.report, length: 32) + be(r.messages) + be(r.bytes) + be(r.streams) + be(r.receiveNanos)
         case .hello(let token): return header(.hello, length: UInt32(CellToken.length)) + token.bytes
+        case .series(let series):
+            let entries = series?.bytes ?? []
+            var out = header(.series, length: UInt32(SeriesBody.fixedSize + 8 * entries.count))
+            out += be(series?.intervalNanos ?? 0)
+            out += [UInt8(entries.count >> 24 & 0xff), UInt8(entries.count >> 16 & 0xff), UInt8(entries.count >> 8 & 0xff), UInt8(entries.count & 0xff)]
+            for e in entries { out += be(UInt64(e)) }
+            return out
         }
     }
 
@@ -96,8 +118,14 @@ struct FrameParser {
     private var bodyRemaining: UInt32 = 0
     private var inBody = false
     private var control: [UInt8] = []
+    /// Only a client parses SERIES (the server's bulk series, up to `SeriesBody.maxSize`
+    /// bytes); a server rejects it at its header, so it never holds more than 64 bytes.
+    private let acceptsSeries: Bool
 
-    init() { control.reserveCapacity(Self.maxControlBody) }
+    init(acceptsSeries: Bool = false) {
+        self.acceptsSeries = acceptsSeries
+        control.reserveCapacity(Self.maxControlBody)
+    }
 
     /// True between frames (a stream may end only there).
     var atFrameBoundary: Bool { headerFilled == 0 && !inBody }
@@ -144,7 +172,13 @@ struct FrameParser {
         let length = UInt32(header.1) << 24 | UInt32(header.2) << 16 | UInt32(header.3) << 8 | UInt32(header.4)
         type = t
         bodyRemaining = length
-        if t != .data {
+        if t == .series {
+            guard acceptsSeries else { throw FramingError(description: "SERIES frame from a client (server-only)") }
+            guard length >= SeriesBody.fixedSize, length <= SeriesBody.maxSize, (length - UInt32(SeriesBody.fixedSize)) % 8 == 0 else {
+                throw FramingError(description: "SERIES frame has a \(length)-byte body; expected 12 + 8 x n with n <= \(SeriesBody.maxIntervals)")
+            }
+            control.removeAll(keepingCapacity: true)
+        } else if t != .data {
             let expected = t == .ping || t == .pong ? 8 : t == .done ? 24 : 32 // report and hello: 32
             guard length == expected else {
                 throw FramingError(description: "frame type 0x\(String(t.rawValue, radix: 16)) has a \(length)-byte body; expected \(expected)")
@@ -169,6 +203,14 @@ struct FrameParser {
         case .done: try onControl(.done(DoneBody(messages: u64(0), bytes: u64(8), streams: u64(16))))
         case .report: try onControl(.report(ReportBody(messages: u64(0), bytes: u64(8), streams: u64(16), receiveNanos: u64(24))))
         case .hello: try onControl(.hello(CellToken(bytes: Array(control))))
+        case .series:
+            let interval = u64(0)
+            let n = Int(control[8]) << 24 | Int(control[9]) << 16 | Int(control[10]) << 8 | Int(control[11])
+            guard control.count == SeriesBody.fixedSize + 8 * n, n == 0 || interval > 0 else {
+                throw FramingError(description: "SERIES frame: \(n) entries do not match its \(control.count)-byte body, or a zero interval")
+            }
+            let entries = (0..<n).map { Int(clamping: u64(SeriesBody.fixedSize + 8 * $0)) }
+            try onControl(.series(n == 0 ? nil : BulkSeries(intervalNanos: interval, bytes: entries)))
         case .data: break
         }
     }

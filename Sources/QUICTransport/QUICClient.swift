@@ -19,9 +19,15 @@ final class QUICClient: QUICConnectionDelegate {
     private let cancellation: CellCancellation
 
     private var controlStream: Int64 = -1
-    private var controlParser = FrameParser()
+    private var controlParser = FrameParser(acceptsSeries: true)
     private var pongs: [UInt64: UInt64] = [:]
+    /// Loaded probes (`loadedRttProbes`): PINGs during the bulk phase, their sequence
+    /// numbers with the top bit set so they never meet the idle probes' (0, 1, ...).
+    static let loadedFlag: UInt64 = 1 << 63
+    private var loadedSent: [(seq: UInt64, at: UInt64)] = []
     private var report: ReportBody?
+    /// The server's bulk series (SERIES, before REPORT); nil when it sent none.
+    private var series: BulkSeries?
     private var handshakeDone = false
 
     private let token: CellToken
@@ -103,7 +109,15 @@ final class QUICClient: QUICConnectionDelegate {
         let bulkStart = MonotonicClock.now()
         var bulk = BulkSchedule(count: count, mode: config.streams)
         var doneSent = false
-        try pump("bulk phase") {
+        var loaded = LoadedProbeSchedule(config.loadedRttProbes)
+        loaded.begin(at: bulkStart)
+        var bulkNanos: UInt64?
+        // A probe queued after this turn's service pass: turn again at once so it leaves now.
+        var probeQueued = false
+        try pump("bulk phase", wakeIn: {
+            if probeQueued { probeQueued = false; return 0 }
+            return loaded.intervalNanos == nil || bulkNanos != nil ? nil : loaded.nanosUntilDue()
+        }) {
             if !doneSent {
                 bulk.advance(connection: connection, block: block)
                 if bulk.isHandedOver {
@@ -112,14 +126,34 @@ final class QUICClient: QUICConnectionDelegate {
                     doneSent = true
                 }
             }
-            return self.report != nil
+            if self.report == nil {
+                // Loaded probes on the control stream, beside the bulk stream(s): until the REPORT.
+                let now = MonotonicClock.now()
+                if let k = loaded.takeDue(now: now) {
+                    let seq = Self.loadedFlag | UInt64(k)
+                    connection.sender(control).append(copying: FrameEncoder.encode(.ping(seq)))
+                    loadedSent.append((seq, now))
+                    probeQueued = true
+                }
+                return false
+            }
+            if bulkNanos == nil { bulkNanos = MonotonicClock.now() - bulkStart }
+            // After the REPORT: the echoes of loaded probes still in flight (a server that
+            // closed once the REPORT was acknowledged leaves the rest unanswered).
+            return connection.isFinished || loadedSent.allSatisfy { pongs[$0.seq] != nil }
         }
-        m.bulkNanos = MonotonicClock.now() - bulkStart
+        m.bulkNanos = bulkNanos ?? (MonotonicClock.now() - bulkStart)
+        if loaded.intervalNanos != nil {
+            m.rttLoadedNanos = loadedSent.compactMap { p in pongs[p.seq].map { $0 - p.at } }
+        }
         guard let r = report else { throw QUICFailure.protocolViolation("no REPORT after the bulk phase") }
         m.delivery = Delivery(sentMessages: count, receivedMessages: Int(r.messages), sentBytes: count * size, receivedBytes: Int(r.bytes))
         if r.messages < UInt64(count) { m.status = .partial }
+        m.bulkSeries = series
 
-        m.extra["quic"] = .object(QUICStats.record(connection, start: start, report: r, config: config))
+        var stats = QUICStats.record(connection, start: start, report: r, config: config)
+        if loaded.intervalNanos != nil { stats["loaded_probes_sent"] = JSONValue(loadedSent.count) }
+        m.extra["quic"] = .object(stats)
 
         // Clean close: CONNECTION_CLOSE with application NO_ERROR; nothing to wait for.
         connection.close(.application(ApplicationError.noError, ""), transmit: transmit)
@@ -134,7 +168,9 @@ final class QUICClient: QUICConnectionDelegate {
 
     /// Runs the event loop until `done()` is true; throws when the connection fails,
     /// the cell's deadline passes or the cell is cancelled.
-    private func pump(_ phase: String, until done: () -> Bool) throws {
+    /// `wakeIn`: nanoseconds until `done` has work again without any datagram (a loaded
+    /// probe falling due), or nil.
+    private func pump(_ phase: String, wakeIn: () -> UInt64? = { nil }, until done: () -> Bool) throws {
         let loop = QUICEventLoop(channel: channel)
         while true {
             if done() { return }
@@ -145,7 +181,8 @@ final class QUICClient: QUICConnectionDelegate {
             let now = MonotonicClock.now()
             if now >= deadline { throw QUICFailure.deadline(phase: phase) }
             let expiry = connection.expiry
-            let turn = try loop.turn(timeoutNanos: min(deadline - now, expiry > now ? expiry - now : 0), withSender: false) { datagram, _, _, now in
+            let timeout = min(deadline - now, expiry > now ? expiry - now : 0, wakeIn() ?? .max)
+            let turn = try loop.turn(timeoutNanos: timeout, withSender: false) { datagram, _, _, now in
                 connection.read(datagram, now: now)
                 return !connection.isFinished
             }
@@ -179,6 +216,9 @@ final class QUICClient: QUICConnectionDelegate {
             switch frame {
             case .pong(let seq): self.pongs[seq] = MonotonicClock.now()
             case .report(let r): self.report = r
+            case .series(let s):
+                guard self.report == nil else { throw FramingError(description: "SERIES after REPORT") }
+                self.series = s
             case .ping, .done, .hello: throw FramingError(description: "server sent a client-only frame (\(frame))")
             }
         })

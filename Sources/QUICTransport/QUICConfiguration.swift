@@ -39,6 +39,8 @@ struct QUICConfiguration: Sendable {
     /// Name the server certificate must cover; nil = the server's address.
     var serverName: String?
     var mutualTLS = false
+    /// PINGs on the control stream during the bulk phase (`loadedRttProbes`); nil = off.
+    var loadedRttProbes: LoadedRttProbes?
 
     /// The name the client verifies for a server reached at `host`.
     func expectedName(for host: String) -> String { serverName ?? host }

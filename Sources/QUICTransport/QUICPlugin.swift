@@ -26,7 +26,7 @@ public struct QUICPlugin: TransportPlugin {
             OptionDescriptor("clientKeyFile", type: "path", default: "certs/client-key.pem", help: "Client private key for mutualTLS."),
             OptionDescriptor("serverName", type: "string", default: "the server's address", help: "Name the server certificate must cover."),
             OptionDescriptor("mutualTLS", type: "bool", default: "false", help: "The server requires and verifies a client certificate."),
-        ]
+        ] + LoadedRttProbes.descriptors(flows: [.same])
     )
 
     let config: QUICConfiguration
@@ -63,7 +63,8 @@ public struct QUICPlugin: TransportPlugin {
             clientCertFile: try path("clientCertFile", "client.pem"),
             clientKeyFile: try path("clientKeyFile", "client-key.pem"),
             serverName: try options.string("serverName", default: nil),
-            mutualTLS: try options.bool("mutualTLS", default: false))
+            mutualTLS: try options.bool("mutualTLS", default: false),
+            loadedRttProbes: try LoadedRttProbes.read(options, flows: [.same]))
     }
 
     /// The ngtcp2 and GnuTLS versions linked at run time, for the run's manifest.
@@ -89,7 +90,7 @@ public struct QUICPlugin: TransportPlugin {
         var settings = config
         settings.connection.maxUDPPayload = cell.link.mtu.map { Self.udpPayload(mtu: $0, host: cell.server.address) }
         let loop = try await cell.server.run("quic-server-bind") { [settings] in
-            try QUICServerLoop(host: cell.server.address, config: settings, token: CellToken(cell: cell), logger: cell.logger)
+            try QUICServerLoop(server: cell.server, config: settings, token: CellToken(cell: cell), logger: cell.logger)
         }
         cell.cancellation.onCancel { loop.stop() }
         let task = Task { try await cell.server.run("quic-server") { try loop.run() } }

@@ -32,12 +32,10 @@ final class QUICServerLoop: @unchecked Sendable {
     private let readPath: UnsafeMutablePointer<ngtcp2_path_storage>
     private let logger: Logger
 
-    /// Binds on `host` port 0. Call inside the server endpoint (its network namespace).
-    init(host: String, config: QUICConfiguration, token: CellToken, logger: Logger) throws {
-        let bindAddress = SocketAddress(host: host, port: 0)
-        channel = try UDPChannel(family: bindAddress.family)
-        try channel.socket.bind(bindAddress)
-        address = try channel.socket.localAddress()
+    /// Binds on `server` (`Endpoint.bindServer`). Call inside the server endpoint (its network namespace).
+    init(server: Endpoint, config: QUICConfiguration, token: CellToken, logger: Logger) throws {
+        channel = try UDPChannel(family: SocketAddress(host: server.address, port: 0).family)
+        address = try server.bindServer(channel.socket)
         local = try SockAddrBox(address)
         self.config = config
         self.token = token
@@ -192,6 +190,8 @@ final class ServerSession: QUICConnectionDelegate {
     private var finishedStreams: UInt64 = 0
     private var firstByteAt: UInt64?
     private var lastByteAt: UInt64 = 0
+    /// Bytes per 100 ms from the first bulk byte, sent in SERIES before the report.
+    private var series = BulkSeriesRecorder(maxIntervals: SeriesBody.maxIntervals)
     private var done: DoneBody?
     private(set) var reportSent = false
     private var reportSentAt: UInt64 = 0
@@ -232,6 +232,7 @@ final class ServerSession: QUICConnectionDelegate {
             if firstByteAt == nil { firstByteAt = now }
             lastByteAt = now
             bytes += UInt64(n)
+            if n > 0 { series.record(bytes: n, at: now) }
             if complete { messages += 1 }
         }, onControl: { frame in
             guard !bulk else { throw FramingError(description: "control frame on bulk stream \(stream)") }
@@ -249,7 +250,7 @@ final class ServerSession: QUICConnectionDelegate {
                 try requireHello()
                 guard done == nil else { throw FramingError(description: "second DONE frame") }
                 done = d
-            case .pong, .report:
+            case .pong, .report, .series:
                 throw FramingError(description: "client sent a server-only frame (\(frame))")
             }
         })
@@ -273,13 +274,15 @@ final class ServerSession: QUICConnectionDelegate {
         guard controlStream != nil else { throw NotThisCell(description: "the first control frame was not HELLO (not this cell's client)") }
     }
 
-    /// The report goes out once DONE arrived and every bulk stream it announced has ended.
+    /// The report goes out once DONE arrived and every bulk stream it announced has ended,
+    /// right after the bulk series (SERIES), in the same packet when it fits.
     private func maybeReport() {
         guard !reportSent, let d = done, finishedStreams >= d.streams, let control = controlStream else { return }
         reportSent = true
         reportSentAt = MonotonicClock.now()
         let span = firstByteAt.map { lastByteAt - $0 } ?? 0
         let sender = connection.sender(control)
+        sender.append(copying: FrameEncoder.encode(.series(series.series)))
         sender.append(copying: FrameEncoder.encode(.report(ReportBody(messages: messages, bytes: bytes, streams: finishedStreams, receiveNanos: span))))
         reportEnd = sender.queuedEnd
     }

@@ -1,7 +1,9 @@
 /// The senders of a connection's streams and the order in which their data goes
-/// into packets: streams with something to send are served in the order they
-/// became active, each until ngtcp2 takes no more, so the control stream (opened
-/// first) is never stuck behind bulk data it was queued before.
+/// into packets: streams with something to send are served in stream-ID order, each
+/// until ngtcp2 takes no more. The control stream (ID 0, opened first) therefore
+/// goes first whenever it has something, also when it becomes active again behind
+/// a bulk stream that always has data (a loaded probe or its PONG during the bulk
+/// phase): QUIC's streams have no head-of-line blocking, and neither has our sender.
 struct StreamScheduler {
     private var senders: [Int64: StreamSender] = [:]
     /// Streams that may have data or a FIN still to hand to ngtcp2, in service order.
@@ -10,7 +12,11 @@ struct StreamScheduler {
     /// The sender of `stream`, created on first use, and scheduled for writing.
     mutating func sender(_ stream: Int64) -> StreamSender {
         if let s = senders[stream] {
-            if !active.contains(where: { $0 === s }) { active.append(s) }
+            if !active.contains(where: { $0 === s }) {
+                // Back in ID order: new streams have the highest IDs, so only a
+                // re-activated one (the control stream) moves ahead of others.
+                active.insert(s, at: active.firstIndex { $0.streamID > stream } ?? active.count)
+            }
             return s
         }
         let s = StreamSender(streamID: stream)

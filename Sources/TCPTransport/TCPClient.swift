@@ -11,11 +11,25 @@ enum TCPClient {
             try workload.greet(TCPHello.greeting)
             try workload.probe(count: cell.rttProbes, into: &m)
             if let payload = cell.payload, payload.count > 0 {
-                try workload.bulk(payload, loadedProbes: options.loadedRttProbes, into: &m)
+                try withProbeFlow(cell, server: server, options: options) { probeFlow in
+                    try workload.bulk(payload, loadedProbes: options.loadedRttProbes, probeFlow: probeFlow, into: &m)
+                }
                 if let info = TCPInfo.read(s) { m.extra["tcp"] = info }
             }
             try workload.goodbye()
         }
         return m
+    }
+
+    /// With `loadedRttProbes.flow` `separate`: a second connection to the server, set
+    /// up like the first and greeted, for the probes only (docs/protocol/tcp.md); else nil.
+    static func withProbeFlow(_ cell: CellContext, server: SocketAddress, options: TCPOptions,
+                              _ body: (StreamWorkloadClient?) throws -> Void) throws {
+        guard options.loadedRttProbes?.flow == .separate else { return try body(nil) }
+        try cell.withStreamConnection("tcp", to: server, configure: options.apply) { s, _ in
+            let flow = StreamWorkloadClient("tcp", over: s)
+            try flow.greet(TCPHello.greeting)
+            try body(flow)
+        }
     }
 }

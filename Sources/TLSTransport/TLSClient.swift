@@ -26,11 +26,26 @@ enum TLSClient {
             let workload = StreamWorkloadClient("tls", over: tls)
             try workload.probe(count: cell.rttProbes, into: &m)
             if let payload = cell.payload, payload.count > 0 {
-                try workload.bulk(payload, loadedProbes: options.loadedRttProbes, into: &m)
+                try withProbeFlow(cell, server: server, options: options, credentials: credentials, files: files) { probeFlow in
+                    try workload.bulk(payload, loadedProbes: options.loadedRttProbes, probeFlow: probeFlow, into: &m)
+                }
             }
             try workload.goodbye()
         }
         return m
+    }
+
+    /// With `loadedRttProbes.flow` `separate`: a second TLS connection to the server,
+    /// with its own handshake, for the probes only; else nil.
+    static func withProbeFlow(_ cell: CellContext, server: SocketAddress, options: TLSOptions, credentials: TLSCredentials, files: TLSFiles,
+                              _ body: (StreamWorkloadClient?) throws -> Void) throws {
+        guard options.loadedRttProbes?.flow == .separate else { return try body(nil) }
+        try cell.withStreamConnection("tls", to: server, configure: { try $0.setNoDelay(options.noDelay) }) { s, _ in
+            let tls = try TLSSession(client: s, credentials: credentials, options: options,
+                                     verifyName: options.serverName ?? server.host, caFile: files.ca)
+            try tls.handshake()
+            try body(StreamWorkloadClient("tls", over: tls))
+        }
     }
 }
 

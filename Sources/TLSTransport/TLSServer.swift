@@ -8,7 +8,8 @@ enum TLSServer {
     static func start(_ cell: CellContext, options: TLSOptions) async throws -> SessionServer {
         let files = try options.psk == nil ? TLSFiles(options) : TLSFiles(ca: "", cert: "", key: "")
         let credentials = try TLSCredentials(serverWith: options, files: files)
-        return try await cell.serveOneConnection("tls") { conn in
+        // A separate probe flow (loadedRttProbes.flow) is a second TLS connection, served alike.
+        return try await cell.serveConnections("tls", count: options.loadedRttProbes?.flow == .separate ? 2 : 1) { conn in
             try conn.setNoDelay(options.noDelay)
             let tls = try TLSSession(server: conn, credentials: credentials, options: options)
             try tls.handshake()

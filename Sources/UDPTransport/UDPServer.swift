@@ -12,7 +12,7 @@ enum UDPServer {
             let bindAddress = SocketAddress(host: cell.server.address, port: 0)
             let s = try UDPSocketSetup.make(family: bindAddress.family)
             try s.setOption(SOL_SOCKET, SO_TIMESTAMPNS, Int32(1), "SO_TIMESTAMPNS")
-            try s.bind(bindAddress)
+            _ = try cell.server.bindServer(s)
             return s
         }
         cell.cancellation.register(socket)

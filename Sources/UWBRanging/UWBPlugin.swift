@@ -26,8 +26,9 @@ public struct UWBPlugin: TransportPlugin {
     }
 
     public func estimatedSeconds(payload: Payload?, rttProbes: Int, link: ResolvedLink) -> Double? {
-        // Exchange (≤ 6 connection intervals on GATT) + start-up (≤ 0.5 s) + ranging.
-        options.durationSeconds + 0.5 + (options.tokenChannel == .gatt ? 6 * options.gattConnectionIntervalMs / 1000 : 0.05)
+        // Exchange (≤ 6 connection intervals on GATT) + start-up and teardown (0.25 s
+        // measured on the emulated link; up to 0.5 s when the radio must first sync) + ranging.
+        options.durationSeconds + 0.25 + (options.tokenChannel == .gatt ? 6 * options.gattConnectionIntervalMs / 1000 : 0.05)
     }
 
     public func startServer(_ cell: CellContext) async throws -> any TransportServer {

@@ -31,7 +31,7 @@ from aioquic.quic.configuration import QuicConfiguration
 from aioquic.quic.events import ConnectionTerminated, StreamDataReceived
 
 ALPN = "peerbench-quic/1"
-PING, PONG, DATA, DONE, REPORT, HELLO = 0x01, 0x02, 0x03, 0x04, 0x05, 0x06
+PING, PONG, DATA, DONE, REPORT, HELLO, SERIES = 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07
 CONTROL_BODY = {PING: 8, PONG: 8, DONE: 24, REPORT: 32, HELLO: 32}
 WINDOW = 16 * 1024 * 1024
 
@@ -74,6 +74,18 @@ class FrameParser:
                         self.body_left = length
                         data = rest
                     break
+                if ftype == SERIES:
+                    # The server's bulk series (u64 interval, u32 n, n x u64): a client
+                    # accepts it and, like a server that MAY omit it, needs none of it.
+                    if len(self.buf) < 5 + length:
+                        break
+                    body = self.buf[5:5 + length]
+                    self.buf = self.buf[5 + length:]
+                    n = struct.unpack(">I", body[8:12])[0] if length >= 12 else -1
+                    if length != 12 + 8 * n:
+                        raise ProtocolError("SERIES with a %d-byte body" % length)
+                    on_control(SERIES, struct.unpack(">Q", body[:8]) + struct.unpack(">%dQ" % n, body[12:]))
+                    continue
                 if ftype not in CONTROL_BODY:
                     raise ProtocolError("unknown frame type 0x%02x" % ftype)
                 if length != CONTROL_BODY[ftype]:
@@ -218,6 +230,8 @@ class ClientProtocol(QuicConnectionProtocol):
             self.pongs[values[0]] = time.monotonic_ns()
         elif ftype == REPORT:
             self.report = values
+        elif ftype == SERIES:
+            self.series = values
         else:
             raise ProtocolError("server sent frame 0x%02x" % ftype)
 

@@ -63,6 +63,14 @@ import Testing
         let pairs = try #require((doc["scenarios"] as? [[String: Any]])?.first?["pairs"] as? [[String: Any]])
         let tp = try #require(pairs.first { $0["metric"] as? String == "throughput_mbps" })
         #expect(tp["a"] as? String == "tcp" && tp["verdict"] as? String == "worse")
+        #expect(tp["floor_ms"] is NSNull && tp["reason"] is NSNull, "throughput has no floor")
+        // The manifests' floors (real runs of tcp): applied to RTT pairs, the larger of the two runs'.
+        let floor = try #require(doc["measurement_floor"] as? [String: Any])
+        #expect(floor["runs"] as? Int == 2)
+        let tcpFloor = try #require((floor["transports"] as? [[String: Any]])?.first { $0["label"] as? String == "tcp" })
+        let rtt = try #require(pairs.first { $0["metric"] as? String == "rtt_p50_ms" })
+        let expected = (tcpFloor["p50_ms"] as! Double) + (floor["clock_ms"] as! Double)
+        #expect(abs((rtt["floor_ms"] as? Double ?? -1) - expected) < 1e-12, "tcp's floor (udp has none measured), no emulator")
         // The same input gives the same bytes.
         #expect(try CLI.run(["compare", d + "/a", d + "/b", "--format", "json"]).stdout == r.stdout)
     }
@@ -75,6 +83,7 @@ import Testing
         #expect(r.stdout.contains("tcp vs udp"))
         #expect(r.stdout.contains("?"), "two repetitions: insufficient")
         #expect(r.stdout.contains("legend:"))
+        #expect(r.stdout.contains("measurement floor (from 1 manifest): loopback RTT p50/p99 ms tcp "))
         #expect(r.stdout.contains("warning: too few repetitions") && r.stdout.contains("at least 4"))
         let csv = try CLI.run(["compare", d + "/a", "--format", "csv"])
         #expect(csv.stdout.hasPrefix("kind,environment,distance_label,payload,metric,a,b,n,median"))

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// `validate --shards N` and `--calibrate-from`, as a user runs them.
+/// `validate --shards N` and `--calibrate-from` (validate and run --dry-run), as a user runs them.
 @Suite struct CLIShardPlanTests {
     let matrix = """
         {"name": "shards", "repetitions": 1, "rttProbes": 10, "cellTimeoutSeconds": 60, "seed": 3,
@@ -40,5 +40,11 @@ import Testing
         let same = try CLI.run(["validate", dir + "/other.json", "--calibrate-from", dir + "/other"])
         #expect(same.status == 0)
         #expect(same.stdout.contains("estimate basis: measured in \(dir)/other for 8 cells"), "\(same.stdout)")
+        // run --dry-run takes the same calibration, and refuses another matrix's run the same way
+        let dry = try CLI.run(["run", dir + "/other.json", "--dry-run", "--link", "none", "--calibrate-from", dir + "/other"])
+        #expect(dry.status == 0, "\(dry.stderr)")
+        #expect(dry.stdout.contains("estimate basis: measured in \(dir)/other for 8 cells"), "\(dry.stdout)")
+        let dryOther = try CLI.run(["run", dir + "/m.json", "--dry-run", "--link", "none", "--calibrate-from", dir + "/other"])
+        #expect(dryOther.status == 2 && dryOther.stderr.contains("another matrix"), "\(dryOther.stderr)")
     }
 }

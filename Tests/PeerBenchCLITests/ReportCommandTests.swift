@@ -51,6 +51,10 @@ struct ReportCommandTests {
         #expect(page.dom.contains("cell did not finish within 30 s"))
         #expect(page.dom.contains("peerbench run fixture.json --repetitions 4"))
         #expect(page.dom.contains("0.12.1"))
+        // The measurement floor the verdicts applied (the manifest's), with the emulator's error.
+        #expect(page.dom.contains("<h2>Measurement floor</h2>"))
+        #expect(page.dom.contains("<td>quic</td><td>0.062</td><td>0.48</td>"))
+        #expect(page.dom.contains("Emulator release error p50 0.035 ms, p99 0.094 ms"))
     }
 
     /// The same check fails when the page cannot draw: here with the bundle removed, as

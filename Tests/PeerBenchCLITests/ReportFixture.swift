@@ -82,6 +82,14 @@ enum ReportFixture {
             "matrix_hash": "fixture0000000000", "command_line": ["peerbench", "run", "fixture.json", "--repetitions", "\(repetitions)"],
             "link_mode": "emulated", "seed": 1, "repetitions": repetitions, "cells_total": records.count,
             "versions": ["peerbench": "0.1.0", "ngtcp2": "0.12.1"],
+            "measurement_floor": [
+                "measured_at": "2026-11-23T04:00:00.000Z",
+                "clock": ["source": "CLOCK_MONOTONIC", "resolution_ns": 1, "read_delta_min_ns": 20, "read_delta_p50_ns": 30,
+                          "read_delta_p99_ns": 60, "reads": 100000],
+                "loopback_rtt": [["label": "tcp", "plugin": "tcp", "probes": 200, "p50_ms": 0.031, "p99_ms": 0.071, "max_ms": 0.2, "error": NSNull()],
+                                 ["label": "quic", "plugin": "quic", "probes": 200, "p50_ms": 0.062, "p99_ms": 0.48, "max_ms": 2.7, "error": NSNull()]],
+                "emulator_release_error": ["packets": 2000, "p50_us": 35, "p99_us": 94, "calibration": "fixture"],
+            ] as [String: Any],
         ]
         try json(manifest).write(toFile: dir + "/manifest.json", atomically: true, encoding: .utf8)
         return records.count

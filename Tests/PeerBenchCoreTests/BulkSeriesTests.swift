@@ -73,6 +73,26 @@ struct BulkSeriesTests {
         #expect(throws: InputError.self) { try LoadedRttProbes.read(bad) }
         do { _ = try LoadedRttProbes.read(bad) } catch { #expect("\(error)".contains("transports[0].options.loadedRttProbes.intervalMs"), "\(error)") }
     }
+
+    @Test("loadedRttProbes.flow: same by default and then not recorded; separate where the plugin has it; else refused naming the path")
+    func flowOption() throws {
+        let path = JSONPath.root.key("transports").index(0).key("options")
+        let plain = try PluginOptions(["loadedRttProbes": ["intervalMs": 50]], path: path)
+        #expect(try LoadedRttProbes.read(plain)?.flow == .same)
+        #expect(plain.effectiveJSON[LoadedRttProbes.key]?["flow"] == nil, "records of runs without flow stay as they were")
+        let separate = try PluginOptions(["loadedRttProbes": ["intervalMs": 50, "flow": "separate"]], path: path)
+        #expect(try LoadedRttProbes.read(separate) == LoadedRttProbes(intervalMs: 50, flow: .separate))
+        try separate.finish()
+        let refused = try PluginOptions(["loadedRttProbes": ["flow": "separate"]], path: path)
+        do {
+            _ = try LoadedRttProbes.read(refused, flows: [.same])
+            Issue.record("a plugin with only the same flow accepted separate")
+        } catch {
+            #expect("\(error)".contains("transports[0].options.loadedRttProbes.flow") && "\(error)".contains("\"same\" only"), "\(error)")
+        }
+        let unknown = try PluginOptions(["loadedRttProbes": ["flow": "other"]], path: path)
+        #expect(throws: InputError.self) { try LoadedRttProbes.read(unknown) }
+    }
 }
 
 @Suite("Measurement floor: the clock")

@@ -117,7 +117,8 @@ func typed(_ records: [JSONValue]) throws -> [Record] { try records.map { try Re
         let records = (1...6).map { comparedRecord("tcp", rep: $0, mbps: Double($0)) } + (1...6).map { comparedRecord("udp", rep: $0, mbps: 10 + Double($0)) }
         let data = try JSONEncoder().encode(try ComparisonDocument(records: typed(records)))
         let top = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-        #expect(Set(top.keys) == ["schema", "alpha", "warnings", "scenarios"])
+        #expect(Set(top.keys) == ["schema", "alpha", "warnings", "scenarios", "measurement_floor"])
+        #expect(top["measurement_floor"] is NSNull, "records in memory, no manifest: no floor")
         #expect(top["schema"] as? String == "peerbench.compare/1")
         let s = try #require((top["scenarios"] as? [[String: Any]])?.first)
         #expect(Set(s.keys) == ["environment", "distance_label", "payload", "transports", "pairs", "within_run"])
@@ -129,7 +130,9 @@ func typed(_ records: [JSONValue]) throws -> [Record] { try records.map { try Re
         #expect(Set(m.keys) == ["n", "median", "ci_low", "ci_high"])
         #expect(m["n"] as? Int == 6 && m["median"] as? Double == 3.5 && m["ci_low"] as? Double == 1 && m["ci_high"] as? Double == 6)
         let p = try #require((s["pairs"] as? [[String: Any]])?.first { $0["metric"] as? String == "throughput_mbps" })
-        #expect(Set(p.keys) == ["a", "b", "metric", "p_value", "p_adjusted", "cliffs_delta", "shift", "shift_ci_low", "shift_ci_high", "verdict"])
+        #expect(Set(p.keys) == ["a", "b", "metric", "p_value", "p_adjusted", "cliffs_delta", "shift", "shift_ci_low", "shift_ci_high", "verdict",
+                                "floor_ms", "reason"])
+        #expect(p["floor_ms"] is NSNull && p["reason"] is NSNull)
         #expect(p["verdict"] as? String == "worse")
         #expect(p["shift"] as? Double == -10)
         for key in ["p_value", "p_adjusted", "cliffs_delta", "shift_ci_low", "shift_ci_high"] { #expect(p[key] is Double, "\(key)") }

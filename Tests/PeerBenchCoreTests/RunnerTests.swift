@@ -23,7 +23,9 @@ import Testing
             #expect(r.objectValue?.keys == Record.topLevelKeys)
             #expect(r["link"]?.objectValue?.keys == ["mode", "delay_ms", "jitter_ms", "loss_percent", "rate_mbps", "mtu", "rssi_dbm",
                                                      "snr_db", "mcs", "phy_rate_mbps", "packets_up", "packets_down", "bytes_up",
-                                                     "bytes_down", "drops_up", "drops_down"])
+                                                     "bytes_down", "drops_up", "drops_down", "peer_address", "interface",
+                                                     "path_mtu", "control_rtt_ms", "performance_mode", "service_class",
+                                                     "radio_on_fraction", "energy_mj"])
         }
         let ok = records[0]
         #expect(ok["status"] == "ok")

@@ -82,4 +82,28 @@ import Testing
         scheduler.remove(0)
         #expect(scheduler.activeCount == 0 && scheduler.existing(0) == nil && scheduler.existing(4) === bulk)
     }
+
+    /// A loaded probe queued on the control stream while a bulk stream always has data
+    /// goes into the next packet, not after the bulk data (the old activation order
+    /// put the re-activated control stream last: it waited for the whole bulk phase).
+    @Test func aReactivatedControlStreamGoesAheadOfBulkData() {
+        var scheduler = StreamScheduler()
+        let control = scheduler.sender(0)
+        control.append(copying: [1])
+        let bulk = scheduler.sender(4)
+        bulk.append(copying: [UInt8](repeating: 7, count: 1000))
+        control.consumed(1, fin: false)
+        scheduler.pruneIdle()
+        #expect(scheduler.activeCount == 1)
+        let again = scheduler.sender(0)
+        again.append(copying: [2])
+        var index = 0
+        #expect(scheduler.nextPending(from: &index) === control, "the PING goes first")
+        let later = scheduler.sender(8)
+        later.append(copying: [3])
+        index = 1
+        #expect(scheduler.nextPending(from: &index) === bulk)
+        index = 2
+        #expect(scheduler.nextPending(from: &index) === later, "new streams still after the older ones")
+    }
 }

@@ -30,6 +30,11 @@ extension BaselineDocument {
     static func build(old: (name: String, data: ComparisonData), new: (name: String, data: ComparisonData), alpha: Double) -> BaselineDocument {
         let oldGroups = Groups(old.data), newGroups = Groups(new.data)
         var warnings = old.data.warnings + new.data.warnings
+        // The two runs' floors together: each figure the larger of the two.
+        var floors = ComparisonFloor.merged(old.data.floor, new.data.floor)
+        if let o = old.data.floor, let n = new.data.floor, o.figures != n.figures {
+            floors?.notes.append("\(old.name) and \(new.name) measured different floors; the larger figure of each is used")
+        }
         var scenarios: [Scenario] = []
         for (key, newLabels) in newGroups.ordered {
             guard let oldLabels = oldGroups.byScenario[key] else {
@@ -48,7 +53,9 @@ extension BaselineDocument {
                 }
                 let pAdjusted = PairTest.holmAdjusted(tests.map(\.test))
                 for (i, t) in tests.enumerated() {
-                    let verdict: Verdict = switch t.test.direction(pAdjusted: pAdjusted[i], alpha: alpha, higherIsBetter: metric.higherIsBetter) {
+                    let floor = floors?.floorMs(metric: metric.rawValue, a: t.label, b: t.label)
+                    let (direction, reason) = t.test.direction(pAdjusted: pAdjusted[i], alpha: alpha, higherIsBetter: metric.higherIsBetter, floor: floor)
+                    let verdict: Verdict = switch direction {
                     case nil: .insufficient
                     case 1: .improved
                     case -1: .regressed
@@ -62,7 +69,7 @@ extension BaselineDocument {
                     changes.append(Change(label: t.label, metric: metric.rawValue, old: summary(t.old), new: summary(t.new),
                                           relativeChange: relative(t.test.shift), relativeCILow: relative(t.test.shiftLow),
                                           relativeCIHigh: relative(t.test.shiftHigh), pValue: t.test.pValue, pAdjusted: pAdjusted[i],
-                                          cliffsDelta: t.test.cliffsDelta, verdict: verdict))
+                                          cliffsDelta: t.test.cliffsDelta, verdict: verdict, floorMs: floor, reason: reason))
                 }
             }
             for (label, _) in newLabels where !oldLabels.contains(where: { $0.label == label }) {
@@ -77,7 +84,7 @@ extension BaselineDocument {
         if scenarios.contains(where: { $0.changes.contains { $0.verdict == .insufficient } }) {
             warnings.append("too few repetitions for some changes (\"insufficient\"): a verdict needs at least \(needed) ok repetitions in each run at alpha \(alpha)")
         }
-        return BaselineDocument(alpha: alpha, old: old.name, new: new.name, warnings: warnings, scenarios: scenarios)
+        return BaselineDocument(alpha: alpha, old: old.name, new: new.name, warnings: warnings, scenarios: scenarios, measurementFloor: floors)
     }
 
     static func summary(_ xs: [Double]) -> ComparisonDocument.MetricSummary {
@@ -111,7 +118,8 @@ extension BaselineDocument {
 }
 
 extension BaselineDocument {
-    public init(alpha: Double, old: String, new: String, warnings: [String], scenarios: [Scenario]) {
+    public init(alpha: Double, old: String, new: String, warnings: [String], scenarios: [Scenario], measurementFloor: ComparisonFloor? = nil) {
+        self.measurementFloor = measurementFloor
         self.alpha = alpha
         self.old = old
         self.new = new

@@ -8,6 +8,23 @@ public struct BaselineDocument: Sendable, Equatable, Codable {
     public var new: String
     public var warnings: [String]
     public var scenarios: [Scenario]
+    /// Both runs' measurement floor, each figure the larger of the two; null when neither
+    /// manifest has one. Changes within it are `unchanged` (`below_floor`).
+    public var measurementFloor: ComparisonFloor?
+
+    enum CodingKeys: String, CodingKey { case schema, alpha, old, new, warnings, scenarios, measurementFloor = "measurement_floor" }
+
+    /// Every key is written, `measurement_floor` as null when absent.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(schema, forKey: .schema)
+        try c.encode(alpha, forKey: .alpha)
+        try c.encode(old, forKey: .old)
+        try c.encode(new, forKey: .new)
+        try c.encode(warnings, forKey: .warnings)
+        try c.encode(scenarios, forKey: .scenarios)
+        try c.encode(measurementFloor, forKey: .measurementFloor)
+    }
 
     public struct Scenario: Sendable, Equatable, Codable {
         public var environment: String
@@ -34,10 +51,15 @@ public struct BaselineDocument: Sendable, Equatable, Codable {
         public var pAdjusted: Double?
         public var cliffsDelta: Double?
         public var verdict: Verdict
+        /// The floor of this label and metric in both runs, ms; null where none applies.
+        public var floorMs: Double?
+        /// `below_floor` when the test finds a change but its interval does not clear `floor_ms`; else null.
+        public var reason: String?
 
         enum CodingKeys: String, CodingKey {
             case label, metric, old, new, relativeChange = "relative_change", relativeCILow = "relative_ci_low"
             case relativeCIHigh = "relative_ci_high", pValue = "p_value", pAdjusted = "p_adjusted", cliffsDelta = "cliffs_delta", verdict
+            case floorMs = "floor_ms", reason
         }
 
         public func encode(to encoder: any Encoder) throws {
@@ -53,6 +75,8 @@ public struct BaselineDocument: Sendable, Equatable, Codable {
             try c.encode(pAdjusted, forKey: .pAdjusted)
             try c.encode(cliffsDelta, forKey: .cliffsDelta)
             try c.encode(verdict, forKey: .verdict)
+            try c.encode(floorMs, forKey: .floorMs)
+            try c.encode(reason, forKey: .reason)
         }
     }
 

@@ -5,9 +5,11 @@
 extension ComparisonDocument {
     /// The comparison of records already in memory (tests, `report`). Throws for records
     /// that must not be pooled (different link modes).
-    public init(records: [Record], alpha: Double = 0.05) throws(InputError) {
+    /// `floor`: the measurement floor to apply (from run folders it comes from their manifests).
+    public init(records: [Record], alpha: Double = 0.05, floor: ComparisonFloor? = nil) throws(InputError) {
         var data = ComparisonData()
         for (i, r) in records.enumerated() { try data.add(ComparedRecord(r), source: "record \(i + 1)") }
+        data.floor = floor
         self = ComparisonDocument.build(data, alpha: alpha)
     }
 
@@ -43,15 +45,12 @@ extension ComparisonDocument {
         var pAdjusted = [Int: Double]()
         for (k, i) in family.enumerated() { pAdjusted[i] = adjusted[k] }
         return tests.enumerated().map { i, t in
-            let verdict: Verdict = switch t.test.direction(pAdjusted: pAdjusted[i], alpha: alpha, higherIsBetter: false) {
-            case nil: .insufficient
-            case 1: .better
-            case -1: .worse
-            default: .noDifference
-            }
-            return Pair(a: data.labels[t.a], b: data.labels[t.b], metric: withinRunMetric, pValue: t.test.pValue, pAdjusted: pAdjusted[i],
+            let a = data.labels[t.a], b = data.labels[t.b]
+            let floor = data.floor?.floorMs(metric: withinRunMetric, a: a, b: b)
+            let (direction, reason) = t.test.direction(pAdjusted: pAdjusted[i], alpha: alpha, higherIsBetter: false, floor: floor)
+            return Pair(a: a, b: b, metric: withinRunMetric, pValue: t.test.pValue, pAdjusted: pAdjusted[i],
                         cliffsDelta: t.test.cliffsDelta, shift: t.test.shift, shiftCILow: t.test.shiftLow, shiftCIHigh: t.test.shiftHigh,
-                        verdict: verdict)
+                        verdict: Verdict(direction), floorMs: floor, reason: reason)
         }
     }
 
@@ -61,15 +60,18 @@ extension ComparisonDocument {
     static func build(_ data: ComparisonData, alpha: Double) -> ComparisonDocument {
         var scenarios: [Scenario] = []
         let warnings = stream(data, alpha: alpha) { scenarios.append($0) }
-        return ComparisonDocument(alpha: alpha, warnings: warnings, scenarios: scenarios)
+        return ComparisonDocument(alpha: alpha, warnings: warnings, scenarios: scenarios, measurementFloor: data.floor)
     }
 
     /// The comparison of run folders one scenario at a time: `each` gets every scenario as
     /// soon as it is built, so a writer need never hold the whole document (200 000
     /// records make ~100 MB of JSON). Returns the document's warnings, known only at the end.
-    public static func stream(runDirectories: [String], alpha: Double = 0.05,
+    /// `floor` gets the runs' measurement floor (nil: none) before the first scenario.
+    public static func stream(runDirectories: [String], alpha: Double = 0.05, floor: (ComparisonFloor?) throws -> Void = { _ in },
                               each: (Scenario) throws -> Void) throws -> [String] {
-        try stream(try ComparisonData.load(runDirectories: runDirectories), alpha: alpha, each)
+        let data = try ComparisonData.load(runDirectories: runDirectories)
+        try floor(data.floor)
+        return try stream(data, alpha: alpha, each)
     }
 
     static func stream(_ data: ComparisonData, alpha: Double, _ each: (Scenario) throws -> Void) rethrows -> [String] {
@@ -106,15 +108,13 @@ extension ComparisonDocument {
                 }
                 let pAdjusted = PairTest.holmAdjusted(tests.map(\.test))
                 for (i, t) in tests.enumerated() {
-                    let verdict: Verdict = switch t.test.direction(pAdjusted: pAdjusted[i], alpha: alpha, higherIsBetter: metric.higherIsBetter) {
-                    case nil: .insufficient
-                    case 1: .better
-                    case -1: .worse
-                    default: .noDifference
-                    }
-                    pairs.append(Pair(a: data.labels[t.a], b: data.labels[t.b], metric: metric.rawValue, pValue: t.test.pValue,
+                    let a = data.labels[t.a], b = data.labels[t.b]
+                    let floor = data.floor?.floorMs(metric: metric.rawValue, a: a, b: b)
+                    let (direction, reason) = t.test.direction(pAdjusted: pAdjusted[i], alpha: alpha, higherIsBetter: metric.higherIsBetter, floor: floor)
+                    pairs.append(Pair(a: a, b: b, metric: metric.rawValue, pValue: t.test.pValue,
                                       pAdjusted: pAdjusted[i], cliffsDelta: t.test.cliffsDelta, shift: t.test.shift,
-                                      shiftCILow: t.test.shiftLow, shiftCIHigh: t.test.shiftHigh, verdict: verdict))
+                                      shiftCILow: t.test.shiftLow, shiftCIHigh: t.test.shiftHigh, verdict: Verdict(direction),
+                                      floorMs: floor, reason: reason))
                 }
             }
             let sc = data.scenarios[s]
@@ -130,5 +130,17 @@ extension ComparisonDocument {
                             + "a verdict needs at least \(needed) on each side at alpha \(alpha) (pairs below that are \"insufficient\"); run with --repetitions \(needed) or more")
         }
         return warnings
+    }
+}
+
+extension ComparisonDocument.Verdict {
+    /// From `PairTest.direction`: +1 better, -1 worse, 0 no difference, nil insufficient.
+    init(_ direction: Int?) {
+        self = switch direction {
+        case nil: .insufficient
+        case 1: .better
+        case -1: .worse
+        default: .noDifference
+        }
     }
 }

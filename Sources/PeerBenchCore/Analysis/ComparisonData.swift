@@ -37,6 +37,8 @@ struct ComparisonData: Sendable {
     private var runs: [String: Int] = [:]
     /// RTT probes in ms of the points that get within-run evidence (`loadProbes`).
     private(set) var probes: [Int: [Double]] = [:]
+    /// The runs' measurement floor (their manifests), applied to time metrics.
+    var floor: ComparisonFloor?
     /// Labels with at least one value of each metric, any status: the metrics that apply to them.
     private(set) var applies: [[Bool]] = []
 
@@ -79,12 +81,18 @@ struct ComparisonData: Sendable {
     static func load(runDirectories dirs: [String]) throws(InputError) -> ComparisonData {
         var data = ComparisonData()
         var hashes: [(dir: String, hash: String)] = []
+        var floors: [(source: String, floor: MeasurementFloor)] = []
         for dir in dirs {
             let journal = dir + "/records.jsonl"
             do {
-                if let m = try RunDirectory(path: dir).readManifest() { hashes.append((dir, m.matrixHash)) }
+                if let m = try RunDirectory(path: dir).readManifest() {
+                    hashes.append((dir, m.matrixHash))
+                    if let f = m.measurementFloor { floors.append((dir, f)) }
+                }
             } catch {
                 data.warnings.append("\(dir)/manifest.json: \(error); its matrix is not checked against the other runs")
+                // A manifest this version cannot read whole may still carry a readable floor.
+                if let f = floorOnly(dir + "/manifest.json") { floors.append((dir, f)) }
             }
             try data.addJournal(at: journal, dir: dir)
         }
@@ -93,8 +101,19 @@ struct ComparisonData: Sendable {
                                  + "): only scenarios and labels that match are pooled; check that each label means the same transport options in every run")
         }
         if data.points.isEmpty { throw InputError(source: dirs.joined(separator: ", "), "no records to compare") }
+        data.floor = ComparisonFloor(floors)
+        if data.floor != nil, floors.count < dirs.count {
+            data.floor?.notes.append("\(dirs.count - floors.count) of \(dirs.count) runs have no measurement_floor in their manifest; the others' floor is applied to all")
+        }
         try data.loadProbes(dirs: dirs)
         return data
+    }
+
+    /// The `measurement_floor` of a manifest read on its own; nil when absent or unreadable.
+    static func floorOnly(_ path: String) -> MeasurementFloor? {
+        guard let bytes = FileManager.default.contents(atPath: path), let value = try? JSONParser.parse(Array(bytes)),
+              let floor = value["measurement_floor"], !floor.isNull else { return nil }
+        return try? JSONCoding.decode(MeasurementFloor.self, from: floor)
     }
 
     /// Streams one journal into the data. A torn last line is skipped with a warning, as

@@ -8,11 +8,27 @@ public struct ComparisonDocument: Sendable, Equatable, Codable {
     /// Problems a reader must know about (too few repetitions, mixed runs, missing cells).
     public var warnings: [String]
     public var scenarios: [Scenario]
+    /// What the harness could not resolve in these runs (their manifests); null when no
+    /// manifest carries a floor. Pairs within it are `no_difference` (`below_floor`).
+    public var measurementFloor: ComparisonFloor?
 
-    public init(alpha: Double, warnings: [String] = [], scenarios: [Scenario]) {
+    public init(alpha: Double, warnings: [String] = [], scenarios: [Scenario], measurementFloor: ComparisonFloor? = nil) {
         self.alpha = alpha
         self.warnings = warnings
         self.scenarios = scenarios
+        self.measurementFloor = measurementFloor
+    }
+
+    enum CodingKeys: String, CodingKey { case schema, alpha, warnings, scenarios, measurementFloor = "measurement_floor" }
+
+    /// Every key is written, `measurement_floor` as null when absent.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(schema, forKey: .schema)
+        try c.encode(alpha, forKey: .alpha)
+        try c.encode(warnings, forKey: .warnings)
+        try c.encode(scenarios, forKey: .scenarios)
+        try c.encode(measurementFloor, forKey: .measurementFloor)
     }
 
     /// One environment x distance x payload.
@@ -105,9 +121,17 @@ public struct ComparisonDocument: Sendable, Equatable, Codable {
         public var shiftCILow: Double?
         public var shiftCIHigh: Double?
         public var verdict: Verdict
+        /// The measurement floor of this pair and metric, ms; null for metrics without one
+        /// (not times) or labels whose floor was not measured.
+        public var floorMs: Double?
+        /// Why the verdict is not what the test alone says: `below_floor` when the test
+        /// finds a difference but its interval does not clear `floor_ms`; else null.
+        public var reason: String?
 
         public init(a: String, b: String, metric: String, pValue: Double?, pAdjusted: Double?, cliffsDelta: Double?,
-                    shift: Double?, shiftCILow: Double?, shiftCIHigh: Double?, verdict: Verdict) {
+                    shift: Double?, shiftCILow: Double?, shiftCIHigh: Double?, verdict: Verdict, floorMs: Double? = nil, reason: String? = nil) {
+            self.floorMs = floorMs
+            self.reason = reason
             self.a = a
             self.b = b
             self.metric = metric
@@ -122,7 +146,7 @@ public struct ComparisonDocument: Sendable, Equatable, Codable {
 
         enum CodingKeys: String, CodingKey {
             case a, b, metric, pValue = "p_value", pAdjusted = "p_adjusted", cliffsDelta = "cliffs_delta", shift
-            case shiftCILow = "shift_ci_low", shiftCIHigh = "shift_ci_high", verdict
+            case shiftCILow = "shift_ci_low", shiftCIHigh = "shift_ci_high", verdict, floorMs = "floor_ms", reason
         }
 
         public func encode(to encoder: any Encoder) throws {
@@ -137,6 +161,8 @@ public struct ComparisonDocument: Sendable, Equatable, Codable {
             try c.encode(shiftCILow, forKey: .shiftCILow)
             try c.encode(shiftCIHigh, forKey: .shiftCIHigh)
             try c.encode(verdict, forKey: .verdict)
+            try c.encode(floorMs, forKey: .floorMs)
+            try c.encode(reason, forKey: .reason)
         }
     }
 

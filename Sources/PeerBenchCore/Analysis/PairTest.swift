@@ -59,6 +59,17 @@ struct PairTest: Sendable {
 }
 
 extension PairTest {
+    /// `direction` with the measurement floor applied: a difference whose shift is not
+    /// shown to exceed `floor` (ms; nil = no floor) is none (0), with the reason
+    /// `below_floor`, whatever the p-value (docs/COMPARE.md).
+    func direction(pAdjusted: Double?, alpha: Double, higherIsBetter: Bool, floor: Double?) -> (direction: Int?, reason: String?) {
+        let d = direction(pAdjusted: pAdjusted, alpha: alpha, higherIsBetter: higherIsBetter)
+        guard let floor, let d, d != 0, !ComparisonFloor.exceeds(shift: shift, low: shiftLow, high: shiftHigh, floor: floor) else {
+            return (d, nil)
+        }
+        return (0, ComparisonFloor.belowFloor)
+    }
+
     /// Holm-adjusted p-values by index into `tests`. The family is the tests that can
     /// reach alpha at all (not insufficient, with a p-value); the others get none.
     static func holmAdjusted(_ tests: [PairTest]) -> [Int: Double] {

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The client's receiving half during a bulk phase with loaded RTT probes
 /// (`loadedRttProbes`): while the client's thread writes DATA with a PROBE between
@@ -95,5 +96,66 @@ extension LoadedProbeSchedule {
         let now = MonotonicClock.now()
         guard let seq = takeDue(now: now) else { return nil }
         return StreamFraming.controlFrame(.probe, [UInt32(truncatingIfNeeded: seq), now])
+    }
+}
+
+/// Loaded probes on a separate flow (`loadedRttProbes.flow` `separate`): a thread that
+/// ping-pongs on a second connection, one PROBE every interval from the start (the
+/// next right after a late ECHO, never two in flight), while the client's thread runs
+/// the bulk phase on the first. The probe waits behind no data of its own connection;
+/// what it does share with the data is the link's queue, the hosts' stacks and the
+/// path's buffers: what another app's message sees while the link is busy.
+final class SeparateFlowProber: @unchecked Sendable {
+    private let flow: StreamWorkloadClient
+    private let intervalNanos: UInt64
+    private let stopRequested = Mutex(false)
+    private let wake = DispatchSemaphore(value: 0)
+    private let ended = DispatchSemaphore(value: 0)
+    // Written by the probing thread before `ended` is signalled, read after it.
+    private var rtts: [UInt64] = []
+    private var failure: (any Error)?
+
+    init(_ flow: StreamWorkloadClient, probes: LoadedRttProbes) {
+        self.flow = flow
+        intervalNanos = probes.intervalNanos
+    }
+
+    func start() {
+        let thread = Thread { [self] in run() }
+        thread.name = "separate-flow probes"
+        thread.start()
+    }
+
+    /// Stops after the probe in flight; returns the RTTs (send order) or its error.
+    func finish() throws -> [UInt64] {
+        stopRequested.withLock { $0 = true }
+        wake.signal()
+        ended.wait()
+        if let failure { throw failure }
+        return rtts
+    }
+
+    /// The bulk phase failed: stop without waiting (the connection's scope closes it,
+    /// which ends a probe in flight with an error nobody reads).
+    func abandon() {
+        stopRequested.withLock { $0 = true }
+        wake.signal()
+    }
+
+    private func run() {
+        var schedule = LoadedProbeSchedule(LoadedRttProbes(intervalMs: Double(intervalNanos) / 1e6))
+        schedule.begin(at: MonotonicClock.now())
+        do {
+            while true {
+                let wait = schedule.nanosUntilDue()
+                if wait > 0 { _ = wake.wait(timeout: .now() + .nanoseconds(Int(clamping: wait))) }
+                if stopRequested.withLock({ $0 }) { break }
+                guard let seq = schedule.takeDue() else { continue }
+                rtts.append(try flow.probeOnce(seq: seq, phase: "on the separate probe flow"))
+            }
+        } catch {
+            failure = error
+        }
+        ended.signal()
     }
 }

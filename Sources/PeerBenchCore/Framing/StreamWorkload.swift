@@ -71,24 +71,48 @@ public struct StreamWorkloadClient {
     public func probe(count: Int, into m: inout TransportMeasurement) throws {
         m.rttNanos.reserveCapacity(count)
         m.probesSent = 0
-        var frame = [UInt8](repeating: 0, count: StreamFraming.headerSize + 12)
         for seq in 0..<count {
-            let t = MonotonicClock.now()
-            frame.withUnsafeMutableBytes { p in
-                StreamFraming.writeHeader(.probe, bodyLength: 12, to: p.baseAddress!)
-                p.storeBytes(of: UInt32(truncatingIfNeeded: seq).bigEndian, toByteOffset: 5, as: UInt32.self)
-                p.storeBytes(of: t.bigEndian, toByteOffset: 9, as: UInt64.self)
-            }
-            try frame.withUnsafeBytes { try send($0, during: "during the RTT probes") }
-            m.probesSent = seq + 1
-            let echo = try nextControl("a probe echo", closed: "during the RTT probes")
-            guard echo.type == .echo, echo.body.count == 12,
-                  echo.body.readBE(UInt32.self, at: 0) == UInt32(truncatingIfNeeded: seq),
-                  echo.body.readBE(UInt64.self, at: 4) == t else {
-                throw TransportError("\(who): expected the echo of probe \(seq), got a \(echo.type) frame")
-            }
-            m.rttNanos.append(MonotonicClock.elapsed(since: t))
+            m.rttNanos.append(try probeOnce(seq: seq, phase: "during the RTT probes") { m.probesSent = seq + 1 })
         }
+    }
+
+    /// One PROBE and its ECHO; returns the RTT. `sent` runs once the PROBE is written.
+    func probeOnce(seq: Int, phase: String, sent: () -> Void = {}) throws -> UInt64 {
+        var frame = [UInt8](repeating: 0, count: StreamFraming.headerSize + 12)
+        let t = MonotonicClock.now()
+        frame.withUnsafeMutableBytes { p in
+            StreamFraming.writeHeader(.probe, bodyLength: 12, to: p.baseAddress!)
+            p.storeBytes(of: UInt32(truncatingIfNeeded: seq).bigEndian, toByteOffset: 5, as: UInt32.self)
+            p.storeBytes(of: t.bigEndian, toByteOffset: 9, as: UInt64.self)
+        }
+        try frame.withUnsafeBytes { try send($0, during: phase) }
+        sent()
+        let echo = try nextControl("a probe echo", closed: phase)
+        guard echo.type == .echo, echo.body.count == 12,
+              echo.body.readBE(UInt32.self, at: 0) == UInt32(truncatingIfNeeded: seq),
+              echo.body.readBE(UInt64.self, at: 4) == t else {
+            throw TransportError("\(who): expected the echo of probe \(seq), got a \(echo.type) frame")
+        }
+        return MonotonicClock.elapsed(since: t)
+    }
+
+    /// The bulk phase with loaded probes on the flow `loadedProbes` names: `same` as
+    /// `bulk(_:loadedProbes:into:)`; `separate` on `probeFlow`, a second connection of
+    /// the same transport to the same server, already greeted, that carries only
+    /// probes (ping-pong, one every interval) while this connection carries the data,
+    /// and ends with GOODBYE after the REPORT.
+    public func bulk(_ payload: Payload, loadedProbes: LoadedRttProbes?, probeFlow: StreamWorkloadClient?,
+                     into m: inout TransportMeasurement) throws {
+        guard let loadedProbes, loadedProbes.flow == .separate else { return try bulk(payload, loadedProbes: loadedProbes, into: &m) }
+        guard let probeFlow else { throw TransportError("\(who): loaded probes on a separate flow need its connection") }
+        let prober = SeparateFlowProber(probeFlow, probes: loadedProbes)
+        prober.start()
+        do { try bulk(payload, loadedProbes: nil, into: &m) } catch {
+            prober.abandon()
+            throw error
+        }
+        m.rttLoadedNanos = try prober.finish()
+        try probeFlow.goodbye()
     }
 
     /// DATA frames, then END {messages u64, bytes u64}; the time runs until the

@@ -1,7 +1,32 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Foundation
 import Logging
+
+/// A thread whose outcome its starter collects with `join` (a server's first session
+/// while the next connection is awaited on the starter's own thread).
+final class JoinableThread: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    // Written by the thread before `done` is signalled, read after.
+    private var failure: (any Error)?
+
+    init(_ name: String, _ body: @escaping @Sendable () throws -> Void) {
+        let thread = Thread { [self] in
+            do { try body() } catch { failure = error }
+            done.signal()
+        }
+        thread.name = name
+        thread.stackSize = 4 << 20
+        thread.start()
+    }
+
+    /// Waits for the body to end; rethrows its error.
+    func join() throws {
+        done.wait()
+        if let failure { throw failure }
+    }
+}
 
 /// Socket lifetimes under the cell's cancellation. A plugin opens a socket and hands
 /// it to one of these scopes; the scope registers it with the runner's cancellation
@@ -33,13 +58,19 @@ extension CellContext {
     }
 
     /// Waits on `listener` for one client until the cell's deadline (the listener's
-    /// receive timeout); throws naming `who` when none came.
+    /// receive timeout); throws naming `who` when none came. A connection from an
+    /// address the server endpoint does not admit (see `Endpoint.allowedPeer`; its
+    /// kernel filter normally stops it first) is closed and the wait goes on.
     public func acceptOne(on listener: Socket, _ who: String) throws -> Socket {
-        try applyDeadline(to: listener)
-        guard let connection = try listener.accept() else {
-            throw TransportError("\(who): no client connected before the cell deadline")
+        while true {
+            try applyDeadline(to: listener)
+            guard let connection = try listener.accept() else {
+                throw TransportError("\(who): no client connected before the cell deadline")
+            }
+            if server.allowedPeer == nil { return connection }
+            if let peer = try? connection.remoteAddress(), server.admits(peer.host) { return connection }
+            connection.close()
         }
-        return connection
     }
 
     /// A stream server in the standard shape: listens on the server endpoint (port
@@ -48,13 +79,27 @@ extension CellContext {
     /// `stop()` shuts them down; an error caused by that stop (or the cell's
     /// cancellation) is not the session's failure, so `finish()` does not throw it.
     public func serveOneConnection(_ transport: String, _ session: @escaping @Sendable (Socket) throws -> Void) async throws -> SessionServer {
+        try await serveConnections(transport, count: 1, session)
+    }
+
+    /// `serveOneConnection` for up to `count` connections of one client, each with its
+    /// own `session`, at the same time (the second a separate probe flow,
+    /// `loadedRttProbes.flow` `separate`). The first session runs on its own thread
+    /// while the next connection is awaited; when it ends no further connection is
+    /// awaited (a client that opens fewer is fine). An error of any session fails `finish()`.
+    public func serveConnections(_ transport: String, count: Int, _ session: @escaping @Sendable (Socket) throws -> Void) async throws -> SessionServer {
         let stopper = CellCancellation()
         let cell = self
         let listener = try await server.run("\(transport)-listen") { () throws -> Socket in
             let s = try Socket(family: SocketAddress(host: cell.server.address, port: 0).family, type: Int32(SOCK_STREAM.rawValue))
-            try s.setReuseAddress()
-            try s.bind(SocketAddress(host: cell.server.address, port: 0))
-            try s.listen(backlog: 1)
+            do {
+                try s.setReuseAddress()
+                _ = try cell.server.bindServer(s)
+                try s.listen(backlog: Int32(count))
+            } catch {
+                s.close()
+                throw error
+            }
             return s
         }
         let address: SocketAddress
@@ -68,8 +113,26 @@ extension CellContext {
         let task = Task<Void, any Error> {
             try await cell.server.run("\(transport)-server") {
                 do {
-                    let connection = try cell.withSocket(listener, stopper: stopper) { try cell.acceptOne(on: $0, "\(transport) server") }
-                    try cell.withSocket(connection, stopper: stopper, session)
+                    guard count > 1 else {
+                        let connection = try cell.withSocket(listener, stopper: stopper) { try cell.acceptOne(on: $0, "\(transport) server") }
+                        try cell.withSocket(connection, stopper: stopper, session)
+                        return
+                    }
+                    try cell.withSocket(listener, stopper: stopper) { listener in
+                        let first = try cell.acceptOne(on: listener, "\(transport) server")
+                        let main = JoinableThread("\(transport) session") {
+                            defer { listener.shutdown() }  // no more connections once the client's session ended
+                            try cell.withSocket(first, stopper: stopper, session)
+                        }
+                        var failure: (any Error)?
+                        for _ in 1..<count {
+                            // acceptOne, so the second flow is held to the same admitted peer as the first.
+                            guard let next = try? cell.acceptOne(on: listener, "\(transport) server") else { break }
+                            do { try cell.withSocket(next, stopper: stopper, session) } catch { failure = failure ?? error }
+                        }
+                        try main.join()
+                        if let failure { throw failure }
+                    }
                 } catch {
                     if stopper.isCancelled || cell.cancellation.isCancelled { return }
                     throw error

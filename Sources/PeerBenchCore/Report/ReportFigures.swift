@@ -22,7 +22,8 @@ public enum ReportFigures {
     /// Scenarios x transport pairs, one cell per pair coloured by a's verdict against b.
     static func verdicts(_ doc: ComparisonDocument) -> ReportFigure {
         let name = "verdicts", title = "Verdict overview"
-        let caption = "Each square is the verdict of the first transport against the second in one scenario, on the metric picked above (alpha \(doc.alpha))."
+        let caption = "Each square is the verdict of the first transport against the second in one scenario, on the metric picked above (alpha \(doc.alpha)). "
+            + "A time difference that does not clear the measurement floor is no difference (reason below_floor)."
         var rows: [JSONValue] = []
         var metrics: [String] = []
         for s in doc.scenarios {
@@ -31,7 +32,8 @@ public enum ReportFigures {
                 if !metrics.contains(p.metric) { metrics.append(p.metric) }
                 rows.append(["scenario": .string(scenario), "pair": .string("\(p.a) vs \(p.b)"), "metric": .string(p.metric),
                              "verdict": .string(p.verdict.rawValue), "p_adjusted": JSONValue(p.pAdjusted),
-                             "cliffs_delta": JSONValue(p.cliffsDelta)])
+                             "cliffs_delta": JSONValue(p.cliffsDelta), "floor_ms": JSONValue(p.floorMs),
+                             "reason": JSONValue(p.reason)])
             }
         }
         guard !rows.isEmpty else {
@@ -51,7 +53,8 @@ public enum ReportFigures {
                           "scale": ["domain": .array(verdictColours.map { .string($0.0.rawValue) }),
                                     "range": .array(verdictColours.map { .string($0.1) })]],
                 "tooltip": [["field": "scenario"], ["field": "pair"], ["field": "verdict"],
-                            ["field": "p_adjusted", "format": ".3g"], ["field": "cliffs_delta", "format": ".2f"]],
+                            ["field": "p_adjusted", "format": ".3g"], ["field": "cliffs_delta", "format": ".2f"],
+                            ["field": "floor_ms", "format": ".3g"], ["field": "reason"]],
             ],
         ]
         return ReportFigure(name: name, title: title, caption: caption, spec: spec)

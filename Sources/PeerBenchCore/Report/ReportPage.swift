@@ -28,9 +28,11 @@ public enum ReportPage {
         h += "Generated \(esc(Manifest.rfc3339(generatedAt))) by peerbench \(esc(Manifest.peerbenchVersion)).</p>\n"
         h += warnings(data.warnings + document.warnings)
         h += "<nav><ul>" + figures.map { "<li><a href=\"#\(esc($0.name))\">\(esc($0.title))</a></li>" }.joined()
-        h += "<li><a href=\"#failed-cells\">Failed and timed-out cells</a></li><li><a href=\"#manifest\">Manifest</a></li></ul></nav>\n"
+        h += "<li><a href=\"#failed-cells\">Failed and timed-out cells</a></li><li><a href=\"#measurement-floor\">Measurement floor</a></li>"
+        h += "<li><a href=\"#manifest\">Manifest</a></li></ul></nav>\n"
         for f in figures { h += section(f, folder: figureFolder) }
         h += failures(data)
+        h += floor(document)
         h += manifests(data)
         h += scripts(figures, javascript: javascript)
         h += "</body>\n</html>\n"
@@ -69,6 +71,27 @@ public enum ReportPage {
         if data.failuresNotListed > 0 {
             s += "<p>\(data.failuresNotListed) more cells did not end ok; the first \(ReportData.maxFailuresListed) are listed (see records.jsonl for all).</p>\n"
         }
+        return s + "</section>\n"
+    }
+
+    /// What the harness could not resolve (docs/COMPARE.md), as the verdicts applied it.
+    static func floor(_ document: ComparisonDocument) -> String {
+        var s = "<section id=\"measurement-floor\"><h2>Measurement floor</h2>\n"
+        guard let f = document.measurementFloor else {
+            return s + "<p class=\"missing\">No manifest of these runs records a measurement floor (runs older than it); the verdicts apply none.</p></section>\n"
+        }
+        func ms(_ x: Double?) -> String { x.map { String(format: "%.4g", $0) } ?? "-" }
+        s += "<p>From \(f.runs) manifest\(f.runs == 1 ? "" : "s"). A difference in a time metric (RTT p50/p99, jitter, connect time, RTT probes) "
+        s += "whose 95 % interval does not clear the pair's floor (the larger loopback RTT floor of the two transports, plus the emulator's release "
+        s += "error, plus the clock; at p99 for RTT p99, else at p50) is no difference, with the reason <code>below_floor</code>.</p>\n"
+        s += "<table class=\"manifest\"><thead><tr><th>transport</th><th>loopback RTT p50 (ms)</th><th>p99 (ms)</th></tr></thead><tbody>"
+        s += f.transports.map { "<tr><td>\(esc($0.label))</td><td>\(ms($0.p50Ms))</td><td>\(ms($0.p99Ms))</td></tr>" }.joined()
+        s += "</tbody></table>\n<p>Emulator release error p50 \(ms(f.emulatorReleaseP50Ms)) ms, p99 \(ms(f.emulatorReleaseP99Ms)) ms"
+        s += f.emulatorReleaseP50Ms == nil ? " (no emulated link)" : ""
+        s += "; clock (successive reads, p99) \(ms(f.clockMs)) ms.</p>\n"
+        s += f.notes.map { "<p class=\"missing\">\(esc($0))</p>\n" }.joined()
+        let below = document.scenarios.flatMap(\.pairs).filter { $0.reason == ComparisonFloor.belowFloor }.count
+        s += "<p>\(below) pair\(below == 1 ? "" : "s") that the test alone would call a difference \(below == 1 ? "is" : "are") below the floor.</p>\n"
         return s + "</section>\n"
     }
 

@@ -1,5 +1,7 @@
-/// Measured cell times of a past run of the same matrix (`validate --calibrate-from
-/// DIR`, or the folder a `run --resume` continues): a measured cell is estimated at
+import Foundation
+
+/// Measured cell times of a past run of the same matrix (`validate`/`run
+/// --calibrate-from DIR`, or the folder a `run --resume` continues): a measured cell is estimated at
 /// what it took; every other cell at the model times the ratio of measured to
 /// modelled time over the measured cells (the machine's speed, its load).
 ///
@@ -32,6 +34,20 @@ public struct CostCalibration: Sendable {
 }
 
 extension RunPlan {
+    /// Estimates from now on use the measured cell times of the run in `dir` (the
+    /// `--out` folder of a past run), which must be a run of this matrix. `option`
+    /// names the argument in errors.
+    public mutating func calibrate(fromRunFolder dir: String, option: String = "--calibrate-from") throws(InputError) {
+        let manifestPath = dir + "/manifest.json"
+        guard let data = FileManager.default.contents(atPath: manifestPath), let manifest = try? JSONParser.parse(Array(data)) else {
+            throw InputError(source: option, "\(manifestPath) is missing or not JSON; give the --out folder of a past run of this matrix")
+        }
+        guard manifest["matrix_hash"]?.stringValue == matrix.hash else {
+            throw InputError(source: option, "\(dir) is a run of another matrix (matrix_hash \(manifest["matrix_hash"]?.compactText ?? "none"), this one is \(matrix.hash)); its cell times do not apply")
+        }
+        calibrate(from: RunDirectory.readJournal(at: dir + "/records.jsonl").records, source: dir)
+    }
+
     /// Estimates from now on use the measured times of `records` (a past run of this
     /// matrix, read from `source`).
     public mutating func calibrate(from records: [Record], source: String) {

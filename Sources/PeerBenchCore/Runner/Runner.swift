@@ -49,6 +49,12 @@ public struct RunSummary: Sendable {
     public var interrupted = false
     /// The cell that was running when the stop came and was abandoned (not recorded).
     public var interruptedCell: Cell?
+    /// Set when the testbed could run no further cell (`Testbed.lostReason`: the peer
+    /// host went away): the run stopped after recording the cell that saw it.
+    public var testbedLost: String?
+    /// `--interactive`: the places the user skipped and how many cells they held (not recorded).
+    public var skippedSites: [FieldSite] = []
+    public var skippedCells = 0
 
     public init() {}
 
@@ -158,14 +164,17 @@ public final class Runner: Sendable {
     /// Fire it (from a signal handler) to stop the run: the running cell is stopped at
     /// once and not recorded, no further cell starts.
     public let stopper: CellStopper
+    /// `--interactive`: asks before each new environment x distance (see FieldPrompt).
+    public let fieldPrompter: FieldPrompter?
 
     public init(registry: PluginRegistry, testbed: any Testbed, logger: Logger, worker: WorkerProcess? = nil,
-                stopper: CellStopper = CellStopper()) {
+                stopper: CellStopper = CellStopper(), fieldPrompter: FieldPrompter? = nil) {
         self.registry = registry
         self.testbed = testbed
         self.logger = logger
         self.worker = worker
         self.stopper = stopper
+        self.fieldPrompter = fieldPrompter
     }
 
     /// Runs `cells` (default: all of the plan's) and appends their records to `dir`.
@@ -174,13 +183,24 @@ public final class Runner: Sendable {
                     observer: (any RunObserver)?) async throws -> RunSummary {
         let executor = CellExecutor(registry: registry, testbed: testbed, rttProbes: plan.matrix.rttProbes,
                                     timeoutSeconds: plan.matrix.cellTimeoutSeconds, logger: logger, worker: worker, stopper: stopper)
-        let cells = cells ?? plan.cells
+        var cells = cells ?? plan.cells
+        var field = fieldPrompter.map(FieldGate.init)
+        if field != nil { cells = FieldPrompter.groupedBySite(cells) }
         var summary = RunSummary()
         for (i, cell) in cells.enumerated() {
             if stopper.hasFired {
                 summary.interrupted = true
                 break
             }
+            switch await field?.decide(cells, at: i, stopper: stopper) ?? .run {
+            case .run: break
+            case .skip:
+                summary.skippedCells += 1
+                continue
+            case .stop:
+                summary.interrupted = true
+            }
+            if summary.interrupted { break }
             observer?.cellStarted(index: i, total: cells.count, cell: cell)
             let record = await executor.run(cell, link: plan.link(for: cell), runID: runID)
             // A cell cut short by the stop measured nothing worth keeping: it is left
@@ -195,8 +215,13 @@ public final class Runner: Sendable {
             summary.total += 1
             summary.byStatus[record.status, default: 0] += 1
             observer?.cellFinished(index: i, total: cells.count, cell: cell, record: record)
+            if let lost = testbed.lostReason {
+                summary.testbedLost = lost
+                break
+            }
         }
         if stopper.hasFired { summary.interrupted = true }
+        summary.skippedSites = field?.skipped ?? []
         worker?.finish()
         return summary
     }

@@ -46,8 +46,9 @@ struct CompareCommand: AsyncParsableCommand {
         var json = CompareRender.JSONStream(alpha: alpha)
         if format == .csv { Terminal.out(CompareRender.csvHeader) }
         let warnings: [String]
+        var floor: ComparisonFloor?
         do {
-            warnings = try ComparisonDocument.stream(runDirectories: dirs, alpha: alpha) { s in
+            warnings = try ComparisonDocument.stream(runDirectories: dirs, alpha: alpha, floor: { floor = $0; json.floor = $0 }) { s in
                 switch format {
                 // Without Terminal.out's newline: the next scenario's comma follows this one's brace.
                 case .json: FileHandle.standardOutput.write(Data(try json.scenario(s).utf8))
@@ -61,7 +62,7 @@ struct CompareCommand: AsyncParsableCommand {
         switch format {
         case .json: Terminal.out(try json.end(warnings: warnings))
         case .csv: break
-        case .text, .markdown: Terminal.out(CompareRender.footer(alpha: alpha, warnings: warnings, markdown: format == .markdown))
+        case .text, .markdown: Terminal.out(CompareRender.footer(alpha: alpha, floor: floor, warnings: warnings, markdown: format == .markdown))
         }
         if format == .json || format == .csv { warnings.forEach { Terminal.err("peerbench: warning: \($0)") } }
     }

@@ -17,13 +17,26 @@ enum CompareRender {
     /// warnings), so memory holds one scenario's text, not the document's.
     struct JSONStream {
         var alpha: Double
+        /// The runs' floor, known before the first scenario.
+        var floor: ComparisonFloor?
         var started = false
+
+        /// `value` as `json` writes it, every line after the first indented by `indent`.
+        static func indented<T: Encodable>(_ value: T, _ indent: String) throws -> String {
+            try CompareRender.json(value).split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\n" + indent)
+        }
+
+        /// The keys before `scenarios` (sorted: alpha, measurement_floor).
+        func opening() throws -> String {
+            let floorText = try floor.map { try Self.indented($0, "  ") } ?? "null"
+            return "{\n  \"alpha\" : \(try CompareRender.json(alpha)),\n  \"measurement_floor\" : \(floorText),\n  \"scenarios\" : ["
+        }
 
         /// The opening (before the first scenario) and the scenario, indented into the array.
         mutating func scenario(_ s: ComparisonDocument.Scenario) throws -> String {
-            let body = try CompareRender.json(s).split(separator: "\n", omittingEmptySubsequences: false).map { "    " + $0 }.joined(separator: "\n")
+            let body = "    " + (try Self.indented(s, "    "))
             defer { started = true }
-            return started ? ",\n" + body : "{\n  \"alpha\" : \(try CompareRender.json(alpha)),\n  \"scenarios\" : [\n" + body
+            return started ? ",\n" + body : try opening() + "\n" + body
         }
 
         /// The closing, with the warnings (known only once every scenario is built).
@@ -31,7 +44,7 @@ enum CompareRender {
             let items = try warnings.map { "    " + (try CompareRender.json($0)) }
             let list = items.isEmpty ? "[]" : "[\n" + items.joined(separator: ",\n") + "\n  ]"
             let schema = try CompareRender.json(ComparisonDocument(alpha: alpha, scenarios: []).schema)
-            return (started ? "\n  ],\n" : "{\n  \"alpha\" : \(try CompareRender.json(alpha)),\n  \"scenarios\" : [],\n")
+            return (started ? "\n  ],\n" : try opening() + "],\n")
                 + "  \"schema\" : \(schema),\n  \"warnings\" : \(list)\n}"
         }
     }
@@ -86,7 +99,7 @@ enum CompareRender {
                 let ab = key.split(separator: "\u{1}").map(String.init)
                 pairRows.append(["\(ab[0]) vs \(ab[1])"] + metrics.map { m in
                     guard let p = s.pairs.first(where: { $0.a == ab[0] && $0.b == ab[1] && $0.metric == m }) else { return "" }
-                    let mark = marks[p.verdict]!
+                    let mark = marks[p.verdict]! + (p.reason == ComparisonFloor.belowFloor ? "f" : "")
                     return p.pAdjusted.map { "\(mark) p=\(String(format: "%.3g", $0))" } ?? mark
                 })
             }
@@ -96,7 +109,7 @@ enum CompareRender {
             out.append("")
             out.append("within-run evidence: the RTT probes of the single repetition, these cells of one run only, not a verdict across runs")
             out.append(grid(["pair (a vs b)", "RTT probes", "shift ms [95 % CI]"], within.map { p in
-                [p.a + " vs " + p.b, marks[p.verdict]! + (p.pAdjusted.map { " p=\(String(format: "%.3g", $0))" } ?? ""),
+                [p.a + " vs " + p.b, marks[p.verdict]! + (p.reason == ComparisonFloor.belowFloor ? "f" : "") + (p.pAdjusted.map { " p=\(String(format: "%.3g", $0))" } ?? ""),
                  Format.number(p.shift, digits: 3) + (p.shiftCILow.map { " [\(Format.number($0, digits: 3)), \(Format.number(p.shiftCIHigh, digits: 3))]" } ?? "")]
             }, markdown: markdown))
         }
@@ -105,8 +118,27 @@ enum CompareRender {
     }
 
     /// What follows the scenarios: the legend and the warnings.
-    static func footer(alpha: Double, warnings: [String], markdown: Bool) -> String {
-        ([legend(alpha: alpha, markdown: markdown)] + warnings.map { (markdown ? "> **warning:** " : "warning: ") + $0 }).joined(separator: "\n")
+    static func footer(alpha: Double, floor: ComparisonFloor?, warnings: [String], markdown: Bool) -> String {
+        ([legend(alpha: alpha, markdown: markdown), floorText(floor, markdown: markdown)]
+         + warnings.map { (markdown ? "> **warning:** " : "warning: ") + $0 }).joined(separator: "\n")
+    }
+
+    /// The floor the verdicts applied, one line.
+    static func floorText(_ f: ComparisonFloor?, markdown: Bool) -> String {
+        let text: String
+        if let f {
+            let ms = { (x: Double) in Format.number(x, digits: 3) }
+            let loop = f.transports.map { "\($0.label) \(ms($0.p50Ms))/\(ms($0.p99Ms))" }.joined(separator: ", ")
+            let release = f.emulatorReleaseP50Ms.map { "emulator release error p50/p99 \(ms($0))/\(ms(f.emulatorReleaseP99Ms ?? $0)) ms" }
+                ?? "no emulator"
+            text = "measurement floor (from \(f.runs) manifest\(f.runs == 1 ? "" : "s")): loopback RTT p50/p99 ms \(loop.isEmpty ? "none measured" : loop); "
+                + "\(release); clock \(Format.number(f.clockMs * 1e3, digits: 2)) µs. A time difference whose 95 % interval does not clear "
+                + "the pair's floor (larger loopback floor + release error + clock, at p99 for RTT p99, else p50) is no difference: =f."
+                + f.notes.map { " Note: \($0)." }.joined()
+        } else {
+            text = "measurement floor: none in the manifests (older runs); verdicts apply no floor."
+        }
+        return markdown ? "_\(text)_" : text
     }
 
     static func legend(alpha: Double, markdown: Bool) -> String {
@@ -126,7 +158,7 @@ enum CompareRender {
 
     static func csvNumber(_ x: Double?) -> String { x.map { "\($0)" } ?? "" }
 
-    static let csvHeader = "kind,environment,distance_label,payload,metric,a,b,n,median,ci_low,ci_high,p_value,p_adjusted,cliffs_delta,shift,shift_ci_low,shift_ci_high,verdict"
+    static let csvHeader = "kind,environment,distance_label,payload,metric,a,b,n,median,ci_low,ci_high,p_value,p_adjusted,cliffs_delta,shift,shift_ci_low,shift_ci_high,verdict,floor_ms,reason"
 
     /// One scenario's rows of the one table: `transport` rows (n, median, interval), `pair`
     /// and `within_run` rows (test, effect, verdict).
@@ -137,13 +169,13 @@ enum CompareRender {
             for m in ComparisonMetric.allCases.map(\.rawValue) {
                 guard let v = t.metrics[m] else { continue }
                 lines.append((["transport"] + head + [m, csvField(t.label), "", "\(v.n)", csvNumber(v.median), csvNumber(v.ciLow), csvNumber(v.ciHigh),
-                                                      "", "", "", "", "", "", ""]).joined(separator: ","))
+                                                      "", "", "", "", "", "", "", "", ""]).joined(separator: ","))
             }
         }
         for (kind, p) in s.pairs.map({ ("pair", $0) }) + (s.withinRun ?? []).map({ ("within_run", $0) }) {
             lines.append(([kind] + head + [p.metric, csvField(p.a), csvField(p.b), "", "", "", "", csvNumber(p.pValue), csvNumber(p.pAdjusted),
                                              csvNumber(p.cliffsDelta), csvNumber(p.shift), csvNumber(p.shiftCILow), csvNumber(p.shiftCIHigh),
-                                             p.verdict.rawValue]).joined(separator: ","))
+                                             p.verdict.rawValue, csvNumber(p.floorMs), p.reason ?? ""]).joined(separator: ","))
         }
         return lines.joined(separator: "\n")
     }
@@ -160,7 +192,8 @@ enum CompareRender {
                 [c.label, ComparisonMetric(rawValue: c.metric)?.heading ?? c.metric, interval(c.old, c.metric) + " (n=\(c.old.n))",
                  interval(c.new, c.metric) + " (n=\(c.new.n))",
                  percent(c.relativeChange) + (c.relativeCILow == nil ? "" : " [\(percent(c.relativeCILow)), \(percent(c.relativeCIHigh))]"),
-                 c.pAdjusted.map { String(format: "%.3g", $0) } ?? "-", c.verdict.rawValue]
+                 c.pAdjusted.map { String(format: "%.3g", $0) } ?? "-",
+                 c.verdict.rawValue + (c.reason == ComparisonFloor.belowFloor ? " (below floor \(Format.number(c.floorMs, digits: 3)) ms)" : "")]
             }
             out.append(grid(["transport", "metric", "old median", "new median", "change", "p adj", "verdict"], rows, markdown: markdown))
             out.append("")
@@ -170,18 +203,19 @@ enum CompareRender {
             + "improved/regressed: Holm-adjusted Mann-Whitney p < \(doc.alpha) and |Cliff's delta| >= 0.33; "
             + "insufficient: fewer than \(needed) ok repetitions a side."
         out.append(markdown ? "_\(legend)_" : "legend: " + legend)
+        out.append(floorText(doc.measurementFloor, markdown: markdown))
         out += doc.warnings.map { (markdown ? "> **warning:** " : "warning: ") + $0 }
         return out.joined(separator: "\n")
     }
 
     static func csv(_ doc: BaselineDocument) -> String {
-        var lines = ["environment,distance_label,payload,label,metric,old_n,old_median,new_n,new_median,relative_change,relative_ci_low,relative_ci_high,p_value,p_adjusted,cliffs_delta,verdict"]
+        var lines = ["environment,distance_label,payload,label,metric,old_n,old_median,new_n,new_median,relative_change,relative_ci_low,relative_ci_high,p_value,p_adjusted,cliffs_delta,verdict,floor_ms,reason"]
         for s in doc.scenarios {
             for c in s.changes {
                 lines.append(([s.environment, s.distanceLabel, s.payload, c.label].map(csvField)
                               + [c.metric, "\(c.old.n)", csvNumber(c.old.median), "\(c.new.n)", csvNumber(c.new.median), csvNumber(c.relativeChange),
                                  csvNumber(c.relativeCILow), csvNumber(c.relativeCIHigh), csvNumber(c.pValue), csvNumber(c.pAdjusted),
-                                 csvNumber(c.cliffsDelta), c.verdict.rawValue]).joined(separator: ","))
+                                 csvNumber(c.cliffsDelta), c.verdict.rawValue, csvNumber(c.floorMs), c.reason ?? ""]).joined(separator: ","))
             }
         }
         return lines.joined(separator: "\n")

@@ -3,6 +3,7 @@ import Foundation
 import LinkEmulation
 import Logging
 import PeerBenchCore
+import RemoteLink
 
 extension CellOrder: ExpressibleByArgument {}
 extension Isolation: ExpressibleByArgument {}
@@ -33,6 +34,9 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(name: .customLong("dry-run"), help: "List the cells that would run, with estimated durations, and run nothing.")
     var dryRun = false
 
+    @Option(name: .customLong("calibrate-from"), help: "A past run folder of this matrix: estimate (--dry-run, the progress ETA) its cells at the times measured there, and the others at the cost model scaled to this machine. On --resume, the resumed run's own times win.")
+    var calibrateFrom: String?
+
     @Option(help: "Cell order: interleaved (transports alternate per environment x distance x payload; default), sequential (one transport after another) or shuffled (by the run seed); overrides the matrix's \"order\".")
     var order: CellOrder?
 
@@ -45,8 +49,14 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Run only these transports, by label, comma-separated (e.g. tcp,udp).")
     var transports: String?
 
-    @Option(help: "How client and server are joined: 'emulated' (namespaces + link emulator) or 'none' (loopback). Default for a new run: \(RunCommand.defaultLink.rawValue); on resume, the run's own.")
+    @Option(help: "How client and server are joined: 'emulated' (namespaces + link emulator), 'none' (loopback) or 'remote' (a second host running 'peerbench serve'; needs --peer and --psk-file). Default for a new run: \(RunCommand.defaultLink.rawValue); on resume, the run's own.")
     var link: LinkMode?
+
+    @Option(help: "With --link remote: the host running 'peerbench serve', as HOST[:PORT] or [IPv6]:PORT (default port \(ServeLimits.defaultPort)).")
+    var peer: String?
+
+    @Option(name: .customLong("psk-file"), help: "With --link remote: the pre-shared key file both hosts hold ('peerbench psk new FILE').")
+    var pskFile: String?
 
     /// The link this invocation will use, known before the run folder is opened and
     /// locked: --link, else a resumed run's own, else the default.
@@ -72,6 +82,8 @@ struct RunCommand: AsyncParsableCommand {
     @Option(name: .customLong("cell-timeout"), help: "Seconds a cell may take before it is stopped and recorded as timeout.")
     var cellTimeout: Double?
 
+    @OptionGroup var field: FieldOptions
+
     @Flag(help: "Print only the final summary and errors.")
     var quiet = false
 
@@ -81,12 +93,18 @@ struct RunCommand: AsyncParsableCommand {
     func validate() throws {
         if let r = repetitions, r < 1 { throw ValidationError("--repetitions must be at least 1, got \(r)") }
         if let t = cellTimeout, !(t > 0) { throw ValidationError("--cell-timeout must be a number of seconds above 0, got \(t)") }
-        if link == .remote { throw ValidationError("--link remote is not available yet; use emulated or none") }
+        if intendedLink == .remote && !dryRun {
+            if peer == nil { throw ValidationError("--link remote needs --peer HOST[:PORT], the host running 'peerbench serve'") }
+            if pskFile == nil { throw ValidationError("--link remote needs --psk-file FILE, the key 'peerbench serve' was started with") }
+        } else if intendedLink != .remote && (peer != nil || pskFile != nil) {
+            throw ValidationError("--peer and --psk-file are for --link remote (this run's link is \(intendedLink.rawValue))")
+        }
         if let t = transports, t.split(separator: ",").isEmpty { throw ValidationError("--transports needs at least one label") }
         if out != nil && resume != nil { throw ValidationError("give either --out (a new run) or --resume (continue a run), not both") }
         if out == nil && resume == nil && !dryRun { throw ValidationError("give --out DIR for a new run, or --resume DIR to continue one") }
         if retryFailed && resume == nil { throw ValidationError("--retry-failed needs --resume DIR (the run whose failed cells to rerun)") }
         if let s = shard { do { _ = try Shard(parsing: s) } catch { throw ValidationError(error.description) } }
+        try field.validate(link: intendedLink, dryRun: dryRun)
     }
 
     func run() async throws {
@@ -116,7 +134,11 @@ struct RunCommand: AsyncParsableCommand {
             }
         }
         let testbed: any Testbed
-        do { testbed = try Wiring.makeTestbed(setup.linkMode) } catch let e as InputError { throw fail(e) } catch {
+        do {
+            testbed = setup.linkMode == .remote
+                ? try await RemoteRun.connect(peer: peer!, pskFile: pskFile!, registry: registry, plan: plan, quiet: quiet)
+                : try Wiring.makeTestbed(setup.linkMode)
+        } catch let e as InputError { throw fail(e) } catch {
             Terminal.error("cannot set up the \(setup.linkMode.rawValue) link: \(error)")
             throw ExitStatus.testbed
         }
@@ -126,7 +148,13 @@ struct RunCommand: AsyncParsableCommand {
         logger.logLevel = verbose ? .debug : .warning
         let worker = isolation == .process ? WorkerProcess(arguments: ["cell-worker"] + (verbose ? ["--verbose"] : [])) : nil
         interrupt.attach(worker: worker)
-        let runner = Runner(registry: registry, testbed: testbed, logger: logger, worker: worker, stopper: interrupt.stopper)
+        let prompter: FieldPrompter?
+        do { prompter = try field.prompter() } catch let e as InputError {
+            await testbed.shutdown()
+            throw fail(e)
+        }
+        let runner = Runner(registry: registry, testbed: testbed, logger: logger, worker: worker, stopper: interrupt.stopper,
+                            fieldPrompter: prompter)
         let book = ManifestBook(dir: dir, plan: plan, setup: setup, linkMode: testbed.mode, isolation: isolation,
                                 versions: Wiring.libraryVersions, commandLine: CommandLine.arguments)
         interrupt.attach(book: book)
@@ -144,7 +172,7 @@ struct RunCommand: AsyncParsableCommand {
         book.measurementFloor = await FloorProbe.measure(plan: plan, testbed: testbed, quiet: quiet) { runner.stopper.hasFired }
         try? book.write(status: "running", ended: false)
         let estimates = plan.estimates(of: setup.pending)
-        let printer = quiet ? nil : ProgressPrinter(estimates: estimates, alreadyRecorded: setup.alreadyRecorded, live: Terminal.stderrIsTerminal, verbose: verbose)
+        let printer = quiet ? nil : ProgressPrinter(estimates: estimates, alreadyRecorded: setup.alreadyRecorded, live: Terminal.stderrIsTerminal && !field.interactive, verbose: verbose)
         let summary: RunSummary
         do {
             summary = try await runner.run(plan, cells: setup.pending, runID: setup.runID, into: dir, observer: printer)
@@ -175,6 +203,11 @@ struct RunCommand: AsyncParsableCommand {
         // Only now: a signal during the wrap-up still goes through the handlers above.
         trap?.cancel()
 
+        if let lost = summary.testbedLost {
+            Terminal.error("\(lost); the run stopped after \(summary.total) cells this time (records kept). Once the peer serves again, resume with:\n  \(resumeCommand)")
+            throw ExitStatus.testbed
+        }
+        let skipped = FieldOptions.reportSkips(summary, resumeCommand: resumeCommand)
         let whole = book.wholeRunSummary()
         let counts = CellStatus.allCases.compactMap { s in whole.byStatus[s].map { "\($0) \(s.rawValue)" } }
         if summary.interrupted {
@@ -183,7 +216,7 @@ struct RunCommand: AsyncParsableCommand {
             throw ExitStatus.interrupted
         }
         Terminal.err("peerbench: \(whole.total) cells: \(counts.joined(separator: ", ")). Records: \(dir.journalPath)")
-        if whole.notOK > 0 { throw ExitStatus.cellsNotOK }
+        if whole.notOK > 0 || skipped { throw ExitStatus.cellsNotOK }
     }
 
     static func makeRunID() -> String {

@@ -29,7 +29,7 @@ struct ValidateCommand: AsyncParsableCommand {
             let matrix = try MatrixLoader(registry: registry, linkModel: linkModel).load(path: matrixArgument.matrix)
             plan = try RunPlan(matrix: matrix, options: RunOptions(matrixFile: matrixArgument.matrix, commandLine: []), linkModel: linkModel,
                                registry: registry)
-            if let dir = calibrateFrom { try calibrate(&plan, from: dir) }
+            if let dir = calibrateFrom { try plan.calibrate(fromRunFolder: dir) }
         } catch let e as InputError {
             throw fail(e)
         }
@@ -59,18 +59,6 @@ struct ValidateCommand: AsyncParsableCommand {
         Terminal.out(table.render())
         printScenarios(plan)
         if let shards { printShards(plan, shards) }
-    }
-
-    /// Uses the measured cell times of the run in `dir`, which must be of this matrix.
-    private func calibrate(_ plan: inout RunPlan, from dir: String) throws(InputError) {
-        let manifestPath = dir + "/manifest.json"
-        guard let data = FileManager.default.contents(atPath: manifestPath), let manifest = try? JSONParser.parse(Array(data)) else {
-            throw InputError(source: "--calibrate-from", "\(manifestPath) is missing or not JSON; give the --out folder of a past run of this matrix")
-        }
-        guard manifest["matrix_hash"]?.stringValue == plan.matrix.hash else {
-            throw InputError(source: "--calibrate-from", "\(dir) is a run of another matrix (matrix_hash \(manifest["matrix_hash"]?.compactText ?? "none"), this one is \(plan.matrix.hash)); its cell times do not apply")
-        }
-        plan.calibrate(from: RunDirectory.readJournal(at: dir + "/records.jsonl").records, source: dir)
     }
 
     /// Each shard's cells and estimated time, and the makespan against a deal by count.

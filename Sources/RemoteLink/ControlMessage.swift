@@ -1,0 +1,101 @@
+public import PeerBenchCore
+
+/// One message of the control protocol between `peerbench run --link remote` and
+/// `peerbench serve` (docs/protocol/control.md). A value, no I/O: `ControlFraming`
+/// turns it into bytes and `ControlFrameDecoder` back.
+public enum ControlMessage: Sendable, Equatable {
+    /// The first message of each side: what it speaks and what it can run.
+    case hello(Hello)
+    /// The client asks the server to start a cell's server side (a JSON object whose
+    /// keys `serve` defines; see docs/protocol/control.md).
+    case cellRequest(JSONValue)
+    /// The server side of a cell is listening: where, and the plugin's hello (a JSON object).
+    case serverReady(JSONValue)
+    /// The server side of a cell finished: what it learned (a JSON object).
+    case serverResult(JSONValue)
+    /// A probe of the control channel's round-trip time; the peer answers `pong` with the same value.
+    case ping(UInt64)
+    /// The answer to `ping`, carrying its value back.
+    case pong(UInt64)
+    /// The sender refuses or failed something; `code` is one of `ControlErrorCode` (or a
+    /// code a later version defines), `message` a sentence for people.
+    case error(code: UInt16, message: String)
+    /// The server already serves another session; it closes after sending this.
+    case busy
+    /// The sender ends the session in order.
+    case bye
+
+    /// The first message of each side of a session.
+    public struct Hello: Sendable, Equatable {
+        /// The control protocol versions the sender speaks (`RemoteLink.controlProtocolVersions`), at least one.
+        public var protocolVersions: [UInt16]
+        /// The sender's PeerBench version, for logs and error messages.
+        public var softwareVersion: String
+        /// The plugins the sender has registered (names as `peerbench list` shows them).
+        public var plugins: [String]
+
+        public init(protocolVersions: [UInt16], softwareVersion: String, plugins: [String]) {
+            self.protocolVersions = protocolVersions
+            self.softwareVersion = softwareVersion
+            self.plugins = plugins
+        }
+    }
+
+    /// The frame type this message travels as.
+    public var type: ControlMessageType {
+        switch self {
+        case .hello: .hello
+        case .cellRequest: .cellRequest
+        case .serverReady: .serverReady
+        case .serverResult: .serverResult
+        case .ping: .ping
+        case .pong: .pong
+        case .error: .error
+        case .busy: .busy
+        case .bye: .bye
+        }
+    }
+}
+
+/// The type byte of a control frame (docs/protocol/control.md). Values are never reused.
+public enum ControlMessageType: UInt8, Sendable, CaseIterable, CustomStringConvertible {
+    case hello = 0x01
+    case cellRequest = 0x02
+    case serverReady = 0x03
+    case serverResult = 0x04
+    case ping = 0x05
+    case pong = 0x06
+    case error = 0x07
+    case busy = 0x08
+    case bye = 0x09
+
+    /// The name docs/protocol/control.md uses, for error messages.
+    public var description: String {
+        switch self {
+        case .hello: "HELLO"
+        case .cellRequest: "CELL_REQUEST"
+        case .serverReady: "SERVER_READY"
+        case .serverResult: "SERVER_RESULT"
+        case .ping: "PING"
+        case .pong: "PONG"
+        case .error: "ERROR"
+        case .busy: "BUSY"
+        case .bye: "BYE"
+        }
+    }
+}
+
+/// The codes of an ERROR message this version defines. A receiver shows an unknown
+/// code's message as it is.
+public enum ControlErrorCode {
+    /// The two HELLOs share no protocol version.
+    public static let versionMismatch: UInt16 = 1
+    /// The peer broke the protocol (a malformed frame, a message out of order).
+    public static let protocolViolation: UInt16 = 2
+    /// A CELL_REQUEST the server cannot accept (unknown plugin, bad options, over a limit).
+    public static let badRequest: UInt16 = 3
+    /// The cell's server side failed; the message says why.
+    public static let cellFailed: UInt16 = 4
+    /// Something went wrong inside the sender that is not the peer's fault.
+    public static let internalError: UInt16 = 5
+}

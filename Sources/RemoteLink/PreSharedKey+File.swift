@@ -1,0 +1,115 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import PeerBenchCore
+
+extension PreSharedKey {
+    /// The largest key file read: a key line is under 200 bytes; anything much larger is not one.
+    static let maxFileSize = 4096
+
+    /// Writes the key file: created with mode 0600 and `O_EXCL`, so an existing file (or
+    /// a symbolic link planted at `path`) is never overwritten.
+    /// - Throws: `InputError` naming the file when it exists or cannot be created.
+    public func write(to path: String) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        if fd < 0 {
+            let e = errno
+            if e == EEXIST { throw InputError(source: path, "the file already exists; a key is never overwritten (remove it first, or choose another name)") }
+            throw InputError(source: path, "cannot create the key file: \(String(cString: strerror(e)))")
+        }
+        defer { _ = Glibc.close(fd) }
+        do {
+            // The umask may only have narrowed 0600; make the mode exactly that.
+            try syscall("fchmod") { fchmod(fd, 0o600) }
+            let text = Array(fileText.utf8)
+            var off = 0
+            while off < text.count {
+                off += try text.withUnsafeBytes { b throws(SystemError) in
+                    try syscall("write") { Glibc.write(fd, b.baseAddress! + off, b.count - off) }
+                }
+            }
+            try syscall("fsync") { fsync(fd) }
+        } catch {
+            _ = unlink(path)
+            throw InputError(source: path, "cannot write the key file: \(error)")
+        }
+    }
+
+    /// Reads a key file, refusing one that group or others may read or write.
+    /// - Throws: `InputError` naming the file (and the line, for a malformed one).
+    public static func load(from path: String) throws -> PreSharedKey {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 {
+            let e = errno
+            if e == ENOENT { throw InputError(source: path, "no such key file (create one with `peerbench psk new \(path)` and copy it to the other host)") }
+            throw InputError(source: path, "cannot open the key file: \(String(cString: strerror(e)))")
+        }
+        defer { _ = Glibc.close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw InputError(source: path, "cannot stat the key file: \(String(cString: strerror(errno)))") }
+        guard st.st_mode & S_IFMT == S_IFREG else { throw InputError(source: path, "not a regular file") }
+        let exposed = st.st_mode & 0o066
+        if exposed != 0 {
+            let mode = String(st.st_mode & 0o777, radix: 8)
+            throw InputError(source: path, "the key file is \(exposed & 0o044 != 0 ? "readable" : "writable") by group or others (mode \(mode)); "
+                             + "a pre-shared key must be private: run `chmod 600 \(path)`")
+        }
+        guard st.st_size <= maxFileSize else { throw InputError(source: path, "\(st.st_size) bytes is too large for a key file (at most \(maxFileSize))") }
+        var bytes = [UInt8](repeating: 0, count: Int(st.st_size))
+        var got = 0
+        while got < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { b in Glibc.read(fd, b.baseAddress! + got, b.count - got) }
+            if n < 0 && errno == EINTR { continue }
+            guard n >= 0 else { throw InputError(source: path, "cannot read the key file: \(String(cString: strerror(errno)))") }
+            if n == 0 { break }
+            got += n
+        }
+        return try parse(Array(bytes[..<got]), source: path)
+    }
+
+    /// Parses a key file's content; errors name `source` and the line.
+    public static func parse(_ content: [UInt8], source: String) throws -> PreSharedKey {
+        guard let text = String(validating: content, as: UTF8.self) else { throw InputError(source: source, "the key file is not UTF-8 text") }
+        var found: (key: PreSharedKey, line: Int)?
+        for (index, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
+            let lineNumber = index + 1
+            var line = raw
+            while let last = line.last, last == " " || last == "\t" { line.removeLast() }
+            if line.allSatisfy({ $0 == " " || $0 == "\t" }) || line.first == "#" { continue }
+            func bad(_ why: String) -> InputError { InputError(source: source, path: "line \(lineNumber)", why) }
+            if let found { throw bad("a second key line (the first is line \(found.line)); a key file holds one key") }
+            let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            guard words.first.map(String.init) == formatTag else {
+                throw bad("expected `\(formatTag) IDENTITY HEX64`, a key file written by `peerbench psk new`")
+            }
+            guard words.count == 3 else { throw bad("expected 3 words (`\(formatTag) IDENTITY HEX64`), found \(words.count)") }
+            if let problem = identityProblem(String(words[1])) { throw bad(problem) }
+            guard let key = decodeHex(words[2]), key.count == keyBytes else {
+                throw bad("the key must be \(keyBytes * 2) hex digits (\(keyBytes * 8) bits)"
+                          + (words[2].count == keyBytes * 2 ? ", found a character that is not one" : ", found \(words[2].count) characters"))
+            }
+            found = (try PreSharedKey(identity: String(words[1]), bytes: key), lineNumber)
+        }
+        guard let found else { throw InputError(source: source, "no key line (`\(formatTag) IDENTITY HEX64`) in the file") }
+        return found.key
+    }
+
+    private static func decodeHex(_ s: Substring) -> [UInt8]? {
+        let digits = Array(s.utf8)
+        guard digits.count % 2 == 0 else { return nil }
+        func nibble(_ c: UInt8) -> UInt8? {
+            switch c {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
+            default: nil
+            }
+        }
+        var out: [UInt8] = []
+        for i in stride(from: 0, to: digits.count, by: 2) {
+            guard let hi = nibble(digits[i]), let lo = nibble(digits[i + 1]) else { return nil }
+            out.append(hi << 4 | lo)
+        }
+        return out
+    }
+}
