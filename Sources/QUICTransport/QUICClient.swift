@@ -32,13 +32,14 @@ final class QUICClient: QUICConnectionDelegate {
 
     private let token: CellToken
 
-    init(config: QUICConfiguration, server: SocketAddress, token: CellToken, deadline: UInt64, cancellation: CellCancellation) throws {
+    init(config: QUICConfiguration, server: SocketAddress, token: CellToken, deadline: UInt64, cancellation: CellCancellation,
+         serviceClass: ServiceClass) throws {
         self.config = config
         self.token = token
         self.server = server
         self.deadline = deadline
         self.cancellation = cancellation
-        channel = try UDPChannel(family: server.family)
+        channel = try UDPChannel(family: server.family, serviceClass: serviceClass)
         try channel.socket.connect(server)
     }
 

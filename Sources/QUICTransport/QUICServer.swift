@@ -33,8 +33,8 @@ final class QUICServerLoop: @unchecked Sendable {
     private let logger: Logger
 
     /// Binds on `server` (`Endpoint.bindServer`). Call inside the server endpoint (its network namespace).
-    init(server: Endpoint, config: QUICConfiguration, token: CellToken, logger: Logger) throws {
-        channel = try UDPChannel(family: SocketAddress(host: server.address, port: 0).family)
+    init(server: Endpoint, config: QUICConfiguration, token: CellToken, logger: Logger, serviceClass: ServiceClass) throws {
+        channel = try UDPChannel(family: SocketAddress(host: server.address, port: 0).family, serviceClass: serviceClass)
         address = try server.bindServer(channel.socket)
         local = try SockAddrBox(address)
         self.config = config

@@ -36,6 +36,7 @@ final class UDPClient {
 
     static func run(_ cell: CellContext, server: SocketAddress, options: UDPOptions) throws -> TransportMeasurement {
         let s = try UDPSocketSetup.make(family: server.family)
+        cell.markServiceClass(s)
         cell.cancellation.register(s)
         defer { cell.cancellation.unregister(s) }
         do {

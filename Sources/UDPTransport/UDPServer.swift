@@ -11,6 +11,7 @@ enum UDPServer {
         let socket = try await cell.server.run("udp-bind") { () throws -> Socket in
             let bindAddress = SocketAddress(host: cell.server.address, port: 0)
             let s = try UDPSocketSetup.make(family: bindAddress.family)
+            cell.markServiceClass(s)
             try s.setOption(SOL_SOCKET, SO_TIMESTAMPNS, Int32(1), "SO_TIMESTAMPNS")
             _ = try cell.server.bindServer(s)
             return s

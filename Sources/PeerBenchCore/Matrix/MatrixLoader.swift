@@ -15,10 +15,10 @@ public struct MatrixLoader: Sendable {
         self.baseDirectory = baseDirectory
     }
 
-    static let topLevelKeys = ["name", "repetitions", "rttProbes", "cellTimeoutSeconds", "seed", "order", "transports", "matrix"]
+    static let topLevelKeys = ["name", "repetitions", "rttProbes", "cellTimeoutSeconds", "seed", "order", "transports", "matrix", "crossTraffic"]
     static let matrixKeys = ["environments", "distances", "payloads"]
     static let payloadKeys = ["counts", "sizes"]
-    static let transportKeys = ["plugin", "label", "options"]
+    static let transportKeys = ["plugin", "label", "options", "wifi"]
     static let fixedLinkKeys = ["delayMs", "jitterMs", "lossPercent", "rateMbps", "mtu"]
 
     /// What a matrix may hold at most. A matrix is a plan a person writes; these bound
@@ -86,7 +86,8 @@ extension Matrix {
     /// expanding it. A plugin that ignores payloads runs once per environment x distance.
     public func cellCount(repetitions reps: Int? = nil) -> Int {
         let withPayload = transports.filter(\.usesPayload).count
-        return Matrix.cellCount(repetitions: reps ?? repetitions, environments: environments.count, distances: distances.count,
+        // Each cross-traffic variant runs the whole block again, like a repetition.
+        return Matrix.cellCount(repetitions: (reps ?? repetitions) * crossTraffic.count, environments: environments.count, distances: distances.count,
                                 payloads: counts.count * sizes.count, transportsWithPayload: withPayload,
                                 transportsWithout: transports.count - withPayload, scenarios: scenarios.count)
     }
@@ -102,7 +103,7 @@ extension Matrix {
 }
 
 /// Accumulates problems while walking the document.
-private struct Validator {
+struct Validator {
     let loader: MatrixLoader
     var problems: [InputProblem] = []
 
@@ -165,6 +166,7 @@ private struct Validator {
         let sizes = positiveInts(po?["sizes"], pp.key("sizes"), what: "message size in bytes", max: 64 << 20)
 
         let transports = transportList(top["transports"], root.key("transports"), sizes: sizes, counts: counts)
+        let cross = crossTraffic(top["crossTraffic"], root.key("crossTraffic"))
         guard problems.isEmpty else { return nil }
         // Counted, not expanded: the check costs the same for 10 cells and 10 million.
         let withPayload = transports.filter(\.usesPayload).count
@@ -174,7 +176,7 @@ private struct Validator {
             (pp.key("sizes"), "sizes", sizes.count), (root.key("transports"), "transports", transports.count),
             (mp.key("scenarios"), "scenarios", scenarios.count),
         ]
-        let total = Matrix.cellCount(repetitions: repetitions, environments: environments.count, distances: distances.count,
+        let total = Matrix.cellCount(repetitions: repetitions * cross.count, environments: environments.count, distances: distances.count,
                                      payloads: counts.count * sizes.count, transportsWithPayload: withPayload,
                                      transportsWithout: transports.count - withPayload, scenarios: scenarios.count)
         if total > MatrixLoader.Limits.cells {
@@ -184,7 +186,7 @@ private struct Validator {
         }
         return Matrix(name: name, repetitions: repetitions, rttProbes: rttProbes, cellTimeoutSeconds: timeout, seed: seed,
                       transports: transports, environments: environments, distances: distances,
-                      counts: counts, sizes: sizes, scenarios: scenarios, document: doc)
+                      counts: counts, sizes: sizes, scenarios: scenarios, crossTraffic: cross, document: doc)
     }
 
     /// The entries of a list, or none when it is too long: entries of an over-long list
@@ -335,7 +337,8 @@ private struct Validator {
                     }
                 }
                 out.append(TransportSpec(plugin: type(of: plugin).descriptor.name, label: label, options: o["options"],
-                                         effectiveOptions: effective, usesPayload: usesPayload, index: i))
+                                         effectiveOptions: effective, usesPayload: usesPayload, index: i,
+                                         wifi: wifi(o["wifi"], p.key("wifi"))))
             } catch let error as InputError {
                 problems += error.problems.map { var q = $0; if q.path == nil { q.path = p.description }; return q }
             } catch {

@@ -165,8 +165,18 @@ extension CellContext {
     /// Registers `socket` with the runner's cancellation and, if given, a server's own
     /// stopper, so either can unblock it. Prefer the scopes above, which also unregister.
     public func track(_ socket: Socket, _ stopper: CellCancellation? = nil) {
+        markServiceClass(socket)
         cancellation.register(socket)
         stopper?.register(socket)
+    }
+
+    /// Marks `socket` with the cell's service class (DSCP and SO_PRIORITY). `track` and
+    /// every scope above do it; a plugin that opens a socket outside them calls this.
+    /// A refusal (a kernel without the option) is logged, not fatal: the cell still runs.
+    public func markServiceClass(_ socket: Socket) {
+        do { try socket.setServiceClass(wifi.serviceClass) } catch {
+            logger.warning("cannot mark socket with service class \(wifi.serviceClass.rawValue): \(error)")
+        }
     }
 
     /// Forgets `socket` again; the scopes above do this for you.

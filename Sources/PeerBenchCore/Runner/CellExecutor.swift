@@ -38,12 +38,17 @@ public struct CellExecutor: Sendable {
     /// Runs `cell` over `link` and returns its record. Never throws: every failure
     /// becomes a record with status `failed` or `timeout` and the error's text.
     public func run(_ cell: Cell, link: ResolvedLink, runID: String) async -> Record {
+        let link = link.adapted(to: cell.transport.effectiveWifi)
         let startedAt = Date()
         let t0 = MonotonicClock.now()
+        var cross: Record.CrossTraffic?
         func record(_ status: CellStatus, _ error: String?, _ m: TransportMeasurement? = nil, counters: LinkCounters? = nil) -> Record {
             var r = Record(runID: runID, cell: cell, link: link, linkMode: testbed.mode, counters: counters, status: status, error: error,
                            startedAt: startedAt, totalSeconds: Double(MonotonicClock.elapsed(since: t0)) / 1e9, measurement: m)
             testbed.annotate(&r)
+            r.fillWifi(cell.transport.effectiveWifi)
+            r.fillEnergy(link: link, mode: cell.transport.effectiveWifi.performanceMode, counters: counters, seconds: r.totalSeconds)
+            if let cross { r.crossTraffic = cross }
             return r
         }
         guard link.connected else {
@@ -54,7 +59,8 @@ public struct CellExecutor: Sendable {
             return r
         }
         var linkStart: UInt64?
-        let outcome = await perform(cell, link: link, t0: t0, linkStart: &linkStart)
+        let outcome: PluginSession.Outcome
+        (outcome, cross) = await perform(cell, link: link, t0: t0, linkStart: &linkStart)
         let endedAt = MonotonicClock.now()
         let counters = testbed.counters()
         var r = switch outcome {
@@ -66,8 +72,9 @@ public struct CellExecutor: Sendable {
         return r
     }
 
-    /// `linkStart` is set when the link is up: 0 of the scenario's clock.
-    private func perform(_ cell: Cell, link: ResolvedLink, t0: UInt64, linkStart: inout UInt64?) async -> PluginSession.Outcome {
+    /// Sets up the link, starts the cell's competing flow (if any), runs the plugin part
+    /// and stops the flow again. `linkStart` is set when the link is up: 0 of the scenario's clock.
+    private func perform(_ cell: Cell, link: ResolvedLink, t0: UInt64, linkStart: inout UInt64?) async -> (PluginSession.Outcome, Record.CrossTraffic?) {
         // The testbed (namespaces, emulator threads, counters) always lives here, in the
         // runner; only the plugin's server and client move into the worker.
         let testbed = self.testbed
@@ -77,11 +84,22 @@ public struct CellExecutor: Sendable {
                 try await testbed.configure(link, seed: cell.seed)
             }
         } catch let e as DeadlineExceeded {
-            return .timedOut("setting up the link: \(e.description)")
+            return (.timedOut("setting up the link: \(e.description)"), nil)
         } catch {
-            return .failed("setting up the link: \(error)")
+            return (.failed("setting up the link: \(error)"), nil)
         }
         linkStart = MonotonicClock.now()
+        let flow: CrossTrafficFlow?
+        do { flow = try await startCrossTraffic(cell, link: link, endpoints: endpoints) } catch {
+            return (.failed("starting the cross traffic (\(cell.crossTraffic!)): \(error)"), nil)
+        }
+        let outcome = await runPluginPart(cell, link: link, endpoints: endpoints, t0: t0)
+        return (outcome, flow?.finish())
+    }
+
+    /// The plugin part: its server here (or on the peer, `--link remote`) and its client.
+    private func runPluginPart(_ cell: Cell, link: ResolvedLink, endpoints: (client: Endpoint, server: Endpoint),
+                               t0: UInt64) async -> PluginSession.Outcome {
         let seed = CellContextSeed(cellID: cell.id, repetition: cell.repetition, seed: cell.seed, payload: cell.payload, rttProbes: rttProbes)
         guard let host = testbed.serverHost else {
             let remaining = max(0.001, timeoutSeconds - Double(MonotonicClock.elapsed(since: t0)) / 1e9)

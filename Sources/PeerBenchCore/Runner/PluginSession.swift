@@ -52,9 +52,10 @@ public struct PluginSession: Sendable {
                                                     path: JSONPath.root.key("transports").index(transport.index))
                 var cellLogger = logger
                 cellLogger[metadataKey: "cell"] = "\(seed.cellID)#\(seed.repetition)"
-                let context = CellContext(cellID: seed.cellID, repetition: seed.repetition, seed: seed.seed, payload: seed.payload,
+                var context = CellContext(cellID: seed.cellID, repetition: seed.repetition, seed: seed.seed, payload: seed.payload,
                                           rttProbes: seed.rttProbes, deadline: deadline, link: link, client: client,
                                           server: server, cancellation: cancellation, logger: cellLogger)
+                context.wifi = transport.effectiveWifi
                 let srv: any TransportServer
                 switch source {
                 case .plugin: srv = try await plugin.startServer(context)
