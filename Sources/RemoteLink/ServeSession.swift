@@ -45,7 +45,8 @@ struct ServeSession {
         var cells = 0
         while true {
             let message: ControlMessage
-            do { message = try await io { try channel.receive(timeoutSeconds: limits.idleTimeoutSeconds) } } catch {
+            // A client that pings is alive (`run --interactive` pings while the peer is carried).
+            do { message = try await io { try channel.receive(timeoutSeconds: limits.idleTimeoutSeconds, pingRestartsWait: true) } } catch {
                 return (Self.describe(error, idle: limits.idleTimeoutSeconds), cells)
             }
             switch message {
