@@ -38,7 +38,10 @@ extension RadioModel {
             _ = try need("body-block")
             timeline.block = PeriodicBlock(depthDb: depth, lengthNanos: UInt64(length * 1e9), periodNanos: UInt64(period * 1e9))
             let snr = link.snrDb ?? 0
+            // A block deep enough to take the median SNR below MCS 0 is a dead stretch.
+            let dead = MCSTable.select(snrDb: snr - depth) == nil
             event = ScenarioEvent(name: scenario.name, kind: scenario.kindName, startSeconds: period, endSeconds: period + length,
+                                  deadSeconds: dead ? length : 0, deadStartSeconds: dead ? period : nil,
                                   timeline: ["every \(s(period)) s from \(s(period)) s: +\(s(depth)) dB for \(s(length)) s "
                                              + "(median SNR \(s(snr)) -> \(s(snr - depth)) dB, \(Self.mcsText(snr - depth)))"])
         case .walkAway(let speed, let to, let back):

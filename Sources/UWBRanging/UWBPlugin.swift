@@ -124,7 +124,8 @@ public struct UWBPlugin: TransportPlugin {
             m.error = "uwb: \(failure)"
         }
         m.extra["uwb"] = report.json
-        if let removedAt { m.peerLostAtNanos = removedAt; m.peerLostReason = report.removalReason?.rawValue }
+        // The removal's reason is in extra.uwb.removal_reason; its time feeds scenario.detect_ms.
+        m.peerLostAtNanos = removedAt
         m.ranging = report.samples(since: runAt)
         return m
     }

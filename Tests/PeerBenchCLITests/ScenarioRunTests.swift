@@ -59,11 +59,14 @@ struct ScenarioRunTests {
     @Test("walk-away beyond range and back: the link dies in between and TCP recovers")
     func walkAway() throws {
         let recs = try run(matrix(transports: #"[{"plugin": "tcp", "label": "tcp"}]"#, environment: #""forest""#, distance: "10",
-                                  scenarios: #"[{"name": "w", "kind": "walk-away", "speedMps": 100, "to": 300, "back": true}]"#, count: 200))
+                                  scenarios: #"[{"name": "w", "kind": "walk-away", "speedMps": 100, "to": 300, "back": true}]"#, count: 2_000))
         let r = try #require(recs["tcp"])
         let s = scenario(r)
+        // The link is below MCS 0 from 0.2 s to 5.7 s: 32 MB take longer than 0.2 s, so the walk
+        // catches the bulk phase.
         #expect(r["status"] as? String == "ok", "\(r)")
         #expect(s["kind"] as? String == "walk-away")
+        #expect((s["stall_ms"] as? Double ?? 0) >= 3_000, "\(s)")
         #expect(s["survived"] as? Bool == true)
         #expect(s["recover_ms"] is Double, "the link is back after 6 s: \(s)")
         #expect(((r["link"] as? [String: Any])?["drops_up"] as? Int ?? 0) > 0, "300 m of forest is far beyond its range")

@@ -19,8 +19,11 @@ struct ComparedRecord: Sendable {
         runID = r.runID
         cellID = r.cellID
         repetition = r.repetition
-        // Cells with a competing flow are another scenario than the same cell without.
-        environment = r.environment + (r.crossTraffic?.scenarioSuffix ?? "")
+        // Cells with a competing flow, or under a link scenario other than static, are
+        // another scenario of the comparison than the same cell without: never pooled,
+        // shown as `forest · outage-5s` (and the flow's suffix).
+        let linkScenario = r.scenario.map { $0.kind == "static" ? "" : " · " + $0.name } ?? ""
+        environment = r.environment + linkScenario + (r.crossTraffic?.scenarioSuffix ?? "")
         distanceLabel = r.distanceLabel
         payload = r.payload.map { "\($0.count)x\($0.size)" } ?? "-"
         label = r.transport.label

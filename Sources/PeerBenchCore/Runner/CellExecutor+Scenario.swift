@@ -8,9 +8,10 @@ extension CellExecutor {
         let figures = ScenarioFigures(event: event)
         func onLinkClock(_ t: UInt64) -> Double? { linkStart.map { Double(Int64(bitPattern: t &- $0)) / 1e9 } }
         let m = record.measurement
-        let completed = m != nil && record.status != .failed
-        // The transport's own verdict when it reported one, else the moment the client gave up.
-        let failedAt = m?.peerLostAtNanos.flatMap(onLinkClock) ?? (completed ? nil : onLinkClock(endedAt))
+        let completed = m != nil && record.status != .failed && record.status != .timeout
+        // The transport's own verdict when it reported one, else the moment the client
+        // failed. A cell stopped at its deadline detected nothing: no time for it.
+        let failedAt = m?.peerLostAtNanos.flatMap(onLinkClock) ?? (record.status == .failed ? onLinkClock(endedAt) : nil)
         var scenario = figures.figures(receiver: m?.bulkSeries, delivery: counters?.delivery,
                                        ending: .init(completed: completed && m?.peerLostAtNanos == nil, failedAtSeconds: failedAt))
         if !completed || m?.peerLostAtNanos != nil {

@@ -52,9 +52,11 @@ public struct CellExecutor: Sendable {
             return r
         }
         guard link.connected else {
-            return record(.failed, "no radio link at \(cell.distance.label) m in \(link.environment)"
+            var r = record(.failed, "no radio link at \(cell.distance.label) m in \(link.environment)"
                 + (link.snrDb.map { String(format: " (median SNR %.1f dB is below the MCS 0 threshold)", $0) } ?? "")
                 + "; cell not run")
+            if let e = link.scenario { r.scenario = Record.Scenario(name: e.name, kind: e.kind) }
+            return r
         }
         var linkStart: UInt64?
         let outcome: PluginSession.Outcome
