@@ -41,6 +41,9 @@ struct QUICConfiguration: Sendable {
     var mutualTLS = false
     /// PINGs on the control stream during the bulk phase (`loadedRttProbes`); nil = off.
     var loadedRttProbes: LoadedRttProbes?
+    /// `idleTimeoutSeconds` as the matrix gave it; nil = absent (the default applies).
+    /// The dead-peer timeout of scenario cells (QUICIdleTimeout.swift).
+    var configuredIdleTimeoutSeconds: Double?
 
     /// The name the client verifies for a server reached at `host`.
     func expectedName(for host: String) -> String { serverName ?? host }

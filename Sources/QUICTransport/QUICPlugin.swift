@@ -64,7 +64,8 @@ public struct QUICPlugin: TransportPlugin {
             clientKeyFile: try path("clientKeyFile", "client-key.pem"),
             serverName: try options.string("serverName", default: nil),
             mutualTLS: try options.bool("mutualTLS", default: false),
-            loadedRttProbes: try LoadedRttProbes.read(options, flows: [.same]))
+            loadedRttProbes: try LoadedRttProbes.read(options, flows: [.same]),
+            configuredIdleTimeoutSeconds: options.has("idleTimeoutSeconds") ? idle : nil)
     }
 
     /// The ngtcp2 and GnuTLS versions linked at run time, for the run's manifest.

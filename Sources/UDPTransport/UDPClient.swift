@@ -26,6 +26,8 @@ final class UDPClient {
     /// Loaded probes' sequence numbers start here, apart from the pre-bulk probes'
     /// (0..<rttProbes), so a late pre-bulk echo is never taken for a loaded one.
     static let loadedSequenceBase: UInt64 = 1 << 32
+    /// The keepalive (option `keepAlive`), running from HELLO_ACK to the end; nil = off.
+    private var keepAlive: UDPKeepAliveClock?
 
     private init(cell: CellContext, options: UDPOptions, socket: Socket) {
         self.cell = cell
@@ -56,6 +58,7 @@ final class UDPClient {
 
     private func workload() throws -> TransportMeasurement {
         try hello()
+        keepAlive = options.keepAlive.map { UDPKeepAliveClock($0, start: MonotonicClock.now()) }
         try probes()
         if let payload = cell.payload, payload.count > 0 { try bulk(payload) }
         bye()
@@ -101,7 +104,8 @@ final class UDPClient {
             header(.data, 0, 0).write(to: slot.baseAddress!)
             for j in UDPDatagramHeader.size..<slot.count { slot[j] = UInt8(truncatingIfNeeded: j) }
         }
-        let echoes = loaded.intervalNanos == nil ? nil : try LoadedEchoPoller(socket)
+        // The keepalive's answers are picked up between batches like loaded echoes.
+        let echoes = loaded.intervalNanos == nil && keepAlive == nil ? nil : try LoadedEchoPoller(socket)
         let start = MonotonicClock.now()
         loaded.begin(at: start)
         let pacer = options.rateMbps.map { UDPPacer(rateMbps: $0, payloadBytes: payload.size, start: start) }
@@ -109,7 +113,8 @@ final class UDPClient {
         while sent < payload.count {
             if let echoes {
                 try sendLoadedProbeIfDue()
-                loadedRtts += try echoes.poll(session: session)
+                loadedRtts += try echoes.poll(session: session) { keepAlive?.heard(at: $0) }
+                try keepAliveTick()
             }
             var k = min(capacity, payload.count - sent)
             if let pacer {
@@ -162,6 +167,7 @@ final class UDPClient {
             udp["loaded_probes_sent"] = JSONValue(loaded.sent)
             udp["loaded_probes_lost"] = JSONValue(loaded.sent - loadedRtts.count)
         }
+        if let keepAlive { udp["keepalives_sent"] = JSONValue(Int(keepAlive.sent)) }
         udp["jitter_samples"] = JSONValue(r[5])
         udp["out_of_range"] = JSONValue(r[6])
         m.extra["udp"] = .object(udp)
@@ -220,6 +226,23 @@ final class UDPClient {
         }
     }
 
+    /// Sends a KEEPALIVE if one is due; throws once the server has been silent for the
+    /// keepalive's timeout: the peer is lost and the cell ends here, as a TCP connection
+    /// ends at its user timeout (a scenario cell is then `ok` by docs/RECORDS.md's rule).
+    private func keepAliveTick() throws {
+        guard var k = keepAlive else { return }
+        let now = MonotonicClock.now()
+        if k.isLost(now: now) {
+            let silent = Double(now - k.lastHeard) / 1e6
+            throw TransportError("udp client: peer lost: nothing from the server for \(Int(silent)) ms "
+                + "(keepAlive \(options.keepAlive!.intervalMs) ms x \(options.keepAlive!.missed))")
+        }
+        if let seq = k.takeDue(now: now) {
+            keepAlive = k
+            try send(header(.keepAlive, seq, now).datagram())
+        }
+    }
+
     /// Set while only loaded echoes are awaited: `waitFor` returns once all are in.
     private var draining = false
 
@@ -236,9 +259,11 @@ final class UDPClient {
         let until = MonotonicClock.now() + within
         while true {
             if cell.remainingNanos == 0 { throw TransportError("udp client: cell deadline passed waiting for \(type)") }
+            try keepAliveTick()
             let now = MonotonicClock.now()
             guard now < until else { return nil }
-            try UDPSocketSetup.receiveTimeout(socket, nanos: min(until - now, cell.remainingNanos))
+            let keepAliveWait = keepAlive.map { max($0.nanosUntilNext(now: now), 1_000_000) } ?? .max
+            try UDPSocketSetup.receiveTimeout(socket, nanos: min(until - now, cell.remainingNanos, keepAliveWait))
             let n: Int?
             do {
                 n = try rx.withUnsafeMutableBytes { try socket.receive($0) }
@@ -250,6 +275,7 @@ final class UDPClient {
             let fields: [UInt64]? = rx.withUnsafeBytes { p in
                 let d = UnsafeRawBufferPointer(rebasing: p[0..<n])
                 guard let h = UDPDatagramHeader(d), h.session == session else { return nil }
+                keepAlive?.heard(at: MonotonicClock.now())
                 if h.type == .echo, h.sequence >= Self.loadedSequenceBase, loaded.intervalNanos != nil {
                     loadedRtts.append(MonotonicClock.elapsed(since: h.timestamp))
                     return nil

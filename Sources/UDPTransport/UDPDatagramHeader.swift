@@ -4,6 +4,8 @@ enum UDPMessageType: UInt8 {
     case helloAck = 0x02
     case probe = 0x03
     case echo = 0x04
+    case keepAlive = 0x05
+    case keepAliveAck = 0x06
     case data = 0x10
     case end = 0x11
     case report = 0x12

@@ -17,17 +17,19 @@ final class LoadedEchoPoller {
     }
 
     /// RTTs (ns) of the loaded echoes of `session` queued now; other datagrams (late
-    /// pre-bulk echoes) are dropped: nothing else is expected during the bulk phase.
-    func poll(session: UInt32) throws -> [UInt64] {
+    /// pre-bulk echoes, KEEPALIVE_ACKs) are dropped once `heard` has been told, with the
+    /// arrival time, that something of the session came in (the keepalive's sign of life).
+    func poll(session: UInt32, heard: (UInt64) -> Void = { _ in }) throws -> [UInt64] {
         var rtts: [UInt64] = []
         while let n = try rx.receive(socket, waiting: false), n > 0 {
             let mono = MonotonicClock.now()
             let real = Self.realtimeNow()
             for i in 0..<n {
-                guard let h = UDPDatagramHeader(rx.datagram(i)), h.type == .echo, h.session == session,
-                      h.sequence >= UDPClient.loadedSequenceBase else { continue }
+                guard let h = UDPDatagramHeader(rx.datagram(i)), h.session == session else { continue }
                 let age = rx.timestamp(i).map { real > $0 ? real - $0 : 0 } ?? 0
                 let arrival = mono &- age
+                heard(arrival)
+                guard h.type == .echo, h.sequence >= UDPClient.loadedSequenceBase else { continue }
                 rtts.append(arrival > h.timestamp ? arrival - h.timestamp : 0)
             }
             if n < rx.capacity { break }

@@ -9,17 +9,22 @@ public struct UDPOptions: Sendable, Equatable {
     public var probeTimeoutMs: Int
     /// RTT probes during the bulk phase on the same socket pair; nil = off.
     public var loadedRttProbes: LoadedRttProbes?
+    /// The application keepalive that notices a dead peer; nil = off.
+    public var keepAlive: UDPKeepAlive?
 
-    public init(rateMbps: Double? = nil, probeTimeoutMs: Int = 1_000, loadedRttProbes: LoadedRttProbes? = nil) {
+    public init(rateMbps: Double? = nil, probeTimeoutMs: Int = 1_000, loadedRttProbes: LoadedRttProbes? = nil,
+                keepAlive: UDPKeepAlive? = nil) {
         self.rateMbps = rateMbps
         self.probeTimeoutMs = probeTimeoutMs
         self.loadedRttProbes = loadedRttProbes
+        self.keepAlive = keepAlive
     }
 
     public init(_ options: PluginOptions) throws(InputError) {
         rateMbps = try options.double("rateMbps", default: nil, range: 0.001...1_000_000)
         probeTimeoutMs = try options.int("probeTimeoutMs", default: 1_000, range: 1...60_000)
         loadedRttProbes = try LoadedRttProbes.read(options, flows: [.same])
+        keepAlive = try UDPKeepAlive.read(options)
     }
 
     static let descriptors: [OptionDescriptor] = [
@@ -27,5 +32,5 @@ public struct UDPOptions: Sendable, Equatable {
                          help: "Pace the bulk phase to this payload rate in Mbit/s; null sends back to back."),
         OptionDescriptor("probeTimeoutMs", type: "int", default: "1000",
                          help: "Wait this long for a probe's echo before counting the probe as lost (1-60000)."),
-    ] + LoadedRttProbes.descriptors(flows: [.same])
+    ] + LoadedRttProbes.descriptors(flows: [.same]) + UDPKeepAlive.descriptors
 }

@@ -107,6 +107,8 @@ final class UDPServerSession {
         switch h.type {
         case .probe:
             reply(UDPDatagramHeader(type: .echo, session: h.session, sequence: h.sequence, timestamp: h.timestamp).datagram())
+        case .keepAlive:
+            reply(UDPDatagramHeader(type: .keepAliveAck, session: h.session, sequence: h.sequence, timestamp: h.timestamp).datagram())
         case .end:
             if let report { reply(report); return }
             if pendingEnd == nil {
@@ -117,7 +119,7 @@ final class UDPServerSession {
         case .bye:
             reply(UDPDatagramHeader(type: .byeAck, session: h.session, sequence: h.sequence, timestamp: h.timestamp).datagram())
             finished = true
-        case .hello, .helloAck, .echo, .data, .report, .byeAck:
+        case .hello, .helloAck, .echo, .data, .report, .byeAck, .keepAliveAck:
             break
         }
     }
