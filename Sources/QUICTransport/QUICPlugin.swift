@@ -18,7 +18,7 @@ public struct QUICPlugin: TransportPlugin {
             OptionDescriptor("maxStreamWindow", type: "bytes", default: "\(QUICDefaults.maxStreamWindow)", help: "Stream flow-control window (initial and auto-tuning maximum)."),
             OptionDescriptor("maxWindow", type: "bytes", default: "\(QUICDefaults.maxWindow)", help: "Connection flow-control window (initial and auto-tuning maximum)."),
             OptionDescriptor("handshakeTimeoutSeconds", type: "number", default: "\(Int(QUICDefaults.handshakeTimeoutSeconds))", help: "Give up on a handshake after this long (the cell deadline also bounds it). Long like TCP's SYN retries, so a fade at set-up does not fail QUIC where TCP would wait."),
-            OptionDescriptor("idleTimeoutSeconds", type: "number", default: "\(Int(QUICDefaults.idleTimeoutSeconds))", help: "Close a connection silent for this long (max_idle_timeout)."),
+            OptionDescriptor("idleTimeoutSeconds", type: "number", default: "\(Int(QUICDefaults.idleTimeoutSeconds))", help: "Close a connection silent for this long (max_idle_timeout); when given, also the dead-peer timeout of scenario cells."),
             OptionDescriptor("caFile", type: "path", default: "certs/ca.pem", help: "CA that must have issued the peer's certificate (bundled test CA by default)."),
             OptionDescriptor("certFile", type: "path", default: "certs/server.pem", help: "Server certificate."),
             OptionDescriptor("keyFile", type: "path", default: "certs/server-key.pem", help: "Server private key."),
