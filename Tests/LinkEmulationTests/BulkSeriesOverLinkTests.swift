@@ -197,4 +197,23 @@ struct BulkSeriesOverLinkTests {
         // connection's socket buffers.
         #expect(p50[.separate]! < p50[.same]!, "separate \(p50[.separate]!) ms vs same \(p50[.same]!) ms")
     }
+
+    @Test("udp loaded probes on a separate socket pair over a busy link: answered, close to the path RTT when the link is not full")
+    func udpSeparateFlow() async throws {
+        let testbed = try EmulatedTestbed()
+        defer { testbed.shutdownNow() }
+        let endpoints = try testbed.configure(EmulatorParameters(delayNanos: 5_000_000, rateBitsPerSecond: 20e6, mtu: 1_500), seed: 1)
+        let cell = Self.cell(endpoints, payload: Payload(count: 1_500, size: 1_200), probes: 20)
+        let plugin = UDPPlugin(UDPOptions(rateMbps: 10, loadedRttProbes: LoadedRttProbes(intervalMs: 50, flow: .separate)))
+        let server = try await plugin.startServer(cell)
+        let m = try await plugin.runClient(cell, server: server.address)
+        try await server.finish()
+        #expect(m.status == .ok)
+        let loaded = try #require(m.rttLoadedNanos)
+        let bulkSeconds = Double(m.bulkNanos ?? 0) / 1e9
+        #expect(loaded.count >= 5 && Double(loaded.count) <= bulkSeconds / 0.05 + 1, "\(loaded.count) probes in \(bulkSeconds) s")
+        let busy = loaded.sorted()[loaded.count / 2].milliseconds
+        #expect(busy >= 10 && busy < 16, "loaded p50 \(busy) ms on a half-full 10 ms link")
+        #expect(m.extra["udp"]?["loaded_probes_sent"]?.intValue == loaded.count)
+    }
 }
