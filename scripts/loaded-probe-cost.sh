@@ -3,7 +3,7 @@
 # "Loaded RTT probes: cost"): each of tcp, tls, udp and quic with and without
 # `loadedRttProbes` (100 ms) on the same emulated 50 Mbit/s, 10 ms link, interleaved,
 # REPS repetitions: on the data's own flow for all four, and on a separate flow
-# (a second connection or socket pair) for tcp, tls and udp. Prints median throughput with/without and
+# (a second connection or socket pair) for all four. Prints median throughput with/without and
 # their ratio, and the loaded RTT and responsiveness the probes measured.
 #   scripts/loaded-probe-cost.sh [OUT_DIR] [REPS]     (needs root for the emulated link)
 set -euo pipefail
@@ -27,7 +27,8 @@ cat > "$matrix" <<JSON
   {"plugin": "udp", "label": "udp-probes", "options": {"rateMbps": 40, "loadedRttProbes": {"intervalMs": 100}}},
   {"plugin": "udp", "label": "udp-separate", "options": {"rateMbps": 40, "loadedRttProbes": {"intervalMs": 100, "flow": "separate"}}},
   {"plugin": "quic", "label": "quic"},
-  {"plugin": "quic", "label": "quic-probes", "options": {"loadedRttProbes": {"intervalMs": 100}}}],
+  {"plugin": "quic", "label": "quic-probes", "options": {"loadedRttProbes": {"intervalMs": 100}}},
+  {"plugin": "quic", "label": "quic-separate", "options": {"loadedRttProbes": {"intervalMs": 100, "flow": "separate"}}}],
  "matrix": {"environments": [{"name": "lab-50mbit-10ms", "link": {"rateMbps": 50, "delayMs": 10, "mtu": 1500}}],
             "distances": [1], "payloads": {"counts": [1500], "sizes": [16384]}}}
 JSON
@@ -43,7 +44,7 @@ for line in open(sys.argv[1]):
 med = lambda xs: statistics.median(xs) if xs else float("nan")
 print(f"{'transport':<8} {'flow':<8} {'Mbit/s off':>10} {'Mbit/s on':>10} {'on/off':>7} {'n':>3}  {'idle RTT p50':>12} {'loaded p50':>10} {'loaded p99':>10} {'probes':>6} {'RPM':>6}")
 for base, flow in (("tcp", "same"), ("tcp", "separate"), ("tls", "same"), ("tls", "separate"), ("udp", "same"),
-                   ("udp", "separate"), ("quic", "same")):
+                   ("udp", "separate"), ("quic", "same"), ("quic", "separate")):
     label = base + ("-probes" if flow == "same" else "-separate")
     off, on = by.get(base, []), by.get(label, [])
     a, b = med([r["throughput_mbps"] for r in off]), med([r["throughput_mbps"] for r in on])
