@@ -51,7 +51,8 @@ import QUICTransport
         #expect(m.delivery?.receivedBytes == 65_536_000)
         let loaded = try #require(m.rttLoadedNanos)
         let bulk = Double(m.bulkNanos ?? 0)
-        #expect(loaded.count >= 3 && Double(loaded.count) <= bulk / 10e6 + 1, "\(loaded.count) probes in \(bulk / 1e6) ms")
+        // The prober stops when the client's thread, woken by the REPORT, tells it to.
+        #expect(loaded.count >= 3 && Double(loaded.count) <= 1.5 * bulk / 10e6 + 5, "\(loaded.count) probes in \(bulk / 1e6) ms")
         let sent = try #require(m.extra["quic"]?["loaded_probes_sent"]?.intValue)
         #expect(sent >= loaded.count && sent <= loaded.count + 1, "at most the probe in flight at the stop goes unanswered")
         #expect(loaded.allSatisfy { $0 > 0 && Double($0) < bulk })
