@@ -6,15 +6,18 @@ set -euo pipefail
 
 # System packages: iproute2 for namespaces, ngtcp2 + GnuTLS for QUIC and TLS,
 # gnutls-bin (certtool) to regenerate certs/, iperf3 and ngtcp2's example tools as
-# independent peers in tests and benchmarks; Slurm and munge for the one-node cluster
-# of scripts/slurm-test.sh.
+# independent peers in tests and benchmarks; openssl as an independent TLS 1.3 PSK peer
+# of the control channel; Slurm and munge for the one-node cluster
+# of scripts/slurm-test.sh; Avahi (and the D-Bus daemon it talks over) for DNS-SD
+# discovery (serve --advertise, run --peer auto).
 APT_PACKAGES=(
   iproute2 iperf3
   libngtcp2-dev libngtcp2-crypto-gnutls-dev libgnutls28-dev gnutls-bin
-  ngtcp2-client ngtcp2-server
+  ngtcp2-client ngtcp2-server openssl
   python3 python3-pip pkg-config
   chromium
   slurmctld slurmd slurm-client munge time
+  avahi-daemon avahi-utils dbus-daemon
 )
 # Python packages: aioquic is an independent QUIC peer for interoperability tests;
 # vl-convert-python renders the report's figures (chromium above shows the page in tests);

@@ -37,3 +37,28 @@ int pb_sendmmsg(int fd, pb_mmsghdr *msgs, unsigned int n, int flags) {
 int pb_recvmmsg(int fd, pb_mmsghdr *msgs, unsigned int n, int flags, struct timespec *timeout) {
     return recvmmsg(fd, (struct mmsghdr *)msgs, n, flags, timeout);
 }
+
+#include <linux/filter.h>
+#include <netinet/in.h>
+
+int pb_attach_peer_filter(int fd, int family, const uint8_t *address) {
+    // A socket filter runs with the packet positioned at the transport header; the
+    // IP header is reached through SKF_NET_OFF. The source address sits at offset 12
+    // in IPv4 and 8 in IPv6; absolute word loads read it in network order.
+    struct sock_filter prog[12];
+    unsigned n = 0;
+    int words = family == AF_INET6 ? 4 : 1;
+    int offset = family == AF_INET6 ? 8 : 12;
+    for (int i = 0; i < words; i++) {
+        uint32_t w = ((uint32_t)address[4 * i] << 24) | ((uint32_t)address[4 * i + 1] << 16)
+                   | ((uint32_t)address[4 * i + 2] << 8) | (uint32_t)address[4 * i + 3];
+        prog[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (uint32_t)(SKF_NET_OFF + offset + 4 * i));
+        // Equal: go on to the next word (or the accept); different: jump to the drop.
+        unsigned remaining = (unsigned)(2 * (words - i - 1)) + 1;
+        prog[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, w, 0, (uint8_t)remaining);
+    }
+    prog[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, 0xFFFFFFFFu);
+    prog[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, 0);
+    struct sock_fprog fprog = { .len = (unsigned short)n, .filter = prog };
+    return setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &fprog, sizeof fprog);
+}

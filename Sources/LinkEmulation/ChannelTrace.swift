@@ -16,6 +16,9 @@ struct ChannelTrace {
     private var blockingLeftNanos: UInt64 = 0
     private var blockingDepthDb: Double = 0
     private var nextStepAt: UInt64 = 0
+    /// The cell's scenario: attenuation added on top of fading (walk-away, body-block).
+    private let scenario: ScenarioTimeline?
+    private var scenarioDb = 0.0
 
     /// SNR now, dB.
     private(set) var snrDb: Double
@@ -24,8 +27,9 @@ struct ChannelTrace {
     /// Packet loss probability now.
     private(set) var lossProbability: Double
 
-    init(_ dynamics: RadioDynamics, seed: UInt64) {
+    init(_ dynamics: RadioDynamics, seed: UInt64, scenario: ScenarioTimeline? = nil) {
         self.dynamics = dynamics
+        self.scenario = scenario?.attenuates == true ? scenario : nil
         random = SeededRandom(seed: seed, stream: 3)
         stepNanos = UInt64(max(dynamics.stepMs, 0.1) * 1e6)
         // Gauss-Markov shadowing: correlation exp(-step/tau) between grid points,
@@ -43,6 +47,8 @@ struct ChannelTrace {
     @inline(__always)
     mutating func advance(to t: UInt64) {
         while t >= nextStepAt {
+            // The scenario's attenuation for the grid step starting now.
+            if let scenario { scenarioDb = scenario.extraAttenuationDb(at: nextStepAt) }
             nextStepAt += stepNanos
             step()
         }
@@ -67,7 +73,7 @@ struct ChannelTrace {
     }
 
     private mutating func update() {
-        snrDb = dynamics.medianSnrDb + shadowDb - blockingDepthDb
+        snrDb = dynamics.medianSnrDb + shadowDb - blockingDepthDb - scenarioDb
         if let mcs = MCSTable.select(snrDb: snrDb) {
             rateBitsPerSecond = MCSTable.phyRateMbps(mcs) * MCSTable.macEfficiency * 1e6
         } else {

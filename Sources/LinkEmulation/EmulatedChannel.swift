@@ -12,6 +12,8 @@ public struct EmulatedChannel: Sendable, Equatable {
     public var radio: RadioDynamics?
     /// The drop-tail queue in front of the transmitter, per direction.
     public var queue: QueueLimits
+    /// How the cell's scenario changes the link over time; nil = static.
+    public var scenario: ScenarioTimeline?
 
     public init(schedule: ChannelSchedule = .alwaysOn, burstLoss: BurstLoss? = nil, radio: RadioDynamics? = nil,
                 queue: QueueLimits = .default) {

@@ -75,20 +75,29 @@ public final class Emulator: Sendable {
 
 /// One direction of the link. All mutable state is touched only by its own thread;
 /// counters and statistics reach other threads through `published`, under a mutex.
+///
+/// Packets queue per access category (`CategoryQueue`, by the DSCP in their header);
+/// whenever the transmitter is free it sends the oldest packet of the highest
+/// non-empty category. With one category in use that is first in, first out.
 final class EmulatorDirection: @unchecked Sendable {
     let name: String
     private let input: Int32
     private let output: Int32
     private let p: EmulatorParameters
     private let start: UInt64
+    /// One queue per access category, lowest priority first.
+    private let queues: [CategoryQueue]
+    /// Best effort's ring, where every frame is read first (most traffic stays there).
     private let ring: PacketRing
-    private var backlog = Backlog()
     private var lossRandom: SeededRandom
     private var jitterRandom: SeededRandom
     private var trace: ChannelTrace?
+    private let scenario: ScenarioTimeline?
+    /// This direction's delivery trace (scenario `trace`), replacing rate and schedule.
+    private var traceCursor: TraceCursor?
     private var lossState = LossProcess()
-    private var lastDeparture: UInt64
-    private var lastRelease: UInt64 = 0
+    /// When the transmitter finishes the frame on the air (monotonic nanoseconds).
+    private var txFree: UInt64
     private let jitterSd: Double
     /// Nanoseconds per byte at the fixed rate (0 = unlimited).
     private let nanosPerByte: Double
@@ -103,15 +112,19 @@ final class EmulatorDirection: @unchecked Sendable {
         self.output = output
         p = parameters
         self.start = start
-        lastDeparture = start
+        txFree = start
         lossRandom = SeededRandom(seed: seed, stream: 16 * stream + 1)
         jitterRandom = SeededRandom(seed: seed, stream: 16 * stream + 2)
         // Both directions share one radio channel: same trace stream.
-        trace = parameters.radio.map { ChannelTrace($0, seed: seed) }
+        trace = parameters.radio.map { ChannelTrace($0, seed: seed, scenario: parameters.scenario) }
+        scenario = parameters.scenario
+        traceCursor = (stream == 0 ? parameters.scenario?.traceUp : parameters.scenario?.traceDown).map(TraceCursor.init)
         jitterSd = Double(parameters.jitterNanos)
         nanosPerByte = parameters.rateBitsPerSecond.map { 8e9 / $0 } ?? 0
         // Room for the queue plus what is in flight; the mapping is lazy, so be generous.
-        ring = PacketRing(capacity: max(64 << 20, 2 * parameters.queue.bytes))
+        let capacity = max(64 << 20, 2 * parameters.queue.bytes)
+        queues = AccessCategory.allCases.map { CategoryQueue($0, capacity: capacity) }
+        ring = queues[AccessCategory.bestEffort.rawValue].ring
     }
 
     func publishedCounters() -> DirectionCounters { published.withLock { $0.0 } }
@@ -147,15 +160,19 @@ final class EmulatorDirection: @unchecked Sendable {
                 }
                 now = MonotonicClock.now()
                 arrive(frame: target, length: n, offset: offset, now: now)
+                transmitDue(now: now)
                 batch += 1
-                if let f = ring.first, f.release <= now { releaseDue(now: now) }
+                releaseDue(now: now)
             }
             if !drained { continue }
             now = MonotonicClock.now()
+            transmitDue(now: now)
+            var wake = queues.nextRelease?.release ?? .max
+            if queues.earliestWaiting != nil { wake = min(wake, txFree) }
             var timeout: Int64 = -1
-            if let f = ring.first {
-                if f.release <= now { continue }
-                timeout = Int64(f.release - now)
+            if wake != .max {
+                if wake <= now { continue }
+                timeout = Int64(wake - now)
             }
             let r = pbl_wait(input, stopFd, timeout)
             if r > 0 && r & 2 != 0 { break }
@@ -164,17 +181,56 @@ final class EmulatorDirection: @unchecked Sendable {
 
     @inline(__always)
     private func releaseDue(now: UInt64) {
-        while let f = ring.first, f.release <= now {
-            _ = write(output, ring.base + f.offset, f.length)
-            let late = MonotonicClock.now() &- f.release
-            published.withLock { $0.1.record(lateNanos: late) }
-            ring.removeFirst()
+        while let (q, release) = queues.nextRelease, release <= now {
+            let f = q.ring.first!
+            if f.deliver {
+                _ = write(output, q.ring.base + f.offset, f.length)
+                let late = MonotonicClock.now() &- f.release
+                published.withLock { $0.1.record(lateNanos: late) }
+            }
+            q.ring.removeFirst()
+        }
+    }
+
+    /// Puts waiting packets on the air, one at a time, for as long as the transmitter
+    /// comes free by `now`: each time the oldest packet of the highest category that
+    /// has arrived by then (strict priority), serialised only while the channel is on.
+    @inline(__always)
+    private func transmitDue(now: UInt64) {
+        while let earliest = queues.earliestWaiting {
+            let decision = max(txFree, earliest)
+            guard decision <= now, let q = queues.next(at: decision) else { return }
+            let (packet, slot) = q.dequeue()
+            let departure = start + (traceCursor != nil ? traceCursor!.departure(earliest: decision - start, bytes: packet.wireBytes)
+                                                        : p.schedule.departure(earliest: decision - start, duration: packet.duration))
+            // Nothing goes out while the link is out: the packet is lost without using air time.
+            if let scenario, scenario.isOut(at: departure - start) {
+                if !packet.lost { drop(.outage) }
+                q.ring.setRelease(max(departure, q.lastRelease), deliver: false, at: slot)
+                continue
+            }
+            txFree = departure
+            q.backlog.add(departure: departure, packets: packet.segments, bytes: packet.wireBytes)
+            // A lost packet used its air time; it leaves the ring unwritten.
+            if packet.lost {
+                q.ring.setRelease(max(departure, q.lastRelease), deliver: false, at: slot)
+                continue
+            }
+            var release = departure &+ p.delayNanos
+            if packet.jitterDraw != 0 {
+                let shifted = Double(release) + packet.jitterDraw * jitterSd
+                release = UInt64(max(Double(departure), shifted))
+            }
+            release = max(release, q.lastRelease)  // keep order within the category
+            q.lastRelease = release
+            q.ring.setRelease(release, deliver: true, at: slot)
+            published.withLock { $0.0.recordDelivery(bytes: packet.wireBytes, at: release - start) }
         }
     }
 
     @inline(__always)
     private func drop(_ cause: DropCause) {
-        let i = cause == .queue ? 0 : cause == .loss ? 1 : 2
+        let i = DropCause.allCases.firstIndex(of: cause)!
         published.withLock { $0.0.drops[i] += 1 }
     }
 
@@ -201,34 +257,28 @@ final class EmulatorDirection: @unchecked Sendable {
             nanosPerByte = 8e9 / trace!.rateBitsPerSecond
         }
 
-        guard let offset else { drop(.queue); return }  // ring full
+        // Into its category's queue; frames are read into best effort's ring.
+        let q = queues[AccessCategory.of(frame: frame, length: length).rawValue]
+        var slot = offset
+        if q.ring !== ring {
+            slot = q.ring.reserve()
+            if let slot { (q.ring.base + slot).copyMemory(from: frame, byteCount: length) }
+        }
+        guard let slot else { drop(.queue); return }  // ring full
 
-        backlog.expire(now: now)
-        if backlog.packets + segments > p.queue.packets || backlog.bytes + wireBytes > p.queue.bytes {
+        let held = q.occupancy(now: now)
+        if held.packets + segments > p.queue.packets || held.bytes + wireBytes > p.queue.bytes {
             drop(p.schedule.isOff(at: t) ? .offChannel : .queue)
             return
         }
 
-        // Serialisation: after the previous packet, only while the channel is on.
-        let duration = UInt64(Double(wireBytes) * nanosPerByte)
-        let earliest = max(t, lastDeparture &- start)
-        let departure = start + p.schedule.departure(earliest: earliest, duration: duration)
-        lastDeparture = departure
-        backlog.add(departure: departure, packets: segments, bytes: wireBytes)
-
-        // A lost packet still used its air time.
-        if lossState.isLost(probability: lossP, burst: p.burstLoss, draw: lossDraw, transition: transitionDraw, at: t) {
-            drop(.loss)
-            return
-        }
-
-        var release = departure &+ p.delayNanos
-        if jitterDraw != 0 {
-            let shifted = Double(release) + jitterDraw * jitterSd
-            release = UInt64(max(Double(departure), shifted))
-        }
-        release = max(release, lastRelease)  // keep order
-        lastRelease = release
-        ring.commit(offset: offset, length: length, release: release)
+        // Serialisation (`transmitDue`): after the packets ahead of it, only while the
+        // channel is on; the category's longer channel access, if any, counts as air time.
+        let duration = UInt64(Double(wireBytes) * nanosPerByte) &+ UInt64(segments) &* q.extraAirtimeNanos
+        let lost = lossState.isLost(probability: lossP, burst: p.burstLoss, draw: lossDraw, transition: transitionDraw, at: t)
+        if lost { drop(.loss) }
+        q.ring.commit(offset: slot, length: length, release: .max)
+        q.enqueue(WaitingPacket(arrival: now, segments: segments, wireBytes: wireBytes, duration: duration,
+                                lost: lost, jitterDraw: jitterDraw))
     }
 }

@@ -16,6 +16,8 @@ public struct EmulatorParameters: Sendable, Equatable {
     public var burstLoss: BurstLoss?
     public var radio: RadioDynamics?
     public var queue: QueueLimits
+    /// The cell's scenario (outages, added attenuation, delivery traces); nil = static.
+    public var scenario: ScenarioTimeline?
     /// Interface MTU of both TUN devices.
     public var mtu: Int
     /// SCHED_FIFO priority of the emulator threads (0 = normal scheduling). Real-time
@@ -56,6 +58,7 @@ public struct EmulatorParameters: Sendable, Equatable {
             rateBitsPerSecond: link.rateMbps.map { $0 * 1e6 / channel.schedule.onFraction },
             schedule: channel.schedule, burstLoss: channel.burstLoss, radio: channel.radio,
             queue: channel.queue, mtu: link.mtu ?? 1_500)
+        scenario = channel.scenario
     }
 
     /// The shaper for this cell: the on-channel rate (the resolved link's `rateMbps` /
@@ -71,7 +74,7 @@ public struct EmulatorParameters: Sendable, Equatable {
 
     /// True when no packet can be lost on the link: then the TUN devices may pass TCP
     /// super-packets (TSO), one loss decision per super-packet would be wrong otherwise.
-    var isLossless: Bool { lossProbability == 0 && radio == nil }
+    var isLossless: Bool { lossProbability == 0 && radio == nil && scenario == nil }
 
     /// Whether this cell's TUN devices use segmentation offload.
     var usesSegmentationOffload: Bool { allowSegmentationOffload && isLossless }

@@ -11,8 +11,11 @@ struct PacketSlot {
     var offset: Int
     /// Frame length in bytes, vnet header included.
     var length: Int
-    /// Planned delivery time, monotonic nanoseconds.
+    /// Planned delivery time, monotonic nanoseconds; `UInt64.max` while the packet
+    /// waits for the medium (`CategoryQueue`).
     var release: UInt64
+    /// False for a packet lost on the air: it leaves at `release` without being written.
+    var deliver = true
 }
 
 /// The packets of one direction between arrival and delivery, in arrival order.
@@ -59,6 +62,13 @@ final class PacketRing {
     func commit(offset: Int, length: Int, release: UInt64) {
         slots.append(PacketSlot(offset: offset, length: length, release: release))
         tail = offset + ((length + 63) & ~63)  // cache-line aligned frames
+    }
+
+    /// Sets the release time of a slot committed with an unknown one.
+    @inline(__always)
+    func setRelease(_ release: UInt64, deliver: Bool, at index: Int) {
+        slots[index].release = release
+        slots[index].deliver = deliver
     }
 
     var isEmpty: Bool { slots.isEmpty }

@@ -8,6 +8,8 @@ public enum DropCause: String, Sendable, CaseIterable {
     case loss
     /// The queue overflowed while the channel was off (an AWDL off-channel slot).
     case offChannel = "off_channel"
+    /// Sent while the cell's scenario had the link out (an outage).
+    case outage
 }
 
 /// Counts of one direction, kept by its thread and published in batches.
@@ -15,12 +17,23 @@ struct DirectionCounters: Sendable {
     var packets = 0
     var bytes = 0
     var drops: [Int] = Array(repeating: 0, count: DropCause.allCases.count)
+    /// Bytes delivered per `LinkDeliverySeries.binNanos`, by planned release time.
+    var delivered: [Int] = []
     var dropsTotal: Int { drops.reduce(0, +) }
 
     mutating func add(_ o: DirectionCounters) {
         packets += o.packets
         bytes += o.bytes
         for i in drops.indices { drops[i] += o.drops[i] }
+    }
+
+    /// Counts `bytes` delivered at `t` (nanoseconds on the link clock). Bounded: a
+    /// release beyond `maxBins` lands in the last bin.
+    @inline(__always)
+    mutating func recordDelivery(bytes: Int, at t: UInt64) {
+        let i = min(Int(t / LinkDeliverySeries.binNanos), LinkDeliverySeries.maxBins - 1)
+        if i >= delivered.count { delivered.append(contentsOf: repeatElement(0, count: i + 1 - delivered.count)) }
+        delivered[i] += bytes
     }
 }
 
@@ -64,8 +77,9 @@ extension LinkCounters {
         bytesDown = down.bytes
         dropsUp = up.dropsTotal
         dropsDown = down.dropsTotal
-        for (i, cause) in DropCause.allCases.enumerated() {
+        for (i, cause) in DropCause.allCases.enumerated() where cause != .outage || up.drops[i] + down.drops[i] > 0 {
             dropCauses[cause.rawValue] = up.drops[i] + down.drops[i]
         }
+        delivery = LinkDeliverySeries(up: up.delivered, down: down.delivered)
     }
 }

@@ -27,6 +27,15 @@ enum IPCommand {
         try run(tcPath, "tc", arguments)
     }
 
+    /// Runs several `tc` commands (each without the leading `tc`) in one process in
+    /// `namespace`, through a batch file; stops at the first that fails.
+    static func tcBatch(_ commands: [String], namespace: String) throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("peerbench-tc-\(getpid())-\(UInt64.random(in: 0...UInt64.max)).batch")
+        try commands.joined(separator: "\n").appending("\n").write(to: file, atomically: false, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        try tc(["-n", namespace, "-batch", file.path])
+    }
+
     private static func run(_ path: String, _ tool: String, _ arguments: [String]) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)

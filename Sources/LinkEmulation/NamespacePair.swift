@@ -27,6 +27,8 @@ final class NamespacePair: @unchecked Sendable {
     private(set) var mtu: Int
     /// The shaper on both devices now (nil = the kernel's default qdisc).
     private(set) var shaper: SenderShaper?
+    /// The devices' txqueuelen as the shaper last set it (nil = the kernel's default).
+    private var deviceQueueLength: Int?
     private var reaper: Process?
     private var reaperPipe: Pipe?
     private var removed = false
@@ -100,13 +102,20 @@ final class NamespacePair: @unchecked Sendable {
         guard new != nil || shaper != nil else { return }
         for ns in [client, server] {
             if let new {
-                try IPCommand.tc(["-n", ns.name, "qdisc", "replace", "dev", Self.deviceName, "root"] + new.tcArguments)
+                // Deleted first: `replace` would keep the previous cell's queued packets
+                // in the per-category queues under the tbf.
+                _ = try? IPCommand.tc(["-n", ns.name, "qdisc", "del", "dev", Self.deviceName, "root"])
+                if deviceQueueLength != new.deviceQueueLength {
+                    try IPCommand.run(["-n", ns.name, "link", "set", Self.deviceName, "txqueuelen", String(new.deviceQueueLength)])
+                }
+                try IPCommand.tcBatch(new.tcBatch(device: Self.deviceName), namespace: ns.name)
             } else {
                 // Deleting the root qdisc puts the default one back.
                 _ = try? IPCommand.tc(["-n", ns.name, "qdisc", "del", "dev", Self.deviceName, "root"])
             }
         }
         shaper = new
+        if let new { deviceQueueLength = new.deviceQueueLength }
     }
 
     /// Packets the devices' root qdiscs have dropped since they were created, client's

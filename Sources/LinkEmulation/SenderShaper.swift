@@ -42,8 +42,26 @@ struct SenderShaper: Sendable, Equatable {
     var burstBytes: Int
     var limitBytes: Int
 
-    /// `tc qdisc replace dev pb0 root` + these.
+    /// `tc qdisc add dev pb0 root` + these.
     var tcArguments: [String] {
-        ["tbf", "rate", "\(rateBitsPerSecond)bit", "burst", String(burstBytes), "limit", String(limitBytes)]
+        ["handle", "1:", "tbf", "rate", "\(rateBitsPerSecond)bit", "burst", String(burstBytes), "limit", String(limitBytes)]
     }
+
+    /// The `tc` commands (without `tc`) that put the shaper on `device`: the tbf, and
+    /// under it `pfifo_fast`, whose three bands are served in strict priority by the
+    /// socket priority (`SO_PRIORITY`, which `ServiceClass` sets to the 802.1D user
+    /// priority): 6-7 (voice) first, then 0, 3, 4 (best effort and video), then 1-2
+    /// (background). So a voice or best-effort packet does not wait in the shaper
+    /// behind a background flow's backlog, as a Wi-Fi driver keeps a queue per access
+    /// category. (`prio` would give video its own band; kernels without sch_prio, like
+    /// the one this was built on, have only pfifo_fast.)
+    func tcBatch(device: String) -> [String] {
+        [(["qdisc", "add", "dev", device, "root"] + tcArguments).joined(separator: " "),
+         "qdisc add dev \(device) parent 1:1 handle 10: pfifo_fast"]
+    }
+
+    /// The device queue length the shaper needs: pfifo_fast holds up to this many
+    /// packets per band, and must not drop before the sender's socket buffer blocks it
+    /// (the tbf's byte `limit`, at the smallest packets' memory cost, about 700 bytes).
+    var deviceQueueLength: Int { max(1_000, limitBytes / 640) }
 }

@@ -31,14 +31,17 @@ final class QUICClient: QUICConnectionDelegate {
     private var handshakeDone = false
 
     private let token: CellToken
+    private let serviceClass: ServiceClass
 
-    init(config: QUICConfiguration, server: SocketAddress, token: CellToken, deadline: UInt64, cancellation: CellCancellation) throws {
+    init(config: QUICConfiguration, server: SocketAddress, token: CellToken, deadline: UInt64, cancellation: CellCancellation,
+         serviceClass: ServiceClass) throws {
+        self.serviceClass = serviceClass
         self.config = config
         self.token = token
         self.server = server
         self.deadline = deadline
         self.cancellation = cancellation
-        channel = try UDPChannel(family: server.family)
+        channel = try UDPChannel(family: server.family, serviceClass: serviceClass)
         try channel.socket.connect(server)
     }
 
@@ -101,7 +104,8 @@ final class QUICClient: QUICConnectionDelegate {
         var loaded = LoadedProbeSchedule(separate ? nil : config.loadedRttProbes)
         loaded.begin(at: bulkStart)
         let prober = try separate && count > 0 ? QUICSeparateFlow(client: QUICClient(config: config, server: server, token: token, deadline: deadline,
-                                                                           cancellation: cancellation), probes: config.loadedRttProbes!) : nil
+                                                                           cancellation: cancellation, serviceClass: serviceClass),
+                                                               probes: config.loadedRttProbes!) : nil
         defer { _ = try? prober?.finish() }
         var bulkNanos: UInt64?
         // A probe queued after this turn's service pass: turn again at once so it leaves now.

@@ -90,7 +90,8 @@ public struct QUICPlugin: TransportPlugin {
         var settings = config
         settings.connection.maxUDPPayload = cell.link.mtu.map { Self.udpPayload(mtu: $0, host: cell.server.address) }
         let loop = try await cell.server.run("quic-server-bind") { [settings] in
-            try QUICServerLoop(host: cell.server.address, config: settings, token: CellToken(cell: cell), logger: cell.logger)
+            try QUICServerLoop(server: cell.server, config: settings, token: CellToken(cell: cell), logger: cell.logger,
+                               serviceClass: cell.wifi.serviceClass)
         }
         cell.cancellation.onCancel { loop.stop() }
         let task = Task { try await cell.server.run("quic-server") { try loop.run() } }
@@ -102,7 +103,7 @@ public struct QUICPlugin: TransportPlugin {
         settings.connection.maxUDPPayload = cell.link.mtu.map { Self.udpPayload(mtu: $0, host: server.host) }
         return try await cell.client.run("quic-client") { [settings] in
             let client = try QUICClient(config: settings, server: server, token: CellToken(cell: cell), deadline: cell.deadline,
-                                        cancellation: cell.cancellation)
+                                        cancellation: cell.cancellation, serviceClass: cell.wifi.serviceClass)
             return try client.run(payload: cell.payload, probes: cell.rttProbes, seed: cell.seed)
         }
     }

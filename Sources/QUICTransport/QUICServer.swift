@@ -32,12 +32,10 @@ final class QUICServerLoop: @unchecked Sendable {
     private let readPath: UnsafeMutablePointer<ngtcp2_path_storage>
     private let logger: Logger
 
-    /// Binds on `host` port 0. Call inside the server endpoint (its network namespace).
-    init(host: String, config: QUICConfiguration, token: CellToken, logger: Logger) throws {
-        let bindAddress = SocketAddress(host: host, port: 0)
-        channel = try UDPChannel(family: bindAddress.family)
-        try channel.socket.bind(bindAddress)
-        address = try channel.socket.localAddress()
+    /// Binds on `server` (`Endpoint.bindServer`). Call inside the server endpoint (its network namespace).
+    init(server: Endpoint, config: QUICConfiguration, token: CellToken, logger: Logger, serviceClass: ServiceClass) throws {
+        channel = try UDPChannel(family: SocketAddress(host: server.address, port: 0).family, serviceClass: serviceClass)
+        address = try server.bindServer(channel.socket)
         local = try SockAddrBox(address)
         self.config = config
         self.token = token

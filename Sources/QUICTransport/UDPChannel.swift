@@ -19,8 +19,11 @@ final class UDPChannel: @unchecked Sendable {
     private var segmentationWorks = true
     let receiveBuffer: UnsafeMutableRawBufferPointer
 
-    init(family: Int32) throws {
+    /// A socket of `family` marked with `serviceClass` (DSCP and SO_PRIORITY, as Core
+    /// marks every socket of a cell).
+    init(family: Int32, serviceClass: ServiceClass) throws {
         socket = try Socket(family: family, type: Int32(SOCK_DGRAM.rawValue))
+        try socket.setServiceClass(serviceClass)
         wakeFD = try syscall("eventfd") { pb_eventfd_nonblocking() }
         let flags = fcntl(socket.fd, F_GETFL)
         _ = fcntl(socket.fd, F_SETFL, flags | O_NONBLOCK)

@@ -24,7 +24,7 @@ public final class ControlChannel: Sendable {
     /// What the handshake negotiated (always TLS 1.3 with ECDHE-PSK or DHE-PSK).
     public let negotiated: Negotiated
 
-    private let socket: Socket
+    let socket: Socket
     private let tls: TLSPSKSession
     /// Held for the whole of a `receive`: one receiver at a time, and the decoder's state.
     private let receiver = Mutex(ControlFrameDecoder())
@@ -84,7 +84,7 @@ public final class ControlChannel: Sendable {
             try setUp(socket)
             let tls = try TLSPSKSession(role: .client, fd: socket.fd, key: key, priority: priority)
             try tls.handshake(socket: socket, deadline: deadline)
-            return ControlChannel(socket: socket, tls: tls, peer: address, identity: key.identity)
+            return try checked(ControlChannel(socket: socket, tls: tls, peer: address, identity: key.identity))
         } catch {
             socket.close()
             throw error
@@ -96,13 +96,18 @@ public final class ControlChannel: Sendable {
     /// within `handshakeTimeoutSeconds`; the connection is closed then.
     /// - Throws: `ControlChannelError` (`.authenticationFailed`, `.timedOut`, `.failed`).
     public static func accept(_ connection: Socket, key: PreSharedKey, handshakeTimeoutSeconds: Double) throws -> ControlChannel {
+        try accept(connection, key: key, handshakeTimeoutSeconds: handshakeTimeoutSeconds, priority: TLSPSKSession.priority)
+    }
+
+    /// `accept` with another GnuTLS priority string: tests play a misconfigured server.
+    static func accept(_ connection: Socket, key: PreSharedKey, handshakeTimeoutSeconds: Double, priority: String) throws -> ControlChannel {
         let deadline = ChannelDeadline(seconds: handshakeTimeoutSeconds)
         do {
             let peer = try peerAddress(of: connection)
             try setUp(connection)
-            let tls = try TLSPSKSession(role: .server, fd: connection.fd, key: key)
+            let tls = try TLSPSKSession(role: .server, fd: connection.fd, key: key, priority: priority)
             try tls.handshake(socket: connection, deadline: deadline)
-            return ControlChannel(socket: connection, tls: tls, peer: peer, identity: tls.clientIdentity ?? key.identity)
+            return try checked(ControlChannel(socket: connection, tls: tls, peer: peer, identity: tls.clientIdentity ?? key.identity))
         } catch {
             connection.close()
             throw error
@@ -215,6 +220,17 @@ public final class ControlChannel: Sendable {
         if closed.load(ordering: .acquiring) { return .closed }
         if code == GNUTLS_E_PUSH_ERROR || code == GNUTLS_E_PULL_ERROR { return .closed }
         return .failed("\(what) failed: \(String(cString: gnutls_strerror(code)))")
+    }
+
+    /// The priority string allows nothing else, but a session that is not TLS 1.3 with an
+    /// (EC)DHE-PSK exchange must never carry a message, whatever a GnuTLS update does.
+    private static func checked(_ channel: ControlChannel) throws(ControlChannelError) -> ControlChannel {
+        let n = channel.negotiated
+        guard n.isTLS13 && n.isDiffieHellmanPSK else {
+            channel.close()
+            throw .failed("the handshake negotiated \(n.version) with \(n.keyExchange); only TLS 1.3 with ECDHE-PSK or DHE-PSK is allowed")
+        }
+        return channel
     }
 
     /// No Nagle (control messages are small and PING/PONG measures latency on them), and

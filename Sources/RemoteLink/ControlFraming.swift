@@ -1,4 +1,4 @@
-public import PeerBenchCore
+import PeerBenchCore
 
 /// The control protocol's frame layout (docs/protocol/control.md):
 ///

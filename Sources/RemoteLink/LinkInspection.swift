@@ -30,6 +30,10 @@ public struct LinkRoute: Sendable, Codable, Equatable {
         self.mtu = mtu
         self.pathMTU = pathMTU
     }
+
+    enum CodingKeys: String, CodingKey {
+        case peer, interface, interfaceIndex = "interface_index", source, gateway, mtu, pathMTU = "path_mtu"
+    }
 }
 
 /// An interface's counters as the kernel keeps them (`rtnl_link_stats64`, the numbers
@@ -55,6 +59,12 @@ public struct InterfaceCounters: Sendable, Codable, Equatable {
         self.txDropped = txDropped
         self.rxErrors = rxErrors
         self.txErrors = txErrors
+    }
+
+    // snake_case on the wire, as in the records (SERVER_READY / SERVER_RESULT carry snapshots).
+    enum CodingKeys: String, CodingKey {
+        case rxPackets = "rx_packets", txPackets = "tx_packets", rxBytes = "rx_bytes", txBytes = "tx_bytes"
+        case rxDropped = "rx_dropped", txDropped = "tx_dropped", rxErrors = "rx_errors", txErrors = "tx_errors"
     }
 }
 
@@ -93,6 +103,12 @@ public struct WirelessStation: Sendable, Codable, Equatable {
         self.rxBitrateMbps = rxBitrateMbps
         self.inactiveMs = inactiveMs
         self.frequencyMHz = frequencyMHz
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case mac, signalDbm = "signal_dbm", signalAverageDbm = "signal_average_dbm", noiseDbm = "noise_dbm", txMCS = "tx_mcs"
+        case txBitrateMbps = "tx_bitrate_mbps", rxBitrateMbps = "rx_bitrate_mbps", inactiveMs = "inactive_ms"
+        case frequencyMHz = "frequency_mhz"
     }
 
     /// Signal minus noise, dB, when the driver gives both.

@@ -10,6 +10,8 @@ public struct TCPOptions: Sendable, Equatable {
     public var keepAlive: TCPKeepAlive
     /// RTT probes during the bulk phase, on the same connection; nil = off.
     public var loadedRttProbes: LoadedRttProbes?
+    /// TCP_USER_TIMEOUT (TCPDeadPeerDetection.swift); nil = the kernel's default.
+    public var userTimeout: TCPUserTimeout?
 
     public init(noDelay: Bool = false, keepAlive: TCPKeepAlive = .default, loadedRttProbes: LoadedRttProbes? = nil) {
         self.noDelay = noDelay
@@ -22,6 +24,7 @@ public struct TCPOptions: Sendable, Equatable {
         noDelay = try options.bool("noDelay", default: false)
         keepAlive = try TCPKeepAlive(options.object("keepAlive"))
         loadedRttProbes = try LoadedRttProbes.read(options)
+        userTimeout = try TCPUserTimeout.read(options)
     }
 
     /// What `peerbench list` prints.
@@ -34,11 +37,12 @@ public struct TCPOptions: Sendable, Equatable {
                          help: "TCP_KEEPINTVL: seconds between keepalive probes (1-32767)."),
         OptionDescriptor("keepAlive.count", type: "int", default: "\(TCPKeepAlive.default.count)",
                          help: "TCP_KEEPCNT: unanswered probes before the connection drops (1-127)."),
-    ] + LoadedRttProbes.descriptors
+    ] + LoadedRttProbes.descriptors + [TCPUserTimeout.descriptor]
 
     /// Applies every option to a connected (or listening) socket.
     func apply(to socket: Socket) throws(SystemError) {
         try socket.setOption(Int32(IPPROTO_TCP), TCP_NODELAY, Int32(noDelay ? 1 : 0), "TCP_NODELAY")
         try keepAlive.apply(to: socket)
+        try userTimeout?.apply(to: socket)
     }
 }

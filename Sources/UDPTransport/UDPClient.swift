@@ -43,6 +43,7 @@ final class UDPClient {
 
     static func run(_ cell: CellContext, server: SocketAddress, options: UDPOptions) throws -> TransportMeasurement {
         let s = try UDPSocketSetup.make(family: server.family)
+        cell.markServiceClass(s)
         cell.cancellation.register(s)
         defer { cell.cancellation.unregister(s) }
         do {
@@ -216,6 +217,7 @@ final class UDPClient {
             throw TransportError("udp client: the server announced no probe-flow port in HELLO_ACK (loadedRttProbes.flow \"separate\")")
         }
         let s = try UDPSocketSetup.make(family: server.family)
+        cell.markServiceClass(s)
         cell.cancellation.register(s)
         do {
             try cell.applySendDeadline(to: s)

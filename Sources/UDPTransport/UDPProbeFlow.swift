@@ -17,12 +17,13 @@ final class UDPProbeFlowEcho: @unchecked Sendable {
     private let stopped = Mutex(false)
     private let ended = DispatchSemaphore(value: 0)
 
-    /// Binds on `host` port 0; call inside the server's network namespace.
-    init(host: String) throws {
-        let address = SocketAddress(host: host, port: 0)
-        socket = try UDPSocketSetup.make(family: address.family)
-        try socket.bind(address)
-        port = try socket.localAddress().port
+    /// Binds as the cell's server endpoint binds its data sockets (its data ports and
+    /// admitted peer, when set), marked with the cell's service class; call inside the
+    /// server's network namespace.
+    init(cell: CellContext) throws {
+        socket = try UDPSocketSetup.make(family: SocketAddress(host: cell.server.address, port: 0).family)
+        cell.markServiceClass(socket)
+        port = try cell.server.bindServer(socket).port
     }
 
     func start() {

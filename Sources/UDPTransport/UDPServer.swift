@@ -11,15 +11,16 @@ enum UDPServer {
         let socket = try await cell.server.run("udp-bind") { () throws -> Socket in
             let bindAddress = SocketAddress(host: cell.server.address, port: 0)
             let s = try UDPSocketSetup.make(family: bindAddress.family)
+            cell.markServiceClass(s)
             try s.setOption(SOL_SOCKET, SO_TIMESTAMPNS, Int32(1), "SO_TIMESTAMPNS")
-            try s.bind(bindAddress)
+            _ = try cell.server.bindServer(s)
             return s
         }
         cell.cancellation.register(socket)
         stopper.register(socket)
         // A separate probe flow (loadedRttProbes.flow): a second socket, announced in HELLO_ACK.
         let echo = options.loadedRttProbes?.flow == .separate
-            ? try await cell.server.run("udp-probe-bind") { try UDPProbeFlowEcho(host: cell.server.address) } : nil
+            ? try await cell.server.run("udp-probe-bind") { try UDPProbeFlowEcho(cell: cell) } : nil
         if let echo {
             cell.cancellation.register(echo.socket)
             stopper.register(echo.socket)

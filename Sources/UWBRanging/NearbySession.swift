@@ -87,16 +87,23 @@ public final class NearbySession: @unchecked Sendable {
     ///     radio's UDP port is chosen by the system and written into the token.
     ///   - scene: the ground truth an initiator measures (change it any time).
     ///   - seed: makes the token and the measurements reproducible; nil draws one.
-    public init(deviceClass: DeviceClass = .phone, chip: ChipGeneration = .second, radioAddress: String = "127.0.0.1",
+    public convenience init(deviceClass: DeviceClass = .phone, chip: ChipGeneration = .second, radioAddress: String = "127.0.0.1",
+                            scene: RangingScene = RangingScene(distanceMeters: 1), seed: UInt64? = nil) throws(NIError) {
+        try self.init(deviceClass: deviceClass, chip: chip, radio: Endpoint(address: radioAddress), scene: scene, seed: seed)
+    }
+
+    /// Creates a session whose radio binds on a server endpoint (`Endpoint.bindServer`:
+    /// its data ports and allowed peer), as the responder of a cell does.
+    public init(deviceClass: DeviceClass = .phone, chip: ChipGeneration = .second, radio: Endpoint,
                 scene: RangingScene = RangingScene(distanceMeters: 1), seed: UInt64? = nil) throws(NIError) {
+        let radioAddress = radio.address
         // Only the choice of seed may be non-reproducible; everything after it is seeded.
         let seed = seed ?? UInt64.random(in: 0...UInt64.max)
         self.seed = seed
         _scene = scene
         do {
-            let probe = SocketAddress(host: radioAddress, port: 0)
-            let s = try Socket(family: probe.family, type: Int32(SOCK_DGRAM.rawValue))
-            try s.bind(probe)
+            let s = try Socket(family: SocketAddress(host: radioAddress, port: 0).family, type: Int32(SOCK_DGRAM.rawValue))
+            _ = try radio.bindServer(s)
             try s.setBufferSizes(1 << 20)
             socket = s
             let bound = try s.localAddress()

@@ -69,13 +69,17 @@ public final class TokenChannelListener: Sendable {
     public let address: SocketAddress
 
     /// Listens on `host`, port chosen by the system.
-    public init(host: String) throws {
-        let probe = SocketAddress(host: host, port: 0)
-        socket = try Socket(family: probe.family, type: Int32(SOCK_STREAM.rawValue))
+    public convenience init(host: String) throws {
+        try self.init(endpoint: Endpoint(address: host))
+    }
+
+    /// Listens on a server endpoint (`Endpoint.bindServer`: its data ports and allowed peer).
+    public init(endpoint: Endpoint) throws {
+        socket = try Socket(family: SocketAddress(host: endpoint.address, port: 0).family, type: Int32(SOCK_STREAM.rawValue))
         try socket.setReuseAddress()
-        try socket.bind(probe)
+        let bound = try endpoint.bindServer(socket)
         try socket.listen(backlog: 4)
-        address = SocketAddress(host: host, port: try socket.localAddress().port)
+        address = SocketAddress(host: endpoint.address, port: bound.port)
     }
 
     /// Waits for the client until `deadline`; nil when it did not come.

@@ -91,6 +91,7 @@ public struct UWBPlugin: TransportPlugin {
             session.invalidate()
         }
         var failure: NIError?
+        var removedAt: UInt64?
         for await event in session.events {
             switch event {
             case .didUpdate(let objects):
@@ -100,6 +101,7 @@ public struct UWBPlugin: TransportPlugin {
                 }
             case .didRemove(_, let reason):
                 report.removalReason = reason
+                removedAt = MonotonicClock.now()
                 session.invalidate()
             case .didInvalidate(let error):
                 failure = error
@@ -122,6 +124,7 @@ public struct UWBPlugin: TransportPlugin {
             m.error = "uwb: \(failure)"
         }
         m.extra["uwb"] = report.json
+        if let removedAt { m.peerLostAtNanos = removedAt; m.peerLostReason = report.removalReason?.rawValue }
         m.ranging = report.samples(since: runAt)
         return m
     }

@@ -14,8 +14,8 @@ final class UWBServer: TransportServer, Sendable {
         let (listener, session) = try await cell.server.run("uwb-server-setup") {
             // The peer's token identifies a different session from the client's,
             // so it gets its own stream of the cell seed.
-            (try TokenChannelListener(host: cell.server.address),
-             try NearbySession(deviceClass: options.peer, chip: options.chip, radioAddress: cell.server.address,
+            (try TokenChannelListener(endpoint: cell.server),
+             try NearbySession(deviceClass: options.peer, chip: options.chip, radio: cell.server,
                                seed: cell.seed ^ 0x5045_4552_5345_4544))
         }
         self.listener = listener

@@ -21,7 +21,7 @@ enum Wiring {
         switch mode {
         case .none: return LoopbackTestbed()
         case .emulated: return try EmulatedTestbed()
-        case .remote: throw InputError(source: "--link", "link mode \"remote\" is not available yet; use emulated or none")
+        case .remote: throw InputError(source: "--link", "link mode \"remote\" needs a peer: RemoteRun.connect makes its testbed")
         }
     }
 }

@@ -11,9 +11,10 @@ import PeerBenchCore
 enum Traffic {
     /// A UDP echo server in `server` that answers until `stop` is set or 3 s pass without
     /// a datagram. Returns the number of datagrams it echoed.
-    static func udpEcho(_ server: Endpoint, port: UInt16, ready: Flag) async throws -> Int {
+    static func udpEcho(_ server: Endpoint, port: UInt16, ready: Flag, serviceClass: ServiceClass = .bestEffort) async throws -> Int {
         try await server.run("udp-echo") {
             let s = try Socket(family: AF_INET, type: Int32(SOCK_DGRAM.rawValue))
+            try s.setServiceClass(serviceClass)
             try s.bind(SocketAddress(host: server.address, port: port))
             try s.setReceiveTimeout(nanoseconds: 3_000_000_000)
             try Traffic.forceReceiveBuffer(s, bytes: 4 << 20)
@@ -33,9 +34,11 @@ enum Traffic {
     /// Sends `count` UDP ping-pongs from `client` to `server` one at a time, `gapNanos`
     /// apart; returns (send time, RTT) in nanoseconds for each answered probe.
     static func udpPings(from client: Endpoint, to server: Endpoint, port: UInt16, count: Int, size: Int = 64,
-                         gapNanos: UInt64 = 0, timeoutNanos: UInt64 = 1_000_000_000) async throws -> [(UInt64, UInt64)] {
+                         gapNanos: UInt64 = 0, timeoutNanos: UInt64 = 1_000_000_000,
+                         serviceClass: ServiceClass = .bestEffort) async throws -> [(UInt64, UInt64)] {
         try await client.run("udp-ping") {
             let s = try Socket(family: AF_INET, type: Int32(SOCK_DGRAM.rawValue))
+            try s.setServiceClass(serviceClass)
             try s.connect(SocketAddress(host: server.address, port: port))
             try s.setReceiveTimeout(nanoseconds: timeoutNanos)
             let out = UnsafeMutableRawBufferPointer.allocate(byteCount: max(size, 8), alignment: 8)
@@ -89,13 +92,13 @@ enum Traffic {
     /// `interval` 0 sends back to back (unpaced); `sendBufferBytes` > 0 forces that
     /// SO_SNDBUF (the kernel doubles it).
     static func udpBlast(from client: Endpoint, to server: Endpoint, port: UInt16, count: Int, size: Int,
-                         interval: UInt64, sendBufferBytes: Int32 = 0) async throws -> [Bool] {
+                         interval: UInt64, sendBufferBytes: Int32 = 0, sinkTimeoutNanos: UInt64 = 1_000_000_000) async throws -> [Bool] {
         let ready = Flag()
         async let received: [Bool] = server.run("udp-sink") {
             let s = try Socket(family: AF_INET, type: Int32(SOCK_DGRAM.rawValue))
             try s.bind(SocketAddress(host: server.address, port: port))
             try Traffic.forceReceiveBuffer(s, bytes: 8 << 20)
-            try s.setReceiveTimeout(nanoseconds: 1_000_000_000)
+            try s.setReceiveTimeout(nanoseconds: sinkTimeoutNanos)
             ready.set()
             var seen = [Bool](repeating: false, count: count)
             let buf = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 8)

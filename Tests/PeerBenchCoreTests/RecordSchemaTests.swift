@@ -99,6 +99,8 @@ import Testing
         m.rttLoadedNanos = [7, 8]
         m.bulkSeries = BulkSeries(bytes: [100, 200], datagrams: [1, 2])
         m.ranging = [RangingUpdateSample(tNanos: 10, distanceM: 1.5, errorM: -0.02, directionAvailable: true)]
+        m.peerLostAtNanos = 9_000_000_000
+        m.peerLostReason = "timeout"
         m.status = .partial
         m.error = "cut short"
         m.extra = JSONObject(["quic": ["handshake_confirmed_ms": 0.5], "a": 1])

@@ -3,16 +3,17 @@ import Foundation
 import PeerBenchCore
 @testable import RemoteLink
 
-/// A TCP listener on 127.0.0.1 (a port the kernel chooses) for the control channel tests.
+/// A TCP listener on 127.0.0.1 or ::1 (a port the kernel chooses) for the control channel tests.
 final class LoopbackListener: Sendable {
     let socket: Socket
     let address: SocketAddress
 
-    init() throws {
-        socket = try Socket(family: AF_INET, type: Int32(SOCK_STREAM.rawValue))
+    init(host: String = "127.0.0.1") throws {
+        let bindTo = SocketAddress(host: host, port: 0)
+        socket = try Socket(family: bindTo.family, type: Int32(SOCK_STREAM.rawValue))
         try socket.setReuseAddress()
-        try socket.bind(SocketAddress(host: "127.0.0.1", port: 0))
-        try socket.listen()
+        try socket.bind(bindTo)
+        try socket.listen(backlog: 128)
         address = try socket.localAddress()
     }
 

@@ -26,8 +26,10 @@ import Testing
                 }
             }
         }
+        let connecting = MonotonicClock.now()
         let client = try ControlChannel.connect(to: listener.address, key: key, timeoutSeconds: 5)
         defer { client.close() }
+        print("control channel: TCP connect + TLS 1.3 PSK handshake on loopback in \(String(format: "%.2f", secondsSince(connecting) * 1000)) ms")
         #expect(client.negotiated.version == "TLS1.3")
         #expect(["ECDHE-PSK", "DHE-PSK"].contains(client.negotiated.keyExchange), "\(client.negotiated)")
         #expect(client.negotiated.isTLS13 && client.negotiated.isDiffieHellmanPSK)
@@ -37,6 +39,7 @@ import Testing
         #expect(try client.receive(timeoutSeconds: 5) == .hello(.init(protocolVersions: [1], softwareVersion: "server", plugins: ["tcp", "udp"])))
         // Pings are answered by the peer's receive itself.
         let rtt = try client.measureRTT(probes: 5)
+        print("control channel: loopback RTT (median of 5 PING/PONG) \(String(format: "%.3f", rtt)) ms")
         #expect(rtt > 0 && rtt < 500, "loopback control RTT: \(rtt) ms")
         for i in 0..<20 {
             let request: JSONValue = ["cell": .number(Double(i)), "blob": .string(String(repeating: "x", count: i * 1_000))]
@@ -89,6 +92,18 @@ import Testing
                                            priority: "NORMAL:-VERS-ALL:+VERS-TLS1.3:-KX-ALL:+PSK")
         }
         #expect(server.error() is ControlChannelError)
+    }
+
+    @Test func aSessionWithoutDiffieHellmanIsDroppedEvenIfBothPrioritiesAllowIt() throws {
+        let key = try testKey()
+        let listener = try LoopbackListener()
+        let plain = "NORMAL:-VERS-ALL:+VERS-TLS1.3:-KX-ALL:+PSK"
+        let server = Background {
+            try ControlChannel.accept(try listener.acceptConnection(), key: key, handshakeTimeoutSeconds: 5, priority: plain)
+        }
+        let expected = ControlChannelError.failed("the handshake negotiated TLS1.3 with PSK; only TLS 1.3 with ECDHE-PSK or DHE-PSK is allowed")
+        #expect(throws: expected) { _ = try ControlChannel.connect(to: listener.address, key: key, timeoutSeconds: 5, priority: plain) }
+        #expect(server.error() as? ControlChannelError == expected)
     }
 
     @Test func garbageInsteadOfAClientHelloGetsAtMostAnAlert() throws {
@@ -168,6 +183,22 @@ import Testing
         // The peer sees the end of the stream.
         #expect(throws: ControlChannelError.self) { _ = try serverChannel.receive(timeoutSeconds: 5) }
         serverChannel.close()
+    }
+
+    @Test func worksOverIPv6() throws {
+        let key = try testKey()
+        let listener = try LoopbackListener(host: "::1")
+        let server = Background { () throws -> (SocketAddress, ControlMessage) in
+            let channel = try ControlChannel.accept(try listener.acceptConnection(), key: key, handshakeTimeoutSeconds: 5)
+            defer { channel.close() }
+            return (channel.peer, try channel.receive(timeoutSeconds: 5))
+        }
+        let client = try ControlChannel.connect(to: listener.address, key: key, timeoutSeconds: 5)
+        defer { client.close() }
+        try client.send(.bye)
+        let (peer, message) = try server.value()
+        #expect(peer.host == "::1" && peer.isIPv6 && message == .bye)
+        #expect("\(client.peer)" == "[::1]:\(listener.address.port)")
     }
 
     @Test func connectingToNothingFailsClearly() throws {

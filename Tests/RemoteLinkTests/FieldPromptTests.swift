@@ -146,6 +146,32 @@ struct InstantPlugin: TransportPlugin {
         #expect(waitedMs < 5_000)
     }
 
+    /// The person takes a while to answer: the keep-alive runs meanwhile, and stops
+    /// with the answer (a remote run pings its control channel from it).
+    @Test func keepAliveRunsOnlyWhileAQuestionWaits() async throws {
+        struct SlowAnswer: FieldInput {
+            func readLine(stop: @Sendable () -> Bool) -> String? {
+                usleep(450_000)
+                return ""
+            }
+        }
+        let plan = try Self.plan()
+        let (dir, path) = try Self.tempRun(plan)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let pings = Atomic<Int>(0)
+        let prompter = FieldPrompter(input: SlowAnswer(), keepAliveSeconds: 0.1,
+                                     keepAlive: { pings.add(1, ordering: .relaxed) }) { _ in }
+        let runner = Runner(registry: PluginRegistry([InstantPlugin.self]), testbed: LoopbackTestbed(), logger: Logger(label: "test"),
+                            fieldPrompter: prompter)
+        let first = Array(plan.cells.prefix { FieldSite($0) == FieldSite(plan.cells[0]) })
+        let summary = try await runner.run(plan, cells: first, runID: "field", into: dir, observer: nil)
+        #expect(summary.total == first.count)
+        let during = pings.load(ordering: .relaxed)
+        #expect(during >= 2)  // 450 ms of waiting, a ping every 100 ms (room for a loaded machine)
+        usleep(400_000)
+        #expect(pings.load(ordering: .relaxed) == during)  // none once answered
+    }
+
     @Test func siteDescriptionsAndGrouping() throws {
         #expect(FieldSite(environment: "forest", distanceLabel: "10").description == "10 m in forest")
         #expect(FieldSite(environment: "lab", distanceLabel: "max").description == "max in lab")

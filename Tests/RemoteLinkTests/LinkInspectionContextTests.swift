@@ -74,3 +74,21 @@ import Testing
         #expect(link.dropsUp == nil)
     }
 }
+
+@Suite struct LinkInspectionCodingTests {
+    /// Snapshots cross the control channel as JSON (the server's before/after): the
+    /// keys are snake_case like the records', and a snapshot survives the trip.
+    @Test func snapshotsRoundTripThroughJSONWithSnakeCaseKeys() throws {
+        let snapshot = InterfaceSnapshot(name: "wlan0",
+                                         counters: InterfaceCounters(rxPackets: 1, txPackets: 2, rxBytes: 3, txBytes: 4, rxDropped: 5,
+                                                                     txDropped: 6, rxErrors: 7, txErrors: 8),
+                                         station: WirelessStation(mac: "02:00:00:00:00:01", signalDbm: -61, noiseDbm: -95, txMCS: 9,
+                                                                  txBitrateMbps: 866.7, frequencyMHz: 5180))
+        let data = try JSONEncoder().encode(snapshot)
+        let text = String(decoding: data, as: UTF8.self)
+        #expect(text.contains(#""rx_packets":1"#))
+        #expect(text.contains(#""signal_dbm":-61"#))
+        #expect(text.contains(#""tx_bitrate_mbps":866.7"#))
+        #expect(try JSONDecoder().decode(InterfaceSnapshot.self, from: data) == snapshot)
+    }
+}

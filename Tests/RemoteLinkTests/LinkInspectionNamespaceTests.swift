@@ -4,21 +4,22 @@ import PeerBenchCore
 @testable import RemoteLink
 import Testing
 
-/// Two namespaces joined by a veth pair with MTU 1400, IPv6 off (no router
-/// solicitations or DAD moving the counters behind the test's back).
+/// Two namespaces joined by a veth pair (MTU 1400 by default), IPv6 off unless asked
+/// for (no router solicitations or DAD moving the counters behind the test's back).
 final class VethPair: @unchecked Sendable {
     let client = NetworkNamespace(name: "pbl-c-\(getpid())")
     let server = NetworkNamespace(name: "pbl-s-\(getpid())")
     static let clientInterface = "pbl-vc", serverInterface = "pbl-vs"
     static let clientAddress = "10.213.9.1", serverAddress = "10.213.9.2"
 
-    init(mtu: Int = 1400) throws {
+    init(mtu: Int = 1400, ipv6: Bool = false) throws {
         let c = client.name, s = server.name
         remove()
+        let v6 = ipv6 ? 0 : 1
         try Self.sh("""
             ip netns add \(c) && ip netns add \(s) &&
-            ip netns exec \(c) sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1 &&
-            ip netns exec \(s) sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1 &&
+            ip netns exec \(c) sysctl -qw net.ipv6.conf.all.disable_ipv6=\(v6) net.ipv6.conf.default.disable_ipv6=\(v6) &&
+            ip netns exec \(s) sysctl -qw net.ipv6.conf.all.disable_ipv6=\(v6) net.ipv6.conf.default.disable_ipv6=\(v6) &&
             ip link add \(Self.clientInterface) netns \(c) type veth peer name \(Self.serverInterface) netns \(s) &&
             ip -n \(c) link set \(Self.clientInterface) mtu \(mtu) && ip -n \(s) link set \(Self.serverInterface) mtu \(mtu) &&
             ip -n \(c) addr add \(Self.clientAddress)/30 dev \(Self.clientInterface) &&

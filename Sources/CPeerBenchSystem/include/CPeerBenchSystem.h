@@ -40,5 +40,11 @@ int pb_sendmmsg(int fd, pb_mmsghdr *msgs, unsigned int n, int flags);
 /// recvmmsg(2). Returns the number of messages received or -1 with errno.
 int pb_recvmmsg(int fd, pb_mmsghdr *msgs, unsigned int n, int flags, struct timespec *timeout);
 
+/// Attaches a classic BPF socket filter to `fd` that passes only packets whose IP
+/// source address is `address` (4 bytes for AF_INET, 16 for AF_INET6, network byte
+/// order) and drops every other one in the kernel: a listener never answers another
+/// host's SYN, a datagram socket never sees (so never answers) another host's datagram.
+/// Returns 0 or -1 with errno.
+int pb_attach_peer_filter(int fd, int family, const uint8_t *address);
 /// Netlink uapi for link inspection (routes, interface counters, nl80211 station info).
 #include "pb_netlink.h"

@@ -15,4 +15,16 @@ public protocol LinkModel: Sendable {
 
     /// Parameters of the model and their provenance, for `peerbench list`.
     func describe() -> [String]
+
+    /// `link` (resolved for `environment`) changed over time by `scenario` (never
+    /// `static`): sets `link.scenario` and whatever the testbed needs to play it.
+    /// Throws `InputError` for a scenario this model cannot apply to this environment.
+    func apply(_ scenario: ScenarioSpec, environment: EnvironmentSpec, to link: ResolvedLink) throws -> ResolvedLink
+}
+
+extension LinkModel {
+    /// Models that emulate no scenarios refuse every one.
+    public func apply(_ scenario: ScenarioSpec, environment: EnvironmentSpec, to link: ResolvedLink) throws -> ResolvedLink {
+        throw InputError("scenario \"\(scenario.name)\": this link model does not emulate scenarios")
+    }
 }

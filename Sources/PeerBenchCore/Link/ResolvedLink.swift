@@ -22,6 +22,9 @@ public struct ResolvedLink: Sendable, Codable {
     /// Model detail the link emulator needs beyond the summary values above (time
     /// variation, burst loss, channel schedule). Opaque to the core.
     public var channel: (any Sendable)?
+    /// The cell's scenario as the link model resolved it (nil = static). Stays in the
+    /// runner, like `channel`.
+    public var scenario: ScenarioEvent?
 
     public init(environment: String, distanceMeters: Double?, distanceLabel: String) {
         self.environment = environment
@@ -67,6 +70,8 @@ public struct LinkCounters: Sendable, Equatable {
     public var dropsUp = 0, dropsDown = 0
     /// Drops by cause (`queue`, `loss`, `off_channel`, ...) for `extra.link_drops`.
     public var dropCauses: [String: Int] = [:]
+    /// What the emulator delivered over time (for scenario figures); nil without an emulator.
+    public var delivery: LinkDeliverySeries?
     public init() {}
 }
 

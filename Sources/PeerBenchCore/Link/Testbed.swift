@@ -4,10 +4,19 @@ public struct Endpoint: Sendable, Codable {
     public var address: String
     /// The network namespace this endpoint lives in; nil = the current one.
     public var namespace: NetworkNamespace?
+    /// A server endpoint a real network reaches (`peerbench serve`): the only address
+    /// its data sockets accept packets from. nil = any (namespaces, loopback).
+    public var allowedPeer: String?
+    /// A server endpoint's data ports: its sockets bind to a free one of these.
+    /// nil = any port the kernel picks.
+    public var dataPorts: ClosedRange<UInt16>?
 
-    public init(address: String, namespace: NetworkNamespace? = nil) {
+    public init(address: String, namespace: NetworkNamespace? = nil, allowedPeer: String? = nil,
+                dataPorts: ClosedRange<UInt16>? = nil) {
         self.address = address
         self.namespace = namespace
+        self.allowedPeer = allowedPeer
+        self.dataPorts = dataPorts
     }
 
     /// Runs blocking work on a fresh thread inside this endpoint's namespace.
@@ -20,7 +29,7 @@ public struct Endpoint: Sendable, Codable {
 }
 
 /// How cells are connected: `emulated` (namespaces + userspace emulator), `none`
-/// (loopback), `remote` (another host; later).
+/// (loopback), `remote` (another host running `peerbench serve`).
 public enum LinkMode: String, Sendable, CaseIterable, Codable {
     case emulated, none, remote
 }
@@ -36,6 +45,35 @@ public protocol Testbed: AnyObject, Sendable {
     func counters() -> LinkCounters?
     /// Removes everything the testbed created. Idempotent.
     func shutdown() async
+    /// Where the cells' servers run when not here: the peer host that `--link remote`
+    /// reaches. nil (the default) = each cell's plugin starts its own server on the
+    /// server endpoint.
+    var serverHost: (any RemoteServerHost)? { get }
+    /// Adds what the testbed knows about the cell just run to its record (a real
+    /// link's context: peer address, control RTT, interface counters). Default: nothing.
+    func annotate(_ record: inout Record)
+    /// Why the testbed can run no further cell (the peer host went away), nil while it
+    /// can. The runner stops after the cell that saw it; the run is resumable.
+    var lostReason: String? { get }
+}
+
+extension Testbed {
+    public var serverHost: (any RemoteServerHost)? { nil }
+    public func annotate(_ record: inout Record) {}
+    public var lostReason: String? { nil }
+}
+
+/// The server side of cells run on another host (`peerbench serve`), reached through
+/// the testbed. The runner starts each cell's server here instead of in the plugin,
+/// hands its address and hello to the client (in process or in the worker), and
+/// waits for the result through `TransportServer.finish`, so every plugin runs
+/// unchanged over a real link.
+public protocol RemoteServerHost: Sendable {
+    /// Starts `transport`'s server for `cell` on the peer and returns once it listens.
+    /// The peer enforces `timeoutSeconds` itself. `finish()` of the returned server
+    /// waits for the peer's result and throws its error; `stop()` gives up waiting.
+    func startServer(transport: TransportSpec, cell: CellContextSeed, link: ResolvedLink,
+                     timeoutSeconds: Double) async throws -> any TransportServer
 }
 
 /// Plain loopback: no emulation, counters unavailable.

@@ -10,11 +10,17 @@ public struct Cell: Sendable, Hashable {
     public var distance: DistanceSpec
     /// nil for plugins that do not use payloads.
     public var payload: Payload?
+    /// How the link changes during the cell (`.static` unless the matrix has `"scenarios"`).
+    public var scenario: ScenarioSpec = .static
+    /// The flow competing with this cell (`crossTraffic`); nil = none.
+    public var crossTraffic: CrossTrafficSpec? = nil
 
     /// A short human description: `tcp-nodelay · forest · 10 m · 100x128 B`.
     public var summary: String {
         var parts = [transport.label, environment.name, distance == .max ? "max" : "\(distance.label) m"]
         if let p = payload { parts.append("\(p.count)x\(p.size) B") }
+        if !scenario.isStatic { parts.append(scenario.name) }
+        if let c = crossTraffic { parts.append("cross \(c)") }
         if repetition > 1 { parts.append("rep \(repetition)") }
         return parts.joined(separator: " · ")
     }
@@ -35,7 +41,7 @@ public struct CellKey: Sendable, Hashable, CustomStringConvertible {
 
 extension Matrix {
     /// Expands the matrix into cells, in run order: repetition, environment, distance,
-    /// payload, then transport innermost — so transports alternate (A B A B) and slow
+    /// scenario, payload, cross traffic, then transport innermost — so transports alternate (A B A B) and slow
     /// drift of the machine does not favour one. Plugins that ignore payloads appear
     /// once per environment x distance.
     public func cells(seed runSeed: UInt64? = nil, repetitions reps: Int? = nil) -> [Cell] {
@@ -44,15 +50,20 @@ extension Matrix {
         for rep in 1...(reps ?? repetitions) {
             for env in environments {
                 for dist in distances {
-                    for (pi, payload) in payloads.enumerated() {
-                        for t in transports {
-                            if !t.usesPayload && pi > 0 { continue }
-                            let p = t.usesPayload ? payload : nil
-                            let id = Matrix.cellID(environment: env, distance: dist, payload: p, transport: t)
-                            // 53 bits, so the seed survives JSON (a double) exactly.
-                            let cellSeed = StableHash.mix(s ^ StableHash.fnv1a64(id) ^ StableHash.mix(UInt64(rep))) & (1 << 53 - 1)
-                            out.append(Cell(id: id, repetition: rep, seed: cellSeed, transport: t, environment: env,
-                                            distance: dist, payload: p))
+                    for scenario in scenarios {
+                        for (pi, payload) in payloads.enumerated() {
+                            for cross in crossTraffic {
+                                for t in transports {
+                                    if !t.usesPayload && pi > 0 { continue }
+                                    let p = t.usesPayload ? payload : nil
+                                    let id = Matrix.cellID(environment: env, distance: dist, payload: p, transport: t, scenario: scenario,
+                                                           crossTraffic: cross)
+                                    // 53 bits, so the seed survives JSON (a double) exactly.
+                                    let cellSeed = StableHash.mix(s ^ StableHash.fnv1a64(id) ^ StableHash.mix(UInt64(rep))) & (1 << 53 - 1)
+                                    out.append(Cell(id: id, repetition: rep, seed: cellSeed, transport: t, environment: env,
+                                                    distance: dist, payload: p, scenario: scenario, crossTraffic: cross))
+                                }
+                            }
                         }
                     }
                 }
@@ -61,10 +72,17 @@ extension Matrix {
         return out
     }
 
-    /// A cell's id: 16 hex digits of FNV-1a over its canonical parameters.
-    public static func cellID(environment: EnvironmentSpec, distance: DistanceSpec, payload: Payload?, transport: TransportSpec) -> String {
+    /// A cell's id: 16 hex digits of FNV-1a over its canonical parameters. The scenario,
+    /// `wifi` and the cross traffic join them only when the matrix has them, so matrices
+    /// without them keep their ids.
+    public static func cellID(environment: EnvironmentSpec, distance: DistanceSpec, payload: Payload?, transport: TransportSpec,
+                              scenario: ScenarioSpec = .static, crossTraffic: CrossTrafficSpec? = nil) -> String {
         let p = payload.map { "\($0.count)x\($0.size)" } ?? "-"
-        return StableHash.hex([environment.json.compactText, distance.label, p, transport.plugin, transport.label,
-                               transport.effectiveOptions.compactText].joined(separator: "|"))
+        var parts = [environment.json.compactText, distance.label, p, transport.plugin, transport.label,
+                     transport.effectiveOptions.compactText]
+        if !scenario.isStatic { parts.append("scenario:" + (scenario.json?.compactText ?? scenario.name)) }
+        if let wifi = transport.wifi { parts.append(wifi.canonicalText) }
+        if let crossTraffic { parts.append(crossTraffic.canonicalText) }
+        return StableHash.hex(parts.joined(separator: "|"))
     }
 }

@@ -11,6 +11,11 @@ public struct Matrix: Sendable {
     public var distances: [DistanceSpec]
     public var counts: [Int]
     public var sizes: [Int]
+    /// How the link changes during a cell (`"scenarios"`); `[.static]` when absent.
+    public var scenarios: [ScenarioSpec] = [.static]
+    /// The competing-flow variants each cell runs with (`crossTraffic`); nil = none.
+    /// `[nil]` when the matrix has no `crossTraffic`.
+    public var crossTraffic: [CrossTrafficSpec?] = [nil]
     /// The document as read, for the manifest; `hash` identifies it.
     public var document: JSONValue
 
@@ -32,6 +37,12 @@ public struct TransportSpec: Sendable, Codable, Hashable {
     public var usesPayload: Bool
     /// Index in the matrix's `transports` array, for error messages.
     public var index: Int
+    /// The entry's `wifi` object (performance mode, service class); nil when absent,
+    /// which runs with `WifiSettings.default`.
+    public var wifi: WifiSettings? = nil
+
+    /// What the cell runs with: the entry's `wifi`, or the platform's defaults.
+    public var effectiveWifi: WifiSettings { wifi ?? .default }
 }
 
 /// A surrounding: a built-in radio environment, an inline radio profile, or fixed
@@ -64,6 +75,6 @@ public enum DistanceSpec: Sendable, Hashable {
 
 extension TransportSpec {
     enum CodingKeys: String, CodingKey {
-        case plugin, label, options, effectiveOptions = "effective_options", usesPayload = "uses_payload", index
+        case plugin, label, options, effectiveOptions = "effective_options", usesPayload = "uses_payload", index, wifi
     }
 }

@@ -5,16 +5,20 @@ import Foundation
 public struct MatrixLoader: Sendable {
     public var registry: PluginRegistry
     public var linkModel: any LinkModel
+    /// The folder files named by the matrix (scenario traces) are relative to; `load`
+    /// sets it to the matrix file's folder. nil = the working directory.
+    public var baseDirectory: String?
 
-    public init(registry: PluginRegistry, linkModel: any LinkModel) {
+    public init(registry: PluginRegistry, linkModel: any LinkModel, baseDirectory: String? = nil) {
         self.registry = registry
         self.linkModel = linkModel
+        self.baseDirectory = baseDirectory
     }
 
-    static let topLevelKeys = ["name", "repetitions", "rttProbes", "cellTimeoutSeconds", "seed", "order", "transports", "matrix"]
+    static let topLevelKeys = ["name", "repetitions", "rttProbes", "cellTimeoutSeconds", "seed", "order", "transports", "matrix", "crossTraffic"]
     static let matrixKeys = ["environments", "distances", "payloads"]
     static let payloadKeys = ["counts", "sizes"]
-    static let transportKeys = ["plugin", "label", "options"]
+    static let transportKeys = ["plugin", "label", "options", "wifi"]
     static let fixedLinkKeys = ["delayMs", "jitterMs", "lossPercent", "rateMbps", "mtu"]
 
     /// What a matrix may hold at most. A matrix is a plan a person writes; these bound
@@ -46,7 +50,9 @@ public struct MatrixLoader: Sendable {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw InputError(source: name, "cannot be read (check its permissions)")
         }
-        do { return try parse(Array(data)) } catch { throw error.attributed(to: name) }
+        var loader = self
+        loader.baseDirectory = baseDirectory ?? (path as NSString).deletingLastPathComponent
+        do { return try loader.parse(Array(data)) } catch { throw error.attributed(to: name) }
     }
 
     /// Parses and validates matrix JSON text.
@@ -80,23 +86,24 @@ extension Matrix {
     /// expanding it. A plugin that ignores payloads runs once per environment x distance.
     public func cellCount(repetitions reps: Int? = nil) -> Int {
         let withPayload = transports.filter(\.usesPayload).count
-        return Matrix.cellCount(repetitions: reps ?? repetitions, environments: environments.count, distances: distances.count,
+        // Each cross-traffic variant runs the whole block again, like a repetition.
+        return Matrix.cellCount(repetitions: (reps ?? repetitions) * crossTraffic.count, environments: environments.count, distances: distances.count,
                                 payloads: counts.count * sizes.count, transportsWithPayload: withPayload,
-                                transportsWithout: transports.count - withPayload)
+                                transportsWithout: transports.count - withPayload, scenarios: scenarios.count)
     }
 
     /// The product, saturating at `Int.max` instead of trapping on overflow.
     static func cellCount(repetitions: Int, environments: Int, distances: Int, payloads: Int, transportsWithPayload: Int,
-                          transportsWithout: Int) -> Int {
+                          transportsWithout: Int, scenarios: Int = 1) -> Int {
         func mul(_ a: Int, _ b: Int) -> Int { let (r, o) = a.multipliedReportingOverflow(by: b); return o ? .max : r }
         func add(_ a: Int, _ b: Int) -> Int { let (r, o) = a.addingReportingOverflow(b); return o ? .max : r }
         let perBlock = add(mul(payloads, transportsWithPayload), transportsWithout)
-        return mul(mul(mul(repetitions, environments), distances), perBlock)
+        return mul(mul(mul(mul(repetitions, environments), distances), scenarios), perBlock)
     }
 }
 
 /// Accumulates problems while walking the document.
-private struct Validator {
+struct Validator {
     let loader: MatrixLoader
     var problems: [InputProblem] = []
 
@@ -149,7 +156,8 @@ private struct Validator {
 
         // matrix: environments x distances x payloads
         let mp = root.key("matrix")
-        let mo = object(top["matrix"], mp, allowed: MatrixLoader.matrixKeys, required: MatrixLoader.matrixKeys)
+        let mo = object(top["matrix"], mp, allowed: MatrixLoader.matrixKeys + ["scenarios"], required: MatrixLoader.matrixKeys)
+        let scenarios = scenarioList(mo?["scenarios"], mp.key("scenarios"))
         let environments = environmentList(mo?["environments"], mp.key("environments"))
         let distances = distanceList(mo?["distances"], mp.key("distances"))
         let pp = mp.key("payloads")
@@ -158,6 +166,7 @@ private struct Validator {
         let sizes = positiveInts(po?["sizes"], pp.key("sizes"), what: "message size in bytes", max: 64 << 20)
 
         let transports = transportList(top["transports"], root.key("transports"), sizes: sizes, counts: counts)
+        let cross = crossTraffic(top["crossTraffic"], root.key("crossTraffic"))
         guard problems.isEmpty else { return nil }
         // Counted, not expanded: the check costs the same for 10 cells and 10 million.
         let withPayload = transports.filter(\.usesPayload).count
@@ -165,10 +174,11 @@ private struct Validator {
             (root.key("repetitions"), "repetitions", repetitions), (mp.key("environments"), "environments", environments.count),
             (mp.key("distances"), "distances", distances.count), (pp.key("counts"), "counts", counts.count),
             (pp.key("sizes"), "sizes", sizes.count), (root.key("transports"), "transports", transports.count),
+            (mp.key("scenarios"), "scenarios", scenarios.count),
         ]
-        let total = Matrix.cellCount(repetitions: repetitions, environments: environments.count, distances: distances.count,
+        let total = Matrix.cellCount(repetitions: repetitions * cross.count, environments: environments.count, distances: distances.count,
                                      payloads: counts.count * sizes.count, transportsWithPayload: withPayload,
-                                     transportsWithout: transports.count - withPayload)
+                                     transportsWithout: transports.count - withPayload, scenarios: scenarios.count)
         if total > MatrixLoader.Limits.cells {
             let biggest = factors.max { $0.n < $1.n }!
             fail(biggest.path, "the matrix expands to \(total) cells (\(factors.map { "\($0.n) \($0.what)" }.joined(separator: " x "))), more than the limit of \(MatrixLoader.Limits.cells); split it into several matrices or shorten this list")
@@ -176,11 +186,19 @@ private struct Validator {
         }
         return Matrix(name: name, repetitions: repetitions, rttProbes: rttProbes, cellTimeoutSeconds: timeout, seed: seed,
                       transports: transports, environments: environments, distances: distances,
-                      counts: counts, sizes: sizes, document: doc)
+                      counts: counts, sizes: sizes, scenarios: scenarios, crossTraffic: cross, document: doc)
     }
 
     /// The entries of a list, or none when it is too long: entries of an over-long list
     /// are not validated one by one (that alone could take seconds).
+    /// The matrix's `scenarios` (ScenarioListParser); `[static]` when absent.
+    mutating func scenarioList(_ v: JSONValue?, _ path: JSONPath) -> [ScenarioSpec] {
+        var parser = ScenarioListParser(baseDirectory: loader.baseDirectory)
+        let list = parser.parse(v, path)
+        problems += parser.problems
+        return list
+    }
+
     mutating func nonEmptyArray(_ v: JSONValue?, _ path: JSONPath, max: Int = MatrixLoader.Limits.listEntries) -> [JSONValue] {
         guard let v else { return [] }
         guard let a = v.arrayValue else { fail(path, "expected an array, got \(v.typeName)"); return [] }
@@ -319,7 +337,8 @@ private struct Validator {
                     }
                 }
                 out.append(TransportSpec(plugin: type(of: plugin).descriptor.name, label: label, options: o["options"],
-                                         effectiveOptions: effective, usesPayload: usesPayload, index: i))
+                                         effectiveOptions: effective, usesPayload: usesPayload, index: i,
+                                         wifi: wifi(o["wifi"], p.key("wifi"))))
             } catch let error as InputError {
                 problems += error.problems.map { var q = $0; if q.path == nil { q.path = p.description }; return q }
             } catch {

@@ -58,13 +58,19 @@ extension CellContext {
     }
 
     /// Waits on `listener` for one client until the cell's deadline (the listener's
-    /// receive timeout); throws naming `who` when none came.
+    /// receive timeout); throws naming `who` when none came. A connection from an
+    /// address the server endpoint does not admit (see `Endpoint.allowedPeer`; its
+    /// kernel filter normally stops it first) is closed and the wait goes on.
     public func acceptOne(on listener: Socket, _ who: String) throws -> Socket {
-        try applyDeadline(to: listener)
-        guard let connection = try listener.accept() else {
-            throw TransportError("\(who): no client connected before the cell deadline")
+        while true {
+            try applyDeadline(to: listener)
+            guard let connection = try listener.accept() else {
+                throw TransportError("\(who): no client connected before the cell deadline")
+            }
+            if server.allowedPeer == nil { return connection }
+            if let peer = try? connection.remoteAddress(), server.admits(peer.host) { return connection }
+            connection.close()
         }
-        return connection
     }
 
     /// A stream server in the standard shape: listens on the server endpoint (port
@@ -86,9 +92,14 @@ extension CellContext {
         let cell = self
         let listener = try await server.run("\(transport)-listen") { () throws -> Socket in
             let s = try Socket(family: SocketAddress(host: cell.server.address, port: 0).family, type: Int32(SOCK_STREAM.rawValue))
-            try s.setReuseAddress()
-            try s.bind(SocketAddress(host: cell.server.address, port: 0))
-            try s.listen(backlog: Int32(count))
+            do {
+                try s.setReuseAddress()
+                _ = try cell.server.bindServer(s)
+                try s.listen(backlog: Int32(count))
+            } catch {
+                s.close()
+                throw error
+            }
             return s
         }
         let address: SocketAddress
@@ -115,7 +126,8 @@ extension CellContext {
                         }
                         var failure: (any Error)?
                         for _ in 1..<count {
-                            guard let next = try? listener.accept() else { break }
+                            // acceptOne, so the second flow is held to the same admitted peer as the first.
+                            guard let next = try? cell.acceptOne(on: listener, "\(transport) server") else { break }
                             do { try cell.withSocket(next, stopper: stopper, session) } catch { failure = failure ?? error }
                         }
                         try main.join()
@@ -153,8 +165,18 @@ extension CellContext {
     /// Registers `socket` with the runner's cancellation and, if given, a server's own
     /// stopper, so either can unblock it. Prefer the scopes above, which also unregister.
     public func track(_ socket: Socket, _ stopper: CellCancellation? = nil) {
+        markServiceClass(socket)
         cancellation.register(socket)
         stopper?.register(socket)
+    }
+
+    /// Marks `socket` with the cell's service class (DSCP and SO_PRIORITY). `track` and
+    /// every scope above do it; a plugin that opens a socket outside them calls this.
+    /// A refusal (a kernel without the option) is logged, not fatal: the cell still runs.
+    public func markServiceClass(_ socket: Socket) {
+        do { try socket.setServiceClass(wifi.serviceClass) } catch {
+            logger.warning("cannot mark socket with service class \(wifi.serviceClass.rawValue): \(error)")
+        }
     }
 
     /// Forgets `socket` again; the scopes above do this for you.

@@ -30,6 +30,9 @@ public struct CellContext: Sendable {
     /// What the server said for its client (`TransportServer.hello`), handed over by
     /// the runner before `runClient`; empty on the server's side.
     public var serverHello: JSONObject
+    /// The transport entry's Wi-Fi settings. Every socket the cell's scopes see
+    /// (`track`, `withSocket`, ...) is marked with its service class.
+    public var wifi: WifiSettings = .default
 
     public init(cellID: String, repetition: Int, seed: UInt64, payload: Payload?, rttProbes: Int, deadline: UInt64,
                 link: ResolvedLink, client: Endpoint, server: Endpoint, cancellation: CellCancellation, logger: Logger,

@@ -20,6 +20,12 @@ public struct TransportMeasurement: Sendable, Equatable, Codable {
     public var bulkSeries: BulkSeries?
     /// Every ranging update (uwb), for the raw samples.
     public var ranging: [RangingUpdateSample]?
+    /// When the transport declared its peer gone while the cell ran (a UWB removal, a
+    /// keepalive's verdict it survived to report), `MonotonicClock` nanoseconds; nil = never.
+    /// Scenario cells measure `detect_ms` from it (or from the client's failure).
+    public var peerLostAtNanos: UInt64?
+    /// Why the peer was declared gone (`timeout`, `peerEnded`, ...), with `peerLostAtNanos`.
+    public var peerLostReason: String?
     /// `ok` unless the plugin knows the workload did not complete (`partial`).
     public var status: CellStatus = .ok
     public var error: String?
@@ -63,6 +69,7 @@ extension TransportMeasurement {
     enum CodingKeys: String, CodingKey {
         case connectNanos = "connect_ns", rttNanos = "rtt_ns", probesSent = "probes_sent", bulkNanos = "bulk_ns", delivery
         case rfc3550JitterMs = "rfc3550_jitter_ms", rttLoadedNanos = "rtt_loaded_ns", bulkSeries = "bulk_series", ranging
+        case peerLostAtNanos = "peer_lost_at_ns", peerLostReason = "peer_lost_reason"
         case status, error, extra
     }
 }

@@ -44,12 +44,19 @@ public protocol TransportPlugin: Sendable {
     /// Expected wall time of one cell, for `validate` and the progress ETA; nil lets
     /// the runner estimate from the payload and the link rate.
     func estimatedSeconds(payload: Payload?, rttProbes: Int, link: ResolvedLink) -> Double?
+
+    /// Seconds of a silent link (nothing crosses) after which this configuration gives
+    /// up on its peer while the workload runs (TCP_USER_TIMEOUT, a UWB removal timeout);
+    /// nil = not within a cell. A scenario cell whose connection dies after the link was
+    /// dead at least this long is `ok`, not `failed` (docs/RECORDS.md, "scenario").
+    var deadPeerTimeoutSeconds: Double? { get }
 }
 
 extension TransportPlugin {
     public func check(payload: Payload, path: JSONPath) -> [InputProblem] { [] }
     public static func libraryVersions() -> [String: String] { [:] }
     public func estimatedSeconds(payload: Payload?, rttProbes: Int, link: ResolvedLink) -> Double? { nil }
+    public var deadPeerTimeoutSeconds: Double? { nil }
 }
 
 /// The server side of one cell, running in the background.

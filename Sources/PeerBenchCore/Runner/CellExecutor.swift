@@ -38,27 +38,41 @@ public struct CellExecutor: Sendable {
     /// Runs `cell` over `link` and returns its record. Never throws: every failure
     /// becomes a record with status `failed` or `timeout` and the error's text.
     public func run(_ cell: Cell, link: ResolvedLink, runID: String) async -> Record {
+        let link = link.adapted(to: cell.transport.effectiveWifi)
         let startedAt = Date()
         let t0 = MonotonicClock.now()
+        var cross: Record.CrossTraffic?
         func record(_ status: CellStatus, _ error: String?, _ m: TransportMeasurement? = nil, counters: LinkCounters? = nil) -> Record {
-            Record(runID: runID, cell: cell, link: link, linkMode: testbed.mode, counters: counters, status: status, error: error,
-                   startedAt: startedAt, totalSeconds: Double(MonotonicClock.elapsed(since: t0)) / 1e9, measurement: m)
+            var r = Record(runID: runID, cell: cell, link: link, linkMode: testbed.mode, counters: counters, status: status, error: error,
+                           startedAt: startedAt, totalSeconds: Double(MonotonicClock.elapsed(since: t0)) / 1e9, measurement: m)
+            testbed.annotate(&r)
+            r.fillWifi(cell.transport.effectiveWifi)
+            r.fillEnergy(link: link, mode: cell.transport.effectiveWifi.performanceMode, counters: counters, seconds: r.totalSeconds)
+            if let cross { r.crossTraffic = cross }
+            return r
         }
         guard link.connected else {
             return record(.failed, "no radio link at \(cell.distance.label) m in \(link.environment)"
                 + (link.snrDb.map { String(format: " (median SNR %.1f dB is below the MCS 0 threshold)", $0) } ?? "")
                 + "; cell not run")
         }
-        let outcome = await perform(cell, link: link, t0: t0)
+        var linkStart: UInt64?
+        let outcome: PluginSession.Outcome
+        (outcome, cross) = await perform(cell, link: link, t0: t0, linkStart: &linkStart)
+        let endedAt = MonotonicClock.now()
         let counters = testbed.counters()
-        switch outcome {
-        case .measured(let m): return record(m.status, m.error, m, counters: counters)
-        case .failed(let e): return record(.failed, e, counters: counters)
-        case .timedOut(let e): return record(.timeout, e, counters: counters)
+        var r = switch outcome {
+        case .measured(let m): record(m.status, m.error, m, counters: counters)
+        case .failed(let e): record(.failed, e, counters: counters)
+        case .timedOut(let e): record(.timeout, e, counters: counters)
         }
+        if let event = link.scenario { applyScenario(event, to: &r, cell: cell, counters: counters, linkStart: linkStart, endedAt: endedAt) }
+        return r
     }
 
-    private func perform(_ cell: Cell, link: ResolvedLink, t0: UInt64) async -> PluginSession.Outcome {
+    /// Sets up the link, starts the cell's competing flow (if any), runs the plugin part
+    /// and stops the flow again. `linkStart` is set when the link is up: 0 of the scenario's clock.
+    private func perform(_ cell: Cell, link: ResolvedLink, t0: UInt64, linkStart: inout UInt64?) async -> (PluginSession.Outcome, Record.CrossTraffic?) {
         // The testbed (namespaces, emulator threads, counters) always lives here, in the
         // runner; only the plugin's server and client move into the worker.
         let testbed = self.testbed
@@ -68,21 +82,78 @@ public struct CellExecutor: Sendable {
                 try await testbed.configure(link, seed: cell.seed)
             }
         } catch let e as DeadlineExceeded {
-            return .timedOut("setting up the link: \(e.description)")
+            return (.timedOut("setting up the link: \(e.description)"), nil)
         } catch {
-            return .failed("setting up the link: \(error)")
+            return (.failed("setting up the link: \(error)"), nil)
         }
-        let remaining = max(0.001, timeoutSeconds - Double(MonotonicClock.elapsed(since: t0)) / 1e9)
+        linkStart = MonotonicClock.now()
+        let flow: CrossTrafficFlow?
+        do { flow = try await startCrossTraffic(cell, link: link, endpoints: endpoints) } catch {
+            return (.failed("starting the cross traffic (\(cell.crossTraffic!)): \(error)"), nil)
+        }
+        let outcome = await runPluginPart(cell, link: link, endpoints: endpoints, t0: t0)
+        return (outcome, flow?.finish())
+    }
+
+    /// The plugin part: its server here (or on the peer, `--link remote`) and its client.
+    private func runPluginPart(_ cell: Cell, link: ResolvedLink, endpoints: (client: Endpoint, server: Endpoint),
+                               t0: UInt64) async -> PluginSession.Outcome {
         let seed = CellContextSeed(cellID: cell.id, repetition: cell.repetition, seed: cell.seed, payload: cell.payload, rttProbes: rttProbes)
+        guard let host = testbed.serverHost else {
+            let remaining = max(0.001, timeoutSeconds - Double(MonotonicClock.elapsed(since: t0)) / 1e9)
+            return await runPlugin(cell, seed: seed, link: link, endpoints: endpoints, source: .plugin, remaining: remaining)
+        }
+        return await runAgainstPeer(host, cell, seed: seed, link: link, endpoints: endpoints, t0: t0)
+    }
+
+    /// `--link remote`: the peer starts the server (under the same deadline), the client
+    /// runs here or in the worker against its address and hello, then the peer's result
+    /// decides whether the server side went well too — as `finish()` does locally.
+    private func runAgainstPeer(_ host: any RemoteServerHost, _ cell: Cell, seed: CellContextSeed, link: ResolvedLink,
+                                endpoints: (client: Endpoint, server: Endpoint), t0: UInt64) async -> PluginSession.Outcome {
+        func left() -> Double { max(0.001, timeoutSeconds - Double(MonotonicClock.elapsed(since: t0)) / 1e9) }
+        let server: any TransportServer
+        do {
+            let remaining = left()
+            server = try await withDeadline(seconds: remaining, onTimeout: {}) {
+                try await host.startServer(transport: cell.transport, cell: seed, link: link, timeoutSeconds: remaining)
+            }
+        } catch let e as DeadlineExceeded {
+            return .timedOut("the peer did not start the server: \(e.description)")
+        } catch {
+            return .failed("the peer could not start the server: \(error)")
+        }
+        let started = StartedServer(address: server.address, hello: server.hello)
+        let outcome = await runPlugin(cell, seed: seed, link: link, endpoints: endpoints, source: .started(started), remaining: left())
+        guard case .measured = outcome else {
+            // The peer ends the cell at its own deadline; its result is collected then.
+            server.stop()
+            return outcome
+        }
+        do {
+            try await withDeadline(seconds: left() + cellGraceSeconds, onTimeout: { server.stop() }) { try await server.finish() }
+            return outcome
+        } catch is DeadlineExceeded {
+            return .timedOut("the peer's server did not report within \(JSONValue.format(timeoutSeconds)) s")
+        } catch {
+            return .failed("server on the peer: \(error)")
+        }
+    }
+
+    /// The plugin part under `remaining` seconds, in this process or in the worker.
+    private func runPlugin(_ cell: Cell, seed: CellContextSeed, link: ResolvedLink, endpoints: (client: Endpoint, server: Endpoint),
+                           source: ServerSource, remaining: Double) async -> PluginSession.Outcome {
         guard let worker else {
             return await PluginSession(registry: registry, transport: cell.transport, cell: seed, timeoutSeconds: remaining,
                                  cellTimeoutSeconds: timeoutSeconds, logger: logger)
-                .run(client: endpoints.client, server: endpoints.server, link: link, stopper: stopper)
+                .run(client: endpoints.client, server: endpoints.server, link: link, source: source, stopper: stopper)
         }
         stopper?.arm { worker.killNow() }
         defer { stopper?.disarm() }
+        var started: StartedServer?
+        if case .started(let s) = source { started = s }
         let request = CellRequest(transport: cell.transport, cell: seed, timeoutSeconds: remaining, cellTimeoutSeconds: timeoutSeconds, link: link,
-                                  client: endpoints.client, server: endpoints.server)
+                                  client: endpoints.client, server: endpoints.server, started: started)
         // The worker enforces the deadline and the grace itself (same code as in
         // process) and then reports; this outer limit, one more grace for that report,
         // only catches a worker that cannot: one whose process is stuck as a whole.

@@ -25,7 +25,7 @@ public enum CellWorker {
                 let session = PluginSession(registry: registry, transport: request.transport, cell: request.cell,
                                             timeoutSeconds: request.timeoutSeconds,
                                             cellTimeoutSeconds: request.cellTimeoutSeconds, logger: logger)
-                outcome = await session.run(client: request.client, server: request.server, link: request.link)
+                outcome = await session.run(client: request.client, server: request.server, link: request.link, source: request.source)
             } catch {
                 outcome = .failed("\(error)")
             }

@@ -15,7 +15,7 @@ public let cellGraceSeconds = 2.0
 /// Runs `body` with a deadline. At the deadline `onTimeout` runs (it should unblock the
 /// work: shut sockets, stop servers); the work then gets `grace` seconds to return.
 /// If it still has not, it is abandoned — its thread may leak, but the run goes on.
-func withDeadline<T: Sendable>(
+public func withDeadline<T: Sendable>(
     seconds: Double, grace: Double = cellGraceSeconds, onTimeout: @escaping @Sendable () -> Void,
     _ body: @escaping @Sendable () async throws -> T
 ) async throws -> T {

@@ -44,10 +44,18 @@ public struct FieldPrompter: Sendable {
     public let input: any FieldInput
     /// Writes the question (the CLI: standard error, so records on stdout stay clean).
     public let output: @Sendable (String) -> Void
+    /// Called every `keepAliveSeconds` while a question waits for its answer: walking the
+    /// peer to the next place takes minutes, longer than a remote peer's idle timeout,
+    /// so the remote run pings its control channel from here.
+    public let keepAlive: (@Sendable () async -> Void)?
+    public let keepAliveSeconds: Double
 
-    public init(input: any FieldInput, output: @escaping @Sendable (String) -> Void) {
+    public init(input: any FieldInput, keepAliveSeconds: Double = 20, keepAlive: (@Sendable () async -> Void)? = nil,
+                output: @escaping @Sendable (String) -> Void) {
         self.input = input
         self.output = output
+        self.keepAlive = keepAlive
+        self.keepAliveSeconds = keepAliveSeconds
     }
 
     /// Asks about `site`, whose `cells` cells come next.
@@ -55,7 +63,8 @@ public struct FieldPrompter: Sendable {
         output("peerbench: place the peer at \(site), press Enter (s: skip these \(cells) cell\(cells == 1 ? "" : "s"), q: stop; resume later)")
         while true {
             guard let line = input.readLine(stop: stop) else {
-                output("peerbench: no answer (end of input): stopping")
+                // After Ctrl-C the interrupt handler says what happens; only a closed input needs saying.
+                if !stop() { output("peerbench: no answer (end of input): stopping") }
                 return .quit
             }
             switch line.trimmingCharacters(in: .whitespaces).lowercased() {
@@ -104,9 +113,19 @@ struct FieldGate {
             site = here
             let count = cells[index...].prefix { FieldSite($0) == here }.count
             let prompter = self.prompter
+            let keepAlive = prompter.keepAlive.map { action in
+                Task {
+                    while !Task.isCancelled {
+                        try? await Task.sleep(nanoseconds: UInt64(prompter.keepAliveSeconds * 1e9))
+                        if !Task.isCancelled { await action() }
+                    }
+                }
+            }
             let answer = (try? await BlockingThread.run(name: "field-prompt") {
                 prompter.ask(here, cells: count, stop: { stopper.hasFired })
             }) ?? .quit
+            keepAlive?.cancel()
+            await keepAlive?.value
             switch answer {
             case .go: skipping = false
             case .skip:

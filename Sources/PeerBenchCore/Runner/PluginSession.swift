@@ -31,9 +31,12 @@ public struct PluginSession: Sendable {
         self.logger = logger
     }
 
-    /// Runs server and client on `endpoints`. At the deadline (or when `stopper`
-    /// fires) the cell's sockets are shut; never throws.
-    public func run(client: Endpoint, server: Endpoint, link: ResolvedLink, stopper: CellStopper? = nil) async -> Outcome {
+    /// Runs server and client on `endpoints` — or, with `source` `.started`, the client
+    /// only, against a server started elsewhere (on the peer host) whose end the
+    /// caller awaits. At the deadline (or when `stopper` fires) the cell's sockets are
+    /// shut; never throws.
+    public func run(client: Endpoint, server: Endpoint, link: ResolvedLink, source: ServerSource = .plugin,
+                    stopper: CellStopper? = nil) async -> Outcome {
         let cancellation = CellCancellation()
         let serverBox = ServerBox()
         stopper?.arm { cancellation.cancel(); serverBox.stop() }
@@ -49,10 +52,15 @@ public struct PluginSession: Sendable {
                                                     path: JSONPath.root.key("transports").index(transport.index))
                 var cellLogger = logger
                 cellLogger[metadataKey: "cell"] = "\(seed.cellID)#\(seed.repetition)"
-                let context = CellContext(cellID: seed.cellID, repetition: seed.repetition, seed: seed.seed, payload: seed.payload,
+                var context = CellContext(cellID: seed.cellID, repetition: seed.repetition, seed: seed.seed, payload: seed.payload,
                                           rttProbes: seed.rttProbes, deadline: deadline, link: link, client: client,
                                           server: server, cancellation: cancellation, logger: cellLogger)
-                let srv = try await plugin.startServer(context)
+                context.wifi = transport.effectiveWifi
+                let srv: any TransportServer
+                switch source {
+                case .plugin: srv = try await plugin.startServer(context)
+                case .started(let started): srv = started
+                }
                 serverBox.set(srv)
                 let measurement: TransportMeasurement
                 do {
@@ -80,6 +88,45 @@ public struct PluginSession: Sendable {
                 ? .timedOut("cell did not finish within \(JSONValue.format(cellTimeoutSeconds)) s (\(error))")
                 : .failed("\(error)")
         }
+    }
+}
+
+/// Where a cell's server comes from.
+public enum ServerSource: Sendable {
+    /// The plugin starts its own server on the server endpoint (emulated, loopback).
+    case plugin
+    /// A server already running elsewhere — on the peer host, started by the runner
+    /// through `RemoteServerHost` — known by its address and hello only.
+    case started(StartedServer)
+}
+
+/// A server started elsewhere, as its client sees it: where it listens and what it
+/// said. Its session ends on its own host; `finish` here has nothing to wait for.
+public struct StartedServer: TransportServer, Codable {
+    public var address: SocketAddress
+    public var hello: JSONObject
+
+    public init(address: SocketAddress, hello: JSONObject) {
+        self.address = address
+        self.hello = hello
+    }
+
+    public func finish() async throws {}
+    public func stop() {}
+
+    enum CodingKeys: String, CodingKey { case host, port, hello }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        address = SocketAddress(host: try c.decode(String.self, forKey: .host), port: try c.decode(UInt16.self, forKey: .port))
+        hello = try c.decode(JSONObject.self, forKey: .hello)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(address.host, forKey: .host)
+        try c.encode(address.port, forKey: .port)
+        try c.encode(hello, forKey: .hello)
     }
 }
 

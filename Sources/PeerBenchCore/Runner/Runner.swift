@@ -49,6 +49,9 @@ public struct RunSummary: Sendable {
     public var interrupted = false
     /// The cell that was running when the stop came and was abandoned (not recorded).
     public var interruptedCell: Cell?
+    /// Set when the testbed could run no further cell (`Testbed.lostReason`: the peer
+    /// host went away): the run stopped after recording the cell that saw it.
+    public var testbedLost: String?
     /// `--interactive`: the places the user skipped and how many cells they held (not recorded).
     public var skippedSites: [FieldSite] = []
     public var skippedCells = 0
@@ -104,7 +107,9 @@ public struct RunPlan: Sendable {
         var links: [String: ResolvedLink] = [:]
         for env in m.environments {
             for d in m.distances {
-                links[RunPlan.linkKey(env, d)] = try linkModel.resolve(env, d)
+                for scenario in m.scenarios {
+                    links[RunPlan.linkKey(env, d, scenario)] = try linkModel.resolve(env, d, scenario: scenario)
+                }
             }
         }
         self.links = links
@@ -114,13 +119,16 @@ public struct RunPlan: Sendable {
         let canonical = m.cells(seed: options.seed, repetitions: options.repetitions)
         matrixCellCount = canonical.count
         order = options.order ?? m.order
-        let mine = options.shard.map { $0.select(canonical) { costModel.seconds($0, link: links[RunPlan.linkKey($0.environment, $0.distance)]!) } } ?? canonical
+        let mine = options.shard.map { $0.select(canonical) { costModel.seconds($0, link: links[RunPlan.linkKey($0.environment, $0.distance, $0.scenario)]!) } } ?? canonical
         cells = order.arrange(mine, seed: options.seed ?? m.seed)
     }
 
-    public func link(for cell: Cell) -> ResolvedLink { links[RunPlan.linkKey(cell.environment, cell.distance)]! }
+    public func link(for cell: Cell) -> ResolvedLink { links[RunPlan.linkKey(cell.environment, cell.distance, cell.scenario)]! }
 
-    static func linkKey(_ e: EnvironmentSpec, _ d: DistanceSpec) -> String { e.name + "\u{1}" + d.label }
+    /// The key of `links`; a static scenario adds nothing, so it is the environment and distance alone.
+    public static func linkKey(_ e: EnvironmentSpec, _ d: DistanceSpec, _ scenario: ScenarioSpec = .static) -> String {
+        e.name + "\u{1}" + d.label + (scenario.isStatic ? "" : "\u{1}" + scenario.name)
+    }
 
     /// Expected wall time of the plan, seconds (see `CellCostModel`).
     public func estimatedSeconds() -> Double {
@@ -207,6 +215,10 @@ public final class Runner: Sendable {
             summary.total += 1
             summary.byStatus[record.status, default: 0] += 1
             observer?.cellFinished(index: i, total: cells.count, cell: cell, record: record)
+            if let lost = testbed.lostReason {
+                summary.testbedLost = lost
+                break
+            }
         }
         if stopper.hasFired { summary.interrupted = true }
         summary.skippedSites = field?.skipped ?? []

@@ -14,9 +14,11 @@ public struct CellRequest: Sendable, Codable {
     public var link: ResolvedLink
     public var client: Endpoint
     public var server: Endpoint
+    /// A server already running on the peer host (`--link remote`): the worker runs the client only.
+    public var started: StartedServer?
 
     public init(transport: TransportSpec, cell: CellContextSeed, timeoutSeconds: Double, cellTimeoutSeconds: Double,
-                link: ResolvedLink, client: Endpoint, server: Endpoint) {
+                link: ResolvedLink, client: Endpoint, server: Endpoint, started: StartedServer? = nil) {
         self.transport = transport
         self.cell = cell
         self.timeoutSeconds = timeoutSeconds
@@ -24,10 +26,15 @@ public struct CellRequest: Sendable, Codable {
         self.link = link
         self.client = client
         self.server = server
+        self.started = started
     }
+
+    /// Where the worker's plugin gets its server from.
+    public var source: ServerSource { started.map { .started($0) } ?? .plugin }
 
     enum CodingKeys: String, CodingKey {
         case transport, cell, timeoutSeconds = "timeout_seconds", cellTimeoutSeconds = "cell_timeout_seconds", link, client, server
+        case started = "started_server"
     }
 
     /// The request line. Encoding fails only for an integer beyond 2^53, which no

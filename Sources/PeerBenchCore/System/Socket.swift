@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Synchronization
+import CPeerBenchSystem
 
 /// A blocking BSD socket that owns its file descriptor.
 ///
@@ -174,6 +175,32 @@ public final class Socket: Sendable {
         }
         guard let a = SocketAddress(storage: storage) else { throw SystemError("getsockname", errno: EAFNOSUPPORT) }
         return a
+    }
+
+    /// The connected peer's address (getpeername).
+    public func remoteAddress() throws -> SocketAddress {
+        var storage = sockaddr_storage()
+        var len = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        _ = try withUnsafeMutablePointer(to: &storage) { p in
+            try p.withMemoryRebound(to: sockaddr.self, capacity: 1) { sa in
+                try io("getpeername") { fd throws(SystemError) in try syscall("getpeername") { getpeername(fd, sa, &len) } }
+            }
+        }
+        guard let a = SocketAddress(storage: storage) else { throw SystemError("getpeername", errno: EAFNOSUPPORT) }
+        return a
+    }
+
+    /// Lets only packets from `host` (a numeric address) reach this socket: a kernel
+    /// filter drops every other one before the socket sees it (no SYN-ACK to another
+    /// host's SYN, no datagram from another host to answer). For a server that a real
+    /// network can reach; attach it before `bind`, so nothing slips in between.
+    public func acceptOnlyFrom(_ host: String) throws {
+        let family = SocketAddress(host: host, port: 0).family
+        var bytes = [UInt8](repeating: 0, count: 16)
+        guard inet_pton(family, host, &bytes) == 1 else { throw InputError("not a numeric address: \(host)") }
+        try io("setsockopt(SO_ATTACH_FILTER)") { fd throws(SystemError) in
+            try syscall("setsockopt(SO_ATTACH_FILTER)") { pb_attach_peer_filter(fd, family, bytes) }
+        }
     }
 
     /// Sends every byte (stream sockets); throws on error, returns false if the peer went away.

@@ -53,7 +53,10 @@ struct RunSetup {
                 + changes.joined(separator: "; ")
                 + ". Resume with the matrix the run started with (its copy is under \"matrix\" in \(c.resume!)/manifest.json), or start a new run with --out")
         }
+        if options.link == .remote { try RemoteRun.checkDistances(matrix, matrixPath: matrixPath) }
+        try matrix.checkScenarios(linkMode: options.link, matrixFile: matrixPath)
         var plan = try RunPlan(matrix: matrix, options: options.run, linkModel: linkModel, registry: registry)
+        if options.link == .remote { plan.links = plan.links.mapValues(RemoteRun.asWritten) }
         let runID = previous?.runID ?? RunCommand.makeRunID()
         var records: [Record] = []
         if let journal, let path = c.resume {
@@ -75,6 +78,7 @@ struct RunSetup {
         var cmd = ["peerbench", "run", matrixPath, "--resume", folder]
         if c.isolation != .process { cmd += ["--isolation", c.isolation.rawValue] }
         if c.field.interactive { cmd += ["--interactive"] }
+        if options.link == .remote { cmd += ["--peer", c.peer ?? "HOST", "--psk-file", c.pskFile ?? "FILE"] }
         return RunSetup(plan: plan, dir: dir, runID: runID,
                         linkMode: options.link, pending: pending, alreadyRecorded: plan.cells.count - pending.count,
                         warnings: warnings, previous: previous, resumeCommand: cmd.map(shellQuoted).joined(separator: " "))

@@ -3,6 +3,7 @@ import Foundation
 import LinkEmulation
 import Logging
 import PeerBenchCore
+import RemoteLink
 
 extension CellOrder: ExpressibleByArgument {}
 extension Isolation: ExpressibleByArgument {}
@@ -48,8 +49,14 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Run only these transports, by label, comma-separated (e.g. tcp,udp).")
     var transports: String?
 
-    @Option(help: "How client and server are joined: 'emulated' (namespaces + link emulator) or 'none' (loopback). Default for a new run: \(RunCommand.defaultLink.rawValue); on resume, the run's own.")
+    @Option(help: "How client and server are joined: 'emulated' (namespaces + link emulator), 'none' (loopback) or 'remote' (a second host running 'peerbench serve'; needs --peer and --psk-file). Default for a new run: \(RunCommand.defaultLink.rawValue); on resume, the run's own.")
     var link: LinkMode?
+
+    @Option(help: "With --link remote: the host running 'peerbench serve', as HOST[:PORT] or [IPv6]:PORT (default port \(ServeLimits.defaultPort)).")
+    var peer: String?
+
+    @Option(name: .customLong("psk-file"), help: "With --link remote: the pre-shared key file both hosts hold ('peerbench psk new FILE').")
+    var pskFile: String?
 
     /// The link this invocation will use, known before the run folder is opened and
     /// locked: --link, else a resumed run's own, else the default.
@@ -86,7 +93,12 @@ struct RunCommand: AsyncParsableCommand {
     func validate() throws {
         if let r = repetitions, r < 1 { throw ValidationError("--repetitions must be at least 1, got \(r)") }
         if let t = cellTimeout, !(t > 0) { throw ValidationError("--cell-timeout must be a number of seconds above 0, got \(t)") }
-        if link == .remote { throw ValidationError("--link remote is not available yet; use emulated or none") }
+        if intendedLink == .remote && !dryRun {
+            if peer == nil { throw ValidationError("--link remote needs --peer HOST[:PORT], the host running 'peerbench serve'") }
+            if pskFile == nil { throw ValidationError("--link remote needs --psk-file FILE, the key 'peerbench serve' was started with") }
+        } else if intendedLink != .remote && (peer != nil || pskFile != nil) {
+            throw ValidationError("--peer and --psk-file are for --link remote (this run's link is \(intendedLink.rawValue))")
+        }
         if let t = transports, t.split(separator: ",").isEmpty { throw ValidationError("--transports needs at least one label") }
         if out != nil && resume != nil { throw ValidationError("give either --out (a new run) or --resume (continue a run), not both") }
         if out == nil && resume == nil && !dryRun { throw ValidationError("give --out DIR for a new run, or --resume DIR to continue one") }
@@ -122,7 +134,11 @@ struct RunCommand: AsyncParsableCommand {
             }
         }
         let testbed: any Testbed
-        do { testbed = try Wiring.makeTestbed(setup.linkMode) } catch let e as InputError { throw fail(e) } catch {
+        do {
+            testbed = setup.linkMode == .remote
+                ? try await RemoteRun.connect(peer: peer!, pskFile: pskFile!, registry: registry, plan: plan, quiet: quiet)
+                : try Wiring.makeTestbed(setup.linkMode)
+        } catch let e as InputError { throw fail(e) } catch {
             Terminal.error("cannot set up the \(setup.linkMode.rawValue) link: \(error)")
             throw ExitStatus.testbed
         }
@@ -187,6 +203,10 @@ struct RunCommand: AsyncParsableCommand {
         // Only now: a signal during the wrap-up still goes through the handlers above.
         trap?.cancel()
 
+        if let lost = summary.testbedLost {
+            Terminal.error("\(lost); the run stopped after \(summary.total) cells this time (records kept). Once the peer serves again, resume with:\n  \(resumeCommand)")
+            throw ExitStatus.testbed
+        }
         let skipped = FieldOptions.reportSkips(summary, resumeCommand: resumeCommand)
         let whole = book.wholeRunSummary()
         let counts = CellStatus.allCases.compactMap { s in whole.byStatus[s].map { "\($0) \(s.rawValue)" } }

@@ -37,7 +37,8 @@ struct ValidateCommand: AsyncParsableCommand {
         Terminal.out("\(matrixArgument.matrix): valid (\(m.hash))")
         Terminal.out("  name: \(m.name)")
         Terminal.out("  transports: \(m.transports.map { "\($0.label) (\($0.plugin))" }.joined(separator: ", "))")
-        Terminal.out("  matrix: \(m.environments.count) environments x \(m.distances.count) distances x \(m.payloads.count) payloads (\(m.counts.count) counts x \(m.sizes.count) sizes)")
+        Terminal.out("  matrix: \(m.environments.count) environments x \(m.distances.count) distances x \(m.payloads.count) payloads (\(m.counts.count) counts x \(m.sizes.count) sizes)"
+            + (m.scenarios.count > 1 || !m.scenarios[0].isStatic ? " x \(m.scenarios.count) scenarios" : ""))
         Terminal.out("  cells: \(plan.cells.count) (\(plan.cells.count / m.repetitions) per repetition x \(m.repetitions) repetition\(m.repetitions == 1 ? "" : "s"))")
         let estimate = plan.estimatedSeconds()
         Terminal.out("  estimated duration: \(Format.duration(estimate)) (\(Int(estimate.rounded())) s; cell timeout \(Format.number(m.cellTimeoutSeconds, digits: 0)) s)")
@@ -47,7 +48,8 @@ struct ValidateCommand: AsyncParsableCommand {
         var table = TextTable(["environment", "distance", "m", "RSSI dBm", "SNR dB", "MCS", "PHY Mbit/s", "rate Mbit/s", "delay ms", "jitter ms", "loss %", "MTU"])
         for env in m.environments {
             for d in m.distances {
-                let l = plan.links[RunPlan.linkKeyForDisplay(env, d)]!
+                // Scenarios change the link over time, not its resolved summary: any one shows it.
+                let l = plan.links[RunPlan.linkKey(env, d, m.scenarios[0])]!
                 table.add([env.name, d.label, Format.number(l.distanceMeters, digits: 1), Format.number(l.rssiDbm, digits: 1),
                            Format.number(l.snrDb, digits: 1), l.mcs.map(String.init) ?? "-", Format.number(l.phyRateMbps, digits: 1),
                            Format.number(l.rateMbps, digits: 1), Format.number(l.delayMs, digits: 2), Format.number(l.jitterMs, digits: 2),
@@ -55,6 +57,7 @@ struct ValidateCommand: AsyncParsableCommand {
             }
         }
         Terminal.out(table.render())
+        printScenarios(plan)
         if let shards { printShards(plan, shards) }
     }
 
@@ -74,10 +77,6 @@ struct ValidateCommand: AsyncParsableCommand {
             + " (dealt by count: longest \(Format.duration(byCount.max() ?? 0)), shortest \(Format.duration(byCount.min() ?? 0)))")
         Terminal.out("  Slurm --time: \(SlurmTime.limit(forSeconds: longest)) (the longest shard x \(SlurmTime.margin) + \(Int(SlurmTime.extraSeconds / 60)) min; the shard estimates use the cost model, never a calibration)")
     }
-}
-
-extension RunPlan {
-    static func linkKeyForDisplay(_ e: EnvironmentSpec, _ d: DistanceSpec) -> String { e.name + "\u{1}" + d.label }
 }
 
 /// The `--time` to give a Slurm array job whose longest shard is estimated at

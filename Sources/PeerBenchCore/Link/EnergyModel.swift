@@ -1,0 +1,68 @@
+/// An estimate of each end's radio energy for one cell — a model, not a measurement:
+/// no power meter is involved anywhere.
+///
+/// The radio is awake for the performance mode's duty cycle of the cell's time (the
+/// share of on-channel slots: 14/16 in `bulk`, where the off-channel slots are spent
+/// dozing, all of it in `realtime`), and at least as long as its frames take on the
+/// air. While awake it transmits its own frames, receives the peer's, and listens the
+/// rest of the time; otherwise it dozes:
+///
+///     E = P_tx t_tx + P_rx t_rx + P_listen (t_awake - t_tx - t_rx) + P_doze (T - t_awake)
+///
+/// with t_tx and t_rx the air time of the bytes each end sent and received (the
+/// emulator's per-direction byte counters at the link's PHY rate, or its rate when the
+/// environment has no PHY rate). The power figures are assumed round values [A] of the
+/// order published for smartphone Wi-Fi radios (docs/LINK-MODEL.md section 8).
+public struct EnergyModel: Sendable, Equatable {
+    /// Power while transmitting, milliwatts [A].
+    public var transmitMw = 1_000.0
+    /// Power while receiving a frame, milliwatts [A].
+    public var receiveMw = 700.0
+    /// Power while awake and listening, milliwatts [A].
+    public var listenMw = 400.0
+    /// Power while dozing, milliwatts [A].
+    public var dozeMw = 15.0
+
+    public init() {}
+
+    /// The built-in model.
+    public static let standard = EnergyModel()
+
+    /// The share of time the radio is awake in `mode` on a link without its own channel
+    /// model: AWDL's bulk schedule (14 of 16 slots on channel) or always [A].
+    public static func nominalDutyCycle(_ mode: PerformanceMode) -> Double {
+        mode == .realtime ? 1 : 14.0 / 16.0
+    }
+
+    /// One end's figures.
+    public struct Estimate: Sendable, Equatable {
+        public var radioOnFraction: Double
+        public var energyMj: Double
+    }
+
+    /// The estimate for an end that sent `sentBytes` and received `receivedBytes` at
+    /// `airRateMbps` during `seconds`, awake `dutyCycle` of the time.
+    public func estimate(seconds: Double, dutyCycle: Double, airRateMbps: Double, sentBytes: Int, receivedBytes: Int) -> Estimate {
+        let tx = Double(sentBytes) * 8 / (airRateMbps * 1e6), rx = Double(receivedBytes) * 8 / (airRateMbps * 1e6)
+        let awake = min(seconds, max(dutyCycle * seconds, tx + rx))
+        let listen = max(0, awake - tx - rx)
+        let mj = transmitMw * tx + receiveMw * rx + listenMw * listen + dozeMw * max(0, seconds - awake)
+        return Estimate(radioOnFraction: seconds > 0 ? awake / seconds : 0, energyMj: mj)
+    }
+}
+
+extension Record {
+    /// Fills `link.radio_on_fraction` and `link.energy_mj` for a cell that ran `seconds`
+    /// over `link` in `mode`, from the emulator's counters. Left null without counters
+    /// (no emulator: loopback, a remote peer) or without a rate to time frames by.
+    mutating func fillEnergy(link: ResolvedLink, mode: PerformanceMode, counters: LinkCounters?, seconds: Double,
+                             model: EnergyModel = .standard) {
+        guard let c = counters, seconds > 0, let rate = link.phyRateMbps ?? link.rateMbps, rate > 0 else { return }
+        let duty = (link.channel as? any PerformanceModeAdaptable)?.onChannelFraction ?? EnergyModel.nominalDutyCycle(mode)
+        let client = model.estimate(seconds: seconds, dutyCycle: duty, airRateMbps: rate, sentBytes: c.bytesUp, receivedBytes: c.bytesDown)
+        let server = model.estimate(seconds: seconds, dutyCycle: duty, airRateMbps: rate, sentBytes: c.bytesDown, receivedBytes: c.bytesUp)
+        func r(_ x: Double, _ digits: Double) -> Double { (x * digits).rounded() / digits }
+        self.link.radioOnFraction = EndPair(client: r(client.radioOnFraction, 1e4), server: r(server.radioOnFraction, 1e4))
+        self.link.energyMj = EndPair(client: r(client.energyMj, 1e3), server: r(server.energyMj, 1e3))
+    }
+}

@@ -1,0 +1,30 @@
+extension CellExecutor {
+    /// Fills the record's `scenario` object and applies the ok-versus-failed rule: a
+    /// cell whose connection died after the link was dead at least as long as the
+    /// transport's configured dead-peer timeout did what its settings predict, so it is
+    /// `ok` (its error text stays, saying how it died); any other death stays `failed`.
+    func applyScenario(_ event: ScenarioEvent, to record: inout Record, cell: Cell, counters: LinkCounters?, linkStart: UInt64?,
+                       endedAt: UInt64) {
+        let figures = ScenarioFigures(event: event)
+        func onLinkClock(_ t: UInt64) -> Double? { linkStart.map { Double(Int64(bitPattern: t &- $0)) / 1e9 } }
+        let m = record.measurement
+        let completed = m != nil && record.status != .failed
+        // The transport's own verdict when it reported one, else the moment the client gave up.
+        let failedAt = m?.peerLostAtNanos.flatMap(onLinkClock) ?? (completed ? nil : onLinkClock(endedAt))
+        var scenario = figures.figures(receiver: m?.bulkSeries, delivery: counters?.delivery,
+                                       ending: .init(completed: completed && m?.peerLostAtNanos == nil, failedAtSeconds: failedAt))
+        if !completed || m?.peerLostAtNanos != nil {
+            scenario.survived = false
+        }
+        record.scenario = scenario
+        if record.status == .failed,
+           figures.deathIsExpected(deadPeerTimeoutSeconds: deadPeerTimeout(cell), failedAtSeconds: failedAt) {
+            record.status = .ok
+        }
+    }
+
+    /// The cell's transport's dead-peer timeout as its options configure it.
+    func deadPeerTimeout(_ cell: Cell) -> Double? {
+        (try? registry.make(cell.transport.plugin, options: cell.transport.options, path: .root))?.0.deadPeerTimeoutSeconds
+    }
+}

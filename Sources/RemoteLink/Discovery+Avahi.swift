@@ -1,0 +1,259 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+
+// Avahi through its own command-line clients, `avahi-publish` and `avahi-browse`
+// (Debian's avahi-utils), rather than libavahi-client: the tools are Avahi's stable,
+// documented interface (`-p` is a parsable format made for scripts), a publication
+// lives exactly as long as its process (so a crashed `serve` cannot leave a stale
+// record behind), and the build needs no extra -dev package or system-library target.
+// Both talk to avahi-daemon over the D-Bus system bus; `systemBus` overrides its
+// address (DBUS_SYSTEM_BUS_ADDRESS), which the tests use to reach a daemon of their own.
+extension Discovery {
+    /// Publishes `_peerbench._tcp` on `port` under `name` (default: the host name) with
+    /// the control protocol versions in TXT, until the advertisement is stopped. Returns
+    /// once Avahi has registered it (the name may have been changed on a collision).
+    public static func advertise(name: String? = nil, port: UInt16, systemBus: String? = nil,
+                                 timeoutSeconds: Double = 10) throws(DiscoveryError) -> Advertisement {
+        let instance = name ?? ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "peerbench"
+        let versions = RemoteLink.controlProtocolVersions.map(String.init).joined(separator: ",")
+        let tool = try AvahiTool.start("avahi-publish", ["-s", instance, RemoteLink.serviceType, String(port), "\(versionsKey)=\(versions)"],
+                                       systemBus: systemBus)
+        let deadline = Date().addingTimeInterval(timeoutSeconds)
+        while Date() < deadline {
+            guard let line = tool.nextLine(until: deadline) else { break }
+            if let registered = line.quoted(after: "Established under name ") {
+                return Advertisement(name: registered, port: port, tool: tool)
+            }
+        }
+        let timedOut = !tool.ended && tool.isRunning
+        let output = tool.finish()
+        throw AvahiTool.failure("avahi-publish", output: output, timedOut: timedOut)
+    }
+
+    /// Every `_peerbench._tcp` instance resolved within `timeoutSeconds` (mDNS answers
+    /// from another host take a moment: a second or two on a quiet link). With `name`,
+    /// returns as soon as that instance resolves to an IPv4 address.
+    public static func browse(name: String? = nil, timeoutSeconds: Double = 3, systemBus: String? = nil) throws(DiscoveryError) -> [DiscoveredPeer] {
+        // -p parsable, -r resolve, -k raw service types (no database lookup).
+        let tool = try AvahiTool.start("avahi-browse", ["-p", "-r", "-k", RemoteLink.serviceType], systemBus: systemBus)
+        var found: [DiscoveredPeer] = []
+        let deadline = Date().addingTimeInterval(timeoutSeconds)
+        while let line = tool.nextLine(until: deadline) {
+            guard let peer = AvahiBrowseLine.parse(line) else { continue }
+            if !found.contains(peer) { found.append(peer) }
+            if let name, peer.name == name, !peer.address.contains(":") { break }
+        }
+        let exited = tool.ended || !tool.isRunning
+        let output = tool.finish()
+        if exited && found.isEmpty { throw AvahiTool.failure("avahi-browse", output: output, timedOut: false) }
+        return found
+    }
+
+    /// What `run --peer TEXT` connects to: TEXT itself, or for `auto` / `auto:NAME` the
+    /// instance DNS-SD finds, as `HOST:PORT`.
+    public static func resolvePeerOption(_ text: String, timeoutSeconds: Double = 3, systemBus: String? = nil) throws(DiscoveryError) -> String {
+        switch PeerSpec(text) {
+        case .address(let address): return address
+        case .auto(let name): return try find(name: name, timeoutSeconds: timeoutSeconds, systemBus: systemBus).endpoint
+        }
+    }
+
+    /// `--peer auto[:NAME]`: browses and picks the named or only instance.
+    public static func find(name: String?, timeoutSeconds: Double = 3, systemBus: String? = nil) throws(DiscoveryError) -> DiscoveredPeer {
+        try pick(browse(name: name, timeoutSeconds: timeoutSeconds, systemBus: systemBus), name: name)
+    }
+}
+
+/// A running publication; `stop()` (or deinit) withdraws it.
+public final class Advertisement: @unchecked Sendable {
+    /// The name Avahi registered (the requested one, or `NAME #2` after a collision).
+    public let name: String
+    public let port: UInt16
+    private let tool: AvahiTool
+
+    init(name: String, port: UInt16, tool: AvahiTool) {
+        self.name = name
+        self.port = port
+        self.tool = tool
+    }
+
+    /// Withdraws the record (avahi-publish unregisters on SIGTERM). Idempotent.
+    public func stop() { _ = tool.finish() }
+
+    deinit { stop() }
+}
+
+/// One Avahi client process, its output read line by line with a deadline.
+final class AvahiTool: @unchecked Sendable {
+    private let process: Process
+    private let fd: Int32
+    private let pipe: Pipe
+    private var buffer: [UInt8] = []
+    private var output: [String] = []
+    private let lock = NSLock()
+
+    private init(process: Process, pipe: Pipe) {
+        self.process = process
+        self.pipe = pipe
+        fd = pipe.fileHandleForReading.fileDescriptor
+    }
+
+    static func start(_ tool: String, _ arguments: [String], systemBus: String?) throws(DiscoveryError) -> AvahiTool {
+        let candidates: [String] = ["/usr/bin", "/bin", "/usr/local/bin"].map { dir in dir + "/" + tool }
+        guard let path = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            throw DiscoveryError("\(tool) not found: DNS-SD needs Avahi's tools (Debian: apt-get install avahi-daemon avahi-utils; scripts/setup.sh installs them)")
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        if let systemBus { environment["DBUS_SYSTEM_BUS_ADDRESS"] = systemBus }
+        process.environment = environment
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        process.standardInput = FileHandle.nullDevice
+        // The child inherits this thread's signal mask, and dispatch's and the test
+        // runner's threads block SIGTERM: unblocked here, the tool can be stopped with it.
+        var term = sigset_t(), previous = sigset_t()
+        sigemptyset(&term)
+        sigaddset(&term, SIGTERM)
+        pthread_sigmask(SIG_UNBLOCK, &term, &previous)
+        defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
+        do { try process.run() } catch { throw DiscoveryError("cannot run \(path): \(error)") }
+        return AvahiTool(process: process, pipe: pipe)
+    }
+
+    var isRunning: Bool { process.isRunning }
+    /// The tool closed its output: it has exited or is exiting.
+    private(set) var ended = false
+
+    /// The next line of the tool's output (stdout and stderr), nil at the deadline or end.
+    func nextLine(until deadline: Date) -> String? {
+        lock.withLock {
+            while true {
+                if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                    let line = String(decoding: buffer[..<newline], as: UTF8.self)
+                    buffer.removeSubrange(...newline)
+                    output.append(line)
+                    return line
+                }
+                let ms = Int32(max(0, min(deadline.timeIntervalSinceNow * 1000, 1_000)))
+                if ms == 0 { return nil }
+                var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                guard poll(&p, 1, ms) > 0 else { continue }
+                var chunk = [UInt8](repeating: 0, count: 4_096)
+                let n = read(fd, &chunk, chunk.count)
+                if n <= 0 {
+                    // End of output: what is left is the last (unterminated) line.
+                    ended = true
+                    guard !buffer.isEmpty else { return nil }
+                    buffer.append(UInt8(ascii: "\n"))
+                    continue
+                }
+                buffer += chunk[0..<n]
+            }
+        }
+    }
+
+    /// Stops the tool (SIGTERM: avahi-publish withdraws its record) and returns all it
+    /// printed; SIGKILL if it has not gone after half a second.
+    @discardableResult
+    func finish() -> [String] {
+        if process.isRunning {
+            process.terminate()
+            for _ in 0..<50 where process.isRunning { usleep(10_000) }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        }
+        process.waitUntilExit()
+        return lock.withLock {
+            // What it printed last; poll, not read-to-end, in case a grandchild kept the pipe open.
+            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            var chunk = [UInt8](repeating: 0, count: 4_096)
+            while poll(&p, 1, 100) > 0 {
+                let n = read(fd, &chunk, chunk.count)
+                if n <= 0 { break }
+                buffer += chunk[0..<n]
+            }
+            if !buffer.isEmpty { output.append(String(decoding: buffer, as: UTF8.self)) }
+            buffer = []
+            return output
+        }
+    }
+
+    /// The error for a tool that failed or never answered, with how to start Avahi.
+    static func failure(_ tool: String, output: [String], timedOut: Bool) -> DiscoveryError {
+        let text = output.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.joined(separator: "; ")
+        if text.contains("Daemon not running") || text.contains("Failed to create client") {
+            return DiscoveryError("Avahi's daemon is not running (\(tool): \(text)); start it with `sudo systemctl start avahi-daemon` (without systemd: start the D-Bus system bus, e.g. `sudo service dbus start`, then `sudo avahi-daemon -D`)")
+        }
+        if timedOut { return DiscoveryError("\(tool) got no answer from avahi-daemon in time\(text.isEmpty ? "" : " (\(text))")") }
+        return DiscoveryError("\(tool) failed: \(text.isEmpty ? "no output" : text)")
+    }
+}
+
+/// A line of `avahi-browse -p -r`: `=;IFACE;IPv4;NAME;TYPE;DOMAIN;HOST;ADDRESS;PORT;"k=v" ...`
+/// (resolved entries only; `+` and `-` lines carry no address). Names are escaped as
+/// avahi escapes DNS labels: `\.`, `\\`, and `\DDD` (a decimal byte: `\032` is a space).
+enum AvahiBrowseLine {
+    static func parse(_ line: String) -> DiscoveredPeer? {
+        let fields = line.split(separator: ";", maxSplits: 9, omittingEmptySubsequences: false).map(String.init)
+        guard fields.count == 10, fields[0] == "=", fields[4] == RemoteLink.serviceType, let port = UInt16(fields[8]) else { return nil }
+        var address = fields[7]
+        if address.lowercased().hasPrefix("fe80:") && !fields[1].isEmpty { address += "%" + fields[1] }
+        return DiscoveredPeer(name: unescape(fields[3]), host: unescape(fields[6]), address: address, port: port, txt: txt(fields[9]))
+    }
+
+    static func unescape(_ text: String) -> String {
+        var bytes: [UInt8] = []
+        var input = Array(text.utf8)[...]
+        while let b = input.popFirst() {
+            guard b == UInt8(ascii: "\\"), let next = input.first else {
+                bytes.append(b)
+                continue
+            }
+            let digits = input.prefix(3)
+            if digits.count == 3, digits.allSatisfy({ (48...57).contains($0) }),
+               let value = UInt8(String(decoding: digits, as: UTF8.self)) {
+                bytes.append(value)
+                input = input.dropFirst(3)
+            } else {
+                bytes.append(next)
+                input = input.dropFirst()
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// `"proto=1" "txtvers=1"`: quoted strings, each `key=value` (or a bare key).
+    static func txt(_ text: String) -> [String: String] {
+        var result: [String: String] = [:]
+        var current: String?
+        for c in text {
+            if c == "\"" {
+                if let item = current {
+                    let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                    result[String(parts[0])] = parts.count > 1 ? String(parts[1]) : ""
+                    current = nil
+                } else {
+                    current = ""
+                }
+            } else if current != nil {
+                current!.append(c)
+            }
+        }
+        return result
+    }
+}
+
+extension String {
+    /// The text between single quotes after `prefix`: `Established under name 'x'` -> x.
+    func quoted(after prefix: String) -> String? {
+        guard let range = range(of: prefix) else { return nil }
+        let rest = self[range.upperBound...]
+        guard rest.first == "'", let end = rest.dropFirst().lastIndex(of: "'") else { return nil }
+        return String(rest[rest.index(after: rest.startIndex)..<end])
+    }
+}

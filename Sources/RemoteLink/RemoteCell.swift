@@ -1,0 +1,108 @@
+import Foundation
+public import PeerBenchCore
+
+/// The JSON bodies of the control protocol's cell messages (docs/protocol/control.md,
+/// "Cell messages"): CELL_REQUEST (client -> serve), SERVER_READY and SERVER_RESULT
+/// (serve -> client). Keys are snake_case like the records'; unknown keys are
+/// ignored, so a later version may add some.
+public enum RemoteCell {
+    /// CELL_REQUEST: run `transport`'s server for one cell.
+    public struct Request: Sendable, Codable, Equatable {
+        /// Which plugin, with which options (as the matrix states them).
+        public var plugin: String
+        public var label: String
+        public var options: JSONValue?
+        public var cellID: String
+        public var repetition: Int
+        /// The cell's seed, as decimal text (64 bits do not fit a JSON number).
+        public var seed: String
+        public var payload: Payload?
+        public var rttProbes: Int
+        /// Seconds the server side may take; serve refuses more than its `--max-cell-seconds`.
+        public var timeoutSeconds: Double
+        /// The environment and distance as the client's matrix names them (for serve's log).
+        public var environment: String
+        public var distanceLabel: String
+        public var distanceMeters: Double?
+
+        enum CodingKeys: String, CodingKey {
+            case plugin, label, options, cellID = "cell_id", repetition, seed, payload, rttProbes = "rtt_probes"
+            case timeoutSeconds = "timeout_seconds", environment, distanceLabel = "distance_label", distanceMeters = "distance_m"
+        }
+
+        public init(transport: TransportSpec, cell: CellContextSeed, link: ResolvedLink, timeoutSeconds: Double) {
+            plugin = transport.plugin
+            label = transport.label
+            options = transport.options
+            cellID = cell.cellID
+            repetition = cell.repetition
+            seed = String(cell.seed)
+            payload = cell.payload
+            rttProbes = cell.rttProbes
+            self.timeoutSeconds = timeoutSeconds
+            environment = link.environment
+            distanceLabel = link.distanceLabel
+            distanceMeters = link.distanceMeters
+        }
+
+        /// The cell as the server's plugin sees it; nil when the seed is not a 64-bit number.
+        public var seedValue: UInt64? { UInt64(seed) }
+
+        /// The link the server's plugin is given: the labels only (nothing is emulated
+        /// between two real hosts).
+        public var link: ResolvedLink {
+            ResolvedLink(environment: environment, distanceMeters: distanceMeters, distanceLabel: distanceLabel)
+        }
+    }
+
+    /// SERVER_READY: the server listens; the client connects to `port` on the address
+    /// it reached serve at, and hands `hello` to its plugin (`TransportServer.hello`).
+    public struct Ready: Sendable, Codable, Equatable {
+        public var port: UInt16
+        public var hello: JSONObject
+        /// serve's interface just before the cell (`LinkInspection`), when it found the route.
+        public var link: InterfaceSnapshot?
+
+        public init(port: UInt16, hello: JSONObject, link: InterfaceSnapshot? = nil) {
+            self.port = port
+            self.hello = hello
+            self.link = link
+        }
+    }
+
+    /// SERVER_RESULT: how the server side ended.
+    public struct Result: Sendable, Codable, Equatable {
+        /// `ok` (finished its session), `failed` (its error in `error`) or `timeout`
+        /// (still running at the deadline; stopped).
+        public var status: String
+        public var error: String?
+        /// Seconds from SERVER_READY to the end of the server's session.
+        public var seconds: Double
+        /// serve's interface just after the cell, when it found the route.
+        public var link: InterfaceSnapshot?
+
+        public init(status: String, error: String? = nil, seconds: Double, link: InterfaceSnapshot? = nil) {
+            self.status = status
+            self.error = error
+            self.seconds = seconds
+            self.link = link
+        }
+    }
+}
+
+extension RemoteCell {
+    /// Encodes a body for a control message.
+    public static func encode<T: Encodable>(_ body: T) -> JSONValue { (try? JSONCoding.encode(body)) ?? .null }
+
+    /// Decodes a body, naming `what` and the JSON path at fault.
+    public static func decode<T: Decodable>(_ type: T.Type, from json: JSONValue, _ what: String) throws -> T {
+        do { return try JSONCoding.decode(type, from: json) } catch {
+            throw TransportError("\(what) not understood: \(JSONCoding.describe(error))")
+        }
+    }
+}
+
+/// Seconds as a log or message shows them: an integer when whole, else up to three decimals.
+func seconds(_ s: Double) -> String {
+    s == s.rounded() && abs(s) < 1e15 ? String(Int(s)) : String(format: "%.3g", s)
+}

@@ -1,0 +1,102 @@
+import Foundation
+public import Logging
+public import PeerBenchCore
+
+/// One cell's server side in `peerbench serve`: the request checked against the
+/// limits, the plugin's server started on a data port that admits only the
+/// authenticated client (`Endpoint.allowedPeer`, `dataPorts`), then awaited under the
+/// cell's deadline and stopped at it.
+public final class ServeCell: Sendable {
+    /// Where the server listens (the port goes into SERVER_READY).
+    public let address: SocketAddress
+    public let hello: JSONObject
+    public let request: RemoteCell.Request
+    private let server: any TransportServer
+    private let cancellation: CellCancellation
+    private let deadline: UInt64
+    private let started: UInt64
+
+    /// Checks `request` and starts its server on `endpoint`; throws a message for the
+    /// client (a refused request, a plugin that could not start).
+    public static func start(_ request: RemoteCell.Request, registry: PluginRegistry, endpoint: Endpoint, peer: String,
+                             limits: ServeLimits, logger: Logger) async throws -> ServeCell {
+        try check(request, registry: registry, limits: limits)
+        guard let seed = request.seedValue else { throw TransportError("cell request: seed \"\(request.seed)\" is not an unsigned 64-bit integer") }
+        let (plugin, _) = try registry.make(request.plugin, options: request.options, path: JSONPath.root.key("options"))
+        let started = MonotonicClock.now()
+        let deadline = started + UInt64(request.timeoutSeconds * 1e9)
+        let cancellation = CellCancellation()
+        var cellLogger = logger
+        cellLogger[metadataKey: "cell"] = "\(request.cellID)#\(request.repetition)"
+        let context = CellContext(cellID: request.cellID, repetition: request.repetition, seed: seed, payload: request.payload,
+                                  rttProbes: request.rttProbes, deadline: deadline, link: request.link,
+                                  client: Endpoint(address: peer), server: endpoint, cancellation: cancellation, logger: cellLogger)
+        let server = try await withDeadline(seconds: request.timeoutSeconds, onTimeout: { cancellation.cancel() }) {
+            try await plugin.startServer(context)
+        }
+        return ServeCell(request: request, server: server, cancellation: cancellation, deadline: deadline, started: started)
+    }
+
+    private init(request: RemoteCell.Request, server: any TransportServer, cancellation: CellCancellation, deadline: UInt64, started: UInt64) {
+        self.request = request
+        self.server = server
+        self.address = server.address
+        self.hello = server.hello
+        self.cancellation = cancellation
+        self.deadline = deadline
+        self.started = started
+    }
+
+    /// Refuses what this serve does not run: unknown plugins, `exec` without
+    /// `--allow-exec`, cells longer or payloads larger than the limits.
+    static func check(_ r: RemoteCell.Request, registry: PluginRegistry, limits: ServeLimits) throws {
+        guard registry.type(named: r.plugin) != nil else {
+            throw TransportError("this serve has no plugin \"\(r.plugin)\" (it has: \(registry.names.joined(separator: ", ")))")
+        }
+        if r.plugin == "exec" && !limits.allowExec {
+            throw TransportError("this serve does not run the exec plugin (it would run a command the client names); start serve with --allow-exec to allow it")
+        }
+        guard r.timeoutSeconds > 0, r.timeoutSeconds <= limits.maxCellSeconds else {
+            throw TransportError("cell timeout \(seconds(r.timeoutSeconds)) s is outside this serve's limit (above 0, at most \(seconds(limits.maxCellSeconds)) s, --max-cell-seconds)")
+        }
+        if let p = r.payload {
+            let (bytes, overflow) = p.count.multipliedReportingOverflow(by: p.size)
+            guard p.count >= 0, p.size >= 0, !overflow, bytes <= limits.maxPayloadBytes else {
+                throw TransportError("payload \(p.count) x \(p.size) bytes is above this serve's limit of \(limits.maxPayloadBytes) bytes per cell (--max-payload-bytes)")
+            }
+        }
+        guard r.rttProbes >= 0, r.rttProbes <= 1_000_000 else {
+            throw TransportError("rtt_probes \(r.rttProbes) is outside 0...1000000")
+        }
+    }
+
+    /// Waits for the server's session to end, at most until the cell's deadline (then
+    /// it is stopped, with one grace period to return), and says how it ended.
+    public func result() async -> RemoteCell.Result {
+        let left = Double(deadline > MonotonicClock.now() ? deadline - MonotonicClock.now() : 0) / 1e9
+        let (server, cancellation) = (self.server, self.cancellation)
+        let status: String
+        var error: String?
+        do {
+            try await withDeadline(seconds: max(left, 0.001), onTimeout: { cancellation.cancel(); server.stop() }) {
+                try await server.finish()
+            }
+            status = "ok"
+        } catch is DeadlineExceeded {
+            status = "timeout"
+            error = "the server was still running at the cell's deadline (\(seconds(request.timeoutSeconds)) s)"
+        } catch let e {
+            let late = cancellation.isCancelled || MonotonicClock.now() >= deadline
+            status = late ? "timeout" : "failed"
+            error = "\(e)"
+        }
+        server.stop()
+        return RemoteCell.Result(status: status, error: error, seconds: Double(MonotonicClock.elapsed(since: started)) / 1e9)
+    }
+
+    /// Stops the server at once (the client went away); `result()` then returns soon.
+    public func stop() {
+        cancellation.cancel()
+        server.stop()
+    }
+}

@@ -1,0 +1,147 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import PeerBenchCore
+import Testing
+@testable import LinkEmulation
+
+/// Service classes on the emulated link: the class a socket is marked with decides the
+/// queue its packets wait in, in the sender's shaper and in the emulator, and the
+/// performance mode decides whether packets wait for off-channel slots. Every flow
+/// runs between the namespaces the test creates.
+@Suite(.serialized, .enabled(if: EmulatedTestbed.hasNetAdmin, "needs CAP_NET_ADMIN: run the tests as root"))
+struct EDCATests {
+    /// 20 Mbit/s, 1 ms one way, always on: a full-size datagram takes 0.6 ms on the air.
+    /// Unshaped, the emulator's queue is 100 packets (60 ms) per category, so an
+    /// overloaded one fills within a fraction of a second.
+    static func link(shaped: Bool) -> EmulatorParameters {
+        var p = EmulatorParameters(delayNanos: 1_000_000, rateBitsPerSecond: 20e6, mtu: RadioModel.awdlMTU)
+        if !shaped {
+            p.senderShaping = nil
+            p.queue = QueueLimits(packets: 100, bytes: 1 << 20)
+        }
+        return p
+    }
+
+    /// Answered probes and their median RTT (ms), of 60 probes of `serviceClass` 20 ms
+    /// apart while `cross` runs.
+    static func probeRTT(_ serviceClass: ServiceClass, under cross: CrossTrafficSpec, shaped: Bool, port: UInt16) async throws -> (answered: Int, p50: Double) {
+        let testbed = try EmulatedTestbed()
+        defer { testbed.shutdownNow() }
+        let (client, server) = try testbed.configure(link(shaped: shaped), seed: 3)
+        let flow = try await CrossTrafficFlow(cross, client: client, server: server, mtu: RadioModel.awdlMTU)
+        let ready = Flag()
+        async let echoed = Traffic.udpEcho(server, port: port, ready: ready, serviceClass: serviceClass)
+        try ready.wait()
+        let pings = try await Traffic.udpPings(from: client, to: server, port: port, count: 60, gapNanos: 20_000_000,
+                                               timeoutNanos: 400_000_000, serviceClass: serviceClass)
+        _ = flow.finish()
+        _ = try await echoed
+        return (pings.count, pings.isEmpty ? .infinity : pings.map(\.1).quantile(0.5).milliseconds)
+    }
+
+    @Test("under saturating best-effort cross traffic, interactive-voice probes keep a short RTT; best-effort ones queue",
+          arguments: [true, false])
+    func voiceOvertakesBestEffort(shaped: Bool) async throws {
+        // shaped: the default path, the queue forms in the sender's shaper (saturating
+        // sender). Unshaped: it forms in the emulator's per-category queues (a sender
+        // paced at 1.5 x the link, which the drop-tail queue cuts back).
+        let cross = CrossTrafficSpec(serviceClass: .bestEffort, direction: .up, rateMbps: shaped ? nil : 30)
+        let voice = try await Self.probeRTT(.interactiveVoice, under: cross, shaped: shaped, port: 7101)
+        let bestEffort = try await Self.probeRTT(.bestEffort, under: cross, shaped: shaped, port: 7102)
+        print("EDCA figure (shaped: \(shaped)): voice \(voice.answered)/60 answered, p50 \(voice.p50) ms; best effort \(bestEffort.answered)/60, p50 \(bestEffort.p50) ms")
+        // Unloaded the round trip is 2 ms plus at most one 0.6 ms frame ahead each way.
+        #expect(voice.answered >= 58 && voice.p50 < 8, "voice \(voice) (shaped: \(shaped))")
+        // Best effort waits behind the cross flow's queue (and, unshaped, loses what
+        // arrives while it is full).
+        #expect(bestEffort.answered >= 20 && bestEffort.p50 > 20 && bestEffort.p50 > 4 * voice.p50,
+                "best effort \(bestEffort), voice \(voice) (shaped: \(shaped))")
+    }
+
+    @Test("background yields to best effort: two saturating flows, best effort takes the link", arguments: [true, false])
+    func backgroundYields(shaped: Bool) async throws {
+        let testbed = try EmulatedTestbed()
+        defer { testbed.shutdownNow() }
+        let (client, server) = try testbed.configure(Self.link(shaped: shaped), seed: 4)
+        let background = try await CrossTrafficFlow(CrossTrafficSpec(serviceClass: .background, direction: .up, rateMbps: nil),
+                                                    client: client, server: server, mtu: RadioModel.awdlMTU)
+        let bestEffort = try await CrossTrafficFlow(CrossTrafficSpec(serviceClass: .bestEffort, direction: .up, rateMbps: nil),
+                                                    client: client, server: server, mtu: RadioModel.awdlMTU)
+        try await Task.sleep(nanoseconds: 2_000_000_000)
+        let be = bestEffort.finish().goodputMbps ?? 0, bk = background.finish().goodputMbps ?? 0
+        print("EDCA figure (shaped: \(shaped)): best effort \(be) Mbit/s, background \(bk) Mbit/s")
+        // 20 Mbit/s of IP packets is 19.6 of UDP payload; the flows overlap for ~2 of their 2.1-2.2 s.
+        #expect(be > 14, "best effort \(be) Mbit/s, background \(bk) (shaped: \(shaped))")
+        #expect(bk < 0.25 * be, "background \(bk) Mbit/s against best effort \(be) (shaped: \(shaped))")
+    }
+
+    @Test("a paced cross flow carries its offered rate and reports it")
+    func pacedFlowGoodput() async throws {
+        let testbed = try EmulatedTestbed()
+        defer { testbed.shutdownNow() }
+        let (client, server) = try testbed.configure(Self.link(shaped: true), seed: 5)
+        let flow = try await CrossTrafficFlow(CrossTrafficSpec(serviceClass: .interactiveVideo, direction: .both, rateMbps: 4),
+                                              client: client, server: server, mtu: RadioModel.awdlMTU)
+        try await Task.sleep(nanoseconds: 1_500_000_000)
+        let r = flow.finish()
+        #expect(r.serviceClass == "interactiveVideo")
+        #expect(r.offeredMbps == 4)
+        // Both directions at 4 Mbit/s each: 8 in total, less what the pacer loses to load.
+        #expect((6.5...8.5).contains(r.goodputMbps ?? 0), "goodput \(r.goodputMbps ?? -1) Mbit/s")
+    }
+
+    @Test("realtime removes the off-channel waits: no probe RTT reaches the slot; bulk keeps them")
+    func realtimeHasNoOffChannelWait() async throws {
+        var bulk = ResolvedLink(environment: "lab", distanceMeters: 10, distanceLabel: "10")
+        bulk.delayMs = 1
+        bulk.rateMbps = 50
+        bulk.mtu = RadioModel.awdlMTU
+        bulk.channel = EmulatedChannel(schedule: .bulk)
+        let realtime = bulk.adapted(to: WifiSettings(performanceMode: .realtime, serviceClass: .interactiveVideo))
+        #expect((realtime.channel as? EmulatedChannel)?.schedule == .realtime)
+        #expect(realtime.rateMbps == 57.1, "the off-channel time becomes air time: 50 x 16/14")
+        #expect(bulk.adapted(to: .default).rateMbps == 50)
+
+        var rtts: [PerformanceMode: [Double]] = [:]
+        for (mode, link) in [(PerformanceMode.bulk, bulk), (.realtime, realtime)] {
+            let testbed = try EmulatedTestbed()
+            defer { testbed.shutdownNow() }
+            let (client, server) = try await testbed.configure(link, seed: 6)
+            let ready = Flag()
+            async let echoed = Traffic.udpEcho(server, port: 7103, ready: ready)
+            try ready.wait()
+            // 1.3 s of probes 3 ms apart: at least two off-channel slots of the bulk schedule.
+            let pings = try await Traffic.udpPings(from: client, to: server, port: 7103, count: 430, gapNanos: 3_000_000)
+            _ = try await echoed
+            rtts[mode] = pings.map(\.1.milliseconds)
+        }
+        let slot = Double(ChannelSchedule.awdlSlotNanos) / 1e6
+        for (mode, r) in rtts { print("EDCA figure: \(mode) max RTT \(r.max()!) ms, p99 \(r.map { UInt64($0 * 1e6) }.quantile(0.99).milliseconds) ms") }
+        let bulkTail = rtts[.bulk]!.filter { $0 > 0.75 * slot }, realtimeTail = rtts[.realtime]!.filter { $0 > 0.5 * slot }
+        // Bulk: the probes sent into each off-channel slot wait for most of it.
+        #expect(bulkTail.count >= 3, "bulk tail \(bulkTail) ms")
+        // Realtime: a 2 ms round trip; no probe reaches the slot length, and at most one
+        // (a loaded machine's scheduling delay) half of it.
+        #expect(rtts[.realtime]!.max()! < slot && realtimeTail.count <= 1, "realtime tail \(realtimeTail), max \(rtts[.realtime]!.max()!) ms")
+    }
+
+    @Test("the emulator classifies IPv4 and IPv6 packets by DSCP, as RFC 8325 maps it to access categories")
+    func classification() {
+        func frame(_ bytes: [UInt8]) -> AccessCategory {
+            let f = [UInt8](repeating: 0, count: AccessCategory.vnetHeaderBytes) + bytes
+            return f.withUnsafeBytes { AccessCategory.of(frame: $0.baseAddress!, length: f.count) }
+        }
+        for sc in ServiceClass.allCases {
+            let tos = UInt8(sc.trafficClassByte)
+            #expect(frame([0x45, tos]) == AccessCategory(sc), "IPv4 \(sc)")
+            #expect(frame([0x60 | tos >> 4, (tos & 0x0f) << 4]) == AccessCategory(sc), "IPv6 \(sc)")
+        }
+        #expect(frame([0x45, 48 << 2]) == .voice, "CS6 is network control: AC_VO")
+        #expect(frame([0x45, 10 << 2]) == .bestEffort, "AF11 is high-throughput data: AC_BE")
+        #expect(EDCAParameters.default(.background).aifsMicros == 79)
+        #expect(EDCAParameters.default(.voice).aifsMicros == 34)
+        #expect(EDCAParameters.extraAirtimeNanos(.background) == 36_000)
+        #expect(EDCAParameters.extraAirtimeNanos(.voice) == 0)
+    }
+}

@@ -1,0 +1,46 @@
+@testable import PeerBenchCore
+import Testing
+
+/// The radio energy estimate: the formula with real numbers, the duty cycle of each
+/// performance mode, and which end pays for which direction.
+@Suite struct EnergyModelTests {
+    @Test func bulkDozesThroughTheOffChannelSlotsRealtimeDoesNot() {
+        let m = EnergyModel.standard
+        // 10 s, 100 Mbit/s on the air, 12.5 MB sent: 1 s transmitting.
+        let bulk = m.estimate(seconds: 10, dutyCycle: EnergyModel.nominalDutyCycle(.bulk), airRateMbps: 100,
+                              sentBytes: 12_500_000, receivedBytes: 0)
+        // awake 8.75 s: 1 s tx (1000 mW) + 7.75 s listening (400 mW) + 1.25 s doze (15 mW)
+        #expect(bulk.radioOnFraction == 0.875)
+        #expect(abs(bulk.energyMj - 4_118.75) < 1e-6)
+        let realtime = m.estimate(seconds: 10, dutyCycle: EnergyModel.nominalDutyCycle(.realtime), airRateMbps: 100,
+                                  sentBytes: 12_500_000, receivedBytes: 0)
+        #expect(realtime.radioOnFraction == 1)
+        #expect(abs(realtime.energyMj - 4_600) < 1e-6)
+    }
+
+    @Test func airTimeBeyondTheDutyCycleKeepsTheRadioAwake() {
+        // 9.5 s of frames at a 0.875 duty cycle: awake for all of them.
+        let e = EnergyModel.standard.estimate(seconds: 10, dutyCycle: 0.875, airRateMbps: 8, sentBytes: 5_000_000, receivedBytes: 4_500_000)
+        #expect(e.radioOnFraction == 0.95)
+        #expect(abs(e.energyMj - (1_000 * 5 + 700 * 4.5 + 15 * 0.5)) < 1e-6)
+    }
+
+    @Test func theRecordChargesEachEndForWhatItSentAndReceived() throws {
+        let m = try parse(matrixText())
+        let cell = m.cells()[0]
+        var link = try FakeLinkModel().resolve(cell.environment, cell.distance)
+        link.phyRateMbps = 100
+        var counters = LinkCounters()
+        counters.bytesUp = 12_500_000
+        var r = Record(runID: "r", cell: cell, link: link, linkMode: .emulated, counters: counters, status: .ok, error: nil,
+                       startedAt: .init(), totalSeconds: 10, measurement: nil)
+        r.fillEnergy(link: link, mode: .bulk, counters: counters, seconds: 10)
+        #expect(r.link.radioOnFraction == Record.EndPair(client: 0.875, server: 0.875))
+        // The client sent for 1 s (1000 mW), the server received for 1 s (700 mW).
+        #expect(r.link.energyMj == Record.EndPair(client: 4_118.75, server: 3_818.75))
+        var none = r
+        none.link.energyMj = nil
+        none.fillEnergy(link: link, mode: .bulk, counters: nil, seconds: 10)
+        #expect(none.link.energyMj == nil, "no emulator counters (loopback, remote): no estimate")
+    }
+}
