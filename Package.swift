@@ -131,7 +131,7 @@ let package = Package(
         .testTarget(name: "PluginContractTests", dependencies: [
             "TransportTestSupport", "PeerBenchCore", "TCPTransport", "UDPTransport", "TLSTransport", "QUICTransport", "UWBRanging", "ExecTransport",
         ], exclude: ["Peers"]),
-        .testTarget(name: "RemoteLinkTests", dependencies: ["RemoteLink", "PeerBenchCore", "TransportTestSupport", "LinkEmulation"]),
+        .testTarget(name: "RemoteLinkTests", dependencies: ["RemoteLink", "PeerBenchCore", "CPeerBenchSystem", "TransportTestSupport", "LinkEmulation"]),
         // new-transport: new transport test targets go above this line
         .testTarget(name: "ScaffoldTests", dependencies: ["TransportScaffold"]),
     ]

@@ -2,7 +2,7 @@
 /// 802.11-2020 Table 9-155 for a non-AP station on an OFDM PHY (aCWmin 15,
 /// aCWmax 1023) [D], with the 5 GHz OFDM slot time (9 us) and SIFS (16 us) [D].
 ///
-/// How the emulator uses them (LINK-MODEL.md section 7): between categories it serves
+/// How the emulator uses them (docs/LINK-MODEL.md section 8): between categories it serves
 /// the highest non-empty queue first (strict priority: AIFS and contention window make
 /// the higher category win the medium almost always [A]); within a category, first in
 /// first out. The link's rate already includes best effort's channel access (the MAC

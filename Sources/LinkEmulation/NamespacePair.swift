@@ -27,8 +27,11 @@ final class NamespacePair: @unchecked Sendable {
     private(set) var mtu: Int
     /// The shaper on both devices now (nil = the kernel's default qdisc).
     private(set) var shaper: SenderShaper?
-    /// The devices' txqueuelen as the shaper last set it (nil = the kernel's default).
-    private var deviceQueueLength: Int?
+    /// The devices' txqueuelen now: `Self.deviceQueueLength`, or what the shaper needs.
+    private var deviceQueueLength = NamespacePair.deviceQueueLength
+    /// txqueuelen without a shaper: room for bursts from the sending stack before the
+    /// emulator reads them.
+    static let deviceQueueLength = 4_096
     private var reaper: Process?
     private var reaperPipe: Pipe?
     private var removed = false
@@ -82,8 +85,7 @@ final class NamespacePair: @unchecked Sendable {
     private static func configure(_ ns: NetworkNamespace, local: String, peer: String, mtu: Int) throws {
         try IPCommand.run(["-n", ns.name, "link", "set", "lo", "up"])
         try IPCommand.run(["-n", ns.name, "addr", "add", local, "peer", peer, "dev", deviceName])
-        // txqueuelen: room for bursts from the sending stack before the emulator reads them.
-        try IPCommand.run(["-n", ns.name, "link", "set", deviceName, "mtu", String(mtu), "txqueuelen", "4096", "up"])
+        try IPCommand.run(["-n", ns.name, "link", "set", deviceName, "mtu", String(mtu), "txqueuelen", String(deviceQueueLength), "up"])
     }
 
     /// Changes both devices' MTU (between cells).
@@ -100,22 +102,18 @@ final class NamespacePair: @unchecked Sendable {
     /// discards what a previous cell's sender left in it.
     func setShaper(_ new: SenderShaper?) throws {
         guard new != nil || shaper != nil else { return }
+        let queueLength = new?.deviceQueueLength ?? Self.deviceQueueLength
         for ns in [client, server] {
-            if let new {
-                // Deleted first: `replace` would keep the previous cell's queued packets
-                // in the per-category queues under the tbf.
-                _ = try? IPCommand.tc(["-n", ns.name, "qdisc", "del", "dev", Self.deviceName, "root"])
-                if deviceQueueLength != new.deviceQueueLength {
-                    try IPCommand.run(["-n", ns.name, "link", "set", Self.deviceName, "txqueuelen", String(new.deviceQueueLength)])
-                }
-                try IPCommand.tcBatch(new.tcBatch(device: Self.deviceName), namespace: ns.name)
-            } else {
-                // Deleting the root qdisc puts the default one back.
-                _ = try? IPCommand.tc(["-n", ns.name, "qdisc", "del", "dev", Self.deviceName, "root"])
+            // Deleted first: `replace` would keep the previous cell's queued packets in
+            // the priority bands under the tbf. Deleting puts the default qdisc back.
+            _ = try? IPCommand.tc(["-n", ns.name, "qdisc", "del", "dev", Self.deviceName, "root"])
+            if deviceQueueLength != queueLength {
+                try IPCommand.run(["-n", ns.name, "link", "set", Self.deviceName, "txqueuelen", String(queueLength)])
             }
+            if let new { try IPCommand.tcBatch(new.tcBatch(device: Self.deviceName), namespace: ns.name) }
         }
         shaper = new
-        if let new { deviceQueueLength = new.deviceQueueLength }
+        deviceQueueLength = queueLength
     }
 
     /// Packets the devices' root qdiscs have dropped since they were created, client's

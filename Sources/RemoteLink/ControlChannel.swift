@@ -24,7 +24,7 @@ public final class ControlChannel: Sendable {
     /// What the handshake negotiated (always TLS 1.3 with ECDHE-PSK or DHE-PSK).
     public let negotiated: Negotiated
 
-    let socket: Socket
+    private let socket: Socket
     private let tls: TLSPSKSession
     /// Held for the whole of a `receive`: one receiver at a time, and the decoder's state.
     private let receiver = Mutex(ControlFrameDecoder())
@@ -146,16 +146,18 @@ public final class ControlChannel: Sendable {
 
     /// The next message from the peer, waiting at most `timeoutSeconds`. A PING is
     /// answered with its PONG here and not returned (so a peer waiting for the next
-    /// request still answers RTT probes); the wait's limit stays the same.
+    /// request still answers RTT probes); the wait's limit stays the same, unless
+    /// `pingRestartsWait` (an idle timeout: a pinging peer is not idle).
     /// - Throws: `ControlChannelError`: `.timedOut`, `.closed` when the peer closed
     ///   between frames, `.protocolError` for a malformed frame (the channel is unusable
     ///   afterwards: close it), `.failed`.
-    public func receive(timeoutSeconds: Double) throws -> ControlMessage {
-        let deadline = ChannelDeadline(seconds: timeoutSeconds)
+    public func receive(timeoutSeconds: Double, pingRestartsWait: Bool = false) throws -> ControlMessage {
+        var deadline = ChannelDeadline(seconds: timeoutSeconds)
         while true {
             let message = try receiveFrame(deadline: deadline)
             if case .ping(let value) = message {
                 try send(.pong(value))
+                if pingRestartsWait { deadline = ChannelDeadline(seconds: timeoutSeconds) }
                 continue
             }
             return message

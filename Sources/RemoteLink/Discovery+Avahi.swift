@@ -16,7 +16,7 @@ extension Discovery {
     /// once Avahi has registered it (the name may have been changed on a collision).
     public static func advertise(name: String? = nil, port: UInt16, systemBus: String? = nil,
                                  timeoutSeconds: Double = 10) throws(DiscoveryError) -> Advertisement {
-        let instance = name ?? ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "peerbench"
+        let instance = name ?? shortHostName()
         let versions = RemoteLink.controlProtocolVersions.map(String.init).joined(separator: ",")
         let tool = try AvahiTool.start("avahi-publish", ["-s", instance, RemoteLink.serviceType, String(port), "\(versionsKey)=\(versions)"],
                                        systemBus: systemBus)
@@ -26,6 +26,7 @@ extension Discovery {
             if let registered = line.quoted(after: "Established under name ") {
                 return Advertisement(name: registered, port: port, tool: tool)
             }
+            if line.hasPrefix("Failed") { break }  // "Failed to create client object: ...", "Failed to add service: ..." 
         }
         let timedOut = !tool.ended && tool.isRunning
         let output = tool.finish()
@@ -41,14 +42,29 @@ extension Discovery {
         var found: [DiscoveredPeer] = []
         let deadline = Date().addingTimeInterval(timeoutSeconds)
         while let line = tool.nextLine(until: deadline) {
+            if line.hasPrefix("Failed") { break }  // "Failed to create client object: Daemon not running"
+            // A withdrawn instance (its goodbye, or a cached record expiring) is gone.
+            if let gone = AvahiBrowseLine.removed(line) {
+                found.removeAll { $0.name == gone }
+                continue
+            }
             guard let peer = AvahiBrowseLine.parse(line) else { continue }
             if !found.contains(peer) { found.append(peer) }
             if let name, peer.name == name, !peer.address.contains(":") { break }
         }
-        let exited = tool.ended || !tool.isRunning
+        let exited = tool.ended || !tool.isRunning || tool.printedFailure
         let output = tool.finish()
         if exited && found.isEmpty { throw AvahiTool.failure("avahi-browse", output: output, timedOut: false) }
         return found
+    }
+
+    /// This host's name up to the first dot: gethostname(2) alone (Foundation's
+    /// `hostName` may ask DNS, which a field laptop offline cannot answer).
+    static func shortHostName() -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "peerbench" }
+        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return name.split(separator: ".").first.map(String.init) ?? "peerbench"
     }
 
     /// What `run --peer TEXT` connects to: TEXT itself, or for `auto` / `auto:NAME` the
@@ -93,12 +109,30 @@ final class AvahiTool: @unchecked Sendable {
     private var buffer: [UInt8] = []
     private var output: [String] = []
     private let lock = NSLock()
+    /// The tool's lifeline: the wrapper stops the tool when this pipe closes, which
+    /// happens when we close it or when this process dies in any way (even SIGKILL),
+    /// so an advertisement never outlives `serve`.
+    private let lifeline: Pipe
 
-    private init(process: Process, pipe: Pipe) {
+    private init(process: Process, pipe: Pipe, lifeline: Pipe) {
         self.process = process
         self.pipe = pipe
+        self.lifeline = lifeline
         fd = pipe.fileHandleForReading.fileDescriptor
     }
+
+    /// Starts a watchdog that reads the lifeline (fd 3, a copy of stdin: a background
+    /// job's stdin is /dev/null) and SIGTERMs `$$` at end of file, then execs the tool
+    /// ("$0" "$@") in place of the shell, so `$$` is the tool itself and no shell is
+    /// left waiting (dash's `wait` would hang with SIGCHLD blocked, which the child
+    /// inherits from our threads). The watchdog ends once the lifeline closes, which
+    /// `finish` does right after the tool ends.
+    private static let wrapper = """
+        exec 3<&0
+        ( read x <&3; kill $$ 2>/dev/null ) >/dev/null 2>&1 &
+        exec 3<&-
+        exec "$0" "$@"
+        """
 
     static func start(_ tool: String, _ arguments: [String], systemBus: String?) throws(DiscoveryError) -> AvahiTool {
         let candidates: [String] = ["/usr/bin", "/bin", "/usr/local/bin"].map { dir in dir + "/" + tool }
@@ -106,15 +140,22 @@ final class AvahiTool: @unchecked Sendable {
             throw DiscoveryError("\(tool) not found: DNS-SD needs Avahi's tools (Debian: apt-get install avahi-daemon avahi-utils; scripts/setup.sh installs them)")
         }
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", wrapper, path] + arguments
         var environment = ProcessInfo.processInfo.environment
         if let systemBus { environment["DBUS_SYSTEM_BUS_ADDRESS"] = systemBus }
         process.environment = environment
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
-        process.standardInput = FileHandle.nullDevice
+        let lifeline = Pipe()
+        process.standardInput = lifeline
+        // Only the child's own stdin/stdout/stderr may reach it (dup2 clears the flag on
+        // those): a copy of another tool's lifeline or output pipe inherited by this one
+        // would keep that pipe open, and its tool running, after it was closed.
+        for handle in [pipe.fileHandleForReading, pipe.fileHandleForWriting, lifeline.fileHandleForReading, lifeline.fileHandleForWriting] {
+            _ = fcntl(handle.fileDescriptor, F_SETFD, FD_CLOEXEC)
+        }
         // The child inherits this thread's signal mask, and dispatch's and the test
         // runner's threads block SIGTERM: unblocked here, the tool can be stopped with it.
         var term = sigset_t(), previous = sigset_t()
@@ -123,12 +164,14 @@ final class AvahiTool: @unchecked Sendable {
         pthread_sigmask(SIG_UNBLOCK, &term, &previous)
         defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
         do { try process.run() } catch { throw DiscoveryError("cannot run \(path): \(error)") }
-        return AvahiTool(process: process, pipe: pipe)
+        return AvahiTool(process: process, pipe: pipe, lifeline: lifeline)
     }
 
     var isRunning: Bool { process.isRunning }
     /// The tool closed its output: it has exited or is exiting.
     private(set) var ended = false
+    /// Whether a line of the tool's began "Failed" (how Avahi's tools report errors).
+    var printedFailure: Bool { lock.withLock { output.contains { $0.hasPrefix("Failed") } } }
 
     /// The next line of the tool's output (stdout and stderr), nil at the deadline or end.
     func nextLine(until deadline: Date) -> String? {
@@ -158,15 +201,14 @@ final class AvahiTool: @unchecked Sendable {
         }
     }
 
-    /// Stops the tool (SIGTERM: avahi-publish withdraws its record) and returns all it
-    /// printed; SIGKILL if it has not gone after half a second.
+    /// Stops the tool (the lifeline closes: the watchdog SIGTERMs it, and avahi-publish
+    /// withdraws its record) and returns all it printed; SIGKILL to the wrapper if it
+    /// has not gone after a second.
     @discardableResult
     func finish() -> [String] {
-        if process.isRunning {
-            process.terminate()
-            for _ in 0..<50 where process.isRunning { usleep(10_000) }
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        }
+        try? lifeline.fileHandleForWriting.close()
+        for _ in 0..<100 where process.isRunning { usleep(10_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
         return lock.withLock {
             // What it printed last; poll, not read-to-end, in case a grandchild kept the pipe open.
@@ -204,6 +246,13 @@ enum AvahiBrowseLine {
         var address = fields[7]
         if address.lowercased().hasPrefix("fe80:") && !fields[1].isEmpty { address += "%" + fields[1] }
         return DiscoveredPeer(name: unescape(fields[3]), host: unescape(fields[6]), address: address, port: port, txt: txt(fields[9]))
+    }
+
+    /// The instance name of a removal line, `-;IFACE;IPv4;NAME;TYPE;DOMAIN`.
+    static func removed(_ line: String) -> String? {
+        let fields = line.split(separator: ";", omittingEmptySubsequences: false).map(String.init)
+        guard fields.count >= 6, fields[0] == "-", fields[4] == RemoteLink.serviceType else { return nil }
+        return unescape(fields[3])
     }
 
     static func unescape(_ text: String) -> String {

@@ -24,10 +24,13 @@ public enum RemoteCell {
         public var environment: String
         public var distanceLabel: String
         public var distanceMeters: Double?
+        /// The transport's Wi-Fi settings, so serve marks its sockets with the same
+        /// service class as the client (null = the defaults).
+        public var wifi: WifiSettings?
 
         enum CodingKeys: String, CodingKey {
             case plugin, label, options, cellID = "cell_id", repetition, seed, payload, rttProbes = "rtt_probes"
-            case timeoutSeconds = "timeout_seconds", environment, distanceLabel = "distance_label", distanceMeters = "distance_m"
+            case timeoutSeconds = "timeout_seconds", environment, distanceLabel = "distance_label", distanceMeters = "distance_m", wifi
         }
 
         public init(transport: TransportSpec, cell: CellContextSeed, link: ResolvedLink, timeoutSeconds: Double) {
@@ -43,6 +46,7 @@ public enum RemoteCell {
             environment = link.environment
             distanceLabel = link.distanceLabel
             distanceMeters = link.distanceMeters
+            wifi = transport.wifi
         }
 
         /// The cell as the server's plugin sees it; nil when the seed is not a 64-bit number.

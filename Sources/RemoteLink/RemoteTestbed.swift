@@ -115,6 +115,13 @@ public final class RemoteTestbed: Testbed, RemoteServerHost {
 
     public func counters() -> LinkCounters? { nil }
 
+    /// Between cells, keeps the session inside serve's idle timeout (`run --interactive`
+    /// waits minutes while the peer is carried): collects what is pending, then one ping.
+    public func keepAlive() async {
+        _ = try? await collectPending()
+        _ = try? await control { channel in try channel.measureRTT(probes: 1) }
+    }
+
     public func annotate(_ record: inout Record) {
         let s = state.withLock { $0 }
         record.link.peerAddress = peer.host

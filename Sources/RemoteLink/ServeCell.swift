@@ -28,11 +28,13 @@ public final class ServeCell: Sendable {
         let cancellation = CellCancellation()
         var cellLogger = logger
         cellLogger[metadataKey: "cell"] = "\(request.cellID)#\(request.repetition)"
-        let context = CellContext(cellID: request.cellID, repetition: request.repetition, seed: seed, payload: request.payload,
+        var context = CellContext(cellID: request.cellID, repetition: request.repetition, seed: seed, payload: request.payload,
                                   rttProbes: request.rttProbes, deadline: deadline, link: request.link,
                                   client: Endpoint(address: peer), server: endpoint, cancellation: cancellation, logger: cellLogger)
+        context.wifi = request.wifi ?? .default
+        let cell = context
         let server = try await withDeadline(seconds: request.timeoutSeconds, onTimeout: { cancellation.cancel() }) {
-            try await plugin.startServer(context)
+            try await plugin.startServer(cell)
         }
         return ServeCell(request: request, server: server, cancellation: cancellation, deadline: deadline, started: started)
     }

@@ -11,38 +11,53 @@ import PeerBenchCore
 /// Bytes that arrive are left for the session to read after the cell.
 final class ServeControlWatch: Sendable {
     /// POLLRDHUP (Linux; Glibc hides it behind _GNU_SOURCE): the peer shut its side down.
+    /// Watched instead of POLLIN, so bytes that arrive do not wake the watch at all.
     private static let pollReadHangUp: Int16 = 0x2000
-    private let state = Mutex<(ended: Bool, gone: Bool)>((false, false))
+    private let gone = Mutex(false)
     private let done = DispatchSemaphore(value: 0)
+    /// A pipe whose write end `end()` uses to wake the poll at once.
+    private let wakeRead: Int32, wakeWrite: Int32
 
     init(socket: Socket, onGone: @escaping @Sendable () -> Void) {
+        var fds: [Int32] = [-1, -1]
+        guard pipe(&fds) == 0 else {
+            // Out of descriptors: no watch; the cell then ends at its deadline as it would.
+            (wakeRead, wakeWrite) = (-1, -1)
+            done.signal()
+            return
+        }
+        _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
+        _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
+        (wakeRead, wakeWrite) = (fds[0], fds[1])
         let thread = Thread { [self] in
             defer { done.signal() }
-            while !state.withLock({ $0.ended }) {
-                let hungUp = (try? socket.withDescriptor("poll") { fd -> Bool in
-                    var p = pollfd(fd: fd, events: Int16(POLLIN) | Self.pollReadHangUp, revents: 0)
-                    let n = poll(&p, 1, 100)
-                    guard n > 0 else { return false }
-                    if p.revents & (Self.pollReadHangUp | Int16(POLLHUP) | Int16(POLLERR) | Int16(POLLNVAL)) != 0 { return true }
-                    // Unread bytes (a BYE sent early, or garbage): the session reads them later.
-                    usleep(100_000)
-                    return false
-                }) ?? true
-                if hungUp {
-                    state.withLock { $0.gone = true }
-                    onGone()
-                    return
+            let hungUp = (try? socket.withDescriptor("poll") { fd -> Bool in
+                var p = [pollfd(fd: fd, events: Self.pollReadHangUp, revents: 0), pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
+                while true {
+                    let n = poll(&p, 2, -1)
+                    if n < 0 && errno == EINTR { continue }
+                    if n < 0 { return true }
+                    if p[0].revents & (Self.pollReadHangUp | Int16(POLLHUP) | Int16(POLLERR) | Int16(POLLNVAL)) != 0 { return true }
+                    if p[1].revents != 0 { return false }
                 }
+            }) ?? true
+            if hungUp {
+                gone.withLock { $0 = true }
+                onGone()
             }
         }
         thread.name = "serve-watch"
         thread.start()
     }
 
-    /// Stops watching; true when the client hung up during the cell.
+    /// Stops watching (at once); true when the client hung up during the cell.
     func end() -> Bool {
-        state.withLock { $0.ended = true }
+        if wakeWrite >= 0 {
+            var byte: UInt8 = 1
+            _ = write(wakeWrite, &byte, 1)
+        }
         done.wait()
-        return state.withLock { $0.gone }
+        if wakeRead >= 0 { close(wakeRead); close(wakeWrite) }
+        return gone.withLock { $0 }
     }
 }

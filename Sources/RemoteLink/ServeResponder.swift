@@ -36,12 +36,15 @@ public struct ServeConfiguration: Sendable {
 }
 
 /// `peerbench serve`: listens on the control port and serves one authenticated
-/// session at a time. A client that connects while a session runs gets BUSY once it
-/// has authenticated (nothing is revealed before) and is closed; at most
-/// `maxWaitingHandshakes` such handshakes run at once, further connections are
-/// closed at once, so a flood costs bounded memory.
+/// session at a time. Only a client that completed the handshake with the key can
+/// take the session: one that connects while a session runs gets BUSY once it has
+/// authenticated (nothing is revealed before) and is closed. At most `maxHandshakes`
+/// handshakes run at once (each bounded by the handshake timeout); further
+/// connections are closed at once, so a flood costs bounded memory and a stranger
+/// without the key can never hold the session.
 public final class ServeResponder: Sendable {
-    public static let maxWaitingHandshakes = 4
+    /// Handshakes in progress at once; a connection beyond them is closed unanswered.
+    public static let maxHandshakes = 8
 
     let configuration: ServeConfiguration
     let log: ServeLog
@@ -51,9 +54,8 @@ public final class ServeResponder: Sendable {
     public let address: SocketAddress
     private struct State {
         var sessionActive = false
-        var waitingHandshakes = 0
+        var handshakes = 0
         var stopped = false
-        var sessions = 0
     }
     private let state = Mutex(State())
 
@@ -80,16 +82,20 @@ public final class ServeResponder: Sendable {
         let c = configuration
         log.line("listening on \(address) (data ports \(c.dataPorts.lowerBound)-\(c.dataPorts.upperBound), idle timeout \(seconds(c.limits.idleTimeoutSeconds)) s, plugins \(c.plugins.joined(separator: ",")))")
         let listener = self.listener
-        await withTaskGroup(of: Void.self) { group in
+        // One thread accepts (waking every 200 ms to notice `stop`); each connection is
+        // handled by a task of its own, its blocking steps on threads of their own. With
+        // --once, `stop` comes when the session has ended, so nothing is cut short.
+        _ = try? await BlockingThread.run(name: "serve-accept", namespace: nil) { [self] in
+            try listener.setReceiveTimeout(nanoseconds: 200_000_000)
             while !state.withLock({ $0.stopped }) {
-                let accepted = try? await BlockingThread.run(name: "serve-accept", namespace: nil) { () throws -> Socket? in
-                    try listener.setReceiveTimeout(nanoseconds: 200_000_000)
-                    return try listener.accept()
+                do {
+                    guard let connection = try listener.accept() else { continue }
+                    Task { await self.handle(connection) }
+                } catch {
+                    // Out of descriptors or memory: wait instead of spinning; connections queue meanwhile.
+                    usleep(100_000)
                 }
-                guard let connection = accepted ?? nil else { continue }
-                group.addTask { await self.handle(connection) }
             }
-            await group.waitForAll()
         }
         listener.close()
     }
@@ -101,61 +107,60 @@ public final class ServeResponder: Sendable {
 
     private func handle(_ connection: Socket) async {
         let peer = ((try? connection.remoteAddress()).flatMap { RemotePeer.numeric($0.host) }) ?? "?"
-        enum Role { case session, busy, drop }
-        let role = state.withLock { s -> Role in
-            if !s.sessionActive { s.sessionActive = true; return .session }
-            if s.waitingHandshakes < Self.maxWaitingHandshakes { s.waitingHandshakes += 1; return .busy }
-            return .drop
+        // Handshakes run side by side, a bounded number of them; only an authenticated
+        // client can take the session, so a stranger without the key never holds it.
+        let admitted = state.withLock { s -> Bool in
+            guard s.handshakes < Self.maxHandshakes else { return false }
+            s.handshakes += 1
+            return true
         }
-        switch role {
-        case .drop:
+        guard admitted else {
             connection.close()
-        case .busy:
-            defer { state.withLock { $0.waitingHandshakes -= 1 } }
-            await refuseBusy(connection, peer: peer)
-        case .session:
-            await session(connection, peer: peer)
-            let stopNow = state.withLock { s -> Bool in
-                s.sessionActive = false
-                s.sessions += 1
-                return configuration.once
-            }
-            if stopNow { stop() }
+            return
         }
-    }
-
-    private func refuseBusy(_ connection: Socket, peer: String) async {
         let c = configuration
-        do {
-            let channel = try await BlockingThread.run(name: "serve-busy", namespace: nil) {
-                try ControlChannel.accept(connection, key: c.key, handshakeTimeoutSeconds: c.limits.handshakeTimeoutSeconds)
-            }
-            _ = try? await BlockingThread.run(name: "serve-busy", namespace: nil) { try channel.send(.busy) }
-            channel.close()
-            log.line("session from \(peer): refused, busy with another session")
-        } catch {
-            connection.close()
-            log.line("connection from \(peer) (while busy): \(error)")
-        }
-    }
-
-    private func session(_ connection: Socket, peer: String) async {
-        let c = configuration
-        let local = ((try? connection.localAddress()).flatMap { RemotePeer.numeric($0.host) }) ?? c.listen.host
         let channel: ControlChannel
         do {
             channel = try await BlockingThread.run(name: "serve-handshake", namespace: nil) {
                 try ControlChannel.accept(connection, key: c.key, handshakeTimeoutSeconds: c.limits.handshakeTimeoutSeconds)
             }
         } catch {
+            state.withLock { $0.handshakes -= 1 }
             connection.close()
             log.line("connection from \(peer): \(error)")
             return
         }
+        let mine = state.withLock { s -> Bool in
+            s.handshakes -= 1
+            if s.sessionActive { return false }
+            s.sessionActive = true
+            return true
+        }
+        guard mine else {
+            _ = try? await BlockingThread.run(name: "serve-busy", namespace: nil) { try channel.send(.busy) }
+            channel.close()
+            log.line("session from \(peer): refused, busy with another session")
+            return
+        }
+        let ended = await session(channel, connection, peer: peer)
+        let stopNow = state.withLock { s -> Bool in
+            s.sessionActive = false
+            return c.once
+        }
+        // Logged once serve is free again: a client that waits for this line is never
+        // told BUSY by the session it just saw end.
+        log.line(ended)
+        if stopNow { stop() }
+    }
+
+    /// Runs one authenticated session; returns its end line.
+    private func session(_ channel: ControlChannel, _ connection: Socket, peer: String) async -> String {
+        let c = configuration
+        let local = ((try? connection.localAddress()).flatMap { RemotePeer.numeric($0.host) }) ?? c.listen.host
         log.line("session from \(peer): started")
         let t0 = MonotonicClock.now()
         let (reason, cells) = await ServeSession(channel: channel, socket: connection, peer: peer, local: local, configuration: c, log: log, logger: logger).run()
         channel.close()
-        log.line("session from \(peer): ended after \(cells) cell\(cells == 1 ? "" : "s") in \(seconds((Double(MonotonicClock.elapsed(since: t0)) / 1e7).rounded() / 100)) s: \(reason)")
+        return "session from \(peer): ended after \(cells) cell\(cells == 1 ? "" : "s") in \(seconds((Double(MonotonicClock.elapsed(since: t0)) / 1e7).rounded() / 100)) s: \(reason)"
     }
 }

@@ -3,8 +3,7 @@ public import Logging
 public import PeerBenchCore
 
 /// One authenticated client's session in `peerbench serve`: HELLO both ways, then
-/// cells one at a time (CELL_REQUEST -> SERVER_READY -> SERVER_RESULT), pings, and
-/// BYE. Anything else ends the session with an ERROR; a quiet client ends it after
+/// cells one at a time (CELL_REQUEST -> SERVER_READY -> SERVER_RESULT) until BYE. Anything else ends the session with an ERROR; a quiet client ends it after
 /// the idle timeout. Never throws: how it ended is the returned reason.
 struct ServeSession {
     let channel: ControlChannel
@@ -15,7 +14,6 @@ struct ServeSession {
     let configuration: ServeConfiguration
     let log: ServeLog
     let logger: Logger
-
 
     /// Runs the session to its end; returns why it ended and how many cells ran.
     func run() async -> (reason: String, cells: Int) {
@@ -45,12 +43,12 @@ struct ServeSession {
         var cells = 0
         while true {
             let message: ControlMessage
-            do { message = try await io { try channel.receive(timeoutSeconds: limits.idleTimeoutSeconds) } } catch {
+            // A client that pings is alive (`run --interactive` pings while the peer is carried).
+            do { message = try await io { try channel.receive(timeoutSeconds: limits.idleTimeoutSeconds, pingRestartsWait: true) } } catch {
                 return (Self.describe(error, idle: limits.idleTimeoutSeconds), cells)
             }
+            // (PINGs never get here: `receive` answers them itself.)
             switch message {
-            case .ping(let n):
-                do { try await send(.pong(n)) } catch { return ("could not answer a ping: \(error)", cells) }
             case .cellRequest(let body):
                 cells += 1
                 if let end = await cell(body) { return (end, cells) }
@@ -115,7 +113,12 @@ struct ServeSession {
         try await BlockingThread.run(name: "serve-control", namespace: nil, body)
     }
 
+    /// Why waiting for the client's next message ended, for the log.
     static func describe(_ error: any Error, idle: Double) -> String {
-        "\(error)"
+        switch error as? ControlChannelError {
+        case .timedOut?: "idle for \(seconds(idle)) s (--idle-timeout)"
+        case .closed?: "the client closed the connection"
+        default: "\(error)"
+        }
     }
 }

@@ -32,7 +32,8 @@ struct EDCATests {
         let (client, server) = try testbed.configure(link(shaped: shaped), seed: 3)
         let flow = try await CrossTrafficFlow(cross, client: client, server: server, mtu: RadioModel.awdlMTU)
         let ready = Flag()
-        async let echoed = Traffic.udpEcho(server, port: port, ready: ready, serviceClass: serviceClass)
+        // Lost probes cost the pinger 0.4 s each: the echo waits longer than a run of them.
+        async let echoed = Traffic.udpEcho(server, port: port, ready: ready, serviceClass: serviceClass, idleNanos: 15_000_000_000)
         try ready.wait()
         let pings = try await Traffic.udpPings(from: client, to: server, port: port, count: 60, gapNanos: 20_000_000,
                                                timeoutNanos: 400_000_000, serviceClass: serviceClass)
@@ -46,8 +47,8 @@ struct EDCATests {
     func voiceOvertakesBestEffort(shaped: Bool) async throws {
         // shaped: the default path, the queue forms in the sender's shaper (saturating
         // sender). Unshaped: it forms in the emulator's per-category queues (a sender
-        // paced at 1.5 x the link, which the drop-tail queue cuts back).
-        let cross = CrossTrafficSpec(serviceClass: .bestEffort, direction: .up, rateMbps: shaped ? nil : 30)
+        // paced at 1.2 x the link, which the drop-tail queue cuts back).
+        let cross = CrossTrafficSpec(serviceClass: .bestEffort, direction: .up, rateMbps: shaped ? nil : 24)
         let voice = try await Self.probeRTT(.interactiveVoice, under: cross, shaped: shaped, port: 7101)
         let bestEffort = try await Self.probeRTT(.bestEffort, under: cross, shaped: shaped, port: 7102)
         print("EDCA figure (shaped: \(shaped)): voice \(voice.answered)/60 answered, p50 \(voice.p50) ms; best effort \(bestEffort.answered)/60, p50 \(bestEffort.p50) ms")

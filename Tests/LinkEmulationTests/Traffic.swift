@@ -9,14 +9,15 @@ import PeerBenchCore
 /// bound to or aimed at the testbed's own addresses (10.201.0.1 / .2), which exist
 /// only inside the namespaces the test created.
 enum Traffic {
-    /// A UDP echo server in `server` that answers until `stop` is set or 3 s pass without
-    /// a datagram. Returns the number of datagrams it echoed.
-    static func udpEcho(_ server: Endpoint, port: UInt16, ready: Flag, serviceClass: ServiceClass = .bestEffort) async throws -> Int {
+    /// A UDP echo server in `server` that answers until the end marker comes or
+    /// `idleNanos` (3 s) pass without a datagram. Returns the number of datagrams it echoed.
+    static func udpEcho(_ server: Endpoint, port: UInt16, ready: Flag, serviceClass: ServiceClass = .bestEffort,
+                        idleNanos: UInt64 = 3_000_000_000) async throws -> Int {
         try await server.run("udp-echo") {
             let s = try Socket(family: AF_INET, type: Int32(SOCK_DGRAM.rawValue))
             try s.setServiceClass(serviceClass)
             try s.bind(SocketAddress(host: server.address, port: port))
-            try s.setReceiveTimeout(nanoseconds: 3_000_000_000)
+            try s.setReceiveTimeout(nanoseconds: idleNanos)
             try Traffic.forceReceiveBuffer(s, bytes: 4 << 20)
             ready.set()
             let buf = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 8)

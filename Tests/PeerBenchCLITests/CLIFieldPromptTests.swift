@@ -18,3 +18,12 @@ import Testing
         #expect(r.stderr.contains("--answers needs --interactive"))
     }
 }
+
+/// `serve --advertise-name` is refused without `--advertise` (it would publish nothing).
+@Suite struct CLIAdvertiseTests {
+    @Test func advertiseNameNeedsAdvertise() throws {
+        let r = try CLI.run(["serve", "--psk-file", "/nonexistent.psk", "--advertise-name", "lab"])
+        #expect(r.status == 64)
+        #expect(r.stderr.contains("--advertise-name needs --advertise"))
+    }
+}

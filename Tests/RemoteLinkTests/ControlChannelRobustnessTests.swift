@@ -2,9 +2,10 @@ import Foundation
 import PeerBenchCore
 import Testing
 @testable import RemoteLink
+import CPeerBenchSystem  // sockets' constants, whichever clang module ends up owning them
 
 /// What a server on a real network needs from the channel: bad connections cost nothing
-/// once their handshake deadline passes, and a vanished peer is noticed without reading.
+/// once their handshake deadline passes, and both directions work at once.
 @Suite(.timeLimit(.minutes(2))) struct ControlChannelRobustnessTests {
     /// Open descriptors of this process.
     func openDescriptors() -> Int { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1 }
@@ -70,28 +71,6 @@ import Testing
         #expect(try server.receive(timeoutSeconds: 5) == .bye)
         client.close()
         server.close()
-    }
-
-    @Test func aHangUpIsNoticedWithoutReadingAndPendingBytesStay() throws {
-        let key = try testKey()
-        let listener = try LoopbackListener()
-        let accepted = Background { try ControlChannel.accept(try listener.acceptConnection(), key: key, handshakeTimeoutSeconds: 5) }
-        let client = try ControlChannel.connect(to: listener.address, key: key, timeoutSeconds: 5)
-        let server = try accepted.value()
-        defer { server.close() }
-        // A message waiting to be read is not a hang-up, and does not end the wait early.
-        try client.send(.serverResult(["early": true]))
-        let start = MonotonicClock.now()
-        #expect(!server.peerHungUp(waitingSeconds: 0.3))
-        #expect(secondsSince(start) >= 0.29)
-        #expect(try server.receive(timeoutSeconds: 5) == .serverResult(["early": true]))
-        // The client goes away: noticed at once, well before the wait's limit.
-        let gone = Background { server.peerHungUp(waitingSeconds: 10) }
-        usleep(100_000)
-        let closing = MonotonicClock.now()
-        client.close()
-        #expect(try gone.value())
-        #expect(secondsSince(closing) < 2)
     }
 
     @Test func oneThreadSendsWhileAnotherReceivesInBothDirections() throws {

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import PeerBenchCore
 @testable import RemoteLink
+import CPeerBenchSystem  // sockets' constants, whichever clang module ends up owning them
 
 /// A TCP listener on 127.0.0.1 or ::1 (a port the kernel chooses) for the control channel tests.
 final class LoopbackListener: Sendable {

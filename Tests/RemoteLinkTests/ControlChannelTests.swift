@@ -2,6 +2,7 @@ import Foundation
 import PeerBenchCore
 import Testing
 @testable import RemoteLink
+import CPeerBenchSystem  // sockets' constants, whichever clang module ends up owning them
 
 /// The authenticated control channel on loopback: real TCP, real GnuTLS.
 @Suite(.timeLimit(.minutes(2))) struct ControlChannelTests {

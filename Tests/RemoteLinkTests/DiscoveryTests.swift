@@ -123,6 +123,9 @@ final class AvahiInNamespace: @unchecked Sendable {
         #expect(v6?.address == "fe80::1%wlan0")
         #expect(v6?.endpoint == "[fe80::1%wlan0]:7400")
         #expect(AvahiBrowseLine.parse("+;wlan0;IPv4;pi;_peerbench._tcp;local") == nil)
+        #expect(AvahiBrowseLine.removed(#"-;wlan0;IPv4;lab\032pi;_peerbench._tcp;local"#) == "lab pi")
+        #expect(AvahiBrowseLine.removed("+;wlan0;IPv4;pi;_peerbench._tcp;local") == nil)
+        #expect(AvahiBrowseLine.removed("-;wlan0;IPv4;pi;_ssh._tcp;local") == nil)
         #expect(AvahiBrowseLine.parse(#"=;wlan0;IPv4;pi;_ssh._tcp;local;pi.local;192.168.7.2;22;"#) == nil)
         #expect(AvahiBrowseLine.parse(#"=;wlan0;IPv4;pi;_peerbench._tcp;local;pi.local;192.168.7.2;notaport;"#) == nil)
     }
@@ -139,6 +142,8 @@ final class AvahiInNamespace: @unchecked Sendable {
         #expect(missing?.description == "no peerbench server named \"c\" found by DNS-SD (_peerbench._tcp); found: \"a\", \"b\"")
         let old = #expect(throws: DiscoveryError.self) { try Discovery.pick([peer("x", "10.0.0.9", proto: "7")], name: nil) }
         #expect(old?.description.contains("speaks control protocol 7") == true)
+        #expect(!Discovery.shortHostName().isEmpty)
+        #expect(!Discovery.shortHostName().contains("."))
         #expect(Discovery.PeerSpec("auto") == .auto(name: nil))
         #expect(Discovery.PeerSpec("auto:lab pi") == .auto(name: "lab pi"))
         #expect(Discovery.PeerSpec("10.0.0.2:7400") == .address("10.0.0.2:7400"))

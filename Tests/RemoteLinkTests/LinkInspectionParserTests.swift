@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import CPeerBenchSystem
 import Foundation
 import PeerBenchCore

@@ -5,6 +5,7 @@ import Foundation
 import Synchronization
 import Testing
 import PeerBenchCore
+import CPeerBenchSystem  // sockets' constants, whichever clang module ends up owning them
 
 /// `peerbench serve` in one namespace, `peerbench run --link remote` in another, the
 /// real binary on both sides, joined by veth.
@@ -60,6 +61,32 @@ import PeerBenchCore
         #expect(serveLog.components(separatedBy: ": ok in ").count - 1 == 6, "one log line per cell: \(serveLog)")
     }
 
+    /// exec names a command for serve to run: refused unless serve allows it, then it
+    /// works like any plugin (iperf3 through plugins/iperf3/iperf3-peer).
+    @Test func execRunsOnlyWhereServeAllowsIt() async throws {
+        let rig = try RemoteRig()
+        defer { rig.remove() }
+        let transports = #"[{"plugin": "exec", "label": "iperf3-tcp", "options": {"server": ["plugins/iperf3/iperf3-peer", "server"], "client": ["plugins/iperf3/iperf3-peer", "client", "--tcp"]}}]"#
+        let matrix = try rig.write(RemoteRig.matrix(transports: transports, count: 200, size: 1_024, timeout: 30), "m.json")
+        try rig.startServe()
+        let refused = try rig.startRun(matrix, out: rig.dir + "/refused")
+        #expect(refused.wait(seconds: 60) == 3)
+        #expect(refused.stderr.contains("cannot run exec, which the matrix uses"), "\(refused.stderr)")
+        rig.serve?.kill(SIGKILL)
+        rig.serve?.wait(seconds: 10)
+        try rig.startServe(["--allow-exec"])
+        let run = try rig.startRun(matrix, out: rig.dir + "/allowed")
+        #expect(run.wait(seconds: 90) == 0, "\(run.stderr)\nserve: \(rig.serve?.stderr ?? "")")
+        let records = try rig.records(rig.dir + "/allowed")
+        #expect(records.first?["status"] as? String == "ok")
+        // What iperf3's own JSON reports. Its receiver byte count for a transfer this
+        // short is unreliable even over loopback (0 to all of it; exec's, not the link's),
+        // so only the sent side and the message count are checked.
+        let delivery = records.first?["delivery"] as? [String: Any]
+        #expect(delivery?["sent_bytes"] as? Int == 204_800, "\(String(describing: delivery))")
+        #expect(delivery?["received_messages"] as? Int == 200, "\(String(describing: delivery))")
+    }
+
     @Test func maxDistanceIsRefusedNamingItsPath() async throws {
         let rig = try RemoteRig()
         defer { rig.remove() }
@@ -98,6 +125,28 @@ import PeerBenchCore
         #expect(second.wait(seconds: 30) == 3)
         #expect(second.stderr.contains("busy"), "\(second.stderr)")
         #expect(first.wait(seconds: 60) == 0, "\(first.stderr)")
+    }
+
+    /// Connections that never complete the handshake (no key) do not hold the session:
+    /// a client with the key is served meanwhile.
+    @Test func strangersStallingTheHandshakeDoNotHoldTheSession() async throws {
+        let rig = try RemoteRig()
+        defer { rig.remove() }
+        try rig.startServe()
+        let control = SocketAddress(host: rig.hosts.serverAddress, port: rig.port)
+        let stalled = try await BlockingThread.run(name: "stall", namespace: rig.hosts.client) { () throws -> [Socket] in
+            try (0..<3).map { _ in
+                let s = try Socket(family: AF_INET, type: Int32(SOCK_STREAM.rawValue))
+                try s.bind(SocketAddress(host: rig.hosts.strangerAddress, port: 0))
+                try s.connect(control)
+                return s
+            }
+        }
+        defer { stalled.forEach { $0.close() } }
+        try await Task.sleep(nanoseconds: 300_000_000)  // serve has accepted them
+        let matrix = try rig.write(RemoteRig.matrix(transports: #"[{"plugin": "tcp", "label": "tcp"}]"#), "m.json")
+        let run = try rig.startRun(matrix, out: rig.dir + "/out")
+        #expect(run.wait(seconds: 60) == 0, "\(run.stderr)\nserve: \(rig.serve?.stderr ?? "")")
     }
 
     @Test func aClientKilledMidCellLeavesServeReadyForTheNext() async throws {

@@ -19,8 +19,13 @@ final class RemoteRig: @unchecked Sendable {
         keyFile = dir + "/key.psk"
         self.port = port
         self.dataPorts = dataPorts
-        let made = try PeerbenchProcess(["psk", "new", keyFile], in: nil)
-        guard made.wait(seconds: 30) == 0 else { throw TransportError("psk new failed: \(made.stderr)") }
+        do {
+            let made = try PeerbenchProcess(["psk", "new", keyFile], in: nil)
+            guard made.wait(seconds: 30) == 0 else { throw TransportError("psk new failed: \(made.stderr)") }
+        } catch {
+            hosts.remove()
+            throw error
+        }
     }
 
     var peer: String { "\(hosts.serverAddress):\(port)" }

@@ -62,6 +62,11 @@ import PeerBenchCore
         #expect(json["seed"]?.stringValue == "18446744073709551615")
         #expect(json["timeout_seconds"] != nil && json["cell_id"]?.stringValue == "c")
         #expect(try RemoteCell.decode(RemoteCell.Request.self, from: json, "CELL_REQUEST") == r)
+        var voice = Self.request()
+        voice.wifi = WifiSettings(performanceMode: .realtime, serviceClass: .interactiveVoice)
+        let voiceJSON = RemoteCell.encode(voice)
+        #expect(voiceJSON["wifi"]?["serviceClass"]?.stringValue == "interactiveVoice")
+        #expect(try RemoteCell.decode(RemoteCell.Request.self, from: voiceJSON, "CELL_REQUEST").wifi == voice.wifi)
         let bad = try JSONParser.parse(Array(#"{"plugin": "tcp"}"#.utf8))
         #expect(throws: TransportError.self) { try RemoteCell.decode(RemoteCell.Request.self, from: bad, "CELL_REQUEST") }
     }

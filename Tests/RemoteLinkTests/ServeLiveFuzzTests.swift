@@ -90,4 +90,25 @@ import PeerBenchCore
         #expect(run.wait(seconds: 60) == 0, "run: \(run.stderr)\nserve: \(serve.stderr.suffix(2_000))")
         #expect(try rig.records(rig.dir + "/out").allSatisfy { $0["status"] as? String == "ok" })
     }
+
+    @Test func aClientWithoutACommonVersionIsToldBothLists() async throws {
+        let rig = try RemoteRig()
+        defer { rig.remove() }
+        let serve = try rig.startServe()
+        let key = try PreSharedKey.load(from: rig.keyFile)
+        let address = SocketAddress(host: rig.hosts.serverAddress, port: rig.port)
+        let reply = try await BlockingThread.run(name: "hello", namespace: rig.hosts.client) { () throws -> ControlMessage in
+            let channel = try ControlChannel.connect(to: address, key: key, timeoutSeconds: 10)
+            defer { channel.close() }
+            try channel.send(.hello(.init(protocolVersions: [7, 9], softwareVersion: "future", plugins: ["tcp"])))
+            return try channel.receive(timeoutSeconds: 10)
+        }
+        guard case .error(let code, let message) = reply else {
+            Issue.record("expected ERROR, got \(reply)")
+            return
+        }
+        #expect(code == ControlErrorCode.versionMismatch)
+        #expect(message == "no common control protocol version: the client speaks 7,9, this serve speaks 1")
+        #expect(serve.waitFor("ended after 0 cells", seconds: 10))
+    }
 }

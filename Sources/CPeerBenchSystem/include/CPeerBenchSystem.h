@@ -46,5 +46,6 @@ int pb_recvmmsg(int fd, pb_mmsghdr *msgs, unsigned int n, int flags, struct time
 /// host's SYN, a datagram socket never sees (so never answers) another host's datagram.
 /// Returns 0 or -1 with errno.
 int pb_attach_peer_filter(int fd, int family, const uint8_t *address);
+
 /// Netlink uapi for link inspection (routes, interface counters, nl80211 station info).
 #include "pb_netlink.h"

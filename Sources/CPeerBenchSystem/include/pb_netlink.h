@@ -13,7 +13,7 @@
 /// GENL_ID_CTRL: the generic netlink controller's family id (resolves "nl80211").
 static const uint16_t pb_genl_id_ctrl = GENL_ID_CTRL;
 /// NLA_TYPE_MASK: an attribute's type without the nested / byte-order flags.
-static const uint16_t pb_nla_type_mask = NLA_TYPE_MASK;
+static const uint16_t pb_nla_type_mask = (uint16_t)NLA_TYPE_MASK;
 /// sizeof(struct nlmsghdr), struct rtmsg, struct ifinfomsg, struct genlmsghdr, struct nlmsgerr.
 static const uint32_t pb_nlmsghdr_size = sizeof(struct nlmsghdr);
 static const uint32_t pb_rtmsg_size = sizeof(struct rtmsg);

@@ -19,7 +19,8 @@ struct ComparedRecord: Sendable {
         runID = r.runID
         cellID = r.cellID
         repetition = r.repetition
-        environment = r.environment
+        // Cells with a competing flow are another scenario than the same cell without.
+        environment = r.environment + (r.crossTraffic?.scenarioSuffix ?? "")
         distanceLabel = r.distanceLabel
         payload = r.payload.map { "\($0.count)x\($0.size)" } ?? "-"
         label = r.transport.label

@@ -12,7 +12,7 @@
 /// with t_tx and t_rx the air time of the bytes each end sent and received (the
 /// emulator's per-direction byte counters at the link's PHY rate, or its rate when the
 /// environment has no PHY rate). The power figures are assumed round values [A] of the
-/// order published for smartphone Wi-Fi radios (docs/LINK-MODEL.md section 8).
+/// order published for smartphone Wi-Fi radios (docs/LINK-MODEL.md section 9).
 public struct EnergyModel: Sendable, Equatable {
     /// Power while transmitting, milliwatts [A].
     public var transmitMw = 1_000.0
@@ -27,6 +27,17 @@ public struct EnergyModel: Sendable, Equatable {
 
     /// The built-in model.
     public static let standard = EnergyModel()
+
+    /// The model in words, for `peerbench list`.
+    public func describe() -> [String] {
+        func f(_ x: Double) -> String { JSONValue.format(x) }
+        return [
+            "Energy (link.radio_on_fraction, link.energy_mj): an ESTIMATE from a radio power model, not a measurement:",
+            "  transmit \(f(transmitMw)) mW, receive \(f(receiveMw)) mW, awake listening \(f(listenMw)) mW, doze \(f(dozeMw)) mW [A];",
+            "  awake for the performance mode's duty cycle (bulk: the on-channel slots, 14 of 16; realtime: always) and at least",
+            "  for the air time of the bytes each end sent and received (the emulator's counters at the PHY rate); docs/LINK-MODEL.md section 9",
+        ]
+    }
 
     /// The share of time the radio is awake in `mode` on a link without its own channel
     /// model: AWDL's bulk schedule (14 of 16 slots on channel) or always [A].

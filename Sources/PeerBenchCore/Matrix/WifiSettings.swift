@@ -32,10 +32,11 @@ public enum PerformanceMode: String, Sendable, Codable, CaseIterable, Hashable {
 
 /// The traffic service class, which sets transmit priority on Wi-Fi.
 ///
-/// Each class maps to a DSCP after RFC 8325 section 4.2 (and the same values Apple's
-/// stack uses for these classes), the DSCP to an 802.1D user priority (RFC 8325
-/// section 4.3, which Linux's `cfg80211_classify8021d` follows for these code points),
-/// and the user priority to a WMM access category (IEEE 802.11-2020 Table 10-1).
+/// Each class maps to a DSCP after RFC 8325 section 4.2, the DSCP to an 802.1D user
+/// priority (RFC 8325 section 4.3; Linux's `cfg80211_classify8021d` takes the DSCP's
+/// precedence bits instead, the same access category for all but EF, see
+/// docs/LINK-MODEL.md section 8), and the user priority to a WMM access category
+/// (IEEE 802.11-2020 Table 10-1).
 public enum ServiceClass: String, Sendable, Codable, CaseIterable, Hashable {
     case background
     case bestEffort

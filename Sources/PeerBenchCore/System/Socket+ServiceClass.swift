@@ -4,7 +4,7 @@ import Glibc
 
 /// Marks a socket's traffic with a Wi-Fi service class, as an app's choice of class
 /// reaches the radio on Linux: the IP header's DSCP (`IP_TOS`, `IPV6_TCLASS`), which a
-/// Wi-Fi driver maps to a WMM access category (`cfg80211_classify8021d`, RFC 8325), and
+/// Wi-Fi driver maps to a WMM access category (`cfg80211_classify8021d`), and
 /// the socket priority (`SO_PRIORITY`, the 802.1D user priority), which queueing
 /// disciplines and drivers that classify by `skb->priority` use.
 extension Socket {

@@ -24,5 +24,7 @@ struct ListCommand: AsyncParsableCommand {
         let model = Wiring.linkModel
         Terminal.out("Environments: \(model.builtInEnvironments.joined(separator: ", "))")
         for line in model.describe() { Terminal.out("  " + line) }
+        Terminal.out("")
+        for line in EnergyModel.standard.describe() { Terminal.out(line) }
     }
 }

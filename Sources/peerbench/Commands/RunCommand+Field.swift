@@ -23,14 +23,15 @@ struct FieldOptions: ParsableArguments {
     }
 
     /// The prompter the runner asks before each new place; nil without --interactive.
-    func prompter() throws -> FieldPrompter? {
+    /// `keepAlive` runs while a question waits (the remote run's control channel).
+    func prompter(keepAlive: (@Sendable () async -> Void)? = nil) throws -> FieldPrompter? {
         guard interactive else { return nil }
         var fd: Int32 = 0
         if let answers, answers != "-" {
             fd = open(answers, O_RDONLY | O_CLOEXEC)
             guard fd >= 0 else { throw InputError(source: "--answers", "cannot open \(answers): \(String(cString: strerror(errno)))") }
         }
-        return FieldPrompter(input: DescriptorFieldInput(fd: fd)) { Terminal.err($0) }
+        return FieldPrompter(input: DescriptorFieldInput(fd: fd), keepAlive: keepAlive) { Terminal.err($0) }
     }
 
     /// After the run: the places skipped, and how to run them later. True when any was.

@@ -23,7 +23,10 @@ enum RemoteRun {
     /// Connects to the peer's `serve` and agrees on versions and plugins. Errors are
     /// the user's to act on: a wrong key, an unreachable peer, a plugin mismatch.
     static func connect(peer: String, pskFile: String, registry: PluginRegistry, plan: RunPlan, quiet: Bool) async throws -> RemoteTestbed {
-        let address = try RemotePeer.resolve(peer, option: "--peer")
+        // `--peer auto[:NAME]`: the serve instance DNS-SD finds (docs/FIELD-GUIDE.md).
+        let target = try Discovery.resolvePeerOption(peer)
+        if target != peer && !quiet { Terminal.err("peerbench: found \(peer) by DNS-SD: \(target)") }
+        let address = try RemotePeer.resolve(target, option: "--peer")
         let key = try RemoteTestbed.loadKey(pskFile)
         let needed = Array(Set(plan.matrix.transports.map(\.plugin))).sorted()
         let testbed = try await RemoteTestbed.connect(to: address, key: key, plugins: registry.names, needed: needed,

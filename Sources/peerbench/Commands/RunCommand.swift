@@ -52,7 +52,7 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "How client and server are joined: 'emulated' (namespaces + link emulator), 'none' (loopback) or 'remote' (a second host running 'peerbench serve'; needs --peer and --psk-file). Default for a new run: \(RunCommand.defaultLink.rawValue); on resume, the run's own.")
     var link: LinkMode?
 
-    @Option(help: "With --link remote: the host running 'peerbench serve', as HOST[:PORT] or [IPv6]:PORT (default port \(ServeLimits.defaultPort)).")
+    @Option(help: "With --link remote: the host running 'peerbench serve', as HOST[:PORT] or [IPv6]:PORT (default port \(ServeLimits.defaultPort)), or auto / auto:NAME to find it by DNS-SD ('serve --advertise').")
     var peer: String?
 
     @Option(name: .customLong("psk-file"), help: "With --link remote: the pre-shared key file both hosts hold ('peerbench psk new FILE').")
@@ -149,7 +149,9 @@ struct RunCommand: AsyncParsableCommand {
         let worker = isolation == .process ? WorkerProcess(arguments: ["cell-worker"] + (verbose ? ["--verbose"] : [])) : nil
         interrupt.attach(worker: worker)
         let prompter: FieldPrompter?
-        do { prompter = try field.prompter() } catch let e as InputError {
+        var keepAlive: (@Sendable () async -> Void)?
+        if let remote = testbed as? RemoteTestbed { keepAlive = { await remote.keepAlive() } }
+        do { prompter = try field.prompter(keepAlive: keepAlive) } catch let e as InputError {
             await testbed.shutdown()
             throw fail(e)
         }

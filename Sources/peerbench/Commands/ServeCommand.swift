@@ -39,12 +39,19 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(name: .customLong("allow-exec"), help: "Run the exec plugin, whose options name a command: lets the authenticated client run programs here, whose ports are outside --data-ports and the peer filter.")
     var allowExec = false
 
+    @Flag(help: "Publish this server by DNS-SD (_peerbench._tcp, through Avahi) so 'run --peer auto' finds it.")
+    var advertise = false
+
+    @Option(name: .customLong("advertise-name"), help: "With --advertise: the instance name 'run --peer auto:NAME' asks for (default: this host's name).")
+    var advertiseName: String?
+
     @Flag(help: "Print debug logging from the plugins.")
     var verbose = false
 
     func validate() throws {
         if !(idleTimeout > 0) { throw ValidationError("--idle-timeout must be a number of seconds above 0, got \(idleTimeout)") }
         if !(maxCellSeconds > 0) { throw ValidationError("--max-cell-seconds must be a number of seconds above 0, got \(maxCellSeconds)") }
+        if advertiseName != nil && !advertise { throw ValidationError("--advertise-name needs --advertise") }
         if maxPayloadBytes < 0 { throw ValidationError("--max-payload-bytes must be 0 or more, got \(maxPayloadBytes)") }
     }
 
@@ -88,7 +95,15 @@ struct ServeCommand: AsyncParsableCommand {
             ServeLog().line("\(InterruptTrap.name(sig)) received: exiting")
             _exit(0)
         }, onSecond: { _ in _exit(0) })
+        // Withdrawn when serve ends, however it ends (Discovery's lifeline).
+        let advertisement: Advertisement?
+        do { advertisement = try advertise ? Discovery.advertise(name: advertiseName, port: configuration.listen.port) : nil } catch {
+            Terminal.error("cannot advertise by DNS-SD: \(error)")
+            throw ExitStatus.testbed
+        }
+        if let advertisement { ServeLog().line("advertised by DNS-SD as \"\(advertisement.name)\" (\(RemoteLink.serviceType), port \(advertisement.port))") }
         await responder.run()
+        advertisement?.stop()
         trap.cancel()
     }
 }

@@ -6,7 +6,7 @@ struct ValidateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "validate",
         abstract: "Check a matrix file; print its cell count, estimated duration and the resolved link of every environment x distance.",
-        discussion: "Exits 0 when the matrix is valid; otherwise prints one line per problem, naming the file and the JSON path, and exits 2."
+        discussion: "Exits 0 when the matrix is valid; otherwise prints one line per problem, naming the file and the JSON path, and exits 2. A record's link.energy_mj and link.radio_on_fraction are estimates from a radio power model (see peerbench list), not measurements."
     )
 
     @OptionGroup var matrixArgument: MatrixArgument
