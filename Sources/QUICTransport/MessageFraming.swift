@@ -22,6 +22,9 @@ enum FrameType: UInt8 {
     /// Server -> client, control stream, just before `report`: the receiver-side bulk
     /// series (bytes per interval from the first bulk byte).
     case series = 0x07
+    /// Client -> server, control stream, first frame of a second connection that
+    /// carries only loaded probes (`loadedRttProbes.flow` `separate`): the cell token.
+    case probeHello = 0x08
 }
 
 /// Application error codes used in CONNECTION_CLOSE (application variant).
@@ -60,6 +63,7 @@ enum ControlFrame: Equatable {
     case done(DoneBody)
     case report(ReportBody)
     case hello(CellToken)
+    case probeHello(CellToken)
     /// nil: the server received no bulk byte (zero entries on the wire).
     case series(BulkSeries?)
 }
@@ -87,6 +91,7 @@ enum FrameEncoder {
         case .done(let d): return header(.done, length: 24) + be(d.messages) + be(d.bytes) + be(d.streams)
         case .report(let r): return header(.report, length: 32) + be(r.messages) + be(r.bytes) + be(r.streams) + be(r.receiveNanos)
         case .hello(let token): return header(.hello, length: UInt32(CellToken.length)) + token.bytes
+        case .probeHello(let token): return header(.probeHello, length: UInt32(CellToken.length)) + token.bytes
         case .series(let series):
             let entries = series?.bytes ?? []
             var out = header(.series, length: UInt32(SeriesBody.fixedSize + 8 * entries.count))
@@ -179,7 +184,7 @@ struct FrameParser {
             }
             control.removeAll(keepingCapacity: true)
         } else if t != .data {
-            let expected = t == .ping || t == .pong ? 8 : t == .done ? 24 : 32 // report and hello: 32
+            let expected = t == .ping || t == .pong ? 8 : t == .done ? 24 : 32 // report, hello and probeHello: 32
             guard length == expected else {
                 throw FramingError(description: "frame type 0x\(String(t.rawValue, radix: 16)) has a \(length)-byte body; expected \(expected)")
             }
@@ -203,6 +208,7 @@ struct FrameParser {
         case .done: try onControl(.done(DoneBody(messages: u64(0), bytes: u64(8), streams: u64(16))))
         case .report: try onControl(.report(ReportBody(messages: u64(0), bytes: u64(8), streams: u64(16), receiveNanos: u64(24))))
         case .hello: try onControl(.hello(CellToken(bytes: Array(control))))
+        case .probeHello: try onControl(.probeHello(CellToken(bytes: Array(control))))
         case .series:
             let interval = u64(0)
             let n = Int(control[8]) << 24 | Int(control[9]) << 16 | Int(control[10]) << 8 | Int(control[11])

@@ -31,9 +31,11 @@ final class QUICClient: QUICConnectionDelegate {
     private var handshakeDone = false
 
     private let token: CellToken
+    private let serviceClass: ServiceClass
 
     init(config: QUICConfiguration, server: SocketAddress, token: CellToken, deadline: UInt64, cancellation: CellCancellation,
          serviceClass: ServiceClass) throws {
+        self.serviceClass = serviceClass
         self.config = config
         self.token = token
         self.server = server
@@ -73,19 +75,7 @@ final class QUICClient: QUICConnectionDelegate {
 
         var m = TransportMeasurement()
 
-        // Handshake: from creating the TLS session to the handshake_completed callback.
-        let credentials = try TLSCredentials(caFile: config.caFile,
-                                             certFile: config.mutualTLS ? config.clientCertFile : nil,
-                                             keyFile: config.mutualTLS ? config.clientKeyFile : nil)
-        let name = config.expectedName(for: server.host)
-        let start = MonotonicClock.now()
-        let tls = try TLSSession(server: false, credentials: credentials, alpn: config.alpn, verifyName: name, requireClientCertificate: false)
-        let ctx = QUICFailure.TLSContext(isServer: false, caFile: config.caFile, verifyName: name, alpn: config.alpn)
-        let connection = try QUICConnection(.client, local: try SockAddrBox(channel.socket.localAddress()), remote: try SockAddrBox(server),
-                                            tls: tls, settings: config.connection, tlsContext: ctx, peer: server.description)
-        connection.delegate = self
-        self.connection = connection
-        try pump("handshake") { self.handshakeDone }
+        let (connection, start) = try handshake()
         m.connectNanos = (connection.handshakeCompletedAt ?? start) - start
 
         // Probes: one PING at a time on the control stream, timed until its PONG.
@@ -110,8 +100,13 @@ final class QUICClient: QUICConnectionDelegate {
         let bulkStart = MonotonicClock.now()
         var bulk = BulkSchedule(count: count, mode: config.streams)
         var doneSent = false
-        var loaded = LoadedProbeSchedule(config.loadedRttProbes)
+        let separate = config.loadedRttProbes?.flow == .separate
+        var loaded = LoadedProbeSchedule(separate ? nil : config.loadedRttProbes)
         loaded.begin(at: bulkStart)
+        let prober = try separate && count > 0 ? QUICSeparateFlow(client: QUICClient(config: config, server: server, token: token, deadline: deadline,
+                                                                           cancellation: cancellation, serviceClass: serviceClass),
+                                                               probes: config.loadedRttProbes!) : nil
+        defer { _ = try? prober?.finish() }
         var bulkNanos: UInt64?
         // A probe queued after this turn's service pass: turn again at once so it leaves now.
         var probeQueued = false
@@ -147,6 +142,12 @@ final class QUICClient: QUICConnectionDelegate {
         if loaded.intervalNanos != nil {
             m.rttLoadedNanos = loadedSent.compactMap { p in pongs[p.seq].map { $0 - p.at } }
         }
+        var separateSent: Int?
+        if let prober {
+            let result = try prober.finish()
+            m.rttLoadedNanos = result.rtts
+            separateSent = result.sent
+        }
         guard let r = report else { throw QUICFailure.protocolViolation("no REPORT after the bulk phase") }
         m.delivery = Delivery(sentMessages: count, receivedMessages: Int(r.messages), sentBytes: count * size, receivedBytes: Int(r.bytes))
         if r.messages < UInt64(count) { m.status = .partial }
@@ -154,6 +155,7 @@ final class QUICClient: QUICConnectionDelegate {
 
         var stats = QUICStats.record(connection, start: start, report: r, config: config)
         if loaded.intervalNanos != nil { stats["loaded_probes_sent"] = JSONValue(loadedSent.count) }
+        if let separateSent { stats["loaded_probes_sent"] = JSONValue(separateSent) }
         m.extra["quic"] = .object(stats)
 
         // Clean close: CONNECTION_CLOSE with application NO_ERROR; nothing to wait for.
@@ -162,6 +164,68 @@ final class QUICClient: QUICConnectionDelegate {
         withExtendedLifetime(block) {}
         return m
     }
+
+    /// From creating the TLS session to the handshake_completed callback; returns the
+    /// connection and when the handshake started.
+    private func handshake() throws -> (QUICConnection, UInt64) {
+        let credentials = try TLSCredentials(caFile: config.caFile,
+                                             certFile: config.mutualTLS ? config.clientCertFile : nil,
+                                             keyFile: config.mutualTLS ? config.clientKeyFile : nil)
+        let name = config.expectedName(for: server.host)
+        let start = MonotonicClock.now()
+        let tls = try TLSSession(server: false, credentials: credentials, alpn: config.alpn, verifyName: name, requireClientCertificate: false)
+        let ctx = QUICFailure.TLSContext(isServer: false, caFile: config.caFile, verifyName: name, alpn: config.alpn)
+        let connection = try QUICConnection(.client, local: try SockAddrBox(channel.socket.localAddress()), remote: try SockAddrBox(server),
+                                            tls: tls, settings: config.connection, tlsContext: ctx, peer: server.description)
+        connection.delegate = self
+        self.connection = connection
+        try pump("handshake") { self.handshakeDone }
+        return (connection, start)
+    }
+
+    /// The separate probe flow's whole life (`loadedRttProbes.flow` `separate`): its own
+    /// handshake, PROBE_HELLO, then a PING every interval on its control stream until
+    /// `stopRequested` (checked each turn; `wake` ends a wait), then a clean close.
+    /// Returns the answered probes' RTTs in send order and how many were sent.
+    func probeFlow(_ probes: LoadedRttProbes, stopRequested: @escaping () -> Bool) throws -> (rtts: [UInt64], sent: Int) {
+        cancellation.register(channel.socket)
+        cancellation.onCancel { [channel] in channel.wake() }
+        defer { cancellation.unregister(channel.socket) }
+        var sent: [(seq: UInt64, at: UInt64)] = []
+        do {
+            let (connection, _) = try handshake()
+            guard let control = connection.openBidiStream() else { throw QUICFailure.protocolViolation("the server allows no bidirectional stream") }
+            controlStream = control
+            connection.sender(control).append(copying: FrameEncoder.encode(.probeHello(token)))
+            var schedule = LoadedProbeSchedule(probes)
+            schedule.begin(at: MonotonicClock.now())
+            var queued = true  // PROBE_HELLO leaves at once
+            try pump("separate-flow probes", wakeIn: {
+                if queued { queued = false; return 0 }
+                return schedule.nanosUntilDue()
+            }) {
+                if stopRequested() { return true }
+                let now = MonotonicClock.now()
+                if let k = schedule.takeDue(now: now) {
+                    let seq = Self.loadedFlag | UInt64(k)
+                    connection.sender(control).append(copying: FrameEncoder.encode(.ping(seq)))
+                    sent.append((seq, now))
+                    queued = true
+                }
+                return false
+            }
+        } catch {
+            // The stop's wake-up ends a wait as a cancellation would (also during the
+            // handshake, when the bulk phase was shorter than it): not a failure.
+            guard stopRequested(), !cancellation.isCancelled else { throw error }
+        }
+        if let connection, !connection.isFinished { connection.close(.application(ApplicationError.noError, ""), transmit: transmit) }
+        self.connection = nil
+        return (sent.compactMap { p in pongs[p.seq].map { $0 - p.at } }, sent.count)
+    }
+
+    /// Ends a `probeFlow` wait at once (from another thread).
+    func wake() { channel.wake() }
 
     private lazy var transmit: QUICConnection.Transmit = { [channel] bytes, segment, _ in
         channel.send(bytes, segment: segment, to: nil, length: 0)
@@ -220,7 +284,7 @@ final class QUICClient: QUICConnectionDelegate {
             case .series(let s):
                 guard self.report == nil else { throw FramingError(description: "SERIES after REPORT") }
                 self.series = s
-            case .ping, .done, .hello: throw FramingError(description: "server sent a client-only frame (\(frame))")
+            case .ping, .done, .hello, .probeHello: throw FramingError(description: "server sent a client-only frame (\(frame))")
             }
         })
     }

@@ -26,7 +26,7 @@ public struct QUICPlugin: TransportPlugin {
             OptionDescriptor("clientKeyFile", type: "path", default: "certs/client-key.pem", help: "Client private key for mutualTLS."),
             OptionDescriptor("serverName", type: "string", default: "the server's address", help: "Name the server certificate must cover."),
             OptionDescriptor("mutualTLS", type: "bool", default: "false", help: "The server requires and verifies a client certificate."),
-        ] + LoadedRttProbes.descriptors(flows: [.same])
+        ] + LoadedRttProbes.descriptors
     )
 
     let config: QUICConfiguration
@@ -64,7 +64,7 @@ public struct QUICPlugin: TransportPlugin {
             clientKeyFile: try path("clientKeyFile", "client-key.pem"),
             serverName: try options.string("serverName", default: nil),
             mutualTLS: try options.bool("mutualTLS", default: false),
-            loadedRttProbes: try LoadedRttProbes.read(options, flows: [.same]),
+            loadedRttProbes: try LoadedRttProbes.read(options),
             configuredIdleTimeoutSeconds: options.has("idleTimeoutSeconds") ? idle : nil)
     }
 

@@ -130,6 +130,7 @@ final class QUICServerLoop: @unchecked Sendable {
             // else the oldest that has not proved to be the cell's client, so neither a
             // flood of Initials nor of complete stray handshakes can lock the real client out.
             guard let victim = sessions.first(where: { !$0.connection.isHandshakeComplete })
+                    ?? sessions.first(where: { claim.holder !== $0 && claim.probeFlow !== $0 })
                     ?? sessions.first(where: { claim.holder !== $0 }) else {
                 logger.debug("QUIC server: dropping an Initial, \(Self.maxConnections) connections already open")
                 return
@@ -161,6 +162,7 @@ final class QUICServerLoop: @unchecked Sendable {
 
     private func remove(_ s: ServerSession) {
         if claim.holder === s { claim.holder = nil }
+        if claim.probeFlow === s { claim.probeFlow = nil }
         sessions.removeAll { $0 === s }
         routes = routes.filter { $0.value !== s }
     }
@@ -170,6 +172,8 @@ final class QUICServerLoop: @unchecked Sendable {
 /// cell's token in HELLO. One per server loop, shared by its sessions.
 final class CellClaim {
     var holder: ServerSession?
+    /// The cell client's second connection, carrying only loaded probes (PROBE_HELLO).
+    var probeFlow: ServerSession?
 }
 
 /// A connection that is not the cell's client: closed with application error 3
@@ -223,6 +227,7 @@ final class ServerSession: QUICConnectionDelegate {
 
     func received(_ connection: QUICConnection, stream: Int64, data: UnsafeRawBufferPointer, fin: Bool) throws {
         guard stream & 0x3 == 0 else { throw FramingError(description: "stream \(stream) is not a client-initiated bidirectional stream") }
+        if stream != 0, claim.probeFlow === self { throw FramingError(description: "bulk stream \(stream) on the probe flow") }
         // Stream 0 (the client's first bidirectional stream) is the control stream; the others carry bulk data.
         let bulk = stream != 0
         var parser = parsers[stream] ?? FrameParser()
@@ -243,11 +248,20 @@ final class ServerSession: QUICConnectionDelegate {
                 guard claim.holder == nil else { throw NotThisCell(description: "this cell's client is already connected") }
                 claim.holder = self
                 controlStream = stream
+            case .probeHello(let presented):
+                // A second connection of the cell's client for loaded probes only: it is
+                // answered like any session but never ends the server's loop.
+                guard controlStream == nil else { throw FramingError(description: "PROBE_HELLO after HELLO") }
+                guard presented == token else { throw NotThisCell(description: "PROBE_HELLO carries another cell's token (not this cell's client)") }
+                guard claim.probeFlow == nil else { throw NotThisCell(description: "this cell's probe flow is already connected") }
+                claim.probeFlow = self
+                controlStream = stream
             case .ping(let seq):
                 try requireHello()
                 connection.sender(stream).append(copying: FrameEncoder.encode(.pong(seq)))
             case .done(let d):
                 try requireHello()
+                guard claim.probeFlow !== self else { throw FramingError(description: "DONE on the probe flow") }
                 guard done == nil else { throw FramingError(description: "second DONE frame") }
                 done = d
             case .pong, .report, .series:

@@ -29,11 +29,18 @@ final class UDPClient {
     /// The keepalive (option `keepAlive`), running from HELLO_ACK to the end; nil = off.
     private var keepAlive: UDPKeepAliveClock?
 
-    private init(cell: CellContext, options: UDPOptions, socket: Socket) {
+    private let server: SocketAddress
+    /// The server's separate probe-flow port (HELLO_ACK), with `loadedRttProbes.flow` `separate`.
+    private var probePort: UInt16?
+    private var separateFlow: Bool { options.loadedRttProbes?.flow == .separate }
+
+    private init(cell: CellContext, options: UDPOptions, socket: Socket, server: SocketAddress) {
         self.cell = cell
         self.options = options
         self.socket = socket
-        loaded = LoadedProbeSchedule(options.loadedRttProbes)
+        self.server = server
+        // Same-flow probes only on the same flow; a separate flow has its own prober.
+        loaded = LoadedProbeSchedule(options.loadedRttProbes?.flow == .separate ? nil : options.loadedRttProbes)
     }
 
     static func run(_ cell: CellContext, server: SocketAddress, options: UDPOptions) throws -> TransportMeasurement {
@@ -44,7 +51,7 @@ final class UDPClient {
         do {
             try cell.applySendDeadline(to: s)
             try s.connect(server)  // UDP: fixes the peer, sends nothing
-            let client = UDPClient(cell: cell, options: options, socket: s)
+            let client = UDPClient(cell: cell, options: options, socket: s, server: server)
             return try client.workload()
         } catch {
             if cell.cancellation.isCancelled { throw TransportError("udp client cancelled at the cell deadline (\(error))") }
@@ -73,7 +80,10 @@ final class UDPClient {
         var attempt: UInt64 = 0
         while true {
             try send(header(.hello, attempt).datagram([count, size]))
-            if try waitFor( .helloAck, sequence: nil, within: Self.helloInterval) != nil { break }
+            if let ack = try waitFor( .helloAck, sequence: nil, within: Self.helloInterval) {
+                probePort = ack.first.map { UInt16(truncatingIfNeeded: $0) }
+                break
+            }
             attempt += 1
         }
         m.connectNanos = MonotonicClock.elapsed(since: start)
@@ -106,6 +116,8 @@ final class UDPClient {
         }
         // The keepalive's answers are picked up between batches like loaded echoes.
         let echoes = loaded.intervalNanos == nil && keepAlive == nil ? nil : try LoadedEchoPoller(socket)
+        let separate = try startSeparateProber()
+        defer { if let separate { stopSeparateProber(separate) } }
         let start = MonotonicClock.now()
         loaded.begin(at: start)
         let pacer = options.rateMbps.map { UDPPacer(rateMbps: $0, payloadBytes: payload.size, start: start) }
@@ -148,6 +160,10 @@ final class UDPClient {
             try drainLoadedEchoes()
             m.rttLoadedNanos = loadedRtts
         }
+        if let separate {
+            separate.prober.finish()
+            m.rttLoadedNanos = separate.prober.rtts
+        }
         let r = report!
         m.bulkSeries = UDPReportSeries.decode(r)
         m.delivery = Delivery(sentMessages: payload.count, receivedMessages: Int(r[0]),
@@ -166,6 +182,10 @@ final class UDPClient {
         if loaded.intervalNanos != nil {
             udp["loaded_probes_sent"] = JSONValue(loaded.sent)
             udp["loaded_probes_lost"] = JSONValue(loaded.sent - loadedRtts.count)
+        }
+        if let separate {
+            udp["loaded_probes_sent"] = JSONValue(separate.prober.sent)
+            udp["loaded_probes_lost"] = JSONValue(separate.prober.sent - separate.prober.rtts.count)
         }
         if let keepAlive { udp["keepalives_sent"] = JSONValue(Int(keepAlive.sent)) }
         udp["jitter_samples"] = JSONValue(r[5])
@@ -193,6 +213,36 @@ final class UDPClient {
             attempt += 1
             wait = min(wait * 2, 1_000_000_000)
         }
+    }
+
+    /// With `loadedRttProbes.flow` `separate`: a second socket to the port the server
+    /// announced, and its prober running (docs/protocol/udp.md); else nil.
+    private func startSeparateProber() throws -> (prober: UDPProbeFlowProber, socket: Socket)? {
+        guard separateFlow, let probes = options.loadedRttProbes else { return nil }
+        guard let port = probePort, port > 0 else {
+            throw TransportError("udp client: the server announced no probe-flow port in HELLO_ACK (loadedRttProbes.flow \"separate\")")
+        }
+        let s = try UDPSocketSetup.make(family: server.family)
+        cell.markServiceClass(s)
+        cell.cancellation.register(s)
+        do {
+            try cell.applySendDeadline(to: s)
+            try s.connect(SocketAddress(host: server.host, port: port))
+        } catch {
+            cell.cancellation.unregister(s)
+            s.close()
+            throw error
+        }
+        let prober = UDPProbeFlowProber(socket: s, session: session, probes: probes, timeoutNanos: UInt64(options.probeTimeoutMs) * 1_000_000)
+        prober.start()
+        return (prober, s)
+    }
+
+    /// Stops the separate prober (if still running) and closes its socket.
+    private func stopSeparateProber(_ separate: (prober: UDPProbeFlowProber, socket: Socket)) {
+        separate.prober.finish()
+        cell.cancellation.unregister(separate.socket)
+        separate.socket.close()
     }
 
     /// A loaded PROBE {seq = base + k, ts = now} if one is due.

@@ -23,7 +23,7 @@ public struct UDPOptions: Sendable, Equatable {
     public init(_ options: PluginOptions) throws(InputError) {
         rateMbps = try options.double("rateMbps", default: nil, range: 0.001...1_000_000)
         probeTimeoutMs = try options.int("probeTimeoutMs", default: 1_000, range: 1...60_000)
-        loadedRttProbes = try LoadedRttProbes.read(options, flows: [.same])
+        loadedRttProbes = try LoadedRttProbes.read(options)
         keepAlive = try UDPKeepAlive.read(options)
     }
 
@@ -32,5 +32,5 @@ public struct UDPOptions: Sendable, Equatable {
                          help: "Pace the bulk phase to this payload rate in Mbit/s; null sends back to back."),
         OptionDescriptor("probeTimeoutMs", type: "int", default: "1000",
                          help: "Wait this long for a probe's echo before counting the probe as lost (1-60000)."),
-    ] + LoadedRttProbes.descriptors(flows: [.same]) + UDPKeepAlive.descriptors
+    ] + LoadedRttProbes.descriptors + UDPKeepAlive.descriptors
 }

@@ -36,7 +36,7 @@ public struct UDPPlugin: TransportPlugin {
     }
 
     public func startServer(_ cell: CellContext) async throws -> any TransportServer {
-        try await UDPServer.start(cell)
+        try await UDPServer.start(cell, options: options)
     }
 
     public func runClient(_ cell: CellContext, server: SocketAddress) async throws -> TransportMeasurement {

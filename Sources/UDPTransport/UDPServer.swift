@@ -6,7 +6,7 @@ import PeerBenchCore
 /// The server side: answers HELLO and probes, accounts DATA, reports at END (after
 /// waiting briefly for stragglers), and ends at BYE.
 enum UDPServer {
-    static func start(_ cell: CellContext) async throws -> any TransportServer {
+    static func start(_ cell: CellContext, options: UDPOptions = UDPOptions()) async throws -> any TransportServer {
         let stopper = CellCancellation()
         let socket = try await cell.server.run("udp-bind") { () throws -> Socket in
             let bindAddress = SocketAddress(host: cell.server.address, port: 0)
@@ -18,11 +18,27 @@ enum UDPServer {
         }
         cell.cancellation.register(socket)
         stopper.register(socket)
+        // A separate probe flow (loadedRttProbes.flow): a second socket, announced in HELLO_ACK.
+        let echo = options.loadedRttProbes?.flow == .separate
+            ? try await cell.server.run("udp-probe-bind") { try UDPProbeFlowEcho(cell: cell) } : nil
+        if let echo {
+            cell.cancellation.register(echo.socket)
+            stopper.register(echo.socket)
+        }
         let address = try socket.localAddress()
         let task = Task<Void, any Error> {
             defer { cell.cancellation.unregister(socket); stopper.unregister(socket) }
+            echo?.start()
+            defer {
+                if let echo {
+                    echo.stop()
+                    cell.cancellation.unregister(echo.socket)
+                    stopper.unregister(echo.socket)
+                    echo.socket.close()
+                }
+            }
             try await cell.server.run("udp-server") {
-                try UDPServerSession(socket: socket, cell: cell, stopper: stopper).run()
+                try UDPServerSession(socket: socket, cell: cell, stopper: stopper, probePort: echo?.port).run()
             }
         }
         return SessionServer(address: address, stopper: stopper, task: task)
@@ -50,11 +66,14 @@ final class UDPServerSession {
     private var report: [UInt8]?
     private var lastHeard = MonotonicClock.now()
     private var finished = false
+    /// The separate probe flow's port, announced in HELLO_ACK; nil without one.
+    private let probePort: UInt16?
 
-    init(socket: Socket, cell: CellContext, stopper: CellCancellation) {
+    init(socket: Socket, cell: CellContext, stopper: CellCancellation, probePort: UInt16? = nil) {
         self.socket = socket
         self.cell = cell
         self.stopper = stopper
+        self.probePort = probePort
     }
 
     private var stopped: Bool { stopper.isCancelled || cell.cancellation.isCancelled }
@@ -100,7 +119,10 @@ final class UDPServerSession {
                 session = h.session
                 stats = UDPReceiverStats(expected: Int(clamping: d.field(0)))
             }
-            if h.session == session { reply(UDPDatagramHeader(type: .helloAck, session: h.session, sequence: h.sequence, timestamp: h.timestamp).datagram()) }
+            if h.session == session {
+                reply(UDPDatagramHeader(type: .helloAck, session: h.session, sequence: h.sequence, timestamp: h.timestamp)
+                    .datagram(probePort.map { [UInt64($0)] } ?? []))
+            }
             return
         }
         guard h.session == session else { return }

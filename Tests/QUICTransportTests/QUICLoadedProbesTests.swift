@@ -37,4 +37,38 @@ import QUICTransport
         #expect(m.rttLoadedNanos == nil)
         #expect(m.extra["quic"]?["loaded_probes_sent"] == nil)
     }
+
+    @Test("separate flow: a second QUIC connection (PROBE_HELLO) carries the probes; the server still ends with the cell's session")
+    func separateConnection() async throws {
+        let plugin = try makePlugin(["loadedRttProbes": ["intervalMs": 10, "flow": "separate"]])
+        let cell = CellContext.loopback(payload: Payload(count: 4_000, size: 16_384), rttProbes: 5, timeoutSeconds: 60)
+        let server = try await plugin.startServer(cell)
+        let start = MonotonicClock.now()
+        let m = try await withTimeout(60) { try await plugin.runClient(cell, server: server.address) }
+        try await server.finish()
+        #expect(MonotonicClock.elapsed(since: start) < 20_000_000_000)
+        #expect(m.status == .ok)
+        #expect(m.delivery?.receivedBytes == 65_536_000)
+        let loaded = try #require(m.rttLoadedNanos)
+        let bulk = Double(m.bulkNanos ?? 0)
+        // The prober stops when the client's thread, woken by the REPORT, tells it to.
+        #expect(loaded.count >= 3 && Double(loaded.count) <= 1.5 * bulk / 10e6 + 5, "\(loaded.count) probes in \(bulk / 1e6) ms")
+        let sent = try #require(m.extra["quic"]?["loaded_probes_sent"]?.intValue)
+        #expect(sent >= loaded.count && sent <= loaded.count + 1, "at most the probe in flight at the stop goes unanswered")
+        #expect(loaded.allSatisfy { $0 > 0 && Double($0) < bulk })
+    }
+
+    @Test("separate flow with a bulk phase shorter than the probe connection's handshake, and with none: the cell is ok")
+    func separateFlowShortOrNoBulk() async throws {
+        let plugin = try makePlugin(["loadedRttProbes": ["intervalMs": 10, "flow": "separate"]])
+        for payload in [Payload(count: 5, size: 100), nil] {
+            let cell = CellContext.loopback(payload: payload, rttProbes: 3)
+            let server = try await plugin.startServer(cell)
+            let m = try await withTimeout(30) { try await plugin.runClient(cell, server: server.address) }
+            try await server.finish()
+            #expect(m.status == .ok, "\(String(describing: payload))")
+            #expect(m.rttNanos.count == 3)
+            if payload == nil { #expect(m.rttLoadedNanos == nil, "no bulk phase, no probe connection") }
+        }
+    }
 }

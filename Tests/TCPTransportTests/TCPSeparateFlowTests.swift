@@ -13,8 +13,10 @@ import TCPTransport
         #expect(m.bulkSeries.map { $0.bytes.reduce(0, +) } == 131_072_000)
         let loaded = try #require(m.rttLoadedNanos)
         let bulkMs = Double(m.bulkNanos ?? 0) / 1e6
-        // Ping-pong, one per interval from the bulk phase's start.
-        #expect(loaded.count >= 3 && Double(loaded.count) <= bulkMs / intervalMs + 1, "\(loaded.count) probes in \(bulkMs) ms")
+        // Ping-pong, one per interval from the bulk phase's start; the prober stops when
+        // the client's thread, woken by the REPORT, tells it to (on a loaded machine
+        // some ms after the REPORT), hence the room above bulk / interval.
+        #expect(loaded.count >= 3 && Double(loaded.count) <= 1.5 * bulkMs / intervalMs + 5, "\(loaded.count) probes in \(bulkMs) ms")
         #expect(loaded.allSatisfy { $0 > 0 && $0 < UInt64(bulkMs * 1e6) })
         #expect(m.rttNanos.count == 5, "the idle probes stay on the first connection")
     }

@@ -140,7 +140,7 @@ struct UDPPluginTests {
         (["rateMbps": "fast"] as JSONValue, "$.transports[2].options.rateMbps"),
         (["rateMbps": 0] as JSONValue, "$.transports[2].options.rateMbps"),
         (["probeTimeoutMs": 0] as JSONValue, "$.transports[2].options.probeTimeoutMs"),
-        (["loadedRttProbes": ["flow": "separate"]] as JSONValue, "$.transports[2].options.loadedRttProbes.flow"),
+        (["loadedRttProbes": ["flow": "sideways"]] as JSONValue, "$.transports[2].options.loadedRttProbes.flow"),
     ])
     func badOption(options: JSONValue, path: String) throws {
         let reader = try PluginOptions(options, path: JSONPath.root.key("transports").index(2).key("options"))

@@ -48,8 +48,9 @@ public struct LoadedRttProbes: Sendable, Equatable {
             OptionDescriptor("\(key).intervalMs", type: "number", default: "off",
                              help: "Send an RTT probe every this many ms during the bulk phase (rtt_loaded_ms); absent = off (1-60000)."),
             OptionDescriptor("\(key).flow", type: flows.map(\.rawValue).joined(separator: "|"), default: Flow.same.rawValue,
-                             help: "same: on the data's own flow (head-of-line blocking shows; quic: its control stream); "
-                                + "separate: on a second connection to the same server that carries only probes."),
+                             help: flows.contains(.separate)
+                                ? "same: on the data's own connection (head-of-line blocking shows); separate: on a second connection to the same server that carries only probes."
+                                : "same only: on the data's own flow (quic: the connection's control stream, beside the bulk stream)."),
         ]
     }
 
