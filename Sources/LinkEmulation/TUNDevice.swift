@@ -57,10 +57,7 @@ enum NamespaceThread {
         let box = ResultBox<T>()
         let done = DispatchSemaphore(value: 0)
         let thread = Thread {
-            box.result = Result {
-                try namespace.enterOnCurrentThread()
-                return try body()
-            }
+            box.result = Result { try NetworkNamespace.run(in: namespace, body) }
             done.signal()
         }
         thread.name = "pb-netns-setup"

@@ -84,8 +84,7 @@ public final class CrossTrafficFlow: Sendable {
         let group = threads
         let thread = Thread {
             defer { group.leave() }
-            if let namespace { guard (try? namespace.enterOnCurrentThread()) != nil else { return } }
-            body()
+            _ = try? NetworkNamespace.run(in: namespace, body)
         }
         thread.name = name
         thread.start()

@@ -13,10 +13,9 @@ public enum BlockingThread {
     ) async throws -> T {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
             let thread = Thread {
-                continuation.resume(with: Result {
-                    if let namespace { try namespace.enterOnCurrentThread() }
-                    return try body()
-                })
+                // Back in the creator's namespace before waking the awaiting task
+                // (`NetworkNamespace.run` says why).
+                continuation.resume(with: Result { try NetworkNamespace.run(in: namespace, body) })
             }
             thread.name = name
             thread.stackSize = 4 << 20
