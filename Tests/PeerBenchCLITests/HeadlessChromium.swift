@@ -50,8 +50,13 @@ enum HeadlessChromium {
 
     /// Vega's own log lines carry their level first ("WARN Infinite extent ..."); an error
     /// is anything else on the console: console.error, an uncaught exception, a failed load.
+    /// Not the page's: Chromium's own intervention notice when its UI font loads slowly on
+    /// a busy machine ("Slow network is detected ... chrome://resources/...").
     static func errors(_ console: [String]) -> [String] {
-        console.filter { !($0.hasPrefix("WARN ") || $0.hasPrefix("INFO ") || $0.hasPrefix("DEBUG ")) }
+        console.filter {
+            !($0.hasPrefix("WARN ") || $0.hasPrefix("INFO ") || $0.hasPrefix("DEBUG "))
+                && !($0.hasPrefix("Slow network is detected.") && $0.contains("chrome://resources/"))
+        }
     }
 
     /// Number of `needle` occurrences in `text`.

@@ -170,12 +170,14 @@ struct Validator {
         guard problems.isEmpty else { return nil }
         // Counted, not expanded: the check costs the same for 10 cells and 10 million.
         let withPayload = transports.filter(\.usesPayload).count
-        let factors: [(path: JSONPath, what: String, n: Int)] = [
+        var factors: [(path: JSONPath, what: String, n: Int)] = [
             (root.key("repetitions"), "repetitions", repetitions), (mp.key("environments"), "environments", environments.count),
             (mp.key("distances"), "distances", distances.count), (pp.key("counts"), "counts", counts.count),
             (pp.key("sizes"), "sizes", sizes.count), (root.key("transports"), "transports", transports.count),
-            (mp.key("scenarios"), "scenarios", scenarios.count),
         ]
+        // The optional dimensions are named only when the matrix has them.
+        if top["matrix"]?["scenarios"] != nil { factors.append((mp.key("scenarios"), "scenarios", scenarios.count)) }
+        if top["crossTraffic"] != nil { factors.append((root.key("crossTraffic"), "cross-traffic variants", cross.count)) }
         let total = Matrix.cellCount(repetitions: repetitions * cross.count, environments: environments.count, distances: distances.count,
                                      payloads: counts.count * sizes.count, transportsWithPayload: withPayload,
                                      transportsWithout: transports.count - withPayload, scenarios: scenarios.count)
