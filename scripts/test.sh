@@ -7,4 +7,14 @@ cd "$(dirname "$0")/.."
 swift build --build-tests
 # Serially: several suites assert timing (deadlines, link delay, pacing) and on a
 # two-core machine parallel suites would compete for the cores they measure.
-swift test --skip-build --no-parallel "$@"
+# The log is kept so that a failure deep in the output is repeated at the end, where
+# a CI page that shows only the tail still names it.
+log=$(mktemp -t peerbench-test.XXXXXX)
+status=0
+swift test --skip-build --no-parallel "$@" 2>&1 | tee "$log" || status=$?
+if [ "$status" -ne 0 ]; then
+    echo
+    echo "=== failures (from $log) ==="
+    grep -E '✘|error: |Test Case .* failed' "$log" | grep -v '^✘ Test run with' | head -60 || true
+fi
+exit "$status"
