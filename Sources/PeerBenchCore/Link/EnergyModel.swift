@@ -11,17 +11,19 @@
 ///
 /// with t_tx and t_rx the air time of the bytes each end sent and received (the
 /// emulator's per-direction byte counters at the link's PHY rate, or its rate when the
-/// environment has no PHY rate). The power figures are assumed round values [A] of the
-/// order published for smartphone Wi-Fi radios (docs/LINK-MODEL.md section 9).
+/// environment has no PHY rate). The power figures [D] are the Wi-Fi currents two
+/// Google phones' Android power profiles give, times their Wi-Fi supply voltage: the
+/// Pixel 4 XL's for transmit, receive and idle listening, the Pixel XL's "Wi-Fi on but
+/// idle" for doze (docs/LINK-MODEL.md section 9 has the values and where they are).
 public struct EnergyModel: Sendable, Equatable {
-    /// Power while transmitting, milliwatts [A].
-    public var transmitMw = 1_000.0
-    /// Power while receiving a frame, milliwatts [A].
-    public var receiveMw = 700.0
-    /// Power while awake and listening, milliwatts [A].
-    public var listenMw = 400.0
-    /// Power while dozing, milliwatts [A].
-    public var dozeMw = 15.0
+    /// Power while transmitting, milliwatts [D]: Pixel 4 XL, 351 mA at 3.7 V.
+    public var transmitMw = 1_298.7
+    /// Power while receiving a frame, milliwatts [D]: Pixel 4 XL, 125 mA at 3.7 V.
+    public var receiveMw = 462.5
+    /// Power while awake and listening, milliwatts [D]: Pixel 4 XL idle receive, 82 mA at 3.7 V.
+    public var listenMw = 303.4
+    /// Power while dozing, milliwatts [D]: Pixel XL, Wi-Fi on but idle, 2 mA at 3.8 V.
+    public var dozeMw = 7.6
 
     public init() {}
 
@@ -33,7 +35,7 @@ public struct EnergyModel: Sendable, Equatable {
         func f(_ x: Double) -> String { JSONValue.format(x) }
         return [
             "Energy (link.radio_on_fraction, link.energy_mj): an ESTIMATE from a radio power model, not a measurement:",
-            "  transmit \(f(transmitMw)) mW, receive \(f(receiveMw)) mW, awake listening \(f(listenMw)) mW, doze \(f(dozeMw)) mW [A];",
+            "  transmit \(f(transmitMw)) mW, receive \(f(receiveMw)) mW, awake listening \(f(listenMw)) mW, doze \(f(dozeMw)) mW [D: Android power profiles of Pixel 4 XL and Pixel XL];",
             "  awake for the performance mode's duty cycle (bulk: the on-channel slots, 14 of 16; realtime: always) and at least",
             "  for the air time of the bytes each end sent and received (the emulator's counters at the PHY rate); docs/LINK-MODEL.md section 9",
         ]
