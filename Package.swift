@@ -125,7 +125,7 @@ let package = Package(
         .testTarget(name: "QUICTransportTests", dependencies: ["TransportTestSupport", "QUICTransport", "PeerBenchCore",
                                                              .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "UWBRangingTests", dependencies: ["TransportTestSupport", "UWBRanging", "PeerBenchCore"]),
-        .testTarget(name: "PeerBenchCLITests", dependencies: ["peerbench"]),
+        .testTarget(name: "PeerBenchCLITests", dependencies: ["peerbench", "TransportTestSupport"]),
         .testTarget(name: "ExecTransportTests", dependencies: ["TransportTestSupport", "ExecTransport", "PeerBenchCore"]),
         .testTarget(name: "TLSTransportTests", dependencies: ["TransportTestSupport", "TLSTransport", "PeerBenchCore"]),
         .testTarget(name: "PluginContractTests", dependencies: [

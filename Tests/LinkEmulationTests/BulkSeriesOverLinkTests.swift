@@ -11,11 +11,27 @@ import UDPTransport
 /// entry per 100 ms, and show the link's rate in each full interval. Needs root.
 @Suite(.serialized, .enabled(if: EmulatedTestbed.hasNetAdmin, "needs CAP_NET_ADMIN: run the tests as root"))
 struct BulkSeriesOverLinkTests {
-    static func cell(_ endpoints: (client: Endpoint, server: Endpoint), payload: Payload, probes: Int = 10) -> CellContext {
+    /// The link every test runs over: 20 Mbit/s, 5 ms each way.
+    static let link = EmulatorParameters(delayNanos: 5_000_000, rateBitsPerSecond: 20e6, mtu: 1_500)
+
+    /// One cell of `plugin` between `endpoints`: its server started, its client run, the server finished.
+    static func run(_ plugin: any TransportPlugin, _ endpoints: (client: Endpoint, server: Endpoint), payload: Payload,
+                    probes: Int = 10) async throws -> TransportMeasurement {
         var cell = CellContext.loopback(payload: payload, rttProbes: probes, timeoutSeconds: 60, environment: "lab")
         cell.client = endpoints.client
         cell.server = endpoints.server
-        return cell
+        let server = try await plugin.startServer(cell)
+        let m = try await plugin.runClient(cell, server: server.address)
+        try await server.finish()
+        return m
+    }
+
+    /// The probes sent during the bulk phase: at least 5, at most one per 50 ms of it.
+    static func loadedProbes(_ m: TransportMeasurement, _ context: String = "") throws -> [UInt64] {
+        let loaded = try #require(m.rttLoadedNanos)
+        let bulkSeconds = Double(m.bulkNanos ?? 0) / 1e9
+        #expect(loaded.count >= 5 && Double(loaded.count) <= bulkSeconds / 0.05 + 1, "\(context)\(loaded.count) probes in \(bulkSeconds) s")
+        return loaded
     }
 
     /// 20 Mbit/s carries 250 000 bytes per 100 ms.
@@ -52,12 +68,9 @@ struct BulkSeriesOverLinkTests {
     func tcpSeries() async throws {
         let testbed = try EmulatedTestbed()
         defer { testbed.shutdownNow() }
-        let endpoints = try testbed.configure(EmulatorParameters(delayNanos: 5_000_000, rateBitsPerSecond: 20e6, mtu: 1_500), seed: 1)
-        let cell = Self.cell(endpoints, payload: Payload(count: 600, size: 4096))
+        let endpoints = try testbed.configure(Self.link, seed: 1)
         let plugin = TCPPlugin()
-        let server = try await plugin.startServer(cell)
-        let m = try await plugin.runClient(cell, server: server.address)
-        try await server.finish()
+        let m = try await Self.run(plugin, endpoints, payload: Payload(count: 600, size: 4096))
         #expect(m.status == .ok)
         #expect(m.rttLoadedNanos == nil, "loaded probes are off by default")
         try Self.checkSeries(m, datagrams: false)
@@ -67,12 +80,9 @@ struct BulkSeriesOverLinkTests {
     func udpSeries() async throws {
         let testbed = try EmulatedTestbed()
         defer { testbed.shutdownNow() }
-        let endpoints = try testbed.configure(EmulatorParameters(delayNanos: 5_000_000, rateBitsPerSecond: 20e6, mtu: 1_500), seed: 1)
-        let cell = Self.cell(endpoints, payload: Payload(count: 1_500, size: 1_200))
+        let endpoints = try testbed.configure(Self.link, seed: 1)
         let plugin = UDPPlugin(UDPOptions(rateMbps: 16))
-        let server = try await plugin.startServer(cell)
-        let m = try await plugin.runClient(cell, server: server.address)
-        try await server.finish()
+        let m = try await Self.run(plugin, endpoints, payload: Payload(count: 1_500, size: 1_200))
         let series = try #require(m.bulkSeries)
         let delivery = try #require(m.delivery)
         #expect(series.bytes.reduce(0, +) == delivery.receivedBytes)
@@ -94,18 +104,13 @@ struct BulkSeriesOverLinkTests {
     func tcpLoadedProbes() async throws {
         let testbed = try EmulatedTestbed()
         defer { testbed.shutdownNow() }
-        let endpoints = try testbed.configure(EmulatorParameters(delayNanos: 5_000_000, rateBitsPerSecond: 20e6, mtu: 1_500), seed: 1)
-        let cell = Self.cell(endpoints, payload: Payload(count: 600, size: 4096), probes: 20)
+        let endpoints = try testbed.configure(Self.link, seed: 1)
         let plugin = TCPPlugin(TCPOptions(noDelay: true, loadedRttProbes: LoadedRttProbes(intervalMs: 50)))
-        let server = try await plugin.startServer(cell)
-        let m = try await plugin.runClient(cell, server: server.address)
-        try await server.finish()
+        let m = try await Self.run(plugin, endpoints, payload: Payload(count: 600, size: 4096), probes: 20)
         #expect(m.status == .ok)
-        let loaded = try #require(m.rttLoadedNanos)
-        let bulkSeconds = Double(m.bulkNanos ?? 0) / 1e9
         // At most one probe per 50 ms of the bulk phase; fewer when writing a probe
         // itself waits for room in a full socket buffer (that wait is part of its RTT).
-        #expect(loaded.count >= 5 && Double(loaded.count) <= bulkSeconds / 0.05 + 1, "\(loaded.count) probes in \(bulkSeconds) s")
+        let loaded = try Self.loadedProbes(m)
         let idle = m.rttNanos.sorted()[m.rttNanos.count / 2]
         let busy = loaded.sorted()[loaded.count / 2]
         #expect(busy > 3 * idle, "loaded p50 \(busy.milliseconds) ms vs idle \(idle.milliseconds) ms")
@@ -116,12 +121,9 @@ struct BulkSeriesOverLinkTests {
     func udpLoadedProbes() async throws {
         let testbed = try EmulatedTestbed()
         defer { testbed.shutdownNow() }
-        let endpoints = try testbed.configure(EmulatorParameters(delayNanos: 5_000_000, rateBitsPerSecond: 20e6, mtu: 1_500), seed: 1)
-        let cell = Self.cell(endpoints, payload: Payload(count: 1_500, size: 1_200), probes: 20)
+        let endpoints = try testbed.configure(Self.link, seed: 1)
         let plugin = UDPPlugin(UDPOptions(rateMbps: 10, loadedRttProbes: LoadedRttProbes(intervalMs: 50)))
-        let server = try await plugin.startServer(cell)
-        let m = try await plugin.runClient(cell, server: server.address)
-        try await server.finish()
+        let m = try await Self.run(plugin, endpoints, payload: Payload(count: 1_500, size: 1_200), probes: 20)
         let loaded = try #require(m.rttLoadedNanos)
         let bulkSeconds = Double(m.bulkNanos ?? 0) / 1e9
         #expect(Double(loaded.count) >= bulkSeconds / 0.05 - 3, "\(loaded.count) probes in \(bulkSeconds) s")
@@ -142,17 +144,12 @@ struct BulkSeriesOverLinkTests {
     func quicSeriesAndLoadedProbes() async throws {
         let testbed = try EmulatedTestbed()
         defer { testbed.shutdownNow() }
-        let endpoints = try testbed.configure(EmulatorParameters(delayNanos: 5_000_000, rateBitsPerSecond: 20e6, mtu: 1_500), seed: 1)
-        let cell = Self.cell(endpoints, payload: Payload(count: 600, size: 4096), probes: 20)
+        let endpoints = try testbed.configure(Self.link, seed: 1)
         let plugin = try Self.quic(["loadedRttProbes": ["intervalMs": 50]])
-        let server = try await plugin.startServer(cell)
-        let m = try await plugin.runClient(cell, server: server.address)
-        try await server.finish()
+        let m = try await Self.run(plugin, endpoints, payload: Payload(count: 600, size: 4096), probes: 20)
         #expect(m.status == .ok)
         try Self.checkSeries(m, datagrams: false, eachInterval: false)
-        let loaded = try #require(m.rttLoadedNanos)
-        let bulkSeconds = Double(m.bulkNanos ?? 0) / 1e9
-        #expect(loaded.count >= 5 && Double(loaded.count) <= bulkSeconds / 0.05 + 1, "\(loaded.count) probes in \(bulkSeconds) s")
+        let loaded = try Self.loadedProbes(m)
         #expect(m.extra["quic"]?["loaded_probes_sent"]?.intValue == loaded.count)
         let idle = m.rttNanos.sorted()[m.rttNanos.count / 2].milliseconds
         let busy = loaded.sorted()[loaded.count / 2].milliseconds
@@ -160,11 +157,8 @@ struct BulkSeriesOverLinkTests {
 
         // The same transfer over tcp with probes on its one connection: they wait behind
         // every byte in the socket buffers too; quic's PING on its own stream does not.
-        let tcpCell = Self.cell(endpoints, payload: Payload(count: 600, size: 4096), probes: 20)
         let tcp = TCPPlugin(TCPOptions(noDelay: true, loadedRttProbes: LoadedRttProbes(intervalMs: 50)))
-        let tcpServer = try await tcp.startServer(tcpCell)
-        let t = try await tcp.runClient(tcpCell, server: tcpServer.address)
-        try await tcpServer.finish()
+        let t = try await Self.run(tcp, endpoints, payload: Payload(count: 600, size: 4096), probes: 20)
         let tcpLoaded = try #require(t.rttLoadedNanos)
         let tcpBusy = tcpLoaded.sorted()[tcpLoaded.count / 2].milliseconds
         print("loaded RTT p50 over 20 Mbit/s 5 ms: quic \(busy) ms (idle \(idle) ms), tcp \(tcpBusy) ms")
@@ -175,19 +169,14 @@ struct BulkSeriesOverLinkTests {
     func tcpSeparateFlow() async throws {
         let testbed = try EmulatedTestbed()
         defer { testbed.shutdownNow() }
-        let endpoints = try testbed.configure(EmulatorParameters(delayNanos: 5_000_000, rateBitsPerSecond: 20e6, mtu: 1_500), seed: 1)
+        let endpoints = try testbed.configure(Self.link, seed: 1)
         var p50 = [LoadedRttProbes.Flow: Double]()
         for flow in [LoadedRttProbes.Flow.same, .separate] {
-            let cell = Self.cell(endpoints, payload: Payload(count: 600, size: 4096), probes: 20)
             let plugin = TCPPlugin(TCPOptions(noDelay: true, loadedRttProbes: LoadedRttProbes(intervalMs: 50, flow: flow)))
-            let server = try await plugin.startServer(cell)
-            let m = try await plugin.runClient(cell, server: server.address)
-            try await server.finish()
+            let m = try await Self.run(plugin, endpoints, payload: Payload(count: 600, size: 4096), probes: 20)
             #expect(m.status == .ok)
             try Self.checkSeries(m, datagrams: false)
-            let loaded = try #require(m.rttLoadedNanos)
-            let bulkSeconds = Double(m.bulkNanos ?? 0) / 1e9
-            #expect(loaded.count >= 5 && Double(loaded.count) <= bulkSeconds / 0.05 + 1, "\(flow): \(loaded.count) probes in \(bulkSeconds) s")
+            let loaded = try Self.loadedProbes(m, "\(flow): ")
             p50[flow] = loaded.sorted()[loaded.count / 2].milliseconds
             let idle = m.rttNanos.sorted()[m.rttNanos.count / 2].milliseconds
             #expect(p50[flow]! >= idle, "\(flow): a loaded probe shares the link's queue with the data")
@@ -202,16 +191,11 @@ struct BulkSeriesOverLinkTests {
     func udpSeparateFlow() async throws {
         let testbed = try EmulatedTestbed()
         defer { testbed.shutdownNow() }
-        let endpoints = try testbed.configure(EmulatorParameters(delayNanos: 5_000_000, rateBitsPerSecond: 20e6, mtu: 1_500), seed: 1)
-        let cell = Self.cell(endpoints, payload: Payload(count: 1_500, size: 1_200), probes: 20)
+        let endpoints = try testbed.configure(Self.link, seed: 1)
         let plugin = UDPPlugin(UDPOptions(rateMbps: 10, loadedRttProbes: LoadedRttProbes(intervalMs: 50, flow: .separate)))
-        let server = try await plugin.startServer(cell)
-        let m = try await plugin.runClient(cell, server: server.address)
-        try await server.finish()
+        let m = try await Self.run(plugin, endpoints, payload: Payload(count: 1_500, size: 1_200), probes: 20)
         #expect(m.status == .ok)
-        let loaded = try #require(m.rttLoadedNanos)
-        let bulkSeconds = Double(m.bulkNanos ?? 0) / 1e9
-        #expect(loaded.count >= 5 && Double(loaded.count) <= bulkSeconds / 0.05 + 1, "\(loaded.count) probes in \(bulkSeconds) s")
+        let loaded = try Self.loadedProbes(m)
         let busy = loaded.sorted()[loaded.count / 2].milliseconds
         #expect(busy >= 10 && busy < 16, "loaded p50 \(busy) ms on a half-full 10 ms link")
         #expect(m.extra["udp"]?["loaded_probes_sent"]?.intValue == loaded.count)
@@ -221,19 +205,14 @@ struct BulkSeriesOverLinkTests {
     func quicSeparateFlow() async throws {
         let testbed = try EmulatedTestbed()
         defer { testbed.shutdownNow() }
-        let endpoints = try testbed.configure(EmulatorParameters(delayNanos: 5_000_000, rateBitsPerSecond: 20e6, mtu: 1_500), seed: 1)
+        let endpoints = try testbed.configure(Self.link, seed: 1)
         var p50 = [String: Double]()
         for flow in ["same", "separate"] {
-            let cell = Self.cell(endpoints, payload: Payload(count: 600, size: 4096), probes: 20)
             let plugin = try Self.quic(["loadedRttProbes": ["intervalMs": 50, "flow": .string(flow)]])
-            let server = try await plugin.startServer(cell)
-            let m = try await plugin.runClient(cell, server: server.address)
-            try await server.finish()
+            let m = try await Self.run(plugin, endpoints, payload: Payload(count: 600, size: 4096), probes: 20)
             #expect(m.status == .ok)
             try Self.checkSeries(m, datagrams: false, eachInterval: false)
-            let loaded = try #require(m.rttLoadedNanos)
-            let bulkSeconds = Double(m.bulkNanos ?? 0) / 1e9
-            #expect(loaded.count >= 5 && Double(loaded.count) <= bulkSeconds / 0.05 + 1, "\(flow): \(loaded.count) probes in \(bulkSeconds) s")
+            let loaded = try Self.loadedProbes(m, "\(flow): ")
             p50[flow] = loaded.sorted()[loaded.count / 2].milliseconds
         }
         print("quic loaded RTT p50 over 20 Mbit/s 5 ms: control stream \(p50["same"]!) ms, second connection \(p50["separate"]!) ms")

@@ -1,4 +1,5 @@
 import Foundation
+import TransportTestSupport
 
 /// Runs the built `peerbench` binary and captures its output, as a user would.
 struct CLIResult {
@@ -8,19 +9,10 @@ struct CLIResult {
 }
 
 enum CLI {
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().path
+    static let packageRoot = TransportTestSupport.packageRoot
 
     /// The peerbench binary next to the test bundle (swift test builds both into one folder).
-    static var binary: String {
-        let candidates = [
-            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("peerbench").path,
-            Bundle.main.bundleURL.appendingPathComponent("peerbench").path,
-            Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("peerbench").path,
-            packageRoot + "/.build/debug/peerbench",
-        ]
-        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) } ?? candidates.last!
-    }
+    static var binary: String { PeerbenchBinary.path }
 
     @discardableResult
     static func run(_ args: [String], cwd: String? = nil) throws -> CLIResult {

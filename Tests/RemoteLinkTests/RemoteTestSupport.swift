@@ -1,5 +1,6 @@
 import Foundation
 import PeerBenchCore
+import TransportTestSupport
 
 /// Two network namespaces joined by a veth pair: the "server host" and the "client
 /// host" of the remote tests. The client side has a second address, the stranger
@@ -65,22 +66,6 @@ final class VethHosts: @unchecked Sendable {
     }
 }
 
-/// The built `peerbench` binary (swift build --build-tests builds it beside the tests).
-enum PeerbenchBinary {
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().path
-
-    static var path: String {
-        let candidates = [
-            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("peerbench").path,
-            Bundle.main.bundleURL.appendingPathComponent("peerbench").path,
-            Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("peerbench").path,
-            packageRoot + "/.build/debug/peerbench",
-        ]
-        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) } ?? candidates.last!
-    }
-}
-
 /// A `peerbench` process started inside a namespace, its output collected.
 final class PeerbenchProcess: @unchecked Sendable {
     let process = Process()
@@ -88,7 +73,7 @@ final class PeerbenchProcess: @unchecked Sendable {
     private let lock = NSLock()
     private var outText = Data(), errText = Data()
 
-    init(_ args: [String], in namespace: NetworkNamespace?, cwd: String = PeerbenchBinary.packageRoot) throws {
+    init(_ args: [String], in namespace: NetworkNamespace?, cwd: String = packageRoot) throws {
         if let namespace {
             process.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
             process.arguments = ["netns", "exec", namespace.name, PeerbenchBinary.path] + args

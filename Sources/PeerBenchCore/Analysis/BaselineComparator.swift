@@ -116,14 +116,3 @@ extension BaselineDocument {
         }
     }
 }
-
-extension BaselineDocument {
-    public init(alpha: Double, old: String, new: String, warnings: [String], scenarios: [Scenario], measurementFloor: ComparisonFloor? = nil) {
-        self.measurementFloor = measurementFloor
-        self.alpha = alpha
-        self.old = old
-        self.new = new
-        self.warnings = warnings
-        self.scenarios = scenarios
-    }
-}

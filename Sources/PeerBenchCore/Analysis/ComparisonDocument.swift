@@ -10,7 +10,7 @@ public struct ComparisonDocument: Sendable, Equatable, Codable {
     public var scenarios: [Scenario]
     /// What the harness could not resolve in these runs (their manifests); null when no
     /// manifest carries a floor. Pairs within it are `no_difference` (`below_floor`).
-    public var measurementFloor: ComparisonFloor?
+    @NullWhenAbsent public var measurementFloor: ComparisonFloor?
 
     public init(alpha: Double, warnings: [String] = [], scenarios: [Scenario], measurementFloor: ComparisonFloor? = nil) {
         self.alpha = alpha
@@ -20,16 +20,6 @@ public struct ComparisonDocument: Sendable, Equatable, Codable {
     }
 
     enum CodingKeys: String, CodingKey { case schema, alpha, warnings, scenarios, measurementFloor = "measurement_floor" }
-
-    /// Every key is written, `measurement_floor` as null when absent.
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(schema, forKey: .schema)
-        try c.encode(alpha, forKey: .alpha)
-        try c.encode(warnings, forKey: .warnings)
-        try c.encode(scenarios, forKey: .scenarios)
-        try c.encode(measurementFloor, forKey: .measurementFloor)
-    }
 
     /// One environment x distance x payload.
     public struct Scenario: Sendable, Equatable, Codable {
@@ -42,7 +32,7 @@ public struct ComparisonDocument: Sendable, Equatable, Codable {
         /// With one ok repetition per label: their RTT probes compared as samples (metric
         /// `rtt_probe_ms`), evidence about those cells of one run only, never a verdict
         /// across runs; null where there is none (docs/COMPARE.md).
-        public var withinRun: [Pair]?
+        @NullWhenAbsent public var withinRun: [Pair]?
 
         public init(environment: String, distanceLabel: String, payload: String, transports: [Transport], pairs: [Pair],
                     withinRun: [Pair]? = nil) {
@@ -56,17 +46,6 @@ public struct ComparisonDocument: Sendable, Equatable, Codable {
 
         enum CodingKeys: String, CodingKey {
             case environment, distanceLabel = "distance_label", payload, transports, pairs, withinRun = "within_run"
-        }
-
-        /// Every key is written, `within_run` as null when absent.
-        public func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(environment, forKey: .environment)
-            try c.encode(distanceLabel, forKey: .distanceLabel)
-            try c.encode(payload, forKey: .payload)
-            try c.encode(transports, forKey: .transports)
-            try c.encode(pairs, forKey: .pairs)
-            try c.encode(withinRun, forKey: .withinRun)
         }
     }
 
@@ -84,10 +63,10 @@ public struct ComparisonDocument: Sendable, Equatable, Codable {
     /// A metric over the ok repetitions of one transport in one scenario.
     public struct MetricSummary: Sendable, Equatable, Codable {
         public var n: Int
-        public var median: Double?
+        @NullWhenAbsent public var median: Double?
         /// 95 % confidence interval of the median; nil where n is too small for one.
-        public var ciLow: Double?
-        public var ciHigh: Double?
+        @NullWhenAbsent public var ciLow: Double?
+        @NullWhenAbsent public var ciHigh: Double?
 
         public init(n: Int, median: Double?, ciLow: Double?, ciHigh: Double?) {
             self.n = n
@@ -97,14 +76,6 @@ public struct ComparisonDocument: Sendable, Equatable, Codable {
         }
 
         enum CodingKeys: String, CodingKey { case n, median, ciLow = "ci_low", ciHigh = "ci_high" }
-
-        public func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(n, forKey: .n)
-            try c.encode(median, forKey: .median)
-            try c.encode(ciLow, forKey: .ciLow)
-            try c.encode(ciHigh, forKey: .ciHigh)
-        }
     }
 
     /// Transport `a` against transport `b` on one metric; `verdict` is a's verdict.
@@ -112,21 +83,21 @@ public struct ComparisonDocument: Sendable, Equatable, Codable {
         public var a: String
         public var b: String
         public var metric: String
-        public var pValue: Double?
+        @NullWhenAbsent public var pValue: Double?
         /// Holm-adjusted within the scenario x metric.
-        public var pAdjusted: Double?
-        public var cliffsDelta: Double?
+        @NullWhenAbsent public var pAdjusted: Double?
+        @NullWhenAbsent public var cliffsDelta: Double?
         /// Hodges-Lehmann shift a - b, with its interval.
-        public var shift: Double?
-        public var shiftCILow: Double?
-        public var shiftCIHigh: Double?
+        @NullWhenAbsent public var shift: Double?
+        @NullWhenAbsent public var shiftCILow: Double?
+        @NullWhenAbsent public var shiftCIHigh: Double?
         public var verdict: Verdict
         /// The measurement floor of this pair and metric, ms; null for metrics without one
         /// (not times) or labels whose floor was not measured.
-        public var floorMs: Double?
+        @NullWhenAbsent public var floorMs: Double?
         /// Why the verdict is not what the test alone says: `below_floor` when the test
         /// finds a difference but its interval does not clear `floor_ms`; else null.
-        public var reason: String?
+        @NullWhenAbsent public var reason: String?
 
         public init(a: String, b: String, metric: String, pValue: Double?, pAdjusted: Double?, cliffsDelta: Double?,
                     shift: Double?, shiftCILow: Double?, shiftCIHigh: Double?, verdict: Verdict, floorMs: Double? = nil, reason: String? = nil) {
@@ -147,22 +118,6 @@ public struct ComparisonDocument: Sendable, Equatable, Codable {
         enum CodingKeys: String, CodingKey {
             case a, b, metric, pValue = "p_value", pAdjusted = "p_adjusted", cliffsDelta = "cliffs_delta", shift
             case shiftCILow = "shift_ci_low", shiftCIHigh = "shift_ci_high", verdict, floorMs = "floor_ms", reason
-        }
-
-        public func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(a, forKey: .a)
-            try c.encode(b, forKey: .b)
-            try c.encode(metric, forKey: .metric)
-            try c.encode(pValue, forKey: .pValue)
-            try c.encode(pAdjusted, forKey: .pAdjusted)
-            try c.encode(cliffsDelta, forKey: .cliffsDelta)
-            try c.encode(shift, forKey: .shift)
-            try c.encode(shiftCILow, forKey: .shiftCILow)
-            try c.encode(shiftCIHigh, forKey: .shiftCIHigh)
-            try c.encode(verdict, forKey: .verdict)
-            try c.encode(floorMs, forKey: .floorMs)
-            try c.encode(reason, forKey: .reason)
         }
     }
 

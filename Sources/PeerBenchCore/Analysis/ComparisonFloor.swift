@@ -24,8 +24,8 @@ public struct ComparisonFloor: Sendable, Equatable, Codable {
     /// Labels with a measured loopback RTT, in order of first appearance.
     public var transports: [Transport]
     /// How late the emulator released packets, milliseconds; nil when no run was emulated.
-    public var emulatorReleaseP50Ms: Double?
-    public var emulatorReleaseP99Ms: Double?
+    @NullWhenAbsent public var emulatorReleaseP50Ms: Double?
+    @NullWhenAbsent public var emulatorReleaseP99Ms: Double?
     /// The clock's successive-read p99 (what two timestamps can tell apart), milliseconds.
     public var clockMs: Double
     /// Manifests the floor comes from.
@@ -47,17 +47,6 @@ public struct ComparisonFloor: Sendable, Equatable, Codable {
     enum CodingKeys: String, CodingKey {
         case transports, emulatorReleaseP50Ms = "emulator_release_p50_ms", emulatorReleaseP99Ms = "emulator_release_p99_ms"
         case clockMs = "clock_ms", runs, notes
-    }
-
-    /// Every key is written, absent values as `null` (compare's JSON goes through Foundation's encoder).
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(transports, forKey: .transports)
-        try c.encode(emulatorReleaseP50Ms, forKey: .emulatorReleaseP50Ms)
-        try c.encode(emulatorReleaseP99Ms, forKey: .emulatorReleaseP99Ms)
-        try c.encode(clockMs, forKey: .clockMs)
-        try c.encode(runs, forKey: .runs)
-        try c.encode(notes, forKey: .notes)
     }
 
     /// The floor of the runs whose manifests carry one (`source` names each run); nil

@@ -13,31 +13,9 @@ public enum BundledCertificates {
 
     /// The directory holding `ca.pem`, or nil when none was found.
     public static func directory() -> String? {
-        let fm = FileManager.default
-        func valid(_ dir: String) -> Bool { fm.fileExists(atPath: dir + "/ca.pem") }
         if let env = ProcessInfo.processInfo.environment[environmentVariable], !env.isEmpty {
             return env
         }
-        var starts: [URL] = []
-        if let exe = try? fm.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-            starts.append(URL(fileURLWithPath: exe).deletingLastPathComponent())
-        }
-        starts.append(URL(fileURLWithPath: fm.currentDirectoryPath))
-        // Sources/PeerBenchCore/Plugin/BundledCertificates.swift -> package root.
-        var root = URL(fileURLWithPath: #filePath)
-        for _ in 0..<4 { root.deleteLastPathComponent() }
-        starts.append(root)
-        for start in starts {
-            var dir = start.standardizedFileURL
-            while true {
-                for candidate in [dir.appendingPathComponent("certs").path, dir.appendingPathComponent("share/peerbench/certs").path] where valid(candidate) {
-                    return candidate
-                }
-                let parent = dir.deletingLastPathComponent()
-                if parent.path == dir.path { break }
-                dir = parent
-            }
-        }
-        return nil
+        return BundledFiles.locate(["certs", "share/peerbench/certs"], containing: "ca.pem")
     }
 }

@@ -12,11 +12,11 @@ public struct CellSamples: Sendable, Equatable, Codable {
     /// Every answered RTT probe, nanoseconds, in send order (before the bulk phase).
     public var rttNanos: [UInt64]
     /// RTT probes sent during the bulk phase (latency under load), nanoseconds, in send order; nil when not measured.
-    public var rttLoadedNanos: [UInt64]?
+    @NullWhenAbsent public var rttLoadedNanos: [UInt64]?
     /// Receiver-side bulk time series; nil where the plugin has none (uwb) or the cell never reached its bulk phase.
-    public var bulkSeries: BulkSeries?
+    @NullWhenAbsent public var bulkSeries: BulkSeries?
     /// Every ranging update of an emulated UWB session; nil for other plugins.
-    public var ranging: [RangingUpdateSample]?
+    @NullWhenAbsent public var ranging: [RangingUpdateSample]?
 
     public init(runID: String, cellID: String, repetition: Int, rttNanos: [UInt64], rttLoadedNanos: [UInt64]? = nil,
                 bulkSeries: BulkSeries? = nil, ranging: [RangingUpdateSample]? = nil) {
@@ -34,19 +34,6 @@ public struct CellSamples: Sendable, Equatable, Codable {
         case schema, runID = "run_id", cellID = "cell_id", repetition, rttNanos = "rtt_ns", rttLoadedNanos = "rtt_loaded_ns"
         case bulkSeries = "bulk_series", ranging
     }
-
-    /// Every key is written, absent values as `null`, like records.
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(schema, forKey: .schema)
-        try c.encode(runID, forKey: .runID)
-        try c.encode(cellID, forKey: .cellID)
-        try c.encode(repetition, forKey: .repetition)
-        try c.encode(rttNanos, forKey: .rttNanos)
-        try c.encode(rttLoadedNanos, forKey: .rttLoadedNanos)
-        try c.encode(bulkSeries, forKey: .bulkSeries)
-        try c.encode(ranging, forKey: .ranging)
-    }
 }
 
 /// What the receiver got during the bulk phase, per fixed interval from the first bulk
@@ -57,7 +44,7 @@ public struct BulkSeries: Sendable, Equatable, Codable {
 
     public var intervalNanos: UInt64
     public var bytes: [Int]
-    public var datagrams: [Int]?
+    @NullWhenAbsent public var datagrams: [Int]?
 
     public init(intervalNanos: UInt64 = BulkSeries.defaultIntervalNanos, bytes: [Int] = [], datagrams: [Int]? = nil) {
         self.intervalNanos = intervalNanos
@@ -66,13 +53,6 @@ public struct BulkSeries: Sendable, Equatable, Codable {
     }
 
     enum CodingKeys: String, CodingKey { case intervalNanos = "interval_ns", bytes, datagrams }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(intervalNanos, forKey: .intervalNanos)
-        try c.encode(bytes, forKey: .bytes)
-        try c.encode(datagrams, forKey: .datagrams)
-    }
 }
 
 /// One ranging update of an emulated Nearby Interaction session.
@@ -80,9 +60,9 @@ public struct RangingUpdateSample: Sendable, Equatable, Codable {
     /// Nanoseconds since the session started running.
     public var tNanos: UInt64
     /// Reported distance, metres; nil when the update carried none (peer out of reach, suspended).
-    public var distanceM: Double?
+    @NullWhenAbsent public var distanceM: Double?
     /// Reported minus true distance, metres; nil without a distance.
-    public var errorM: Double?
+    @NullWhenAbsent public var errorM: Double?
     /// Whether the update carried a direction.
     public var directionAvailable: Bool
 
@@ -95,13 +75,5 @@ public struct RangingUpdateSample: Sendable, Equatable, Codable {
 
     enum CodingKeys: String, CodingKey {
         case tNanos = "t_ns", distanceM = "distance_m", errorM = "error_m", directionAvailable = "direction_available"
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(tNanos, forKey: .tNanos)
-        try c.encode(distanceM, forKey: .distanceM)
-        try c.encode(errorM, forKey: .errorM)
-        try c.encode(directionAvailable, forKey: .directionAvailable)
     }
 }

@@ -14,7 +14,7 @@ public struct MeasurementFloor: Sendable, Equatable, Codable {
     public var clock: Clock
     public var loopbackRTT: [TransportFloor]
     /// Null when the link is not emulated.
-    public var emulatorReleaseError: ReleaseError?
+    @NullWhenAbsent public var emulatorReleaseError: ReleaseError?
 
     public init(measuredAt: String, clock: Clock, loopbackRTT: [TransportFloor], emulatorReleaseError: ReleaseError?) {
         self.measuredAt = measuredAt
@@ -25,15 +25,6 @@ public struct MeasurementFloor: Sendable, Equatable, Codable {
 
     enum CodingKeys: String, CodingKey {
         case measuredAt = "measured_at", clock, loopbackRTT = "loopback_rtt", emulatorReleaseError = "emulator_release_error"
-    }
-
-    /// Every key is written, absent values as `null`, like the rest of the manifest.
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(measuredAt, forKey: .measuredAt)
-        try c.encode(clock, forKey: .clock)
-        try c.encode(loopbackRTT, forKey: .loopbackRTT)
-        try c.encode(emulatorReleaseError, forKey: .emulatorReleaseError)
     }
 
     /// CLOCK_MONOTONIC: what `clock_getres` claims and what reading it twice costs.
@@ -58,10 +49,10 @@ public struct MeasurementFloor: Sendable, Equatable, Codable {
         public var label: String
         public var plugin: String
         public var probes: Int
-        public var p50Ms: Double?
-        public var p99Ms: Double?
-        public var maxMs: Double?
-        public var error: String?
+        @NullWhenAbsent public var p50Ms: Double?
+        @NullWhenAbsent public var p99Ms: Double?
+        @NullWhenAbsent public var maxMs: Double?
+        @NullWhenAbsent public var error: String?
 
         public init(label: String, plugin: String, probes: Int, p50Ms: Double?, p99Ms: Double?, maxMs: Double?, error: String?) {
             self.label = label
@@ -74,17 +65,6 @@ public struct MeasurementFloor: Sendable, Equatable, Codable {
         }
 
         enum CodingKeys: String, CodingKey { case label, plugin, probes, p50Ms = "p50_ms", p99Ms = "p99_ms", maxMs = "max_ms", error }
-
-        public func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(label, forKey: .label)
-            try c.encode(plugin, forKey: .plugin)
-            try c.encode(probes, forKey: .probes)
-            try c.encode(p50Ms, forKey: .p50Ms)
-            try c.encode(p99Ms, forKey: .p99Ms)
-            try c.encode(maxMs, forKey: .maxMs)
-            try c.encode(error, forKey: .error)
-        }
     }
 
     /// How late the emulator released packets against their computed departure time

@@ -27,25 +27,8 @@ public struct ReportRenderer: Sendable {
             guard fm.fileExists(atPath: env) else { throw ReportError("$\(scriptVariable) = \(env): no such file") }
             return ReportRenderer(script: env)
         }
-        var starts: [URL] = []
-        if let exe = try? fm.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-            starts.append(URL(fileURLWithPath: exe).deletingLastPathComponent())
-        }
-        starts.append(URL(fileURLWithPath: fm.currentDirectoryPath))
-        var root = URL(fileURLWithPath: #filePath)
-        for _ in 0..<4 { root.deleteLastPathComponent() }
-        starts.append(root)
-        for start in starts {
-            var dir = start.standardizedFileURL
-            while true {
-                for rel in ["scripts/" + scriptName, "share/peerbench/" + scriptName] {
-                    let candidate = dir.appendingPathComponent(rel).path
-                    if fm.fileExists(atPath: candidate) { return ReportRenderer(script: candidate) }
-                }
-                let parent = dir.deletingLastPathComponent()
-                if parent.path == dir.path { break }
-                dir = parent
-            }
+        if let found = BundledFiles.locate(["scripts/" + scriptName, "share/peerbench/" + scriptName]) {
+            return ReportRenderer(script: found)
         }
         throw ReportError("the chart renderer \(scriptName) was not found (looked in scripts/ and share/peerbench/ above the executable and the working directory); set $\(scriptVariable) to its path")
     }
