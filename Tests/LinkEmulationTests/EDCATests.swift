@@ -112,7 +112,9 @@ struct EDCATests {
             let ready = Flag()
             async let echoed = Traffic.udpEcho(server, port: 7103, ready: ready)
             try ready.wait()
-            // 1.3 s of probes 3 ms apart: at least two off-channel slots of the bulk schedule.
+            // 1.3 s of probes 3 ms apart: the bulk schedule leaves the channel for one slot
+            // (65.5 ms) in every 8 (524 ms), so the probes span at least two whole
+            // off-channel slots, three when the phase falls that way.
             let pings = try await Traffic.udpPings(from: client, to: server, port: 7103, count: 430, gapNanos: 3_000_000)
             _ = try await echoed
             rtts[mode] = pings.map(\.1.milliseconds)
@@ -120,8 +122,9 @@ struct EDCATests {
         let slot = Double(ChannelSchedule.awdlSlotNanos) / 1e6
         for (mode, r) in rtts { print("EDCA figure: \(mode) max RTT \(r.max()!) ms, p99 \(r.map { UInt64($0 * 1e6) }.quantile(0.99).milliseconds) ms") }
         let bulkTail = rtts[.bulk]!.filter { $0 > 0.75 * slot }, realtimeTail = rtts[.realtime]!.filter { $0 > 0.5 * slot }
-        // Bulk: the probes sent into each off-channel slot wait for most of it.
-        #expect(bulkTail.count >= 3, "bulk tail \(bulkTail) ms")
+        // Bulk: the pings go one at a time, so in each off-channel slot one of them waits
+        // for most of it: at least two (three was a coin toss on the schedule's phase).
+        #expect(bulkTail.count >= 2, "bulk tail \(bulkTail) ms")
         // Realtime: a 2 ms round trip; no probe reaches the slot length, and at most one
         // (a loaded machine's scheduling delay) half of it.
         #expect(rtts[.realtime]!.max()! < slot && realtimeTail.count <= 1, "realtime tail \(realtimeTail), max \(rtts[.realtime]!.max()!) ms")
