@@ -15,6 +15,10 @@ swift test --skip-build --no-parallel "$@" 2>&1 | tee "$log" || status=$?
 if [ "$status" -ne 0 ]; then
     echo
     echo "=== failures (from $log) ==="
-    grep -E '✘|error: |Test Case .* failed' "$log" | grep -v '^✘ Test run with' | head -60 || true
+    # Swift Testing's issue lines with the comment lines (↳) under them, XCTest's errors.
+    awk '/^✘ Test run with/ { next }
+         /✘|:[0-9]+: error: |Test Case .* failed/ { print; issue = 1; next }
+         issue && /^↳/ { print; next }
+         { issue = 0 }' "$log" | head -60
 fi
 exit "$status"
