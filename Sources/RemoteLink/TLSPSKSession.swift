@@ -53,7 +53,10 @@ final class TLSPSKSession: @unchecked Sendable {
 
     init(role: Role, fd: Int32, key: PreSharedKey, priority: String = TLSPSKSession.priority) throws(ControlChannelError) {
         self.role = role
-        try check("gnutls_init", gnutls_init(&session, UInt32(role == .client ? GNUTLS_CLIENT.rawValue : GNUTLS_SERVER.rawValue)))
+        // GNUTLS_NO_SIGNAL: GnuTLS writes with MSG_NOSIGNAL, so writing to a peer that hung
+        // up is an error here, not a SIGPIPE that ends a process which did not ignore it.
+        let flags = (role == .client ? GNUTLS_CLIENT.rawValue : GNUTLS_SERVER.rawValue) | GNUTLS_NO_SIGNAL.rawValue
+        try check("gnutls_init", gnutls_init(&session, UInt32(flags)))
         var errorPosition: UnsafePointer<CChar>?
         try check("gnutls_priority_set_direct", gnutls_priority_set_direct(session, priority, &errorPosition))
         switch role {

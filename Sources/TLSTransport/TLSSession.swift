@@ -34,7 +34,7 @@ final class TLSSession {
         role = "client"
         expectedName = name
         self.caFile = caFile
-        try check("gnutls_init", gnutls_init(&session, UInt32(GNUTLS_CLIENT.rawValue)))
+        try check("gnutls_init", gnutls_init(&session, UInt32(GNUTLS_CLIENT.rawValue | GNUTLS_NO_SIGNAL.rawValue)))  // EPIPE, not SIGPIPE
         try configure(priority: credentials.kind == .psk ? Self.pskPriority : Self.certificatePriority)
         if credentials.kind == .certificate {
             if !Self.isIPAddress(name) {
@@ -52,7 +52,7 @@ final class TLSSession {
         role = "server"
         expectedName = nil
         caFile = nil
-        try check("gnutls_init", gnutls_init(&session, UInt32(GNUTLS_SERVER.rawValue)))
+        try check("gnutls_init", gnutls_init(&session, UInt32(GNUTLS_SERVER.rawValue | GNUTLS_NO_SIGNAL.rawValue)))  // EPIPE, not SIGPIPE
         try configure(priority: credentials.kind == .psk ? Self.pskPriority : Self.certificatePriority)
         if let key = options.psk {
             let bytes = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: key.bytes.count)

@@ -202,6 +202,28 @@ import CPeerBenchSystem  // sockets' constants, whichever clang module ends up o
         #expect("\(client.peer)" == "[::1]:\(listener.address.port)")
     }
 
+    /// A program using the library need not ignore SIGPIPE: writing to a peer that hung
+    /// up throws. (Without GNUTLS_NO_SIGNAL this test ends the test process by SIGPIPE,
+    /// as a filtered run of the RTT suite once did.)
+    @Test func writingToAPeerThatHungUpThrowsInsteadOfRaisingSIGPIPE() throws {
+        let previous = signal(SIGPIPE, SIG_DFL)
+        defer { signal(SIGPIPE, previous) }
+        let key = try testKey()
+        let listener = try LoopbackListener()
+        let server = Background { try ControlChannel.accept(try listener.acceptConnection(), key: key, handshakeTimeoutSeconds: 5) }
+        let client = try ControlChannel.connect(to: listener.address, key: key, timeoutSeconds: 5)
+        defer { client.close() }
+        try server.value().close()
+        // The first write after the hang-up still reaches the kernel and draws the peer's
+        // RST; a later one fails with EPIPE, which must come back as an error.
+        var failure: (any Error)?
+        for _ in 0..<200 where failure == nil {
+            do { try client.send(.pong(1)) } catch { failure = error }
+            usleep(5_000)
+        }
+        #expect(failure != nil, "200 writes to a closed peer all succeeded")
+    }
+
     @Test func connectingToNothingFailsClearly() throws {
         let listener = try LoopbackListener()
         let address = listener.address
