@@ -13,7 +13,7 @@ import TransportTestSupport
         let cell = CellContext.loopback(payload: Payload(count: 400, size: 5000), rttProbes: 20, timeoutSeconds: 40)
         let server = try await plugin.startServer(cell)
         defer { server.stop() }
-        let relay = try LossyRelay(to: server.address, lossPercent: 5, seed: 42)
+        let relay = try UDPRelay(to: server.address, lossPercent: 5, seed: 42)
         defer { relay.stop() }
         let m = try await withTimeout(40) { try await plugin.runClient(cell, server: relay.address) }
         #expect(m.delivery == Delivery(sentMessages: 400, receivedMessages: 400, sentBytes: 2_000_000, receivedBytes: 2_000_000))
@@ -69,59 +69,5 @@ import TransportTestSupport
             #expect(record["status"] == "timeout", "\(record["error"] ?? "no error")")
         }
         #expect(statuses == Array(repeating: "timeout", count: 6))
-    }
-}
-
-/// A UDP relay between client and server that drops a seeded fraction of the
-/// datagrams in each direction.
-final class LossyRelay: @unchecked Sendable {
-    let address: SocketAddress
-    private let front: Socket
-    private let back: Socket
-    private let lock = NSLock()
-    private var stopped = false
-    private var droppedCount = 0
-    private let done = DispatchSemaphore(value: 0)
-
-    var dropped: Int { lock.withLock { droppedCount } }
-
-    init(to server: SocketAddress, lossPercent: Double, seed: UInt64) throws {
-        front = try Socket(family: AF_INET, type: Int32(SOCK_DGRAM.rawValue))
-        try front.bind(SocketAddress(host: "127.0.0.1", port: 0))
-        address = try front.localAddress()
-        back = try Socket(family: AF_INET, type: Int32(SOCK_DGRAM.rawValue))
-        try back.connect(server)
-        for s in [front, back] { _ = fcntl(s.fd, F_SETFL, fcntl(s.fd, F_GETFL) | O_NONBLOCK) }
-        let thread = Thread { [self] in run(lossPercent: lossPercent, seed: seed) }
-        thread.start()
-    }
-
-    func stop() {
-        lock.withLock { stopped = true }
-        done.wait()
-    }
-
-    private func run(lossPercent: Double, seed: UInt64) {
-        defer { done.signal() }
-        var x = seed | 1
-        func drop() -> Bool {
-            x ^= x << 13; x ^= x >> 7; x ^= x << 17
-            return Double(x % 10_000) < lossPercent * 100
-        }
-        var client: SocketAddress?
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while !lock.withLock({ stopped }) {
-            var fds = [pollfd(fd: front.fd, events: Int16(POLLIN), revents: 0), pollfd(fd: back.fd, events: Int16(POLLIN), revents: 0)]
-            guard poll(&fds, 2, 50) > 0 else { continue }
-            while let (n, from) = try? buffer.withUnsafeMutableBytes({ try front.receiveFrom($0) }) {
-                client = from ?? client
-                if drop() { lock.withLock { droppedCount += 1 }; continue }
-                _ = try? buffer.withUnsafeBytes { try back.send(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
-            }
-            while let n = try? buffer.withUnsafeMutableBytes({ try back.receive($0) }), let client {
-                if drop() { lock.withLock { droppedCount += 1 }; continue }
-                _ = try? buffer.withUnsafeBytes { try front.send(UnsafeRawBufferPointer(rebasing: $0[0..<n]), to: client) }
-            }
-        }
     }
 }
