@@ -124,11 +124,8 @@ final class QUICClient: QUICConnectionDelegate {
             }
             if self.report == nil {
                 // Loaded probes on the control stream, beside the bulk stream(s): until the REPORT.
-                let now = MonotonicClock.now()
-                if let k = loaded.takeDue(now: now) {
-                    let seq = Self.loadedFlag | UInt64(k)
-                    connection.sender(control).append(copying: FrameEncoder.encode(.ping(seq)))
-                    loadedSent.append((seq, now))
+                if let probe = Self.queueDueProbe(&loaded, on: connection, stream: control) {
+                    loadedSent.append(probe)
                     probeQueued = true
                 }
                 return false
@@ -183,6 +180,18 @@ final class QUICClient: QUICConnectionDelegate {
         return (connection, start)
     }
 
+    /// Queues the loaded probe `schedule` has due now as a PING on `control` (sequence
+    /// number with `loadedFlag` set); returns its sequence number and send time, or nil
+    /// when none is due.
+    private static func queueDueProbe(_ schedule: inout LoadedProbeSchedule, on connection: QUICConnection,
+                                      stream control: Int64) -> (seq: UInt64, at: UInt64)? {
+        let now = MonotonicClock.now()
+        guard let k = schedule.takeDue(now: now) else { return nil }
+        let seq = loadedFlag | UInt64(k)
+        connection.sender(control).append(copying: FrameEncoder.encode(.ping(seq)))
+        return (seq, now)
+    }
+
     /// The separate probe flow's whole life (`loadedRttProbes.flow` `separate`): its own
     /// handshake, PROBE_HELLO, then a PING every interval on its control stream until
     /// `stopRequested` (checked each turn; `wake` ends a wait), then a clean close.
@@ -205,11 +214,8 @@ final class QUICClient: QUICConnectionDelegate {
                 return schedule.nanosUntilDue()
             }) {
                 if stopRequested() { return true }
-                let now = MonotonicClock.now()
-                if let k = schedule.takeDue(now: now) {
-                    let seq = Self.loadedFlag | UInt64(k)
-                    connection.sender(control).append(copying: FrameEncoder.encode(.ping(seq)))
-                    sent.append((seq, now))
+                if let probe = Self.queueDueProbe(&schedule, on: connection, stream: control) {
+                    sent.append(probe)
                     queued = true
                 }
                 return false
