@@ -14,7 +14,7 @@ import PeerBenchCore
 public enum RemoteLinkContext {
     /// Fills link.interface, link.path_mtu, link.rssi_dbm/snr_db/mcs/phy_rate_mbps
     /// and the packets/bytes/drops fields from both ends' before/after snapshots.
-    public static func fill(_ link: inout Record.Link, route: LinkRoute, pathMTU: Int?,
+    public static func fill(_ link: inout RecordLink, route: LinkRoute, pathMTU: Int?,
                             client: (before: InterfaceSnapshot, after: InterfaceSnapshot),
                             server: (before: InterfaceSnapshot, after: InterfaceSnapshot)?) {
         link.peerAddress = link.peerAddress ?? route.peer

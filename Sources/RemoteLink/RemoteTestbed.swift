@@ -122,14 +122,14 @@ public final class RemoteTestbed: Testbed, RemoteServerHost {
         _ = try? await control { channel in try channel.measureRTT(probes: 1) }
     }
 
-    public func annotate(_ record: inout Record) {
+    public func annotate(_ link: inout RecordLink) {
         let s = state.withLock { $0 }
-        record.link.peerAddress = peer.host
-        record.link.controlRttMs = s.controlRttMs
+        link.peerAddress = peer.host
+        link.controlRttMs = s.controlRttMs
         guard let route = s.route, let before = s.clientBefore else { return }
         let after = LinkInspection.snapshot(interface: route.interface)
         let server = s.serverBefore.flatMap { b in s.serverAfter.map { (before: b, after: $0) } }
-        RemoteLinkContext.fill(&record.link, route: route, pathMTU: nil, client: (before, after), server: server)
+        RemoteLinkContext.fill(&link, route: route, pathMTU: nil, client: (before, after), server: server)
     }
 
     public func startServer(transport: TransportSpec, cell: CellContextSeed, link: ResolvedLink,

@@ -36,9 +36,9 @@ import Testing
         var r = Record(runID: "r", cell: cell, link: link, linkMode: .emulated, counters: counters, status: .ok, error: nil,
                        startedAt: .init(), totalSeconds: 10, measurement: nil)
         r.fillEnergy(link: link, mode: .bulk, counters: counters, seconds: 10)
-        #expect(r.link.radioOnFraction == Record.EndPair(client: 0.875, server: 0.875))
+        #expect(r.link.radioOnFraction == EndPair(client: 0.875, server: 0.875))
         // The client sent for 1 s (1298.7 mW), the server received for 1 s (462.5 mW).
-        #expect(r.link.energyMj == Record.EndPair(client: 3_659.55, server: 2_823.35))
+        #expect(r.link.energyMj == EndPair(client: 3_659.55, server: 2_823.35))
         var none = r
         none.link.energyMj = nil
         none.fillEnergy(link: link, mode: .bulk, counters: nil, seconds: 10)

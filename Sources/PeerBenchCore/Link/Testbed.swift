@@ -49,9 +49,11 @@ public protocol Testbed: AnyObject, Sendable {
     /// reaches. nil (the default) = each cell's plugin starts its own server on the
     /// server endpoint.
     var serverHost: (any RemoteServerHost)? { get }
-    /// Adds what the testbed knows about the cell just run to its record (a real
-    /// link's context: peer address, control RTT, interface counters). Default: nothing.
-    func annotate(_ record: inout Record)
+    /// Adds what the testbed knows about the cell just run to its record's link section
+    /// (a real link's context: peer address, control RTT, interface counters). Default:
+    /// nothing. It takes the link section, not the record, so the testbed needs nothing
+    /// of the run core.
+    func annotate(_ link: inout RecordLink)
     /// Why the testbed can run no further cell (the peer host went away), nil while it
     /// can. The runner stops after the cell that saw it; the run is resumable.
     var lostReason: String? { get }
@@ -59,7 +61,7 @@ public protocol Testbed: AnyObject, Sendable {
 
 extension Testbed {
     public var serverHost: (any RemoteServerHost)? { nil }
-    public func annotate(_ record: inout Record) {}
+    public func annotate(_ link: inout RecordLink) {}
     public var lostReason: String? { nil }
 }
 

@@ -22,12 +22,3 @@ extension ResolvedLink {
         return link
     }
 }
-
-extension Record {
-    /// Fills the record's Wi-Fi keys from what the cell ran with: the mode and the
-    /// class its sockets were marked with.
-    mutating func fillWifi(_ wifi: WifiSettings) {
-        link.performanceMode = wifi.performanceMode.rawValue
-        link.serviceClass = wifi.serviceClass.rawValue
-    }
-}

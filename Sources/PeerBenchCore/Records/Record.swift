@@ -64,50 +64,9 @@ public struct Record: Sendable, Equatable, Codable {
         public var options: JSONValue
     }
 
-    /// The resolved link and the emulator's counters (`up` = client to server).
-    public struct Link: Sendable, Equatable, Codable {
-        public var mode: LinkMode
-        public var delayMs: Double?
-        public var jitterMs: Double?
-        public var lossPercent: Double?
-        public var rateMbps: Double?
-        public var mtu: Int?
-        public var rssiDbm: Double?
-        public var snrDb: Double?
-        public var mcs: Int?
-        public var phyRateMbps: Double?
-        public var packetsUp: Int?
-        public var packetsDown: Int?
-        public var bytesUp: Int?
-        public var bytesDown: Int?
-        public var dropsUp: Int?
-        public var dropsDown: Int?
-        /// `remote` only: the server's address as the client reached it.
-        public var peerAddress: String?
-        /// `remote` only: the client's outgoing interface towards the peer.
-        public var interface: String?
-        /// `remote` only: the path MTU towards the peer, bytes.
-        public var pathMtu: Int?
-        /// `remote` only: the control channel's round trip measured just before the cell, ms.
-        public var controlRttMs: Double?
-        /// Wi-Fi performance mode the cell ran with (`bulk`, `realtime`).
-        public var performanceMode: String?
-        /// Traffic service class (`background`, `bestEffort`, `interactiveVideo`, `interactiveVoice`).
-        public var serviceClass: String?
-        /// Fraction of the cell the radio was awake, per end (from the energy model).
-        public var radioOnFraction: EndPair?
-        /// Estimated radio energy of the cell per end, millijoules (from the energy model, not measured).
-        public var energyMj: EndPair?
-
-        enum CodingKeys: String, CodingKey {
-            case mode, delayMs = "delay_ms", jitterMs = "jitter_ms", lossPercent = "loss_percent", rateMbps = "rate_mbps", mtu
-            case rssiDbm = "rssi_dbm", snrDb = "snr_db", mcs, phyRateMbps = "phy_rate_mbps", packetsUp = "packets_up"
-            case packetsDown = "packets_down", bytesUp = "bytes_up", bytesDown = "bytes_down", dropsUp = "drops_up"
-            case dropsDown = "drops_down", peerAddress = "peer_address", interface, pathMtu = "path_mtu"
-            case controlRttMs = "control_rtt_ms", performanceMode = "performance_mode", serviceClass = "service_class"
-            case radioOnFraction = "radio_on_fraction", energyMj = "energy_mj"
-        }
-    }
+    /// The resolved link and the emulator's counters: its own type (`RecordLink`) because the
+    /// testbed, beneath the records, fills part of it (`Testbed.annotate`).
+    public typealias Link = RecordLink
 
     public struct RTTStats: Sendable, Equatable, Codable {
         public var count: Int

@@ -1,16 +1,6 @@
 /// The record's sections added by schema /3 (docs/RECORDS.md): a value per end of the
 /// link, the scenario's figures and the competing flow's.
 extension Record {
-    /// One figure for each end of the link.
-    public struct EndPair: Sendable, Equatable, Codable {
-        public var client: Double?
-        public var server: Double?
-        public init(client: Double?, server: Double?) {
-            self.client = client
-            self.server = server
-        }
-    }
-
     /// How the link changed during the cell (matrix dimension `scenarios`) and how the
     /// transport noticed and recovered. `name` and `kind` are `static` for a cell whose
     /// link does not change; every figure is then null.

@@ -45,7 +45,7 @@ public struct CellExecutor: Sendable {
         func record(_ status: CellStatus, _ error: String?, _ m: TransportMeasurement? = nil, counters: LinkCounters? = nil) -> Record {
             var r = Record(runID: runID, cell: cell, link: link, linkMode: testbed.mode, counters: counters, status: status, error: error,
                            startedAt: startedAt, totalSeconds: Double(MonotonicClock.elapsed(since: t0)) / 1e9, measurement: m)
-            testbed.annotate(&r)
+            testbed.annotate(&r.link)
             r.fillWifi(cell.transport.effectiveWifi)
             r.fillEnergy(link: link, mode: cell.transport.effectiveWifi.performanceMode, counters: counters, seconds: r.totalSeconds)
             if let cross { r.crossTraffic = cross }

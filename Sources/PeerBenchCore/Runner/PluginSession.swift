@@ -130,24 +130,6 @@ public struct StartedServer: TransportServer, Codable {
     }
 }
 
-/// The identity and workload of a cell, without its endpoints: what a worker process
-/// needs besides the plugin to build the `CellContext`.
-public struct CellContextSeed: Sendable {
-    public var cellID: String
-    public var repetition: Int
-    public var seed: UInt64
-    public var payload: Payload?
-    public var rttProbes: Int
-
-    public init(cellID: String, repetition: Int, seed: UInt64, payload: Payload?, rttProbes: Int) {
-        self.cellID = cellID
-        self.repetition = repetition
-        self.seed = seed
-        self.payload = payload
-        self.rttProbes = rttProbes
-    }
-}
-
 /// Lets an interruption stop whichever cell is running right now.
 public final class CellStopper: Sendable {
     private let state = Mutex<(action: (@Sendable () -> Void)?, fired: Bool)>((nil, false))

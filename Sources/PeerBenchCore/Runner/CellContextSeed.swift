@@ -1,0 +1,17 @@
+/// The identity and workload of a cell, without its endpoints: what a worker process
+/// needs besides the plugin to build the `CellContext`.
+public struct CellContextSeed: Sendable {
+    public var cellID: String
+    public var repetition: Int
+    public var seed: UInt64
+    public var payload: Payload?
+    public var rttProbes: Int
+
+    public init(cellID: String, repetition: Int, seed: UInt64, payload: Payload?, rttProbes: Int) {
+        self.cellID = cellID
+        self.repetition = repetition
+        self.seed = seed
+        self.payload = payload
+        self.rttProbes = rttProbes
+    }
+}
