@@ -15,6 +15,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "peerbench", targets: ["peerbench"]),
+        .library(name: "PeerBenchPlugin", targets: ["PeerBenchPlugin"]),
         .library(name: "PeerBenchCore", targets: ["PeerBenchCore"]),
         .library(name: "UWBRanging", targets: ["UWBRanging"]),
     ],
@@ -27,13 +28,23 @@ let package = Package(
     targets: [
         // Linux calls Swift's Glibc module does not expose (setns, TUN, TCP_INFO).
         .target(name: "CPeerBenchSystem"),
-        // Core: matrix, plugin API, runner, records, statistics, system calls.
+        // What transport plugins and testbeds build on: JSON, system calls, the plugin API,
+        // stream framing, the link model and testbed protocols, the jitter/RTT statistics.
         .target(
-            name: "PeerBenchCore",
+            name: "PeerBenchPlugin",
             dependencies: [
                 "CPeerBenchSystem",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ],
+            swiftSettings: strict
+        ),
+        // The run core: matrix, runner, records, journal. Knows no concrete transport.
+        .target(
+            name: "PeerBenchCore",
+            dependencies: [
+                "PeerBenchPlugin",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),
@@ -43,6 +54,7 @@ let package = Package(
         .target(
             name: "LinkEmulation",
             dependencies: [
+                "PeerBenchPlugin",
                 "PeerBenchCore",
                 "CLinkEmulation",
                 .product(name: "Collections", package: "swift-collections"),
@@ -52,20 +64,20 @@ let package = Package(
         // Throughput, timing and CPU figures of the link emulator (scripts/bench-link.sh).
         .executableTarget(
             name: "link-bench",
-            dependencies: ["LinkEmulation", "PeerBenchCore"],
+            dependencies: ["LinkEmulation", "PeerBenchPlugin", "PeerBenchCore"],
             path: "Benchmarks/LinkBench",
             swiftSettings: strict
         ),
         // Loopback figures of the QUIC plugin (scripts/bench-quic.sh).
         .executableTarget(
             name: "quic-bench",
-            dependencies: ["QUICTransport", "PeerBenchCore"],
+            dependencies: ["QUICTransport", "PeerBenchPlugin", "PeerBenchCore"],
             path: "Benchmarks/QUICBench",
             swiftSettings: strict
         ),
         // Built-in transport plugins.
-        .target(name: "TCPTransport", dependencies: ["PeerBenchCore"], swiftSettings: strict),
-        .target(name: "UDPTransport", dependencies: ["PeerBenchCore"], swiftSettings: strict),
+        .target(name: "TCPTransport", dependencies: ["PeerBenchPlugin", "PeerBenchCore"], swiftSettings: strict),
+        .target(name: "UDPTransport", dependencies: ["PeerBenchPlugin", "PeerBenchCore"], swiftSettings: strict),
         .systemLibrary(
             name: "CNgtcp2",
             pkgConfig: "libngtcp2",
@@ -73,17 +85,17 @@ let package = Package(
         ),
         .target(
             name: "QUICTransport",
-            dependencies: ["PeerBenchCore", "CNgtcp2", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["PeerBenchPlugin", "PeerBenchCore", "CNgtcp2", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
-        .target(name: "UWBRanging", dependencies: ["PeerBenchCore"], swiftSettings: strict),
+        .target(name: "UWBRanging", dependencies: ["PeerBenchPlugin", "PeerBenchCore"], swiftSettings: strict),
         // External plugins in any language (docs/protocol/exec.md).
-        .target(name: "ExecTransport", dependencies: ["PeerBenchCore"], swiftSettings: strict),
+        .target(name: "ExecTransport", dependencies: ["PeerBenchPlugin", "PeerBenchCore"], swiftSettings: strict),
         // TLS 1.3 over TCP on GnuTLS; its own system-library module, apart from CNgtcp2.
         .systemLibrary(name: "CGnuTLS", pkgConfig: "gnutls", providers: [.apt(["libgnutls28-dev"])]),
-        .target(name: "TLSTransport", dependencies: ["PeerBenchCore", "CGnuTLS"], swiftSettings: strict),
+        .target(name: "TLSTransport", dependencies: ["PeerBenchPlugin", "PeerBenchCore", "CGnuTLS"], swiftSettings: strict),
         // Two real hosts: the TLS-PSK control channel, `serve`, the remote testbed, link inspection, DNS-SD.
-        .target(name: "RemoteLink", dependencies: ["PeerBenchCore", "CGnuTLS", "CPeerBenchSystem",
+        .target(name: "RemoteLink", dependencies: ["PeerBenchPlugin", "PeerBenchCore", "CGnuTLS", "CPeerBenchSystem",
                                                    .product(name: "Logging", package: "swift-log")],
                 swiftSettings: strict),
         // new-transport: new transport targets go above this line
@@ -104,7 +116,7 @@ let package = Package(
         .executableTarget(
             name: "peerbench",
             dependencies: [
-                "PeerBenchCore", "LinkEmulation",
+                "PeerBenchPlugin", "PeerBenchCore", "LinkEmulation",
                 "TCPTransport", "UDPTransport", "QUICTransport", "UWBRanging",
                 "ExecTransport", "TLSTransport", "RemoteLink",
                 // new-transport: new transport modules go above this line
@@ -116,22 +128,22 @@ let package = Package(
         ),
 
         // Helpers the transport test targets share (loopback link model, runMatrix, timing).
-        .target(name: "TransportTestSupport", dependencies: ["PeerBenchCore", .product(name: "Logging", package: "swift-log")],
+        .target(name: "TransportTestSupport", dependencies: ["PeerBenchPlugin", "PeerBenchCore", .product(name: "Logging", package: "swift-log")],
                 path: "Tests/TransportTestSupport"),
-        .testTarget(name: "PeerBenchCoreTests", dependencies: ["PeerBenchCore"]),
-        .testTarget(name: "LinkEmulationTests", dependencies: ["LinkEmulation", "PeerBenchCore", "UDPTransport", "TCPTransport", "QUICTransport"]),
-        .testTarget(name: "TCPTransportTests", dependencies: ["TransportTestSupport", "TCPTransport", "PeerBenchCore"]),
-        .testTarget(name: "UDPTransportTests", dependencies: ["TransportTestSupport", "UDPTransport", "PeerBenchCore"]),
-        .testTarget(name: "QUICTransportTests", dependencies: ["TransportTestSupport", "QUICTransport", "PeerBenchCore",
+        .testTarget(name: "PeerBenchCoreTests", dependencies: ["PeerBenchPlugin", "PeerBenchCore"]),
+        .testTarget(name: "LinkEmulationTests", dependencies: ["LinkEmulation", "PeerBenchPlugin", "PeerBenchCore", "UDPTransport", "TCPTransport", "QUICTransport"]),
+        .testTarget(name: "TCPTransportTests", dependencies: ["TransportTestSupport", "TCPTransport", "PeerBenchPlugin", "PeerBenchCore"]),
+        .testTarget(name: "UDPTransportTests", dependencies: ["TransportTestSupport", "UDPTransport", "PeerBenchPlugin", "PeerBenchCore"]),
+        .testTarget(name: "QUICTransportTests", dependencies: ["TransportTestSupport", "QUICTransport", "PeerBenchPlugin", "PeerBenchCore",
                                                              .product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "UWBRangingTests", dependencies: ["TransportTestSupport", "UWBRanging", "PeerBenchCore"]),
+        .testTarget(name: "UWBRangingTests", dependencies: ["TransportTestSupport", "UWBRanging", "PeerBenchPlugin", "PeerBenchCore"]),
         .testTarget(name: "PeerBenchCLITests", dependencies: ["peerbench", "TransportTestSupport"]),
-        .testTarget(name: "ExecTransportTests", dependencies: ["TransportTestSupport", "ExecTransport", "PeerBenchCore"]),
-        .testTarget(name: "TLSTransportTests", dependencies: ["TransportTestSupport", "TLSTransport", "PeerBenchCore"]),
+        .testTarget(name: "ExecTransportTests", dependencies: ["TransportTestSupport", "ExecTransport", "PeerBenchPlugin", "PeerBenchCore"]),
+        .testTarget(name: "TLSTransportTests", dependencies: ["TransportTestSupport", "TLSTransport", "PeerBenchPlugin", "PeerBenchCore"]),
         .testTarget(name: "PluginContractTests", dependencies: [
-            "TransportTestSupport", "PeerBenchCore", "TCPTransport", "UDPTransport", "TLSTransport", "QUICTransport", "UWBRanging", "ExecTransport",
+            "TransportTestSupport", "PeerBenchPlugin", "PeerBenchCore", "TCPTransport", "UDPTransport", "TLSTransport", "QUICTransport", "UWBRanging", "ExecTransport",
         ], exclude: ["Peers"]),
-        .testTarget(name: "RemoteLinkTests", dependencies: ["RemoteLink", "PeerBenchCore", "CPeerBenchSystem", "TransportTestSupport", "LinkEmulation"]),
+        .testTarget(name: "RemoteLinkTests", dependencies: ["RemoteLink", "PeerBenchPlugin", "PeerBenchCore", "CPeerBenchSystem", "TransportTestSupport", "LinkEmulation"]),
         // new-transport: new transport test targets go above this line
         .testTarget(name: "ScaffoldTests", dependencies: ["TransportScaffold"]),
     ]

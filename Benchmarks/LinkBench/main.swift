@@ -7,6 +7,7 @@ import Glibc
 import Foundation
 import LinkEmulation
 import PeerBenchCore
+import PeerBenchPlugin
 
 struct Options {
     var mode = "tcp"

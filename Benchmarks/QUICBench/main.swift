@@ -15,6 +15,7 @@ import Glibc
 #endif
 import Foundation
 import PeerBenchCore
+import PeerBenchPlugin
 import QUICTransport
 
 /// The peak RSS the 1.6 GB transfer may reach (it must not buffer the payload).

@@ -1,5 +1,5 @@
 import Foundation
-import PeerBenchCore
+import PeerBenchPlugin
 
 /// The JSON document the harness hands each command (schema `peerbench.exec.cell/1`,
 /// docs/protocol/exec.md): on standard input, and as a file named by `$PEERBENCH_CELL_FILE`.

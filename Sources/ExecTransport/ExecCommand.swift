@@ -1,5 +1,5 @@
 import Foundation
-import PeerBenchCore
+import PeerBenchPlugin
 
 /// A command line from the matrix with its program resolved to a file, so a missing
 /// or non-executable program is reported by name before anything starts.

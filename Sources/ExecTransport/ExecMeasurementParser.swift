@@ -1,5 +1,5 @@
 import Foundation
-import PeerBenchCore
+import PeerBenchPlugin
 
 /// Turns the client's standard output (schema `peerbench.exec.measurement/1`,
 /// docs/protocol/exec.md) into a `TransportMeasurement`, or says precisely what is wrong.

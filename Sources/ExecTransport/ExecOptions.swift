@@ -1,4 +1,4 @@
-public import PeerBenchCore
+public import PeerBenchPlugin
 
 /// The `exec` plugin's matrix options: the two command lines and where they run.
 public struct ExecOptions: Sendable {

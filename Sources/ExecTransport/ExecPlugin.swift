@@ -1,5 +1,5 @@
 import Foundation
-public import PeerBenchCore
+public import PeerBenchPlugin
 
 /// External transport plugins in any language (docs/protocol/exec.md): the harness
 /// runs a server command in the server endpoint and a client command in the client

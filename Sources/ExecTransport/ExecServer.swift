@@ -1,6 +1,6 @@
 import Foundation
 import Synchronization
-import PeerBenchCore
+import PeerBenchPlugin
 
 /// The external server command of one cell. It must exit by itself once its client is
 /// done (within `graceSeconds`); a non-zero exit fails the cell with its stderr quoted.

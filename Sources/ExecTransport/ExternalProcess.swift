@@ -3,7 +3,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-import PeerBenchCore
+import PeerBenchPlugin
 
 /// One external plugin command, started in its own process group (Foundation's
 /// `Process` makes the child a group leader) so that killing the group also ends

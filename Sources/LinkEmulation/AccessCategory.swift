@@ -1,5 +1,5 @@
 import CLinkEmulation
-public import PeerBenchCore
+public import PeerBenchPlugin
 
 /// The four WMM / 802.11 EDCA access categories, in increasing priority. The emulator
 /// puts each packet in the queue of its category, read from the DSCP in its IP header,

@@ -1,4 +1,4 @@
-public import PeerBenchCore
+public import PeerBenchPlugin
 
 /// The performance mode's duty cycle in the emulator [A after Apple's Wi-Fi Aware
 /// documentation]: `bulk` keeps the environment's channel schedule (AWDL's off-channel

@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import Foundation
-public import PeerBenchCore
+public import PeerBenchPlugin
 import Synchronization
 
 /// The `emulated` testbed: a client and a server namespace joined by TUN devices and

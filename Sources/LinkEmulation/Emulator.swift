@@ -4,7 +4,7 @@ import Glibc
 import CLinkEmulation
 import Dispatch
 import Foundation
-public import PeerBenchCore
+public import PeerBenchPlugin
 import Synchronization
 
 /// The userspace link emulator: moves IP packets between two TUN devices, one

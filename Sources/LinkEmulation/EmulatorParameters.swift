@@ -1,4 +1,4 @@
-public import PeerBenchCore
+public import PeerBenchPlugin
 
 /// Everything one cell's emulator applies, per direction, in the emulator's units.
 public struct EmulatorParameters: Sendable, Equatable {

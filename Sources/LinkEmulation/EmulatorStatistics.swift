@@ -1,4 +1,4 @@
-import PeerBenchCore
+import PeerBenchPlugin
 
 /// Why the emulator dropped a packet. The raw values are the keys of `LinkCounters.dropCauses`.
 public enum DropCause: String, Sendable, CaseIterable {

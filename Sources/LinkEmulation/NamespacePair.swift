@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import Foundation
-import PeerBenchCore
+import PeerBenchPlugin
 import Synchronization
 
 /// Two network namespaces, client and server, each with a TUN device, loopback up and

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-public import PeerBenchCore
+public import PeerBenchPlugin
 
 /// Scenarios on the radio model (docs/LINK-MODEL.md, "Scenarios"): walk-away and
 /// body-block change the attenuation the channel trace sees, so SNR, MCS, rate and

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-public import PeerBenchCore
+public import PeerBenchPlugin
 
 /// The field study's radio link: (environment, distance) -> received power, SNR,
 /// MCS, rate, loss and the AWDL channel, after LINK-MODEL.md.

@@ -1,4 +1,4 @@
-public import PeerBenchCore
+public import PeerBenchPlugin
 
 /// An inline radio profile from matrix.json: a built-in environment as the base and
 /// any of its parameters overridden, for example

@@ -1,4 +1,4 @@
-public import PeerBenchCore
+public import PeerBenchPlugin
 
 extension ResolvedLink {
     /// One line for `peerbench validate` / `list`: distance, RSSI, SNR, MCS, rates,

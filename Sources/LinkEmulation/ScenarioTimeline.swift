@@ -1,4 +1,4 @@
-public import PeerBenchCore
+public import PeerBenchPlugin
 
 /// What a scenario does to the link over time, in the emulator's units: nanoseconds on
 /// the cell's link clock (0 = the emulator's start), the clock the radio channel trace

@@ -4,7 +4,7 @@ import Glibc
 import CLinkEmulation
 import Dispatch
 import Foundation
-import PeerBenchCore
+import PeerBenchPlugin
 
 /// A TUN device owned by this process: created inside a network namespace, it stays
 /// there while the emulator reads and writes IP packets through its descriptor.

@@ -1,5 +1,5 @@
 import CNgtcp2
-import PeerBenchCore
+import PeerBenchPlugin
 
 /// What the cell's client proves to the cell's server in its first frame (HELLO,
 /// docs/protocol/quic.md §4): SHA-256 over a label, the cell id, the repetition and

@@ -1,4 +1,4 @@
-import PeerBenchCore
+import PeerBenchPlugin
 
 /// The plugin's application protocol on top of QUIC streams (docs/protocol/quic.md).
 ///

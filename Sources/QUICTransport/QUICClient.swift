@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import CNgtcp2
-import PeerBenchCore
+import PeerBenchPlugin
 
 /// The client side of one cell: handshake, probes, bulk phase, close
 /// (docs/protocol/quic.md), on one thread with one event loop.

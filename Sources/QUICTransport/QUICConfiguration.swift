@@ -1,5 +1,5 @@
 import CNgtcp2
-import PeerBenchCore
+import PeerBenchPlugin
 
 /// How bulk messages map to QUIC streams.
 public enum StreamMode: String, Sendable, CaseIterable {

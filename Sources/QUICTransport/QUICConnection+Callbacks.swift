@@ -1,5 +1,5 @@
 import CNgtcp2
-import PeerBenchCore
+import PeerBenchPlugin
 
 /// ngtcp2's C callbacks: trampolines from the connection's user pointer back to
 /// the `QUICConnection` and on to its delegate.

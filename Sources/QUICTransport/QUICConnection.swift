@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import CNgtcp2
-import PeerBenchCore
+import PeerBenchPlugin
 
 /// What a connection's owner (the client workload or the server session) hears from it.
 protocol QUICConnectionDelegate: AnyObject {

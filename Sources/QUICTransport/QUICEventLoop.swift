@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import PeerBenchCore
+import PeerBenchPlugin
 
 /// The one event loop turn both sides run (`QUICClient.pump`, `QUICServerLoop.run`):
 /// sleep until a datagram, a timer or a wake-up, retry a stalled send, then read a

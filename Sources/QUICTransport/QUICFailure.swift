@@ -1,5 +1,5 @@
 import CNgtcp2
-import PeerBenchCore
+import PeerBenchPlugin
 
 /// Why a QUIC connection ended abnormally, worded for the record's `error` field:
 /// each case names the thing at fault and, where it helps, what to do.

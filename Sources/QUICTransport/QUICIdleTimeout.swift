@@ -1,4 +1,4 @@
-public import PeerBenchCore
+public import PeerBenchPlugin
 
 extension QUICPlugin {
     /// A QUIC connection notices a dead peer by its idle timeout: ngtcp2 closes it once

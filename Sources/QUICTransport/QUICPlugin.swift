@@ -1,4 +1,4 @@
-public import PeerBenchCore
+public import PeerBenchPlugin
 import CNgtcp2
 import Foundation
 

@@ -1,5 +1,5 @@
 import Foundation
-import PeerBenchCore
+import PeerBenchPlugin
 import Synchronization
 
 /// Loaded probes on a separate flow for QUIC (`loadedRttProbes.flow` `separate`,

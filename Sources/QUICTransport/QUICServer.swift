@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import CNgtcp2
-import PeerBenchCore
+import PeerBenchPlugin
 import Logging
 
 /// The server side of one cell: a UDP socket and a single-threaded event loop that

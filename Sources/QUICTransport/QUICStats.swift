@@ -1,5 +1,5 @@
 import CNgtcp2
-import PeerBenchCore
+import PeerBenchPlugin
 
 /// `extra.quic` of a record: ngtcp2's connection statistics and handshake timings.
 enum QUICStats {

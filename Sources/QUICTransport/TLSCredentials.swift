@@ -1,5 +1,5 @@
 import CNgtcp2
-import PeerBenchCore
+import PeerBenchPlugin
 
 /// GnuTLS certificate credentials (trusted CA, own identity), owned and freed here.
 final class TLSCredentials: @unchecked Sendable {

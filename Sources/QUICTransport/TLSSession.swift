@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import CNgtcp2
-import PeerBenchCore
+import PeerBenchPlugin
 
 /// One GnuTLS session configured for QUIC (TLS 1.3 only), owned and freed here.
 ///

@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import CNgtcp2
-import PeerBenchCore
+import PeerBenchPlugin
 
 /// A non-blocking UDP socket plus an eventfd, polled together, so a QUIC event loop
 /// sleeps until a datagram, a timer or a wake-up (stop, cell cancellation).

@@ -1,4 +1,4 @@
-import PeerBenchCore
+import PeerBenchPlugin
 
 extension ControlChannel {
     /// The control channel's round-trip time in milliseconds: the median of `probes`

@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import CGnuTLS
-public import PeerBenchCore
+public import PeerBenchPlugin
 import Synchronization
 
 /// The authenticated control channel between `run --link remote` and `serve`: TLS 1.3

@@ -1,4 +1,4 @@
-import PeerBenchCore
+import PeerBenchPlugin
 
 /// The control protocol's frame layout (docs/protocol/control.md):
 ///

@@ -1,4 +1,4 @@
-public import PeerBenchCore
+public import PeerBenchPlugin
 
 /// One message of the control protocol between `peerbench run --link remote` and
 /// `peerbench serve` (docs/protocol/control.md). A value, no I/O: `ControlFraming`

@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import CPeerBenchSystem
-import PeerBenchCore
+import PeerBenchPlugin
 
 /// A peer address resolved to the bytes RTM_GETROUTE takes.
 struct PeerAddress {

@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import CPeerBenchSystem
-import PeerBenchCore
+import PeerBenchPlugin
 import Synchronization
 
 /// What a netlink request ended in when it did not end in an answer.

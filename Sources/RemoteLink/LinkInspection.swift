@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import PeerBenchCore
+import PeerBenchPlugin
 
 /// The kernel's route towards a peer: the interface the packets leave by and the
 /// source address they carry (as `ip route get PEER` shows them).

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import PeerBenchCore
+import PeerBenchPlugin
 
 extension PreSharedKey {
     /// The largest key file read: a key line is under 200 bytes; anything much larger is not one.

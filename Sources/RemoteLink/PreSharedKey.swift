@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import PeerBenchCore
+import PeerBenchPlugin
 
 /// The 256-bit secret both hosts hold, and the identity the client names in its TLS
 /// ClientHello (sent in clear: never a secret, by default just `peerbench`).

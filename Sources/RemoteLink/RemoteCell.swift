@@ -1,5 +1,5 @@
 import Foundation
-public import PeerBenchCore
+public import PeerBenchPlugin
 
 /// The JSON bodies of the control protocol's cell messages (docs/protocol/control.md,
 /// "Cell messages"): CELL_REQUEST (client -> serve), SERVER_READY and SERVER_RESULT

@@ -1,4 +1,4 @@
-import PeerBenchCore
+import PeerBenchPlugin
 
 /// Turns what the kernel said about the real link (the route, and each end's interface
 /// before and after the cell) into the record's link fields. docs/RECORDS.md ("The

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-public import PeerBenchCore
+public import PeerBenchPlugin
 
 /// Where `run --link remote --peer` and `serve --listen` point: the one place that
 /// turns `HOST[:PORT]` (`[v6]:PORT` for IPv6; a name is resolved) into a numeric address.

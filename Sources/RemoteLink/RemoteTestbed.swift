@@ -1,6 +1,6 @@
 import Foundation
 import Synchronization
-public import PeerBenchCore
+public import PeerBenchPlugin
 
 /// `run --link remote`: the testbed whose server endpoint is another host running
 /// `peerbench serve`. It owns the authenticated control session for the whole run;

@@ -1,6 +1,6 @@
 import Foundation
 public import Logging
-public import PeerBenchCore
+public import PeerBenchPlugin
 
 /// One cell's server side in `peerbench serve`: the request checked against the
 /// limits, the plugin's server started on a data port that admits only the

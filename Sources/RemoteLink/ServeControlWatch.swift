@@ -3,7 +3,7 @@ import Glibc
 #endif
 import Foundation
 import Synchronization
-import PeerBenchCore
+import PeerBenchPlugin
 
 /// Watches the control connection while a cell runs: the client sends nothing then,
 /// so a hang-up (FIN, RST: the client process died or its host left) means it is

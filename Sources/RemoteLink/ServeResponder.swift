@@ -4,7 +4,7 @@ import Glibc
 import Foundation
 import Synchronization
 public import Logging
-public import PeerBenchCore
+public import PeerBenchPlugin
 
 /// What `peerbench serve` was started with.
 public struct ServeConfiguration: Sendable {

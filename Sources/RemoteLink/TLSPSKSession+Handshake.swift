@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import CGnuTLS
-import PeerBenchCore
+import PeerBenchPlugin
 
 extension TLSPSKSession {
     /// Runs the handshake until it completes or `deadline` passes. The socket is

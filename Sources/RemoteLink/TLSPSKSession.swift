@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import CGnuTLS
-import PeerBenchCore
+import PeerBenchPlugin
 
 /// One TLS 1.3 session authenticated by an external pre-shared key, over a connected
 /// TCP socket: the control channel's cryptography. Owns the GnuTLS session and

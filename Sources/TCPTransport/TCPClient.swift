@@ -1,4 +1,4 @@
-import PeerBenchCore
+import PeerBenchPlugin
 
 /// The client side: the standard workload (Core's `StreamWorkloadClient`) over one
 /// TCP connection, with TCP's HELLO before it and TCP_INFO after the bulk phase.

@@ -1,4 +1,4 @@
-import PeerBenchCore
+import PeerBenchPlugin
 
 /// The TCP plugin's HELLO (docs/protocol/tcp.md): the framing itself is Core's
 /// `StreamFraming`; this is the plugin's own greeting on top of it.

@@ -1,5 +1,5 @@
 import CPeerBenchSystem
-import PeerBenchCore
+import PeerBenchPlugin
 
 /// TCP_INFO of the client's socket after the bulk phase, recorded under `extra.tcp`.
 enum TCPInfo {

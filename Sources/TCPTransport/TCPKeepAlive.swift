@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-public import PeerBenchCore
+public import PeerBenchPlugin
 
 /// TCP keepalive probing (`options.keepAlive`): SO_KEEPALIVE plus the three Linux
 /// timers. The field study's iOS client set a 2-second idle time; the interval and

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-public import PeerBenchCore
+public import PeerBenchPlugin
 
 /// The TCP plugin's matrix options, applied to both ends of the connection.
 public struct TCPOptions: Sendable, Equatable {

@@ -1,4 +1,4 @@
-public import PeerBenchCore
+public import PeerBenchPlugin
 
 /// TCP over the kernel's stack: length-prefixed frames on one connection
 /// (docs/protocol/tcp.md), with Nagle and keepalive options as the field study set them.

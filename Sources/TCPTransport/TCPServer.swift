@@ -1,4 +1,4 @@
-import PeerBenchCore
+import PeerBenchPlugin
 
 /// The server side: accepts one connection (two with a separate probe flow), echoes
 /// probes, counts DATA, answers END with a REPORT, and ends at GOODBYE.

@@ -1,5 +1,5 @@
 import CGnuTLS
-import PeerBenchCore
+import PeerBenchPlugin
 
 /// A failed GnuTLS call: which one, GnuTLS's own message and its code.
 func gnutlsError(_ function: String, _ code: Int32) -> TransportError {

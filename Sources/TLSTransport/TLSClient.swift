@@ -1,4 +1,4 @@
-import PeerBenchCore
+import PeerBenchPlugin
 
 /// The client side: the standard workload (Core's `StreamWorkloadClient`) over one
 /// TLS 1.3 connection; GnuTLS cuts each bulk write into 16 KiB records.

@@ -1,6 +1,6 @@
 import CGnuTLS
 import Foundation
-import PeerBenchCore
+import PeerBenchPlugin
 
 /// The credentials one side of a cell uses: X.509 (the bundled test CA and server
 /// identity by default) or a TLS 1.3 pre-shared key. Owns the GnuTLS credential

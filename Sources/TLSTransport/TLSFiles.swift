@@ -1,5 +1,5 @@
 import Foundation
-import PeerBenchCore
+import PeerBenchPlugin
 
 /// Where the X.509 files come from: the options, else the bundled test identities in
 /// `certs/` (found by `BundledCertificates`).

@@ -1,4 +1,4 @@
-public import PeerBenchCore
+public import PeerBenchPlugin
 
 /// The TLS plugin's matrix options.
 public struct TLSOptions: Sendable, Equatable {

@@ -1,5 +1,5 @@
 import CGnuTLS
-public import PeerBenchCore
+public import PeerBenchPlugin
 
 /// TLS 1.3 over TCP with GnuTLS (docs/protocol/tls.md): the TCP plugin's workload
 /// inside an encrypted stream, so encrypted QUIC can be compared with encrypted TCP.

@@ -1,4 +1,4 @@
-import PeerBenchCore
+import PeerBenchPlugin
 
 /// The server side: accepts one TCP connection, runs the TLS handshake and answers
 /// the workload — echoes probes, counts DATA, reports the counts after END, closes

@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import CGnuTLS
-import PeerBenchCore
+import PeerBenchPlugin
 
 /// One TLS 1.3 session over a connected TCP socket. Owns the `gnutls_session_t`
 /// (and the C copies GnuTLS keeps pointers to) and frees them in `deinit`.

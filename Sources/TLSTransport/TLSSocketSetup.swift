@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import PeerBenchCore
+import PeerBenchPlugin
 
 extension Socket {
     /// TCP_NODELAY when asked (`options.noDelay`); the cell's scope sets the timeouts.

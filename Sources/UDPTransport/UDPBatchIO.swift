@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import CPeerBenchSystem
-import PeerBenchCore
+import PeerBenchPlugin
 
 /// Sends up to `capacity` prebuilt datagrams per sendmmsg(2) on a connected socket.
 /// The slots are written once; per batch only sequence numbers and timestamps change.

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import PeerBenchCore
+import PeerBenchPlugin
 
 /// The client side: HELLO handshake, echoed probes, the bulk phase, END until the
 /// server's REPORT arrives, BYE.

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import PeerBenchCore
+import PeerBenchPlugin
 
 /// Picks up loaded-probe echoes while the client is busy sending DATA: between
 /// batches it takes what is queued without waiting. The client may look late, so the

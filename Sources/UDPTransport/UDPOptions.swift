@@ -1,4 +1,4 @@
-public import PeerBenchCore
+public import PeerBenchPlugin
 
 /// The UDP plugin's matrix options.
 public struct UDPOptions: Sendable, Equatable {

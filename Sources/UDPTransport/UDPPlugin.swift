@@ -1,4 +1,4 @@
-public import PeerBenchCore
+public import PeerBenchPlugin
 
 /// UDP over the kernel's stack: sequenced, timestamped datagrams; the receiver counts
 /// loss, reordering and duplicates and computes RFC 3550 jitter, and reports them back

@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import Foundation
-import PeerBenchCore
+import PeerBenchPlugin
 import Synchronization
 
 /// Loaded probes on a separate flow (`loadedRttProbes.flow` `separate`,

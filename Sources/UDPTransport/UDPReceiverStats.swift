@@ -1,4 +1,4 @@
-public import PeerBenchCore
+public import PeerBenchPlugin
 
 /// The receiver's accounting of the bulk phase: unique, duplicated and reordered
 /// datagrams, payload bytes, and RFC 3550 interarrival jitter.

@@ -1,4 +1,4 @@
-import PeerBenchCore
+import PeerBenchPlugin
 
 /// The receiver's bulk series in a UDP REPORT (docs/protocol/udp.md), after the seven
 /// counters: `intervalNs`, `n`, then `n` byte counts and `n` datagram counts, each a u64.

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import PeerBenchCore
+import PeerBenchPlugin
 
 /// The server side: answers HELLO and probes, accounts DATA, reports at END (after
 /// waiting briefly for stragglers), and ends at BYE.

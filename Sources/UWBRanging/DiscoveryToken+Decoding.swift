@@ -1,5 +1,5 @@
 import Foundation
-import PeerBenchCore
+import PeerBenchPlugin
 #if canImport(Glibc)
 import Glibc
 #endif

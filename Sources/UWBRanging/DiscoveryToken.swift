@@ -1,5 +1,5 @@
 public import Foundation
-public import PeerBenchCore
+public import PeerBenchPlugin
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,4 +1,4 @@
-public import PeerBenchCore
+public import PeerBenchPlugin
 
 /// The reliable message channel: one framed message each way over TCP, the way an
 /// app sends its token over a Multipeer Connectivity session. The client speaks

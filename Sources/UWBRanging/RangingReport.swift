@@ -1,4 +1,4 @@
-public import PeerBenchCore
+public import PeerBenchPlugin
 
 /// The figures one ranging run yields, as the record's `extra.uwb` carries them
 /// (docs/UWB.md documents every field).

@@ -1,4 +1,4 @@
-public import PeerBenchCore
+public import PeerBenchPlugin
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,4 +1,4 @@
-public import PeerBenchCore
+public import PeerBenchPlugin
 
 extension UWBPlugin {
     /// A session stops hearing its peer and removes it after `removalTimeoutSeconds`

@@ -1,4 +1,4 @@
-public import PeerBenchCore
+public import PeerBenchPlugin
 
 /// The `uwb` plugin's options from matrix.json, validated, with their defaults.
 public struct UWBOptions: Sendable, Hashable {

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-public import PeerBenchCore
+public import PeerBenchPlugin
 
 /// `uwb`: emulated Nearby Interaction ranging. A cell exchanges discovery tokens
 /// over the chosen out-of-band channel through the cell's link (`connect_ms`),

@@ -1,4 +1,4 @@
-import PeerBenchCore
+import PeerBenchPlugin
 
 /// The peer's side of a `uwb` cell: serves the token channel once, then answers
 /// ranging polls as the responder until the client's session ends (peerEnded, or the

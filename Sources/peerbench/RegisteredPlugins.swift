@@ -1,5 +1,6 @@
 import ExecTransport
 import PeerBenchCore
+import PeerBenchPlugin
 import QUICTransport
 import TCPTransport
 import TLSTransport

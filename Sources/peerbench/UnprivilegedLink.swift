@@ -1,6 +1,7 @@
 import Foundation
 import LinkEmulation
 import PeerBenchCore
+import PeerBenchPlugin
 
 /// Runs the emulated link without root where the system allows it: the command
 /// re-executes itself inside a new user namespace (where it is root of its own

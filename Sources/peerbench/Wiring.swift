@@ -1,5 +1,6 @@
 import LinkEmulation
 import PeerBenchCore
+import PeerBenchPlugin
 
 /// The one place that knows the concrete parts: which plugins exist, which link
 /// model resolves environments, which testbed joins the endpoints.

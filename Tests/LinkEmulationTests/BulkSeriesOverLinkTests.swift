@@ -1,5 +1,6 @@
 import Foundation
 import PeerBenchCore
+import PeerBenchPlugin
 import QUICTransport
 import TCPTransport
 import Testing

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import PeerBenchCore
+import PeerBenchPlugin
 import Testing
 @testable import LinkEmulation
 

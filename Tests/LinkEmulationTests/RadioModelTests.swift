@@ -1,4 +1,5 @@
 @testable import PeerBenchCore
+@testable import PeerBenchPlugin
 import Testing
 @testable import LinkEmulation
 

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import PeerBenchCore
+import PeerBenchPlugin
 @testable import LinkEmulation
 
 /// Test traffic between the two namespaces of an emulated testbed. Every socket is

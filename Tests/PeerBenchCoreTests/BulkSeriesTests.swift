@@ -1,4 +1,5 @@
 import PeerBenchCore
+import PeerBenchPlugin
 import Testing
 
 @Suite("Bulk series: receiver accounting and its REPORT encoding")

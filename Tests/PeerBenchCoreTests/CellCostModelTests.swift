@@ -1,4 +1,5 @@
 @testable import PeerBenchCore
+@testable import PeerBenchPlugin
 import Testing
 
 /// The cost model behind validate, --dry-run, the ETA and the shard balance.

@@ -1,5 +1,6 @@
 import Foundation
 import PeerBenchCore
+import PeerBenchPlugin
 import Testing
 
 /// A complete record as `peerbench run` writes it, with just the figures a test sets.

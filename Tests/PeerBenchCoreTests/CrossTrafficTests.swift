@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 @testable import PeerBenchCore
+@testable import PeerBenchPlugin
 import Testing
 
 /// The matrix's `crossTraffic`: variants, cell ids, errors naming the JSON path, and

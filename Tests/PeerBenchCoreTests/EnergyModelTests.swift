@@ -1,4 +1,5 @@
 @testable import PeerBenchCore
+@testable import PeerBenchPlugin
 import Testing
 
 /// The radio energy estimate: the formula with real numbers, the duty cycle of each

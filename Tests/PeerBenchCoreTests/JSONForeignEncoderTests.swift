@@ -1,5 +1,6 @@
 import Foundation
 import PeerBenchCore
+import PeerBenchPlugin
 import Testing
 
 /// JSONValue through Foundation's JSONEncoder (Swift Testing does this with Codable

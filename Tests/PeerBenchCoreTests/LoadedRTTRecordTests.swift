@@ -1,5 +1,6 @@
 import Foundation
 @testable import PeerBenchCore
+@testable import PeerBenchPlugin
 import Testing
 
 /// `rtt_loaded_ms` and `responsiveness_rpm` come from the loaded probes alone, and

@@ -1,5 +1,6 @@
 import Foundation
 import PeerBenchCore
+import PeerBenchPlugin
 import Testing
 
 /// One test per class of bad input the foundation issue lists; each checks that the

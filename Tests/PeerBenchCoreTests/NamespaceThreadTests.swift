@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 @testable import PeerBenchCore
+@testable import PeerBenchPlugin
 import Testing
 
 /// A thread that does work inside a namespace goes back where it came from before it

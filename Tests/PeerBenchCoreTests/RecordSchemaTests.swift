@@ -1,5 +1,6 @@
 import Foundation
 @testable import PeerBenchCore
+@testable import PeerBenchPlugin
 import Testing
 
 /// The record, the CSV and the worker wire come from one definition each: a field added

@@ -1,5 +1,6 @@
 import Foundation
 @testable import PeerBenchCore
+@testable import PeerBenchPlugin
 
 /// Opens an existing run folder the way resume will, for tests of export and reading.
 enum RunDirectoryAccess {

@@ -1,5 +1,6 @@
 import Foundation
 @testable import PeerBenchCore
+@testable import PeerBenchPlugin
 import Testing
 
 /// `peerbench merge` through the core API: agreement, completeness, foreign lines,

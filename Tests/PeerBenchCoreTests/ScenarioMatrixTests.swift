@@ -1,5 +1,6 @@
 import Foundation
 import PeerBenchCore
+import PeerBenchPlugin
 import Testing
 
 /// The matrix's `"scenarios"` dimension: parsing, defaults, cell ids, and bad input.

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 @testable import PeerBenchCore
+@testable import PeerBenchPlugin
 import Testing
 
 /// `Socket.close` is safe while another thread is blocked in the socket or about to

@@ -1,4 +1,5 @@
 import PeerBenchCore
+import PeerBenchPlugin
 import Testing
 
 @Suite struct StatisticsTests {

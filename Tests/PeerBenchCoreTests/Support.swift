@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import PeerBenchCore
+import PeerBenchPlugin
 
 /// Test doubles for logic around plugins: the runner and validation only need a
 /// plugin's declared behaviour, not a real transport.

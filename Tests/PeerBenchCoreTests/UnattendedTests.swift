@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 @testable import PeerBenchCore
+@testable import PeerBenchPlugin
 import Testing
 
 /// Planning, journal repair, resume bookkeeping and merging, through the core API.

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 @testable import PeerBenchCore
+@testable import PeerBenchPlugin
 import Testing
 
 /// The `wifi` object of a transport entry: parsing, its errors, the cell id, and the

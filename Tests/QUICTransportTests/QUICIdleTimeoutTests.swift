@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 #endif
 import PeerBenchCore
+import PeerBenchPlugin
 import QUICTransport
 import Testing
 import TransportTestSupport

@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 #endif
 import PeerBenchCore
+import PeerBenchPlugin
 
 /// A loopback UDP relay between a QUIC client and `server`: forwards datagrams both
 /// ways, drops a seeded `lossPercent` of them in each direction (a lossy path), and

@@ -1,5 +1,6 @@
 import Foundation
 import PeerBenchCore
+import PeerBenchPlugin
 import Testing
 @testable import RemoteLink
 import CPeerBenchSystem  // sockets' constants, whichever clang module ends up owning them

@@ -4,6 +4,7 @@ import Glibc
 import CPeerBenchSystem
 import Foundation
 import PeerBenchCore
+import PeerBenchPlugin
 @testable import RemoteLink
 import Testing
 

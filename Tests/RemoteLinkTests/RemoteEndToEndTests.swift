@@ -5,6 +5,7 @@ import Foundation
 import Synchronization
 import Testing
 import PeerBenchCore
+import PeerBenchPlugin
 import CPeerBenchSystem  // sockets' constants, whichever clang module ends up owning them
 
 /// `peerbench serve` in one namespace, `peerbench run --link remote` in another, the

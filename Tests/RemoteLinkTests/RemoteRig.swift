@@ -1,5 +1,6 @@
 import Foundation
 import PeerBenchCore
+import PeerBenchPlugin
 
 /// Two hosts for the end-to-end tests: namespaces joined by veth (`VethHosts`), a
 /// key made by `peerbench psk new`, `peerbench serve` in the server namespace and

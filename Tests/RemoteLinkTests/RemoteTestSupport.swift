@@ -1,5 +1,6 @@
 import Foundation
 import PeerBenchCore
+import PeerBenchPlugin
 import TransportTestSupport
 
 /// Two network namespaces joined by a veth pair: the "server host" and the "client

@@ -4,6 +4,7 @@ import Glibc
 import Foundation
 import Testing
 import PeerBenchCore
+import PeerBenchPlugin
 import CPeerBenchSystem  // sockets' constants, whichever clang module ends up owning them
 
 /// `Endpoint.bindServer`, through which every plugin's server binds: a port from the

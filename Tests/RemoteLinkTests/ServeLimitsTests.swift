@@ -1,5 +1,6 @@
 import Testing
 import PeerBenchCore
+import PeerBenchPlugin
 @testable import RemoteLink
 
 /// What serve refuses before anything runs, and how the peer's address is read.

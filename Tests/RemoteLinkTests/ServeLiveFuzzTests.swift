@@ -4,6 +4,7 @@ import Glibc
 import Foundation
 import Testing
 import PeerBenchCore
+import PeerBenchPlugin
 @testable import RemoteLink
 
 /// A live `serve` (the real binary, in its namespace) gets garbage from clients that

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PeerBenchCore
+import PeerBenchPlugin
 import TransportTestSupport
 import TLSTransport
 

@@ -1,4 +1,5 @@
 import PeerBenchCore
+import PeerBenchPlugin
 import TransportTestSupport
 import Testing
 import TLSTransport

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import PeerBenchCore
+import PeerBenchPlugin
 import Testing
 
 /// The rules every transport plugin must keep (docs/PLUGINS.md), checked the same way

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PeerBenchCore
+import PeerBenchPlugin
 
 // What the transport test targets share: a loopback link model, running a matrix
 // through the real runner, and timing helpers that stay off Swift's cooperative pool.

@@ -4,6 +4,7 @@ import Foundation
 import Glibc
 #endif
 import PeerBenchCore
+import PeerBenchPlugin
 import TransportTestSupport
 
 /// A UDP relay on loopback between the plugin's client and server that drops the

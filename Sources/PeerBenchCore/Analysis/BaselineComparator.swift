@@ -1,3 +1,5 @@
+import PeerBenchPlugin
+
 /// Builds a `BaselineDocument` from two run folders of the same matrix (docs/COMPARE.md).
 extension BaselineDocument {
     /// Refuses runs of different matrices (naming what differs) or link modes.

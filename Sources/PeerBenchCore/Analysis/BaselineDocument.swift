@@ -1,3 +1,5 @@
+import PeerBenchPlugin
+
 /// Each transport label against itself across two runs of the same matrix: what
 /// `peerbench compare --baseline OLD NEW --format json` writes (docs/COMPARE.md). A
 /// contract like `ComparisonDocument`: extend it, never rename or remove a key.

@@ -1,3 +1,5 @@
+import PeerBenchPlugin
+
 /// Builds the head-to-head `ComparisonDocument` (docs/COMPARE.md): per scenario and
 /// transport the median with its interval, per pair and metric the Mann-Whitney test,
 /// Holm-adjusted within the scenario x metric, Cliff's delta, the Hodges-Lehmann shift

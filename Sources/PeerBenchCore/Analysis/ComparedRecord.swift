@@ -1,3 +1,5 @@
+import PeerBenchPlugin
+
 /// The few fields of a record that `compare` keeps: scenario, label, status and one
 /// number per metric. Each journal line is decoded as a typed `Record` and reduced to
 /// this at once, so 200 000 records cost numbers, not parsed documents.

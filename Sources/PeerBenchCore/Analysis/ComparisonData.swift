@@ -1,4 +1,5 @@
 import Foundation
+import PeerBenchPlugin
 
 /// The numbers `compare` works on, gathered from one or more run folders: per record
 /// only its scenario, label, status and metric values, the latest record of each run,

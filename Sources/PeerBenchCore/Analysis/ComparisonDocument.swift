@@ -1,3 +1,5 @@
+import PeerBenchPlugin
+
 /// The head-to-head comparison as data: what `peerbench compare --format json` writes
 /// and what `peerbench report` draws. This is a contract (docs/COMPARE.md): extend it,
 /// never rename or remove a key.

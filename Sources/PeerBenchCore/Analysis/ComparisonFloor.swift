@@ -1,3 +1,5 @@
+import PeerBenchPlugin
+
 /// The measurement floor `compare` and `report` apply (docs/COMPARE.md, "The
 /// measurement floor"): from the runs' manifests (`measurement_floor`), what the harness
 /// itself cannot resolve, per transport label. A difference in a time metric that is

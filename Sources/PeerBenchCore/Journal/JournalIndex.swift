@@ -1,3 +1,5 @@
+import PeerBenchPlugin
+
 /// The last record of each cell, the one definition of "the last record wins" that the
 /// runner (resume, summaries), merge and compare share.
 ///

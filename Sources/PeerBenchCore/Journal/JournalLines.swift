@@ -1,4 +1,5 @@
 import Foundation
+import PeerBenchPlugin
 
 /// Reads a file one line at a time through a fixed buffer, so a journal of any size
 /// is read in bounded memory (merge, compare and report of 200 000 records must not

@@ -1,3 +1,5 @@
+import PeerBenchPlugin
+
 /// What changed between the matrix a run folder was started with (stored in its
 /// manifest) and the matrix given now, in words a user can act on.
 public enum MatrixDiff {

@@ -1,4 +1,5 @@
 import Foundation
+import PeerBenchPlugin
 
 extension RunDirectory {
     /// Opens an existing run folder to continue its run. Requires a manifest (so the

@@ -1,4 +1,5 @@
 import Foundation
+import PeerBenchPlugin
 
 /// `peerbench merge`: combines the run folders of the shards of one run (or of a run
 /// continued on several machines) into one folder.

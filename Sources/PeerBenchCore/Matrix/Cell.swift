@@ -1,3 +1,5 @@
+import PeerBenchPlugin
+
 /// One unit of work: environment x distance x payload x transport x repetition.
 public struct Cell: Sendable, Hashable {
     /// Stable across runs and machines: a hash of the cell's parameters (not the repetition).

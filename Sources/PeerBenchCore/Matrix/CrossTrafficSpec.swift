@@ -1,3 +1,5 @@
+import PeerBenchPlugin
+
 /// A competing flow between the cell's own endpoints (matrix key `crossTraffic`): UDP
 /// datagrams of one service class, in one or both directions, at an offered rate or
 /// as fast as the link takes them, so a cell's service class has something to

@@ -1,3 +1,5 @@
+import PeerBenchPlugin
+
 /// A validated test matrix: environments x distances x payloads, the transports to
 /// run in each, and the run's settings. Built by `MatrixLoader` from matrix.json.
 public struct Matrix: Sendable {

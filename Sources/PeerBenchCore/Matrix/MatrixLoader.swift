@@ -1,4 +1,5 @@
 import Foundation
+import PeerBenchPlugin
 
 /// Reads matrix.json, validates every value, and reports all problems at once, each
 /// naming the file and the JSON path of the bad value.

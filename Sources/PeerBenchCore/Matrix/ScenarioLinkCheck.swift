@@ -1,3 +1,5 @@
+import PeerBenchPlugin
+
 extension Matrix {
     /// Scenarios are played by the link emulator: with `--link none` (loopback) or
     /// `remote` (a real link) nothing could apply them, so a matrix with any scenario

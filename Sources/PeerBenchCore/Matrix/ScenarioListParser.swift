@@ -1,4 +1,5 @@
 import Foundation
+import PeerBenchPlugin
 
 /// Reads `"matrix": {"scenarios": [...]}`: names of built-ins and objects with `name`,
 /// `kind` and the kind's parameters. Every problem names its JSON path; a trace file's

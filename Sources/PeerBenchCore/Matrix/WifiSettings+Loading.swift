@@ -1,3 +1,5 @@
+import PeerBenchPlugin
+
 extension Validator {
     /// A transport entry's `wifi` object; nil when absent or invalid (the problem is
     /// recorded, naming the JSON path and the allowed values).

@@ -1,3 +1,5 @@
+import PeerBenchPlugin
+
 /// The raw material behind a record's summaries, one line of `samples.jsonl` per
 /// record (schema `peerbench.samples/1`, docs/RECORDS.md). A line joins its record by
 /// `run_id`, `cell_id` and `repetition`. Sizes are bounded: probes are at most

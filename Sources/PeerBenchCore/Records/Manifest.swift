@@ -1,4 +1,5 @@
 import Foundation
+import PeerBenchPlugin
 
 /// `manifest.json` (schema `peerbench.manifest/1`): what ran, where, with which
 /// versions, and how it ended. Written by `run` (at start, at the end and from the

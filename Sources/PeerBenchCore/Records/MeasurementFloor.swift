@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import PeerBenchPlugin
 
 /// What the harness itself cannot resolve on this machine at this time, measured when
 /// a run starts and kept in the manifest (`measurement_floor`, docs/RECORDS.md): the

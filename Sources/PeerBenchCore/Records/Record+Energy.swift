@@ -1,3 +1,5 @@
+import PeerBenchPlugin
+
 extension Record {
     /// Fills `link.radio_on_fraction` and `link.energy_mj` for a cell that ran `seconds`
     /// over `link` in `mode`, from the emulator's counters. Left null without counters

@@ -1,3 +1,5 @@
+import PeerBenchPlugin
+
 extension Record {
     /// Fills the record's Wi-Fi keys from what the cell ran with: the mode and the
     /// class its sockets were marked with.

@@ -1,4 +1,5 @@
 public import Foundation
+import PeerBenchPlugin
 
 /// One finished cell, schema `peerbench.record/3` (docs/RECORDS.md documents every field).
 ///

@@ -1,3 +1,5 @@
+import PeerBenchPlugin
+
 /// The flat export, records.csv: one row per record, nested fields joined with dots
 /// (`rtt_ms.p50`). The columns are derived from `Record` itself (every leaf of a record
 /// whose nested objects are all present), so a field added to the record appears here

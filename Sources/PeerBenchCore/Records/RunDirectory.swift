@@ -1,4 +1,5 @@
 import Foundation
+import PeerBenchPlugin
 
 /// A run's output folder: `records.jsonl` (the journal, one line per finished cell,
 /// flushed to disk before the next cell starts), `manifest.json`, `records.csv`.

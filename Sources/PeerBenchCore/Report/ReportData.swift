@@ -1,3 +1,5 @@
+import PeerBenchPlugin
+
 /// Everything the report draws, condensed from one or more run folders while they are
 /// read line by line (ReportInput): per cell a handful of numbers, per scenario x
 /// transport a bounded RTT histogram, a bounded list of bulk time series, the failed

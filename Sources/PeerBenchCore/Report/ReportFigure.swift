@@ -1,3 +1,5 @@
+import PeerBenchPlugin
+
 /// One figure of the report: a Vega-Lite specification with its data inline (written
 /// beside the page as `NAME.vl.json` for users to edit, and rendered to `NAME.svg` and
 /// `NAME.png`), or the reason there is nothing to draw.

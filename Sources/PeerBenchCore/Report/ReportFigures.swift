@@ -1,3 +1,5 @@
+import PeerBenchPlugin
+
 /// Builds the report's figures from the comparison document (medians, intervals,
 /// verdicts) and the condensed run data (raw sample distributions, time series).
 public enum ReportFigures {

@@ -1,4 +1,5 @@
 import Foundation
+import PeerBenchPlugin
 
 /// Reads run folders (records.jsonl, manifest.json, samples.jsonl when present) into
 /// `ReportData`, one line at a time: memory grows with the number of cells by about a

@@ -1,4 +1,5 @@
 import Foundation
+import PeerBenchPlugin
 
 /// The report as one self-contained HTML file: the figures' specifications and the
 /// Vega/Vega-Lite/vega-embed bundle are inlined, so the page opens from a file with no

@@ -1,4 +1,5 @@
 import Foundation
+import PeerBenchPlugin
 
 /// Runs the chart renderer (`scripts/render-figures.py`, vl-convert-python): each
 /// `NAME.vl.json` becomes `NAME.svg` and `NAME.png`, and the page gets its offline

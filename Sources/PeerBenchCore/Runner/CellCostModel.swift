@@ -1,3 +1,5 @@
+import PeerBenchPlugin
+
 /// Expected wall time of one cell, seconds: what `validate`, `run --dry-run`, the
 /// progress ETA and the shard balancing all use, so they agree with each other.
 ///

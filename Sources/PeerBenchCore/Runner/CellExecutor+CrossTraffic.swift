@@ -1,3 +1,5 @@
+import PeerBenchPlugin
+
 extension CellExecutor {
     /// Starts `cell`'s competing flow between its endpoints, nil when it has none or
     /// the link is not emulated: over loopback (`--link none`) a saturating flow would

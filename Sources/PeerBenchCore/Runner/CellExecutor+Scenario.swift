@@ -1,3 +1,5 @@
+import PeerBenchPlugin
+
 extension CellExecutor {
     /// Fills the record's `scenario` object and applies the ok-versus-failed rule: a
     /// cell whose connection died after the link was dead at least as long as the

@@ -1,5 +1,6 @@
 import Foundation
 public import Logging
+import PeerBenchPlugin
 
 /// Where a cell's plugin code runs.
 public enum Isolation: String, Sendable, CaseIterable {

@@ -1,3 +1,5 @@
+import PeerBenchPlugin
+
 /// The order in which a run's cells execute (`"order"` in matrix.json, `--order`).
 ///
 /// The unit of ordering is a *block*: one repetition x environment x distance x

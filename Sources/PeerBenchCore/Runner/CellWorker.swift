@@ -1,5 +1,6 @@
 import Foundation
 public import Logging
+import PeerBenchPlugin
 
 /// The worker side of process isolation: runs cells one at a time for a supervising
 /// runner. File descriptors (set up by `WorkerProcess`): 0 = requests, 3 = replies,

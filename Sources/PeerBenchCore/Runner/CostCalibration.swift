@@ -1,4 +1,5 @@
 import Foundation
+import PeerBenchPlugin
 
 /// Measured cell times of a past run of the same matrix (`validate`/`run
 /// --calibrate-from DIR`, or the folder a `run --resume` continues): a measured cell is estimated at

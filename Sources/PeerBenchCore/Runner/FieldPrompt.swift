@@ -1,4 +1,5 @@
 import Foundation
+import PeerBenchPlugin
 
 /// `run --interactive`: the field session's pause before each new place. The runner
 /// asks before the first cell of every environment x distance; the person carrying the

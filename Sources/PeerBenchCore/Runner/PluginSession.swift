@@ -1,5 +1,6 @@
 import Synchronization
 public import Logging
+import PeerBenchPlugin
 
 /// The plugin's part of one cell — server, then client, under the cell's deadline —
 /// shared by the in-process executor and the worker process, so both isolation

@@ -1,5 +1,6 @@
 import Foundation
 public import Logging
+import PeerBenchPlugin
 
 /// Settings of one run that come from the command line rather than the matrix.
 public struct RunOptions: Sendable {

@@ -1,3 +1,5 @@
+import PeerBenchPlugin
+
 /// Turns what a scenario cell saw into the record's `scenario` object
 /// (docs/RECORDS.md, "scenario"): the receiver's series for the stall, the emulator's
 /// delivery series (on the link clock, where the event's times are) for everything

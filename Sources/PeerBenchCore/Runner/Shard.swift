@@ -1,3 +1,5 @@
+import PeerBenchPlugin
+
 /// `--shard K/N`: one of N disjoint shares of a run's cells, for running a matrix on
 /// N machines at once (a Slurm job array, a Kubernetes indexed Job).
 ///

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 #if canImport(Glibc)
 import Glibc
+import PeerBenchPlugin
 #endif
 
 /// The supervising side of process isolation: one long-lived worker process (the

@@ -1,3 +1,5 @@
+import PeerBenchPlugin
+
 /// The messages between the runner and its worker process: one JSON object per line,
 /// each a typed `Codable` value (request: runner -> worker on the worker's stdin;
 /// reply: worker -> runner on its protocol pipe). Everything a type holds crosses, so a

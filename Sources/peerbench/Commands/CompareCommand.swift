@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PeerBenchCore
+import PeerBenchPlugin
 
 struct CompareCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

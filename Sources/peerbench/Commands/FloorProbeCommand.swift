@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PeerBenchCore
+import PeerBenchPlugin
 
 /// Hidden: measures one transport's loopback RTT floor for `run` (`FloorProbe`), in a
 /// process of its own, so a plugin that crashes or hangs costs its floor entry, not

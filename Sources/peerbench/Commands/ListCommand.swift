@@ -1,5 +1,6 @@
 import ArgumentParser
 import PeerBenchCore
+import PeerBenchPlugin
 
 struct ListCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

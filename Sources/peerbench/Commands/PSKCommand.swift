@@ -1,5 +1,6 @@
 import ArgumentParser
 import PeerBenchCore
+import PeerBenchPlugin
 import RemoteLink
 
 /// `peerbench psk`: the pre-shared key two hosts authenticate the control channel with.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PeerBenchCore
+import PeerBenchPlugin
 
 /// `run --interactive [--answers FILE|-]`: the field session's prompts (FieldPrompt).
 struct FieldOptions: ParsableArguments {

@@ -1,6 +1,7 @@
 import Foundation
 import LinkEmulation
 import PeerBenchCore
+import PeerBenchPlugin
 import UDPTransport
 
 /// Measures the run's `measurement_floor` (docs/RECORDS.md) before the first cell:

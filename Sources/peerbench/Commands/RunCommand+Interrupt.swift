@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import PeerBenchCore
+import PeerBenchPlugin
 import Synchronization
 
 /// Everything a stop signal needs, at whatever stage the run is: installed before the

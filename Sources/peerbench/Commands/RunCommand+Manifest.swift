@@ -1,5 +1,6 @@
 import Foundation
 import PeerBenchCore
+import PeerBenchPlugin
 import Synchronization
 
 /// Keeps manifest.json current through a run: written when the run starts, when it

@@ -1,4 +1,5 @@
 import PeerBenchCore
+import PeerBenchPlugin
 import RemoteLink
 
 /// `run --link remote`: what differs from an emulated run before the first cell.

@@ -1,5 +1,6 @@
 import Foundation
 import PeerBenchCore
+import PeerBenchPlugin
 
 /// Everything `run` decides before the first cell: the plan, the folder, which cells
 /// are still to run, and — on resume — that the matrix and options match the run.

@@ -3,6 +3,7 @@ import Foundation
 import LinkEmulation
 import Logging
 import PeerBenchCore
+import PeerBenchPlugin
 import RemoteLink
 
 extension CellOrder: ExpressibleByArgument {}

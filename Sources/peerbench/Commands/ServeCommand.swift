@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import PeerBenchCore
+import PeerBenchPlugin
 import RemoteLink
 
 struct ServeCommand: AsyncParsableCommand {

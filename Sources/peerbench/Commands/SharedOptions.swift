@@ -1,5 +1,6 @@
 import ArgumentParser
 import PeerBenchCore
+import PeerBenchPlugin
 
 extension LinkMode: ExpressibleByArgument {}
 

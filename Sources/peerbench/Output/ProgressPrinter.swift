@@ -1,5 +1,6 @@
 import Foundation
 import PeerBenchCore
+import PeerBenchPlugin
 
 /// Progress on standard error. On a terminal: finished cells scroll above a live line
 /// (cells done/total, failures, the current cell and its elapsed time, ETA), redrawn

@@ -7,17 +7,17 @@ import Foundation
 ///    the checkout's files; `PREFIX/bin/peerbench` finds `PREFIX/share/peerbench/...`);
 /// 2. the working directory;
 /// 3. the package this file was compiled from.
-enum BundledFiles {
+public enum BundledFiles {
     /// The first of `relativePaths` found, tried in order in each directory; with
     /// `containing`, only a directory that holds that file counts.
-    static func locate(_ relativePaths: [String], containing file: String? = nil) -> String? {
+    public static func locate(_ relativePaths: [String], containing file: String? = nil) -> String? {
         let fm = FileManager.default
         var starts: [URL] = []
         if let exe = try? fm.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
             starts.append(URL(fileURLWithPath: exe).deletingLastPathComponent())
         }
         starts.append(URL(fileURLWithPath: fm.currentDirectoryPath))
-        // Sources/PeerBenchCore/System/BundledFiles.swift -> package root.
+        // Sources/PeerBenchPlugin/System/BundledFiles.swift -> package root.
         var root = URL(fileURLWithPath: #filePath)
         for _ in 0..<4 { root.deleteLastPathComponent() }
         starts.append(root)

@@ -13,6 +13,17 @@ public struct TransportSpec: Sendable, Codable, Hashable {
     /// which runs with `WifiSettings.default`.
     public var wifi: WifiSettings? = nil
 
+    public init(plugin: String, label: String, options: JSONValue?, effectiveOptions: JSONValue, usesPayload: Bool, index: Int,
+                wifi: WifiSettings? = nil) {
+        self.plugin = plugin
+        self.label = label
+        self.options = options
+        self.effectiveOptions = effectiveOptions
+        self.usesPayload = usesPayload
+        self.index = index
+        self.wifi = wifi
+    }
+
     /// What the cell runs with: the entry's `wifi`, or the platform's defaults.
     public var effectiveWifi: WifiSettings { wifi ?? .default }
 }

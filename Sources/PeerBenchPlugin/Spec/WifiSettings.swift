@@ -17,10 +17,10 @@ public struct WifiSettings: Sendable, Codable, Hashable {
     public static let `default` = WifiSettings()
 
     /// The keys of the `wifi` object, for error messages and the cell id.
-    static let keys = ["performanceMode", "serviceClass"]
+    public static let keys = ["performanceMode", "serviceClass"]
 
     /// Canonical text for the cell id: both values, whether written or defaulted.
-    var canonicalText: String { "wifi:\(performanceMode.rawValue),\(serviceClass.rawValue)" }
+    public var canonicalText: String { "wifi:\(performanceMode.rawValue),\(serviceClass.rawValue)" }
 }
 
 /// The radio's duty cycle. `bulk` keeps the environment's channel schedule (AWDL's

@@ -45,7 +45,7 @@ extension JSONValue {
     }
 
     /// Whole numbers print without a fraction; others with up to 17 significant digits.
-    static func format(_ n: Double) -> String {
+    public static func format(_ n: Double) -> String {
         guard n.isFinite else { return "null" }
         // Every integer a double holds exactly (up to 2^53) prints as an integer.
         if n == n.rounded(), abs(n) <= 9_007_199_254_740_992 { return String(Int64(n)) }

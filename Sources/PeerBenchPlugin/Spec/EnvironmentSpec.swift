@@ -10,4 +10,10 @@ public struct EnvironmentSpec: Sendable, Hashable {
     public var kind: Kind
     /// As written in matrix.json; part of the cell id.
     public var json: JSONValue
+
+    public init(name: String, kind: Kind, json: JSONValue) {
+        self.name = name
+        self.kind = kind
+        self.json = json
+    }
 }
