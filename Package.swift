@@ -55,7 +55,6 @@ let package = Package(
             name: "LinkEmulation",
             dependencies: [
                 "PeerBenchPlugin",
-                "PeerBenchCore",
                 "CLinkEmulation",
                 .product(name: "Collections", package: "swift-collections"),
             ],
@@ -64,20 +63,20 @@ let package = Package(
         // Throughput, timing and CPU figures of the link emulator (scripts/bench-link.sh).
         .executableTarget(
             name: "link-bench",
-            dependencies: ["LinkEmulation", "PeerBenchPlugin", "PeerBenchCore"],
+            dependencies: ["LinkEmulation", "PeerBenchPlugin"],
             path: "Benchmarks/LinkBench",
             swiftSettings: strict
         ),
         // Loopback figures of the QUIC plugin (scripts/bench-quic.sh).
         .executableTarget(
             name: "quic-bench",
-            dependencies: ["QUICTransport", "PeerBenchPlugin", "PeerBenchCore"],
+            dependencies: ["QUICTransport", "PeerBenchPlugin"],
             path: "Benchmarks/QUICBench",
             swiftSettings: strict
         ),
         // Built-in transport plugins.
-        .target(name: "TCPTransport", dependencies: ["PeerBenchPlugin", "PeerBenchCore"], swiftSettings: strict),
-        .target(name: "UDPTransport", dependencies: ["PeerBenchPlugin", "PeerBenchCore"], swiftSettings: strict),
+        .target(name: "TCPTransport", dependencies: ["PeerBenchPlugin"], swiftSettings: strict),
+        .target(name: "UDPTransport", dependencies: ["PeerBenchPlugin"], swiftSettings: strict),
         .systemLibrary(
             name: "CNgtcp2",
             pkgConfig: "libngtcp2",
@@ -85,17 +84,17 @@ let package = Package(
         ),
         .target(
             name: "QUICTransport",
-            dependencies: ["PeerBenchPlugin", "PeerBenchCore", "CNgtcp2", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["PeerBenchPlugin", "CNgtcp2", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
-        .target(name: "UWBRanging", dependencies: ["PeerBenchPlugin", "PeerBenchCore"], swiftSettings: strict),
+        .target(name: "UWBRanging", dependencies: ["PeerBenchPlugin"], swiftSettings: strict),
         // External plugins in any language (docs/protocol/exec.md).
-        .target(name: "ExecTransport", dependencies: ["PeerBenchPlugin", "PeerBenchCore"], swiftSettings: strict),
+        .target(name: "ExecTransport", dependencies: ["PeerBenchPlugin"], swiftSettings: strict),
         // TLS 1.3 over TCP on GnuTLS; its own system-library module, apart from CNgtcp2.
         .systemLibrary(name: "CGnuTLS", pkgConfig: "gnutls", providers: [.apt(["libgnutls28-dev"])]),
-        .target(name: "TLSTransport", dependencies: ["PeerBenchPlugin", "PeerBenchCore", "CGnuTLS"], swiftSettings: strict),
+        .target(name: "TLSTransport", dependencies: ["PeerBenchPlugin", "CGnuTLS"], swiftSettings: strict),
         // Two real hosts: the TLS-PSK control channel, `serve`, the remote testbed, link inspection, DNS-SD.
-        .target(name: "RemoteLink", dependencies: ["PeerBenchPlugin", "PeerBenchCore", "CGnuTLS", "CPeerBenchSystem",
+        .target(name: "RemoteLink", dependencies: ["PeerBenchPlugin", "CGnuTLS", "CPeerBenchSystem",
                                                    .product(name: "Logging", package: "swift-log")],
                 swiftSettings: strict),
         // new-transport: new transport targets go above this line

@@ -6,7 +6,6 @@ import Glibc
 #endif
 import Foundation
 import LinkEmulation
-import PeerBenchCore
 import PeerBenchPlugin
 
 struct Options {

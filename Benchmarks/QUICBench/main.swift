@@ -14,7 +14,6 @@
 import Glibc
 #endif
 import Foundation
-import PeerBenchCore
 import PeerBenchPlugin
 import QUICTransport
 
