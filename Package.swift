@@ -17,6 +17,7 @@ let package = Package(
         .executable(name: "peerbench", targets: ["peerbench"]),
         .library(name: "PeerBenchPlugin", targets: ["PeerBenchPlugin"]),
         .library(name: "PeerBenchCore", targets: ["PeerBenchCore"]),
+        .library(name: "PeerBenchAnalysis", targets: ["PeerBenchAnalysis"]),
         .library(name: "UWBRanging", targets: ["UWBRanging"]),
     ],
     dependencies: [
@@ -46,6 +47,12 @@ let package = Package(
                 "PeerBenchPlugin",
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: strict
+        ),
+        // Compare, baseline and report over the records, with their statistics.
+        .target(
+            name: "PeerBenchAnalysis",
+            dependencies: ["PeerBenchCore", "PeerBenchPlugin"],
             swiftSettings: strict
         ),
         // TUN ioctls, ppoll/eventfd/prctl wrappers and packet inspection for the emulator.
@@ -115,7 +122,7 @@ let package = Package(
         .executableTarget(
             name: "peerbench",
             dependencies: [
-                "PeerBenchPlugin", "PeerBenchCore", "LinkEmulation",
+                "PeerBenchPlugin", "PeerBenchCore", "PeerBenchAnalysis", "LinkEmulation",
                 "TCPTransport", "UDPTransport", "QUICTransport", "UWBRanging",
                 "ExecTransport", "TLSTransport", "RemoteLink",
                 // new-transport: new transport modules go above this line
@@ -129,7 +136,7 @@ let package = Package(
         // Helpers the transport test targets share (loopback link model, runMatrix, timing).
         .target(name: "TransportTestSupport", dependencies: ["PeerBenchPlugin", "PeerBenchCore", .product(name: "Logging", package: "swift-log")],
                 path: "Tests/TransportTestSupport"),
-        .testTarget(name: "PeerBenchCoreTests", dependencies: ["PeerBenchPlugin", "PeerBenchCore"]),
+        .testTarget(name: "PeerBenchCoreTests", dependencies: ["PeerBenchPlugin", "PeerBenchCore", "PeerBenchAnalysis"]),
         .testTarget(name: "LinkEmulationTests", dependencies: ["LinkEmulation", "PeerBenchPlugin", "PeerBenchCore", "UDPTransport", "TCPTransport", "QUICTransport"]),
         .testTarget(name: "TCPTransportTests", dependencies: ["TransportTestSupport", "TCPTransport", "PeerBenchPlugin", "PeerBenchCore"]),
         .testTarget(name: "UDPTransportTests", dependencies: ["TransportTestSupport", "UDPTransport", "PeerBenchPlugin", "PeerBenchCore"]),

@@ -1,5 +1,6 @@
 import Foundation
 import PeerBenchCore
+import PeerBenchAnalysis
 import PeerBenchPlugin
 import Testing
 

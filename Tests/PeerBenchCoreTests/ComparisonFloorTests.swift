@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PeerBenchCore
+@testable import PeerBenchAnalysis
 @testable import PeerBenchPlugin
 
 /// The measurement floor in `compare` and baselines (docs/COMPARE.md): a time difference

@@ -1,5 +1,6 @@
 import Foundation
 @testable import PeerBenchCore
+@testable import PeerBenchAnalysis
 import Testing
 
 /// The report's condensed data: what survives from the records and samples, and how exactly.

@@ -1,5 +1,6 @@
 import Foundation
 import PeerBenchCore
+import PeerBenchAnalysis
 import Testing
 
 /// `compare`'s statistics against an independent reference: scipy and plain Python

@@ -4,10 +4,10 @@ import PeerBenchPlugin
 /// Reads a file one line at a time through a fixed buffer, so a journal of any size
 /// is read in bounded memory (merge, compare and report of 200 000 records must not
 /// hold them all). The one line reader of the project: merge, compare and report use it.
-final class JournalLineReader {
-    let path: String
+public final class JournalLineReader {
+    public let path: String
     /// 1-based number of the line last returned.
-    private(set) var lineNumber = 0
+    public private(set) var lineNumber = 0
     private let fd: Int32
     private var buffer: [UInt8] = []
     private var start = 0
@@ -15,7 +15,7 @@ final class JournalLineReader {
     private static let chunk = 1 << 20
 
     /// nil when the file cannot be opened (absent: nothing to read).
-    init?(path: String) {
+    public init?(path: String) {
         self.path = path
         fd = open(path, O_RDONLY | O_CLOEXEC)
         if fd < 0 { return nil }
@@ -25,7 +25,7 @@ final class JournalLineReader {
 
     /// The next line without its newline (a last line without one is returned too:
     /// the caller decides whether it is torn); nil at the end of the file.
-    func next() throws -> ArraySlice<UInt8>? {
+    public func next() throws -> ArraySlice<UInt8>? {
         while true {
             if let nl = buffer[start...].firstIndex(of: UInt8(ascii: "\n")) {
                 defer { start = nl + 1 }
@@ -51,7 +51,7 @@ final class JournalLineReader {
     }
 
     /// The next line that is not empty; nil at the end of the file.
-    func nextNonEmpty() throws -> ArraySlice<UInt8>? {
+    public func nextNonEmpty() throws -> ArraySlice<UInt8>? {
         while let line = try next() {
             if !line.isEmpty { return line }
         }
@@ -60,9 +60,9 @@ final class JournalLineReader {
 }
 
 /// Callback-style reading for compare: each non-empty line with its 1-based number.
-enum JournalLines {
+public enum JournalLines {
     /// Returns false when the file cannot be opened.
-    static func forEach(path: String, _ body: (ArraySlice<UInt8>, Int) throws(InputError) -> Void) throws(InputError) -> Bool {
+    public static func forEach(path: String, _ body: (ArraySlice<UInt8>, Int) throws(InputError) -> Void) throws(InputError) -> Bool {
         guard let reader = JournalLineReader(path: path) else { return false }
         while true {
             let line: ArraySlice<UInt8>?

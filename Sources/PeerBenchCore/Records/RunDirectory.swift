@@ -57,7 +57,8 @@ public final class RunDirectory: @unchecked Sendable {
         return dir
     }
 
-    init(path: String) { self.path = path }
+    /// The run folder at `path`, for reading (compare, baseline, report): nothing is opened.
+    public init(path: String) { self.path = path }
 
     deinit {
         if journalFD >= 0 { close(journalFD) }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PeerBenchCore
+import PeerBenchAnalysis
 import PeerBenchPlugin
 
 struct CompareCommand: AsyncParsableCommand {

@@ -1,5 +1,6 @@
 import Foundation
 import PeerBenchCore
+import PeerBenchAnalysis
 
 /// The text, markdown, CSV and JSON forms of `compare`'s documents (docs/COMPARE.md).
 enum CompareRender {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import PeerBenchCore
+import PeerBenchAnalysis
 
 struct ReportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

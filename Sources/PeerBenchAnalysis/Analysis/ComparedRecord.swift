@@ -1,4 +1,5 @@
 import PeerBenchPlugin
+import PeerBenchCore
 
 /// The few fields of a record that `compare` keeps: scenario, label, status and one
 /// number per metric. Each journal line is decoded as a typed `Record` and reduced to

@@ -1,5 +1,6 @@
 import Foundation
 import PeerBenchPlugin
+import PeerBenchCore
 
 /// Reads run folders (records.jsonl, manifest.json, samples.jsonl when present) into
 /// `ReportData`, one line at a time: memory grows with the number of cells by about a

@@ -1,5 +1,6 @@
 import Foundation
 import PeerBenchPlugin
+import PeerBenchCore
 
 /// The report as one self-contained HTML file: the figures' specifications and the
 /// Vega/Vega-Lite/vega-embed bundle are inlined, so the page opens from a file with no

@@ -1,4 +1,5 @@
 import PeerBenchPlugin
+import PeerBenchCore
 
 /// Everything the report draws, condensed from one or more run folders while they are
 /// read line by line (ReportInput): per cell a handful of numbers, per scenario x

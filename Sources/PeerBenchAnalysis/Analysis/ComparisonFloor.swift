@@ -1,4 +1,5 @@
 import PeerBenchPlugin
+import PeerBenchCore
 
 /// The measurement floor `compare` and `report` apply (docs/COMPARE.md, "The
 /// measurement floor"): from the runs' manifests (`measurement_floor`), what the harness

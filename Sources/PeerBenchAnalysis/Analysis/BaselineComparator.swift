@@ -1,4 +1,5 @@
 import PeerBenchPlugin
+import PeerBenchCore
 
 /// Builds a `BaselineDocument` from two run folders of the same matrix (docs/COMPARE.md).
 extension BaselineDocument {

@@ -1,3 +1,5 @@
+import PeerBenchCore
+
 /// One cell's metric values, `.nan` where absent: about 100 bytes per cell, so
 /// 200 000 cells cost megabytes, not a JSON tree each.
 struct MetricValues: Sendable {

@@ -1,3 +1,5 @@
+import PeerBenchCore
+
 /// A figure `compare` tests, with the direction that counts as better (docs/COMPARE.md).
 public enum ComparisonMetric: String, Sendable, CaseIterable, Codable {
     case throughputMbps = "throughput_mbps"

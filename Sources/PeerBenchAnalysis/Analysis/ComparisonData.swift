@@ -1,5 +1,6 @@
 import Foundation
 import PeerBenchPlugin
+import PeerBenchCore
 
 /// The numbers `compare` works on, gathered from one or more run folders: per record
 /// only its scenario, label, status and metric values, the latest record of each run,

@@ -1,4 +1,5 @@
 import PeerBenchPlugin
+import PeerBenchCore
 
 /// Builds the head-to-head `ComparisonDocument` (docs/COMPARE.md): per scenario and
 /// transport the median with its interval, per pair and metric the Mann-Whitney test,
