@@ -76,11 +76,11 @@ public struct Scaffold: Sendable {
             lines.insert(newLine(indent), at: i)
         }
         try insert(above: Self.targetsMarker) {
-            "\($0).target(name: \"\(name.module)\", dependencies: [\"PeerBenchCore\"], swiftSettings: strict),"
+            "\($0).target(name: \"\(name.module)\", dependencies: [\"PeerBenchPlugin\"], swiftSettings: strict),"
         }
         try insert(above: Self.dependenciesMarker) { "\($0)\"\(name.module)\"," }
         try insert(above: Self.testsMarker) {
-            "\($0).testTarget(name: \"\(name.testModule)\", dependencies: [\"\(name.module)\", \"PeerBenchCore\", \"TransportTestSupport\"]),"
+            "\($0).testTarget(name: \"\(name.testModule)\", dependencies: [\"\(name.module)\", \"PeerBenchPlugin\", \"TransportTestSupport\"]),"
         }
         return lines.joined(separator: "\n")
     }

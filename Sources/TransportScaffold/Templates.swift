@@ -14,13 +14,13 @@ enum Templates {
 #if canImport(Glibc)
 import Glibc
 #endif
-public import PeerBenchCore
+public import PeerBenchPlugin
 
 /// __Name__: a transport plugin made by `swift package new-transport __Name__`.
 ///
 /// It starts as a working minimal transport, the way the built-in TCP plugin is made:
-/// Core's standard stream workload (`StreamWorkloadClient`/`StreamWorkloadServer`,
-/// docs/protocol/tcp.md's frames) over one plain TCP connection, with Core's socket
+/// PeerBenchPlugin's standard stream workload (`StreamWorkloadClient`/`StreamWorkloadServer`,
+/// docs/protocol/tcp.md's frames) over one plain TCP connection, with its socket
 /// scopes (`serveOneConnection`, `withStreamConnection`) owning the sockets' lifetimes
 /// and cancellation. It builds, runs and keeps the plugin contract as generated.
 /// Replace the connection with your protocol and keep the shape; docs/PLUGINS.md
@@ -95,7 +95,7 @@ public struct __Name__Plugin: TransportPlugin {
 """#
 
     static let testTemplate = #"""
-import PeerBenchCore
+import PeerBenchPlugin
 import Testing
 import TransportTestSupport
 import __Name__Transport
