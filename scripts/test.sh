@@ -4,7 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
-swift build --build-tests
+# The import check makes the module graph binding (docs/ARCHITECTURE.md, "Modules and
+# the rule"): a module importing one of ours it does not declare fails the build.
+swift build --build-tests --explicit-target-dependency-import-check error
 # Serially: several suites assert timing (deadlines, link delay, pacing) and on a
 # two-core machine parallel suites would compete for the cores they measure.
 # The log is kept so that a failure deep in the output is repeated at the end, where
