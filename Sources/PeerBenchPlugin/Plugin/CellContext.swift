@@ -1,16 +1,6 @@
 import Synchronization
 public import Logging
 
-/// Number and size of the bulk phase's messages.
-public struct Payload: Sendable, Hashable, Codable {
-    public var count: Int
-    public var size: Int
-    public init(count: Int, size: Int) {
-        self.count = count
-        self.size = size
-    }
-}
-
 /// Everything a plugin needs to run its side of one cell.
 public struct CellContext: Sendable {
     public var cellID: String
