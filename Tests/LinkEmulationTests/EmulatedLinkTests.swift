@@ -171,7 +171,7 @@ struct EmulatedLinkTests {
         #expect(c.dropCauses["loss"] == 0 && c.dropCauses["off_channel"] == 0)
 
         // The same burst sent into an off-channel slot overflows the queue while the channel is off.
-        var p = EmulatorParameters(rateBitsPerSecond: 8e6, schedule: .bulk, queue: QueueLimits(packets: 20, bytes: 1 << 20), mtu: 1_500)
+        var p = EmulatorParameters(rateBitsPerSecond: 8e6, schedule: .awdl(offSlots: 2, windows: false), queue: QueueLimits(packets: 20, bytes: 1 << 20), mtu: 1_500)
         p.delayNanos = 0
         p.senderShaping = nil
         let (client2, server2) = try testbed.configure(p, seed: 7)
@@ -216,7 +216,7 @@ struct EmulatedLinkTests {
         let testbed = try EmulatedTestbed()
         defer { testbed.shutdownNow() }
         let (client, server) = try testbed.configure(
-            EmulatorParameters(delayNanos: 1_000_000, schedule: .bulk, mtu: RadioModel.awdlMTU), seed: 5)
+            EmulatorParameters(delayNanos: 1_000_000, schedule: .awdl(offSlots: 2, windows: false), mtu: RadioModel.awdlMTU), seed: 5)
         let ready = Flag()
         async let echoed = Traffic.udpEcho(server, port: 7007, ready: ready)
         try ready.wait()
