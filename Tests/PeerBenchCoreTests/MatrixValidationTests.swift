@@ -42,6 +42,15 @@ import Testing
         #expect(nested.map(\.path) == ["$.transports[0].options.keepAlive.idle"])
     }
 
+    @Test func rttMethodIsPingPongByDefaultAndOneOfTwoNames() throws {
+        #expect(try loader.parse(Array(matrixText().utf8)).rttMethod == .pingPong)
+        #expect(try loader.parse(Array(matrixText(extra: #""rttMethod": "pipelined", "#).utf8)).rttMethod == .pipelined)
+        let p = problems(matrixText(extra: #""rttMethod": "pipelining", "#))
+        #expect(p.map(\.path) == ["$.rttMethod"])
+        #expect(p.first?.message == #"expected one of "ping-pong", "pipelined", got "pipelining""#)
+        #expect(problems(matrixText(extra: #""rttMethod": 2, "#)).map(\.path) == ["$.rttMethod"])
+    }
+
     @Test func countsAndSizesMustBePositive() {
         let p = problems(matrixText(counts: "[0, 10]", sizes: "[128, -1]"))
         #expect(p.map(\.path) == ["$.matrix.payloads.counts[0]", "$.matrix.payloads.sizes[1]"])

@@ -4,6 +4,8 @@ public struct Matrix: Sendable {
     public var name: String
     public var repetitions: Int
     public var rttProbes: Int
+    /// How the RTT probes are sent (`"rttMethod"`); `.pingPong` when absent.
+    public var rttMethod: RTTMethod = .pingPong
     public var cellTimeoutSeconds: Double
     public var seed: UInt64
     public var transports: [TransportSpec]

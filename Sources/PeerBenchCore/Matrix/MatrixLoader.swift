@@ -15,7 +15,7 @@ public struct MatrixLoader: Sendable {
         self.baseDirectory = baseDirectory
     }
 
-    static let topLevelKeys = ["name", "repetitions", "rttProbes", "cellTimeoutSeconds", "seed", "order", "transports", "matrix", "crossTraffic"]
+    static let topLevelKeys = ["name", "repetitions", "rttProbes", "rttMethod", "cellTimeoutSeconds", "seed", "order", "transports", "matrix", "crossTraffic"]
     static let matrixKeys = ["environments", "distances", "payloads"]
     static let payloadKeys = ["counts", "sizes"]
     static let transportKeys = ["plugin", "label", "options", "wifi"]
@@ -139,6 +139,12 @@ struct Validator {
         }
         let repetitions = int(top["repetitions"], root.key("repetitions"), default: 1, min: 1, max: 10_000)
         let rttProbes = int(top["rttProbes"], root.key("rttProbes"), default: 100, min: 0, max: 1_000_000)
+        var rttMethod = RTTMethod.pingPong
+        if let r = top["rttMethod"] {
+            if let method = r.stringValue.flatMap(RTTMethod.init(rawValue:)) { rttMethod = method } else {
+                fail(root.key("rttMethod"), "expected one of \(RTTMethod.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")), got \(r.compactText)")
+            }
+        }
         var timeout = 60.0
         if let t = top["cellTimeoutSeconds"] {
             if let x = t.doubleValue, x > 0, x <= 86_400 { timeout = x } else {
@@ -186,8 +192,8 @@ struct Validator {
             fail(biggest.path, "the matrix expands to \(total) cells (\(factors.map { "\($0.n) \($0.what)" }.joined(separator: " x "))), more than the limit of \(MatrixLoader.Limits.cells); split it into several matrices or shorten this list")
             return nil
         }
-        return Matrix(name: name, repetitions: repetitions, rttProbes: rttProbes, cellTimeoutSeconds: timeout, seed: seed,
-                      transports: transports, environments: environments, distances: distances,
+        return Matrix(name: name, repetitions: repetitions, rttProbes: rttProbes, rttMethod: rttMethod, cellTimeoutSeconds: timeout,
+                      seed: seed, transports: transports, environments: environments, distances: distances,
                       counts: counts, sizes: sizes, scenarios: scenarios, crossTraffic: cross, document: doc)
     }
 

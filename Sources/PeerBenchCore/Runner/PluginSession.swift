@@ -54,7 +54,7 @@ public struct PluginSession: Sendable {
                 cellLogger[metadataKey: "cell"] = "\(seed.cellID)#\(seed.repetition)"
                 var context = CellContext(cellID: seed.cellID, repetition: seed.repetition, seed: seed.seed, payload: seed.payload,
                                           rttProbes: seed.rttProbes, deadline: deadline, link: link, client: client,
-                                          server: server, cancellation: cancellation, logger: cellLogger)
+                                          server: server, cancellation: cancellation, logger: cellLogger, rttMethod: seed.rttMethod)
                 context.wifi = transport.effectiveWifi
                 let srv: any TransportServer
                 switch source {
@@ -138,13 +138,16 @@ public struct CellContextSeed: Sendable {
     public var seed: UInt64
     public var payload: Payload?
     public var rttProbes: Int
+    /// How the probes are sent (matrix key `rttMethod`).
+    public var rttMethod: RTTMethod
 
-    public init(cellID: String, repetition: Int, seed: UInt64, payload: Payload?, rttProbes: Int) {
+    public init(cellID: String, repetition: Int, seed: UInt64, payload: Payload?, rttProbes: Int, rttMethod: RTTMethod = .pingPong) {
         self.cellID = cellID
         self.repetition = repetition
         self.seed = seed
         self.payload = payload
         self.rttProbes = rttProbes
+        self.rttMethod = rttMethod
     }
 }
 

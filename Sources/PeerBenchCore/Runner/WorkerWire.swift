@@ -85,7 +85,7 @@ extension PluginSession.Outcome: Codable {
 
 
 extension CellContextSeed: Codable {
-    enum CodingKeys: String, CodingKey { case cellID = "cell_id", repetition, seed, payload, rttProbes = "rtt_probes" }
+    enum CodingKeys: String, CodingKey { case cellID = "cell_id", repetition, seed, payload, rttProbes = "rtt_probes", rttMethod = "rtt_method" }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -95,7 +95,9 @@ extension CellContextSeed: Codable {
         }
         self.init(cellID: try c.decode(String.self, forKey: .cellID), repetition: try c.decode(Int.self, forKey: .repetition),
                   seed: seed, payload: try c.decodeIfPresent(Payload.self, forKey: .payload),
-                  rttProbes: try c.decode(Int.self, forKey: .rttProbes))
+                  rttProbes: try c.decode(Int.self, forKey: .rttProbes),
+                  // A request without the key comes from a runner before `rttMethod`: ping-pong.
+                  rttMethod: try c.decodeIfPresent(RTTMethod.self, forKey: .rttMethod) ?? .pingPong)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -105,5 +107,6 @@ extension CellContextSeed: Codable {
         try c.encode(String(seed), forKey: .seed)
         try c.encode(payload, forKey: .payload)
         try c.encode(rttProbes, forKey: .rttProbes)
+        try c.encode(rttMethod, forKey: .rttMethod)
     }
 }
