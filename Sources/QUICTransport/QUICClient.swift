@@ -21,6 +21,8 @@ final class QUICClient: QUICConnectionDelegate {
     private var controlStream: Int64 = -1
     private var controlParser = FrameParser(acceptsSeries: true)
     private var pongs: [UInt64: UInt64] = [:]
+    /// Pipelined probes: nanoseconds between probe sends (0 = all at once).
+    private var probeSpacing: UInt64 = 0
     /// Loaded probes (`loadedRttProbes`): PINGs during the bulk phase, their sequence
     /// numbers with the top bit set so they never meet the idle probes' (0, 1, ...).
     static let loadedFlag: UInt64 = 1 << 63
@@ -52,7 +54,9 @@ final class QUICClient: QUICConnectionDelegate {
     /// runner's deadline does.
     /// `method`: how the idle probes are sent; `askSpan`: the server's hello offers the
     /// receiver's span, so DONE asks for it.
-    func run(payload: Payload?, probes: Int, seed: UInt64, method: RTTMethod = .pingPong, askSpan: Bool = false) throws -> TransportMeasurement {
+    func run(payload: Payload?, probes: Int, seed: UInt64, method: RTTMethod = .pingPong, probeSpacing: UInt64 = 0,
+             askSpan: Bool = false) throws -> TransportMeasurement {
+        self.probeSpacing = probeSpacing
         do {
             return try workload(payload: payload, probes: probes, seed: seed, method: method, askSpan: askSpan)
         } catch {
@@ -96,7 +100,7 @@ final class QUICClient: QUICConnectionDelegate {
                 m.rttNanos.append((pongs.removeValue(forKey: seq) ?? sent) - sent)
             }
         case .pipelined:
-            try pipelinedProbes(probes, on: connection, stream: control, into: &m)
+            try pipelinedProbes(probes, spacing: probeSpacing, on: connection, stream: control, into: &m)
         }
         m.probesSent = probes
 
@@ -178,20 +182,34 @@ final class QUICClient: QUICConnectionDelegate {
     /// few packets as its congestion window allows, as a stack does with writes that
     /// come faster than the network takes them. A lost packet is retransmitted by QUIC,
     /// so every probe is answered (or the cell ends at its deadline).
-    private func pipelinedProbes(_ probes: Int, on connection: QUICConnection, stream control: Int64,
+    /// With `spacing`, probe i is queued at start + i x spacing, from inside the event loop.
+    private func pipelinedProbes(_ probes: Int, spacing: UInt64, on connection: QUICConnection, stream control: Int64,
                                  into m: inout TransportMeasurement) throws {
         guard probes > 0 else { return }
         var sentAt: [UInt64] = []
         sentAt.reserveCapacity(probes)
         var times = PipelinedProbeTimes()
-        for seq in 0..<UInt64(probes) {
-            let t = MonotonicClock.now()
-            connection.sender(control).append(copying: FrameEncoder.encode(.ping(seq)))
-            sentAt.append(t)
-            times.sent(at: t)
+        let start = MonotonicClock.now()
+        func queueDue() {
+            let now = MonotonicClock.now()
+            while sentAt.count < probes && (spacing == 0 || start &+ UInt64(sentAt.count) &* spacing <= now) {
+                let t = MonotonicClock.now()
+                connection.sender(control).append(copying: FrameEncoder.encode(.ping(UInt64(sentAt.count))))
+                sentAt.append(t)
+                times.sent(at: t)
+            }
+        }
+        queueDue()
+        func nextDue() -> UInt64? {
+            guard sentAt.count < probes else { return nil }
+            let due = start &+ UInt64(sentAt.count) &* spacing, now = MonotonicClock.now()
+            return due > now ? due - now : 0
         }
         // Only idle PONGs (0..<probes) can be in `pongs` before the bulk phase.
-        try pump("pipelined RTT probes") { self.pongs.count >= probes }
+        try pump("pipelined RTT probes", wakeIn: nextDue) {
+            queueDue()
+            return self.pongs.count >= probes
+        }
         for seq in 0..<probes {
             let at = pongs.removeValue(forKey: UInt64(seq)) ?? sentAt[seq]
             m.rttNanos.append(at > sentAt[seq] ? at - sentAt[seq] : 0)

@@ -106,7 +106,7 @@ public struct QUICPlugin: TransportPlugin {
             let client = try QUICClient(config: settings, server: server, token: CellToken(cell: cell), deadline: cell.deadline,
                                         cancellation: cell.cancellation, serviceClass: cell.wifi.serviceClass)
             return try client.run(payload: cell.payload, probes: cell.rttProbes, seed: cell.seed, method: cell.rttMethod,
-                                  askSpan: cell.serverHello[QUICServerHandle.reportSpanKey]?.boolValue == true)
+                                  probeSpacing: cell.rttProbeSpacingNanos, askSpan: cell.serverHello[QUICServerHandle.reportSpanKey]?.boolValue == true)
         }
     }
 

@@ -108,7 +108,9 @@ final class UDPClient {
         reader.start()
         var times = PipelinedProbeTimes()
         do {
+            let start = MonotonicClock.now()
             for seq in 0..<cell.rttProbes {
+                RTTMethod.waitForSend(seq, start: start, spacing: cell.rttProbeSpacingNanos)
                 try send(header(.probe, UInt64(seq)).datagram())
                 times.sent(at: MonotonicClock.now())
                 m.probesSent = seq + 1

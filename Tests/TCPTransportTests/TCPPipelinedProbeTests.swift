@@ -10,10 +10,11 @@ import Testing
 @Suite("TCP pipelined probes", .serialized, .timeLimit(.minutes(3)))
 struct TCPPipelinedProbeTests {
     /// Runs one probes-only (or bulk) cell over a relay with `up`/`down`; Nagle on, as the study's TCP.
-    static func run(_ method: RTTMethod, probes: Int, up: PathShape, down: PathShape, payload: Payload? = nil)
-        async throws -> TransportMeasurement {
+    static func run(_ method: RTTMethod, probes: Int, up: PathShape, down: PathShape, payload: Payload? = nil,
+                    spacingNanos: UInt64 = 0) async throws -> TransportMeasurement {
         var cell = makeCell(payload: payload, probes: probes, seconds: 60)
         cell.rttMethod = method
+        cell.rttProbeSpacingNanos = spacingNanos
         let plugin = TCPPlugin(TCPOptions(noDelay: false))
         let server = try await plugin.startServer(cell)
         let relay = try DelayingTCPRelay(to: server.address, up: up, down: down)
@@ -40,6 +41,21 @@ struct TCPPipelinedProbeTests {
         #expect(firstEcho >= 50)
         // 40 ping-pongs take 2 000 ms; pipelined about one round trip (a quarter is slack).
         #expect(lastEcho < 500, "40 probes took \(lastEcho) ms over a 50 ms round trip")
+    }
+
+    @Test("rttProbeIntervalMs: 40 probes 5 ms apart over a 100 ms path leave over 195 ms, still without waiting for echoes")
+    func spacedProbes() async throws {
+        let path = PathShape(delayMs: 50)
+        let m = try await Self.run(.pipelined, probes: 40, up: path, down: path, spacingNanos: 5_000_000)
+        #expect(m.rttNanos.count == 40)
+        let t = try #require(m.extra[PipelinedProbeTimes.extraKey])
+        let sendMs = try #require(t["send_ms"]?.doubleValue), firstEcho = try #require(t["first_echo_ms"]?.doubleValue)
+        // On schedule: the last of 40 probes leaves 39 x 5 = 195 ms after the first ...
+        #expect(sendMs >= 195 && sendMs < 400, "last probe sent at \(sendMs) ms")
+        // ... and sending went on while echoes came back (waiting would take 40 x 100 ms).
+        #expect(firstEcho < sendMs, "first echo at \(firstEcho) ms")
+        let lastEcho = try #require(t["last_echo_ms"]?.doubleValue)
+        #expect(lastEcho < 1_000, "40 probes took \(lastEcho) ms")
     }
 
     @Test("on a rate-limited path the pipelined mean RTT exceeds ping-pong's (probes queue behind each other)")

@@ -79,10 +79,10 @@ public struct StreamWorkloadClient {
 
     /// The idle probes by `method`: ping-pong (`probe(count:into:)`), or pipelined
     /// (`probePipelined(count:into:)`). Either way `m.rttMethod` says which ran.
-    public func probe(count: Int, method: RTTMethod, into m: inout TransportMeasurement) throws {
+    public func probe(count: Int, method: RTTMethod, spacingNanos: UInt64 = 0, into m: inout TransportMeasurement) throws {
         switch method {
         case .pingPong: try probe(count: count, into: &m)
-        case .pipelined: try probePipelined(count: count, into: &m)
+        case .pipelined: try probePipelined(count: count, spacingNanos: spacingNanos, into: &m)
         }
     }
 
@@ -91,7 +91,8 @@ public struct StreamWorkloadClient {
     /// while a second thread reads the ECHOs and times each on arrival. The socket's
     /// options stay as the transport set them: with Nagle on, probes written while
     /// earlier ones are unacknowledged coalesce, as on the phones. RTTs in send order.
-    public func probePipelined(count: Int, into m: inout TransportMeasurement) throws {
+    /// With `spacingNanos`, probe i is written at start + i x spacing (never waiting for echoes).
+    public func probePipelined(count: Int, spacingNanos: UInt64 = 0, into m: inout TransportMeasurement) throws {
         m.rttMethod = .pipelined
         m.probesSent = 0
         guard count > 0 else { return }
@@ -100,7 +101,9 @@ public struct StreamWorkloadClient {
         var frame = [UInt8](repeating: 0, count: StreamFraming.headerSize + 12)
         var times = PipelinedProbeTimes()
         // A failed write ends the cell; the reader then ends when the connection closes.
+        let start = MonotonicClock.now()
         for seq in 0..<count {
+            RTTMethod.waitForSend(seq, start: start, spacing: spacingNanos)
             let t = MonotonicClock.now()
             frame.withUnsafeMutableBytes { p in
                 StreamFraming.writeHeader(.probe, bodyLength: 12, to: p.baseAddress!)

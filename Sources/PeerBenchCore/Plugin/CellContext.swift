@@ -23,6 +23,9 @@ public struct CellContext: Sendable {
     /// How the `rttProbes` probes are sent (matrix key `rttMethod`). A plugin that
     /// cannot pipeline runs ping-pong and says so in `TransportMeasurement.rttMethod`.
     public var rttMethod: RTTMethod
+    /// Pipelined probes: nanoseconds between probe sends (matrix key `rttProbeIntervalMs`;
+    /// 0 = back to back). Pace with `RTTMethod.waitForSend(_:start:spacing:)`.
+    public var rttProbeSpacingNanos: UInt64 = 0
     /// Monotonic deadline (nanoseconds, `MonotonicClock`) by which the cell must end.
     public var deadline: UInt64
     public var link: ResolvedLink

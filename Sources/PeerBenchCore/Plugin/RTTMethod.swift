@@ -15,4 +15,13 @@ public enum RTTMethod: String, Sendable, Codable, CaseIterable {
 
     /// The method as the matrix and the record spell it.
     public var name: String { rawValue }
+
+    /// Pipelined probes: waits until probe `seq`'s send time, `start + seq x spacing`
+    /// (on schedule, so a late send does not shift the ones after it); returns at once
+    /// with no spacing. The field study's app emitted its 1 000 probes over a few
+    /// seconds, not all at once (docs/FIELD-STUDY.md).
+    public static func waitForSend(_ seq: Int, start: UInt64, spacing: UInt64) {
+        guard spacing > 0 else { return }
+        MonotonicClock.sleep(until: start &+ UInt64(seq) &* spacing)
+    }
 }

@@ -19,6 +19,8 @@ public struct CellExecutor: Sendable {
     public var rttProbes: Int
     /// How the probes are sent (matrix key `rttMethod`).
     public var rttMethod: RTTMethod
+    /// Pipelined probes: nanoseconds between sends (matrix key `rttProbeIntervalMs`).
+    public var rttProbeSpacingNanos: UInt64
     public var timeoutSeconds: Double
     public var logger: Logger
     /// Runs the plugin part when set (process isolation); nil runs it in this process.
@@ -27,7 +29,9 @@ public struct CellExecutor: Sendable {
     public var stopper: CellStopper?
 
     public init(registry: PluginRegistry, testbed: any Testbed, rttProbes: Int, timeoutSeconds: Double, logger: Logger,
-                worker: WorkerProcess? = nil, stopper: CellStopper? = nil, rttMethod: RTTMethod = .pingPong) {
+                worker: WorkerProcess? = nil, stopper: CellStopper? = nil, rttMethod: RTTMethod = .pingPong,
+                rttProbeSpacingNanos: UInt64 = 0) {
+        self.rttProbeSpacingNanos = rttProbeSpacingNanos
         self.registry = registry
         self.testbed = testbed
         self.rttProbes = rttProbes
@@ -104,7 +108,7 @@ public struct CellExecutor: Sendable {
     private func runPluginPart(_ cell: Cell, link: ResolvedLink, endpoints: (client: Endpoint, server: Endpoint),
                                t0: UInt64) async -> PluginSession.Outcome {
         let seed = CellContextSeed(cellID: cell.id, repetition: cell.repetition, seed: cell.seed, payload: cell.payload, rttProbes: rttProbes,
-                                    rttMethod: rttMethod)
+                                    rttMethod: rttMethod, rttProbeSpacingNanos: rttProbeSpacingNanos)
         guard let host = testbed.serverHost else {
             let remaining = max(0.001, timeoutSeconds - Double(MonotonicClock.elapsed(since: t0)) / 1e9)
             return await runPlugin(cell, seed: seed, link: link, endpoints: endpoints, source: .plugin, remaining: remaining)

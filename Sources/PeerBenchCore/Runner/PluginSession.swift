@@ -55,6 +55,7 @@ public struct PluginSession: Sendable {
                 var context = CellContext(cellID: seed.cellID, repetition: seed.repetition, seed: seed.seed, payload: seed.payload,
                                           rttProbes: seed.rttProbes, deadline: deadline, link: link, client: client,
                                           server: server, cancellation: cancellation, logger: cellLogger, rttMethod: seed.rttMethod)
+                context.rttProbeSpacingNanos = seed.rttProbeSpacingNanos
                 context.wifi = transport.effectiveWifi
                 let srv: any TransportServer
                 switch source {
@@ -140,8 +141,12 @@ public struct CellContextSeed: Sendable {
     public var rttProbes: Int
     /// How the probes are sent (matrix key `rttMethod`).
     public var rttMethod: RTTMethod
+    /// Pipelined probes: nanoseconds between sends (matrix key `rttProbeIntervalMs`).
+    public var rttProbeSpacingNanos: UInt64
 
-    public init(cellID: String, repetition: Int, seed: UInt64, payload: Payload?, rttProbes: Int, rttMethod: RTTMethod = .pingPong) {
+    public init(cellID: String, repetition: Int, seed: UInt64, payload: Payload?, rttProbes: Int, rttMethod: RTTMethod = .pingPong,
+                rttProbeSpacingNanos: UInt64 = 0) {
+        self.rttProbeSpacingNanos = rttProbeSpacingNanos
         self.cellID = cellID
         self.repetition = repetition
         self.seed = seed

@@ -183,7 +183,7 @@ public final class Runner: Sendable {
                     observer: (any RunObserver)?) async throws -> RunSummary {
         let executor = CellExecutor(registry: registry, testbed: testbed, rttProbes: plan.matrix.rttProbes,
                                     timeoutSeconds: plan.matrix.cellTimeoutSeconds, logger: logger, worker: worker, stopper: stopper,
-                                    rttMethod: plan.matrix.rttMethod)
+                                    rttMethod: plan.matrix.rttMethod, rttProbeSpacingNanos: plan.matrix.rttProbeSpacingNanos)
         var cells = cells ?? plan.cells
         var field = fieldPrompter.map(FieldGate.init)
         if field != nil { cells = FieldPrompter.groupedBySite(cells) }
