@@ -118,7 +118,8 @@ public struct MeasuredCSV: Sendable {
             guard !t.isEmpty else { throw RowProblem(column: name, message: "empty") }
             guard let x = plainNumber(t) else { throw RowProblem(column: name, message: "\"\(t)\" is not a number") }
             guard range.contains(x) else {
-                throw RowProblem(column: name, message: "\(t) is out of range (\(range.upperBound == .greatestFiniteMagnitude ? ">= \(range.lowerBound)" : "\(range.lowerBound)...\(range.upperBound)"))")
+                let low = JSONValue.format(range.lowerBound), high = JSONValue.format(range.upperBound)
+                throw RowProblem(column: name, message: "\(t) is out of range (\(range.upperBound == .greatestFiniteMagnitude ? ">= \(low)" : "\(low)...\(high)"))")
             }
             return x
         }

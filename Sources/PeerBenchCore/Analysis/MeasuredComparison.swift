@@ -88,6 +88,8 @@ public struct MeasuredComparison: Sendable {
     public var notCountedRecords: Int
     /// The run folders and the measured files read, in the order given.
     public var runs: [String] = []
+    /// The mapping the measured files were read with.
+    public var mapping: MeasuredMapping = .fieldStudy2025
     public var files: [File] = []
     /// Skipped CSV rows and journal lines, one line each, file and line named.
     public var warnings: [String] = []
@@ -121,6 +123,7 @@ public struct MeasuredComparison: Sendable {
         let emulated = try EmulatedTests.load(runDirectories: dirs)
         var c = MeasuredComparison(measured: tests, emulated: emulated)
         c.runs = dirs
+        c.mapping = mapping
         c.files = csvs.map { File(path: $0.path, kind: $0.kind, tests: $0.tests.count, skippedRows: $0.skipped) }
         c.warnings = csvs.flatMap(\.warnings) + emulated.warnings
         return c

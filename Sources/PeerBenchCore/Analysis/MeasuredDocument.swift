@@ -89,10 +89,10 @@ public struct MeasuredDocument: Sendable, Equatable, Codable {
         }
     }
 
-    public init(_ c: MeasuredComparison, mapping: MeasuredMapping) {
+    public init(_ c: MeasuredComparison) {
         runs = c.runs
         measuredFiles = c.files
-        self.mapping = mapping
+        mapping = c.mapping
         rttMethods = c.rttMethods.map { RTTMethod(method: $0.method, records: $0.records) }
         tables = c.tables.map { t in
             let rows = t.rows.map { r in
@@ -115,13 +115,15 @@ public struct MeasuredDocument: Sendable, Equatable, Codable {
         let rttRecords = c.rttMethods.reduce(0) { $0 + $1.records }
         let notPipelined = c.rttMethods.filter { $0.method != "pipelined" }
         if !notPipelined.isEmpty {
-            let which = notPipelined.map { "\($0.records) \($0.method == "none" ? "without rtt_method (written before peerbench.record/4: ping-pong)" : $0.method)" }
-            notes.append("the study's RTT is the mean and population SD of 1 000 pipelined probes; of the \(rttRecords) emulated records in the RTT rows "
-                         + which.joined(separator: ", ") + " did not use pipelined probes (matrices/field-study-2025.json uses them)")
+            let n = notPipelined.reduce(0) { $0 + $1.records }
+            let which = notPipelined.map { "\($0.records) \($0.method == "none" ? "none (no rtt_method: ping-pong, written before peerbench.record/4)" : $0.method)" }
+            notes.append("the study used 1 000 pipelined RTT probes; of the \(rttRecords) emulated records in the RTT rows, \(n) did not (rtt_method: "
+                         + which.joined(separator: ", ") + "); matrices/field-study-2025.json runs pipelined probes")
         }
         let fallback = c.tables.filter { $0.metric == .transferMbps }.flatMap(\.rows).reduce(0) { $0 + $1.emulatedFromThroughput }
         if fallback > 0 {
-            notes.append("\(fallback) emulated transfer values are throughput_mbps, not the study's receiver data rate: their records have no "
+            notes.append("\(fallback) emulated transfer value\(fallback == 1 ? " is" : "s are") throughput_mbps, not the study's receiver data rate: "
+                         + "\(fallback == 1 ? "its record has" : "their records have") no "
                          + "receiver_span_mbps (written before peerbench.record/4)")
         }
         let skipped = c.files.reduce(0) { $0 + $1.skippedRows }

@@ -7,6 +7,14 @@ public struct Quartiles: Sendable, Equatable, Codable {
     public var median: Double
     public var q3: Double
 
+    public init(n: Int, q1: Double, median: Double, q3: Double) {
+        self.n = n
+        self.q1 = q1
+        self.median = median
+        self.q3 = q3
+    }
+
+    /// The quartiles of `values`; nil when there are none.
     public init?(_ values: [Double]) {
         guard !values.isEmpty else { return nil }
         let xs = values.sorted()

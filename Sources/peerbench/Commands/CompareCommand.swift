@@ -108,7 +108,7 @@ struct CompareCommand: AsyncParsableCommand {
         do throws(InputError) {
             var mapping = MeasuredMapping.fieldStudy2025
             if let measuredMap { mapping = try MeasuredMapping.load(path: measuredMap) }
-            doc = MeasuredDocument(try MeasuredComparison.load(runDirectories: dirs, measuredFiles: measured, mapping: mapping), mapping: mapping)
+            doc = MeasuredDocument(try MeasuredComparison.load(runDirectories: dirs, measuredFiles: measured, mapping: mapping))
         } catch {
             throw fail(error)
         }
