@@ -7,13 +7,17 @@ extension ReportFigures {
         let name = "measured-vs-emulated", title = "Field measurements vs emulated runs"
         let caption = "Per transport x place (x distance, or x message count and size), the measured tests (the --measured CSV files) and the emulated "
             + "records of these runs side by side, on the metric picked above: box from q1 to q3 (linear interpolation, type 7), the line in it the median, "
-            + "whiskers to the furthest value within 1.5 IQR. An emulated median inside the measured box is what `compare --measured` counts as inside."
+            + "whiskers to the furthest value within 1.5 IQR, on a log scale (values of 0 are left out of the figure, not of the table). "
+            + "An emulated median inside the measured box is what `compare --measured` counts as inside."
         var rows: [JSONValue] = []
         var metrics: [String] = []
+        // Each row's measured box right above its emulated one: the aggregate would otherwise order them by side.
+        var order: [String] = []
         for t in c.tables {
             for r in t.rows {
                 let group = label(r, metric: t.metric)
                 for (side, values) in [("measured", r.measured), ("emulated", r.emulated)] {
+                    if !order.contains("\(group) · \(side)") { order.append("\(group) · \(side)") }
                     for v in values {
                         rows.append(["metric": .string(t.metric.title), "group": .string(group), "side": .string(side),
                                      "row": .string("\(group) · \(side)"), "value": .number(v)])
@@ -29,12 +33,12 @@ extension ReportFigures {
             "$schema": ReportFigure.schema,
             "params": [ReportFigure.pick("metric", label: "metric", options: metrics)],
             "data": ["values": .array(rows)],
-            "transform": [["filter": "datum.metric == metric"]],
+            "transform": [["filter": "datum.metric == metric && datum.value > 0"]],
             "width": 520,
             "mark": ["type": "boxplot", "extent": 1.5],
             "encoding": [
-                "y": ["field": "row", "type": "nominal", "sort": nil, "title": nil],
-                "x": ["field": "value", "type": "quantitative", "title": "value (ms or Mbit/s, as the metric)"],
+                "y": ["field": "row", "type": "nominal", "sort": .array(order.map { .string($0) }), "title": nil],
+                "x": ["field": "value", "type": "quantitative", "title": "value (ms or Mbit/s, as the metric)", "scale": ["type": "log"]],
                 "color": ["field": "side", "type": "nominal", "title": nil,
                           "scale": ["domain": ["measured", "emulated"], "range": ["#4c78a8", "#f58518"]]],
             ],
