@@ -14,7 +14,8 @@ enum MeasuredRender {
 
     static func inside(_ b: Bool?) -> String { b.map { $0 ? "yes" : "no" } ?? "-" }
 
-    static func metres(_ m: Double?) -> String { m.map { JSONValueText.number($0) + " m" } ?? "-" }
+    /// Metres as the JSON writer prints numbers: `5 m`, not `5.00 m`.
+    static func metres(_ m: Double?) -> String { m.map { JSONValue.number($0).compactText + " m" } ?? "-" }
 
     /// One table per metric, then the summary, the method, the notes and the warnings.
     static func text(_ doc: MeasuredDocument, markdown: Bool) -> String {
@@ -54,9 +55,4 @@ enum MeasuredRender {
         out += markdown ? footer.map { $0.hasPrefix("warning: ") ? "- **warning:** " + $0.dropFirst(9) : "- " + $0 } : footer
         return out.joined(separator: "\n")
     }
-}
-
-/// Numbers in tables as the JSON writer prints them: `5`, not `5.000000`.
-enum JSONValueText {
-    static func number(_ x: Double) -> String { JSONValue.number(x).compactText }
 }
