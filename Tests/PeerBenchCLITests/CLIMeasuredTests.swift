@@ -53,9 +53,9 @@ import Testing
         // Hand-computed (type 7): field RTT measured [30, 50, 70] -> 40/50/60, emulated [40, 50, 60] -> 45/50/55.
         #expect(lines.contains("tcp        free-field  3       50.00 [40.00, 60.00]      3      50.00 [45.00, 55.00]      yes     1.00"), "\(r.stdout)")
         // Forest: measured [35, 37] -> 35.5/36/36.5; emulated [2, 3] -> 2.25/2.5/2.75; 2.5 / 36 = 0.069.
-        #expect(lines.contains("tcp        forest      2       36.00 [35.50, 36.50]      2      2.50 [2.25, 2.75]         no      0.07"))
+        #expect(lines.contains("tcp        forest      2       36.00 [35.50, 36.50]      2      2.50 [2.25, 2.75]         no      0.069"))
         // Jitter: measured [9, 9.5] -> 9.125/9.25/9.375, emulated SD [0.4, 0.5]: 0.45 / 9.25 = 0.049.
-        #expect(lines.contains("tcp        forest      2       9.25 [9.12, 9.38]         2      0.45 [0.43, 0.47]         no      0.05"))
+        #expect(lines.contains("tcp        forest      2       9.25 [9.12, 9.38]         2      0.45 [0.43, 0.47]         no      0.049"))
         // Transfer field 1 m: measured [4, 6] -> 4.5/5/5.5, emulated receiver span [5, 6, 7] -> 5.5/6/6.5: 6 is above 5.5.
         #expect(lines.contains("tcp        free-field  1 m       2       5.0 [4.5, 5.5]            3      6.0 [5.5, 6.5]            no      1.20"))
         #expect(lines.contains("tcp        forest      1 m       1       110.0 [110.0, 110.0]      2      110.0 [105.0, 115.0]      yes     1.00"))

@@ -12,6 +12,9 @@ enum MeasuredRender {
         return "\(Format.number(m, digits: d)) [\(Format.number(q1, digits: d)), \(Format.number(q3, digits: d))]"
     }
 
+    /// Two decimals, three below 0.1: a tenfold miss should still show its size.
+    static func ratio(_ x: Double?) -> String { Format.number(x, digits: (x ?? 1) < 0.1 ? 3 : 2) }
+
     static func inside(_ b: Bool?) -> String { b.map { $0 ? "yes" : "no" } ?? "-" }
 
     /// Metres as the JSON writer prints numbers: `5 m`, not `5.00 m`.
@@ -35,7 +38,7 @@ enum MeasuredRender {
                 case .transferByPayloadMbps: [r.transport, r.count.map(String.init) ?? "-", r.size.map { "\($0) B" } ?? "-"]
                 }
                 return key + ["\(r.measured.n)", side(r.measured, unit: t.unit), "\(r.emulated.n)" + (r.emulatedFromThroughput > 0 ? "*" : ""),
-                              side(r.emulated, unit: t.unit), inside(r.inside), Format.number(r.ratio, digits: 2)]
+                              side(r.emulated, unit: t.unit), inside(r.inside), ratio(r.ratio)]
             }
             out.append(CompareRender.grid(keys + ["n meas", "measured median [q1, q3]", "n emu", "emulated median [q1, q3]", "inside", "emu/meas"],
                                           rows, markdown: markdown))
