@@ -16,6 +16,12 @@ import Testing
         #expect(Quartiles([1, 2, 3, 4])!.contains(3.25) && !Quartiles([1, 2, 3, 4])!.contains(3.2500001))
     }
 
+    @Test func distancesMeetOnAMillimetreGridAndAbsurdOnesDoNotTrap() {
+        #expect(MeasuredComparison.millimetres(5) == MeasuredComparison.millimetres(5.0000001))
+        #expect(MeasuredComparison.millimetres(5) != MeasuredComparison.millimetres(5.002))
+        #expect(MeasuredComparison.millimetres(1e300) == MeasuredComparison.millimetres(-.infinity))
+    }
+
     static func record(cell: String, rep: Int = 1, distance: Double, payload: (Int, Int)? = (100, 128), status: String = "ok",
                        rtt: (mean: Double, sd: Double)?, method: String? = nil, span: Double?? = nil, throughput: Double? = nil) -> String {
         var o = JSONObject()

@@ -116,7 +116,7 @@ public struct MeasuredCSV: Sendable {
         let label = try number(distanceLabel)
         let metres: Double
         if column[distanceM] != nil, !text(distanceM).isEmpty {
-            metres = try number(distanceM)
+            metres = try number(distanceM, range: 0...1e6)
         } else {
             guard let m = mapping.metres(label: label) else {
                 throw RowProblem(column: distanceLabel, message: "label \(text(distanceLabel)) is not in the distance map ("

@@ -130,7 +130,12 @@ public struct MeasuredComparison: Sendable {
     }
 
     /// Millimetres: distances read from CSV text and from records meet on this grid.
-    static func millimetres(_ m: Double) -> Int { Int((m * 1000).rounded()) }
+    /// Beyond a million kilometres (a record's `distance_m` is not checked) all distances
+    /// share one key rather than trap converting to Int.
+    static func millimetres(_ m: Double) -> Int {
+        guard m.isFinite, abs(m) < 1e12 else { return Int.min }
+        return Int((m * 1000).rounded())
+    }
 
     static func coverKey(place: String?, distanceM: Double?, count: Int?, size: Int?) -> String {
         "\(place ?? "*")|\(distanceM.map { "\(millimetres($0))" } ?? "*")|\(count.map(String.init) ?? "*")|\(size.map(String.init) ?? "*")"
