@@ -55,6 +55,12 @@ public struct MeasuredMapping: Sendable, Equatable, Codable {
         return entries.first { $0.from.trimmingCharacters(in: .whitespaces).lowercased() == key }?.to
     }
 
+    /// The map file's mapping (`--measured-map`), or the 2025 study's without one.
+    public static func load(path: String?) throws(InputError) -> MeasuredMapping {
+        guard let path else { return fieldStudy2025 }
+        return try load(path: path)
+    }
+
     /// The default with the sections a map file gives replaced, e.g.
     /// `{"places": {"Park": "free-field"}, "distance_labels": {"2": 2}}`. Unknown keys,
     /// wrong types and labels that are not numbers are refused with their JSON path.

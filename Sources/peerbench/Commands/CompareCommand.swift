@@ -106,8 +106,7 @@ struct CompareCommand: AsyncParsableCommand {
     func runMeasured() throws {
         let doc: MeasuredDocument
         do throws(InputError) {
-            var mapping = MeasuredMapping.fieldStudy2025
-            if let measuredMap { mapping = try MeasuredMapping.load(path: measuredMap) }
+            let mapping = try MeasuredMapping.load(path: measuredMap)
             doc = MeasuredDocument(try MeasuredComparison.load(runDirectories: dirs, measuredFiles: measured, mapping: mapping))
         } catch {
             throw fail(error)

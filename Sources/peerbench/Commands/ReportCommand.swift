@@ -37,8 +37,7 @@ struct ReportCommand: AsyncParsableCommand {
         var comparison: MeasuredComparison?
         if !measured.isEmpty {
             do throws(InputError) {
-                var mapping = MeasuredMapping.fieldStudy2025
-                if let measuredMap { mapping = try MeasuredMapping.load(path: measuredMap) }
+                let mapping = try MeasuredMapping.load(path: measuredMap)
                 comparison = try MeasuredComparison.load(runDirectories: dirs, measuredFiles: measured, mapping: mapping)
             } catch {
                 throw fail(error)
