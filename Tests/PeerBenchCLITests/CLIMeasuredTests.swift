@@ -137,5 +137,11 @@ import Testing
         #expect(doc["schema"] as? String == "peerbench.compare-measured/1")
         #expect(r.stderr.contains("rtt.csv:4: column \"Average RTT (ms)\": \"N/A\" is not a number; row skipped"), "the skipped row is warned about")
         #expect(try String(contentsOfFile: d + "/out/report.html", encoding: .utf8).contains("id=\"measured-vs-emulated\""))
+        // In a browser, with no network: the box plots draw like the other figures.
+        guard HeadlessChromium.binary != nil else { return }
+        let page = try HeadlessChromium.load(d + "/out/report.html")
+        #expect(HeadlessChromium.errors(page.console) == [], "console: \(page.console)")
+        let div = try #require(page.dom.range(of: "id=\"fig-measured-vs-emulated\""))
+        #expect(page.dom[div.upperBound...].prefix(4000).contains("<svg"), "the measured figure did not draw")
     }
 }
