@@ -5,12 +5,13 @@
 #   ./scripts/run.sh compare results/quick            # any peerbench verb works too
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./scripts/setup.sh
+# What running needs, and the chart renderer when the verb is report (scripts/setup.sh --list run).
+if [ "${1:-}" = "report" ]; then ./scripts/setup.sh report; else ./scripts/setup.sh run; fi
 swift build -c release --product peerbench >&2
 bin="$(swift build -c release --show-bin-path)/peerbench"
 
 case "${1:-}" in
-  run|validate|list|compare|merge|help|--help|-h|--version) exec "$bin" "$@" ;;
+  run|validate|list|compare|merge|report|baseline|help|--help|-h|--version) exec "$bin" "$@" ;;
 esac
 matrix="${1:-matrix.json}"
 [ $# -gt 0 ] && shift

@@ -1,46 +1,83 @@
 #!/usr/bin/env bash
-# Installs everything PeerBench needs on a fresh Debian/Ubuntu machine (idempotent:
-# packages already present are skipped, so a second run takes a second).
+# Installs what PeerBench needs on a fresh Debian/Ubuntu machine, by purpose:
+#   scripts/setup.sh run      build PeerBench, run matrices, compare (what run.sh uses)
+#   scripts/setup.sh report   run + the report's chart renderer (run.sh report ...)
+#   scripts/setup.sh remote   run + DNS-SD for serve --advertise / run --peer auto
+#   scripts/setup.sh test     everything: the tests' independent peers and references (test.sh);
+#                             also what no purpose means
+#   scripts/setup.sh --list PURPOSE   print the packages PURPOSE installs, install nothing
+# Idempotent: packages already present are skipped, so a second run takes a second.
 # Swift itself is expected on PATH (https://www.swift.org/install/linux/).
 set -euo pipefail
 
-# System packages: iproute2 for namespaces, ngtcp2 + GnuTLS for QUIC and TLS,
-# gnutls-bin (certtool) to regenerate certs/, iperf3 and ngtcp2's example tools as
-# independent peers in tests and benchmarks; openssl as an independent TLS 1.3 PSK peer
-# of the control channel; Slurm and munge for the one-node cluster
-# of scripts/slurm-test.sh; Avahi (and the D-Bus daemon it talks over) for DNS-SD
-# discovery (serve --advertise, run --peer auto).
-APT_PACKAGES=(
-  iproute2 iperf3
-  libngtcp2-dev libngtcp2-crypto-gnutls-dev libgnutls28-dev gnutls-bin
-  ngtcp2-client ngtcp2-server openssl
-  python3 python3-pip pkg-config
-  chromium
-  slurmctld slurmd slurm-client munge time
-  avahi-daemon avahi-utils dbus-daemon
-)
-# Python packages: aioquic is an independent QUIC peer for interoperability tests;
-# vl-convert-python renders the report's figures (chromium above shows the page in tests);
-# scipy is the independent reference for compare's statistics (Tests/Reference).
-# An entry is NAME or NAME:MODULE when the import name differs.
-PIP_PACKAGES=(aioquic scipy vl-convert-python:vl_convert)
+# run: iproute2 for the namespaces and the sender-side shaper (tc); ngtcp2 + GnuTLS
+# development packages and pkg-config to build the QUIC and TLS plugins.
+RUN_APT=(iproute2 libngtcp2-dev libngtcp2-crypto-gnutls-dev libgnutls28-dev pkg-config python3)
+RUN_PIP=()
+# report: vl-convert-python renders the report's Vega-Lite figures (SVG, PNG, JS bundle).
+REPORT_APT=(python3-pip)
+REPORT_PIP=(vl-convert-python:vl_convert)
+# remote: Avahi (and the D-Bus daemon it talks over) for DNS-SD discovery.
+REMOTE_APT=(avahi-daemon avahi-utils dbus-daemon)
+REMOTE_PIP=()
+# test: iperf3, ngtcp2's example tools, aioquic (PyPI) and openssl as independent peers;
+# gnutls-bin (certtool) for certs/; chromium shows the report in a real browser; Slurm and
+# munge for the one-node cluster of scripts/slurm-test.sh; scipy is the statistics'
+# reference; `time` measures peak memory in benchmarks.
+TEST_APT=(iperf3 ngtcp2-client ngtcp2-server openssl gnutls-bin chromium slurmctld slurmd slurm-client munge time)
+TEST_PIP=(aioquic scipy)
+
+# An entry is NAME or NAME:MODULE when the Python import name differs.
+packages() {  # PURPOSE KIND -> the package list, one per line
+  local purpose=$1 kind=$2
+  local -a sets
+  case "$purpose" in
+    run) sets=(RUN) ;;
+    report) sets=(RUN REPORT) ;;
+    remote) sets=(RUN REMOTE) ;;
+    test) sets=(RUN REPORT REMOTE TEST) ;;
+  esac
+  local s
+  for s in "${sets[@]}"; do
+    local -n list="${s}_${kind}"
+    [ ${#list[@]} -eq 0 ] || printf '%s\n' "${list[@]}"
+  done
+}
+
+list=false
+if [ "${1:-}" = "--list" ]; then list=true; shift; fi
+purpose="${1:-test}"
+case "$purpose" in
+  run|report|remote|test) ;;
+  *) echo "setup: unknown purpose '$purpose'; use run, report, remote or test (--list PURPOSE shows the packages)" >&2; exit 2 ;;
+esac
+mapfile -t apt_packages < <(packages "$purpose" APT)
+mapfile -t pip_packages < <(packages "$purpose" PIP)
+
+if $list; then
+  echo "apt: ${apt_packages[*]}"
+  pips=()
+  for entry in "${pip_packages[@]}"; do pips+=("${entry%%:*}"); done
+  echo "pip: ${pips[*]:-(none)}"
+  exit 0
+fi
 
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
 missing=()
-for p in "${APT_PACKAGES[@]}"; do
+for p in "${apt_packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
-  echo "setup: installing ${missing[*]}" >&2
+  echo "setup ($purpose): installing ${missing[*]}" >&2
   as_root apt-get update -qq
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
-for entry in "${PIP_PACKAGES[@]}"; do
+for entry in "${pip_packages[@]}"; do
   p="${entry%%:*}"
   if ! python3 -c "import ${entry##*:}" >/dev/null 2>&1; then
-    echo "setup: installing Python package $p" >&2
+    echo "setup ($purpose): installing Python package $p" >&2
     python3 -m pip install -q "$p" 2>/dev/null || python3 -m pip install -q --break-system-packages "$p"
   fi
 done

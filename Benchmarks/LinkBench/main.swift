@@ -20,6 +20,10 @@ struct Options {
     var tso = true
     var lossPercent = 0.0
     var shaper = true
+    /// `--env NAME` (a built-in environment or an inline profile's JSON) and `--distance
+    /// METRES`: the radio model's link instead of the fixed parameters above.
+    var environment: String?
+    var distance = 1.0
 
     init(_ args: [String]) {
         var i = 0
@@ -37,6 +41,8 @@ struct Options {
             case "--no-tso": tso = false
             case "--loss-percent": lossPercent = Double(next()) ?? 0
             case "--no-shaper": shaper = false
+            case "--env": environment = next()
+            case "--distance": distance = Double(next()) ?? 1
             default: fatalError("unknown option \(args[i]); see scripts/bench-link.sh")
             }
             i += 1
@@ -69,7 +75,7 @@ if o.mode == "table" {
     print("| environment | distance | RSSI dBm | SNR dB | MCS | PHY Mbit/s | rate Mbit/s | loss % | connected |")
     print("|---|---|---|---|---|---|---|---|---|")
     for env in model.builtInEnvironments {
-        for d in [1.0, 10, 30, nil] {
+        for d in [1.0, 5, 10, 30, nil] {
             let l = try model.resolve(environment: env, profile: nil, distance: d, distanceLabel: d.map { String(Int($0)) } ?? "max")
             func f(_ v: Double?) -> String { v.map { String(format: "%.1f", $0) } ?? "-" }
             let dist = d.map { "\(Int($0)) m" } ?? "max = \(Int(l.distanceMeters!)) m"
@@ -85,6 +91,14 @@ if o.schedule == "bulk" { parameters.schedule = .bulk }
 parameters.allowSegmentationOffload = o.tso
 parameters.lossProbability = o.lossPercent / 100
 if !o.shaper { parameters.senderShaping = nil }
+if let env = o.environment {
+    var profile: JSONValue?
+    if env.hasPrefix("{") { profile = try JSONParser.parse(env) }
+    let link = try RadioModel().resolve(environment: profile == nil ? env : "custom", profile: profile, distance: o.distance,
+                                        distanceLabel: String(o.distance))
+    parameters = EmulatorParameters(link)
+    print("link: \(link.summary)")
+}
 let (client, server) = try testbed.configure(parameters, seed: 1)
 let (cns, sns) = (client.namespace!, server.namespace!)
 

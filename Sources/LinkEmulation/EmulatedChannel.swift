@@ -74,6 +74,9 @@ public struct RadioDynamics: Sendable, Equatable {
     public var blockingDepthDb: ClosedRange<Double>
     /// Time grid on which the channel state is updated, milliseconds.
     public var stepMs: Double = 10
+    /// Share of the MCS's usable rate (PHY x MAC efficiency) that the link carries
+    /// (`RadioEnvironment.rateFactor`); 1 = all of it.
+    public var rateFactor: Double = 1
 
     public init(medianSnrDb: Double, shadowingSigmaDb: Double, shadowingCorrelationMs: Double,
                 blockingPerSecond: Double, blockingMeanMs: Double, blockingDepthDb: ClosedRange<Double>) {

@@ -91,6 +91,8 @@ final class EmulatorDirection: @unchecked Sendable {
     private let ring: PacketRing
     private var lossRandom: SeededRandom
     private var jitterRandom: SeededRandom
+    /// Draws for missed availability windows (its own stream: loss and jitter draws stay as they were).
+    private var windowRandom: SeededRandom
     private var trace: ChannelTrace?
     private let scenario: ScenarioTimeline?
     /// This direction's delivery trace (scenario `trace`), replacing rate and schedule.
@@ -115,6 +117,7 @@ final class EmulatorDirection: @unchecked Sendable {
         txFree = start
         lossRandom = SeededRandom(seed: seed, stream: 16 * stream + 1)
         jitterRandom = SeededRandom(seed: seed, stream: 16 * stream + 2)
+        windowRandom = SeededRandom(seed: seed, stream: 16 * stream + 3)
         // Both directions share one radio channel: same trace stream.
         trace = parameters.radio.map { ChannelTrace($0, seed: seed, scenario: parameters.scenario) }
         scenario = parameters.scenario
@@ -201,8 +204,19 @@ final class EmulatorDirection: @unchecked Sendable {
             let decision = max(txFree, earliest)
             guard decision <= now, let q = queues.next(at: decision) else { return }
             let (packet, slot) = q.dequeue()
+            // Availability windows: a frame that found the transmitter idle waits for the
+            // next window; one that queued behind a transmission follows it back to back.
+            var earliestStart = decision - start
+            if packet.arrival > txFree, let window = p.schedule.windowNanos {
+                earliestStart = p.schedule.windowStart(atOrAfter: earliestStart)
+                var missed = 0
+                while missed < 16 && windowRandom.unit() < p.schedule.windowMissProbability {
+                    earliestStart += window
+                    missed += 1
+                }
+            }
             let departure = start + (traceCursor != nil ? traceCursor!.departure(earliest: decision - start, bytes: packet.wireBytes)
-                                                        : p.schedule.departure(earliest: decision - start, duration: packet.duration))
+                                                        : p.schedule.departure(earliest: earliestStart, duration: packet.duration))
             // Nothing goes out while the link is out: the packet is lost without using air time.
             if let scenario, scenario.isOut(at: departure - start) {
                 if !packet.lost { drop(.outage) }

@@ -6,6 +6,8 @@ public enum Provenance: String, Sendable {
     case measured = "M"
     /// An assumption: a reasonable engineering choice, overridable in matrix.json.
     case assumed = "A"
+    /// Fitted to the field study's TCP measurements (`scripts/fit-field-study.py`).
+    case fitted = "F"
 }
 
 /// The radio surroundings of one environment: everything that turns a distance into
@@ -47,6 +49,9 @@ public struct RadioEnvironment: Sendable, Equatable {
     public var jitterMs: Double
     /// Mean length of a loss burst, packets (Gilbert-Elliott).
     public var burstLossPackets: Double
+    /// Share of the MCS's usable rate (PHY x MAC efficiency) that two phones' AWDL link
+    /// carries for one transport flow [F: docs/FIELD-STUDY.md, scripts/fit-field-study.py].
+    public var rateFactor: Double = RadioEnvironment.fittedRateFactor
     /// The transmit queue, per direction.
     public var queue: QueueLimits
     /// Provenance of each parameter (by the profile key that overrides it), for docs and `list`.
@@ -60,7 +65,7 @@ public struct RadioEnvironment: Sendable, Equatable {
             && a.blockingMeanMs == b.blockingMeanMs && a.blockingDepthDb == b.blockingDepthDb
             && a.schedule == b.schedule && a.txPowerDbm == b.txPowerDbm && a.bodyLossDb == b.bodyLossDb
             && a.noiseFigureDb == b.noiseFigureDb && a.delayMs == b.delayMs && a.jitterMs == b.jitterMs
-            && a.burstLossPackets == b.burstLossPackets && a.queue == b.queue
+            && a.burstLossPackets == b.burstLossPackets && a.queue == b.queue && a.rateFactor == b.rateFactor
     }
 }
 
@@ -71,7 +76,10 @@ extension RadioEnvironment {
         "bodyLossDb": (.assumed, "5 dB body/antenna loss (LINK-MODEL.md 3)"),
         "noiseFigureDb": (.documented, "noise floor -174 dBm/Hz + 10 log10(80 MHz) + 7 dB NF = -88 dBm (LINK-MODEL.md 3)"),
         "shadowingCorrelationMs": (.assumed, "time-correlated shadowing, a few hundred ms at walking pace (LINK-MODEL.md 3)"),
-        "awdl": (.assumed, "bulk: 14 of 16 slots of 64 TU on channel, one off-channel slot every 8 (owl sync.c/channel.h [D] for the timing)"),
+        "awdl": (.assumed, "bulk: frames leave from the start of a 16 TU availability window unless they queue behind a transmission (window length D: owl sync.c/channel.h; mechanism A)"),
+        "awdlOffSlots": (.fitted, "0 of 16 slots of 64 TU off channel: the field study's TCP RTT sd (9-12 ms) leaves no room for 65.5 ms excursions (docs/FIELD-STUDY.md)"),
+        "rateFactor": (.fitted, "share of PHY x MAC efficiency the phones' link carries for one flow, fitted to TCP 10 000 x 9 216 B transfers (scripts/fit-field-study.py)"),
+        "awdlWindowMiss": (.fitted, "probability that a frame misses its availability window, fitted per place to TCP RTT (scripts/fit-field-study.py)"),
         "delayMs": (.measured, "about 1 ms one way: 2.06 ms RTT over Wi-Fi without AWDL channel switching (moonlight-qt PR #1974)"),
         "jitterMs": (.assumed, "0.3 ms: RTT sd 0.65 ms without channel switching (moonlight-qt PR #1974)"),
         "burstLossPackets": (.assumed, "loss near the cliff comes in bursts of about 3 packets (retry exhaustion during a fade)"),
@@ -97,6 +105,7 @@ extension RadioEnvironment {
     /// Open field: free-space propagation up to the two-ray breakpoint, fourth power beyond.
     public static let freeField: RadioEnvironment = {
         var e = base("free-field")
+        e.fitWindowMiss("a hot phone in direct sun (the author suspects heating) skipping windows: no radio model predicts thermal throttling")
         e.pathLossExponent = 2.0
         e.breakpointMeters = 100
         e.beyondBreakpointExponent = 4.0
@@ -113,6 +122,7 @@ extension RadioEnvironment {
     /// Forest: free-space exponent plus Weissberger's foliage loss.
     public static let forest: RadioEnvironment = {
         var e = base("forest")
+        e.fitWindowMiss("exchanges retried a window later under foliage loss")
         e.pathLossExponent = 2.0
         e.foliage = true
         e.shadowingSigmaDb = 7
@@ -127,6 +137,7 @@ extension RadioEnvironment {
     /// Inner city street: ITU-R P.1411 line-of-sight path loss, pedestrians crossing the path.
     public static let innerCity: RadioEnvironment = {
         var e = base("inner-city")
+        e.fitWindowMiss("a busy band and people walking between the phones")
         e.pathLossExponent = 2.12
         e.shadowingSigmaDb = 5.06
         e.interferenceDb = 6
@@ -143,18 +154,30 @@ extension RadioEnvironment {
     /// Underground station: indoor-like propagation, dense RF, crowds blocking the path.
     public static let underground: RadioEnvironment = {
         var e = base("underground")
-        e.pathLossExponent = 2.2
+        e.fitWindowMiss("metal-clad halls: the best place of the field day")
+        e.pathLossExponent = 1.8
         e.shadowingSigmaDb = 4
-        e.interferenceDb = 8
+        e.interferenceDb = 2.3
         e.blockingPerSecond = 0.2
         e.blockingMeanMs = 500
-        e.sources["pathLossExponent"] = (.assumed, "n = 2.2, after ITU-R P.1238 (large open halls, corridors) [D/A]")
+        e.sources["pathLossExponent"] = (.assumed, "n = 1.8: metal-clad halls and tunnels guide waves; exponents below 2 are published for corridors and tunnels (ITU-R P.1238 corridor figures [D], subway-tunnel measurements [M]); the field study's best place [M]")
         e.sources["shadowingSigmaDb"] = (.assumed, "4 dB (ITU-R P.1238 gives up to 10)")
-        e.sources["interferenceDb"] = (.assumed, "+8 dB: dense RF; trains measured at 0.33-0.36 V/m vs 0.27 outdoors (Loizeau et al. 2023 [M])")
+        e.sources["interferenceDb"] = (.assumed, "+2.3 dB: RF exposure at train stations 0.35 V/m vs 0.27 outdoors (Loizeau et al. 2023 [M]) is 20 log10(0.35/0.27) dB more power, taken as in-band [A]")
         e.sources["blockingPerSecond"] = (.assumed, "crowds: a body in the path every 5 s; blocked ~9 % of the time")
         e.sources["blockingMeanMs"] = (.assumed, "0.5 s per episode (people walking through the path)")
         return e
     }()
+
+    /// Sets the fitted window-miss probability of this environment (0 when the fit has
+    /// none for it), tagged [F] with what it stands for physically.
+    mutating func fitWindowMiss(_ meaning: String) {
+        let miss = FieldStudyCalibration.windowMiss[name] ?? 0
+        schedule = .awdl(offSlots: ChannelSchedule.defaultOffSlots, windowMiss: miss)
+        sources["awdlWindowMiss"] = (.fitted, "\(miss): \(meaning); fitted to the place's TCP RTT (scripts/fit-field-study.py)")
+    }
+
+    /// The fitted rate factor (`FieldStudyCalibration.rateFactor`).
+    static var fittedRateFactor: Double { FieldStudyCalibration.rateFactor }
 
     /// The four built-in environments of the field study, in display order.
     public static let builtIns: [RadioEnvironment] = [underground, innerCity, freeField, forest]

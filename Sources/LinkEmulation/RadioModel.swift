@@ -145,19 +145,18 @@ public struct RadioModel: LinkModel {
         r.phyRateMbps = mcs.map { MCSTable.phyRateMbps($0).rounded(digits: 1) }
         // Below MCS 0 the radio keeps trying at MCS 0's rate; the loss cliff decides what crosses.
         let rateEntry = mcs ?? MCSTable.entries[0]
-        r.rateMbps = (MCSTable.phyRateMbps(rateEntry) * MCSTable.macEfficiency * env.schedule.onFraction).rounded(digits: 1)
+        r.rateMbps = (MCSTable.phyRateMbps(rateEntry) * MCSTable.macEfficiency * env.rateFactor * env.schedule.onFraction).rounded(digits: 1)
         r.connected = mcs != nil
         r.delayMs = env.delayMs
         r.jitterMs = env.jitterMs
         r.lossPercent = (expectedLoss(env, medianSnrDb: snr) * 100).rounded(digits: 3)
         r.mtu = awdlMTU
-        r.channel = EmulatedChannel(
-            schedule: env.schedule,
-            burstLoss: BurstLoss(meanBurstPackets: env.burstLossPackets),
-            radio: RadioDynamics(
-                medianSnrDb: snr, shadowingSigmaDb: env.shadowingSigmaDb, shadowingCorrelationMs: env.shadowingCorrelationMs,
-                blockingPerSecond: env.blockingPerSecond, blockingMeanMs: env.blockingMeanMs, blockingDepthDb: env.blockingDepthDb),
-            queue: env.queue)
+        var radio = RadioDynamics(
+            medianSnrDb: snr, shadowingSigmaDb: env.shadowingSigmaDb, shadowingCorrelationMs: env.shadowingCorrelationMs,
+            blockingPerSecond: env.blockingPerSecond, blockingMeanMs: env.blockingMeanMs, blockingDepthDb: env.blockingDepthDb)
+        radio.rateFactor = env.rateFactor
+        r.channel = EmulatedChannel(schedule: env.schedule, burstLoss: BurstLoss(meanBurstPackets: env.burstLossPackets),
+                                    radio: radio, queue: env.queue)
         return r
     }
 
@@ -166,7 +165,7 @@ public struct RadioModel: LinkModel {
     public func describe() -> [String] {
         var lines = [
             "radio model: log-distance path loss, FSPL(1 m) = \(Self.fsplOneMeterDb) dB at \(Self.frequencyGHz) GHz [D]; 802.11ac VHT, 80 MHz, \(MCSTable.spatialStreams) spatial streams [D/A]",
-            "  rate = \(MCSTable.macEfficiency) x PHY x on-channel fraction [A]; loss cliff centred \(MCSTable.cliffCentreDb) dB above MCS 0 (\(MCSTable.mcs0MinSnrDb) dB), width \(MCSTable.cliffWidthDb) dB [A]; MTU \(Self.awdlMTU) [D]",
+            "  rate = \(MCSTable.macEfficiency) [A] x rate factor x PHY x on-channel fraction; loss cliff centred \(MCSTable.cliffCentreDb) dB above MCS 0 (\(MCSTable.mcs0MinSnrDb) dB), width \(MCSTable.cliffWidthDb) dB [A]; MTU \(Self.awdlMTU) [D]",
             "  \"max\" = largest distance whose median SNR clears MCS 0 with a \(Self.maxFadeMarginSigmas) sigma fade margin [A]",
         ]
         for env in RadioEnvironment.builtIns {
@@ -194,6 +193,9 @@ public struct RadioModel: LinkModel {
             ("blockingMeanMs", f(env.blockingMeanMs)),
             ("blockingDepthDb", "\(f(env.blockingDepthDb.lowerBound))-\(f(env.blockingDepthDb.upperBound))"),
             ("awdl", env.schedule.name),
+            ("awdlOffSlots", String(env.schedule.offSlotCount)),
+            ("awdlWindowMiss", f(env.schedule.windowMissProbability)),
+            ("rateFactor", f(env.rateFactor)),
             ("txPowerDbm", f(env.txPowerDbm)),
             ("bodyLossDb", f(env.bodyLossDb)),
             ("noiseFigureDb", f(env.noiseFigureDb)),

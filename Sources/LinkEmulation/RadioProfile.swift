@@ -27,11 +27,12 @@ public enum RadioProfile {
         ("delayMs", 0...10_000, \.delayMs),
         ("jitterMs", 0...10_000, \.jitterMs),
         ("burstLossPackets", 1...1_000, \.burstLossPackets),
+        ("rateFactor", 0.01...1, \.rateFactor),
     ]
 
     /// Every key the `"radio"` object accepts.
     public static var acceptedKeys: [String] {
-        ["base"] + numericKeys.map(\.key) + ["breakpointMeters", "foliage", "blockingDepthDb", "awdl", "queuePackets", "queueBytes"]
+        ["base"] + numericKeys.map(\.key) + ["breakpointMeters", "foliage", "blockingDepthDb", "awdl", "awdlOffSlots", "awdlWindowMiss", "queuePackets", "queueBytes"]
     }
 
     /// The `"radio"` object inside an environment object, with its path; the object itself
@@ -64,6 +65,8 @@ public enum RadioProfile {
             return nil
         }
         var env = RadioEnvironment.freeField
+        var offSlots: Int?
+        var windowMiss: Double?
         if let base = object["base"] {
             if let b = base.stringValue, let found = RadioEnvironment.builtIns.first(where: { $0.name == b }) {
                 env = found
@@ -104,10 +107,16 @@ public enum RadioProfile {
                 env.blockingDepthDb = lo...hi
             case "awdl":
                 switch value.stringValue {
-                case "bulk": env.schedule = .bulk
+                case "bulk": if env.schedule.windowNanos == nil { env.schedule = .bulk }  // keeps the base's fitted windows
                 case "realtime": env.schedule = .realtime
                 default: problems.append(InputProblem(path: at, "expected \"bulk\" or \"realtime\", got \(value.stringValue.map { "\"\($0)\"" } ?? value.typeName)"))
                 }
+            case "awdlOffSlots":
+                guard let n = value.intValue, n >= 0, n <= 8 else { problems.append(InputProblem(path: at, "expected a whole number of off-channel slots 0...8 (of the 16-slot AWDL sequence)")); break }
+                offSlots = n
+            case "awdlWindowMiss":
+                guard let v = value.doubleValue, v >= 0, v <= 0.9 else { problems.append(InputProblem(path: at, "expected a probability 0...0.9 that a frame misses an availability window")); break }
+                windowMiss = v
             case "queuePackets":
                 guard let n = value.intValue, n >= 1, n <= 1_000_000 else { problems.append(InputProblem(path: at, "expected a whole number of packets 1...1000000")); break }
                 env.queue.packets = n
@@ -119,6 +128,10 @@ public enum RadioProfile {
                 continue
             }
             if key != "base" { env.sources[key] = (.assumed, "set by the matrix's radio profile") }
+        }
+        // After the loop, so "awdl": "bulk" given after it does not undo it; realtime has no off-channel slots.
+        if env.schedule.windowNanos != nil, offSlots != nil || windowMiss != nil {
+            env.schedule = .awdl(offSlots: offSlots ?? env.schedule.offSlotCount, windowMiss: windowMiss ?? env.schedule.windowMissProbability)
         }
         return env
     }

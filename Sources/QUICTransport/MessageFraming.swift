@@ -40,11 +40,16 @@ enum ApplicationError {
     static let notThisCell: UInt64 = 3
 }
 
-/// Body of `done`: what the client handed to QUIC in the bulk phase.
+/// Body of `done`: what the client handed to QUIC in the bulk phase, and (32-byte form
+/// only, sent to a server whose hello offers it) flags: bit 0 asks for the span.
 struct DoneBody: Equatable, Sendable {
     var messages: UInt64
     var bytes: UInt64
     var streams: UInt64
+    /// nil: the 24-byte DONE of a client that asks for nothing.
+    var flags: UInt64? = nil
+    static let flagReceiverSpan: UInt64 = 1
+    var wantsSpan: Bool { (flags ?? 0) & Self.flagReceiverSpan != 0 }
 }
 
 /// Body of `report`: what the server received in the bulk phase.
@@ -54,6 +59,9 @@ struct ReportBody: Equatable, Sendable {
     var streams: UInt64
     /// Server-side time from the first to the last bulk byte, nanoseconds (informational).
     var receiveNanos: UInt64
+    /// 40-byte form only (answer to a DONE that asked): from the arrival of the first
+    /// whole bulk message to that of the last, nanoseconds (the field study's span).
+    var spanNanos: UInt64? = nil
 }
 
 /// A control frame, decoded.
@@ -88,8 +96,13 @@ enum FrameEncoder {
         switch frame {
         case .ping(let seq): return header(.ping, length: 8) + be(seq)
         case .pong(let seq): return header(.pong, length: 8) + be(seq)
-        case .done(let d): return header(.done, length: 24) + be(d.messages) + be(d.bytes) + be(d.streams)
-        case .report(let r): return header(.report, length: 32) + be(r.messages) + be(r.bytes) + be(r.streams) + be(r.receiveNanos)
+        case .done(let d):
+            guard let flags = d.flags else { return header(.done, length: 24) + be(d.messages) + be(d.bytes) + be(d.streams) }
+            return header(.done, length: 32) + be(d.messages) + be(d.bytes) + be(d.streams) + be(flags)
+        case .report(let r):
+            let fixed = be(r.messages) + be(r.bytes) + be(r.streams) + be(r.receiveNanos)
+            guard let span = r.spanNanos else { return header(.report, length: 32) + fixed }
+            return header(.report, length: 40) + fixed + be(span)
         case .hello(let token): return header(.hello, length: UInt32(CellToken.length)) + token.bytes
         case .probeHello(let token): return header(.probeHello, length: UInt32(CellToken.length)) + token.bytes
         case .series(let series):
@@ -184,9 +197,10 @@ struct FrameParser {
             }
             control.removeAll(keepingCapacity: true)
         } else if t != .data {
-            let expected = t == .ping || t == .pong ? 8 : t == .done ? 24 : 32 // report, hello and probeHello: 32
-            guard length == expected else {
-                throw FramingError(description: "frame type 0x\(String(t.rawValue, radix: 16)) has a \(length)-byte body; expected \(expected)")
+            // DONE and REPORT have a longer form that carries the span request and answer.
+            let expected: [UInt32] = t == .ping || t == .pong ? [8] : t == .done ? [24, 32] : t == .report ? [32, 40] : [32]
+            guard expected.contains(length) else {
+                throw FramingError(description: "frame type 0x\(String(t.rawValue, radix: 16)) has a \(length)-byte body; expected \(expected.map(String.init).joined(separator: " or "))")
             }
             control.removeAll(keepingCapacity: true)
         }
@@ -205,8 +219,9 @@ struct FrameParser {
         switch type {
         case .ping: try onControl(.ping(u64(0)))
         case .pong: try onControl(.pong(u64(0)))
-        case .done: try onControl(.done(DoneBody(messages: u64(0), bytes: u64(8), streams: u64(16))))
-        case .report: try onControl(.report(ReportBody(messages: u64(0), bytes: u64(8), streams: u64(16), receiveNanos: u64(24))))
+        case .done: try onControl(.done(DoneBody(messages: u64(0), bytes: u64(8), streams: u64(16), flags: control.count == 32 ? u64(24) : nil)))
+        case .report: try onControl(.report(ReportBody(messages: u64(0), bytes: u64(8), streams: u64(16), receiveNanos: u64(24),
+                                                       spanNanos: control.count == 40 ? u64(32) : nil)))
         case .hello: try onControl(.hello(CellToken(bytes: Array(control))))
         case .probeHello: try onControl(.probeHello(CellToken(bytes: Array(control))))
         case .series:

@@ -21,6 +21,8 @@ final class QUICClient: QUICConnectionDelegate {
     private var controlStream: Int64 = -1
     private var controlParser = FrameParser(acceptsSeries: true)
     private var pongs: [UInt64: UInt64] = [:]
+    /// Pipelined probes: nanoseconds between probe sends (0 = all at once).
+    private var probeSpacing: UInt64 = 0
     /// Loaded probes (`loadedRttProbes`): PINGs during the bulk phase, their sequence
     /// numbers with the top bit set so they never meet the idle probes' (0, 1, ...).
     static let loadedFlag: UInt64 = 1 << 63
@@ -50,9 +52,13 @@ final class QUICClient: QUICConnectionDelegate {
     /// error 2, the reason as text) instead of being left to its idle timeout.
     /// At the cell's deadline it also cancels the cell (`CellCancellation`), as the
     /// runner's deadline does.
-    func run(payload: Payload?, probes: Int, seed: UInt64) throws -> TransportMeasurement {
+    /// `method`: how the idle probes are sent; `askSpan`: the server's hello offers the
+    /// receiver's span, so DONE asks for it.
+    func run(payload: Payload?, probes: Int, seed: UInt64, method: RTTMethod = .pingPong, probeSpacing: UInt64 = 0,
+             askSpan: Bool = false) throws -> TransportMeasurement {
+        self.probeSpacing = probeSpacing
         do {
-            return try workload(payload: payload, probes: probes, seed: seed)
+            return try workload(payload: payload, probes: probes, seed: seed, method: method, askSpan: askSpan)
         } catch {
             if let c = connection, !c.isFinished {
                 c.close(.application(ApplicationError.aborted, "client gave up: \(error)"), transmit: transmit)
@@ -68,7 +74,7 @@ final class QUICClient: QUICConnectionDelegate {
         }
     }
 
-    private func workload(payload: Payload?, probes: Int, seed: UInt64) throws -> TransportMeasurement {
+    private func workload(payload: Payload?, probes: Int, seed: UInt64, method: RTTMethod, askSpan: Bool) throws -> TransportMeasurement {
         cancellation.register(channel.socket)
         cancellation.onCancel { [channel] in channel.wake() }
         defer { cancellation.unregister(channel.socket) }
@@ -84,11 +90,17 @@ final class QUICClient: QUICConnectionDelegate {
         // HELLO first: it travels with the first PING (or DONE) and costs no round trip.
         connection.sender(control).append(copying: FrameEncoder.encode(.hello(token)))
         m.rttNanos.reserveCapacity(probes)
-        for seq in 0..<UInt64(probes) {
-            let sent = MonotonicClock.now()
-            connection.sender(control).append(copying: FrameEncoder.encode(.ping(seq)))
-            try pump("RTT probes") { self.pongs[seq] != nil }
-            m.rttNanos.append((pongs.removeValue(forKey: seq) ?? sent) - sent)
+        m.rttMethod = method
+        switch method {
+        case .pingPong:
+            for seq in 0..<UInt64(probes) {
+                let sent = MonotonicClock.now()
+                connection.sender(control).append(copying: FrameEncoder.encode(.ping(seq)))
+                try pump("RTT probes") { self.pongs[seq] != nil }
+                m.rttNanos.append((pongs.removeValue(forKey: seq) ?? sent) - sent)
+            }
+        case .pipelined:
+            try pipelinedProbes(probes, spacing: probeSpacing, on: connection, stream: control, into: &m)
         }
         m.probesSent = probes
 
@@ -118,7 +130,8 @@ final class QUICClient: QUICConnectionDelegate {
                 bulk.advance(connection: connection, block: block)
                 if bulk.isHandedOver {
                     connection.sender(control).append(copying: FrameEncoder.encode(.done(DoneBody(
-                        messages: UInt64(count), bytes: UInt64(count) * UInt64(size), streams: UInt64(bulk.streamsUsed)))))
+                        messages: UInt64(count), bytes: UInt64(count) * UInt64(size), streams: UInt64(bulk.streamsUsed),
+                        flags: askSpan ? DoneBody.flagReceiverSpan : nil))))
                     doneSent = true
                 }
             }
@@ -149,6 +162,7 @@ final class QUICClient: QUICConnectionDelegate {
         m.delivery = Delivery(sentMessages: count, receivedMessages: Int(r.messages), sentBytes: count * size, receivedBytes: Int(r.bytes))
         if r.messages < UInt64(count) { m.status = .partial }
         m.bulkSeries = series
+        m.receiverSpanNanos = r.spanNanos
 
         var stats = QUICStats.record(connection, start: start, report: r, config: config)
         if loaded.intervalNanos != nil { stats["loaded_probes_sent"] = JSONValue(loadedSent.count) }
@@ -160,6 +174,48 @@ final class QUICClient: QUICConnectionDelegate {
         self.connection = nil
         withExtendedLifetime(block) {}
         return m
+    }
+
+    /// Pipelined probes (`RTTMethod.pipelined`): every PING queued on the control stream
+    /// at once, each stamped as it is queued, then the event loop runs until every PONG
+    /// is in; each PONG is timed as ngtcp2 hands it over. ngtcp2 packs the PINGs into as
+    /// few packets as its congestion window allows, as a stack does with writes that
+    /// come faster than the network takes them. A lost packet is retransmitted by QUIC,
+    /// so every probe is answered (or the cell ends at its deadline).
+    /// With `spacing`, probe i is queued at start + i x spacing, from inside the event loop.
+    private func pipelinedProbes(_ probes: Int, spacing: UInt64, on connection: QUICConnection, stream control: Int64,
+                                 into m: inout TransportMeasurement) throws {
+        guard probes > 0 else { return }
+        var sentAt: [UInt64] = []
+        sentAt.reserveCapacity(probes)
+        var times = PipelinedProbeTimes()
+        let start = MonotonicClock.now()
+        func queueDue() {
+            let now = MonotonicClock.now()
+            while sentAt.count < probes && (spacing == 0 || start &+ UInt64(sentAt.count) &* spacing <= now) {
+                let t = MonotonicClock.now()
+                connection.sender(control).append(copying: FrameEncoder.encode(.ping(UInt64(sentAt.count))))
+                sentAt.append(t)
+                times.sent(at: t)
+            }
+        }
+        queueDue()
+        func nextDue() -> UInt64? {
+            guard sentAt.count < probes else { return nil }
+            let due = start &+ UInt64(sentAt.count) &* spacing, now = MonotonicClock.now()
+            return due > now ? due - now : 0
+        }
+        // Only idle PONGs (0..<probes) can be in `pongs` before the bulk phase.
+        try pump("pipelined RTT probes", wakeIn: nextDue) {
+            queueDue()
+            return self.pongs.count >= probes
+        }
+        for seq in 0..<probes {
+            let at = pongs.removeValue(forKey: UInt64(seq)) ?? sentAt[seq]
+            m.rttNanos.append(at > sentAt[seq] ? at - sentAt[seq] : 0)
+            times.echoed(at: at)
+        }
+        m.extra[PipelinedProbeTimes.extraKey] = times.json
     }
 
     /// From creating the TLS session to the handshake_completed callback; returns the

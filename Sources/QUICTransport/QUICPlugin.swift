@@ -105,7 +105,8 @@ public struct QUICPlugin: TransportPlugin {
         return try await cell.client.run("quic-client") { [settings] in
             let client = try QUICClient(config: settings, server: server, token: CellToken(cell: cell), deadline: cell.deadline,
                                         cancellation: cell.cancellation, serviceClass: cell.wifi.serviceClass)
-            return try client.run(payload: cell.payload, probes: cell.rttProbes, seed: cell.seed)
+            return try client.run(payload: cell.payload, probes: cell.rttProbes, seed: cell.seed, method: cell.rttMethod,
+                                  probeSpacing: cell.rttProbeSpacingNanos, askSpan: cell.serverHello[QUICServerHandle.reportSpanKey]?.boolValue == true)
         }
     }
 
@@ -126,6 +127,12 @@ final class QUICServerHandle: TransportServer, @unchecked Sendable {
         self.loop = loop
         self.task = task
     }
+
+    /// Tells the client this server answers a DONE that asks for the receiver's span
+    /// (docs/protocol/quic.md): a client only asks a server that says so, because a
+    /// server from before the span refuses the longer DONE.
+    var hello: JSONObject { JSONObject([QUICServerHandle.reportSpanKey: .bool(true)]) }
+    static let reportSpanKey = "report_span"
 
     func finish() async throws { try await task.value }
     func stop() { loop.stop() }

@@ -194,6 +194,9 @@ final class ServerSession: QUICConnectionDelegate {
     private var finishedStreams: UInt64 = 0
     private var firstByteAt: UInt64?
     private var lastByteAt: UInt64 = 0
+    /// When the first and the latest whole bulk message arrived (the receiver's span).
+    private var firstMessageAt: UInt64?
+    private var lastMessageAt: UInt64 = 0
     /// Bytes per 100 ms from the first bulk byte, sent in SERIES before the report.
     private var series = BulkSeriesRecorder(maxIntervals: SeriesBody.maxIntervals)
     private var done: DoneBody?
@@ -238,7 +241,11 @@ final class ServerSession: QUICConnectionDelegate {
             lastByteAt = now
             bytes += UInt64(n)
             if n > 0 { series.record(bytes: n, at: now) }
-            if complete { messages += 1 }
+            if complete {
+                messages += 1
+                if firstMessageAt == nil { firstMessageAt = now }
+                lastMessageAt = now
+            }
         }, onControl: { frame in
             guard !bulk else { throw FramingError(description: "control frame on bulk stream \(stream)") }
             switch frame {
@@ -295,9 +302,12 @@ final class ServerSession: QUICConnectionDelegate {
         reportSent = true
         reportSentAt = MonotonicClock.now()
         let span = firstByteAt.map { lastByteAt - $0 } ?? 0
+        // Only a client that asked gets the 40-byte REPORT; an older one could not read it.
+        let messageSpan = d.wantsSpan ? firstMessageAt.map { lastMessageAt - $0 } ?? 0 : nil
         let sender = connection.sender(control)
         sender.append(copying: FrameEncoder.encode(.series(series.series)))
-        sender.append(copying: FrameEncoder.encode(.report(ReportBody(messages: messages, bytes: bytes, streams: finishedStreams, receiveNanos: span))))
+        sender.append(copying: FrameEncoder.encode(.report(ReportBody(messages: messages, bytes: bytes, streams: finishedStreams,
+                                                                      receiveNanos: span, spanNanos: messageSpan))))
         reportEnd = sender.queuedEnd
     }
 }

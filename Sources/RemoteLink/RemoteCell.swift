@@ -18,6 +18,9 @@ public enum RemoteCell {
         public var seed: String
         public var payload: Payload?
         public var rttProbes: Int
+        /// How the client sends its probes (`rtt_method`); nil from a client before the
+        /// key existed, which means ping-pong. The server's plugin sees it in its cell.
+        public var rttMethod: RTTMethod?
         /// Seconds the server side may take; serve refuses more than its `--max-cell-seconds`.
         public var timeoutSeconds: Double
         /// The environment and distance as the client's matrix names them (for serve's log).
@@ -29,7 +32,7 @@ public enum RemoteCell {
         public var wifi: WifiSettings?
 
         enum CodingKeys: String, CodingKey {
-            case plugin, label, options, cellID = "cell_id", repetition, seed, payload, rttProbes = "rtt_probes"
+            case plugin, label, options, cellID = "cell_id", repetition, seed, payload, rttProbes = "rtt_probes", rttMethod = "rtt_method"
             case timeoutSeconds = "timeout_seconds", environment, distanceLabel = "distance_label", distanceMeters = "distance_m", wifi
         }
 
@@ -42,6 +45,7 @@ public enum RemoteCell {
             seed = String(cell.seed)
             payload = cell.payload
             rttProbes = cell.rttProbes
+            rttMethod = cell.rttMethod
             self.timeoutSeconds = timeoutSeconds
             environment = link.environment
             distanceLabel = link.distanceLabel

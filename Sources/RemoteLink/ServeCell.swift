@@ -30,7 +30,8 @@ public final class ServeCell: Sendable {
         cellLogger[metadataKey: "cell"] = "\(request.cellID)#\(request.repetition)"
         var context = CellContext(cellID: request.cellID, repetition: request.repetition, seed: seed, payload: request.payload,
                                   rttProbes: request.rttProbes, deadline: deadline, link: request.link,
-                                  client: Endpoint(address: peer), server: endpoint, cancellation: cancellation, logger: cellLogger)
+                                  client: Endpoint(address: peer), server: endpoint, cancellation: cancellation, logger: cellLogger,
+                                  rttMethod: request.rttMethod ?? .pingPong)
         context.wifi = request.wifi ?? .default
         let cell = context
         let server = try await withDeadline(seconds: request.timeoutSeconds, onTimeout: { cancellation.cancel() }) {

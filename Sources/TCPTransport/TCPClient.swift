@@ -9,7 +9,7 @@ enum TCPClient {
             m.connectNanos = connectNanos
             let workload = StreamWorkloadClient("tcp", over: s)
             try workload.greet(TCPHello.greeting)
-            try workload.probe(count: cell.rttProbes, into: &m)
+            try workload.probe(count: cell.rttProbes, method: cell.rttMethod, spacingNanos: cell.rttProbeSpacingNanos, into: &m)
             if let payload = cell.payload, payload.count > 0 {
                 try withProbeFlow(cell, server: server, options: options) { probeFlow in
                     try workload.bulk(payload, loadedProbes: options.loadedRttProbes, probeFlow: probeFlow, into: &m)

@@ -24,7 +24,7 @@ enum TLSClient {
 
             // No HELLO: the TLS handshake already opened the session.
             let workload = StreamWorkloadClient("tls", over: tls)
-            try workload.probe(count: cell.rttProbes, into: &m)
+            try workload.probe(count: cell.rttProbes, method: cell.rttMethod, spacingNanos: cell.rttProbeSpacingNanos, into: &m)
             if let payload = cell.payload, payload.count > 0 {
                 try withProbeFlow(cell, server: server, options: options, credentials: credentials, files: files) { probeFlow in
                     try workload.bulk(payload, loadedProbes: options.loadedRttProbes, probeFlow: probeFlow, into: &m)

@@ -69,7 +69,7 @@ public struct __Name__Plugin: TransportPlugin {
                 m.connectNanos = connectNanos
                 let workload = StreamWorkloadClient("__name__", over: s)
                 try workload.greet(Self.greeting)
-                try workload.probe(count: cell.rttProbes, into: &m)
+                try workload.probe(count: cell.rttProbes, method: cell.rttMethod, spacingNanos: cell.rttProbeSpacingNanos, into: &m)
                 if let payload = cell.payload, payload.count > 0 {
                     try workload.bulk(payload, into: &m)
                 }

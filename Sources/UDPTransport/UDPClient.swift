@@ -90,8 +90,50 @@ final class UDPClient {
         helloAttempts = Int(attempt) + 1
     }
 
-    /// PROBE with sequence i, answered by ECHO; a probe unanswered within the timeout is lost.
+    /// The idle probes by the cell's method; `m.rttMethod` says which ran.
     private func probes() throws {
+        switch cell.rttMethod {
+        case .pingPong: try pingPongProbes()
+        case .pipelined: try pipelinedProbes()
+        }
+    }
+
+    /// Every PROBE back to back, `seq` 0..<rttProbes, while `UDPPipelinedProber` times
+    /// the echoes on another thread; unanswered ones are lost (docs/protocol/udp.md).
+    private func pipelinedProbes() throws {
+        m.rttMethod = .pipelined
+        m.probesSent = 0
+        guard cell.rttProbes > 0 else { return }
+        let reader = UDPPipelinedProber(socket: socket, session: session, count: cell.rttProbes, cell: cell)
+        reader.start()
+        var times = PipelinedProbeTimes()
+        do {
+            let start = MonotonicClock.now()
+            for seq in 0..<cell.rttProbes {
+                RTTMethod.waitForSend(seq, start: start, spacing: cell.rttProbeSpacingNanos)
+                try send(header(.probe, UInt64(seq)).datagram())
+                times.sent(at: MonotonicClock.now())
+                m.probesSent = seq + 1
+            }
+        } catch {
+            // Let the reader end (at once for a shut socket) before the socket goes.
+            reader.sendingEnded(at: 0)
+            _ = try? reader.finish()
+            throw error
+        }
+        reader.sendingEnded(at: MonotonicClock.now())
+        let answers = try reader.finish()
+        m.rttNanos = answers.rtts
+        maxRtt = max(maxRtt, answers.maxRtt)
+        times.firstEchoAt = answers.firstAt
+        times.lastEchoAt = answers.lastAt
+        m.extra[PipelinedProbeTimes.extraKey] = times.json
+        if let last = answers.lastAt { keepAlive?.heard(at: last) }
+    }
+
+    /// PROBE with sequence i, answered by ECHO; a probe unanswered within the timeout is lost.
+    private func pingPongProbes() throws {
+        m.rttMethod = .pingPong
         m.probesSent = 0
         m.rttNanos.reserveCapacity(cell.rttProbes)
         let timeout = UInt64(options.probeTimeoutMs) * 1_000_000
@@ -146,7 +188,9 @@ final class UDPClient {
         // wait for stragglers when datagrams are missing.
         let linger = min(max(2 * maxRtt, 2_000_000), 500_000_000)
         var rto = linger + max(4 * maxRtt, 10_000_000)
-        let end = [UInt64(payload.count), UInt64(payload.count * payload.size), linger]
+        // The fourth field's flag asks for the receiver's span after the series; a server
+        // from before it ignores the field and sends the REPORT without it.
+        let end = [UInt64(payload.count), UInt64(payload.count * payload.size), linger, UDPReportSeries.endFlagReceiverSpan]
         var attempt: UInt64 = 0
         var report: [UInt64]?
         while report == nil {
@@ -166,6 +210,7 @@ final class UDPClient {
         }
         let r = report!
         m.bulkSeries = UDPReportSeries.decode(r)
+        m.receiverSpanNanos = UDPReportSeries.span(r)
         m.delivery = Delivery(sentMessages: payload.count, receivedMessages: Int(r[0]),
                               sentBytes: payload.count * payload.size, receivedBytes: Int(r[1]),
                               reordered: Int(r[2]), duplicated: Int(r[3]))

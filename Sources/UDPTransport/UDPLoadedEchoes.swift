@@ -37,7 +37,8 @@ final class LoadedEchoPoller {
         return rtts
     }
 
-    private static func realtimeNow() -> UInt64 {
+    /// CLOCK_REALTIME now, nanoseconds: the clock of the kernel's receive stamps.
+    static func realtimeNow() -> UInt64 {
         var ts = timespec()
         clock_gettime(CLOCK_REALTIME, &ts)
         return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)

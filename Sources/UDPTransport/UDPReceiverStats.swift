@@ -22,6 +22,10 @@ public struct UDPReceiverStats: Sendable {
     public private(set) var series = BulkSeriesRecorder(maxIntervals: UDPReceiverStats.maxSeriesIntervals, countsDatagrams: true)
     /// 512 intervals x 16 bytes: at most 8 KiB in the REPORT (51 s at 100 ms, then coarser).
     public static let maxSeriesIntervals = 512
+    /// When the first and the latest received DATA datagram arrived (the caller's
+    /// monotonic arrival clock); nil before the first.
+    public private(set) var firstArrivalAt: UInt64?
+    public private(set) var lastArrivalAt: UInt64?
     private var highest: UInt64?
     private var seen: [UInt64]
 
@@ -30,9 +34,18 @@ public struct UDPReceiverStats: Sendable {
         seen = [UInt64](repeating: 0, count: (expected + 63) / 64)
     }
 
+    /// From the first received datagram's arrival to the last one's, nanoseconds: the
+    /// span of the field study's data rate; 0 below two datagrams.
+    public var spanNanos: UInt64 {
+        guard let first = firstArrivalAt, let last = lastArrivalAt, last > first else { return 0 }
+        return last - first
+    }
+
     /// Accounts one arrival. `sentNanos` is the sender's timestamp and `arrivedNanos`
-    /// the receiver's clock (any clock: only differences are used).
-    public mutating func record(sequence: UInt64, payloadBytes: Int, sentNanos: UInt64, arrivedNanos: UInt64) {
+    /// the receiver's clock (any clock: only differences are used); `monotonicArrival`
+    /// the same moment on `MonotonicClock` for the span (default `arrivedNanos`).
+    public mutating func record(sequence: UInt64, payloadBytes: Int, sentNanos: UInt64, arrivedNanos: UInt64,
+                                monotonicArrival: UInt64? = nil) {
         guard sequence < UInt64(expected) else { outOfRange += 1; return }
         let word = Int(sequence >> 6)
         let bit = UInt64(1) << (sequence & 63)
@@ -40,6 +53,9 @@ public struct UDPReceiverStats: Sendable {
         seen[word] |= bit
         received += 1
         receivedBytes += payloadBytes
+        let at = monotonicArrival ?? arrivedNanos
+        if firstArrivalAt == nil { firstArrivalAt = at }
+        lastArrivalAt = max(lastArrivalAt ?? at, at)
         series.record(bytes: payloadBytes, at: arrivedNanos)
         if let h = highest, sequence < h { reordered += 1 } else { highest = sequence }
         jitter.add(sentNanos: sentNanos, arrivedNanos: arrivedNanos)

@@ -1,10 +1,22 @@
 import PeerBenchPlugin
 
 /// The receiver's bulk series in a UDP REPORT (docs/protocol/udp.md), after the seven
-/// counters: `intervalNs`, `n`, then `n` byte counts and `n` datagram counts, each a u64.
+/// counters: `intervalNs`, `n`, then `n` byte counts and `n` datagram counts, each a u64;
+/// then, when the END asked for it, the receiver's span (`spanNs`).
 enum UDPReportSeries {
     /// Index of `intervalNs` among the REPORT's u64 fields.
     static let firstField = 7
+    /// END's fourth field (flags): bit 0 asks for `spanNs` after the series.
+    static let endFlagReceiverSpan: UInt64 = 1
+
+    /// The REPORT's `spanNs`: from the first received DATA datagram's arrival to the
+    /// last one's; nil when the REPORT has none (a server from before it).
+    static func span(_ r: [UInt64]) -> UInt64? {
+        guard r.count >= firstField + 2 else { return nil }
+        let n = Int(clamping: r[firstField + 1])
+        let end = firstField + 2 + 2 * n
+        return n >= 0 && r.count == end + 1 ? r[end] : nil
+    }
 
     static func fields(_ series: BulkSeries?) -> [UInt64] {
         guard let series else { return [0, 0] }
@@ -17,8 +29,9 @@ enum UDPReportSeries {
     static func decode(_ r: [UInt64]) -> BulkSeries? {
         guard r.count >= firstField + 2 else { return nil }
         let interval = r[firstField], n = Int(clamping: r[firstField + 1])
-        guard n > 0, interval > 0, r.count == firstField + 2 + 2 * n else { return nil }
-        let values = r[(firstField + 2)...].map { Int(clamping: $0) }
+        let end = firstField + 2 + 2 * n
+        guard n > 0, interval > 0, r.count == end || r.count == end + 1 else { return nil }
+        let values = r[(firstField + 2)..<end].map { Int(clamping: $0) }
         return BulkSeries(intervalNanos: interval, bytes: Array(values.prefix(n)), datagrams: Array(values.suffix(n)))
     }
 }

@@ -62,7 +62,7 @@ final class UDPServerSession {
     private var session: UInt32?
     private var stats = UDPReceiverStats(expected: 0)
     /// END seen, report not yet sent: the END's sent count and when the report is due anyway.
-    private var pendingEnd: (sent: Int, due: UInt64)?
+    private var pendingEnd: (sent: Int, due: UInt64, wantsSpan: Bool)?
     private var report: [UInt8]?
     private var lastHeard = MonotonicClock.now()
     private var finished = false
@@ -95,20 +95,25 @@ final class UDPServerSession {
             if let n {
                 if n == 0 { if stopped { return } else { continue } }
                 let fallbackArrival = MonotonicClock.now()
+                let realNow = LoadedEchoPoller.realtimeNow()
                 for i in 0..<n where !finished {
-                    handle(rx.datagram(i), rx, i, arrival: rx.timestamp(i) ?? fallbackArrival)
+                    // The kernel's stamp (realtime) moved to the monotonic clock by its age.
+                    let stamp = rx.timestamp(i)
+                    let monotonic = stamp.map { fallbackArrival &- (realNow > $0 ? realNow - $0 : 0) } ?? fallbackArrival
+                    handle(rx.datagram(i), rx, i, arrival: stamp ?? fallbackArrival, monotonicArrival: monotonic)
                 }
             }
             try timers()
         }
     }
 
-    private func handle(_ d: UnsafeRawBufferPointer, _ rx: UDPBatchReceiver, _ i: Int, arrival: UInt64) {
+    private func handle(_ d: UnsafeRawBufferPointer, _ rx: UDPBatchReceiver, _ i: Int, arrival: UInt64, monotonicArrival: UInt64) {
         guard let h = UDPDatagramHeader(d) else { return }
         if h.type == .data {
             // The hot path: one bitmap lookup and a jitter update per datagram.
             guard h.session == session, report == nil else { return }
-            stats.record(sequence: h.sequence, payloadBytes: d.count - UDPDatagramHeader.size, sentNanos: h.timestamp, arrivedNanos: arrival)
+            stats.record(sequence: h.sequence, payloadBytes: d.count - UDPDatagramHeader.size, sentNanos: h.timestamp, arrivedNanos: arrival,
+                         monotonicArrival: monotonicArrival)
             return
         }
         lastHeard = MonotonicClock.now()
@@ -135,7 +140,8 @@ final class UDPServerSession {
             if let report { reply(report); return }
             if pendingEnd == nil {
                 let linger = min(d.field(2), 5_000_000_000)
-                pendingEnd = (Int(clamping: d.field(0)), MonotonicClock.now() + linger)
+                let wantsSpan = d.field(3) & UDPReportSeries.endFlagReceiverSpan != 0
+                pendingEnd = (Int(clamping: d.field(0)), MonotonicClock.now() + linger, wantsSpan)
             }
             sendReportIfDue()
         case .bye:
@@ -158,7 +164,7 @@ final class UDPServerSession {
         let r = UDPDatagramHeader(type: .report, session: session ?? 0, sequence: 0, timestamp: MonotonicClock.now()).datagram([
             UInt64(stats.received), UInt64(stats.receivedBytes), UInt64(stats.reordered), UInt64(stats.duplicated),
             UInt64(stats.jitter.jitterNanos.rounded()), UInt64(stats.jitter.samples), UInt64(stats.outOfRange),
-        ] + UDPReportSeries.fields(stats.series.series))
+        ] + UDPReportSeries.fields(stats.series.series) + (end.wantsSpan ? [stats.spanNanos] : []))
         report = r
         reply(r)
     }

@@ -99,7 +99,7 @@ struct EDCATests {
         bulk.delayMs = 1
         bulk.rateMbps = 50
         bulk.mtu = RadioModel.awdlMTU
-        bulk.channel = EmulatedChannel(schedule: .bulk)
+        bulk.channel = EmulatedChannel(schedule: .awdl(offSlots: 2, windows: false))
         let realtime = bulk.adapted(to: WifiSettings(performanceMode: .realtime, serviceClass: .interactiveVideo))
         #expect((realtime.channel as? EmulatedChannel)?.schedule == .realtime)
         #expect(realtime.rateMbps == 57.1, "the off-channel time becomes air time: 50 x 16/14")

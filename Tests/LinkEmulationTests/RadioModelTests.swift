@@ -27,14 +27,19 @@ struct RadioModelTests {
         #expect(RadioModel.maxDistance(.forest) < RadioModel.maxDistance(.freeField))
     }
 
-    @Test("underground and inner city are worse than the free field at the same distance", arguments: [1.0, 10, 20])
-    func crowdedWorse(d: Double) throws {
-        let free = try link("free-field", d)
-        for env in ["underground", "inner-city"] {
-            let l = try link(env, d)
-            #expect(l.snrDb! < free.snrDb!, "\(env) at \(d) m")
-            #expect(l.lossPercent! >= free.lossPercent!, "\(env) at \(d) m")
-            #expect((l.rateMbps ?? 0) <= free.rateMbps!, "\(env) at \(d) m")
+    @Test("the inner city is worse than the free field at the same distance", arguments: [1.0, 10, 20])
+    func innerCityWorse(d: Double) throws {
+        let free = try link("free-field", d), l = try link("inner-city", d)
+        #expect(l.snrDb! < free.snrDb!, "inner-city at \(d) m")
+        #expect(l.lossPercent! >= free.lossPercent!, "inner-city at \(d) m")
+        #expect((l.rateMbps ?? 0) <= free.rateMbps!, "inner-city at \(d) m")
+    }
+
+    @Test("the underground station's guided waves: over 35 m connect (the study's author: 'no problem at all'), and from 30 m on its SNR beats the free field's")
+    func undergroundGuidesWaves() throws {
+        #expect(RadioModel.maxDistance(.underground) > 35)
+        for d in [30.0, 60] {
+            #expect(try link("underground", d).snrDb! > link("free-field", d).snrDb!, "at \(d) m")
         }
     }
 
@@ -46,12 +51,14 @@ struct RadioModelTests {
         #expect(abs(l.snrDb! - 51.2) < 0.1)
         #expect(l.mcs == 9)
         #expect(l.phyRateMbps == 780)
-        #expect(abs(l.rateMbps! - 780 * 0.65 * 14 / 16) < 0.1)
+        #expect(abs(l.rateMbps! - 780 * 0.65 * FieldStudyCalibration.rateFactor) < 0.1)
         #expect(l.mtu == 1_484)
         #expect(l.connected)
         #expect(l.lossPercent! < 0.001)
         let channel = try #require(l.channel as? EmulatedChannel)
-        #expect(channel.schedule == .bulk)
+        #expect(channel.schedule.isAlwaysOn && channel.schedule.windowNanos == ChannelSchedule.availabilityWindowNanos)
+        #expect(channel.schedule.windowMissProbability == FieldStudyCalibration.windowMiss["free-field"])
+        #expect(channel.radio?.rateFactor == FieldStudyCalibration.rateFactor)
     }
 
     @Test("\"max\" is the largest distance whose median SNR clears MCS 0 with a 1.28 sigma margin", arguments: RadioEnvironment.builtIns)
@@ -85,8 +92,8 @@ struct RadioModelTests {
         #expect(l.environment == "my-park")
         #expect(l.snrDb! < free.snrDb!)
         let channel = try #require(l.channel as? EmulatedChannel)
-        #expect(channel.schedule.isAlwaysOn)
-        #expect(abs(l.rateMbps! - l.phyRateMbps! * 0.65) < 0.1)
+        #expect(channel.schedule.isAlwaysOn && channel.schedule.windowNanos == nil)
+        #expect(abs(l.rateMbps! - l.phyRateMbps! * 0.65 * FieldStudyCalibration.rateFactor) < 0.1)
     }
 
     @Test("validation names the JSON path of every bad key")
@@ -123,9 +130,12 @@ struct RadioModelTests {
         for env in RadioEnvironment.builtIns {
             #expect(lines.contains { $0.hasPrefix("environment \(env.name): max ") })
         }
-        let parameterLines = lines.filter { $0.hasPrefix("  ") && $0.contains(" = ") && !$0.hasPrefix("  rate") && !$0.hasPrefix("  \"max") }
+        let parameterLines = lines.filter { $0.hasPrefix("  ") && $0.contains(" = ") && !$0.hasPrefix("  rate =") && !$0.hasPrefix("  \"max") }
         #expect(parameterLines.count == RadioEnvironment.builtIns.count * RadioModel.parameterValues(.freeField).count)
-        #expect(parameterLines.allSatisfy { $0.contains("[D]") || $0.contains("[M]") || $0.contains("[A]") })
+        #expect(parameterLines.allSatisfy { $0.contains("[D]") || $0.contains("[M]") || $0.contains("[A]") || $0.contains("[F]") })
+        // Every fitted parameter names the script that fits it.
+        #expect(parameterLines.filter { $0.contains("[F]") }.allSatisfy { $0.contains("fit-field-study") || $0.contains("FIELD-STUDY") })
+        #expect(parameterLines.contains { $0.contains("awdlWindowMiss") && $0.contains("[F]") })
     }
 
     @Test("the channel trace is the same for the same seed and varies around the median")

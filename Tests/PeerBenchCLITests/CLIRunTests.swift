@@ -66,5 +66,26 @@ import Testing
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.contains("cells: 6 (6 per repetition x 1 repetition)"))
         #expect(r.stdout.contains("estimated duration:"))
+        #expect(r.stdout.contains("rtt probes: 25, ping-pong"))
+    }
+
+    /// The field day's design as a matrix anyone can run: it validates with every
+    /// built-in plugin (udp carries 9 216-byte messages in one datagram).
+    @Test func theFieldStudyMatrixValidates() throws {
+        let r = try CLI.run(["validate", "matrices/field-study-2025.json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("transports: tcp (tcp), udp (udp), quic (quic)"))
+        #expect(r.stdout.contains("4 environments x 3 distances x 9 payloads (3 counts x 3 sizes)"))
+        #expect(r.stdout.contains("rtt probes: 1000, pipelined"))
+        #expect(r.stdout.contains("cells: 648 (324 per repetition x 2 repetitions)"))
+    }
+
+    @Test func aBadRTTMethodIsNamedWithFileAndPath() throws {
+        let dir = CLI.tempDir()
+        try CLI.write(tiny.replacingOccurrences(of: #""rttProbes": 25"#, with: #""rttProbes": 25, "rttMethod": "burst""#), to: dir + "/bad.json")
+        let r = try CLI.run(["validate", dir + "/bad.json"])
+        #expect(r.status != 0)
+        #expect(r.stderr.contains("$.rttMethod"), "\(r.stderr)")
+        #expect(r.stderr.contains(#"expected one of "ping-pong", "pipelined", got "burst""#), "\(r.stderr)")
     }
 }

@@ -42,7 +42,15 @@ struct BulkSeriesTests {
         #expect(StreamReport(Array(body.prefix(16))) == nil)
         let empty = StreamReport(messages: 0, bytes: 0, series: nil)
         #expect(StreamReport(Array(empty.frame().dropFirst(StreamFraming.headerSize))) == empty)
-        #expect(StreamFraming.maxReportBody == 28 + 8 * StreamFraming.maxReportIntervals)
+        // The receiver's span (asked for by END's flags) adds 8 bytes after the series.
+        #expect(StreamFraming.maxReportBody == 28 + 8 * StreamFraming.maxReportIntervals + 8)
+        var spanned = report
+        spanned.spanNanos = 123_456_789
+        let spannedBody = Array(spanned.frame().dropFirst(StreamFraming.headerSize))
+        #expect(spannedBody.count == body.count + 8)
+        #expect(StreamReport(spannedBody) == spanned)
+        #expect(StreamReport(body)?.spanNanos == nil, "a REPORT without the span (an older server) reads as null")
+        #expect(StreamReport(spannedBody + [0]) == nil)
     }
 
     @Test("loaded probe schedule: first after one interval, then one per interval, no burst after a stall")

@@ -38,6 +38,27 @@ import Testing
         #expect(lossy > clean + 0.5, "100 probes at 40 % loss cost more: \(lossy) vs \(clean)")
     }
 
+    /// Pipelined probes are all in flight at once: 1 000 of them over a 40 ms round trip
+    /// cost one round trip plus their serialisation, not 1 000 round trips (40 s).
+    @Test func pipelinedProbesCostAboutOneRoundTrip() throws {
+        var l = link(rate: 50, loss: 0)
+        l.delayMs = 20
+        let none = CellCost.model(payload: nil, rttProbes: 0, link: l)
+        let pingPong = CellCost.model(payload: nil, rttProbes: 1_000, link: l) - none
+        let pipelined = CellCost.model(payload: nil, rttProbes: 1_000, link: l, rttMethod: .pipelined) - none
+        #expect(abs(pingPong - 1_000 * (0.040 + CellCost.probeTurnaroundSeconds)) < 1e-9)
+        // 0.0405 s + 1 000 x 104 B x 8 / 50 Mbit/s (16.6 ms) + 1 000 x 20 µs (20 ms).
+        #expect(abs(pipelined - (0.0405 + 0.01664 + 0.02)) < 1e-9, "\(pipelined)")
+        // At loss, a lost one costs a straggler wait of about a second, once.
+        let lossy = CellCost.probeSeconds(1_000, method: .pipelined, link: link(rate: 50, loss: 10))
+        #expect(lossy > 1 && lossy < 1.2, "\(lossy)")
+        // The model of a matrix carries its method.
+        let m = try parse(matrixText(transports: #"[{"plugin": "tcp", "label": "t"}]"#, extra: #""rttMethod": "pipelined", "rttProbes": 1000, "#))
+        let model = CellCostModel(transports: m.transports, rttProbes: m.rttProbes, cellTimeoutSeconds: 60, registry: nil, rttMethod: m.rttMethod)
+        let cell = try #require(m.cells().first)
+        #expect(model.seconds(cell, link: l) < 1, "\(model.seconds(cell, link: l))")
+    }
+
     /// A cell ends at its timeout: 100 000 x 16 384 B at 33 Mbit/s with 18 % loss would
     /// take eight minutes, but the cell is stopped at 60 s.
     @Test func aCellIsNeverEstimatedPastItsTimeout() throws {

@@ -43,6 +43,27 @@ import Testing
         #expect(nested.map(\.path) == ["$.transports[0].options.keepAlive.idle"])
     }
 
+    @Test func rttMethodIsPingPongByDefaultAndOneOfTwoNames() throws {
+        #expect(try loader.parse(Array(matrixText().utf8)).rttMethod == .pingPong)
+        #expect(try loader.parse(Array(matrixText(extra: #""rttMethod": "pipelined", "#).utf8)).rttMethod == .pipelined)
+        let p = problems(matrixText(extra: #""rttMethod": "pipelining", "#))
+        #expect(p.map(\.path) == ["$.rttMethod"])
+        #expect(p.first?.message == #"expected one of "ping-pong", "pipelined", got "pipelining""#)
+        #expect(problems(matrixText(extra: #""rttMethod": 2, "#)).map(\.path) == ["$.rttMethod"])
+    }
+
+    @Test("rttProbeIntervalMs: milliseconds between pipelined probe sends, only with the pipelined method")
+    func rttProbeInterval() throws {
+        let m = try loader.parse(Array(matrixText(extra: #""rttMethod": "pipelined", "rttProbeIntervalMs": 1.5, "#).utf8))
+        #expect(m.rttProbeSpacingNanos == 1_500_000)
+        #expect(try loader.parse(Array(matrixText().utf8)).rttProbeSpacingNanos == 0)
+        let pingPong = problems(matrixText(extra: #""rttProbeIntervalMs": 2, "#))
+        #expect(pingPong.map(\.path) == ["$.rttProbeIntervalMs"])
+        #expect(pingPong.first?.message.contains("pipelined") == true)
+        #expect(problems(matrixText(extra: #""rttMethod": "pipelined", "rttProbeIntervalMs": -1, "#)).map(\.path) == ["$.rttProbeIntervalMs"])
+        #expect(problems(matrixText(extra: #""rttMethod": "pipelined", "rttProbeIntervalMs": "1", "#)).map(\.path) == ["$.rttProbeIntervalMs"])
+    }
+
     @Test func countsAndSizesMustBePositive() {
         let p = problems(matrixText(counts: "[0, 10]", sizes: "[128, -1]"))
         #expect(p.map(\.path) == ["$.matrix.payloads.counts[0]", "$.matrix.payloads.sizes[1]"])

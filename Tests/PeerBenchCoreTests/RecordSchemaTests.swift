@@ -74,7 +74,68 @@ import Testing
         #expect(old.rttLoadedMs == nil && old.responsivenessRpm == nil)
         #expect(old.scenario == nil && old.crossTraffic == nil && old.link.pathMtu == nil)
         #expect(Record.readableSchemas.contains(old.schema))
-        #expect(Record.currentSchema == "peerbench.record/3")
+        #expect(Record.currentSchema == "peerbench.record/4")
+    }
+
+    /// Schema /4 only added `rtt_method` and `receiver_span_mbps`: a /3 line reads with both null.
+    @Test func aVersion3RecordStillReads() throws {
+        var json = try #require(Fixtures.record("c1").json.objectValue)
+        json["schema"] = "peerbench.record/3"
+        json["rtt_method"] = nil
+        json["receiver_span_mbps"] = nil
+        let old = try Record(json: .object(json))
+        #expect(old.rttMethod == nil && old.receiverSpanMbps == nil)
+        #expect(Record.readableSchemas.contains("peerbench.record/3"))
+        #expect(old.json["rtt_method"] == .null, "written back with every key")
+    }
+
+    /// A record of `measurement` for a 1 000 x 1 000 B cell.
+    func record(of m: TransportMeasurement) -> Record {
+        let transport = TransportSpec(plugin: "tcp", label: "tcp", options: nil, effectiveOptions: .null, usesPayload: true, index: 0)
+        let cell = Cell(id: "c", repetition: 1, seed: 1, transport: transport, environment: EnvironmentSpec(name: "lab", kind: .builtIn, json: .null),
+                        distance: .meters(1), payload: Payload(count: 1_000, size: 1_000))
+        return Record(runID: "r", cell: cell, link: ResolvedLink(environment: "lab", distanceMeters: 1, distanceLabel: "1"), linkMode: .none,
+                      counters: nil, status: .ok, error: nil, startedAt: Date(timeIntervalSince1970: 0), totalSeconds: 1, measurement: m)
+    }
+
+    @Test func theStudysDataRateIsReceivedBytesOverTheReceiversSpan() throws {
+        var m = TransportMeasurement()
+        m.bulkNanos = 2_000_000_000
+        m.delivery = Delivery(sentMessages: 1_000, receivedMessages: 990, sentBytes: 1_000_000, receivedBytes: 990_000)
+        m.receiverSpanNanos = 800_000_000
+        let r = record(of: m)
+        // 990 000 B x 8 / 0.8 s = 9.9 Mbit/s, beside throughput's 990 000 x 8 / 2 s = 3.96.
+        #expect(r.receiverSpanMbps == 9.9)
+        #expect(r.throughputMbps == 3.96)
+        #expect(r.json["receiver_span_mbps"] == 9.9)
+        // Null below two messages, for a zero span, and where no span was reported.
+        m.delivery?.receivedMessages = 1
+        #expect(record(of: m).receiverSpanMbps == nil)
+        m.delivery?.receivedMessages = 990
+        m.receiverSpanNanos = 0
+        #expect(record(of: m).receiverSpanMbps == nil)
+        m.receiverSpanNanos = nil
+        #expect(record(of: m).receiverSpanMbps == nil)
+        #expect(record(of: m).json.objectValue?.keys.contains("receiver_span_mbps") == true)
+    }
+
+    @Test func theRTTMethodIsWhatThePluginSaysOrPingPongWhenProbesRan() throws {
+        var m = TransportMeasurement()
+        #expect(record(of: m).rttMethod == nil, "no probes: null")
+        #expect(record(of: m).json["rtt_method"] == .null)
+        m.rttNanos = [1_000_000, 3_000_000]
+        #expect(record(of: m).rttMethod == .pingPong, "a plugin that says nothing ping-pongs")
+        m.rttMethod = .pipelined
+        let r = record(of: m)
+        #expect(r.json["rtt_method"] == "pipelined")
+        // Population SD of {1, 3} ms is 1 ms (the sample SD would be 1.414).
+        #expect(r.rttMs?.stddev == 1)
+        m.rttNanos = []
+        m.probesSent = 5
+        m.rttMethod = nil
+        #expect(record(of: m).rttMethod == .pingPong, "probes that all went unanswered still ran")
+        #expect(RecordsCSV.columns.contains("rtt_method") && RecordsCSV.columns.contains("receiver_span_mbps"))
+        #expect(RecordsCSV.columns.firstIndex(of: "rtt_method")! > RecordsCSV.columns.firstIndex(of: "rtt_ms.stddev")!)
     }
 
     @Test func aForeignLineIsNotARecordAndSaysWhy() throws {
@@ -94,6 +155,8 @@ import Testing
         m.connectNanos = 1_234_567
         m.rttNanos = [1, 2, 3_000_000_000]
         m.probesSent = 4
+        m.rttMethod = .pipelined
+        m.receiverSpanNanos = 4_000_000_000
         m.bulkNanos = 5_000_000_000
         m.delivery = Delivery(sentMessages: 10, receivedMessages: 9, sentBytes: 1280, receivedBytes: 1152, reordered: 1, duplicated: 2)
         m.rfc3550JitterMs = 0.25
@@ -132,7 +195,8 @@ import Testing
         let spec = TransportSpec(plugin: "tcp", label: "t", options: ["noDelay": true], effectiveOptions: ["noDelay": true],
                                  usesPayload: true, index: 2)
         let request = CellRequest(transport: spec, cell: CellContextSeed(cellID: "c", repetition: 2, seed: UInt64.max - 1,
-                                                                         payload: Payload(count: 3, size: 4), rttProbes: 5),
+                                                                         payload: Payload(count: 3, size: 4), rttProbes: 5,
+                                                                         rttMethod: .pipelined),
                                   timeoutSeconds: 9.5, cellTimeoutSeconds: 10, link: link,
                                   client: Endpoint(address: "10.0.0.1", namespace: NetworkNamespace(name: "pb-1-c")),
                                   server: Endpoint(address: "10.0.0.2"))
@@ -141,6 +205,12 @@ import Testing
         #expect(back.cell.seed == UInt64.max - 1)
         #expect(back.link.connected == false && back.link.mcs == 3)
         #expect(back.client.namespace?.name == "pb-1-c" && back.server.namespace == nil)
+        #expect(back.cell.rttMethod == .pipelined)
+        // A runner from before `rttMethod` sends no key: ping-pong.
+        var cell = try #require(request.json["cell"]?.objectValue)
+        cell["rtt_method"] = nil
+        let seed = try JSONCoding.decode(CellContextSeed.self, from: .object(cell))
+        #expect(seed.rttMethod == .pingPong)
     }
 
     @Test func integersBeyond2To53AreRefusedNotRounded() {

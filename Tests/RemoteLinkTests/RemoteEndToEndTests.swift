@@ -62,6 +62,28 @@ import CPeerBenchSystem  // sockets' constants, whichever clang module ends up o
         #expect(serveLog.components(separatedBy: ": ok in ").count - 1 == 6, "one log line per cell: \(serveLog)")
     }
 
+    /// The matrix's rttMethod crosses the control channel and the receiver's span comes
+    /// back from serve's side: pipelined probes and receiver_span_mbps between two hosts.
+    @Test func pipelinedProbesAndTheReceiversSpanOverTheRemoteLink() async throws {
+        let rig = try RemoteRig()
+        defer { rig.remove() }
+        try rig.startServe()
+        let transports = #"[{"plugin": "tcp", "label": "tcp"}, {"plugin": "udp", "label": "udp"}, {"plugin": "quic", "label": "quic", "options": {"serverName": "peerbench-server"}}]"#
+        let matrix = try rig.write(RemoteRig.matrix(transports: transports, count: 200, size: 1_024, probes: 200, rttMethod: "pipelined"), "m.json")
+        let out = rig.dir + "/out"
+        let run = try rig.startRun(matrix, out: out)
+        #expect(run.wait(seconds: 120) == 0, "run: \(run.stderr)\nserve: \(rig.serve?.stderr ?? "")")
+        let records = try rig.records(out)
+        #expect(records.count == 3)
+        for r in records {
+            let label = (r["transport"] as? [String: Any])?["label"] as? String ?? "?"
+            #expect(r["status"] as? String == "ok", "\(label): \(r["error"] ?? "")")
+            #expect(r["rtt_method"] as? String == "pipelined", "\(label)")
+            #expect((r["rtt_ms"] as? [String: Any])?["count"] as? Int == 200, "\(label)")
+            #expect((r["receiver_span_mbps"] as? Double ?? 0) > 0, "\(label): receiver_span_mbps \(r["receiver_span_mbps"] ?? "nil")")
+        }
+    }
+
     /// exec names a command for serve to run: refused unless serve allows it, then it
     /// works like any plugin (iperf3 through plugins/iperf3/iperf3-peer).
     @Test func execRunsOnlyWhereServeAllowsIt() async throws {

@@ -51,7 +51,10 @@ struct TCPFramingTests {
         #expect(types == [.hello, .probe, .end])
         #expect(probeSeq == 7 && probeTime == 42)
         #expect(endFields == (3, 70_003))
-        #expect(count == StreamDataCount(messages: 3, bytes: 70_003))
+        #expect(count.messages == 3 && count.bytes == 70_003)
+        // Each message is stamped when its last byte arrived; the span runs between them.
+        let first = try #require(count.firstMessageAt), last = try #require(count.lastMessageAt)
+        #expect(last >= first && count.spanNanos == last - first)
     }
 
     @Test("an oversized or unknown frame is a protocol error")

@@ -23,15 +23,19 @@ public struct PluginContract: Sendable {
     /// Matrix options for `checkCancelReturnsWithinTheGrace` when they differ (an
     /// exec client that waits for ever); nil uses `options`.
     public var silentOptions: String?
+    /// Whether the plugin sends `rttMethod` `pipelined` probes pipelined (docs/PLUGINS.md,
+    /// "RTT methods"); false for one that always ping-pongs and says so.
+    public var pipelines: Bool
 
     public init(_ plugin: any TransportPlugin.Type, options: String = "{}", payload: Payload = Payload(count: 200, size: 1_000),
-                probes: Int = 5, badOption: (key: String, value: String), silentOptions: String? = nil) {
+                probes: Int = 5, badOption: (key: String, value: String), silentOptions: String? = nil, pipelines: Bool = true) {
         self.plugin = plugin
         self.options = options
         self.payload = payload
         self.probes = probes
         self.badOption = badOption
         self.silentOptions = silentOptions
+        self.pipelines = pipelines
     }
 
     private var name: String { plugin.descriptor.name }
@@ -40,6 +44,7 @@ public struct PluginContract: Sendable {
     public func checkAll() async throws {
         try checkBadOptionsAreNamed()
         try await checkCountsAndRecordKeys()
+        try await checkRTTMethodIsHonouredOrNamed()
         try await checkCancelReturnsWithinTheGrace()
         try await checkServerStoppedBeforeItsClient()
     }
@@ -88,6 +93,22 @@ public struct PluginContract: Sendable {
             let received = try #require(delivery["received_messages"]?.intValue)
             #expect(received > 0 && received <= (delivery["sent_messages"]?.intValue ?? 0), "\(name)")
             #expect(r["rtt_ms"]?["count"]?.intValue == received, "\(name): one RTT per answered round")
+        }
+    }
+
+    /// With `rttMethod` `pipelined` the record says which method produced `rtt_ms`:
+    /// `pipelined` for a plugin that pipelines (every probe answered), `ping-pong` for
+    /// one that cannot; never null when probes ran. Without the key: `ping-pong`.
+    public func checkRTTMethodIsHonouredOrNamed() async throws {
+        let transports = #"[{"plugin": "\#(name)", "options": \#(options)}]"#
+        let pipelined = try await runMatrix([plugin], transports: transports, counts: "[\(payload.count)]", sizes: "[\(payload.size)]",
+                                            probes: probes, rttMethod: .pipelined)
+        let r = try #require(pipelined.first, "\(name): no record")
+        #expect(r["status"] == "ok", "\(name): \(r["error"] ?? .null)")
+        #expect(r["rtt_method"] == (pipelines ? "pipelined" : "ping-pong"), "\(name): rtt_method \(r["rtt_method"] ?? .null)")
+        if pipelines {
+            #expect(r["rtt_ms"]?["count"]?.intValue == probes, "\(name): every pipelined probe answered on loopback")
+            #expect(r["extra"]?["rtt_pipelined"]?["last_echo_ms"]?.doubleValue != nil, "\(name): extra.rtt_pipelined")
         }
     }
 

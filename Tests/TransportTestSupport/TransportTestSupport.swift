@@ -26,9 +26,9 @@ public struct LoopbackLinkModel: LinkModel {
 /// --link none` would write them.
 public func runMatrix(_ plugins: [any TransportPlugin.Type], transports: String, counts: String = "[1000]",
                       sizes: String = "[1024]", probes: Int = 20, timeout: Double = 30,
-                      testbed: any Testbed = LoopbackTestbed()) async throws -> [JSONValue] {
+                      testbed: any Testbed = LoopbackTestbed(), rttMethod: RTTMethod = .pingPong) async throws -> [JSONValue] {
     let text = """
-    {"rttProbes": \(probes), "transports": \(transports),
+    {"rttProbes": \(probes), "rttMethod": "\(rttMethod.name)", "transports": \(transports),
      "matrix": {"environments": ["loopback"], "distances": [1], "payloads": {"counts": \(counts), "sizes": \(sizes)}}}
     """
     let registry = PluginRegistry(plugins)

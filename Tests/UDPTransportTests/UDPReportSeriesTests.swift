@@ -29,4 +29,31 @@ import Testing
         // Worst case on the wire: 24-byte header + 8 bytes per field.
         #expect(24 + 8 * (9 + 2 * UDPReceiverStats.maxSeriesIntervals) == 8_288)
     }
+
+    /// The receiver's span: first to last counted arrival on the monotonic clock;
+    /// duplicates and out-of-range datagrams do not move it.
+    @Test func theSpanRunsFromTheFirstToTheLastCountedArrival() throws {
+        var s = UDPReceiverStats(expected: 3)
+        #expect(s.spanNanos == 0)
+        s.record(sequence: 1, payloadBytes: 10, sentNanos: 0, arrivedNanos: 5, monotonicArrival: 1_000)
+        #expect(s.spanNanos == 0, "one datagram has no span")
+        s.record(sequence: 0, payloadBytes: 10, sentNanos: 0, arrivedNanos: 6, monotonicArrival: 4_000)
+        s.record(sequence: 0, payloadBytes: 10, sentNanos: 0, arrivedNanos: 7, monotonicArrival: 9_000)  // duplicate
+        s.record(sequence: 7, payloadBytes: 10, sentNanos: 0, arrivedNanos: 8, monotonicArrival: 9_500)  // out of range
+        #expect(s.spanNanos == 3_000)
+        s.record(sequence: 2, payloadBytes: 10, sentNanos: 0, arrivedNanos: 9, monotonicArrival: 11_000)
+        #expect(s.spanNanos == 10_000)
+    }
+
+    @Test func theSpanFollowsTheSeriesOnlyWhenAskedFor() throws {
+        let series = BulkSeries(intervalNanos: 100_000_000, bytes: [1_000], datagrams: [1])
+        let counters: [UInt64] = [1, 1_000, 0, 0, 0, 0, 0]
+        let old = counters + UDPReportSeries.fields(series)
+        #expect(UDPReportSeries.span(old) == nil, "a server before the span")
+        let new = old + [42_000]
+        #expect(UDPReportSeries.span(new) == 42_000)
+        #expect(UDPReportSeries.decode(new) == series, "the series reads the same with the span behind it")
+        #expect(UDPReportSeries.span(counters + UDPReportSeries.fields(nil) + [0]) == 0)
+        #expect(UDPReportSeries.span(new + [1]) == nil)
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import PeerBenchPlugin
 
 /// `peerbench report`: reads run folders, builds the comparison and the figures, writes
 /// each figure's Vega-Lite spec, SVG and PNG into `<page stem>-figures/` and then the
@@ -15,8 +16,10 @@ public enum ReportWriter {
         public var cells: Int
     }
 
+    /// - Parameter measured: field measurements against these runs (`report --measured`):
+    ///   adds the `measured-vs-emulated` box plots and `measured-comparison.json`.
     public static func write(directories: [String], page: String, alpha: Double = 0.05,
-                             renderer: ReportRenderer? = nil) throws(ReportError) -> Written {
+                             renderer: ReportRenderer? = nil, measured: MeasuredComparison? = nil) throws(ReportError) -> Written {
         let fm = FileManager.default
         var isDir: ObjCBool = false
         if fm.fileExists(atPath: page, isDirectory: &isDir), isDir.boolValue {
@@ -37,7 +40,7 @@ public enum ReportWriter {
         do { document = try ComparisonDocument.load(runDirectories: directories, alpha: alpha) } catch {
             throw ReportError("\(error)")
         }
-        let figures = ReportFigures.all(data: data, document: document)
+        let figures = ReportFigures.all(data: data, document: document) + (measured.map { [ReportFigures.measured($0)] } ?? [])
 
         let stem = pageURL.deletingPathExtension().lastPathComponent
         let folderName = stem + "-figures"
@@ -57,13 +60,22 @@ public enum ReportWriter {
             specs.append(path)
         }
         try writeAtomically(encode(document), to: folder + "/comparison.json")
+        if let measured {
+            do { try writeAtomically(try JSONCoding.encode(MeasuredDocument(measured)).prettyText, to: folder + "/measured-comparison.json") } catch let e as ReportError {
+                throw e
+            } catch {
+                throw ReportError("cannot encode the measured comparison: \(error)")
+            }
+        } else {
+            try? fm.removeItem(atPath: folder + "/measured-comparison.json")
+        }
         let javascript = try renderer.render(specs: specs, scratch: folder)
         let html = ReportPage.html(data: data, document: document, figures: figures, figureFolder: folderName,
                                    javascript: javascript)
         try writeAtomically(html, to: page)
         return Written(page: page, figureFolder: folder, drawn: figures.filter { $0.spec != nil }.map(\.name),
                        missing: figures.compactMap { f in f.missing.map { (f.name, $0) } },
-                       warnings: data.warnings + document.warnings, cells: data.cellCount)
+                       warnings: data.warnings + document.warnings + (measured?.warnings ?? []), cells: data.cellCount)
     }
 
     static func encode(_ document: ComparisonDocument) throws(ReportError) -> String {

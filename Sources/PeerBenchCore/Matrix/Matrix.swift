@@ -6,6 +6,10 @@ public struct Matrix: Sendable {
     public var name: String
     public var repetitions: Int
     public var rttProbes: Int
+    /// How the RTT probes are sent (`"rttMethod"`); `.pingPong` when absent.
+    public var rttMethod: RTTMethod = .pingPong
+    /// Pipelined probes only: nanoseconds between probe sends (`"rttProbeIntervalMs"`); 0 = back to back.
+    public var rttProbeSpacingNanos: UInt64 = 0
     public var cellTimeoutSeconds: Double
     public var seed: UInt64
     public var transports: [TransportSpec]

@@ -16,7 +16,7 @@ public struct MatrixLoader: Sendable {
         self.baseDirectory = baseDirectory
     }
 
-    static let topLevelKeys = ["name", "repetitions", "rttProbes", "cellTimeoutSeconds", "seed", "order", "transports", "matrix", "crossTraffic"]
+    static let topLevelKeys = ["name", "repetitions", "rttProbes", "rttMethod", "rttProbeIntervalMs", "cellTimeoutSeconds", "seed", "order", "transports", "matrix", "crossTraffic"]
     static let matrixKeys = ["environments", "distances", "payloads"]
     static let payloadKeys = ["counts", "sizes"]
     static let transportKeys = ["plugin", "label", "options", "wifi"]
@@ -140,6 +140,23 @@ struct Validator {
         }
         let repetitions = int(top["repetitions"], root.key("repetitions"), default: 1, min: 1, max: 10_000)
         let rttProbes = int(top["rttProbes"], root.key("rttProbes"), default: 100, min: 0, max: 1_000_000)
+        var rttMethod = RTTMethod.pingPong
+        if let r = top["rttMethod"] {
+            if let method = r.stringValue.flatMap(RTTMethod.init(rawValue:)) { rttMethod = method } else {
+                fail(root.key("rttMethod"), "expected one of \(RTTMethod.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")), got \(r.compactText)")
+            }
+        }
+        var spacing: UInt64 = 0
+        if let v = top["rttProbeIntervalMs"] {
+            if let ms = v.doubleValue, ms >= 0, ms <= 1_000 {
+                spacing = UInt64((ms * 1e6).rounded())
+                if rttMethod != .pipelined && ms > 0 {
+                    fail(root.key("rttProbeIntervalMs"), "an interval between probe sends needs \"rttMethod\": \"pipelined\" (ping-pong probes wait for each echo)")
+                }
+            } else {
+                fail(root.key("rttProbeIntervalMs"), "expected milliseconds between pipelined probe sends, 0...1000, got \(v.compactText)")
+            }
+        }
         var timeout = 60.0
         if let t = top["cellTimeoutSeconds"] {
             if let x = t.doubleValue, x > 0, x <= 86_400 { timeout = x } else {
@@ -187,9 +204,11 @@ struct Validator {
             fail(biggest.path, "the matrix expands to \(total) cells (\(factors.map { "\($0.n) \($0.what)" }.joined(separator: " x "))), more than the limit of \(MatrixLoader.Limits.cells); split it into several matrices or shorten this list")
             return nil
         }
-        return Matrix(name: name, repetitions: repetitions, rttProbes: rttProbes, cellTimeoutSeconds: timeout, seed: seed,
-                      transports: transports, environments: environments, distances: distances,
-                      counts: counts, sizes: sizes, scenarios: scenarios, crossTraffic: cross, document: doc)
+        var matrix = Matrix(name: name, repetitions: repetitions, rttProbes: rttProbes, rttMethod: rttMethod, cellTimeoutSeconds: timeout,
+                            seed: seed, transports: transports, environments: environments, distances: distances,
+                            counts: counts, sizes: sizes, scenarios: scenarios, crossTraffic: cross, document: doc)
+        matrix.rttProbeSpacingNanos = spacing
+        return matrix
     }
 
     /// The entries of a list, or none when it is too long: entries of an over-long list

@@ -1,7 +1,7 @@
 public import Foundation
 import PeerBenchPlugin
 
-/// One finished cell, schema `peerbench.record/3` (docs/RECORDS.md documents every field).
+/// One finished cell, schema `peerbench.record/4` (docs/RECORDS.md documents every field).
 ///
 /// This type IS the schema: records.jsonl is its encoding, records.csv's columns are
 /// derived from it (`RecordsCSV`), and readers decode it. Every record has the same
@@ -12,12 +12,13 @@ public struct Record: Sendable, Equatable, Codable {
     /// The schema this version writes. `/2` added `rtt_loaded_ms` and `responsiveness_rpm`;
     /// `/3` added the remote link's context (`link.peer_address` ... `link.control_rtt_ms`),
     /// the platform's link choices (`link.performance_mode` ... `link.energy_mj`),
-    /// `scenario` and `cross_traffic`.
-    public static let currentSchema = "peerbench.record/3"
+    /// `scenario` and `cross_traffic`; `/4` added `rtt_method` and `receiver_span_mbps`.
+    public static let currentSchema = "peerbench.record/4"
     /// The schemas this version reads: older records are newer ones without the keys
     /// added since (they read as `null`, `scenario` as `static`), so runs written before
     /// a bump can still be resumed, merged and compared.
-    public static let readableSchemas: Set<String> = ["peerbench.record/1", "peerbench.record/2", "peerbench.record/3"]
+    public static let readableSchemas: Set<String> = ["peerbench.record/1", "peerbench.record/2", "peerbench.record/3",
+                                                                "peerbench.record/4"]
 
     public var schema: String
     public var runID: String
@@ -38,12 +39,19 @@ public struct Record: Sendable, Equatable, Codable {
     public var bulkSeconds: Double?
     public var totalSeconds: Double
     public var rttMs: RTTStats?
+    /// How the probes behind `rttMs` were sent (`ping-pong`, `pipelined`); nil when no
+    /// RTT probe ran (and in records before /4).
+    public var rttMethod: RTTMethod?
     /// RTT probes sent during the bulk phase (option `loadedRttProbes`), same shape as `rttMs`.
     public var rttLoadedMs: RTTStats?
     /// Round trips per minute under load: 60 000 / the median loaded RTT in ms.
     public var responsivenessRpm: Double?
     public var jitterMs: Jitter
     public var throughputMbps: Double?
+    /// The field study's data rate: bytes received x 8 / (arrival of the last message -
+    /// arrival of the first) on the receiver, Mbit/s; nil below two messages received,
+    /// for a zero span, or where the transport does not report the span.
+    public var receiverSpanMbps: Double?
     public var delivery: DeliveryStats?
     /// How the link changed during the cell and how the transport coped (`static`: no
     /// change, figures null). Every record written since /3 has it; nil only when read
@@ -148,6 +156,7 @@ public struct Record: Sendable, Equatable, Codable {
         bulkSeconds = m?.bulkNanos.map { Double($0) / 1e9 }
         self.totalSeconds = totalSeconds
         rttMs = rtt.map(RTTStats.init)
+        rttMethod = m.flatMap { m in m.rttMethod ?? ((m.probesSent ?? m.rttNanos.count) > 0 ? .pingPong : nil) }
         let loaded = m?.rttLoadedNanos.flatMap { RTTSummary(nanoseconds: $0) }
         rttLoadedMs = loaded.map(RTTStats.init)
         responsivenessRpm = loaded.flatMap { $0.p50 > 0 ? 60_000 / $0.p50 : nil }
@@ -156,6 +165,11 @@ public struct Record: Sendable, Equatable, Codable {
             throughputMbps = Double(d.receivedBytes) * 8 / (Double(ns) / 1e9) / 1e6
         } else {
             throughputMbps = nil
+        }
+        if let m, let d = m.delivery, let span = m.receiverSpanNanos, span > 0, d.receivedMessages >= 2 {
+            receiverSpanMbps = Double(d.receivedBytes) * 8 / (Double(span) / 1e9) / 1e6
+        } else {
+            receiverSpanMbps = nil
         }
         delivery = m?.delivery.map {
             DeliveryStats(sentMessages: $0.sentMessages, receivedMessages: $0.receivedMessages, sentBytes: $0.sentBytes,
@@ -196,9 +210,9 @@ public struct Record: Sendable, Equatable, Codable {
     public enum CodingKeys: String, CodingKey, CaseIterable {
         case schema, runID = "run_id", cellID = "cell_id", repetition, seed, transport, environment, distanceM = "distance_m"
         case distanceLabel = "distance_label", payload, link, status, error, startedAt = "started_at", connectMs = "connect_ms"
-        case bulkSeconds = "bulk_seconds", totalSeconds = "total_seconds", rttMs = "rtt_ms", rttLoadedMs = "rtt_loaded_ms"
-        case responsivenessRpm = "responsiveness_rpm", jitterMs = "jitter_ms"
-        case throughputMbps = "throughput_mbps", delivery, scenario, crossTraffic = "cross_traffic", extra
+        case bulkSeconds = "bulk_seconds", totalSeconds = "total_seconds", rttMs = "rtt_ms", rttMethod = "rtt_method"
+        case rttLoadedMs = "rtt_loaded_ms", responsivenessRpm = "responsiveness_rpm", jitterMs = "jitter_ms"
+        case throughputMbps = "throughput_mbps", receiverSpanMbps = "receiver_span_mbps", delivery, scenario, crossTraffic = "cross_traffic", extra
     }
 
     public static func rfc3339(_ date: Date) -> String {

@@ -11,10 +11,12 @@ public struct CellCostModel: Sendable {
     /// plugin could not be made: the generic model applies).
     private let plugins: [String: any TransportPlugin]
     public let rttProbes: Int
+    public let rttMethod: RTTMethod
     public let cellTimeoutSeconds: Double
 
     /// `registry` nil: the generic model for every transport (unit tests with fakes).
-    public init(transports: [TransportSpec], rttProbes: Int, cellTimeoutSeconds: Double, registry: PluginRegistry?) {
+    public init(transports: [TransportSpec], rttProbes: Int, cellTimeoutSeconds: Double, registry: PluginRegistry?,
+                rttMethod: RTTMethod = .pingPong) {
         var plugins: [String: any TransportPlugin] = [:]
         if let registry {
             for t in transports {
@@ -23,6 +25,7 @@ public struct CellCostModel: Sendable {
         }
         self.plugins = plugins
         self.rttProbes = rttProbes
+        self.rttMethod = rttMethod
         self.cellTimeoutSeconds = cellTimeoutSeconds
     }
 
@@ -30,7 +33,7 @@ public struct CellCostModel: Sendable {
     public func seconds(_ cell: Cell, link: ResolvedLink) -> Double {
         guard link.connected else { return CellCost.setUpSeconds }
         let own = plugins[cell.transport.label]?.estimatedSeconds(payload: cell.payload, rttProbes: rttProbes, link: link)
-        let s = own ?? CellCost.model(payload: cell.payload, rttProbes: rttProbes, link: link)
+        let s = own ?? CellCost.model(payload: cell.payload, rttProbes: rttProbes, link: link, rttMethod: rttMethod)
         // A cell that would outlast its timeout is stopped there (then torn down).
         return min(s, cellTimeoutSeconds + CellCost.setUpSeconds)
     }
@@ -65,22 +68,32 @@ public enum CellCost {
     /// Per-message cost of the bulk phase beyond the bytes (a system call per
     /// message and its framing): matters for many small messages.
     static let perMessageSeconds = 15e-6
+    /// What one pipelined probe adds beyond the first round trip: its send() and the
+    /// server's echo write (user-space turnarounds overlap with the link's work).
+    static let pipelinedProbeSeconds = 20e-6
+    /// Bytes a pipelined probe and its echo put on the link: the largest of the three
+    /// transports' probes (UDP: 24-byte header + 28 bytes IP/UDP) each way.
+    static let pipelinedProbeWireBytes = 2.0 * 52
+    /// How long a pipelined UDP prober waits at most for the echoes of lost probes
+    /// (the lower bound of its straggler wait, docs/protocol/udp.md).
+    static let pipelinedStragglerSeconds = 1.0
 
     /// Set-up + handshake + probes + bulk, with the expected cost of losses.
     /// - handshake: two round trips, plus the cost of a lost packet times the chance
     ///   that one of its ~4 packets is lost;
-    /// - probes: `rttProbes` round trips plus the expected cost of lost probes;
+    /// - probes: ping-pong: `rttProbes` round trips plus the expected cost of lost
+    ///   probes; pipelined (`probeSeconds`): one round trip plus the probes'
+    ///   serialisation, plus the straggler wait when a probe is likely lost;
     /// - bulk: the payload's bytes at the rate the link carries after loss (its rate
     ///   times (1 - loss), not the PHY rate) plus a per-message cost. The transports
     ///   fill the emulated link: at 18-23 % loss, 32 MB transfers reached 0.5-1.0 of
     ///   rate x (1 - loss) (tcp 0.9, udp 1.1, quic 0.7; matrices/edge-large.json).
-    public static func model(payload: Payload?, rttProbes: Int, link: ResolvedLink) -> Double {
+    public static func model(payload: Payload?, rttProbes: Int, link: ResolvedLink, rttMethod: RTTMethod = .pingPong) -> Double {
         let rtt = 2 * (link.delayMs ?? 0.05) / 1000 + probeTurnaroundSeconds
         let loss = min(max((link.lossPercent ?? 0) / 100, 0), 0.95)
         let lostHandshake = 1 - pow1(1 - loss, 4)
         let handshake = handshakeRoundTrips * rtt + lostHandshake * handshakeLossSeconds
-        let lostProbe = 1 - pow1(1 - loss * probeLossShare, 2)
-        let probes = Double(rttProbes) * (rtt + lostProbe * probeLossSeconds)
+        let probes = probeSeconds(rttProbes, method: rttMethod, link: link)
         var bulk = 0.0
         if let payload {
             let bytes = Double(payload.count) * Double(payload.size)
@@ -88,6 +101,27 @@ public enum CellCost {
             bulk = bytes / usable + Double(payload.count) * perMessageSeconds
         }
         return setUpSeconds + handshake + probes + bulk
+    }
+
+    /// Seconds the idle RTT probes take. Ping-pong pays a round trip per probe (and the
+    /// expected cost of a lost one); pipelined probes are all in flight at once, so they
+    /// cost one round trip plus their serialisation on the link and at the hosts, plus
+    /// the straggler wait of an unreliable transport when one of them is likely lost.
+    public static func probeSeconds(_ rttProbes: Int, method: RTTMethod, link: ResolvedLink) -> Double {
+        guard rttProbes > 0 else { return 0 }
+        let rtt = 2 * (link.delayMs ?? 0.05) / 1000 + probeTurnaroundSeconds
+        let loss = min(max((link.lossPercent ?? 0) / 100, 0), 0.95)
+        let lostProbe = 1 - pow1(1 - loss * probeLossShare, 2)
+        switch method {
+        case .pingPong:
+            return Double(rttProbes) * (rtt + lostProbe * probeLossSeconds)
+        case .pipelined:
+            let n = Double(rttProbes)
+            let serialisation = n * pipelinedProbeWireBytes * 8 / ((link.rateMbps ?? 5_000) * 1e6) + n * pipelinedProbeSeconds
+            // Chance that at least one of the n probes (or its echo) is lost.
+            let anyLost = 1 - pow1(1 - lostProbe, min(rttProbes, 10_000))
+            return rtt + serialisation + anyLost * pipelinedStragglerSeconds
+        }
     }
 
     /// x^n for small whole n, without Foundation.

@@ -18,6 +18,10 @@ public struct CellExecutor: Sendable {
     public var registry: PluginRegistry
     public var testbed: any Testbed
     public var rttProbes: Int
+    /// How the probes are sent (matrix key `rttMethod`).
+    public var rttMethod: RTTMethod
+    /// Pipelined probes: nanoseconds between sends (matrix key `rttProbeIntervalMs`).
+    public var rttProbeSpacingNanos: UInt64
     public var timeoutSeconds: Double
     public var logger: Logger
     /// Runs the plugin part when set (process isolation); nil runs it in this process.
@@ -26,10 +30,13 @@ public struct CellExecutor: Sendable {
     public var stopper: CellStopper?
 
     public init(registry: PluginRegistry, testbed: any Testbed, rttProbes: Int, timeoutSeconds: Double, logger: Logger,
-                worker: WorkerProcess? = nil, stopper: CellStopper? = nil) {
+                worker: WorkerProcess? = nil, stopper: CellStopper? = nil, rttMethod: RTTMethod = .pingPong,
+                rttProbeSpacingNanos: UInt64 = 0) {
+        self.rttProbeSpacingNanos = rttProbeSpacingNanos
         self.registry = registry
         self.testbed = testbed
         self.rttProbes = rttProbes
+        self.rttMethod = rttMethod
         self.timeoutSeconds = timeoutSeconds
         self.logger = logger
         self.worker = worker
@@ -101,7 +108,8 @@ public struct CellExecutor: Sendable {
     /// The plugin part: its server here (or on the peer, `--link remote`) and its client.
     private func runPluginPart(_ cell: Cell, link: ResolvedLink, endpoints: (client: Endpoint, server: Endpoint),
                                t0: UInt64) async -> PluginSession.Outcome {
-        let seed = CellContextSeed(cellID: cell.id, repetition: cell.repetition, seed: cell.seed, payload: cell.payload, rttProbes: rttProbes)
+        let seed = CellContextSeed(cellID: cell.id, repetition: cell.repetition, seed: cell.seed, payload: cell.payload, rttProbes: rttProbes,
+                                    rttMethod: rttMethod, rttProbeSpacingNanos: rttProbeSpacingNanos)
         guard let host = testbed.serverHost else {
             let remaining = max(0.001, timeoutSeconds - Double(MonotonicClock.elapsed(since: t0)) / 1e9)
             return await runPlugin(cell, seed: seed, link: link, endpoints: endpoints, source: .plugin, remaining: remaining)

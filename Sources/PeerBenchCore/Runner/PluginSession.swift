@@ -55,7 +55,8 @@ public struct PluginSession: Sendable {
                 cellLogger[metadataKey: "cell"] = "\(seed.cellID)#\(seed.repetition)"
                 var context = CellContext(cellID: seed.cellID, repetition: seed.repetition, seed: seed.seed, payload: seed.payload,
                                           rttProbes: seed.rttProbes, deadline: deadline, link: link, client: client,
-                                          server: server, cancellation: cancellation, logger: cellLogger)
+                                          server: server, cancellation: cancellation, logger: cellLogger, rttMethod: seed.rttMethod)
+                context.rttProbeSpacingNanos = seed.rttProbeSpacingNanos
                 context.wifi = transport.effectiveWifi
                 let srv: any TransportServer
                 switch source {

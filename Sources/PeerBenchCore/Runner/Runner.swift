@@ -115,7 +115,7 @@ public struct RunPlan: Sendable {
         }
         self.links = links
         let costModel = CellCostModel(transports: m.transports, rttProbes: m.rttProbes, cellTimeoutSeconds: m.cellTimeoutSeconds,
-                                      registry: registry)
+                                      registry: registry, rttMethod: m.rttMethod)
         self.costModel = costModel
         let canonical = m.cells(seed: options.seed, repetitions: options.repetitions)
         matrixCellCount = canonical.count
@@ -183,7 +183,8 @@ public final class Runner: Sendable {
     public func run(_ plan: RunPlan, cells: [Cell]? = nil, runID: String, into dir: RunDirectory,
                     observer: (any RunObserver)?) async throws -> RunSummary {
         let executor = CellExecutor(registry: registry, testbed: testbed, rttProbes: plan.matrix.rttProbes,
-                                    timeoutSeconds: plan.matrix.cellTimeoutSeconds, logger: logger, worker: worker, stopper: stopper)
+                                    timeoutSeconds: plan.matrix.cellTimeoutSeconds, logger: logger, worker: worker, stopper: stopper,
+                                    rttMethod: plan.matrix.rttMethod, rttProbeSpacingNanos: plan.matrix.rttProbeSpacingNanos)
         var cells = cells ?? plan.cells
         var field = fieldPrompter.map(FieldGate.init)
         if field != nil { cells = FieldPrompter.groupedBySite(cells) }

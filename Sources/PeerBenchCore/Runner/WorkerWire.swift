@@ -87,7 +87,7 @@ extension PluginSession.Outcome: Codable {
 
 
 extension CellContextSeed: Codable {
-    enum CodingKeys: String, CodingKey { case cellID = "cell_id", repetition, seed, payload, rttProbes = "rtt_probes" }
+    enum CodingKeys: String, CodingKey { case cellID = "cell_id", repetition, seed, payload, rttProbes = "rtt_probes", rttMethod = "rtt_method", rttProbeSpacingNanos = "rtt_probe_spacing_ns" }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -97,7 +97,10 @@ extension CellContextSeed: Codable {
         }
         self.init(cellID: try c.decode(String.self, forKey: .cellID), repetition: try c.decode(Int.self, forKey: .repetition),
                   seed: seed, payload: try c.decodeIfPresent(Payload.self, forKey: .payload),
-                  rttProbes: try c.decode(Int.self, forKey: .rttProbes))
+                  rttProbes: try c.decode(Int.self, forKey: .rttProbes),
+                  // A request without the key comes from a runner before `rttMethod`: ping-pong.
+                  rttMethod: try c.decodeIfPresent(RTTMethod.self, forKey: .rttMethod) ?? .pingPong,
+                  rttProbeSpacingNanos: try c.decodeIfPresent(UInt64.self, forKey: .rttProbeSpacingNanos) ?? 0)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -107,5 +110,7 @@ extension CellContextSeed: Codable {
         try c.encode(String(seed), forKey: .seed)
         try c.encode(payload, forKey: .payload)
         try c.encode(rttProbes, forKey: .rttProbes)
+        try c.encode(rttMethod, forKey: .rttMethod)
+        try c.encode(rttProbeSpacingNanos, forKey: .rttProbeSpacingNanos)
     }
 }

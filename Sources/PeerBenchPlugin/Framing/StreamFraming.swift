@@ -22,8 +22,11 @@ public enum StreamFraming {
     public static let maxControlBody = 64
     /// Intervals a REPORT's bulk series carries at most (5 minutes at 100 ms, then coarser).
     public static let maxReportIntervals = 3_000
-    /// Largest REPORT body: counts (16), interval (8), entry count (4), then a u64 per interval.
-    public static let maxReportBody = 28 + 8 * maxReportIntervals
+    /// Largest REPORT body: counts (16), interval (8), entry count (4), a u64 per
+    /// interval, then the receiver's span (8) when the END asked for it.
+    public static let maxReportBody = 28 + 8 * maxReportIntervals + 8
+    /// END's flags (its optional third u64): bit 0 asks for the receiver's span in the REPORT.
+    public static let endFlagReceiverSpan: UInt64 = 1
 
     /// The body limit a receiver enforces for a control frame of `type`.
     @inline(__always)
@@ -63,6 +66,25 @@ public struct StreamDataCount: Sendable, Equatable {
     public var bytes = 0
     /// When set, DATA body bytes are also counted per interval of their recv() time.
     public var series: BulkSeriesRecorder?
+    /// When the first and the latest DATA message arrived whole: the return of the
+    /// recv() that brought each one's last byte (`MonotonicClock`); nil before the first.
+    public var firstMessageAt: UInt64?
+    public var lastMessageAt: UInt64?
+
+    /// From the arrival of the first message to that of the last, nanoseconds: the
+    /// span of the field study's data rate; 0 below two messages.
+    public var spanNanos: UInt64 {
+        guard let first = firstMessageAt, let last = lastMessageAt, last > first else { return 0 }
+        return last - first
+    }
+
+    /// Counts one whole DATA message that arrived at `at`.
+    @inline(__always)
+    mutating func messageArrived(at: UInt64) {
+        messages += 1
+        if firstMessageAt == nil { firstMessageAt = at }
+        lastMessageAt = at
+    }
     public init(messages: Int = 0, bytes: Int = 0, series: BulkSeriesRecorder? = nil) {
         self.messages = messages
         self.bytes = bytes
@@ -107,7 +129,7 @@ public final class StreamFrameReader {
                 dataRemaining -= n
                 count.bytes += n
                 if n > 0 { count.series?.record(bytes: n, at: filledAt) }
-                if dataRemaining == 0 { count.messages += 1 }
+                if dataRemaining == 0 { count.messageArrived(at: filledAt) }
                 continue
             }
             let available = tail - head
@@ -123,7 +145,7 @@ public final class StreamFrameReader {
                         throw TransportError("protocol error: DATA frame of \(length) bytes exceeds the \(StreamFraming.maxMessageSize)-byte limit")
                     }
                     head += StreamFraming.headerSize
-                    if length == 0 { count.messages += 1 } else { dataRemaining = length }
+                    if length == 0 { count.messageArrived(at: filledAt) } else { dataRemaining = length }
                     continue
                 }
                 guard length <= StreamFraming.maxBody(type) else {

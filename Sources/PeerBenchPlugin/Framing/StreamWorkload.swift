@@ -71,9 +71,54 @@ public struct StreamWorkloadClient {
     public func probe(count: Int, into m: inout TransportMeasurement) throws {
         m.rttNanos.reserveCapacity(count)
         m.probesSent = 0
+        m.rttMethod = .pingPong
         for seq in 0..<count {
             m.rttNanos.append(try probeOnce(seq: seq, phase: "during the RTT probes") { m.probesSent = seq + 1 })
         }
+    }
+
+    /// The idle probes by `method`: ping-pong (`probe(count:into:)`), or pipelined
+    /// (`probePipelined(count:into:)`). Either way `m.rttMethod` says which ran.
+    public func probe(count: Int, method: RTTMethod, spacingNanos: UInt64 = 0, into m: inout TransportMeasurement) throws {
+        switch method {
+        case .pingPong: try probe(count: count, into: &m)
+        case .pipelined: try probePipelined(count: count, spacingNanos: spacingNanos, into: &m)
+        }
+    }
+
+    /// Pipelined probes (the field study's method): `count` PROBE frames, each written
+    /// with its own send() as soon as the previous one is, without waiting for echoes,
+    /// while a second thread reads the ECHOs and times each on arrival. The socket's
+    /// options stay as the transport set them: with Nagle on, probes written while
+    /// earlier ones are unacknowledged coalesce, as on the phones. RTTs in send order.
+    /// With `spacingNanos`, probe i is written at start + i x spacing (never waiting for echoes).
+    public func probePipelined(count: Int, spacingNanos: UInt64 = 0, into m: inout TransportMeasurement) throws {
+        m.rttMethod = .pipelined
+        m.probesSent = 0
+        guard count > 0 else { return }
+        let collector = PipelinedEchoCollector(reader: reader, who: who, expected: count)
+        collector.start()
+        var frame = [UInt8](repeating: 0, count: StreamFraming.headerSize + 12)
+        var times = PipelinedProbeTimes()
+        // A failed write ends the cell; the reader then ends when the connection closes.
+        let start = MonotonicClock.now()
+        for seq in 0..<count {
+            RTTMethod.waitForSend(seq, start: start, spacing: spacingNanos)
+            let t = MonotonicClock.now()
+            frame.withUnsafeMutableBytes { p in
+                StreamFraming.writeHeader(.probe, bodyLength: 12, to: p.baseAddress!)
+                p.storeBytes(of: UInt32(truncatingIfNeeded: seq).bigEndian, toByteOffset: 5, as: UInt32.self)
+                p.storeBytes(of: t.bigEndian, toByteOffset: 9, as: UInt64.self)
+            }
+            try frame.withUnsafeBytes { try send($0, during: "during the pipelined RTT probes") }
+            times.sent(at: MonotonicClock.now())
+            m.probesSent = seq + 1
+        }
+        let answers = try collector.finish()
+        m.rttNanos = answers.rtts
+        times.firstEchoAt = answers.firstAt
+        times.lastEchoAt = answers.lastAt
+        m.extra[PipelinedProbeTimes.extraKey] = times.json
     }
 
     /// One PROBE and its ECHO; returns the RTT. `sent` runs once the PROBE is written.
@@ -124,7 +169,8 @@ public struct StreamWorkloadClient {
         let perBatch = max(1, min(payload.count, (loadedProbes == nil ? Self.batchBytes : Self.loadedBatchBytes) / frameSize))
         // Every DATA frame is identical, so one prebuilt batch is sent over and over:
         // no per-message work or allocation in the loop.
-        let end = StreamFraming.controlFrame(.end, [UInt64(payload.count), UInt64(payload.count * payload.size)])
+        let end = StreamFraming.controlFrame(.end, [UInt64(payload.count), UInt64(payload.count * payload.size),
+                                                    StreamFraming.endFlagReceiverSpan])
         // Room for END after the last batch: it leaves in the same write as the final
         // DATA bytes, so Nagle cannot hold it back until the data is acknowledged.
         let batch = UnsafeMutableRawBufferPointer.allocate(byteCount: perBatch * frameSize + end.count, alignment: 16)
@@ -177,6 +223,7 @@ public struct StreamWorkloadClient {
         m.delivery = Delivery(sentMessages: payload.count, receivedMessages: decoded.messages,
                               sentBytes: payload.count * payload.size, receivedBytes: decoded.bytes)
         m.bulkSeries = decoded.series
+        m.receiverSpanNanos = decoded.spanNanos
         if decoded.messages != payload.count || decoded.bytes != payload.count * payload.size {
             m.status = .partial
             m.error = "\(transport) server received \(decoded.messages) of \(payload.count) messages (\(decoded.bytes) bytes)"
@@ -226,7 +273,11 @@ public enum StreamWorkloadServer {
                 }
                 try echo.withUnsafeBytes { try send(UnsafeRawBufferPointer(rebasing: $0.prefix(n)), "during the RTT probes") }
             case .end:
-                try StreamReport(messages: count.messages, bytes: count.bytes, series: count.series?.series).frame()
+                // END {messages, bytes[, flags]}: a client that knows the receiver's span
+                // asks for it; an older one gets the REPORT it can read.
+                let flags = frame.body.count >= 24 ? frame.body.readBE(UInt64.self, at: 16) : 0
+                let span = flags & StreamFraming.endFlagReceiverSpan != 0 ? count.spanNanos : nil
+                try StreamReport(messages: count.messages, bytes: count.bytes, series: count.series?.series, spanNanos: span).frame()
                     .withUnsafeBytes { try send($0, "before the REPORT") }
             case .goodbye:
                 return

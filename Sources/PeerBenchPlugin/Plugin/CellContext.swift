@@ -10,6 +10,12 @@ public struct CellContext: Sendable {
     /// The bulk phase; nil for plugins that do not use payloads.
     public var payload: Payload?
     public var rttProbes: Int
+    /// How the `rttProbes` probes are sent (matrix key `rttMethod`). A plugin that
+    /// cannot pipeline runs ping-pong and says so in `TransportMeasurement.rttMethod`.
+    public var rttMethod: RTTMethod
+    /// Pipelined probes: nanoseconds between probe sends (matrix key `rttProbeIntervalMs`;
+    /// 0 = back to back). Pace with `RTTMethod.waitForSend(_:start:spacing:)`.
+    public var rttProbeSpacingNanos: UInt64 = 0
     /// Monotonic deadline (nanoseconds, `MonotonicClock`) by which the cell must end.
     public var deadline: UInt64
     public var link: ResolvedLink
@@ -26,12 +32,13 @@ public struct CellContext: Sendable {
 
     public init(cellID: String, repetition: Int, seed: UInt64, payload: Payload?, rttProbes: Int, deadline: UInt64,
                 link: ResolvedLink, client: Endpoint, server: Endpoint, cancellation: CellCancellation, logger: Logger,
-                serverHello: JSONObject = JSONObject()) {
+                serverHello: JSONObject = JSONObject(), rttMethod: RTTMethod = .pingPong) {
         self.cellID = cellID
         self.repetition = repetition
         self.seed = seed
         self.payload = payload
         self.rttProbes = rttProbes
+        self.rttMethod = rttMethod
         self.deadline = deadline
         self.link = link
         self.client = client

@@ -6,12 +6,19 @@ public struct CellContextSeed: Sendable {
     public var seed: UInt64
     public var payload: Payload?
     public var rttProbes: Int
+    /// How the probes are sent (matrix key `rttMethod`).
+    public var rttMethod: RTTMethod
+    /// Pipelined probes: nanoseconds between sends (matrix key `rttProbeIntervalMs`).
+    public var rttProbeSpacingNanos: UInt64
 
-    public init(cellID: String, repetition: Int, seed: UInt64, payload: Payload?, rttProbes: Int) {
+    public init(cellID: String, repetition: Int, seed: UInt64, payload: Payload?, rttProbes: Int, rttMethod: RTTMethod = .pingPong,
+                rttProbeSpacingNanos: UInt64 = 0) {
+        self.rttProbeSpacingNanos = rttProbeSpacingNanos
         self.cellID = cellID
         self.repetition = repetition
         self.seed = seed
         self.payload = payload
         self.rttProbes = rttProbes
+        self.rttMethod = rttMethod
     }
 }

@@ -7,11 +7,20 @@ public struct TransportMeasurement: Sendable, Equatable, Codable {
     public var rttNanos: [UInt64] = []
     /// Probes sent (answered or not). Defaults to the number of samples.
     public var probesSent: Int?
+    /// How the probes in `rttNanos` were sent: `cell.rttMethod` when the plugin honoured
+    /// it, `.pingPong` when it cannot pipeline. nil = not stated: the record then says
+    /// `ping-pong` if probes ran (every plugin before `rttMethod` existed ping-ponged).
+    public var rttMethod: RTTMethod?
     /// Duration of the bulk phase, nanoseconds: first byte sent to last byte acknowledged
     /// by the receiver's report (so it measures delivery, not buffering).
     public var bulkNanos: UInt64?
     /// Counts of the bulk phase; throughput is `receivedBytes / bulkNanos`.
     public var delivery: Delivery?
+    /// The bulk receiver's span (the field study's data rate): from the arrival of the
+    /// first message to the arrival of the last, nanoseconds, on the receiver's monotonic
+    /// clock, as the server reported it; nil when the transport or the peer does not
+    /// report it. The record's `receiver_span_mbps` is `delivery.receivedBytes` over it.
+    public var receiverSpanNanos: UInt64?
     /// RFC 3550 interarrival jitter (ms) computed by the receiver from one-way data.
     public var rfc3550JitterMs: Double?
     /// RTT probes answered during the bulk phase (latency under load), nanoseconds, in send order; nil when not measured.
@@ -65,7 +74,8 @@ public enum CellStatus: String, Sendable, Codable, CaseIterable {
 
 extension TransportMeasurement {
     enum CodingKeys: String, CodingKey {
-        case connectNanos = "connect_ns", rttNanos = "rtt_ns", probesSent = "probes_sent", bulkNanos = "bulk_ns", delivery
+        case connectNanos = "connect_ns", rttNanos = "rtt_ns", probesSent = "probes_sent", rttMethod = "rtt_method", bulkNanos = "bulk_ns", delivery
+        case receiverSpanNanos = "receiver_span_ns"
         case rfc3550JitterMs = "rfc3550_jitter_ms", rttLoadedNanos = "rtt_loaded_ns", bulkSeries = "bulk_series", ranging
         case peerLostAtNanos = "peer_lost_at_ns"
         case status, error, extra

@@ -14,6 +14,13 @@ public enum MonotonicClock {
     /// Nanoseconds from `start` to now.
     @inline(__always)
     public static func elapsed(since start: UInt64) -> UInt64 { now() &- start }
+
+    /// Sleeps until `deadline` (absolute, this clock) with clock_nanosleep; returns at once
+    /// when it has passed.
+    public static func sleep(until deadline: UInt64) {
+        var ts = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
+        while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nil) == EINTR {}
+    }
 }
 
 extension UInt64 {

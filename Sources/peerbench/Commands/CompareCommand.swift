@@ -11,7 +11,9 @@ struct CompareCommand: AsyncParsableCommand {
         discussion: """
         Per scenario and transport: the median over ok repetitions with its 95 % interval. Per pair and \
         metric: a two-sided Mann-Whitney U test (Holm-adjusted), Cliff's delta, the Hodges-Lehmann shift \
-        and a verdict. With --baseline OLD NEW: each label of NEW against itself in OLD. See docs/COMPARE.md.
+        and a verdict. With --baseline OLD NEW: each label of NEW against itself in OLD. With --measured FILE.csv: \
+        the runs against field measurements in the 2025 field study's CSV format (medians, quartiles, inside or not). \
+        See docs/COMPARE.md.
         """
     )
 
@@ -32,7 +34,18 @@ struct CompareCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("With --baseline: exit 1 when a significant regression exceeds this many percent.", valueName: "PCT"))
     var failOnRegression: Double?
 
+    @Option(name: .customLong("measured"), help: ArgumentHelp("Compare the runs with the field measurements in this CSV file (the study's RTT or transfer kind); repeat for more files.", valueName: "FILE.csv"))
+    var measured: [String] = []
+
+    @Option(name: .customLong("measured-map"), help: ArgumentHelp("With --measured: a JSON file mapping the CSV's places, transports and distance labels to the records' (default: the 2025 field study's).", valueName: "MAP.json"))
+    var measuredMap: String?
+
     func validate() throws {
+        if measuredMap != nil, measured.isEmpty { throw ValidationError("--measured-map needs --measured FILE.csv") }
+        if !measured.isEmpty {
+            if baseline != nil { throw ValidationError("--measured and --baseline are two different comparisons; give one") }
+            if format == .csv { throw ValidationError("--measured writes text, markdown or json, not csv") }
+        }
         if dirs.isEmpty { throw ValidationError("give at least one run folder") }
         if !(alpha > 0 && alpha < 1) { throw ValidationError("--alpha must lie between 0 and 1, got \(alpha)") }
         if baseline != nil, dirs.count != 1 { throw ValidationError("--baseline OLD_DIR takes exactly one new run folder, got \(dirs.count)") }
@@ -44,6 +57,7 @@ struct CompareCommand: AsyncParsableCommand {
 
     func run() async throws {
         if let baseline { return try runBaseline(old: baseline, new: dirs[0]) }
+        if !measured.isEmpty { return try runMeasured() }
         // Each scenario is written as soon as it is built: memory holds one scenario's output.
         var json = CompareRender.JSONStream(alpha: alpha)
         if format == .csv { Terminal.out(CompareRender.csvHeader) }
@@ -87,5 +101,26 @@ struct CompareCommand: AsyncParsableCommand {
         }
         Terminal.err("peerbench: \(beyond.count) significant regression\(beyond.count == 1 ? "" : "s") beyond \(Format.number(pct, digits: 1)) %")
         throw ExitStatus.cellsNotOK
+    }
+
+    /// The runs against field measurements: tables (or the JSON document) on stdout; with
+    /// json, the warnings also go to stderr, one line each, as for the other comparisons.
+    func runMeasured() throws {
+        let doc: MeasuredDocument
+        do throws(InputError) {
+            let mapping = try MeasuredMapping.load(path: measuredMap)
+            doc = MeasuredDocument(try MeasuredComparison.load(runDirectories: dirs, measuredFiles: measured, mapping: mapping))
+        } catch {
+            throw fail(error)
+        }
+        switch format {
+        case .json:
+            do { Terminal.out(String(try JSONCoding.encode(doc).prettyText.dropLast())) } catch {
+                Terminal.error("cannot encode the comparison: \(error)")
+                throw ExitStatus.badInput
+            }
+            doc.warnings.forEach { Terminal.err("peerbench: warning: \($0)") }
+        case .text, .markdown, .csv: Terminal.out(MeasuredRender.text(doc, markdown: format == .markdown))
+        }
     }
 }

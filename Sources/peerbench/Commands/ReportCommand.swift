@@ -1,4 +1,5 @@
 import ArgumentParser
+import PeerBenchPlugin
 import PeerBenchCore
 import PeerBenchAnalysis
 
@@ -22,14 +23,30 @@ struct ReportCommand: AsyncParsableCommand {
     @Option(help: "Significance level of the verdicts.")
     var alpha: Double = 0.05
 
+    @Option(name: .customLong("measured"), help: ArgumentHelp("Draw these field measurements (the study's CSV format) beside the runs as box plots; repeat for more files.", valueName: "FILE.csv"))
+    var measured: [String] = []
+
+    @Option(name: .customLong("measured-map"), help: ArgumentHelp("With --measured: the JSON mapping of places, transports and distance labels (docs/COMPARE.md).", valueName: "MAP.json"))
+    var measuredMap: String?
+
     func validate() throws {
+        if measuredMap != nil, measured.isEmpty { throw ValidationError("--measured-map needs --measured FILE.csv") }
         if dirs.isEmpty { throw ValidationError("give at least one run folder") }
         if !(alpha > 0 && alpha < 1) { throw ValidationError("--alpha must be between 0 and 1 (got \(alpha))") }
     }
 
     func run() async throws {
+        var comparison: MeasuredComparison?
+        if !measured.isEmpty {
+            do throws(InputError) {
+                let mapping = try MeasuredMapping.load(path: measuredMap)
+                comparison = try MeasuredComparison.load(runDirectories: dirs, measuredFiles: measured, mapping: mapping)
+            } catch {
+                throw fail(error)
+            }
+        }
         let written: ReportWriter.Written
-        do { written = try ReportWriter.write(directories: dirs, page: out, alpha: alpha) } catch {
+        do { written = try ReportWriter.write(directories: dirs, page: out, alpha: alpha, measured: comparison) } catch {
             Terminal.error(error.description)
             throw ExitStatus.badInput
         }

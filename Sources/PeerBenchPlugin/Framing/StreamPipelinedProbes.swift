@@ -1,0 +1,67 @@
+import Foundation
+
+/// The reading half of pipelined probes (`StreamWorkloadClient.probePipelined`): while
+/// the client's thread writes PROBE frames back to back, this thread reads the
+/// server's ECHOs and times each on arrival. A stream delivers in order, so the echo of
+/// probe i is the i-th frame; anything else is a protocol error.
+///
+/// Hand-off: the writer calls `finish()` after its last probe and gets the RTTs once
+/// every echo is in; a reading error (the cell deadline shuts the socket) ends the
+/// wait with that error. A writer that fails does not wait: the connection's scope
+/// closes the socket, which ends this thread with an error nobody reads.
+final class PipelinedEchoCollector: @unchecked Sendable {
+    private let reader: StreamFrameReader
+    private let who: String
+    private let expected: Int
+    private let ended = DispatchSemaphore(value: 0)
+    // Written by the reading thread before `ended` is signalled, read after it.
+    private var rtts: [UInt64] = []
+    private var firstAt: UInt64?
+    private var lastAt: UInt64?
+    private var failure: (any Error)?
+
+    init(reader: StreamFrameReader, who: String, expected: Int) {
+        self.reader = reader
+        self.who = who
+        self.expected = expected
+        rtts.reserveCapacity(expected)
+    }
+
+    func start() {
+        let thread = Thread { [self] in run() }
+        thread.name = "\(who) pipelined echoes"
+        thread.start()
+    }
+
+    /// Waits for every echo; returns the RTTs (send order) and when the first and last
+    /// echo arrived, or throws the reader's error.
+    func finish() throws -> (rtts: [UInt64], firstAt: UInt64?, lastAt: UInt64?) {
+        ended.wait()
+        if let failure { throw failure }
+        return (rtts, firstAt, lastAt)
+    }
+
+    private func run() {
+        do {
+            var ignored = StreamDataCount()  // the client receives no DATA
+            reader.waitingFor = "the echoes of the pipelined probes"
+            while rtts.count < expected {
+                guard let frame = try reader.nextControl(counting: &ignored) else {
+                    throw TransportError("\(who): the server closed the connection during the pipelined RTT probes")
+                }
+                let now = MonotonicClock.now()
+                guard frame.type == .echo, frame.body.count == 12,
+                      frame.body.readBE(UInt32.self, at: 0) == UInt32(truncatingIfNeeded: rtts.count) else {
+                    throw TransportError("\(who): expected the echo of probe \(rtts.count), got a \(frame.type) frame")
+                }
+                let sentAt = frame.body.readBE(UInt64.self, at: 4)
+                rtts.append(now > sentAt ? now - sentAt : 0)
+                if firstAt == nil { firstAt = now }
+                lastAt = now
+            }
+        } catch {
+            failure = error
+        }
+        ended.signal()
+    }
+}

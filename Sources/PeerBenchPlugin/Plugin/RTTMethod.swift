@@ -1,0 +1,27 @@
+/// How a cell's idle RTT probes are sent (the matrix's top-level `rttMethod`; the
+/// record's `rtt_method`). Both send `rttProbes` timestamped probes that the server
+/// echoes, and both put one round trip per answered probe into
+/// `TransportMeasurement.rttNanos`; they differ in what a probe waits for.
+public enum RTTMethod: String, Sendable, Codable, CaseIterable {
+    /// One probe at a time: the next leaves when the previous one's echo is in (or, on
+    /// a lossy transport, its timeout passed). Each RTT is that of an otherwise idle
+    /// connection. The default, and what every matrix without `rttMethod` measures.
+    case pingPong = "ping-pong"
+    /// The field study's method: every probe is sent back to back without waiting for
+    /// echoes, while a reader times each echo as it arrives. Later probes queue behind
+    /// earlier ones (and, with Nagle, coalesce with them), so the RTTs include that
+    /// queueing. A plugin that cannot pipeline runs ping-pong and reports so.
+    case pipelined
+
+    /// The method as the matrix and the record spell it.
+    public var name: String { rawValue }
+
+    /// Pipelined probes: waits until probe `seq`'s send time, `start + seq x spacing`
+    /// (on schedule, so a late send does not shift the ones after it); returns at once
+    /// with no spacing. The field study's app emitted its 1 000 probes over a few
+    /// seconds, not all at once (docs/FIELD-STUDY.md).
+    public static func waitForSend(_ seq: Int, start: UInt64, spacing: UInt64) {
+        guard spacing > 0 else { return }
+        MonotonicClock.sleep(until: start &+ UInt64(seq) &* spacing)
+    }
+}

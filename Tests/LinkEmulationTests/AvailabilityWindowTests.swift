@@ -1,0 +1,62 @@
+import PeerBenchPlugin
+import PeerBenchCore
+import Testing
+@testable import LinkEmulation
+
+/// AWDL's availability windows in the emulator (docs/LINK-MODEL.md, "Availability
+/// windows"): a frame that finds the transmitter idle leaves at the start of the next
+/// 16 TU window; the echo, generated just after its probe arrived, has missed that
+/// window's start and waits for the next one. So a lone ping-pong over a 1 ms one-way
+/// link takes between one and two windows plus the 2 ms of delay, 1.5 windows on average.
+@Suite(.serialized)
+struct AvailabilityWindowTests {
+    let window = Double(ChannelSchedule.availabilityWindowNanos) / 1e6  // 16.384 ms
+
+    func pingMillis(_ schedule: ChannelSchedule, seed: UInt64, port: UInt16) async throws -> [Double] {
+        let testbed = try EmulatedTestbed()
+        defer { testbed.shutdownNow() }
+        let (client, server) = try testbed.configure(
+            EmulatorParameters(delayNanos: 1_000_000, schedule: schedule, mtu: RadioModel.awdlMTU), seed: seed)
+        let ready = Flag()
+        async let echoed = Traffic.udpEcho(server, port: port, ready: ready)
+        try ready.wait()
+        // Sent 37 ms apart (longer than any round trip here, so each is sent on schedule,
+        // not just after the last echo): the probes sweep the phases of the 16.4 ms window.
+        let pings = try await Traffic.udpPings(from: client, to: server, port: port, count: 120, gapNanos: 37_000_000)
+        _ = try await echoed
+        return pings.map { Double($0.1) / 1e6 }
+    }
+
+    @Test("a lone ping-pong waits for two window starts: RTT between 1 and 2 windows (+2 ms delay), 1.5 on average")
+    func lonePingsWaitForWindows() async throws {
+        let rtts = try await pingMillis(.bulk, seed: 3, port: 7101)
+        try #require(rtts.count >= 110, "\(rtts.count) of 120 answered")
+        let sorted = rtts.sorted(), mean = rtts.reduce(0, +) / Double(rtts.count)
+        // Never faster than one window: the echo cannot catch the window its probe came in.
+        #expect(sorted.first! >= window, "min \(sorted.first!) ms")
+        // The model's bound is 2 windows + 2 ms; the 90th percentile leaves room for a
+        // loaded machine's late wake-ups without letting a third window through.
+        #expect(sorted[Int(0.9 * Double(sorted.count))] <= 2 * window + 4, "p90 \(sorted[Int(0.9 * Double(sorted.count))]) ms")
+        // Uniform phase: mean 1.5 windows + 2 ms = 26.6 ms; +-3 ms allows for the probes'
+        // phases not being perfectly uniform over 120 probes and scheduling delays.
+        #expect(abs(mean - (1.5 * window + 2)) < 3, "mean \(mean) ms")
+    }
+
+    @Test("realtime has no windows: the same pings take the plain 2 ms round trip")
+    func realtimeHasNoWindows() async throws {
+        let rtts = try await pingMillis(.realtime, seed: 3, port: 7102)
+        let p50 = rtts.sorted()[rtts.count / 2]
+        #expect(p50 < 5, "p50 \(p50) ms")
+    }
+
+    @Test("missed windows: at 0.5 each wait lasts one window more on average, so the round trip grows by about two windows")
+    func missedWindowsAddWaits() async throws {
+        let clean = try await pingMillis(.bulk, seed: 4, port: 7103)
+        let missing = try await pingMillis(.awdl(offSlots: 0, windowMiss: 0.5), seed: 4, port: 7104)
+        let a = clean.reduce(0, +) / Double(clean.count), b = missing.reduce(0, +) / Double(missing.count)
+        // Expected: +2 windows (32.8 ms); at least one window is a margin of 16 ms for the
+        // geometric draws of 120 probes.
+        #expect(b - a > window, "mean \(a) ms -> \(b) ms")
+        #expect(b - a < 4 * window, "mean \(a) ms -> \(b) ms")
+    }
+}
