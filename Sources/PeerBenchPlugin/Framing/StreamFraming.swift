@@ -164,6 +164,16 @@ public final class StreamFrameReader {
         }
     }
 
+    /// True when the next frame is a control frame already in the buffer whole, so
+    /// `nextControl` returns it without reading: a server answers everything one
+    /// read brought before it writes (`StreamWorkloadServer`).
+    public var hasBufferedControlFrame: Bool {
+        guard dataRemaining == 0, tail - head >= StreamFraming.headerSize else { return false }
+        let header = UnsafeRawBufferPointer(rebasing: storage[head..<tail])
+        guard let type = StreamFrameType(rawValue: header[4]), type != .data else { return false }
+        return tail - head >= StreamFraming.headerSize + Int(header.readBE(UInt32.self, at: 0))
+    }
+
     /// Appends one recv() worth of bytes; false on end of stream.
     private func fill() throws -> Bool {
         if head == tail {

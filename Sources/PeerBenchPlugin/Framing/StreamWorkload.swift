@@ -254,8 +254,20 @@ public enum StreamWorkloadServer {
         reader.waitingFor = "the client's next frame"
         var count = StreamDataCount(series: BulkSeriesRecorder(maxIntervals: StreamFraming.maxReportIntervals))
         var greeted = greeting == nil
-        var echo = [UInt8](repeating: 0, count: StreamFraming.headerSize + StreamFraming.maxControlBody)
+        // The echoes of the probes one read brought, written together once the buffer
+        // holds no further whole frame: one write per read, as an app answers what one
+        // receive delivered. One write per echo would, with Nagle on, hold every echo
+        // but the first of a pipelined batch until the client's next batch acknowledged
+        // it: a whole extra round (docs/FIELD-STUDY.md). One probe per read (ping-pong,
+        // loaded probes) is answered at once, as before.
+        var echoes: [UInt8] = []
+        func flushEchoes() throws {
+            guard !echoes.isEmpty else { return }
+            try echoes.withUnsafeBytes { try send($0, "during the RTT probes") }
+            echoes.removeAll(keepingCapacity: true)
+        }
         while let frame = try reader.nextControl(counting: &count) {
+            if frame.type != .probe { try flushEchoes() }
             switch frame.type {
             case .hello:
                 guard let greeting else { throw TransportError("\(who): unexpected hello frame from the client") }
@@ -266,12 +278,11 @@ public enum StreamWorkloadServer {
                 try greeting.frame.withUnsafeBytes { try send($0, "after HELLO") }
             case .probe:
                 // Echo the body unchanged; the client matches sequence and timestamp.
-                let n = StreamFraming.headerSize + frame.body.count
-                echo.withUnsafeMutableBytes { out in
-                    StreamFraming.writeHeader(.echo, bodyLength: frame.body.count, to: out.baseAddress!)
-                    out.baseAddress!.advanced(by: StreamFraming.headerSize).copyMemory(from: frame.body.baseAddress!, byteCount: frame.body.count)
-                }
-                try echo.withUnsafeBytes { try send(UnsafeRawBufferPointer(rebasing: $0.prefix(n)), "during the RTT probes") }
+                let at = echoes.count
+                echoes.append(contentsOf: repeatElement(0, count: StreamFraming.headerSize))
+                echoes.withUnsafeMutableBytes { StreamFraming.writeHeader(.echo, bodyLength: frame.body.count, to: $0.baseAddress! + at) }
+                echoes.append(contentsOf: frame.body)
+                if !reader.hasBufferedControlFrame { try flushEchoes() }
             case .end:
                 // END {messages, bytes[, flags]}: a client that knows the receiver's span
                 // asks for it; an older one gets the REPORT it can read.
