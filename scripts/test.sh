@@ -1,26 +1,160 @@
 #!/usr/bin/env bash
 # Sets up the machine and runs the whole test suite (unit, plugin, link-emulation and
 # end-to-end CLI tests). Tests that create network namespaces need root.
+#
+#   scripts/test.sh [OPTION...]              the whole suite (the README's test command);
+#                                            options go to Swift Testing (--filter RE...)
+#   scripts/test.sh --repeat N [--hogs K]    only the timing suites, N times in a row
+#                                            (K busy loops beside them: a loaded
+#                                            machine), then each test's pass count
+#
+# The whole suite runs in two phases (docs/TESTING.md):
+#  1. the suites that measure no timing, as two processes side by side: the scaffold
+#     end-to-end test (minutes of compiling a copy of the package) and all the others;
+#  2. the timing suites (TIMING below), serially and alone: they assert times, rates
+#     or ratios measured on this machine, and on two cores anything running beside
+#     them competes for the cores they measure.
+# Each phase's log is kept; when a test fails, its issues are repeated at the end of
+# the output, where a CI page that shows only the tail still names them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./scripts/setup.sh
-# The import check makes the module graph binding (docs/ARCHITECTURE.md, "Modules and
-# the rule"): a module importing one of ours it does not declare fails the build.
+
+# Suites that assert a time, rate or ratio measured on this machine. A new suite that
+# does belongs here; one that does not runs in phase 1.
+TIMING=(
+    # emulated links: delay, rate, queueing, EDCA, scenarios
+    BulkSeriesOverLinkTests EDCATests EmulatedLinkTests ScenarioEmulatorTests ScenarioTimelineTests AvailabilityWindowTests
+    # plugins on loopback: deadlines, cancellation, loaded RTTs, pacing
+    TCPPluginTests TCPBulkSeriesTests TCPSeparateFlowTests TCPVanishedServerTests
+    # pipelined probes through delaying relays (the study's RTT method)
+    TCPPipelinedProbeTests TLSPipelinedProbeTests UDPPipelinedProbeTests QUICPipelinedProbeTests
+    TLSPluginTests TLSLoadedProbesTests TLSSeparateFlowTests TLSVanishedServerTests
+    UDPPluginTests UDPKeepAliveTests UDPSeparateFlowTests
+    QUICLatencyTests QUICLoadedProbesTests QUICRecoveryTests QUICStrayClientTests QUICTLSFailureTests
+    QUICWorkloadTests QUICIdleTimeoutTests QUICBulkSeriesTests
+    UWBPluginTests TokenChannelTests RangingProtocolTests
+    ExecFailureTests IperfTransportTests BuiltInPluginContractTests
+    # control channel and remote peers: RTTs, handshake and idle deadlines
+    ControlChannelRTTTests ControlChannelRobustnessTests ControlChannelTests ControlFuzzTests
+    FieldPromptTests RemoteEmulatedLinkTests RemoteEndToEndTests
+    # runner and CLI: cell deadlines, grace periods, the measurement floor
+    MeasurementFloorClockTests RunnerTests InterruptionTests WorkerProcessTests SocketCloseTests
+    CLIMeasurementFloorTests CLIUnattendedTests CLIUnattendedTCPTests ScenarioRunTests
+    CLITimeoutStatusTests ScenarioKeepAliveIdleTimeoutTests CLIRunnerDeathTests
+)
+# Compiles a copy of the package for minutes: phase 1's second process.
+SCAFFOLD=ScaffoldEndToEndTests
+
+suites() { local IFS='|'; echo "\\.($*)\\b"; }
+timing_re=$(suites "${TIMING[@]}")
+scaffold_re=$(suites "$SCAFFOLD")
+untimed_re=$(suites "${TIMING[@]}" "$SCAFFOLD")
+
+repeat=0
+hogs=0
+args=()
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --repeat) repeat=${2:?--repeat needs a count}; shift 2 ;;
+        --hogs) hogs=${2:?--hogs needs a count}; shift 2 ;;
+        *) args+=("$1"); shift ;;
+    esac
+done
+if ! [[ "$repeat" =~ ^[0-9]+$ && "$hogs" =~ ^[0-9]+$ ]]; then
+    echo "test.sh: --repeat and --hogs take a whole number" >&2
+    exit 64
+fi
+if [ "$hogs" -gt 0 ] && [ "$repeat" -eq 0 ]; then
+    echo "test.sh: --hogs only goes with --repeat (the whole suite runs on a quiet machine)" >&2
+    exit 64
+fi
+
+./scripts/setup.sh test
+# The layers are enforced at build time: an import of a module the target does not
+# declare (a transport importing the run core) fails here, not only in Package.swift.
 swift build --build-tests --explicit-target-dependency-import-check error
-# Serially: several suites assert timing (deadlines, link delay, pacing) and on a
-# two-core machine parallel suites would compete for the cores they measure.
-# The log is kept so that a failure deep in the output is repeated at the end, where
-# a CI page that shows only the tail still names it.
-log=$(mktemp -t peerbench-test.XXXXXX)
-status=0
-swift test --skip-build --no-parallel "$@" 2>&1 | tee "$log" || status=$?
-if [ "$status" -ne 0 ]; then
-    echo
-    echo "=== failures (from $log) ==="
-    # Swift Testing's issue lines with the comment lines (↳) under them, XCTest's errors.
+# The test bundle itself, not `swift test`: SwiftPM holds a lock while it runs, so two
+# `swift test` processes would run one after the other. No colours, so the summary's
+# patterns match.
+bundle=$(swift build --show-bin-path)/PeerBenchPackageTests.xctest
+run_tests() { NO_COLOR=1 "$bundle" --testing-library swift-testing --no-parallel "$@"; }
+
+logs=$(mktemp -d -t peerbench-test.XXXXXX)
+started=$SECONDS
+
+# Issue lines (Swift Testing's ✘ with the ↳ comment lines under them, XCTest's errors)
+# of the logs given.
+summarize() {
     awk '/^✘ Test run with/ { next }
          /✘|:[0-9]+: error: |Test Case .* failed/ { print; issue = 1; next }
          issue && /^↳/ { print; next }
-         { issue = 0 }' "$log" | head -60
+         { issue = 0 }' "$@" | head -60
+}
+
+if [ "$repeat" -gt 0 ]; then
+    pids=()
+    for _ in $(seq "$hogs"); do
+        ( while :; do :; done ) &
+        pids+=($!)
+    done
+    trap '[ ${#pids[@]} -eq 0 ] || kill "${pids[@]}" 2>/dev/null' EXIT
+    for i in $(seq "$repeat"); do
+        t0=$SECONDS
+        rc=0
+        run_tests --filter "$timing_re" --xunit-output "$logs/run$i.xml" "${args[@]}" \
+            >"$logs/run$i.log" 2>&1 || rc=$?
+        echo "run $i of $repeat: exit $rc, $((SECONDS - t0)) s (log $logs/run$i.log)"
+    done
+    # One line per test function: passes out of runs, then its suite and name. A
+    # parameterized test counts as failed in a run when any of its cases failed.
+    echo
+    echo "=== timing suites: passes of $repeat runs (with $hogs busy loops beside them) ==="
+    python3 - "$logs" "$repeat" <<'EOF'
+import sys, glob, xml.etree.ElementTree as ET
+logs, runs = sys.argv[1], int(sys.argv[2])
+passes, seen = {}, {}
+for path in sorted(glob.glob(f"{logs}/run*.xml")):
+    failed_here = {}
+    for case in ET.parse(path).getroot().iter("testcase"):
+        key = f"{case.get('classname')}/{case.get('name')}"
+        failed_here[key] = failed_here.get(key, False) or case.find("failure") is not None or case.find("error") is not None
+    for key, failed in failed_here.items():
+        seen[key] = seen.get(key, 0) + 1
+        passes[key] = passes.get(key, 0) + (0 if failed else 1)
+for key in sorted(seen, key=lambda k: (passes[k] - runs, k)):
+    print(f"{passes[key]:3d}/{runs}  {key}" + ("" if seen[key] == runs else f"  (ran {seen[key]} times)"))
+flaky = sum(1 for k in seen if passes[k] < runs)
+print(f"{len(seen)} tests, {flaky} failed at least once; {len(glob.glob(f'{logs}/run*.xml'))} of {runs} runs left results")
+EOF
+    echo "total $((SECONDS - started)) s; logs in $logs"
+    summarize "$logs"/run*.log
+    exit 0
+fi
+
+# Phase 1: the untimed suites, the scaffold build beside the rest.
+status=0
+echo "=== phase 1: suites that measure no timing ($SCAFFOLD in a second process beside them) ==="
+run_tests --filter "$scaffold_re" "${args[@]}" >"$logs/scaffold.log" 2>&1 &
+scaffold_pid=$!
+run_tests --skip "$untimed_re" "${args[@]}" 2>&1 | tee "$logs/untimed.log" || status=$?
+scaffold_status=0
+wait "$scaffold_pid" || scaffold_status=$?
+echo "=== $SCAFFOLD (ran beside the suites above) ==="
+cat "$logs/scaffold.log"
+[ "$status" -ne 0 ] || status=$scaffold_status
+echo "=== phase 1 took $((SECONDS - started)) s ==="
+
+# Phase 2: the timing suites, serially, nothing else running.
+t2=$SECONDS
+echo "=== phase 2: timing suites, serially ==="
+timing_status=0
+run_tests --filter "$timing_re" "${args[@]}" 2>&1 | tee "$logs/timing.log" || timing_status=$?
+[ "$status" -ne 0 ] || status=$timing_status
+echo "=== phase 2 took $((SECONDS - t2)) s; tests $((SECONDS - started)) s in all ==="
+
+if [ "$status" -ne 0 ]; then
+    echo
+    echo "=== failures (from $logs) ==="
+    summarize "$logs/untimed.log" "$logs/scaffold.log" "$logs/timing.log"
 fi
 exit "$status"

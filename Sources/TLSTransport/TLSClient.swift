@@ -54,4 +54,6 @@ extension TLSSession: ByteStream {
     public func readSome(_ buffer: UnsafeMutableRawBufferPointer) throws -> Int? { try receive(buffer) }
     /// A peer that went away surfaces as an error from GnuTLS, so never false here.
     public func writeAll(_ bytes: UnsafeRawBufferPointer) throws -> Bool { try sendAll(bytes); return true }
+    /// The TCP socket, not the TLS session (no close_notify).
+    public func shutdown() { shutdownSocket() }
 }

@@ -159,6 +159,12 @@ final class TLSSession {
         _ = gnutls_bye(session, GNUTLS_SHUT_WR)
     }
 
+    /// Shuts the TCP socket down in both directions without a TLS alert: a thread
+    /// blocked in GnuTLS on it (another thread's send or receive) returns at once.
+    func shutdownSocket() {
+        socket.shutdown()
+    }
+
     /// What was negotiated, for `extra.tls`.
     func description() -> JSONObject {
         var o = JSONObject()

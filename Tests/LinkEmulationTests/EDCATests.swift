@@ -74,8 +74,16 @@ struct EDCATests {
         let be = bestEffort.finish().goodputMbps ?? 0, bk = background.finish().goodputMbps ?? 0
         print("EDCA figure (shaped: \(shaped)): best effort \(be) Mbit/s, background \(bk) Mbit/s")
         // 20 Mbit/s of IP packets is 19.6 of UDP payload; the flows overlap for ~2 of their 2.1-2.2 s.
-        #expect(be > 14, "best effort \(be) Mbit/s, background \(bk) (shaped: \(shaped))")
-        #expect(bk < 0.25 * be, "background \(bk) Mbit/s against best effort \(be) (shaped: \(shaped))")
+        // Without priority each flow would get about half (9.8 and 9.8). A loaded machine
+        // starves the senders and the emulator's reader, so the queues are not always
+        // backlogged and background slips in more often. Measured with two CPU hogs
+        // beside the test (two `yes` loops, 28 runs, 14 per argument): best effort
+        // 13.9-19.6 Mbit/s, background 0.84-3.05 (ratio up to 0.18); the issue 28 run
+        // beside other suites: 14.4 and 3.7 (ratio 0.26, the largest seen). So: best
+        // effort above half the link (10, 28 % under the lowest seen) and background
+        // under half of best effort (twice the largest ratio seen; equal sharing is 1).
+        #expect(be > 10, "best effort \(be) Mbit/s, background \(bk) (shaped: \(shaped))")
+        #expect(bk < 0.5 * be, "background \(bk) Mbit/s against best effort \(be) (shaped: \(shaped))")
     }
 
     @Test("a paced cross flow carries its offered rate and reports it")
@@ -122,13 +130,17 @@ struct EDCATests {
         }
         let slot = Double(ChannelSchedule.awdlSlotNanos) / 1e6
         for (mode, r) in rtts { print("EDCA figure: \(mode) max RTT \(r.max()!) ms, p99 \(r.map { UInt64($0 * 1e6) }.quantile(0.99).milliseconds) ms") }
-        let bulkTail = rtts[.bulk]!.filter { $0 > 0.75 * slot }, realtimeTail = rtts[.realtime]!.filter { $0 > 0.5 * slot }
+        // Probes that waited most of a slot (three quarters, 49 ms), in either mode.
+        let bulkTail = rtts[.bulk]!.filter { $0 > 0.75 * slot }, realtimeTail = rtts[.realtime]!.filter { $0 > 0.75 * slot }
         // Bulk: the pings go one at a time, so in each off-channel slot one of them waits
         // for most of it: at least two (three was a coin toss on the schedule's phase).
         #expect(bulkTail.count >= 2, "bulk tail \(bulkTail) ms")
-        // Realtime: a 2 ms round trip; no probe reaches the slot length, and at most one
-        // (a loaded machine's scheduling delay) half of it.
-        #expect(rtts[.realtime]!.max()! < slot && realtimeTail.count <= 1, "realtime tail \(realtimeTail), max \(rtts[.realtime]!.max()!) ms")
+        // Realtime: a 2 ms round trip, and no off-channel slot, so fewer such probes than
+        // bulk's two: at most one, a loaded machine's scheduling stall. With two CPU
+        // hogs beside it (14 runs) realtime's slowest probe was 7.1-53 ms, once 166 ms
+        // (one stall, longer than a slot): the old bounds (max under the slot, at most
+        // one above half of it) failed 2 of the first 8; this one passed the 6 after.
+        #expect(realtimeTail.count <= 1, "realtime tail \(realtimeTail), max \(rtts[.realtime]!.max()!) ms")
     }
 
     @Test("the emulator classifies IPv4 and IPv6 packets by DSCP, as RFC 8325 maps it to access categories")

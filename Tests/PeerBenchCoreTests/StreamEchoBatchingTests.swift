@@ -1,5 +1,5 @@
 import Foundation
-@testable import PeerBenchCore
+@testable import PeerBenchPlugin
 import Testing
 
 /// The stream server answers every probe one read brought with one write. With Nagle

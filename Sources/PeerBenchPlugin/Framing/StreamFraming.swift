@@ -204,6 +204,10 @@ public protocol ByteStream: AnyObject {
     func readSome(_ buffer: UnsafeMutableRawBufferPointer) throws -> Int?
     /// Writes every byte; false when the peer has gone away.
     func writeAll(_ bytes: UnsafeRawBufferPointer) throws -> Bool
+    /// Shuts the connection under the stream down in both directions, at once and
+    /// from any thread: a call blocked in it on another thread returns with an error.
+    /// Nothing is said on the wire first (no TLS close_notify); the owner still closes it.
+    func shutdown()
 }
 
 extension Socket: ByteStream {

@@ -1,51 +1,83 @@
 import Foundation
 import Synchronization
 
-/// The client's receiving half during a bulk phase with loaded RTT probes
-/// (`loadedRttProbes`): while the client's thread writes DATA with a PROBE between
-/// batches, this thread reads the server's ECHOs (timing each on arrival) and its
-/// REPORT. The probes share the connection with the data, so their RTT includes the
-/// data queued ahead of them: the head-of-line blocking an app sees on one stream.
+/// The client's receiving half during the bulk phase: while the client's thread
+/// writes DATA (with a PROBE between batches when `loadedRttProbes` is on), this
+/// thread reads what the server sends: the ECHOs of loaded probes, timed on arrival,
+/// and the REPORT. Loaded probes share the connection with the data, so their RTT
+/// includes the data queued ahead of them: the head-of-line blocking an app sees on
+/// one stream.
+///
+/// It also notices a server that goes away. A writer blocked in send() on a full
+/// window learns nothing from its own socket when the server shuts down and leaves
+/// nothing unread (a stopped plugin server does: a FIN, no RST, and a window that
+/// never opens again): the kernel keeps it blocked until the send timeout, which
+/// restarts after each partial write (twice the cell's length), or until the
+/// server's orphaned socket expires (about two minutes). So whatever ends the
+/// reading before the REPORT (the server's FIN, a reset, the receive timeout at the
+/// cell deadline) shuts the stream down, which ends a blocked write at once, and the
+/// writer reports the reader's error (`failureBeforeReport`).
 ///
 /// Hand-off: the reader signals `reportArrived`; the writer then stops probing and
 /// calls `finish(probesSent:)`, after which the reader collects the echoes still in
-/// flight and ends. A reading error (the cell deadline) also releases the writer.
+/// flight and ends.
 final class StreamEchoCollector: @unchecked Sendable {
     private let reader: StreamFrameReader
+    private let stream: any ByteStream
     private let who: String
+    /// Whether loaded probes are sent, so ECHOs may come; without, only the REPORT.
+    private let expectsEchoes: Bool
     private let reportArrived = DispatchSemaphore(value: 0)
     private let sentKnown = DispatchSemaphore(value: 0)
     private let ended = DispatchSemaphore(value: 0)
+    /// The reading error that ended the bulk phase before the REPORT, set before the
+    /// stream is shut down: the writer reads it when its write fails.
+    private let earlyFailure = Mutex<(any Error)?>(nil)
     // Written by the reading thread before `ended` is signalled, read after it.
     private var probesSent = 0
     private var rtts: [UInt64] = []
     private var report: [UInt8]?
+    private var reportAt: UInt64 = 0
     private var failure: (any Error)?
 
-    init(reader: StreamFrameReader, who: String) {
+    init(reader: StreamFrameReader, stream: any ByteStream, who: String, expectsEchoes: Bool) {
         self.reader = reader
+        self.stream = stream
         self.who = who
+        self.expectsEchoes = expectsEchoes
     }
 
     func start() {
         let thread = Thread { [self] in run() }
-        thread.name = "\(who) echoes"
+        thread.name = "\(who) bulk reader"
         thread.start()
     }
 
-    /// Waits up to `nanos` for the REPORT; true once it (or a reading error) came.
-    func waitForReport(nanos: UInt64) -> Bool {
-        reportArrived.wait(timeout: .now() + .nanoseconds(Int(clamping: nanos))) == .success
+    /// Waits up to `nanos` (nil: as long as it takes) for the REPORT; true once it
+    /// (or a reading error) came. The reader always ends at the cell deadline at the latest.
+    func waitForReport(nanos: UInt64?) -> Bool {
+        guard let nanos else {
+            reportArrived.wait()
+            return true
+        }
+        return reportArrived.wait(timeout: .now() + .nanoseconds(Int(clamping: nanos))) == .success
+    }
+
+    /// Why the reading ended before the REPORT, if it did: the cause of a write that
+    /// failed because the reader shut the stream down.
+    func failureBeforeReport() -> (any Error)? {
+        earlyFailure.withLock { $0 }
     }
 
     /// The writer sent its last probe: waits for the remaining echoes; returns the
-    /// loaded RTTs (send order) and the REPORT body, or throws the reader's error.
-    func finish(probesSent: Int) throws -> (rtts: [UInt64], report: [UInt8]) {
+    /// loaded RTTs (send order), the REPORT body and when it was read, or throws the
+    /// reader's error.
+    func finish(probesSent: Int) throws -> (rtts: [UInt64], report: [UInt8], reportAt: UInt64) {
         self.probesSent = probesSent
         sentKnown.signal()
         ended.wait()
         if let failure { throw failure }
-        return (rtts, report ?? [])
+        return (rtts, report ?? [], reportAt)
     }
 
     /// The writer failed and will not call `finish`: the reader stops after the REPORT
@@ -60,15 +92,16 @@ final class StreamEchoCollector: @unchecked Sendable {
         do {
             var ignored = StreamDataCount()
             var target: Int?
-            reader.waitingFor = "a probe echo or the server's REPORT"
+            reader.waitingFor = expectsEchoes ? "a probe echo or the server's REPORT" : "the server's REPORT"
             while target.map({ rtts.count < $0 }) ?? true {
                 guard let frame = try reader.nextControl(counting: &ignored) else {
                     throw TransportError("\(who): the server closed the connection during the bulk phase")
                 }
                 switch frame.type {
-                case .echo where frame.body.count == 12:
+                case .echo where expectsEchoes && frame.body.count == 12:
                     rtts.append(MonotonicClock.elapsed(since: frame.body.readBE(UInt64.self, at: 4)))
                 case .report where report == nil:
+                    reportAt = MonotonicClock.now()
                     report = Array(frame.body)
                     signalled = true
                     reportArrived.signal()
@@ -76,12 +109,17 @@ final class StreamEchoCollector: @unchecked Sendable {
                     target = probesSent
                     reader.waitingFor = "the echoes of the last loaded probes"
                 default:
-                    throw TransportError("\(who): expected a probe echo or REPORT during the bulk phase, got a \(frame.type) frame")
+                    throw TransportError(expectsEchoes
+                        ? "\(who): expected a probe echo or REPORT during the bulk phase, got a \(frame.type) frame"
+                        : "\(who): expected REPORT, got a \(frame.type) frame")
                 }
             }
         } catch {
             failure = error
             if !signalled {
+                // The writer may be blocked in a send that nothing else would end.
+                earlyFailure.withLock { $0 = error }
+                stream.shutdown()
                 reportArrived.signal()
                 sentKnown.wait()
             }

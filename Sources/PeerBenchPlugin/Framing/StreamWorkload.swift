@@ -180,16 +180,23 @@ public struct StreamWorkloadClient {
             StreamFraming.writeHeader(.data, bodyLength: payload.size, to: f)
             for j in 0..<payload.size { f.storeBytes(of: UInt8(truncatingIfNeeded: j), toByteOffset: StreamFraming.headerSize + j, as: UInt8.self) }
         }
-        let collector = loadedProbes.map { _ in StreamEchoCollector(reader: reader, who: who) }
-        collector?.start()
+        // A reader thread for the whole bulk phase, with or without loaded probes: it
+        // takes the REPORT (and the probes' ECHOs), and if the server goes away it ends
+        // a write blocked on a window that will never open (StreamEchoCollector).
+        let collector = StreamEchoCollector(reader: reader, stream: stream, who: who, expectsEchoes: loadedProbes != nil)
+        collector.start()
         var collected = false
-        defer { if let collector, !collected { collector.abandon() } }
+        defer { if !collected { collector.abandon() } }
+        func write(_ bytes: UnsafeRawBufferPointer) throws {
+            // A write the reader's shutdown ended fails with EPIPE; the reader's error says why.
+            do { try send(bytes, during: "during the bulk phase") } catch { throw collector.failureBeforeReport() ?? error }
+        }
         var probes = LoadedProbeSchedule(loadedProbes)
         let start = MonotonicClock.now()
         probes.begin(at: start)
         var left = payload.count
         while left > 0 {
-            if let frame = probes.probeIfDue() { try frame.withUnsafeBytes { try send($0, during: "during the bulk phase") } }
+            if let frame = probes.probeIfDue() { try frame.withUnsafeBytes { try write($0) } }
             let n = min(left, perBatch)
             var bytes = n * frameSize
             if n == left {
@@ -197,26 +204,20 @@ public struct StreamWorkloadClient {
                 end.withUnsafeBytes { batch.baseAddress!.advanced(by: bytes).copyMemory(from: $0.baseAddress!, byteCount: end.count) }
                 bytes += end.count
             }
-            try send(UnsafeRawBufferPointer(rebasing: batch[0..<bytes]), during: "during the bulk phase")
+            try write(UnsafeRawBufferPointer(rebasing: batch[0..<bytes]))
             left -= n
         }
-        let body: [UInt8]
-        if let collector {
-            // The data may still be queued for a while: keep probing until the REPORT.
-            while !collector.waitForReport(nanos: probes.nanosUntilDue()) {
-                if let frame = probes.probeIfDue() { try frame.withUnsafeBytes { try send($0, during: "during the bulk phase") } }
-            }
-            m.bulkNanos = MonotonicClock.elapsed(since: start)
-            collected = true
-            let answers = try collector.finish(probesSent: probes.sent)
-            m.rttLoadedNanos = answers.rtts
-            body = answers.report
-        } else {
-            let report = try nextControl("the server's REPORT", closed: "before its REPORT")
-            m.bulkNanos = MonotonicClock.elapsed(since: start)
-            guard report.type == .report else { throw TransportError("\(who): expected REPORT, got a \(report.type) frame") }
-            body = Array(report.body)
+        // The data may still be queued for a while: with loaded probes, keep probing until the REPORT.
+        while !collector.waitForReport(nanos: loadedProbes == nil ? nil : probes.nanosUntilDue()) {
+            if let frame = probes.probeIfDue() { try frame.withUnsafeBytes { try write($0) } }
         }
+        collected = true
+        let answers = try collector.finish(probesSent: probes.sent)
+        // Until the REPORT was read, not until this thread woke up to it (0 for a
+        // server that sent one before the first DATA: the size check below fails it).
+        m.bulkNanos = answers.reportAt > start ? answers.reportAt - start : 0
+        if loadedProbes != nil { m.rttLoadedNanos = answers.rtts }
+        let body = answers.report
         guard let decoded = StreamReport(body) else {
             throw TransportError("\(who): malformed REPORT (\(body.count) bytes)")
         }
