@@ -24,6 +24,7 @@ struct StreamEchoBatchingTests {
             writes.append(Array(bytes))
             return true
         }
+        func shutdown() {}
     }
 
     static func frame(_ type: StreamFrameType, _ body: [UInt8] = []) -> [UInt8] {

@@ -1,3 +1,4 @@
+import PeerBenchPlugin
 import PeerBenchCore
 import TransportTestSupport
 import Testing

@@ -1,4 +1,5 @@
 import Foundation
+import PeerBenchPlugin
 import PeerBenchCore
 
 /// A stream server (loopback, real sockets) that speaks the standard workload until
