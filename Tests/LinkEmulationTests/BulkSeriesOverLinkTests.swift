@@ -38,9 +38,9 @@ struct BulkSeriesOverLinkTests {
     /// 20 Mbit/s carries 250 000 bytes per 100 ms.
     static let bytesPerInterval = 20e6 / 8 * 0.1
 
-    /// `eachInterval`: every full interval at the link's rate (tcp); else their mean
-    /// (quic, whose congestion controller may halve its window once on the emulator's
-    /// tail drop, leaving one interval short).
+    /// `eachInterval`: every full interval near the link's rate (tcp); else only their
+    /// mean (quic, whose congestion controller may halve its window once on the
+    /// emulator's tail drop, leaving one interval short).
     static func checkSeries(_ m: TransportMeasurement, datagrams: Bool, eachInterval: Bool = true) throws {
         let series = try #require(m.bulkSeries)
         let delivery = try #require(m.delivery)
@@ -52,16 +52,21 @@ struct BulkSeriesOverLinkTests {
         let expected = Double(m.bulkNanos ?? 0) / 1e8
         #expect(Double(series.bytes.count) >= expected - 2 && Double(series.bytes.count) <= expected + 1,
                 "\(series.bytes.count) intervals for \(expected * 0.1) s of bulk")
-        // Every full interval (not the first or last) carries the link's rate.
+        // The full intervals (not the first or last) carry the link's rate: on average
+        // 0.75-1.15 of it, and none above it (a receiver cannot get more than the link
+        // carries; 1.15 is the series' interval-edge slack).
         let full = series.bytes.dropFirst().dropLast()
+        let mean = Double(full.reduce(0, +)) / Double(max(1, full.count))
+        #expect(mean >= 0.75 * bytesPerInterval && mean <= 1.15 * bytesPerInterval, "mean \(mean) of \(series.bytes)")
+        #expect(full.allSatisfy { Double($0) <= 1.15 * bytesPerInterval }, "never above the link's rate: \(series.bytes)")
         if eachInterval {
+            // Each one at least half the rate: with two CPU hogs beside the test an
+            // interval where the userspace emulator or the sender was not scheduled
+            // carried 0.61 and 0.67 of it (two in one run, tcp with loaded probes,
+            // 2 hogged runs of test.sh --repeat); the old 0.75 per interval failed there.
             for b in full {
-                #expect(Double(b) >= 0.75 * bytesPerInterval && Double(b) <= 1.15 * bytesPerInterval, "\(series.bytes)")
+                #expect(Double(b) >= 0.5 * bytesPerInterval, "\(series.bytes)")
             }
-        } else {
-            let mean = Double(full.reduce(0, +)) / Double(max(1, full.count))
-            #expect(mean >= 0.75 * bytesPerInterval && mean <= 1.15 * bytesPerInterval, "mean \(mean) of \(series.bytes)")
-            #expect(full.allSatisfy { Double($0) <= 1.15 * bytesPerInterval }, "never above the link's rate: \(series.bytes)")
         }
     }
 

@@ -102,8 +102,14 @@ struct EmulatedLinkTests {
         let (client, server) = try testbed.configure(p, seed: 9)
         let seen = try await Traffic.udpBlast(from: client, to: server, port: 7017, count: 6_000, size: 1_400, interval: 0)
         let c = try #require(testbed.counters())
-        #expect(seen.filter { !$0 }.count > 3_000, "\(c)")
-        #expect(c.dropCauses["queue"]! > 3_000, "\(c)")
+        print("emulator figure: unshaped blast, \(seen.filter { !$0 }.count) of 6000 lost, queue drops \(c.dropCauses["queue"] ?? -1)")
+        // A loaded machine slows the unpaced sender, so less overflows. With two CPU
+        // hogs beside the test (10 runs): 2 948-4 723 queue drops, and 1 041 in a
+        // hogged `test.sh --repeat` run after the other link suites (the old > 3 000
+        // failed both). 600 (10 % of the datagrams) is 42 % under the lowest seen and
+        // twice the 5 % the shaped sender above may lose at most.
+        #expect(seen.filter { !$0 }.count > 600, "\(c)")
+        #expect(c.dropCauses["queue"]! > 600, "\(c)")
     }
 
     @Test("jitter spreads the delay, keeps packet order, and repeats with the seed")

@@ -64,9 +64,15 @@ final class StreamEchoCollector: @unchecked Sendable {
     }
 
     /// Why the reading ended before the REPORT, if it did: the cause of a write that
-    /// failed because the reader shut the stream down.
-    func failureBeforeReport() -> (any Error)? {
-        earlyFailure.withLock { $0 }
+    /// failed because the reader shut the stream down. Waits up to `nanos` for the
+    /// reader to get there: the write can fail first when both see the end at once
+    /// (GnuTLS invalidates the session as soon as the reader's record fails, so the
+    /// writer's next record fails before the reader has said why).
+    func failureBeforeReport(waitingUpTo nanos: UInt64) -> (any Error)? {
+        if reportArrived.wait(timeout: .now() + .nanoseconds(Int(clamping: nanos))) == .success {
+            reportArrived.signal()  // still there for `waitForReport`
+        }
+        return earlyFailure.withLock { $0 }
     }
 
     /// The writer sent its last probe: waits for the remaining echoes; returns the

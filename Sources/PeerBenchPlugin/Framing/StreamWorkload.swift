@@ -188,8 +188,11 @@ public struct StreamWorkloadClient {
         var collected = false
         defer { if !collected { collector.abandon() } }
         func write(_ bytes: UnsafeRawBufferPointer) throws {
-            // A write the reader's shutdown ended fails with EPIPE; the reader's error says why.
-            do { try send(bytes, during: "during the bulk phase") } catch { throw collector.failureBeforeReport() ?? error }
+            // A write the reader's shutdown ended fails with EPIPE; the reader's error says
+            // why. A write that failed on its own (the send timeout) waits 1 s for nothing.
+            do { try send(bytes, during: "during the bulk phase") } catch {
+                throw collector.failureBeforeReport(waitingUpTo: 1_000_000_000) ?? error
+            }
         }
         var probes = LoadedProbeSchedule(loadedProbes)
         let start = MonotonicClock.now()
