@@ -55,8 +55,10 @@ hogs=0
 args=()
 while [ $# -gt 0 ]; do
     case "$1" in
-        --repeat) repeat=${2:?--repeat needs a count}; shift 2 ;;
-        --hogs) hogs=${2:?--hogs needs a count}; shift 2 ;;
+        --repeat|--hogs)
+            if [ $# -lt 2 ]; then echo "test.sh: $1 needs a count" >&2; exit 64; fi
+            if [ "$1" = --repeat ]; then repeat=$2; else hogs=$2; fi
+            shift 2 ;;
         *) args+=("$1"); shift ;;
     esac
 done

@@ -54,7 +54,8 @@ final class StreamEchoCollector: @unchecked Sendable {
     }
 
     /// Waits up to `nanos` (nil: as long as it takes) for the REPORT; true once it
-    /// (or a reading error) came. The reader always ends at the cell deadline at the latest.
+    /// (or a reading error) came. The reader ends at the latest when its receive
+    /// timeout (set from the cell's deadline) expires or the cell is cancelled.
     func waitForReport(nanos: UInt64?) -> Bool {
         guard let nanos else {
             reportArrived.wait()
