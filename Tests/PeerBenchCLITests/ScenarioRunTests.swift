@@ -72,11 +72,16 @@ struct ScenarioRunTests {
         #expect(((r["link"] as? [String: Any])?["drops_up"] as? Int ?? 0) > 0, "300 m of forest is far beyond its range")
     }
 
-    @Test("body-block: 60 dB for 0.5 s every 1 s stalls the receiver and the connection survives")
+    @Test("body-block: 60 dB for 0.5 s every 2 s stalls the receiver and the connection survives")
     func bodyBlock() throws {
+        // 3 000 x 16 kB: about 3.6 s at the calibrated 137 Mbit/s, so the bulk phase
+        // meets one or two blocks. (A block every second, half the time dead, was this
+        // test's setting at the 299 Mbit/s of the link before its calibration; at 137
+        // Mbit/s the transfer lasts long enough for TCP's back-off to land repeatedly in
+        // blocks until the receiver's 2 s keepalive gives up: 3 of 3 runs failed.)
         let recs = try run(matrix(transports: #"[{"plugin": "tcp", "label": "tcp"}]"#, environment: #""free-field""#, distance: "10",
-                                  scenarios: #"[{"name": "b", "kind": "body-block", "depthDb": 60, "lengthSeconds": 0.5, "periodSeconds": 1}]"#,
-                                  count: 6_000))
+                                  scenarios: #"[{"name": "b", "kind": "body-block", "depthDb": 60, "lengthSeconds": 0.5, "periodSeconds": 2}]"#,
+                                  count: 3_000))
         let r = try #require(recs["tcp"])
         let s = scenario(r)
         #expect(r["status"] as? String == "ok", "\(r)")
