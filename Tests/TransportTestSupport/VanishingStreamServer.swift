@@ -12,10 +12,12 @@ import PeerBenchCore
 /// receive window was full when it stopped and, shut down for reading, it never
 /// opens it again. A client blocked in send() then learns that the server is gone
 /// only by reading the FIN: the kernel itself would keep it blocked until the send
-/// timeout (the cell deadline) or the orphaned socket's FIN_WAIT2 timeout (60 s).
-/// Which of these a real stopped server hits depends on whether a probe was the
-/// last thing it read, so the plugin servers' own `stop()` shows the hang only now
-/// and then, under load; this server shows it every time.
+/// timeout (the cell deadline, restarted by a partial write) or until the server's
+/// orphaned socket expires (110 s measured with a plain socket pair).
+/// A real stopped server resets instead when it gives up with bytes still unread
+/// (its echo of a probe fails and it closes); whether any are left depends on where
+/// in its buffer that probe was, so the plugin servers' own `stop()` shows the hang
+/// only now and then, under load. This server shows it every time.
 public final class VanishingStreamServer: @unchecked Sendable {
     public let address: SocketAddress
     private let listener: Socket
