@@ -65,7 +65,7 @@ import Testing
     @Test func hangingClientIsKilledAtTheDeadline() async throws {
         // The client starts a grandchild that also hangs: killing the process group ends both.
         let d = try ScriptDirectory(["server": Self.okServer, "client-ok": Self.okClient,
-                                     "client": "echo 'working...' >&2; sleep 300 & sleep 300; wait"])
+                                     "client": "echo 'working...' >&2; sleep 317 & sleep 317; wait"])
         let t0 = MonotonicClock.now()
         let records = try await runMatrix([ExecPlugin.self], transports: """
             [\(d.transport(label: "hang", server: ["./server"], client: ["./client"])),
@@ -82,10 +82,11 @@ import Testing
         #expect(seconds > 0.5 && seconds <= 2.75, "\(seconds)")
         #expect(records[1]["status"] == "ok", "the run went on to the next cell")
         #expect(elapsed < 8, "both cells within their 3 s deadlines (took \(elapsed) s)")
-        // No `sleep 300` survived the kill.
+        // No `sleep 317` survived the kill. (A duration no other test uses: pgrep sees the
+        // whole machine, and a `sleep 300` another run left behind failed this once in CI.)
         let ps = Process()
         ps.executableURL = URL(fileURLWithPath: "/usr/bin/pgrep")
-        ps.arguments = ["-f", "^sleep 300$"]
+        ps.arguments = ["-f", "^sleep 317$"]
         let out = Pipe()
         ps.standardOutput = out
         try ps.run()
