@@ -9,6 +9,7 @@ public import PeerBenchPlugin
 /// `breakpointMeters` (null = none), `beyondBreakpointExponent`, `foliage` (bool),
 /// `shadowingSigmaDb`, `shadowingCorrelationMs`, `interferenceDb`, `blockingPerSecond`,
 /// `blockingMeanMs`, `blockingDepthDb` ([min, max]), `awdl` (`bulk` | `realtime`),
+/// `awdlOffSlots`, `awdlWindowMiss`, `rateFactor`,
 /// `txPowerDbm`, `bodyLossDb`, `noiseFigureDb`, `delayMs`, `jitterMs`,
 /// `burstLossPackets`, `queuePackets`, `queueBytes`.
 public enum RadioProfile {

@@ -115,6 +115,24 @@ struct RadioModelTests {
         #expect(throws: InputError.self) { try model.resolve(environment: "mars", profile: nil, distance: 10, distanceLabel: "10") }
     }
 
+    @Test("the calibrated AWDL keys: awdlOffSlots, awdlWindowMiss and rateFactor set the schedule and rate; bad values are named by path")
+    func awdlProfileKeys() throws {
+        let profile: JSONValue = ["name": "busy", "radio": ["base": "forest", "awdlOffSlots": 4, "awdlWindowMiss": 0.2, "rateFactor": 0.5]]
+        let l = try model.resolve(environment: "busy", profile: profile, distance: 1, distanceLabel: "1")
+        let schedule = try #require(l.channel as? EmulatedChannel).schedule
+        #expect(schedule.offSlotCount == 4 && schedule.windowMissProbability == 0.2)
+        #expect(schedule.windowNanos == ChannelSchedule.availabilityWindowNanos)
+        // MCS 9 at 1 m: 780 x 0.65 x 0.5 x 12/16.
+        #expect(abs(l.rateMbps! - 780 * 0.65 * 0.5 * 12 / 16) < 0.1)
+        let at = JSONPath.root.key("matrix").key("environments").index(0)
+        let bad: JSONValue = ["name": "x", "radio": ["awdlOffSlots": 9, "awdlWindowMiss": 1.5, "rateFactor": 0]]
+        #expect(Set(model.validateProfile(bad, path: at).compactMap(\.path)) == [
+            "$.matrix.environments[0].radio.awdlOffSlots",
+            "$.matrix.environments[0].radio.awdlWindowMiss",
+            "$.matrix.environments[0].radio.rateFactor",
+        ])
+    }
+
     @Test("fixed link parameters pass through; absent keys mean no impairment")
     func fixedLink() throws {
         let lab = EnvironmentSpec(name: "lab", kind: .fixed(FixedLink(delayMs: 10, lossPercent: 0.5, mtu: 1500)), json: "lab")
