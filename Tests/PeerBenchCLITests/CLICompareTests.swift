@@ -75,22 +75,40 @@ import Testing
         #expect(try CLI.run(["compare", d + "/a", d + "/b", "--format", "json"]).stdout == r.stdout)
     }
 
-    @Test func textShowsVerdictMarksALegendAndTheRepetitionWarning() throws {
+    @Test func textShowsVerdictMarksALegendAndTheFloor() throws {
+        let d = CLI.tempDir()
+        try Self.runFolder(d + "/a", rows: [("tcp", [10, 11, 12, 13, 14]), ("udp", [20, 21, 22, 23, 24])])
+        let r = try CLI.run(["compare", d + "/a"])
+        #expect(r.status == 0)
+        #expect(r.stdout.contains("tcp vs udp     ▼ p=0.00794"), "\(r.stdout)")
+        #expect(r.stdout.contains("legend:"))
+        #expect(r.stdout.contains("measurement floor (from 1 manifest): loopback RTT p50/p99 ms tcp "))
+        #expect(!r.stdout.contains("note:") && !r.stdout.contains("warning:"), "five repetitions a side support a verdict: \(r.stdout)")
+        let md = try CLI.run(["compare", d + "/a", "--format", "markdown"])
+        #expect(md.stdout.contains("| tcp vs udp | ▼ p="), "\(md.stdout)")
+    }
+
+    /// Too few repetitions for any verdict (a first run of one repetition): said once at
+    /// the top with the command that would give verdicts, and no table of question marks.
+    @Test func tooFewRepetitionsAreSaidOnceAtTheTopWithoutATableOfQuestionMarks() throws {
         let d = CLI.tempDir()
         try Self.runFolder(d + "/a", rows: [("tcp", [10, 11]), ("udp", [20, 21])])
         let r = try CLI.run(["compare", d + "/a"])
         #expect(r.status == 0)
-        #expect(r.stdout.contains("tcp vs udp"))
-        #expect(r.stdout.contains("?"), "two repetitions: insufficient")
-        #expect(r.stdout.contains("legend:"))
-        #expect(r.stdout.contains("measurement floor (from 1 manifest): loopback RTT p50/p99 ms tcp "))
-        #expect(r.stdout.contains("warning: too few repetitions") && r.stdout.contains("at least 4"))
+        #expect(r.stdout.hasPrefix("note: No verdicts in this comparison: its scenarios have at most 2 ok repetitions per transport, "
+                                   + "and a verdict needs at least 4 on each side at alpha 0.05."), "\(r.stdout)")
+        #expect(r.stdout.contains("/one.json --repetitions 6 --out DIR"), "the command names the run's matrix: \(r.stdout)")
+        #expect(r.stdout.components(separatedBy: "too few repetitions").count == 1 && r.stdout.components(separatedBy: "No verdicts").count == 2,
+                "said once: \(r.stdout)")
+        #expect(!r.stdout.contains("pair (a vs b)") && !r.stdout.contains("tcp vs udp"), "\(r.stdout)")
+        #expect(r.stdout.contains("tcp        2  10.5") && r.stdout.contains("udp        2  20.5"), "the per-transport figures stay: \(r.stdout)")
+        // The machine-readable forms keep every pair and the warning.
         let csv = try CLI.run(["compare", d + "/a", "--format", "csv"])
         #expect(csv.stdout.hasPrefix("kind,environment,distance_label,payload,metric,a,b,n,median"))
         #expect(csv.stdout.contains("pair,forest,10,100x128,throughput_mbps,tcp,udp,"))
-        #expect(csv.stderr.contains("warning: too few repetitions"))
+        #expect(csv.stderr.contains("warning: too few repetitions") && csv.stderr.contains("at least 4"))
         let md = try CLI.run(["compare", d + "/a", "--format", "markdown"])
-        #expect(md.stdout.contains("| tcp vs udp |"))
+        #expect(md.stdout.hasPrefix("> No verdicts") && md.stdout.contains("`peerbench run "), "\(md.stdout)")
     }
 
     @Test func oneRepetitionUsesTheProbesAsWithinRunEvidenceOnly() throws {

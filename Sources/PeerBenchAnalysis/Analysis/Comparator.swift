@@ -77,6 +77,9 @@ extension ComparisonDocument {
         return try stream(data, alpha: alpha, each)
     }
 
+    /// How the warning about runs with too few repetitions for a verdict begins.
+    public static let tooFewRepetitionsWarning = "too few repetitions"
+
     static func stream(_ data: ComparisonData, alpha: Double, _ each: (Scenario) throws -> Void) rethrows -> [String] {
         var fewest = Int.max
         for (s, points) in data.pointsByScenario().enumerated() {
@@ -129,7 +132,7 @@ extension ComparisonDocument {
         var warnings = data.warnings
         let needed = PairTest.repetitionsNeeded(alpha: alpha)
         if fewest < needed {
-            warnings.append("too few repetitions: some transports have only \(fewest) ok repetition\(fewest == 1 ? "" : "s") in a scenario; "
+            warnings.append(tooFewRepetitionsWarning + ": some transports have only \(fewest) ok repetition\(fewest == 1 ? "" : "s") in a scenario; "
                             + "a verdict needs at least \(needed) on each side at alpha \(alpha) (pairs below that are \"insufficient\"); run with --repetitions \(needed) or more")
         }
         return warnings

@@ -63,13 +63,20 @@ struct CompareCommand: AsyncParsableCommand {
         if format == .csv { Terminal.out(CompareRender.csvHeader) }
         let warnings: [String]
         var floor: ComparisonFloor?
+        var first = true, noted = false
         do {
             warnings = try ComparisonDocument.stream(runDirectories: dirs, alpha: alpha, floor: { floor = $0; json.floor = $0 }) { s in
+                defer { first = false }
                 switch format {
                 // Without Terminal.out's newline: the next scenario's comma follows this one's brace.
                 case .json: FileHandle.standardOutput.write(Data(try json.scenario(s).utf8))
                 case .csv: Terminal.out(CompareRender.csv(s))
-                case .text, .markdown: Terminal.out(CompareRender.table(s, markdown: format == .markdown))
+                case .text, .markdown:
+                    if first, CompareRender.hasNoVerdicts(s) {
+                        Terminal.out(CompareRender.noVerdictsNote(s, alpha: alpha, matrixFile: matrixFile(), markdown: format == .markdown))
+                        noted = true
+                    }
+                    Terminal.out(CompareRender.table(s, markdown: format == .markdown))
                 }
             }
         } catch let e as InputError {
@@ -78,9 +85,17 @@ struct CompareCommand: AsyncParsableCommand {
         switch format {
         case .json: Terminal.out(try json.end(warnings: warnings))
         case .csv: break
-        case .text, .markdown: Terminal.out(CompareRender.footer(alpha: alpha, floor: floor, warnings: warnings, markdown: format == .markdown))
+        case .text, .markdown:
+            // The note above the tables already said it: the warning would say it twice.
+            let shown = noted ? warnings.filter { !$0.hasPrefix(ComparisonDocument.tooFewRepetitionsWarning) } : warnings
+            Terminal.out(CompareRender.footer(alpha: alpha, floor: floor, warnings: shown, markdown: format == .markdown))
         }
         if format == .json || format == .csv { warnings.forEach { Terminal.err("peerbench: warning: \($0)") } }
+    }
+
+    /// The matrix file the first run was made from (its manifest), for the command a note suggests.
+    func matrixFile() -> String? {
+        (try? RunDirectory(path: dirs[0]).readManifest())??.matrixFile
     }
 
     func runBaseline(old: String, new: String) throws {

@@ -80,7 +80,27 @@ enum CompareRender {
         return t.render()
     }
 
-    /// One scenario: medians with intervals, then one verdict mark per pair and metric.
+    /// Whether no pair of `s` can have a verdict: too few repetitions on every side.
+    static func hasNoVerdicts(_ s: ComparisonDocument.Scenario) -> Bool {
+        !s.pairs.isEmpty && s.pairs.allSatisfy { $0.verdict == .insufficient }
+    }
+
+    /// Said once, above the tables, when the first scenario cannot support a verdict (a
+    /// run of one repetition): why, and the command that would.
+    static func noVerdictsNote(_ s: ComparisonDocument.Scenario, alpha: Double, matrixFile: String?, markdown: Bool) -> String {
+        let needed = ComparisonDocument.repetitionsNeeded(alpha: alpha)
+        let most = s.transports.flatMap { $0.metrics.values.map(\.n) }.max() ?? 0
+        let reps = max(needed, 6)
+        let command = "peerbench run \(matrixFile ?? "MATRIX.json") --repetitions \(reps) --out DIR"
+        let text = "No verdicts in this comparison: its scenarios have at most \(most) ok repetition\(most == 1 ? "" : "s") per transport, "
+            + "and a verdict needs at least \(needed) on each side at alpha \(alpha). Below are each transport's figures "
+            + "(and, where one repetition has RTT probes, the within-run evidence). For verdicts with 95 % intervals run "
+            + (markdown ? "`\(command)`" : command) + " and compare that run."
+        return (markdown ? "> " : "note: ") + text + "\n"
+    }
+
+    /// One scenario: medians with intervals, then one verdict mark per pair and metric (left
+    /// out when no pair can have a verdict: a table of question marks says nothing).
     static func table(_ s: ComparisonDocument.Scenario, markdown: Bool) -> String {
         var out: [String] = []
         let t = title(s.environment, s.distanceLabel, s.payload)
@@ -91,7 +111,7 @@ enum CompareRender {
             [tr.label, "\(tr.metrics.values.map(\.n).max() ?? 0)"] + metrics.map { interval(tr.metrics[$0], $0) }
         }
         out.append(grid(["transport", "n"] + headings, rows, markdown: markdown))
-        if !s.pairs.isEmpty {
+        if !s.pairs.isEmpty, !hasNoVerdicts(s) {
             out.append("")
             var pairRows: [[String]] = []
             var seen: [String] = []
