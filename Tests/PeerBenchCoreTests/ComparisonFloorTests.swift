@@ -133,7 +133,7 @@ import Testing
         let large = BaselineDocument.build(old: ("old", try data(1, floor: oldFloor)), new: ("new", try data(6, floor: newFloor)), alpha: 0.05)
         let r = try #require(large.scenarios.first?.changes.first { $0.metric == "rtt_p50_ms" })
         #expect(r.verdict == .regressed && r.reason == nil)
-        #expect(!large.regressions(beyond: 100).isEmpty)
-        #expect(small.regressions(beyond: 0).isEmpty, "a change below the floor never fails --fail-on-regression")
+        #expect(!large.applying(.percent(100)).past(.regressed).isEmpty)
+        #expect(small.applying(.percent(0)).past(.regressed).isEmpty, "a change below the floor never fails --fail-on-regression")
     }
 }

@@ -71,8 +71,8 @@ extension BaselineDocument {
                     }
                     changes.append(Change(label: t.label, metric: metric.rawValue, old: summary(t.old), new: summary(t.new),
                                           relativeChange: relative(t.test.shift), relativeCILow: relative(t.test.shiftLow),
-                                          relativeCIHigh: relative(t.test.shiftHigh), pValue: t.test.pValue, pAdjusted: pAdjusted[i],
-                                          cliffsDelta: t.test.cliffsDelta, verdict: verdict, floorMs: floor, reason: reason))
+                                          relativeCIHigh: relative(t.test.shiftHigh), shift: t.test.shift, pValue: t.test.pValue, pAdjusted: pAdjusted[i],
+                                          cliffsDelta: t.test.cliffsDelta, verdict: verdict, floorMs: floor, reason: reason, pastThreshold: nil))
                 }
             }
             for (label, _) in newLabels where !oldLabels.contains(where: { $0.label == label }) {

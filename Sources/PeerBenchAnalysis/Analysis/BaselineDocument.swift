@@ -46,6 +46,9 @@ public struct BaselineDocument: Sendable, Equatable, Codable {
         @NullWhenAbsent public var relativeChange: Double?
         @NullWhenAbsent public var relativeCILow: Double?
         @NullWhenAbsent public var relativeCIHigh: Double?
+        /// Hodges-Lehmann shift NEW - OLD in the metric's unit (what an absolute threshold
+        /// is compared with); nil where a side has no value.
+        @NullWhenAbsent public var shift: Double?
         @NullWhenAbsent public var pValue: Double?
         /// Holm-adjusted within the scenario x metric (over labels).
         @NullWhenAbsent public var pAdjusted: Double?
@@ -55,11 +58,15 @@ public struct BaselineDocument: Sendable, Equatable, Codable {
         @NullWhenAbsent public var floorMs: Double?
         /// `below_floor` when the test finds a change but its interval does not clear `floor_ms`; else null.
         @NullWhenAbsent public var reason: String?
+        /// With thresholds (`--thresholds`, `--fail-on-regression`): whether an `improved`
+        /// or `regressed` change is past its metric's threshold (false for the other
+        /// verdicts); null without thresholds.
+        @NullWhenAbsent public var pastThreshold: Bool?
 
         enum CodingKeys: String, CodingKey {
             case label, metric, old, new, relativeChange = "relative_change", relativeCILow = "relative_ci_low"
-            case relativeCIHigh = "relative_ci_high", pValue = "p_value", pAdjusted = "p_adjusted", cliffsDelta = "cliffs_delta", verdict
-            case floorMs = "floor_ms", reason
+            case relativeCIHigh = "relative_ci_high", shift, pValue = "p_value", pAdjusted = "p_adjusted", cliffsDelta = "cliffs_delta", verdict
+            case floorMs = "floor_ms", reason, pastThreshold = "past_threshold"
         }
     }
 
@@ -67,13 +74,20 @@ public struct BaselineDocument: Sendable, Equatable, Codable {
         case improved, regressed, unchanged, insufficient
     }
 
-    /// Significant regressions whose relative change exceeds `percent` (a regression
-    /// from a median of 0, which has no relative size, always counts).
-    public func regressions(beyond percent: Double) -> [(scenario: Scenario, change: Change)] {
-        scenarios.flatMap { s in
-            s.changes.filter { c in
-                c.verdict == .regressed && (c.relativeChange.map { abs($0) * 100 > percent } ?? true)
-            }.map { (s, $0) }
+    /// The document with every change's `pastThreshold` set from `thresholds`.
+    public func applying(_ thresholds: Thresholds) -> BaselineDocument {
+        var doc = self
+        for i in doc.scenarios.indices {
+            for j in doc.scenarios[i].changes.indices {
+                let c = doc.scenarios[i].changes[j]
+                doc.scenarios[i].changes[j].pastThreshold = (c.verdict == .regressed || c.verdict == .improved) && thresholds.isPast(c)
+            }
         }
+        return doc
+    }
+
+    /// Changes with `verdict` past their threshold (`applying` first), in document order.
+    public func past(_ verdict: Verdict) -> [(scenario: Scenario, change: Change)] {
+        scenarios.flatMap { s in s.changes.filter { $0.verdict == verdict && $0.pastThreshold == true }.map { (s, $0) } }
     }
 }

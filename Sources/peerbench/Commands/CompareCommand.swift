@@ -28,11 +28,20 @@ struct CompareCommand: AsyncParsableCommand {
     @Option(help: "Significance level of the verdicts (0 < A < 1).")
     var alpha: Double = 0.05
 
-    @Option(name: .customLong("baseline"), help: ArgumentHelp("Compare each label of the new run with itself in this earlier run of the same matrix.", valueName: "OLD_DIR"))
+    @Option(name: .customLong("baseline"), help: ArgumentHelp("Compare each label of the new run with itself in this earlier run of the same matrix: a run folder, or a name saved with `peerbench baseline save`.", valueName: "OLD"))
     var baseline: String?
+
+    @Option(name: .customLong("baselines-dir"), help: ArgumentHelp("With --baseline NAME: where named baselines are kept (default \(BaselineStore.defaultDirectory)).", valueName: "DIR"))
+    var baselinesDir: String?
 
     @Option(help: ArgumentHelp("With --baseline: exit 1 when a significant regression exceeds this many percent.", valueName: "PCT"))
     var failOnRegression: Double?
+
+    @Option(help: ArgumentHelp("With --baseline: per-metric thresholds (JSON, docs/COMPARE.md); exit 1 when a significant regression is past its threshold.", valueName: "FILE"))
+    var thresholds: String?
+
+    @Flag(help: "With --thresholds or --fail-on-regression: a significant improvement past its threshold fails too (the baseline wants refreshing).")
+    var failOnImprovement = false
 
     @Option(name: .customLong("measured"), help: ArgumentHelp("Compare the runs with the field measurements in this CSV file (the study's RTT or transfer kind); repeat for more files.", valueName: "FILE.csv"))
     var measured: [String] = []
@@ -50,8 +59,16 @@ struct CompareCommand: AsyncParsableCommand {
         if !(alpha > 0 && alpha < 1) { throw ValidationError("--alpha must lie between 0 and 1, got \(alpha)") }
         if baseline != nil, dirs.count != 1 { throw ValidationError("--baseline OLD_DIR takes exactly one new run folder, got \(dirs.count)") }
         if let p = failOnRegression {
-            if baseline == nil { throw ValidationError("--fail-on-regression needs --baseline OLD_DIR") }
+            if baseline == nil { throw ValidationError("--fail-on-regression needs --baseline OLD") }
             if !(p >= 0) { throw ValidationError("--fail-on-regression must be a percentage of 0 or more, got \(p)") }
+            if thresholds != nil {
+                throw ValidationError("give --thresholds FILE or --fail-on-regression PCT, not both (PCT is a thresholds file of {\"default\": {\"percent\": PCT}})")
+            }
+        }
+        if thresholds != nil, baseline == nil { throw ValidationError("--thresholds needs --baseline OLD") }
+        if baselinesDir != nil, baseline == nil { throw ValidationError("--baselines-dir needs --baseline NAME") }
+        if failOnImprovement, thresholds == nil, failOnRegression == nil {
+            throw ValidationError("--fail-on-improvement needs --thresholds FILE or --fail-on-regression PCT (what counts as past the threshold)")
         }
     }
 
@@ -99,23 +116,38 @@ struct CompareCommand: AsyncParsableCommand {
     }
 
     func runBaseline(old: String, new: String) throws {
-        let doc: BaselineDocument
-        do { doc = try BaselineDocument.load(old: old, new: new, alpha: alpha) } catch { throw fail(error) }
+        var doc: BaselineDocument
+        let limits: Thresholds?
+        do {
+            let store = BaselineStore(directory: baselinesDir ?? BaselineStore.defaultDirectory)
+            doc = try BaselineDocument.load(old: try store.resolve(old), new: new, alpha: alpha)
+            limits = try thresholds.map { path throws(InputError) in try Thresholds.load(path: path) } ?? failOnRegression.map(Thresholds.percent)
+        } catch {
+            throw fail(error)
+        }
+        if let limits { doc = doc.applying(limits) }
         switch format {
         case .json: Terminal.out(try CompareRender.json(doc))
         case .csv: Terminal.out(CompareRender.csv(doc))
-        case .text, .markdown: Terminal.out(CompareRender.table(doc, markdown: format == .markdown))
+        case .markdown: Terminal.out(CompareRender.markdown(doc))
+        case .text: Terminal.out(CompareRender.table(doc, markdown: false))
         }
         if format == .json || format == .csv { doc.warnings.forEach { Terminal.err("peerbench: warning: \($0)") } }
-        guard let pct = failOnRegression else { return }
-        let beyond = doc.regressions(beyond: pct)
-        guard !beyond.isEmpty else { return }
-        for (s, c) in beyond {
-            let size = c.relativeChange.map { String(format: "%+.1f %%", $0 * 100) } ?? "from a median of 0"
-            Terminal.err("peerbench: regression: \(s.environment) · \(s.distanceLabel) · \(s.payload) · \(c.label) · \(c.metric): \(size) (p adjusted \(Format.number(c.pAdjusted, digits: 4)))")
+        guard limits != nil else { return }
+        let regressed = doc.past(.regressed), improved = doc.past(.improved)
+        for (kind, list) in [("regression", regressed), ("improvement", improved)] {
+            for (s, c) in list {
+                let size = c.relativeChange.map { String(format: "%+.1f %%", $0 * 100) } ?? "from a median of 0"
+                Terminal.err("peerbench: \(kind): \(s.environment) · \(s.distanceLabel) · \(s.payload) · \(c.label) · \(c.metric): \(size) (p adjusted \(Format.number(c.pAdjusted, digits: 4)))")
+            }
         }
-        Terminal.err("peerbench: \(beyond.count) significant regression\(beyond.count == 1 ? "" : "s") beyond \(Format.number(pct, digits: 1)) %")
-        throw ExitStatus.cellsNotOK
+        let what = thresholds.map { "past the thresholds of \($0)" } ?? "beyond \(Format.number(failOnRegression, digits: 1)) %"
+        func count(_ n: Int, _ word: String) -> String { "\(n) significant \(word)\(n == 1 ? "" : "s")" }
+        if !improved.isEmpty {
+            Terminal.err("peerbench: \(count(improved.count, "improvement")) \(what)" + (failOnImprovement ? "" : "; the baseline may want refreshing (--fail-on-improvement fails on these)"))
+        }
+        if !regressed.isEmpty { Terminal.err("peerbench: \(count(regressed.count, "regression")) \(what)") }
+        if !regressed.isEmpty || (failOnImprovement && !improved.isEmpty) { throw ExitStatus.cellsNotOK }
     }
 
     /// The runs against field measurements: tables (or the JSON document) on stdout; with

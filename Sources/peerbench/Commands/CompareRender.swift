@@ -229,6 +229,35 @@ enum CompareRender {
         return out.joined(separator: "\n")
     }
 
+    /// The Markdown a CI step summary or a pull request comment shows (`--baseline ...
+    /// --format markdown`): one line of counts, the changes that matter (significant and,
+    /// with thresholds, past them) in one table, and every scenario's table folded below.
+    static func markdown(_ doc: BaselineDocument) -> String {
+        let all = doc.scenarios.flatMap { s in s.changes.map { (scenario: s, change: $0) } }
+        let thresholded = all.contains { $0.change.pastThreshold != nil }
+        let notable = all.filter { ($0.change.verdict == .regressed || $0.change.verdict == .improved) && $0.change.pastThreshold ?? true }
+        func n(_ v: BaselineDocument.Verdict) -> Int { notable.filter { $0.change.verdict == v }.count }
+        func plural(_ k: Int, _ word: String) -> String { "\(k) \(word)\(k == 1 ? "" : "s")" }
+        let past = thresholded ? " past the thresholds" : ""
+        let within = all.filter { $0.change.pastThreshold == false && ($0.change.verdict == .regressed || $0.change.verdict == .improved) }.count
+        var counts = "**\(plural(n(.regressed), "regression"))**, \(plural(n(.improved), "improvement"))\(past); "
+            + "\(all.filter { $0.change.verdict == .unchanged }.count) unchanged"
+        if within > 0 { counts += ", \(within) significant but within the thresholds" }
+        let insufficient = all.filter { $0.change.verdict == .insufficient }.count
+        if insufficient > 0 { counts += ", \(insufficient) insufficient (too few repetitions)" }
+        var out = ["## PeerBench: `\(doc.new)` against `\(doc.old)`", "", counts + "."]
+        if !notable.isEmpty {
+            let rows = notable.sorted { ($0.change.verdict == .regressed ? 0 : 1) < ($1.change.verdict == .regressed ? 0 : 1) }.map { s, c in
+                [(c.verdict == .regressed ? "🔴 " : "🟢 ") + c.verdict.rawValue, title(s.environment, s.distanceLabel, s.payload), c.label,
+                 ComparisonMetric(rawValue: c.metric)?.heading ?? c.metric, interval(c.old, c.metric), interval(c.new, c.metric),
+                 percent(c.relativeChange), c.pAdjusted.map { String(format: "%.3g", $0) } ?? "-"]
+            }
+            out += ["", grid(["", "scenario", "transport", "metric", "old median", "new median", "change", "p adj"], rows, markdown: true)]
+        }
+        out += ["", "<details><summary>Every scenario</summary>", "", table(doc, markdown: true), "", "</details>"]
+        return out.joined(separator: "\n")
+    }
+
     static func csv(_ doc: BaselineDocument) -> String {
         var lines = ["environment,distance_label,payload,label,metric,old_n,old_median,new_n,new_median,relative_change,relative_ci_low,relative_ci_high,p_value,p_adjusted,cliffs_delta,verdict,floor_ms,reason"]
         for s in doc.scenarios {
