@@ -119,8 +119,9 @@ func typed(_ records: [JSONValue]) throws -> [Record] { try records.map { try Re
         let records = (1...6).map { comparedRecord("tcp", rep: $0, mbps: Double($0)) } + (1...6).map { comparedRecord("udp", rep: $0, mbps: 10 + Double($0)) }
         let data = try JSONEncoder().encode(try ComparisonDocument(records: typed(records)))
         let top = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-        #expect(Set(top.keys) == ["schema", "alpha", "warnings", "scenarios", "measurement_floor"])
+        #expect(Set(top.keys) == ["schema", "alpha", "warnings", "scenarios", "measurement_floor", "notes"])
         #expect(top["measurement_floor"] is NSNull, "records in memory, no manifest: no floor")
+        #expect(top["notes"] is NSNull, "records in memory, no manifest: no notes")
         #expect(top["schema"] as? String == "peerbench.compare/1")
         let s = try #require((top["scenarios"] as? [[String: Any]])?.first)
         #expect(Set(s.keys) == ["environment", "distance_label", "payload", "transports", "pairs", "within_run"])

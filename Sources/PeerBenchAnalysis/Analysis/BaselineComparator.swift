@@ -27,7 +27,10 @@ extension BaselineDocument {
         if let a = oldData.linkMode, let b = newData.linkMode, a != b {
             throw InputError(source: new, "records over link mode \(b), \(old)'s over \(a): figures over unlike links are not compared")
         }
-        return build(old: (old, oldData), new: (new, newData), alpha: alpha)
+        var doc = build(old: (old, oldData), new: (new, newData), alpha: alpha)
+        doc.oldNote = om.note
+        doc.newNote = nm.note
+        return doc
     }
 
     static func build(old: (name: String, data: ComparisonData), new: (name: String, data: ComparisonData), alpha: Double) -> BaselineDocument {

@@ -13,6 +13,9 @@ public struct BaselineDocument: Sendable, Equatable, Codable {
     /// Both runs' measurement floor, each figure the larger of the two; null when neither
     /// manifest has one. Changes within it are `unchanged` (`below_floor`).
     @NullWhenAbsent public var measurementFloor: ComparisonFloor?
+    /// The two runs' notes (`run --note`); null where a run has none.
+    @NullWhenAbsent public var oldNote: String?
+    @NullWhenAbsent public var newNote: String?
 
     // In the type, not an extension: only here may it initialize the `@NullWhenAbsent` property.
     public init(alpha: Double, old: String, new: String, warnings: [String], scenarios: [Scenario], measurementFloor: ComparisonFloor? = nil) {
@@ -22,9 +25,13 @@ public struct BaselineDocument: Sendable, Equatable, Codable {
         self.warnings = warnings
         self.scenarios = scenarios
         self.measurementFloor = measurementFloor
+        self.oldNote = nil
+        self.newNote = nil
     }
 
-    enum CodingKeys: String, CodingKey { case schema, alpha, old, new, warnings, scenarios, measurementFloor = "measurement_floor" }
+    enum CodingKeys: String, CodingKey {
+        case schema, alpha, old, new, warnings, scenarios, measurementFloor = "measurement_floor", oldNote = "old_note", newNote = "new_note"
+    }
 
     public struct Scenario: Sendable, Equatable, Codable {
         public var environment: String

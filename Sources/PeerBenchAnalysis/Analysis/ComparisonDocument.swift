@@ -1,4 +1,5 @@
 import PeerBenchPlugin
+import PeerBenchCore
 
 /// The head-to-head comparison as data: what `peerbench compare --format json` writes
 /// and what `peerbench report` draws. This is a contract (docs/COMPARE.md): extend it,
@@ -13,15 +14,36 @@ public struct ComparisonDocument: Sendable, Equatable, Codable {
     /// What the harness could not resolve in these runs (their manifests); null when no
     /// manifest carries a floor. Pairs within it are `no_difference` (`below_floor`).
     @NullWhenAbsent public var measurementFloor: ComparisonFloor?
+    /// The runs' notes (`run --note`), in the order the folders were given; null when no
+    /// run has one.
+    @NullWhenAbsent public var notes: [RunNote]?
 
-    public init(alpha: Double, warnings: [String] = [], scenarios: [Scenario], measurementFloor: ComparisonFloor? = nil) {
+    public init(alpha: Double, warnings: [String] = [], scenarios: [Scenario], measurementFloor: ComparisonFloor? = nil, notes: [RunNote]? = nil) {
         self.alpha = alpha
         self.warnings = warnings
         self.scenarios = scenarios
         self.measurementFloor = measurementFloor
+        self.notes = notes
     }
 
-    enum CodingKeys: String, CodingKey { case schema, alpha, warnings, scenarios, measurementFloor = "measurement_floor" }
+    enum CodingKeys: String, CodingKey { case schema, alpha, warnings, scenarios, measurementFloor = "measurement_floor", notes }
+
+    /// One run folder's `--note`.
+    public struct RunNote: Sendable, Equatable, Codable {
+        public var directory: String
+        public var note: String
+        public init(directory: String, note: String) {
+            self.directory = directory
+            self.note = note
+        }
+        enum CodingKeys: String, CodingKey { case directory, note }
+
+        /// The notes of the run folders that have one (their manifests); nil when none has.
+        public static func of(_ directories: [String]) -> [RunNote]? {
+            let notes = directories.compactMap { d in ((try? RunDirectory(path: d).readManifest()) ?? nil)?.note.map { RunNote(directory: d, note: $0) } }
+            return notes.isEmpty ? nil : notes
+        }
+    }
 
     /// One environment x distance x payload.
     public struct Scenario: Sendable, Equatable, Codable {

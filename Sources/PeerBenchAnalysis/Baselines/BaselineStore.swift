@@ -24,10 +24,12 @@ public struct BaselineStore: Sendable {
         public var records: Int
         public var scenarios: Int
         public var labels: [String]
+        /// The run's `--note`.
+        public var note: String?
 
         enum CodingKeys: String, CodingKey {
             case schema, name, savedAt = "saved_at", source, runID = "run_id", matrixFile = "matrix_file", matrixHash = "matrix_hash"
-            case linkMode = "link_mode", records, scenarios, labels
+            case linkMode = "link_mode", records, scenarios, labels, note
         }
     }
 
@@ -74,7 +76,7 @@ public struct BaselineStore: Sendable {
         }
         let entry = Entry(name: name, savedAt: Record.rfc3339(now), source: runDirectory, runID: manifest.runID,
                           matrixFile: manifest.matrixFile, matrixHash: manifest.matrixHash, linkMode: manifest.linkMode.rawValue,
-                          records: data.points.count, scenarios: data.scenarios.count, labels: data.labels)
+                          records: data.points.count, scenarios: data.scenarios.count, labels: data.labels, note: manifest.note)
         let staging = directory + "/.\(name).saving-\(getpid())"
         do {
             try fm.createDirectory(atPath: directory, withIntermediateDirectories: true)

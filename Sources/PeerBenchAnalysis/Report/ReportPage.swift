@@ -11,17 +11,20 @@ public enum ReportPage {
     ///   - javascript: the vega-embed bundle (ReportRenderer), inlined as is.
     public static func html(data: ReportData, document: ComparisonDocument, figures: [ReportFigure],
                             figureFolder: String, javascript: String, generatedAt: Date = Date()) -> String {
+        // The runs' notes (`run --note`) name the report: which run is which, months later.
+        let notes = data.runs.compactMap { $0.manifest?["note"]?.stringValue }
+        let title = "PeerBench report" + (notes.isEmpty ? "" : ": " + notes.joined(separator: " | "))
         var h = """
             <!DOCTYPE html>
             <html lang="en">
             <head>
             <meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
-            <title>PeerBench report</title>
+            <title>\(esc(title))</title>
             <style>\(style)</style>
             </head>
             <body>
-            <h1>PeerBench report</h1>
+            <h1>\(esc(title))</h1>
 
             """
         let notUsable = data.cells.filter { !$0.usable }.count

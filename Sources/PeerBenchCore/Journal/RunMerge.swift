@@ -304,6 +304,10 @@ public enum RunMerge {
         }
         m.incomplete = incomplete
         m.setAside = state.setAside
+        // The shards of one run share its note; different notes are all kept, in input order.
+        var notes: [String] = []
+        for n in inputs.compactMap(\.manifest.note) where !notes.contains(n) { notes.append(n) }
+        m.note = notes.isEmpty ? nil : notes.joined(separator: " | ")
         try outDir.writeManifest(m)
     }
 }

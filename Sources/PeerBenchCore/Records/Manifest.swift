@@ -50,6 +50,22 @@ public struct Manifest: Sendable, Equatable, Codable {
     /// What this machine could resolve when the (latest) session started; nil for
     /// merged folders and runs of older versions.
     public var measurementFloor: MeasurementFloor?
+    /// `run --note TEXT`: which run this is, in the words of whoever ran it; kept on
+    /// resume. Shown by `compare`, `baseline list` and `report`.
+    public var note: String?
+
+    /// The longest `--note` (characters).
+    public static let maxNoteLength = 200
+
+    /// Why `text` cannot be a note, or nil: at most `maxNoteLength` characters, one line
+    /// (a line break or other control character would forge lines in what shows it).
+    public static func noteProblem(_ text: String) -> String? {
+        if text.count > maxNoteLength { return "is \(text.count) characters; at most \(maxNoteLength)" }
+        if text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            return "holds a line break or another control character; give one line"
+        }
+        return nil
+    }
 
     public struct InterruptedCell: Sendable, Equatable, Codable {
         public var cellID: String
@@ -145,7 +161,7 @@ public struct Manifest: Sendable, Equatable, Codable {
         case matrixCellsTotal = "matrix_cells_total", summary, isolation, cellsRecorded = "cells_recorded"
         case interruptedCell = "interrupted_cell", sessions, mergedFrom = "merged_from", incomplete
         case setAside = "set_aside", host, versions, matrix
-        case measurementFloor = "measurement_floor"
+        case measurementFloor = "measurement_floor", note
     }
 
     /// The manifest of a run of `plan`.
@@ -172,6 +188,7 @@ public struct Manifest: Sendable, Equatable, Codable {
         host = .current()
         self.versions = Versions(libraries: versions)
         matrix = plan.matrix.document
+        note = plan.options.note
     }
 
     /// Reads `manifest.json` text; throws a sentence naming what is wrong.

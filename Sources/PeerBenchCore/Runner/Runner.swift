@@ -15,9 +15,11 @@ public struct RunOptions: Sendable {
     public var order: CellOrder?
     /// nil = every cell.
     public var shard: Shard?
+    /// `--note`; nil keeps a resumed run's note.
+    public var note: String?
 
     public init(matrixFile: String, commandLine: [String], transports: [String]? = nil, seed: UInt64? = nil,
-                repetitions: Int? = nil, cellTimeoutSeconds: Double? = nil, order: CellOrder? = nil, shard: Shard? = nil) {
+                repetitions: Int? = nil, cellTimeoutSeconds: Double? = nil, order: CellOrder? = nil, shard: Shard? = nil, note: String? = nil) {
         self.matrixFile = matrixFile
         self.commandLine = commandLine
         self.transports = transports
@@ -26,6 +28,7 @@ public struct RunOptions: Sendable {
         self.cellTimeoutSeconds = cellTimeoutSeconds
         self.order = order
         self.shard = shard
+        self.note = note
     }
 }
 

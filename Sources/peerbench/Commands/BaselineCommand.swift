@@ -63,9 +63,9 @@ struct BaselineCommand: AsyncParsableCommand {
                 Terminal.out("no baselines in \(store.directory); save one with `peerbench baseline save NAME RUN_DIR`")
                 return
             }
-            var t = TextTable(["name", "saved", "matrix", "link", "records", "from"])
+            var t = TextTable(["name", "saved", "matrix", "link", "records", "from", "note"])
             for e in entries {
-                t.add([e.name, e.savedAt, e.matrixFile, e.linkMode, "\(e.records)", e.source])
+                t.add([e.name, e.savedAt, e.matrixFile, e.linkMode, "\(e.records)", e.source, e.note ?? ""])
             }
             Terminal.out(t.render())
         }

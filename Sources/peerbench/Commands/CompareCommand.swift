@@ -77,6 +77,8 @@ struct CompareCommand: AsyncParsableCommand {
         if !measured.isEmpty { return try runMeasured() }
         // Each scenario is written as soon as it is built: memory holds one scenario's output.
         var json = CompareRender.JSONStream(alpha: alpha)
+        let notes = ComparisonDocument.RunNote.of(dirs)
+        json.notes = notes
         if format == .csv { Terminal.out(CompareRender.csvHeader) }
         let warnings: [String]
         var floor: ComparisonFloor?
@@ -89,6 +91,7 @@ struct CompareCommand: AsyncParsableCommand {
                 case .json: FileHandle.standardOutput.write(Data(try json.scenario(s).utf8))
                 case .csv: Terminal.out(CompareRender.csv(s))
                 case .text, .markdown:
+                    if first, notes != nil { Terminal.out(CompareRender.notes(notes, markdown: format == .markdown)) }
                     if first, CompareRender.hasNoVerdicts(s) {
                         Terminal.out(CompareRender.noVerdictsNote(s, alpha: alpha, matrixFile: matrixFile(), markdown: format == .markdown))
                         noted = true

@@ -20,6 +20,8 @@ enum CompareRender {
         var alpha: Double
         /// The runs' floor, known before the first scenario.
         var floor: ComparisonFloor?
+        /// The runs' notes, known before the first scenario.
+        var notes: [ComparisonDocument.RunNote]?
         var started = false
 
         /// `value` as `json` writes it, every line after the first indented by `indent`.
@@ -27,10 +29,12 @@ enum CompareRender {
             try CompareRender.json(value).split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\n" + indent)
         }
 
-        /// The keys before `scenarios` (sorted: alpha, measurement_floor).
+        /// The keys before `scenarios` (sorted: alpha, measurement_floor, notes).
         func opening() throws -> String {
             let floorText = try floor.map { try Self.indented($0, "  ") } ?? "null"
-            return "{\n  \"alpha\" : \(try CompareRender.json(alpha)),\n  \"measurement_floor\" : \(floorText),\n  \"scenarios\" : ["
+            let notesText = try notes.map { try Self.indented($0, "  ") } ?? "null"
+            return "{\n  \"alpha\" : \(try CompareRender.json(alpha)),\n  \"measurement_floor\" : \(floorText),\n"
+                + "  \"notes\" : \(notesText),\n  \"scenarios\" : ["
         }
 
         /// The opening (before the first scenario) and the scenario, indented into the array.
@@ -78,6 +82,12 @@ enum CompareRender {
         var t = TextTable(header)
         rows.forEach { t.add($0) }
         return t.render()
+    }
+
+    /// The runs' notes, one line each, above everything else; empty without notes.
+    static func notes(_ notes: [ComparisonDocument.RunNote]?, markdown: Bool) -> String {
+        guard let notes else { return "" }
+        return notes.map { markdown ? "**\($0.directory)**: \($0.note)  " : "run \($0.directory): \($0.note)" }.joined(separator: "\n") + "\n"
     }
 
     /// Whether no pair of `s` can have a verdict: too few repetitions on every side.
@@ -220,7 +230,8 @@ enum CompareRender {
             out.append("")
         }
         let needed = ComparisonDocument.repetitionsNeeded(alpha: doc.alpha)
-        let legend = "\(doc.new) against \(doc.old). change = Hodges-Lehmann shift new - old over the old median, [95 % interval]; "
+        func named(_ dir: String, _ note: String?) -> String { note.map { "\(dir) (\($0))" } ?? dir }
+        let legend = "\(named(doc.new, doc.newNote)) against \(named(doc.old, doc.oldNote)). change = Hodges-Lehmann shift new - old over the old median, [95 % interval]; "
             + "improved/regressed: Holm-adjusted Mann-Whitney p < \(doc.alpha) and |Cliff's delta| >= 0.33; "
             + "insufficient: fewer than \(needed) ok repetitions a side."
         out.append(markdown ? "_\(legend)_" : "legend: " + legend)
@@ -245,7 +256,12 @@ enum CompareRender {
         if within > 0 { counts += ", \(within) significant but within the thresholds" }
         let insufficient = all.filter { $0.change.verdict == .insufficient }.count
         if insufficient > 0 { counts += ", \(insufficient) insufficient (too few repetitions)" }
-        var out = ["## PeerBench: `\(doc.new)` against `\(doc.old)`", "", counts + "."]
+        var out = ["## PeerBench: `\(doc.new)` against `\(doc.old)`", ""]
+        for (dir, note) in [(doc.new, doc.newNote), (doc.old, doc.oldNote)] {
+            if let note { out.append("**\(dir)**: \(note)  ") }
+        }
+        if doc.newNote != nil || doc.oldNote != nil { out.append("") }
+        out.append(counts + ".")
         if !notable.isEmpty {
             let rows = notable.sorted { ($0.change.verdict == .regressed ? 0 : 1) < ($1.change.verdict == .regressed ? 0 : 1) }.map { s, c in
                 [(c.verdict == .regressed ? "🔴 " : "🟢 ") + c.verdict.rawValue, title(s.environment, s.distanceLabel, s.payload), c.label,

@@ -94,7 +94,7 @@ struct RunSetup {
         if let s = c.shard { shard = try Shard(parsing: s) }
         guard let m = previous else {
             return (RunOptions(matrixFile: matrixPath, commandLine: CommandLine.arguments, transports: cliTransports, seed: c.seed,
-                               repetitions: c.repetitions, cellTimeoutSeconds: c.cellTimeout, order: c.order, shard: shard),
+                               repetitions: c.repetitions, cellTimeoutSeconds: c.cellTimeout, order: c.order, shard: shard, note: c.note),
                     c.link ?? RunCommand.defaultLink)
         }
         var problems: [InputProblem] = []
@@ -118,7 +118,7 @@ struct RunSetup {
         if !problems.isEmpty { throw InputError(problems) }
         let timeout = c.cellTimeout ?? m.cellTimeoutSeconds
         return (RunOptions(matrixFile: matrixPath, commandLine: CommandLine.arguments, transports: labels, seed: seed, repetitions: reps,
-                           cellTimeoutSeconds: timeout, order: order, shard: storedShard), link)
+                           cellTimeoutSeconds: timeout, order: order, shard: storedShard, note: c.note ?? m.note), link)
     }
 }
 

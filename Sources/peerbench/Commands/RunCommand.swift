@@ -80,6 +80,9 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Repetitions of every cell; overrides the matrix's \"repetitions\".")
     var repetitions: Int?
 
+    @Option(help: ArgumentHelp("A one-line note kept in the manifest and shown by compare, baseline list and report (which run is which, months later); at most 200 characters. On --resume it replaces the run's note.", valueName: "TEXT"))
+    var note: String?
+
     @Option(name: .customLong("cell-timeout"), help: "Seconds a cell may take before it is stopped and recorded as timeout.")
     var cellTimeout: Double?
 
@@ -93,6 +96,7 @@ struct RunCommand: AsyncParsableCommand {
 
     func validate() throws {
         if let r = repetitions, r < 1 { throw ValidationError("--repetitions must be at least 1, got \(r)") }
+        if let n = note, let problem = Manifest.noteProblem(n) { throw ValidationError("--note \(problem)") }
         if let t = cellTimeout, !(t > 0) { throw ValidationError("--cell-timeout must be a number of seconds above 0, got \(t)") }
         if intendedLink == .remote && !dryRun {
             if peer == nil { throw ValidationError("--link remote needs --peer HOST[:PORT], the host running 'peerbench serve'") }
