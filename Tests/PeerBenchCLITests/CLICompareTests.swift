@@ -14,9 +14,10 @@ import Testing
         return try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: d + "/out/manifest.json"))) as! [String: Any]
     }
 
-    /// A run folder: manifest.json plus one record per (label, repetition, throughput).
+    /// A run folder: manifest.json plus one record per (label, repetition, throughput),
+    /// in every environment x distance x payload given.
     static func runFolder(_ dir: String, hash: String = "h1", mode: String = "none", environments: [String] = ["forest"],
-                          rows: [(label: String, mbps: [Double])]) throws {
+                          distances: [Int] = [10], sizes: [Int] = [128], rows: [(label: String, mbps: [Double])]) throws {
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         var manifest = try templateManifest()
         manifest["run_id"] = dir
@@ -28,23 +29,27 @@ import Testing
         manifest["matrix"] = matrix
         try JSONSerialization.data(withJSONObject: manifest).write(to: URL(fileURLWithPath: dir + "/manifest.json"))
         var lines: [String] = []
-        for row in rows {
-            for (i, v) in row.mbps.enumerated() {
-                let link: [String: Any] = ["mode": mode, "delay_ms": NSNull(), "jitter_ms": NSNull(), "loss_percent": NSNull(), "rate_mbps": NSNull(),
-                                           "mtu": NSNull(), "rssi_dbm": NSNull(), "snr_db": NSNull(), "mcs": NSNull(), "phy_rate_mbps": NSNull(),
-                                           "packets_up": NSNull(), "packets_down": NSNull(), "bytes_up": NSNull(), "bytes_down": NSNull(),
-                                           "drops_up": NSNull(), "drops_down": NSNull()]
-                let r: [String: Any] = ["schema": "peerbench.record/1", "run_id": dir, "cell_id": "c-\(row.label)", "repetition": i + 1, "seed": 1,
-                                        "transport": ["plugin": "tcp", "label": row.label, "options": [:] as [String: Any]],
-                                        "environment": environments[0], "distance_m": 10, "distance_label": "10", "payload": ["count": 100, "size": 128],
-                                        "link": link, "status": "ok", "error": NSNull(), "started_at": "2026-11-23T01:58:55.525Z",
-                                        "connect_ms": 1.0, "bulk_seconds": 0.1, "total_seconds": 0.5, "throughput_mbps": v,
-                                        "rtt_ms": ["count": 20, "min": 1.0, "mean": 2.0, "p50": 2.0, "p90": 3.0, "p99": 4.0, "max": 4.0, "stddev": 0.5],
-                                        "jitter_ms": ["ipdv_mean": 0.1, "rfc3550": NSNull()],
-                                        "delivery": ["sent_messages": 100, "received_messages": 100, "sent_bytes": 12800, "received_bytes": 12800,
-                                                     "loss_ratio": 0.0, "reordered": 0, "duplicated": 0],
-                                        "extra": [:] as [String: Any]]
-                lines.append(String(decoding: try JSONSerialization.data(withJSONObject: r), as: UTF8.self))
+        let sites = environments.flatMap { e in distances.flatMap { d in sizes.map { (env: e, distance: d, size: $0) } } }
+        for (env, distance, size) in sites {
+            for row in rows {
+                for (i, v) in row.mbps.enumerated() {
+                    let link: [String: Any] = ["mode": mode, "delay_ms": NSNull(), "jitter_ms": NSNull(), "loss_percent": NSNull(), "rate_mbps": NSNull(),
+                                               "mtu": NSNull(), "rssi_dbm": NSNull(), "snr_db": NSNull(), "mcs": NSNull(), "phy_rate_mbps": NSNull(),
+                                               "packets_up": NSNull(), "packets_down": NSNull(), "bytes_up": NSNull(), "bytes_down": NSNull(),
+                                               "drops_up": NSNull(), "drops_down": NSNull()]
+                    let cellID = environments.count * distances.count * sizes.count == 1 ? "c-\(row.label)" : "c-\(row.label)-\(env)-\(distance)-\(size)"
+                    let r: [String: Any] = ["schema": "peerbench.record/1", "run_id": dir, "cell_id": cellID, "repetition": i + 1, "seed": 1,
+                                            "transport": ["plugin": "tcp", "label": row.label, "options": [:] as [String: Any]],
+                                            "environment": env, "distance_m": distance, "distance_label": "\(distance)", "payload": ["count": 100, "size": size],
+                                            "link": link, "status": "ok", "error": NSNull(), "started_at": "2026-11-23T01:58:55.525Z",
+                                            "connect_ms": 1.0, "bulk_seconds": 0.1, "total_seconds": 0.5, "throughput_mbps": v,
+                                            "rtt_ms": ["count": 20, "min": 1.0, "mean": 2.0, "p50": 2.0, "p90": 3.0, "p99": 4.0, "max": 4.0, "stddev": 0.5],
+                                            "jitter_ms": ["ipdv_mean": 0.1, "rfc3550": NSNull()],
+                                            "delivery": ["sent_messages": 100, "received_messages": 100, "sent_bytes": 12800, "received_bytes": 12800,
+                                                         "loss_ratio": 0.0, "reordered": 0, "duplicated": 0],
+                                            "extra": [:] as [String: Any]]
+                    lines.append(String(decoding: try JSONSerialization.data(withJSONObject: r), as: UTF8.self))
+                }
             }
         }
         try CLI.write(lines.joined(separator: "\n") + "\n", to: dir + "/records.jsonl")

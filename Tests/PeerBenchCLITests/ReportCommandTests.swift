@@ -57,6 +57,41 @@ struct ReportCommandTests {
         #expect(page.dom.contains("Emulator release error p50 0.035 ms, p99 0.094 ms"))
     }
 
+    /// The field study's shape, 4 places x 3 distances x 9 payloads = 108 scenarios: the
+    /// verdict overview draws one panel per place and distance, so it stays a few hundred
+    /// pixels tall (one row per scenario, as before, made it over 1 500 px), and a
+    /// drop-down narrows it to one place.
+    @Test(.enabled(if: HeadlessChromium.binary != nil, "needs Debian's chromium (scripts/setup.sh installs it)"))
+    func theVerdictOverviewStaysReadableWithAHundredScenarios() throws {
+        let dir = CLI.tempDir()
+        try CLICompareTests.runFolder(dir + "/run", environments: ["free-field", "forest", "inner-city", "underground"], distances: [1, 5, 10],
+                                      sizes: [128, 256, 512, 1024, 2048, 4096, 8192, 9216, 16384],
+                                      rows: [("tcp", [10, 11, 12, 13, 14]), ("udp", [20, 21, 22, 23, 24]), ("quic", [15, 16, 17, 18, 19])])
+        let r = try CLI.run(["report", dir + "/run", "--out", dir + "/report.html"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let page = try HeadlessChromium.load(dir + "/report.html")
+        #expect(HeadlessChromium.errors(page.console) == [], "console: \(page.console)")
+        let div = try #require(page.dom.range(of: "id=\"fig-verdicts\""))
+        let after = String(page.dom[div.upperBound...].prefix(200_000))
+        // vega-embed's <svg ... class="marks" width="W" height="H" ...>: the drawn size.
+        let svg = try #require(after.range(of: "class=\"marks\""))
+        let tag = String(after[svg.lowerBound...].prefix { $0 != ">" })
+        func attribute(_ name: String) -> Double? {
+            guard let a = tag.range(of: " \(name)=\"") else { return nil }
+            return Double(tag[a.upperBound...].prefix { $0 != "\"" })
+        }
+        let height = try #require(attribute("height"), "\(tag)")
+        let width = try #require(attribute("width"), "\(tag)")
+        #expect(height < 900, "108 scenarios in 4 x 3 panels of 9 payloads: \(height) px tall")
+        #expect(width < 1_200, "\(width) px wide")
+        #expect(after.contains("all places") && after.contains("<option value=\"underground\">"), "a place pick")
+        // Places and distances in the matrix's order, not the alphabet's.
+        let order = ["free-field", "forest", "inner-city", "underground", "'1 m'", "'5 m'", "'10 m'"]
+            .map { after.range(of: "Title text '\($0.replacingOccurrences(of: "'", with: ""))'")?.lowerBound }
+        #expect(order.allSatisfy { $0 != nil } && zip(order.dropFirst(4), order.dropFirst(5)).allSatisfy { $0! < $1! }
+                && zip(order.prefix(4), order.prefix(4).dropFirst()).allSatisfy { $0! < $1! }, "\(order)")
+    }
+
     /// The same check fails when the page cannot draw: here with the bundle removed, as
     /// a page relying on a CDN would be without network.
     @Test(.enabled(if: HeadlessChromium.binary != nil, "needs Debian's chromium (scripts/setup.sh installs it)"))

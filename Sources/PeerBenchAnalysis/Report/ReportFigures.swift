@@ -21,18 +21,30 @@ public enum ReportFigures {
         (.better, "#1a9850"), (.worse, "#d73027"), (.noDifference, "#a6a6a6"), (.insufficient, "#e6dfc8"),
     ]
 
-    /// Scenarios x transport pairs, one cell per pair coloured by a's verdict against b.
+    /// The place pick's first option: every place.
+    static let allPlaces = "all places"
+
+    /// Scenarios x transport pairs, one cell per pair coloured by a's verdict against b:
+    /// one panel per place (rows) and distance (columns), payloads down each panel, so
+    /// a study of 100+ scenarios (4 places x 3 distances x 9 payloads) stays a few
+    /// hundred pixels tall; a second pick narrows it to one place.
     static func verdicts(_ doc: ComparisonDocument) -> ReportFigure {
         let name = "verdicts", title = "Verdict overview"
-        let caption = "Each square is the verdict of the first transport against the second in one scenario, on the metric picked above (alpha \(doc.alpha)). "
+        let caption = "Each square is the verdict of the first transport against the second in one scenario, on the metric picked above (alpha \(doc.alpha)); "
+            + "one row of panels per place, one column per distance, payloads down each panel. "
             + "A time difference that does not clear the measurement floor is no difference (reason below_floor)."
         var rows: [JSONValue] = []
-        var metrics: [String] = []
+        var metrics: [String] = [], places: [String] = [], distances: [String] = []
         for s in doc.scenarios {
             let scenario = ReportData.Scenario(environment: s.environment, distanceLabel: s.distanceLabel, payload: s.payload).title
+            if !places.contains(s.environment) { places.append(s.environment) }
+            let distance = s.distanceLabel == "max" ? "max" : s.distanceLabel + " m"
+            if !distances.contains(distance) { distances.append(distance) }
+            let payload = s.payload == "-" ? "no payload" : s.payload + " B"
             for p in s.pairs {
                 if !metrics.contains(p.metric) { metrics.append(p.metric) }
-                rows.append(["scenario": .string(scenario), "pair": .string("\(p.a) vs \(p.b)"), "metric": .string(p.metric),
+                rows.append(["scenario": .string(scenario), "environment": .string(s.environment), "distance": .string(distance),
+                             "payload": .string(payload), "pair": .string("\(p.a) vs \(p.b)"), "metric": .string(p.metric),
                              "verdict": .string(p.verdict.rawValue), "p_adjusted": JSONValue(p.pAdjusted),
                              "cliffs_delta": JSONValue(p.cliffsDelta), "floor_ms": JSONValue(p.floorMs),
                              "reason": JSONValue(p.reason)])
@@ -44,20 +56,32 @@ public enum ReportFigures {
         }
         let spec: JSONValue = [
             "$schema": ReportFigure.schema,
-            "params": [ReportFigure.pick("metric", label: "metric", options: metrics)],
+            "params": [ReportFigure.pick("metric", label: "metric", options: metrics),
+                       ReportFigure.pick("place", label: "place", options: [allPlaces] + places)],
             "data": ["values": .array(rows)],
-            "transform": [["filter": "datum.metric == metric"]],
-            "mark": ["type": "rect", "stroke": "white"],
-            "encoding": [
-                "x": ["field": "pair", "type": "nominal", "sort": nil, "title": "transport pair (a vs b)", "axis": ["labelAngle": -40]],
-                "y": ["field": "scenario", "type": "nominal", "sort": nil, "title": nil],
-                "color": ["field": "verdict", "type": "nominal", "title": "verdict of a",
-                          "scale": ["domain": .array(verdictColours.map { .string($0.0.rawValue) }),
-                                    "range": .array(verdictColours.map { .string($0.1) })]],
-                "tooltip": [["field": "scenario"], ["field": "pair"], ["field": "verdict"],
-                            ["field": "p_adjusted", "format": ".3g"], ["field": "cliffs_delta", "format": ".2f"],
-                            ["field": "floor_ms", "format": ".3g"], ["field": "reason"]],
+            "transform": [["filter": "datum.metric == metric"], ["filter": .string("place == '\(allPlaces)' || datum.environment == place")]],
+            "facet": [
+                // Explicit orders: a facet header sorts alphabetically without one.
+                "row": ["field": "environment", "type": "nominal", "sort": .array(places.map { .string($0) }), "title": nil,
+                        "header": ["labelAngle": 0, "labelAlign": "left", "labelFontWeight": "bold"]],
+                "column": ["field": "distance", "type": "nominal", "sort": .array(distances.map { .string($0) }), "title": nil],
             ],
+            "spacing": ["row": 8, "column": 6],
+            "spec": [
+                "width": ["step": 16], "height": ["step": 14],
+                "mark": ["type": "rect", "stroke": "white"],
+                "encoding": [
+                    "x": ["field": "pair", "type": "nominal", "sort": nil, "title": nil, "axis": ["labelAngle": -40]],
+                    "y": ["field": "payload", "type": "nominal", "sort": nil, "title": nil],
+                    "color": ["field": "verdict", "type": "nominal", "title": "verdict of a",
+                              "scale": ["domain": .array(verdictColours.map { .string($0.0.rawValue) }),
+                                        "range": .array(verdictColours.map { .string($0.1) })]],
+                    "tooltip": [["field": "scenario"], ["field": "pair"], ["field": "verdict"],
+                                ["field": "p_adjusted", "format": ".3g"], ["field": "cliffs_delta", "format": ".2f"],
+                                ["field": "floor_ms", "format": ".3g"], ["field": "reason"]],
+                ],
+            ],
+            "resolve": ["scale": ["y": "independent"]],
         ]
         return ReportFigure(name: name, title: title, caption: caption, spec: spec)
     }
