@@ -40,7 +40,7 @@ TIMING=(
     # runner and CLI: cell deadlines, grace periods, the measurement floor
     MeasurementFloorClockTests RunnerTests InterruptionTests WorkerProcessTests SocketCloseTests
     CLIMeasurementFloorTests CLIUnattendedTests CLIUnattendedTCPTests ScenarioRunTests
-    CLITimeoutStatusTests ScenarioKeepAliveIdleTimeoutTests CLIRunnerDeathTests
+    CLITimeoutStatusTests ScenarioKeepAliveIdleTimeoutTests CLIRunnerDeathTests CLIAutoRepetitionsTests
 )
 # Compiles a copy of the package for minutes: phase 1's second process.
 SCAFFOLD=ScaffoldEndToEndTests

@@ -143,3 +143,11 @@ func typed(_ records: [JSONValue]) throws -> [Record] { try records.map { try Re
         #expect(try JSONDecoder().decode(ComparisonDocument.self, from: data) == ComparisonDocument(records: typed(records)))
     }
 }
+
+/// The matrix loader checks `"repetitionMetrics"` against its own list of compare's
+/// metric names (PeerBenchCore cannot see `ComparisonMetric`): the two must agree.
+@Suite struct AutoRepetitionMetricNamesTests {
+    @Test func theLoadersListIsComparesMetrics() {
+        #expect(AutoRepetitions.metricNames == ComparisonMetric.allCases.map(\.rawValue))
+    }
+}

@@ -4,7 +4,10 @@ import PeerBenchPlugin
 /// run in each, and the run's settings. Built by `MatrixLoader` from matrix.json.
 public struct Matrix: Sendable {
     public var name: String
+    /// With `autoRepetitions`, its MAX: the plan holds every repetition a scenario may need.
     public var repetitions: Int
+    /// `"repetitions": "auto[:MAX]"` with `"repetitionPrecision"`; nil for a fixed count.
+    public var autoRepetitions: AutoRepetitions?
     public var rttProbes: Int
     /// How the RTT probes are sent (`"rttMethod"`); `.pingPong` when absent.
     public var rttMethod: RTTMethod = .pingPong

@@ -16,7 +16,7 @@ public struct MatrixLoader: Sendable {
         self.baseDirectory = baseDirectory
     }
 
-    static let topLevelKeys = ["name", "repetitions", "rttProbes", "rttMethod", "rttProbeIntervalMs", "cellTimeoutSeconds", "seed", "order", "transports", "matrix", "crossTraffic"]
+    static let topLevelKeys = ["name", "repetitions", "repetitionPrecision", "repetitionMetrics", "rttProbes", "rttMethod", "rttProbeIntervalMs", "cellTimeoutSeconds", "seed", "order", "transports", "matrix", "crossTraffic"]
     static let matrixKeys = ["environments", "distances", "payloads"]
     static let payloadKeys = ["counts", "sizes"]
     static let transportKeys = ["plugin", "label", "options", "wifi"]
@@ -138,7 +138,44 @@ struct Validator {
         if let n = top["name"] {
             if let s = n.stringValue, !s.isEmpty { name = s } else { fail(root.key("name"), "expected a non-empty string, got \(n.typeName)") }
         }
-        let repetitions = int(top["repetitions"], root.key("repetitions"), default: 1, min: 1, max: 10_000)
+        var repetitions = 1
+        var auto: AutoRepetitions?
+        // Asked for, even when misspelt: the keys that go with it are not errors then.
+        let autoAsked = top["repetitions"]?.stringValue?.hasPrefix("auto") ?? false
+        if let r = top["repetitions"], let text = r.stringValue {
+            if let (max, problem) = AutoRepetitions.parse(text), problem == nil {
+                auto = AutoRepetitions(max: max ?? AutoRepetitions.defaultMax)
+                repetitions = auto!.max
+            } else {
+                fail(root.key("repetitions"), AutoRepetitions.parse(text)?.problem
+                     ?? "expected a whole number of repetitions, \"auto\" or \"auto:MAX\", got \(r.compactText)")
+            }
+        } else {
+            repetitions = int(top["repetitions"], root.key("repetitions"), default: 1, min: 1, max: 10_000)
+        }
+        if let p = top["repetitionPrecision"] {
+            if let x = p.doubleValue, x > 0, x < 1 {
+                auto?.precision = x
+                if !autoAsked { fail(root.key("repetitionPrecision"), "applies to \"repetitions\": \"auto\" (a fixed count runs every repetition)") }
+            } else {
+                fail(root.key("repetitionPrecision"), "expected the widest 95 % interval accepted, as a fraction of the median above 0 and below 1 (0.05 is 5 %), got \(p.compactText)")
+            }
+        }
+        if let v = top["repetitionMetrics"] {
+            let path = root.key("repetitionMetrics")
+            if !autoAsked { fail(path, "applies to \"repetitions\": \"auto\" (a fixed count runs every repetition)") }
+            if let list = v.arrayValue, !list.isEmpty {
+                var names: [String] = []
+                for (i, e) in list.enumerated() {
+                    if let n = e.stringValue, AutoRepetitions.metricNames.contains(n) { names.append(n) } else {
+                        fail(path.index(i), "unknown metric \(e.compactText) (known: \(AutoRepetitions.metricNames.joined(separator: ", ")))")
+                    }
+                }
+                auto?.metrics = names
+            } else {
+                fail(path, "expected a non-empty list of metric names, got \(v.compactText)")
+            }
+        }
         let rttProbes = int(top["rttProbes"], root.key("rttProbes"), default: 100, min: 0, max: 1_000_000)
         var rttMethod = RTTMethod.pingPong
         if let r = top["rttMethod"] {
@@ -208,6 +245,7 @@ struct Validator {
                             seed: seed, transports: transports, environments: environments, distances: distances,
                             counts: counts, sizes: sizes, scenarios: scenarios, crossTraffic: cross, document: doc)
         matrix.rttProbeSpacingNanos = spacing
+        matrix.autoRepetitions = auto
         return matrix
     }
 

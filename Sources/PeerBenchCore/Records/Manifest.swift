@@ -50,6 +50,9 @@ public struct Manifest: Sendable, Equatable, Codable {
     /// What this machine could resolve when the (latest) session started; nil for
     /// merged folders and runs of older versions.
     public var measurementFloor: MeasurementFloor?
+    /// `"repetitions": "auto"`: the rule, and how many repetitions each scenario got and
+    /// why it stopped; null for a fixed count.
+    public var autoRepetitions: AutoRepetitions.Report?
     /// `run --note TEXT`: which run this is, in the words of whoever ran it; kept on
     /// resume. Shown by `compare`, `baseline list` and `report`.
     public var note: String?
@@ -161,7 +164,7 @@ public struct Manifest: Sendable, Equatable, Codable {
         case matrixCellsTotal = "matrix_cells_total", summary, isolation, cellsRecorded = "cells_recorded"
         case interruptedCell = "interrupted_cell", sessions, mergedFrom = "merged_from", incomplete
         case setAside = "set_aside", host, versions, matrix
-        case measurementFloor = "measurement_floor", note
+        case measurementFloor = "measurement_floor", note, autoRepetitions = "auto_repetitions"
     }
 
     /// The manifest of a run of `plan`.

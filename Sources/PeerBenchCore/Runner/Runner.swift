@@ -17,9 +17,13 @@ public struct RunOptions: Sendable {
     public var shard: Shard?
     /// `--note`; nil keeps a resumed run's note.
     public var note: String?
+    /// `--repetitions auto[:MAX]` (then `repetitions` is MAX) or a fixed count (false);
+    /// nil: as the matrix says.
+    public var autoRepetitions: Bool?
 
     public init(matrixFile: String, commandLine: [String], transports: [String]? = nil, seed: UInt64? = nil,
-                repetitions: Int? = nil, cellTimeoutSeconds: Double? = nil, order: CellOrder? = nil, shard: Shard? = nil, note: String? = nil) {
+                repetitions: Int? = nil, cellTimeoutSeconds: Double? = nil, order: CellOrder? = nil, shard: Shard? = nil, note: String? = nil,
+                autoRepetitions: Bool? = nil) {
         self.matrixFile = matrixFile
         self.commandLine = commandLine
         self.transports = transports
@@ -29,6 +33,7 @@ public struct RunOptions: Sendable {
         self.order = order
         self.shard = shard
         self.note = note
+        self.autoRepetitions = autoRepetitions
     }
 }
 
@@ -59,6 +64,8 @@ public struct RunSummary: Sendable {
     /// `--interactive`: the places the user skipped and how many cells they held (not recorded).
     public var skippedSites: [FieldSite] = []
     public var skippedCells = 0
+    /// Auto repetitions: cells left out because their scenario was already settled.
+    public var settledCells = 0
 
     public init() {}
 
@@ -101,6 +108,15 @@ public struct RunPlan: Sendable {
             m.transports = m.transports.filter { wanted.contains($0.label) }
         }
         if let t = options.cellTimeoutSeconds { m.cellTimeoutSeconds = t }
+        switch options.autoRepetitions {
+        case false?: m.autoRepetitions = nil
+        case true?:
+            var rule = m.autoRepetitions ?? AutoRepetitions()
+            rule.max = options.repetitions ?? rule.max
+            m.autoRepetitions = rule
+            m.repetitions = rule.max
+        case nil: if let n = options.repetitions { m.autoRepetitions?.max = n }
+        }
         // --repetitions can multiply a matrix the loader accepted: count before expanding.
         let total = m.cellCount(repetitions: options.repetitions)
         guard total <= MatrixLoader.Limits.cells else {
@@ -183,8 +199,9 @@ public final class Runner: Sendable {
 
     /// Runs `cells` (default: all of the plan's) and appends their records to `dir`.
     /// The summary counts this call's cells only.
+    /// `judge` (auto repetitions) skips the cells of scenarios it has settled.
     public func run(_ plan: RunPlan, cells: [Cell]? = nil, runID: String, into dir: RunDirectory,
-                    observer: (any RunObserver)?) async throws -> RunSummary {
+                    observer: (any RunObserver)?, judge: (any RepetitionJudge)? = nil) async throws -> RunSummary {
         let executor = CellExecutor(registry: registry, testbed: testbed, rttProbes: plan.matrix.rttProbes,
                                     timeoutSeconds: plan.matrix.cellTimeoutSeconds, logger: logger, worker: worker, stopper: stopper,
                                     rttMethod: plan.matrix.rttMethod, rttProbeSpacingNanos: plan.matrix.rttProbeSpacingNanos)
@@ -206,6 +223,10 @@ public final class Runner: Sendable {
                 summary.interrupted = true
             }
             if summary.interrupted { break }
+            if let judge, !judge.needs(cell) {
+                summary.settledCells += 1
+                continue
+            }
             observer?.cellStarted(index: i, total: cells.count, cell: cell)
             let record = await executor.run(cell, link: plan.link(for: cell), runID: runID)
             // A cell cut short by the stop measured nothing worth keeping: it is left
@@ -217,6 +238,7 @@ public final class Runner: Sendable {
                 break
             }
             try dir.append(record, withSamples: true)
+            judge?.add(record)
             summary.total += 1
             summary.byStatus[record.status, default: 0] += 1
             observer?.cellFinished(index: i, total: cells.count, cell: cell, record: record)

@@ -28,11 +28,15 @@ final class ManifestBook: Sendable {
         get { _interruptedCell.withLock { $0 } }
         set { _interruptedCell.withLock { $0 = newValue } }
     }
+    /// Auto repetitions: whose report goes into every manifest written.
+    let judge: (any RepetitionJudge)?
+
     /// One write at a time: the signal handler's and the run's would share manifest.json.tmp.
     private let writing = Mutex(())
 
     init(dir: RunDirectory, plan: RunPlan, setup: RunSetup, linkMode: LinkMode, isolation: Isolation, versions: [String: String],
-         commandLine: [String]) {
+         commandLine: [String], judge: (any RepetitionJudge)? = nil) {
+        self.judge = judge
         self.dir = dir
         self.plan = plan
         runID = setup.runID
@@ -48,7 +52,14 @@ final class ManifestBook: Sendable {
     func wholeRunSummary() -> RunSummary {
         // Records of another run in the journal are not this run's cells (see `belonging`).
         let cells = Set(plan.cells.map(\.key))
-        return RunSummary(lastRecordsOf: dir.readRecords().belonging(toRun: runID, cells: cells, journal: dir.journalPath).own, keys: cells)
+        return RunSummary(lastRecordsOf: ownRecords(), keys: cells)
+    }
+
+    /// The records of this run's cells in the journal.
+    func ownRecords() -> [Record] { Self.ownRecords(dir: dir, plan: plan, runID: runID) }
+
+    static func ownRecords(dir: RunDirectory, plan: RunPlan, runID: String) -> [Record] {
+        dir.readRecords().belonging(toRun: runID, cells: Set(plan.cells.map(\.key)), journal: dir.journalPath).own
     }
 
     func write(status: String, ended: Bool) throws {
@@ -63,6 +74,7 @@ final class ManifestBook: Sendable {
                                        status: status, commandLine: commandLine)
         m.sessions = earlierSessions + [session]
         m.measurementFloor = measurementFloor
+        m.autoRepetitions = judge?.report
         try writing.withLock { _ in try dir.writeManifest(m) }
     }
 }

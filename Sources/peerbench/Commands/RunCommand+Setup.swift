@@ -94,7 +94,8 @@ struct RunSetup {
         if let s = c.shard { shard = try Shard(parsing: s) }
         guard let m = previous else {
             return (RunOptions(matrixFile: matrixPath, commandLine: CommandLine.arguments, transports: cliTransports, seed: c.seed,
-                               repetitions: c.repetitions, cellTimeoutSeconds: c.cellTimeout, order: c.order, shard: shard, note: c.note),
+                               repetitions: c.repetitions?.count, cellTimeoutSeconds: c.cellTimeout, order: c.order, shard: shard, note: c.note,
+                               autoRepetitions: c.repetitions?.isAuto),
                     c.link ?? RunCommand.defaultLink)
         }
         var problems: [InputProblem] = []
@@ -110,7 +111,10 @@ struct RunSetup {
         let order: CellOrder? = m.order
         let storedShard = m.shard.flatMap { try? Shard(parsing: $0) }
         check("--seed", c.seed.map(String.init), seed.map(String.init))
-        check("--repetitions", c.repetitions.map(String.init), reps.map(String.init))
+        let storedReps = m.autoRepetitions.map { "auto:\($0.max)" } ?? reps.map(String.init)
+        // `auto` without MAX resumes whatever MAX the run has.
+        let givenReps = c.repetitions.map { $0.isAuto && $0.count == nil ? (m.autoRepetitions.map { "auto:\($0.max)" } ?? "auto") : $0.spelling }
+        check("--repetitions", givenReps, storedReps)
         check("--transports", cliTransports?.joined(separator: ","), labels?.joined(separator: ","))
         check("--link", c.link?.rawValue, link.rawValue)
         check("--order", c.order?.rawValue, order?.rawValue)
@@ -118,7 +122,8 @@ struct RunSetup {
         if !problems.isEmpty { throw InputError(problems) }
         let timeout = c.cellTimeout ?? m.cellTimeoutSeconds
         return (RunOptions(matrixFile: matrixPath, commandLine: CommandLine.arguments, transports: labels, seed: seed, repetitions: reps,
-                           cellTimeoutSeconds: timeout, order: order, shard: storedShard, note: c.note ?? m.note), link)
+                           cellTimeoutSeconds: timeout, order: order, shard: storedShard, note: c.note ?? m.note,
+                           autoRepetitions: m.autoRepetitions != nil), link)
     }
 }
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import LinkEmulation
 import Logging
+import PeerBenchAnalysis
 import PeerBenchCore
 import PeerBenchPlugin
 import RemoteLink
@@ -77,8 +78,8 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Run seed; overrides the matrix's \"seed\". Same seed, same emulated link traces.")
     var seed: UInt64?
 
-    @Option(help: "Repetitions of every cell; overrides the matrix's \"repetitions\".")
-    var repetitions: Int?
+    @Option(help: ArgumentHelp("Repetitions of every cell, or auto[:MAX]: each scenario until every compared metric's 95 % interval is within the matrix's \"repetitionPrecision\" (default 5 %) of its median, 6 to MAX (default 20); overrides the matrix's \"repetitions\".", valueName: "N|auto[:MAX]"))
+    var repetitions: RepetitionsArgument?
 
     @Option(help: ArgumentHelp("A one-line note kept in the manifest and shown by compare, baseline list and report (which run is which, months later); at most 200 characters. On --resume it replaces the run's note.", valueName: "TEXT"))
     var note: String?
@@ -95,7 +96,7 @@ struct RunCommand: AsyncParsableCommand {
     var verbose = false
 
     func validate() throws {
-        if let r = repetitions, r < 1 { throw ValidationError("--repetitions must be at least 1, got \(r)") }
+        if case .invalid(let problem)? = repetitions { throw ValidationError("--repetitions \(problem)") }
         if let n = note, let problem = Manifest.noteProblem(n) { throw ValidationError("--note \(problem)") }
         if let t = cellTimeout, !(t > 0) { throw ValidationError("--cell-timeout must be a number of seconds above 0, got \(t)") }
         if intendedLink == .remote && !dryRun {
@@ -162,8 +163,12 @@ struct RunCommand: AsyncParsableCommand {
         }
         let runner = Runner(registry: registry, testbed: testbed, logger: logger, worker: worker, stopper: interrupt.stopper,
                             fieldPrompter: prompter)
+        // Auto repetitions: a resumed run's records are judged before its first cell.
+        let judge = plan.matrix.autoRepetitions.map {
+            AutoRepetitionJudge(rule: $0, cells: plan.cells, records: ManifestBook.ownRecords(dir: dir, plan: plan, runID: setup.runID))
+        }
         let book = ManifestBook(dir: dir, plan: plan, setup: setup, linkMode: testbed.mode, isolation: isolation,
-                                versions: Wiring.libraryVersions, commandLine: CommandLine.arguments)
+                                versions: Wiring.libraryVersions, commandLine: CommandLine.arguments, judge: judge)
         interrupt.attach(book: book)
         do { try book.write(status: "running", ended: false) } catch {
             await testbed.shutdown()
@@ -172,17 +177,19 @@ struct RunCommand: AsyncParsableCommand {
         }
         if !quiet {
             let skipped = setup.alreadyRecorded > 0 ? " (\(setup.alreadyRecorded) already recorded)" : ""
-            Terminal.err("peerbench: \(setup.pending.count) cells\(skipped) of \(plan.matrix.name)\(plan.options.shard.map { " shard \($0)" } ?? "") over link '\(testbed.mode.rawValue)', \(isolation == .process ? "isolated in a worker process" : "in process"), into \(dir.path)")
+            let auto = plan.matrix.autoRepetitions.map { " at most (auto repetitions: " + Self.autoText($0) + ")" } ?? ""
+            Terminal.err("peerbench: \(setup.pending.count) cells\(auto)\(skipped) of \(plan.matrix.name)\(plan.options.shard.map { " shard \($0)" } ?? "") over link '\(testbed.mode.rawValue)', \(isolation == .process ? "isolated in a worker process" : "in process"), into \(dir.path)")
         }
         // The floor is measured once the stop signals are handled, so an interrupt
         // stops it too; the manifest is written again with it.
         book.measurementFloor = await FloorProbe.measure(plan: plan, testbed: testbed, quiet: quiet) { runner.stopper.hasFired }
+        judge?.measured(book.measurementFloor)
         try? book.write(status: "running", ended: false)
         let estimates = plan.estimates(of: setup.pending)
         let printer = quiet ? nil : ProgressPrinter(estimates: estimates, alreadyRecorded: setup.alreadyRecorded, live: Terminal.stderrIsTerminal && !field.interactive, verbose: verbose)
         let summary: RunSummary
         do {
-            summary = try await runner.run(plan, cells: setup.pending, runID: setup.runID, into: dir, observer: printer)
+            summary = try await runner.run(plan, cells: setup.pending, runID: setup.runID, into: dir, observer: printer, judge: book.judge)
         } catch {
             worker?.killNow()
             await testbed.shutdown()
@@ -223,7 +230,23 @@ struct RunCommand: AsyncParsableCommand {
             throw ExitStatus.interrupted
         }
         Terminal.err("peerbench: \(whole.total) cells: \(counts.joined(separator: ", ")). Records: \(dir.journalPath)")
+        if let report = book.judge?.report { Terminal.err("peerbench: " + Self.autoOutcome(report, settledCells: summary.settledCells)) }
         if whole.notOK > 0 || skipped { throw ExitStatus.cellsNotOK }
+    }
+
+    /// `6-20 repetitions per scenario until every interval is within 5 % of its median`.
+    static func autoText(_ rule: AutoRepetitions) -> String {
+        "\(rule.min)-\(rule.max) repetitions per scenario until every interval is within \(Format.number(rule.precision * 100, digits: 1)) % of its median"
+    }
+
+    /// How the scenarios of an auto-repetition run ended, one line.
+    static func autoOutcome(_ report: AutoRepetitions.Report, settledCells: Int) -> String {
+        let precise = report.scenarios.filter { $0.stopped == "precise" }
+        let reps = precise.map(\.repetitions)
+        let range = reps.isEmpty ? "" : " after \(reps.min()!)\(reps.min() == reps.max() ? "" : "-\(reps.max()!)") repetitions"
+        let atMax = report.scenarios.filter { $0.stopped == "max" }.count
+        return "auto repetitions: \(precise.count) of \(report.scenarios.count) scenarios precise\(range), \(atMax) ran to \(report.max) "
+            + "(manifest auto_repetitions); \(settledCells) cells were not needed"
     }
 
     static func makeRunID() -> String {

@@ -41,9 +41,17 @@ struct ValidateCommand: AsyncParsableCommand {
         Terminal.out("  matrix: \(m.environments.count) environments x \(m.distances.count) distances x \(m.payloads.count) payloads (\(m.counts.count) counts x \(m.sizes.count) sizes)"
             + (m.scenarios.count > 1 || !m.scenarios[0].isStatic ? " x \(m.scenarios.count) scenarios" : ""))
         Terminal.out("  rtt probes: \(m.rttProbes), \(m.rttMethod.name)")
-        Terminal.out("  cells: \(plan.cells.count) (\(plan.cells.count / m.repetitions) per repetition x \(m.repetitions) repetition\(m.repetitions == 1 ? "" : "s"))")
+        let perRep = plan.cells.count / m.repetitions
         let estimate = plan.estimatedSeconds()
-        Terminal.out("  estimated duration: \(Format.duration(estimate)) (\(Int(estimate.rounded())) s; cell timeout \(Format.number(m.cellTimeoutSeconds, digits: 0)) s)")
+        if let auto = m.autoRepetitions {
+            // Every scenario runs MIN rounds and at most MAX: the estimate is a range.
+            let least = estimate * Double(auto.min) / Double(auto.max)
+            Terminal.out("  cells: \(perRep * auto.min) to \(plan.cells.count) (\(perRep) per repetition x auto repetitions: \(RunCommand.autoText(auto)))")
+            Terminal.out("  estimated duration: \(Format.duration(least)) to \(Format.duration(estimate)) (\(Int(least.rounded()))-\(Int(estimate.rounded())) s; cell timeout \(Format.number(m.cellTimeoutSeconds, digits: 0)) s)")
+        } else {
+            Terminal.out("  cells: \(plan.cells.count) (\(perRep) per repetition x \(m.repetitions) repetition\(m.repetitions == 1 ? "" : "s"))")
+            Terminal.out("  estimated duration: \(Format.duration(estimate)) (\(Int(estimate.rounded())) s; cell timeout \(Format.number(m.cellTimeoutSeconds, digits: 0)) s)")
+        }
         Terminal.out("  estimate basis: \(plan.estimateBasis)")
         Terminal.out("")
         Terminal.out("Resolved link per environment x distance:")
