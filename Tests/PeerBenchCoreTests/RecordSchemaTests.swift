@@ -226,3 +226,16 @@ import Testing
         #expect { try Manifest(bytes: Array("[1,2]".utf8)) } throws: { "\($0)".contains("holds an array") }
     }
 }
+
+/// One CSV escaper for every CSV PeerBench writes (records.csv, compare's CSV): a field
+/// with a comma, a quote, LF or CR is quoted with inner quotes doubled (RFC 4180), so a
+/// spreadsheet reads it back as one field. compare's own escaper left CR unquoted.
+@Suite struct CSVFieldTests {
+    @Test func fieldsThatWouldSplitAreQuoted() {
+        #expect(RecordsCSV.quoted("plain") == "plain")
+        #expect(RecordsCSV.quoted("a,b") == "\"a,b\"")
+        #expect(RecordsCSV.quoted("say \"hi\"") == "\"say \"\"hi\"\"\"")
+        #expect(RecordsCSV.quoted("two\nlines") == "\"two\nlines\"")
+        #expect(RecordsCSV.quoted("carriage\rreturn") == "\"carriage\rreturn\"")
+    }
+}

@@ -46,10 +46,14 @@ public enum RecordsCSV {
         case .bool(let b): return b ? "true" : "false"
         default: text = v.compactText
         }
-        if text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) {
-            return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-        }
-        return text
+        return quoted(text)
+    }
+
+    /// `text` as one RFC 4180 field: quoted (inner quotes doubled) when it holds a comma,
+    /// a quote or a line break (CR or LF). The one CSV escaper of every CSV PeerBench writes.
+    public static func quoted(_ text: String) -> String {
+        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
+        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 }
 

@@ -183,9 +183,7 @@ enum CompareRender {
         return markdown ? "_\(text)_" : "legend: " + text
     }
 
-    static func csvField(_ s: String) -> String {
-        s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" }) ? "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : s
-    }
+    static func csvField(_ s: String) -> String { RecordsCSV.quoted(s) }
 
     static func csvNumber(_ x: Double?) -> String { x.map { "\($0)" } ?? "" }
 
