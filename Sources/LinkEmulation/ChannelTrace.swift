@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import PeerBenchPlugin
 
 /// The radio channel's state over time for one cell: SNR = median + shadowing -
 /// blocking, advanced on a fixed grid from a seeded generator. Each emulator

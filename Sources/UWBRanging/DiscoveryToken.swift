@@ -59,7 +59,7 @@ public struct DiscoveryToken: Sendable, Hashable, CustomStringConvertible {
 
     /// A fresh token for a new session: identifier and key material from `generator`.
     public static func generate(deviceClass: DeviceClass, chip: ChipGeneration, rangingEndpoint: SocketAddress,
-                                using generator: inout SeededGenerator) -> DiscoveryToken {
+                                using generator: inout SeededRandom) -> DiscoveryToken {
         let id = generator.bytes(16)
         let uuid = UUID(uuid: (id[0], id[1], id[2], id[3], id[4], id[5], id[6], id[7],
                                id[8], id[9], id[10], id[11], id[12], id[13], id[14], id[15]))

@@ -107,7 +107,7 @@ public final class NearbySession: @unchecked Sendable {
             try s.setBufferSizes(1 << 20)
             socket = s
             let bound = try s.localAddress()
-            var rng = SeededGenerator(seed: seed, stream: "uwb.token.\(deviceClass.rawValue)")
+            var rng = SeededRandom(seed: seed, stream: "uwb.token.\(deviceClass.rawValue)")
             discoveryToken = .generate(deviceClass: deviceClass, chip: chip,
                                        rangingEndpoint: SocketAddress(host: radioAddress, port: bound.port), using: &rng)
         } catch {

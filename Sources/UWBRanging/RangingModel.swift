@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import PeerBenchPlugin
 /// One ranging round's result, as the emulated radio produces it.
 public struct RangingSample: Sendable, Hashable {
     /// Measured distance, metres; nil when the round gave none (dropout, out of reach).
@@ -42,7 +46,7 @@ public struct RangingModel: Sendable {
     /// Delay between `run` and the first round, drawn once per session from the seed.
     public let startupDelaySeconds: Double
 
-    private var rng: SeededGenerator
+    private var rng: SeededRandom
     private var lineOfSight: Bool
 
     /// - Parameters:
@@ -60,9 +64,9 @@ public struct RangingModel: Sendable {
         reachMeters = min(localChip.reachMeters, peerChip.reachMeters)
         self.directionCapable = directionCapable
         interval = 1 / max(updateRateHz, 0.001)
-        var startup = SeededGenerator(seed: seed, stream: "uwb.startup")
-        startupDelaySeconds = startup.uniform(Self.startupRange.lowerBound, Self.startupRange.upperBound)
-        rng = SeededGenerator(seed: seed, stream: "uwb.channel")
+        var startup = SeededRandom(seed: seed, stream: "uwb.startup")
+        startupDelaySeconds = startup.unit(Self.startupRange.lowerBound, Self.startupRange.upperBound)
+        rng = SeededRandom(seed: seed, stream: "uwb.channel")
         // Start in the stationary distribution so short runs see the environment's odds.
         lineOfSight = !rng.chance(environment.nlosProbability)
     }
@@ -75,12 +79,12 @@ public struct RangingModel: Sendable {
         // p = leave * pN / (1 - pN).
         let leave = min(1, interval / max(env.meanNLoSSeconds, interval))
         let enter = env.nlosProbability >= 1 ? 1 : min(1, leave * env.nlosProbability / (1 - env.nlosProbability))
-        let uState = rng.uniform()
+        let uState = rng.unit()
         lineOfSight = lineOfSight ? uState >= enter : uState < leave
 
         // Fixed draws per round, used or not, to keep the stream aligned.
-        let uDrop = rng.uniform(), gNoise = rng.gaussian(), gBias = rng.gaussian()
-        let uDirDrop = rng.uniform(), gAzimuth = rng.gaussian(), gElevation = rng.gaussian()
+        let uDrop = rng.unit(), gNoise = rng.normal(), gBias = rng.normal()
+        let uDirDrop = rng.unit(), gAzimuth = rng.normal(), gElevation = rng.normal()
 
         let d = scene.distanceMeters
         guard d <= reachMeters else { return RangingSample(distance: nil, direction: nil, lineOfSight: lineOfSight) }
@@ -90,7 +94,7 @@ public struct RangingModel: Sendable {
         guard uDrop >= pDrop else { return RangingSample(distance: nil, direction: nil, lineOfSight: lineOfSight) }
 
         let sigma = (lineOfSight ? Self.losSigmaMeters : Self.nlosSigmaMeters) * (1 + 2 * degradation)
-        let bias = lineOfSight ? 0 : Self.nlosBiasMedianMeters * _exp(Self.nlosBiasLogSigma * gBias)
+        let bias = lineOfSight ? 0 : Self.nlosBiasMedianMeters * exp(Self.nlosBiasLogSigma * gBias)
         let measured = max(0, d + bias + sigma * gNoise)
 
         var direction: SIMD3<Float>?
@@ -100,7 +104,7 @@ public struct RangingModel: Sendable {
             let angleSigma = lineOfSight ? Self.losAngleSigma : Self.nlosAngleSigma
             let az = (bearing + angleSigma * gAzimuth) * .pi / 180
             let el = (angleSigma * gElevation) * .pi / 180
-            direction = SIMD3(Float(_sin(az) * _cos(el)), Float(_sin(el)), Float(-_cos(az) * _cos(el)))
+            direction = SIMD3(Float(sin(az) * cos(el)), Float(sin(el)), Float(-cos(az) * cos(el)))
         }
         return RangingSample(distance: Float(measured), direction: direction, lineOfSight: lineOfSight)
     }

@@ -7,7 +7,7 @@ import Testing
 @Suite(.timeLimit(.minutes(3))) struct DiscoveryTokenTests {
     static func token(seed: UInt64 = 7, kind: DeviceClass = .phone, chip: ChipGeneration = .second,
                       endpoint: SocketAddress = SocketAddress(host: "10.0.0.2", port: 40001)) -> DiscoveryToken {
-        var g = SeededGenerator(seed: seed)
+        var g = SeededRandom(seed: seed)
         return DiscoveryToken.generate(deviceClass: kind, chip: chip, rangingEndpoint: endpoint, using: &g)
     }
 
@@ -114,7 +114,7 @@ import Testing
     }
 
     @Test func randomGarbageNeverCrashes() {
-        var g = SeededGenerator(seed: 99)
+        var g = SeededRandom(seed: 99)
         let good = Self.token().serialized()
         for i in 0..<2000 {
             var b: [UInt8]

@@ -17,7 +17,7 @@ import Glibc
     @Test func lateResponsesStillCountAndTheRateHolds() async throws {
         let radio = try Socket(family: AF_INET, type: Int32(SOCK_DGRAM.rawValue))
         try radio.bind(SocketAddress(host: "127.0.0.1", port: 0))
-        var g = SeededGenerator(seed: 5)
+        var g = SeededRandom(seed: 5)
         let fake = DiscoveryToken.generate(deviceClass: .phone, chip: .first,
                                            rangingEndpoint: SocketAddress(host: "127.0.0.1", port: try radio.localAddress().port), using: &g)
         let phone = try NearbySession(radioAddress: "127.0.0.1", scene: RangingScene(distanceMeters: 2), seed: 9)

@@ -28,7 +28,7 @@ public enum CellOrder: String, Sendable, Codable, CaseIterable {
                 (a.element.transport.index, a.offset) < (b.element.transport.index, b.offset)
             }.map(\.element)
         case .shuffled:
-            var rng = SplitMix64(seed: StableHash.mix(seed ^ 0x5348_5546_464C_4544))  // "SHUFFLED"
+            var rng = SeededRandom(seed: seed, stream: "cell-order.shuffled")
             var blocks = CellOrder.blocks(of: cells)
             rng.shuffle(&blocks)
             for i in blocks.indices { rng.shuffle(&blocks[i]) }
@@ -60,27 +60,6 @@ public enum CellOrder: String, Sendable, Codable, CaseIterable {
         }
         if !current.isEmpty { blocks.append(current) }
         return blocks
-    }
-}
-
-/// A deterministic generator (SplitMix64): Swift's default generator is randomly
-/// seeded, and a shuffled order must repeat exactly for the same run seed.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        return StableHash.mix(state &- 0x9E37_79B9_7F4A_7C15)
-    }
-
-    /// Fisher–Yates with this generator (the standard library's `shuffle(using:)`
-    /// does not promise the same permutation across Swift versions).
-    mutating func shuffle<T>(_ a: inout [T]) {
-        guard a.count > 1 else { return }
-        for i in stride(from: a.count - 1, to: 0, by: -1) {
-            let j = Int(next() % UInt64(i + 1))
-            a.swapAt(i, j)
-        }
     }
 }
 
