@@ -16,6 +16,11 @@ enum TCPClient {
                 }
                 if let info = TCPInfo.read(s) { m.extra["tcp"] = info }
             }
+            // The controller in force, set or the host's default (docs/RECORDS.md).
+            if case .object(var tcp) = m.extra["tcp"] ?? .object(JSONObject()) {
+                tcp["congestion_control"] = JSONValue(s.congestionControl())
+                m.extra["tcp"] = .object(tcp)
+            }
             try workload.goodbye()
         }
         return m

@@ -12,6 +12,8 @@ public struct TCPOptions: Sendable, Equatable {
     public var loadedRttProbes: LoadedRttProbes?
     /// TCP_USER_TIMEOUT (TCPDeadPeerDetection.swift); nil = the kernel's default.
     public var userTimeout: TCPUserTimeout?
+    /// TCP_CONGESTION on both ends; nil = the host's default.
+    public var congestionControl: String?
 
     public init(noDelay: Bool = false, keepAlive: TCPKeepAlive = .default, loadedRttProbes: LoadedRttProbes? = nil) {
         self.noDelay = noDelay
@@ -25,6 +27,7 @@ public struct TCPOptions: Sendable, Equatable {
         keepAlive = try TCPKeepAlive(options.object("keepAlive"))
         loadedRttProbes = try LoadedRttProbes.read(options)
         userTimeout = try TCPUserTimeout.read(options)
+        congestionControl = try CongestionControl.read(options)
     }
 
     /// What `peerbench list` prints.
@@ -37,12 +40,13 @@ public struct TCPOptions: Sendable, Equatable {
                          help: "TCP_KEEPINTVL: seconds between keepalive probes (1-32767)."),
         OptionDescriptor("keepAlive.count", type: "int", default: "\(TCPKeepAlive.default.count)",
                          help: "TCP_KEEPCNT: unanswered probes before the connection drops (1-127)."),
-    ] + LoadedRttProbes.descriptors + [TCPUserTimeout.descriptor]
+    ] + LoadedRttProbes.descriptors + [TCPUserTimeout.descriptor, CongestionControl.descriptor]
 
     /// Applies every option to a connected (or listening) socket.
     func apply(to socket: Socket) throws(SystemError) {
         try socket.setOption(Int32(IPPROTO_TCP), TCP_NODELAY, Int32(noDelay ? 1 : 0), "TCP_NODELAY")
         try keepAlive.apply(to: socket)
         try userTimeout?.apply(to: socket)
+        if let congestionControl { try socket.setCongestionControl(congestionControl) }
     }
 }
