@@ -24,7 +24,7 @@ import Testing
     @Test func wrongTypes() {
         let p = problems(matrixText(counts: #"["ten"]"#, extra: #""repetitions": "2", "#))
         #expect(p.map(\.path) == ["$.repetitions", "$.matrix.payloads.counts[0]"])
-        #expect(p[0].message == "expected an integer, got a string")
+        #expect(p[0].message == #"expected a whole number of repetitions, "auto" or "auto:MAX", got "2""#)
     }
 
     @Test func unknownKeysAreNotIgnored() {
