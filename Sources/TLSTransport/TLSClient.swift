@@ -7,7 +7,7 @@ enum TLSClient {
         var m = TransportMeasurement()
         let files = try options.psk == nil ? TLSFiles(options) : TLSFiles(ca: "", cert: "", key: "")
         let credentials = try TLSCredentials(clientWith: options, files: files)
-        try cell.withStreamConnection("tls", to: server, configure: { try $0.setNoDelay(options.noDelay) }) { s, tcpConnect in
+        try cell.withStreamConnection("tls", to: server, configure: { try $0.setUp(options) }) { s, tcpConnect in
             let t0 = MonotonicClock.now()
             let tls = try TLSSession(client: s, credentials: credentials, options: options,
                                      verifyName: options.serverName ?? server.host, caFile: files.ca)
@@ -20,6 +20,8 @@ enum TLSClient {
             var info = tls.description()
             info["tcp_connect_ms"] = .number(tcpConnect.milliseconds)
             info["handshake_ms"] = .number(handshake.milliseconds)
+            // The controller in force, set or the host's default (docs/RECORDS.md).
+            info["congestion_control"] = JSONValue(s.congestionControl())
             m.extra["tls"] = .object(info)
 
             // No HELLO: the TLS handshake already opened the session.
@@ -40,7 +42,7 @@ enum TLSClient {
     static func withProbeFlow(_ cell: CellContext, server: SocketAddress, options: TLSOptions, credentials: TLSCredentials, files: TLSFiles,
                               _ body: (StreamWorkloadClient?) throws -> Void) throws {
         guard options.loadedRttProbes?.flow == .separate else { return try body(nil) }
-        try cell.withStreamConnection("tls", to: server, configure: { try $0.setNoDelay(options.noDelay) }) { s, _ in
+        try cell.withStreamConnection("tls", to: server, configure: { try $0.setUp(options) }) { s, _ in
             let tls = try TLSSession(client: s, credentials: credentials, options: options,
                                      verifyName: options.serverName ?? server.host, caFile: files.ca)
             try tls.handshake()

@@ -31,6 +31,8 @@ public struct TLSOptions: Sendable, Equatable {
     public var serverName: String?
     /// RTT probes during the bulk phase, on the same TLS stream; nil = off.
     public var loadedRttProbes: LoadedRttProbes? = nil
+    /// TCP_CONGESTION on both ends; nil = the host's default.
+    public var congestionControl: String? = nil
 
     public init(noDelay: Bool = false, psk: PreSharedKey? = nil, pskIdentity: String = "peerbench", caFile: String? = nil,
                 certFile: String? = nil, keyFile: String? = nil, serverName: String? = nil) {
@@ -62,6 +64,7 @@ public struct TLSOptions: Sendable, Equatable {
         keyFile = try options.string("keyFile", default: nil)
         serverName = try options.string("serverName", default: nil)
         loadedRttProbes = try LoadedRttProbes.read(options)
+        congestionControl = try CongestionControl.read(options)
     }
 
     static func decodeHex(_ text: String) -> [UInt8]? {
@@ -97,5 +100,5 @@ public struct TLSOptions: Sendable, Equatable {
         OptionDescriptor("keyFile", type: "string", default: "certs/server-key.pem", help: "PEM private key of the server certificate."),
         OptionDescriptor("serverName", type: "string", default: "server address",
                          help: "Name the client verifies in the certificate (sent as SNI when it is a DNS name)."),
-    ] + LoadedRttProbes.descriptors
+    ] + LoadedRttProbes.descriptors + [CongestionControl.descriptor]
 }

@@ -10,7 +10,7 @@ enum TLSServer {
         let credentials = try TLSCredentials(serverWith: options, files: files)
         // A separate probe flow (loadedRttProbes.flow) is a second TLS connection, served alike.
         return try await cell.serveConnections("tls", count: options.loadedRttProbes?.flow == .separate ? 2 : 1) { conn in
-            try conn.setNoDelay(options.noDelay)
+            try conn.setUp(options)
             let tls = try TLSSession(server: conn, credentials: credentials, options: options)
             try tls.handshake()
             try StreamWorkloadServer.serve("tls", over: tls, greeting: nil)

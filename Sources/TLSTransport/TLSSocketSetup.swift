@@ -4,8 +4,10 @@ import Glibc
 import PeerBenchPlugin
 
 extension Socket {
-    /// TCP_NODELAY when asked (`options.noDelay`); the cell's scope sets the timeouts.
-    func setNoDelay(_ noDelay: Bool) throws {
-        if noDelay { try setOption(Int32(IPPROTO_TCP), TCP_NODELAY, Int32(1), "TCP_NODELAY") }
+    /// TCP_NODELAY and TCP_CONGESTION when asked (`noDelay`, `congestionControl`); the
+    /// cell's scope sets the timeouts.
+    func setUp(_ options: TLSOptions) throws {
+        if options.noDelay { try setOption(Int32(IPPROTO_TCP), TCP_NODELAY, Int32(1), "TCP_NODELAY") }
+        if let cc = options.congestionControl { try setCongestionControl(cc) }
     }
 }
