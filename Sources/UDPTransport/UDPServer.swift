@@ -100,14 +100,17 @@ final class UDPServerSession {
                     // The kernel's stamp (realtime) moved to the monotonic clock by its age.
                     let stamp = rx.timestamp(i)
                     let monotonic = stamp.map { fallbackArrival &- (realNow > $0 ? realNow - $0 : 0) } ?? fallbackArrival
-                    handle(rx.datagram(i), rx, i, arrival: stamp ?? fallbackArrival, monotonicArrival: monotonic)
+                    handle(rx.datagram(i), source: { rx.source(i) }, arrival: stamp ?? fallbackArrival, monotonicArrival: monotonic)
                 }
             }
             try timers()
         }
     }
 
-    private func handle(_ d: UnsafeRawBufferPointer, _ rx: UDPBatchReceiver, _ i: Int, arrival: UInt64, monotonicArrival: UInt64) {
+    /// One datagram from `source` (asked only for a HELLO that may start the session).
+    /// Every number in it is bounded before use: the HELLO's count by the cell's own
+    /// payload, END's counts by clamping, DATA's sequence by the announced count.
+    func handle(_ d: UnsafeRawBufferPointer, source: () -> SocketAddress?, arrival: UInt64, monotonicArrival: UInt64) {
         guard let h = UDPDatagramHeader(d) else { return }
         if h.type == .data {
             // The hot path: one bitmap lookup and a jitter update per datagram.
@@ -118,11 +121,14 @@ final class UDPServerSession {
         }
         lastHeard = MonotonicClock.now()
         if h.type == .hello {
-            if session == nil, let from = rx.source(i) {
+            if session == nil {
+                // A HELLO announcing more DATA than this cell carries is not this cell's
+                // client: ignored before its count sizes anything (issue 24, finding 1).
+                guard let expected = Self.announcedCount(d.field(0), cell: cell.payload), let from = source() else { return }
                 // Connecting filters out every other sender from now on.
                 guard (try? socket.connect(from)) != nil else { return }
                 session = h.session
-                stats = UDPReceiverStats(expected: Int(clamping: d.field(0)))
+                stats = UDPReceiverStats(expected: expected)
             }
             if h.session == session {
                 reply(UDPDatagramHeader(type: .helloAck, session: h.session, sequence: h.sequence, timestamp: h.timestamp)
@@ -151,6 +157,16 @@ final class UDPServerSession {
             break
         }
     }
+
+    /// The HELLO's DATA count if this cell can carry it (at most the cell's payload
+    /// count, 0 without a payload); nil for anything larger.
+    static func announcedCount(_ count: UInt64, cell payload: Payload?) -> Int? {
+        let limit = UInt64(max(0, payload?.count ?? 0))
+        return count <= limit ? Int(count) : nil
+    }
+
+    /// The receiver's accounting so far (tests look at its bound).
+    var receiverStats: UDPReceiverStats { stats }
 
     private func timers() throws {
         sendReportIfDue()
