@@ -19,7 +19,7 @@ public final class ServeCell: Sendable {
     /// Checks `request` and starts its server on `endpoint`; throws a message for the
     /// client (a refused request, a plugin that could not start).
     public static func start(_ request: RemoteCell.Request, registry: PluginRegistry, endpoint: Endpoint, peer: String,
-                             limits: ServeLimits, logger: Logger) async throws -> ServeCell {
+                             limits: ServeLimits, logger: Logger = Logger(label: "peerbench.serve")) async throws -> ServeCell {
         try check(request, registry: registry, limits: limits)
         guard let seed = request.seedValue else { throw TransportError("cell request: seed \"\(request.seed)\" is not an unsigned 64-bit integer") }
         let (plugin, _) = try registry.make(request.plugin, options: request.options, path: JSONPath.root.key("options"))
@@ -68,8 +68,21 @@ public final class ServeCell: Sendable {
                 throw TransportError("payload \(p.count) x \(p.size) bytes is above this serve's limit of \(limits.maxPayloadBytes) bytes per cell (--max-payload-bytes)")
             }
         }
+        try refuseFileOptions(r, registry: registry)
         guard r.rttProbes >= 0, r.rttProbes <= 1_000_000 else {
             throw TransportError("rtt_probes \(r.rttProbes) is outside 0...1000000")
+        }
+    }
+
+    /// serve opens no file a client names (issue 24): every option the plugin declares
+    /// as a `path` is refused when the request gives it, by its name and without
+    /// looking at the file, so a client cannot make serve read `/dev/zero` or learn
+    /// whether a file exists. The plugin's defaults (serve's own files) still apply.
+    static func refuseFileOptions(_ r: RemoteCell.Request, registry: PluginRegistry) throws {
+        guard let options = r.options?.objectValue, let type = registry.type(named: r.plugin) else { return }
+        for d in type.descriptor.options where d.type == "path" {
+            guard let v = options[d.key], v != .null else { continue }
+            throw TransportError("this serve does not open files a client names: option \"\(d.key)\" ($.options.\(d.key)) is refused over a remote link; remove it from the \(r.plugin) transport's options (serve uses its own files)")
         }
     }
 
