@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 public import Logging
 public import PeerBenchPlugin
 
@@ -15,6 +16,9 @@ public final class ServeCell: Sendable {
     private let cancellation: CellCancellation
     private let deadline: UInt64
     private let started: UInt64
+    /// Set by `stop()`: the client went away, so a server that then returns normally
+    /// did not finish its session.
+    private let clientGone = Mutex(false)
 
     /// Checks `request` and starts its server on `endpoint`; throws a message for the
     /// client (a refused request, a plugin that could not start).
@@ -23,6 +27,11 @@ public final class ServeCell: Sendable {
         try check(request, registry: registry, limits: limits)
         guard let seed = request.seedValue else { throw TransportError("cell request: seed \"\(request.seed)\" is not an unsigned 64-bit integer") }
         let (plugin, _) = try registry.make(request.plugin, options: request.options, path: JSONPath.root.key("options"))
+        // The plugin's own payload check, as `validate` applies it to a matrix: serve
+        // must not take a 1 GiB udp message the plugin itself refuses.
+        if let payload = request.payload, let problem = plugin.check(payload: payload, path: JSONPath.root.key("payload")).first {
+            throw TransportError("\(problem.path ?? "$.payload"): \(problem.message)")
+        }
         let started = MonotonicClock.now()
         let deadline = started + UInt64(request.timeoutSeconds * 1e9)
         let cancellation = CellCancellation()
@@ -97,13 +106,22 @@ public final class ServeCell: Sendable {
             try await withDeadline(seconds: max(left, 0.001), onTimeout: { cancellation.cancel(); server.stop() }) {
                 try await server.finish()
             }
-            status = "ok"
+            // A server stopped early returns normally too: that is not a session that ended.
+            if clientGone.withLock({ $0 }) {
+                status = "failed"
+                error = "the client went away during the cell (its control connection closed); the server was stopped"
+            } else if cancellation.isCancelled || MonotonicClock.now() >= deadline {
+                status = "timeout"
+                error = "the server was still running at the cell's deadline (\(seconds(request.timeoutSeconds)) s); it was stopped"
+            } else {
+                status = "ok"
+            }
         } catch is DeadlineExceeded {
             status = "timeout"
             error = "the server was still running at the cell's deadline (\(seconds(request.timeoutSeconds)) s)"
         } catch let e {
             let late = cancellation.isCancelled || MonotonicClock.now() >= deadline
-            status = late ? "timeout" : "failed"
+            status = late && !clientGone.withLock({ $0 }) ? "timeout" : "failed"
             error = "\(e)"
         }
         server.stop()
@@ -112,6 +130,7 @@ public final class ServeCell: Sendable {
 
     /// Stops the server at once (the client went away); `result()` then returns soon.
     public func stop() {
+        clientGone.withLock { $0 = true }
         cancellation.cancel()
         server.stop()
     }

@@ -20,6 +20,7 @@ struct ServeSession {
         let limits = configuration.limits
         let hello: ControlMessage
         do { hello = try await io { try channel.receive(timeoutSeconds: limits.handshakeTimeoutSeconds) } } catch {
+            await answerProtocolError(error)
             return ("no HELLO: \(error)", 0)
         }
         guard case .hello(let theirs) = hello else {
@@ -45,6 +46,7 @@ struct ServeSession {
             let message: ControlMessage
             // A client that pings is alive (`run --interactive` pings while the peer is carried).
             do { message = try await io { try channel.receive(timeoutSeconds: limits.idleTimeoutSeconds, pingRestartsWait: true) } } catch {
+                await answerProtocolError(error)
                 return (Self.describe(error, idle: limits.idleTimeoutSeconds), cells)
             }
             // (PINGs never get here: `receive` answers them itself.)
@@ -103,6 +105,13 @@ struct ServeSession {
             return "the client went away before SERVER_RESULT: \(error)"
         }
         return nil
+    }
+
+    /// A frame that does not decode ends the session with the ERROR 2 that
+    /// docs/protocol/control.md promises, when it can still be sent.
+    private func answerProtocolError(_ error: any Error) async {
+        guard case .protocolError(let e)? = error as? ControlChannelError else { return }
+        try? await send(.error(code: ControlErrorCode.protocolViolation, message: "\(e)"))
     }
 
     private func send(_ m: ControlMessage) async throws {
