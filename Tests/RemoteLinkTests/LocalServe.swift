@@ -14,7 +14,6 @@ final class LocalServe: Sendable {
     let key: PreSharedKey
     private final class Lines: Sendable { let all = Mutex<[String]>([]) }
     private let lines = Lines()
-    private let done = DispatchSemaphore(value: 0)
 
     init(limits: ServeLimits = ServeLimits(), registry: PluginRegistry = PluginRegistry()) throws {
         key = try testKey()
@@ -22,29 +21,28 @@ final class LocalServe: Sendable {
         let config = ServeConfiguration(listen: SocketAddress(host: "127.0.0.1", port: 0), key: key, limits: limits,
                                         registry: registry, software: "test")
         responder = try ServeResponder(config, log: ServeLog { line in collected.all.withLock { $0.append(line) } })
-        let (r, d) = (responder, done)
-        Task {
-            await r.run()
-            d.signal()
-        }
+        let r = responder
+        Task { await r.run() }
     }
 
     var address: SocketAddress { responder.address }
     var log: [String] { lines.all.withLock { $0 } }
 
-    /// Waits until a log line contains `text`; false after `seconds`.
-    func waitForLog(_ text: String, seconds: Double = 10) -> Bool {
+    /// Waits until a log line contains `text`; false after `seconds`. Sleeps with
+    /// Task.sleep: a test must not block Swift's cooperative pool (two threads here).
+    func waitForLog(_ text: String, seconds: Double = 10) async -> Bool {
         let deadline = MonotonicClock.now() + UInt64(seconds * 1e9)
         while MonotonicClock.now() < deadline {
             if log.contains(where: { $0.contains(text) }) { return true }
-            usleep(10_000)
+            try? await Task.sleep(nanoseconds: 10_000_000)
         }
         return false
     }
 
+    /// Stops accepting; the accept thread ends within 200 ms and closes the port.
+    /// Does not wait for it (waiting would hold a thread of the cooperative pool).
     func stop() {
         responder.stop()
-        done.wait()
     }
 
     /// A client that authenticates and exchanges HELLO; the caller closes it.

@@ -22,7 +22,7 @@ import PeerBenchPlugin
         }
         #expect(code == ControlErrorCode.protocolViolation)
         #expect(message.contains("0x7f") || message.contains("type"), "\(message)")
-        #expect(serve.waitForLog("ended after 0 cells"))
+        #expect(await serve.waitForLog("ended after 0 cells"))
     }
 
     @Test func aLabelWithANewlineCannotForgeALogLine() async throws {
@@ -38,7 +38,7 @@ import PeerBenchPlugin
             try channel.send(.cellRequest(body))
             return try channel.receive(timeoutSeconds: 10)
         }
-        #expect(serve.waitForLog("refused"))
+        #expect(await serve.waitForLog("refused"))
         for line in serve.log { #expect(!line.contains("\n") && !line.contains("\r"), "a log line holds a line break: \(line)") }
         #expect(serve.log.contains { $0.contains(#"tcp\n2026-01-01T00:00:00Z"#) }, "the label is shown, escaped: \(serve.log)")
     }

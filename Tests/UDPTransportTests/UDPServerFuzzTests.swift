@@ -26,7 +26,7 @@ struct UDPServerFuzzTests {
         let stranger = try Socket(family: AF_INET, type: Int32(SOCK_DGRAM.rawValue))
         let hello = Self.strangerHello(count: count)
         for _ in 0..<3 { _ = try hello.withUnsafeBytes { try stranger.send($0, to: server.address) } }
-        usleep(50_000)  // the server handles them before the client's HELLO arrives
+        try await Task.sleep(nanoseconds: 50_000_000)  // the server handles them before the client's HELLO arrives
         let m = try await UDPPlugin().runClient(cell, server: server.address)
         try await server.finish()
         #expect(m.status == .ok)
