@@ -12,7 +12,8 @@ import CPeerBenchSystem  // sockets' constants, whichever clang module ends up o
 /// No lockout (issue 24, finding 2): ten connections that each dribbled a byte a
 /// second held all of serve's handshake slots, 0 of 8 legitimate runs started, the
 /// client was told "the peer closed the connection" and serve logged nothing. Real
-/// sockets on loopback; the stranger's connections come from 127.0.0.9.
+/// sockets on loopback, the real serve binary; the stranger's connections come from
+/// 127.0.0.9.
 @Suite(.serialized, .timeLimit(.minutes(3))) struct ServeLockoutTests {
     /// `count` TCP connections from `source` to `target`, each sent one byte a second
     /// (a ClientHello that never completes) and opened again when serve drops it.
@@ -71,7 +72,7 @@ import CPeerBenchSystem  // sockets' constants, whichever clang module ends up o
 
     @Test func aLegitimateClientGetsInWhileAStrangerHoldsManySlowConnections() async throws {
         signal(SIGPIPE, SIG_IGN)
-        let serve = try LocalServe()
+        let serve = try await LocalServe.start()
         defer { serve.stop() }
         let stranger = SlowConnections(count: 20, from: "127.0.0.9", to: serve.address)
         defer { stranger.stop() }
@@ -91,12 +92,13 @@ import CPeerBenchSystem  // sockets' constants, whichever clang module ends up o
         let strangerLines = serve.log.filter { $0.contains("127.0.0.9") }
         #expect(strangerLines.contains { $0.contains("refused") }, "no line for the stranger: \(serve.log)")
         let opened = stranger.opened.withLock { $0 }
-        #expect(opened > 30 && strangerLines.count <= 6, "\(strangerLines.count) lines for \(opened) connections: \(strangerLines)")
+        // At least 17 of its 20 were refused at once (3 per address run); one 10 s window: one line.
+        #expect(opened >= 20 && strangerLines.count <= 2, "\(strangerLines.count) lines for \(opened) connections: \(strangerLines)")
     }
 
     @Test func aClientOverItsAddressShareIsToldBusyTryAgain() async throws {
         signal(SIGPIPE, SIG_IGN)
-        let serve = try LocalServe()
+        let serve = try await LocalServe.start()
         defer { serve.stop() }
         let own = SlowConnections(count: 10, from: "127.0.0.1", to: serve.address)
         defer { own.stop() }
@@ -111,7 +113,7 @@ import CPeerBenchSystem  // sockets' constants, whichever clang module ends up o
     }
 
     @Test func aSilentConnectionIsDroppedWithinTheHandshakeTimeout() async throws {
-        let serve = try LocalServe()
+        let serve = try await LocalServe.start()
         defer { serve.stop() }
         #expect(ServeLimits().handshakeTimeoutSeconds <= 3)
         let address = serve.address

@@ -4,11 +4,11 @@ import PeerBenchCore
 import PeerBenchPlugin
 @testable import RemoteLink
 
-/// A live serve (in this process, on loopback) against a client holding the key that
+/// A live serve (the binary, on loopback) against a client holding the key that
 /// sends what it should not (issue 24, finding 6).
 @Suite(.serialized, .timeLimit(.minutes(2))) struct ServeSessionHygieneTests {
     @Test func anUndecodableFrameGetsError2BeforeTheSessionCloses() async throws {
-        let serve = try LocalServe()
+        let serve = try await LocalServe.start()
         defer { serve.stop() }
         let reply = try await BlockingThread.run(name: "client", namespace: nil) { () throws -> ControlMessage in
             let channel = try serve.helloClient()
@@ -26,7 +26,7 @@ import PeerBenchPlugin
     }
 
     @Test func aLabelWithANewlineCannotForgeALogLine() async throws {
-        let serve = try LocalServe()
+        let serve = try await LocalServe.start()
         defer { serve.stop() }
         let forged = "tcp\n2026-01-01T00:00:00Z serve: session from 10.9.9.9: started"
         var request = ServeLimitsTests.request("nope")
@@ -39,7 +39,9 @@ import PeerBenchPlugin
             return try channel.receive(timeoutSeconds: 10)
         }
         #expect(await serve.waitForLog("refused"))
-        for line in serve.log { #expect(!line.contains("\n") && !line.contains("\r"), "a log line holds a line break: \(line)") }
+        // serve writes one line per write; a forged one would start with the label's time.
+        #expect(!serve.log.contains { $0.hasPrefix("2026-01-01T00:00:00Z") }, "a forged log line: \(serve.log)")
+        for line in serve.log { #expect(!line.contains("\r"), "a log line holds a carriage return: \(line)") }
         #expect(serve.log.contains { $0.contains(#"tcp\n2026-01-01T00:00:00Z"#) }, "the label is shown, escaped: \(serve.log)")
     }
 }
