@@ -11,6 +11,8 @@ public final class ServeCell: Sendable {
     /// Where the server listens (the port goes into SERVER_READY).
     public let address: SocketAddress
     public let hello: JSONObject
+    /// The cell's data-plane key, sent to the client in SERVER_READY (`data_key`).
+    public let dataKey: [UInt8]
     public let request: RemoteCell.Request
     private let server: any TransportServer
     private let cancellation: CellCancellation
@@ -42,14 +44,18 @@ public final class ServeCell: Sendable {
                                   client: Endpoint(address: peer), server: endpoint, cancellation: cancellation, logger: cellLogger,
                                   rttMethod: request.rttMethod ?? .pingPong)
         context.wifi = request.wifi ?? .default
+        context.dataKey = try CellDataKey.random()
         let cell = context
         let server = try await withDeadline(seconds: request.timeoutSeconds, onTimeout: { cancellation.cancel() }) {
             try await plugin.startServer(cell)
         }
-        return ServeCell(request: request, server: server, cancellation: cancellation, deadline: deadline, started: started)
+        return ServeCell(request: request, server: server, cancellation: cancellation, deadline: deadline, started: started,
+                         dataKey: context.dataKey ?? [])
     }
 
-    private init(request: RemoteCell.Request, server: any TransportServer, cancellation: CellCancellation, deadline: UInt64, started: UInt64) {
+    private init(request: RemoteCell.Request, server: any TransportServer, cancellation: CellCancellation, deadline: UInt64, started: UInt64,
+                 dataKey: [UInt8]) {
+        self.dataKey = dataKey
         self.request = request
         self.server = server
         self.address = server.address

@@ -86,7 +86,8 @@ struct ServeSession {
         let interface = (try? LinkInspection.route(to: peer))?.interface
         let before = interface.map { LinkInspection.snapshot(interface: $0) }
         do {
-            try await send(.serverReady(RemoteCell.encode(RemoteCell.Ready(port: running.address.port, hello: running.hello, link: before))))
+            try await send(.serverReady(RemoteCell.encode(RemoteCell.Ready(port: running.address.port, hello: running.hello, link: before,
+                                                                             dataKey: CellDataKey.hex(running.dataKey)))))
         } catch {
             running.stop()
             _ = await running.result()
