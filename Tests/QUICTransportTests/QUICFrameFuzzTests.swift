@@ -6,7 +6,7 @@ import Testing
 /// The quic plugin's stream frame parser against 100 000 mutated streams each, as the
 /// server (which refuses SERIES) and as the client (issue 24, finding 1): frames or a
 /// `FramingError`, never a trap; DATA never counts more bytes than arrived.
-@Suite("QUIC frame parser: seeded fuzz", .timeLimit(.minutes(3)))
+@Suite("QUIC frame parser: seeded fuzz", .serialized, .timeLimit(.minutes(3)))
 struct QUICFrameFuzzTests {
     @Test("100 000 mutated streams per side: frames or a FramingError, never a trap", arguments: [false, true])
     func fuzzFrameParser(asClient: Bool) {
