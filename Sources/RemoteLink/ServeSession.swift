@@ -19,7 +19,7 @@ struct ServeSession {
     func run() async -> (reason: String, cells: Int) {
         let limits = configuration.limits
         let hello: ControlMessage
-        do { hello = try await io { try channel.receive(timeoutSeconds: limits.handshakeTimeoutSeconds) } } catch {
+        do { hello = try await io { try channel.receive(timeoutSeconds: limits.helloTimeoutSeconds) } } catch {
             await answerProtocolError(error)
             return ("no HELLO: \(error)", 0)
         }
