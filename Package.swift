@@ -83,7 +83,7 @@ let package = Package(
         ),
         // Built-in transport plugins.
         .target(name: "TCPTransport", dependencies: ["PeerBenchPlugin"], swiftSettings: strict),
-        .target(name: "UDPTransport", dependencies: ["PeerBenchPlugin"], swiftSettings: strict),
+        .target(name: "UDPTransport", dependencies: ["PeerBenchPlugin", "CGnuTLS"], swiftSettings: strict),
         .systemLibrary(
             name: "CNgtcp2",
             pkgConfig: "libngtcp2",

@@ -7,6 +7,7 @@
 
 #include <gnutls/gnutls.h>
 #include <gnutls/x509.h>
+#include <gnutls/crypto.h>
 #include <string.h>
 
 static inline void pb_tls_transport_set_fd(gnutls_session_t session, int fd) {

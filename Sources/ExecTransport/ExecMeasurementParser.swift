@@ -9,6 +9,9 @@ enum ExecMeasurementParser {
                        "status", "error", "extra"]
     static let deliveryKeys = ["sent_messages", "received_messages", "sent_bytes", "received_bytes", "reordered", "duplicated"]
 
+    /// The longest connection set-up a measurement may report, ms: a day.
+    static let maxConnectMs = 86_400_000.0
+
     /// A problem with the output; the caller adds which command printed it.
     struct Problem: Error { var message: String }
 
@@ -29,7 +32,11 @@ enum ExecMeasurementParser {
             throw Problem(message: "printed schema \(s.compactText), expected \"\(schema)\"")
         }
         var m = TransportMeasurement()
-        if let c = try number(o, "connect_ms", min: 0) { m.connectNanos = UInt64((c * 1e6).rounded()) }
+        if let c = try number(o, "connect_ms", min: 0) {
+            // Bounded before the conversion: 1e300 ms would trap UInt64(_:) (issue 24).
+            guard c <= maxConnectMs else { throw Problem(message: "\"connect_ms\" must be at most \(Int(maxConnectMs)) (a day), got \(c)") }
+            m.connectNanos = UInt64((c * 1e6).rounded())
+        }
         if let list = o["rtt_ns"], list != .null {
             guard let items = list.arrayValue else { throw Problem(message: "\"rtt_ns\" must be an array of integers (nanoseconds)") }
             m.rttNanos = try items.enumerated().map { (i, v) throws(Problem) in

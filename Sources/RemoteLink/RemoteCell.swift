@@ -70,11 +70,19 @@ public enum RemoteCell {
         public var hello: JSONObject
         /// serve's interface just before the cell (`LinkInspection`), when it found the route.
         public var link: InterfaceSnapshot?
+        /// The cell's data-plane key (`CellDataKey`, 64 hex digits); nil from a serve
+        /// before it. It travels only inside the PSK-authenticated, encrypted channel.
+        public var dataKey: String?
 
-        public init(port: UInt16, hello: JSONObject, link: InterfaceSnapshot? = nil) {
+        enum CodingKeys: String, CodingKey {
+            case port, hello, link, dataKey = "data_key"
+        }
+
+        public init(port: UInt16, hello: JSONObject, link: InterfaceSnapshot? = nil, dataKey: String? = nil) {
             self.port = port
             self.hello = hello
             self.link = link
+            self.dataKey = dataKey
         }
     }
 

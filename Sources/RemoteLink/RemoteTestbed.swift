@@ -143,7 +143,11 @@ public final class RemoteTestbed: Testbed, RemoteServerHost {
         case .serverReady(let body):
             let ready = try RemoteCell.decode(RemoteCell.Ready.self, from: body, "SERVER_READY")
             state.withLock { $0.serverBefore = ready.link }
-            let server = RemoteCellServer(testbed: self, address: SocketAddress(host: peer.host, port: ready.port), hello: ready.hello,
+            // The cell's data-plane key reaches the client plugin through its hello
+            // (`CellDataKey.helloKey`), as the runner hands hellos over.
+            var hello = ready.hello
+            if let key = ready.dataKey.flatMap(CellDataKey.parse) { hello[CellDataKey.helloKey] = .string(CellDataKey.hex(key)) }
+            let server = RemoteCellServer(testbed: self, address: SocketAddress(host: peer.host, port: ready.port), hello: hello,
                                           deadline: MonotonicClock.now() + UInt64(timeoutSeconds * 1e9))
             state.withLock { $0.pending = server }
             return server

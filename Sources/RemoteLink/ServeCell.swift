@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 public import Logging
 public import PeerBenchPlugin
 
@@ -10,19 +11,29 @@ public final class ServeCell: Sendable {
     /// Where the server listens (the port goes into SERVER_READY).
     public let address: SocketAddress
     public let hello: JSONObject
+    /// The cell's data-plane key, sent to the client in SERVER_READY (`data_key`).
+    public let dataKey: [UInt8]
     public let request: RemoteCell.Request
     private let server: any TransportServer
     private let cancellation: CellCancellation
     private let deadline: UInt64
     private let started: UInt64
+    /// Set by `stop()`: the client went away, so a server that then returns normally
+    /// did not finish its session.
+    private let clientGone = Mutex(false)
 
     /// Checks `request` and starts its server on `endpoint`; throws a message for the
     /// client (a refused request, a plugin that could not start).
     public static func start(_ request: RemoteCell.Request, registry: PluginRegistry, endpoint: Endpoint, peer: String,
-                             limits: ServeLimits, logger: Logger) async throws -> ServeCell {
+                             limits: ServeLimits, logger: Logger = Logger(label: "peerbench.serve")) async throws -> ServeCell {
         try check(request, registry: registry, limits: limits)
         guard let seed = request.seedValue else { throw TransportError("cell request: seed \"\(request.seed)\" is not an unsigned 64-bit integer") }
         let (plugin, _) = try registry.make(request.plugin, options: request.options, path: JSONPath.root.key("options"))
+        // The plugin's own payload check, as `validate` applies it to a matrix: serve
+        // must not take a 1 GiB udp message the plugin itself refuses.
+        if let payload = request.payload, let problem = plugin.check(payload: payload, path: JSONPath.root.key("payload")).first {
+            throw TransportError("\(problem.path ?? "$.payload"): \(problem.message)")
+        }
         let started = MonotonicClock.now()
         let deadline = started + UInt64(request.timeoutSeconds * 1e9)
         let cancellation = CellCancellation()
@@ -33,14 +44,18 @@ public final class ServeCell: Sendable {
                                   client: Endpoint(address: peer), server: endpoint, cancellation: cancellation, logger: cellLogger,
                                   rttMethod: request.rttMethod ?? .pingPong)
         context.wifi = request.wifi ?? .default
+        context.dataKey = try CellDataKey.random()
         let cell = context
         let server = try await withDeadline(seconds: request.timeoutSeconds, onTimeout: { cancellation.cancel() }) {
             try await plugin.startServer(cell)
         }
-        return ServeCell(request: request, server: server, cancellation: cancellation, deadline: deadline, started: started)
+        return ServeCell(request: request, server: server, cancellation: cancellation, deadline: deadline, started: started,
+                         dataKey: context.dataKey ?? [])
     }
 
-    private init(request: RemoteCell.Request, server: any TransportServer, cancellation: CellCancellation, deadline: UInt64, started: UInt64) {
+    private init(request: RemoteCell.Request, server: any TransportServer, cancellation: CellCancellation, deadline: UInt64, started: UInt64,
+                 dataKey: [UInt8]) {
+        self.dataKey = dataKey
         self.request = request
         self.server = server
         self.address = server.address
@@ -68,8 +83,21 @@ public final class ServeCell: Sendable {
                 throw TransportError("payload \(p.count) x \(p.size) bytes is above this serve's limit of \(limits.maxPayloadBytes) bytes per cell (--max-payload-bytes)")
             }
         }
+        try refuseFileOptions(r, registry: registry)
         guard r.rttProbes >= 0, r.rttProbes <= 1_000_000 else {
             throw TransportError("rtt_probes \(r.rttProbes) is outside 0...1000000")
+        }
+    }
+
+    /// serve opens no file a client names (issue 24): every option the plugin declares
+    /// as a `path` is refused when the request gives it, by its name and without
+    /// looking at the file, so a client cannot make serve read `/dev/zero` or learn
+    /// whether a file exists. The plugin's defaults (serve's own files) still apply.
+    static func refuseFileOptions(_ r: RemoteCell.Request, registry: PluginRegistry) throws {
+        guard let options = r.options?.objectValue, let type = registry.type(named: r.plugin) else { return }
+        for d in type.descriptor.options where d.type == "path" {
+            guard let v = options[d.key], v != .null else { continue }
+            throw TransportError("this serve does not open files a client names: option \"\(d.key)\" ($.options.\(d.key)) is refused over a remote link; remove it from the \(r.plugin) transport's options (serve uses its own files)")
         }
     }
 
@@ -84,13 +112,22 @@ public final class ServeCell: Sendable {
             try await withDeadline(seconds: max(left, 0.001), onTimeout: { cancellation.cancel(); server.stop() }) {
                 try await server.finish()
             }
-            status = "ok"
+            // A server stopped early returns normally too: that is not a session that ended.
+            if clientGone.withLock({ $0 }) {
+                status = "failed"
+                error = "the client went away during the cell (its control connection closed); the server was stopped"
+            } else if cancellation.isCancelled || MonotonicClock.now() >= deadline {
+                status = "timeout"
+                error = "the server was still running at the cell's deadline (\(seconds(request.timeoutSeconds)) s); it was stopped"
+            } else {
+                status = "ok"
+            }
         } catch is DeadlineExceeded {
             status = "timeout"
             error = "the server was still running at the cell's deadline (\(seconds(request.timeoutSeconds)) s)"
         } catch let e {
             let late = cancellation.isCancelled || MonotonicClock.now() >= deadline
-            status = late ? "timeout" : "failed"
+            status = late && !clientGone.withLock({ $0 }) ? "timeout" : "failed"
             error = "\(e)"
         }
         server.stop()
@@ -99,6 +136,7 @@ public final class ServeCell: Sendable {
 
     /// Stops the server at once (the client went away); `result()` then returns soon.
     public func stop() {
+        clientGone.withLock { $0 = true }
         cancellation.cancel()
         server.stop()
     }

@@ -13,8 +13,13 @@ public struct ServeLimits: Sendable, Equatable {
     /// The largest bulk phase (count x size, bytes) serve accepts for one cell; the
     /// field study's largest (100 000 x 16 384 bytes) fits.
     public var maxPayloadBytes: Int = 4 << 30
-    /// Seconds a connecting client gets to complete the TLS handshake and its HELLO.
-    public var handshakeTimeoutSeconds: Double = 10
+    /// Seconds a connecting client gets to complete the TLS handshake. Short, so a
+    /// connection that dribbles its handshake frees its slot fast; a TLS 1.3 PSK
+    /// handshake is one round trip.
+    public var handshakeTimeoutSeconds: Double = 3
+    /// Seconds an authenticated client then gets to send HELLO. It holds no handshake
+    /// slot by then (only a client with the key gets here), so this stays generous.
+    public var helloTimeoutSeconds: Double = 10
     /// Whether the `exec` plugin may run: its options name a command, so allowing it
     /// lets the authenticated client run programs on this host. Off unless `--allow-exec`.
     public var allowExec = false

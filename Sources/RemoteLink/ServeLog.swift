@@ -14,8 +14,31 @@ public struct ServeLog: Sendable {
         }
     }
 
+    /// Logs `text` as one line. Line breaks and other control characters in it (a
+    /// client's label, plugin name or cell id) are escaped, so a client cannot forge
+    /// a log line: a newline shows as `\n`, others as `\u{XX}`.
     public func line(_ text: String) {
-        sink("\(Self.timestamp()) serve: \(text)")
+        sink("\(Self.timestamp()) serve: \(Self.escaped(text))")
+    }
+
+    static func escaped(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isControl) else { return text }
+        var out = ""
+        for u in text.unicodeScalars {
+            switch u {
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where isControl(u): out += "\\u{\(String(u.value, radix: 16))}"
+            default: out.unicodeScalars.append(u)
+            }
+        }
+        return out
+    }
+
+    /// C0 and C1 controls, DEL, and the Unicode line and paragraph separators.
+    private static func isControl(_ u: Unicode.Scalar) -> Bool {
+        u.value < 0x20 || (0x7F...0x9F).contains(u.value) || u.value == 0x2028 || u.value == 0x2029
     }
 
     static func timestamp() -> String {

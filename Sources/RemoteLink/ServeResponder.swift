@@ -38,13 +38,21 @@ public struct ServeConfiguration: Sendable {
 /// `peerbench serve`: listens on the control port and serves one authenticated
 /// session at a time. Only a client that completed the handshake with the key can
 /// take the session: one that connects while a session runs gets BUSY once it has
-/// authenticated (nothing is revealed before) and is closed. At most `maxHandshakes`
-/// handshakes run at once (each bounded by the handshake timeout); further
-/// connections are closed at once, so a flood costs bounded memory and a stranger
-/// without the key can never hold the session.
+/// authenticated (nothing is revealed before) and is closed. Handshakes are shared
+/// fairly between source addresses (`ServeAdmission`): at most
+/// `maxHandshakesPerAddress` at once from one address and `maxHandshakes` in all,
+/// each bounded by the handshake timeout. A connection beyond them is told "busy, try
+/// again" (`ServeRefusal`) and closed, and the drop is logged, rate-limited
+/// (`ServeDropLog`): a stranger holding as many slow connections as it likes fills
+/// only its own address's share, so a client from another address still gets in.
 public final class ServeResponder: Sendable {
-    /// Handshakes in progress at once; a connection beyond them is closed unanswered.
-    public static let maxHandshakes = 8
+    /// Handshakes in progress at once, from all addresses.
+    public static let maxHandshakes = 32
+    /// Handshakes in progress at once from one source address.
+    public static let maxHandshakesPerAddress = 3
+    /// Refusals (alert, then a short drain) in progress at once; beyond them a
+    /// connection is closed unanswered, so a flood costs bounded threads.
+    static let maxRefusing = 16
 
     let configuration: ServeConfiguration
     let log: ServeLog
@@ -54,16 +62,19 @@ public final class ServeResponder: Sendable {
     public let address: SocketAddress
     private struct State {
         var sessionActive = false
-        var handshakes = 0
+        var admission = ServeAdmission(total: ServeResponder.maxHandshakes, perAddress: ServeResponder.maxHandshakesPerAddress)
+        var refusing = 0
         var stopped = false
     }
+    private let drops: ServeDropLog
     private let state = Mutex(State())
 
     /// Binds the control port (so a bad `--listen` fails before anything else).
-    public init(_ configuration: ServeConfiguration, log: ServeLog = ServeLog(), logger: Logger) throws {
+    public init(_ configuration: ServeConfiguration, log: ServeLog = ServeLog(), logger: Logger = Logger(label: "peerbench.serve")) throws {
         self.configuration = configuration
         self.log = log
         self.logger = logger
+        drops = ServeDropLog(log: log)
         let s = try Socket(family: configuration.listen.family, type: Int32(SOCK_STREAM.rawValue))
         do {
             try s.setReuseAddress()
@@ -107,15 +118,12 @@ public final class ServeResponder: Sendable {
 
     private func handle(_ connection: Socket) async {
         let peer = ((try? connection.remoteAddress()).flatMap { RemotePeer.numeric($0.host) }) ?? "?"
-        // Handshakes run side by side, a bounded number of them; only an authenticated
-        // client can take the session, so a stranger without the key never holds it.
-        let admitted = state.withLock { s -> Bool in
-            guard s.handshakes < Self.maxHandshakes else { return false }
-            s.handshakes += 1
-            return true
-        }
-        guard admitted else {
-            connection.close()
+        // Handshakes run side by side, a bounded number per address and in all; only
+        // an authenticated client can take the session, so a stranger without the key
+        // never holds it.
+        let decision = state.withLock { $0.admission.admit(peer) }
+        guard decision == .admitted else {
+            await refuse(connection, peer: peer, decision)
             return
         }
         let c = configuration
@@ -125,13 +133,13 @@ public final class ServeResponder: Sendable {
                 try ControlChannel.accept(connection, key: c.key, handshakeTimeoutSeconds: c.limits.handshakeTimeoutSeconds)
             }
         } catch {
-            state.withLock { $0.handshakes -= 1 }
+            state.withLock { $0.admission.release(peer) }
             connection.close()
-            log.line("connection from \(peer): \(error)")
+            drops.dropped(peer, "dropped: \(error)")
             return
         }
         let mine = state.withLock { s -> Bool in
-            s.handshakes -= 1
+            s.admission.release(peer)
             if s.sessionActive { return false }
             s.sessionActive = true
             return true
@@ -151,6 +159,26 @@ public final class ServeResponder: Sendable {
         // told BUSY by the session it just saw end.
         log.line(ended)
         if stopNow { stop() }
+    }
+
+    /// Tells a connection beyond the handshake slots "busy, try again" (at most
+    /// `maxRefusing` at once; beyond that it is closed unanswered) and logs the drop.
+    private func refuse(_ connection: Socket, peer: String, _ decision: ServeAdmission.Decision) async {
+        let why = decision == .addressFull
+            ? "refused: busy (\(Self.maxHandshakesPerAddress) handshakes already running from this address)"
+            : "refused: busy (all \(Self.maxHandshakes) handshake slots taken)"
+        drops.dropped(peer, why)
+        let answer = state.withLock { s -> Bool in
+            guard s.refusing < Self.maxRefusing else { return false }
+            s.refusing += 1
+            return true
+        }
+        guard answer else {
+            connection.close()
+            return
+        }
+        _ = try? await BlockingThread.run(name: "serve-refuse", namespace: nil) { ServeRefusal.refuse(connection) }
+        state.withLock { $0.refusing -= 1 }
     }
 
     /// Runs one authenticated session; returns its end line.

@@ -19,7 +19,8 @@ struct ServeSession {
     func run() async -> (reason: String, cells: Int) {
         let limits = configuration.limits
         let hello: ControlMessage
-        do { hello = try await io { try channel.receive(timeoutSeconds: limits.handshakeTimeoutSeconds) } } catch {
+        do { hello = try await io { try channel.receive(timeoutSeconds: limits.helloTimeoutSeconds) } } catch {
+            await answerProtocolError(error)
             return ("no HELLO: \(error)", 0)
         }
         guard case .hello(let theirs) = hello else {
@@ -45,6 +46,7 @@ struct ServeSession {
             let message: ControlMessage
             // A client that pings is alive (`run --interactive` pings while the peer is carried).
             do { message = try await io { try channel.receive(timeoutSeconds: limits.idleTimeoutSeconds, pingRestartsWait: true) } } catch {
+                await answerProtocolError(error)
                 return (Self.describe(error, idle: limits.idleTimeoutSeconds), cells)
             }
             // (PINGs never get here: `receive` answers them itself.)
@@ -84,7 +86,8 @@ struct ServeSession {
         let interface = (try? LinkInspection.route(to: peer))?.interface
         let before = interface.map { LinkInspection.snapshot(interface: $0) }
         do {
-            try await send(.serverReady(RemoteCell.encode(RemoteCell.Ready(port: running.address.port, hello: running.hello, link: before))))
+            try await send(.serverReady(RemoteCell.encode(RemoteCell.Ready(port: running.address.port, hello: running.hello, link: before,
+                                                                             dataKey: CellDataKey.hex(running.dataKey)))))
         } catch {
             running.stop()
             _ = await running.result()
@@ -103,6 +106,13 @@ struct ServeSession {
             return "the client went away before SERVER_RESULT: \(error)"
         }
         return nil
+    }
+
+    /// A frame that does not decode ends the session with the ERROR 2 that
+    /// docs/protocol/control.md promises, when it can still be sent.
+    private func answerProtocolError(_ error: any Error) async {
+        guard case .protocolError(let e)? = error as? ControlChannelError else { return }
+        try? await send(.error(code: ControlErrorCode.protocolViolation, message: "\(e)"))
     }
 
     private func send(_ m: ControlMessage) async throws {

@@ -52,6 +52,8 @@ extension TLSPSKSession {
             if code == GNUTLS_E_FATAL_ALERT_RECEIVED {
                 let alert = gnutls_alert_get(session)
                 if Self.authenticationAlerts.contains(alert) { return .authenticationFailed }
+                // serve's refusal before any handshake (`ServeRefusal`): busy, try again.
+                if alert == GNUTLS_A_USER_CANCELED { return .busy }
                 return .failed("TLS handshake failed: the server sent the alert \"\(Self.alertName(alert))\"")
             }
         case .server:

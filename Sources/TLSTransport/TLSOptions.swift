@@ -95,9 +95,9 @@ public struct TLSOptions: Sendable, Equatable {
         OptionDescriptor("psk", type: "string", default: "null",
                          help: "TLS 1.3 pre-shared key as hex (>= 32 digits); replaces certificates, as some peer-to-peer apps do."),
         OptionDescriptor("pskIdentity", type: "string", default: "peerbench", help: "The PSK identity the client names."),
-        OptionDescriptor("caFile", type: "string", default: "certs/ca.pem", help: "PEM file of the CA the client trusts."),
-        OptionDescriptor("certFile", type: "string", default: "certs/server.pem", help: "PEM certificate the server presents."),
-        OptionDescriptor("keyFile", type: "string", default: "certs/server-key.pem", help: "PEM private key of the server certificate."),
+        OptionDescriptor("caFile", type: "path", default: "certs/ca.pem", help: "PEM file of the CA the client trusts."),
+        OptionDescriptor("certFile", type: "path", default: "certs/server.pem", help: "PEM certificate the server presents."),
+        OptionDescriptor("keyFile", type: "path", default: "certs/server-key.pem", help: "PEM private key of the server certificate."),
         OptionDescriptor("serverName", type: "string", default: "server address",
                          help: "Name the client verifies in the certificate (sent as SNI when it is a DNS name)."),
     ] + LoadedRttProbes.descriptors + [CongestionControl.descriptor]

@@ -15,6 +15,8 @@ final class UDPClient {
     private let options: UDPOptions
     private let socket: Socket
     private let session = UInt32.random(in: 1...UInt32.max)
+    /// Tags every datagram to the server in an authenticated cell (a remote link's key).
+    private let tag: UDPDatagramTag?
     /// Big enough for a REPORT with its whole bulk series (8 KiB of intervals).
     private var rx = [UInt8](repeating: 0, count: 16_384)
     private var m = TransportMeasurement()
@@ -35,6 +37,7 @@ final class UDPClient {
     private var separateFlow: Bool { options.loadedRttProbes?.flow == .separate }
 
     private init(cell: CellContext, options: UDPOptions, socket: Socket, server: SocketAddress) {
+        tag = cell.dataKey.map(UDPDatagramTag.init(key:))
         self.cell = cell
         self.options = options
         self.socket = socket
@@ -150,7 +153,8 @@ final class UDPClient {
     }
 
     private func bulk(_ payload: Payload) throws {
-        let datagramSize = UDPDatagramHeader.size + payload.size
+        let untagged = UDPDatagramHeader.size + payload.size
+        let datagramSize = untagged + (tag == nil ? 0 : UDPDatagramTag.size)
         let capacity = min(Self.batch, payload.count)
         let tx = UDPBatchSender(capacity: capacity, datagramSize: datagramSize) { slot in
             header(.data, 0, 0).write(to: slot.baseAddress!)
@@ -177,7 +181,10 @@ final class UDPClient {
                 k = min(k, max(1, pacer.dueCount(at: MonotonicClock.now()) - sent))
             }
             let now = MonotonicClock.now()
-            for i in 0..<k { UDPDatagramHeader.writeSequence(UInt64(sent + i), timestamp: now, to: tx.slot(i)) }
+            for i in 0..<k {
+                UDPDatagramHeader.writeSequence(UInt64(sent + i), timestamp: now, to: tx.slot(i))
+                tag?.write(over: tx.slot(i), length: untagged)
+            }
             try tx.send(socket, count: k)
             sent += k
         }
@@ -190,7 +197,8 @@ final class UDPClient {
         var rto = linger + max(4 * maxRtt, 10_000_000)
         // The fourth field's flag asks for the receiver's span after the series; a server
         // from before it ignores the field and sends the REPORT without it.
-        let end = [UInt64(payload.count), UInt64(payload.count * payload.size), linger, UDPReportSeries.endFlagReceiverSpan]
+        let flags = UDPReportSeries.endFlagReceiverSpan | (tag == nil ? 0 : UDPReportSeries.endFlagUnauthenticated)
+        let end = [UInt64(payload.count), UInt64(payload.count * payload.size), linger, flags]
         var attempt: UInt64 = 0
         var report: [UInt64]?
         while report == nil {
@@ -235,6 +243,10 @@ final class UDPClient {
         if let keepAlive { udp["keepalives_sent"] = JSONValue(Int(keepAlive.sent)) }
         udp["jitter_samples"] = JSONValue(r[5])
         udp["out_of_range"] = JSONValue(r[6])
+        if tag != nil {
+            udp["authenticated"] = .bool(true)
+            udp["unauthenticated_dropped"] = JSONValue(UDPReportSeries.unauthenticated(r).map { Int(clamping: $0) })
+        }
         m.extra["udp"] = .object(udp)
     }
 
@@ -341,7 +353,8 @@ final class UDPClient {
     /// Set while only loaded echoes are awaited: `waitFor` returns once all are in.
     private var draining = false
 
-    private func send(_ bytes: [UInt8]) throws {
+    private func send(_ datagram: [UInt8]) throws {
+        let bytes = tag?.tagged(datagram) ?? datagram
         guard try bytes.withUnsafeBytes({ try socket.send($0) }) != nil else {
             throw TransportError("timed out sending to the udp server (cell deadline)")
         }

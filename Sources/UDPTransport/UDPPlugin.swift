@@ -21,10 +21,18 @@ public struct UDPPlugin: TransportPlugin {
     }
 
     /// A message travels in one datagram with a 24-byte header, so at most 65 483 bytes over IPv4.
+    /// The receiver keeps a bit per announced datagram, so the count is bounded too.
     public func check(payload: Payload, path: JSONPath) -> [InputProblem] {
-        guard payload.size > UDPDatagramHeader.maxMessageSize else { return [] }
-        return [InputProblem(path: path.description,
-                             "udp: a message of \(payload.size) bytes does not fit in one UDP datagram; the largest is \(UDPDatagramHeader.maxMessageSize) bytes (65507-byte IPv4 UDP payload minus the plugin's \(UDPDatagramHeader.size)-byte header)")]
+        var problems: [InputProblem] = []
+        if payload.size > UDPDatagramHeader.maxMessageSize {
+            problems.append(InputProblem(path: path.description,
+                                         "udp: a message of \(payload.size) bytes does not fit in one UDP datagram; the largest is \(UDPDatagramHeader.maxMessageSize) bytes (65507-byte IPv4 UDP payload minus the plugin's \(UDPDatagramHeader.size)-byte header)"))
+        }
+        if payload.count > UDPReceiverStats.maxExpected {
+            problems.append(InputProblem(path: path.description,
+                                         "udp: \(payload.count) messages are more than the receiver accounts for in one cell; the most is \(UDPReceiverStats.maxExpected)"))
+        }
+        return problems
     }
 
     /// A paced run lasts at least its payload over the rate; unpaced, the runner estimates.

@@ -29,9 +29,14 @@ public struct UDPReceiverStats: Sendable {
     private var highest: UInt64?
     private var seen: [UInt64]
 
+    /// The most datagrams a receiver accounts for (a 128 MiB bitmap); the plugin's
+    /// `check(payload:)` refuses larger counts, so no cell announces more.
+    public static let maxExpected = 1 << 30
+
+    /// `expected` is clamped to 0...`maxExpected`: the count comes off the network.
     public init(expected: Int) {
-        self.expected = expected
-        seen = [UInt64](repeating: 0, count: (expected + 63) / 64)
+        self.expected = max(0, min(expected, Self.maxExpected))
+        seen = [UInt64](repeating: 0, count: (self.expected + 63) / 64)
     }
 
     /// From the first received datagram's arrival to the last one's, nanoseconds: the

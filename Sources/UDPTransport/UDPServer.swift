@@ -62,7 +62,11 @@ final class UDPServerSession {
     private var session: UInt32?
     private var stats = UDPReceiverStats(expected: 0)
     /// END seen, report not yet sent: the END's sent count and when the report is due anyway.
-    private var pendingEnd: (sent: Int, due: UInt64, wantsSpan: Bool)?
+    private var pendingEnd: (sent: Int, due: UInt64, wantsSpan: Bool, wantsUnauthenticated: Bool)?
+    /// In an authenticated cell (a remote link's key): every datagram must carry its tag.
+    private let tag: UDPDatagramTag?
+    /// Datagrams dropped because their tag did not verify.
+    private(set) var unauthenticated = 0
     private var report: [UInt8]?
     private var lastHeard = MonotonicClock.now()
     private var finished = false
@@ -74,6 +78,7 @@ final class UDPServerSession {
         self.cell = cell
         self.stopper = stopper
         self.probePort = probePort
+        tag = cell.dataKey.map(UDPDatagramTag.init(key:))
     }
 
     private var stopped: Bool { stopper.isCancelled || cell.cancellation.isCancelled }
@@ -100,14 +105,24 @@ final class UDPServerSession {
                     // The kernel's stamp (realtime) moved to the monotonic clock by its age.
                     let stamp = rx.timestamp(i)
                     let monotonic = stamp.map { fallbackArrival &- (realNow > $0 ? realNow - $0 : 0) } ?? fallbackArrival
-                    handle(rx.datagram(i), rx, i, arrival: stamp ?? fallbackArrival, monotonicArrival: monotonic)
+                    handle(rx.datagram(i), source: { rx.source(i) }, arrival: stamp ?? fallbackArrival, monotonicArrival: monotonic)
                 }
             }
             try timers()
         }
     }
 
-    private func handle(_ d: UnsafeRawBufferPointer, _ rx: UDPBatchReceiver, _ i: Int, arrival: UInt64, monotonicArrival: UInt64) {
+    /// One datagram from `source` (asked only for a HELLO that may start the session).
+    /// Every number in it is bounded before use: the HELLO's count by the cell's own
+    /// payload, END's counts by clamping, DATA's sequence by the announced count.
+    func handle(_ tagged: UnsafeRawBufferPointer, source: () -> SocketAddress?, arrival: UInt64, monotonicArrival: UInt64) {
+        // An authenticated cell takes only datagrams with the cell's tag: a stranger
+        // spoofing the client's address can neither take the session nor add DATA.
+        var d = tagged
+        if let tag {
+            guard tag.verifies(tagged) else { unauthenticated += 1; return }
+            d = UnsafeRawBufferPointer(rebasing: tagged[0..<(tagged.count - UDPDatagramTag.size)])
+        }
         guard let h = UDPDatagramHeader(d) else { return }
         if h.type == .data {
             // The hot path: one bitmap lookup and a jitter update per datagram.
@@ -118,11 +133,14 @@ final class UDPServerSession {
         }
         lastHeard = MonotonicClock.now()
         if h.type == .hello {
-            if session == nil, let from = rx.source(i) {
+            if session == nil {
+                // A HELLO announcing more DATA than this cell carries is not this cell's
+                // client: ignored before its count sizes anything (issue 24, finding 1).
+                guard let expected = Self.announcedCount(d.field(0), cell: cell.payload), let from = source() else { return }
                 // Connecting filters out every other sender from now on.
                 guard (try? socket.connect(from)) != nil else { return }
                 session = h.session
-                stats = UDPReceiverStats(expected: Int(clamping: d.field(0)))
+                stats = UDPReceiverStats(expected: expected)
             }
             if h.session == session {
                 reply(UDPDatagramHeader(type: .helloAck, session: h.session, sequence: h.sequence, timestamp: h.timestamp)
@@ -140,8 +158,10 @@ final class UDPServerSession {
             if let report { reply(report); return }
             if pendingEnd == nil {
                 let linger = min(d.field(2), 5_000_000_000)
-                let wantsSpan = d.field(3) & UDPReportSeries.endFlagReceiverSpan != 0
-                pendingEnd = (Int(clamping: d.field(0)), MonotonicClock.now() + linger, wantsSpan)
+                let flags = d.field(3)
+                let wantsSpan = flags & UDPReportSeries.endFlagReceiverSpan != 0
+                let wantsUnauthenticated = wantsSpan && flags & UDPReportSeries.endFlagUnauthenticated != 0
+                pendingEnd = (Int(clamping: d.field(0)), MonotonicClock.now() + linger, wantsSpan, wantsUnauthenticated)
             }
             sendReportIfDue()
         case .bye:
@@ -151,6 +171,16 @@ final class UDPServerSession {
             break
         }
     }
+
+    /// The HELLO's DATA count if this cell can carry it (at most the cell's payload
+    /// count, 0 without a payload); nil for anything larger.
+    static func announcedCount(_ count: UInt64, cell payload: Payload?) -> Int? {
+        let limit = UInt64(max(0, payload?.count ?? 0))
+        return count <= limit ? Int(count) : nil
+    }
+
+    /// The receiver's accounting so far (tests look at its bound).
+    var receiverStats: UDPReceiverStats { stats }
 
     private func timers() throws {
         sendReportIfDue()
@@ -164,7 +194,8 @@ final class UDPServerSession {
         let r = UDPDatagramHeader(type: .report, session: session ?? 0, sequence: 0, timestamp: MonotonicClock.now()).datagram([
             UInt64(stats.received), UInt64(stats.receivedBytes), UInt64(stats.reordered), UInt64(stats.duplicated),
             UInt64(stats.jitter.jitterNanos.rounded()), UInt64(stats.jitter.samples), UInt64(stats.outOfRange),
-        ] + UDPReportSeries.fields(stats.series.series) + (end.wantsSpan ? [stats.spanNanos] : []))
+        ] + UDPReportSeries.fields(stats.series.series) + (end.wantsSpan ? [stats.spanNanos] : [])
+          + (end.wantsUnauthenticated ? [UInt64(unauthenticated)] : []))
         report = r
         reply(r)
     }

@@ -55,6 +55,10 @@ import CPeerBenchSystem  // sockets' constants, whichever clang module ends up o
             let delivery = byLabel[label]?["delivery"] as? [String: Any]
             #expect(delivery?["received_messages"] as? Int == 200, "\(label) delivery \(String(describing: delivery))")
         }
+        // The udp cell ran authenticated: serve's key reached the client plugin (issue 24).
+        let udpExtra = (byLabel["udp"]?["extra"] as? [String: Any])?["udp"] as? [String: Any]
+        #expect(udpExtra?["authenticated"] as? Bool == true && udpExtra?["unauthenticated_dropped"] as? Int == 0,
+                "udp extra: \(String(describing: udpExtra))")
         #expect(heard.packetsIn == 0 && heard.connections == 0,
                 "a stranger got \(heard.packetsIn) datagrams and \(heard.connections) connections from serve's data ports")
         #expect(heard.sent > 20, "the stranger knocked only \(heard.sent) times")

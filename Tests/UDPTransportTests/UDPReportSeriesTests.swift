@@ -54,6 +54,9 @@ import Testing
         #expect(UDPReportSeries.span(new) == 42_000)
         #expect(UDPReportSeries.decode(new) == series, "the series reads the same with the span behind it")
         #expect(UDPReportSeries.span(counters + UDPReportSeries.fields(nil) + [0]) == 0)
-        #expect(UDPReportSeries.span(new + [1]) == nil)
+        // An authenticated cell's REPORT has `unauthenticated` behind the span; no more.
+        #expect(UDPReportSeries.span(new + [1]) == 42_000 && UDPReportSeries.unauthenticated(new + [1]) == 1)
+        #expect(UDPReportSeries.unauthenticated(new) == nil)
+        #expect(UDPReportSeries.span(new + [1, 2]) == nil && UDPReportSeries.unauthenticated(new + [1, 2]) == nil)
     }
 }

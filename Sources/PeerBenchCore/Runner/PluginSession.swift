@@ -68,6 +68,7 @@ public struct PluginSession: Sendable {
                 do {
                     var clientContext = context
                     clientContext.serverHello = srv.hello
+                    clientContext.dataKey = CellDataKey.from(hello: srv.hello)
                     measurement = try await plugin.runClient(clientContext, server: srv.address)
                 } catch {
                     srv.stop()

@@ -29,6 +29,8 @@ public struct CellContext: Sendable {
     /// The transport entry's Wi-Fi settings. Every socket the cell's scopes see
     /// (`track`, `withSocket`, ...) is marked with its service class.
     public var wifi: WifiSettings = .default
+    /// The cell's data-plane key (`CellDataKey`) over a remote link; nil otherwise.
+    public var dataKey: [UInt8]?
 
     public init(cellID: String, repetition: Int, seed: UInt64, payload: Payload?, rttProbes: Int, deadline: UInt64,
                 link: ResolvedLink, client: Endpoint, server: Endpoint, cancellation: CellCancellation, logger: Logger,
