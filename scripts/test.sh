@@ -37,6 +37,8 @@ TIMING=(
     # control channel and remote peers: RTTs, handshake and idle deadlines
     ControlChannelRTTTests ControlChannelRobustnessTests ControlChannelTests ControlFuzzTests
     FieldPromptTests RemoteEmulatedLinkTests RemoteEndToEndTests
+    # serve under hostile input: handshake slots and timeouts, cut-short cells, spoofed udp
+    ServeLockoutTests ServeSessionHygieneTests ServeCellOutcomeTests UDPAuthenticationTests
     # runner and CLI: cell deadlines, grace periods, the measurement floor
     MeasurementFloorClockTests RunnerTests InterruptionTests WorkerProcessTests SocketCloseTests
     CLIMeasurementFloorTests CLIUnattendedTests CLIUnattendedTCPTests ScenarioRunTests
