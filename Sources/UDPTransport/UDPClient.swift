@@ -111,9 +111,8 @@ final class UDPClient {
         reader.start()
         var times = PipelinedProbeTimes()
         do {
-            let start = MonotonicClock.now()
             for seq in 0..<cell.rttProbes {
-                RTTMethod.waitForSend(seq, start: start, spacing: cell.rttProbeSpacingNanos)
+                RTTMethod.waitForSend(seq, start: times.firstSentAt, spacing: cell.rttProbeSpacingNanos)
                 try send(header(.probe, UInt64(seq)).datagram())
                 times.sent(at: MonotonicClock.now())
                 m.probesSent = seq + 1

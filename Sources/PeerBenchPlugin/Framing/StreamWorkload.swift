@@ -101,9 +101,8 @@ public struct StreamWorkloadClient {
         var frame = [UInt8](repeating: 0, count: StreamFraming.headerSize + 12)
         var times = PipelinedProbeTimes()
         // A failed write ends the cell; the reader then ends when the connection closes.
-        let start = MonotonicClock.now()
         for seq in 0..<count {
-            RTTMethod.waitForSend(seq, start: start, spacing: spacingNanos)
+            RTTMethod.waitForSend(seq, start: times.firstSentAt, spacing: spacingNanos)
             let t = MonotonicClock.now()
             frame.withUnsafeMutableBytes { p in
                 StreamFraming.writeHeader(.probe, bodyLength: 12, to: p.baseAddress!)

@@ -18,10 +18,12 @@ public enum RTTMethod: String, Sendable, Codable, CaseIterable {
 
     /// Pipelined probes: waits until probe `seq`'s send time, `start + seq x spacing`
     /// (on schedule, so a late send does not shift the ones after it); returns at once
-    /// with no spacing. The field study's app emitted its 1 000 probes over a few
+    /// with no spacing or no `start` (probe 0). `start` is when probe 0 was handed to the
+    /// transport, so however late that first send was, the probes leave at least
+    /// `spacing` apart from it (a schedule anchored before it shrank the span under load). The field study's app emitted its 1 000 probes over a few
     /// seconds, not all at once (docs/FIELD-STUDY.md).
-    public static func waitForSend(_ seq: Int, start: UInt64, spacing: UInt64) {
-        guard spacing > 0 else { return }
+    public static func waitForSend(_ seq: Int, start: UInt64?, spacing: UInt64) {
+        guard spacing > 0, let start else { return }
         MonotonicClock.sleep(until: start &+ UInt64(seq) &* spacing)
     }
 }
