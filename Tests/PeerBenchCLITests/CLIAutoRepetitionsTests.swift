@@ -19,20 +19,22 @@ import Testing
 
     /// 5 ms one way at 20 Mbit/s: 50 x 1 KiB move at 12.6-12.8 Mbit/s with a 95 % interval
     /// 0.6-6 % of the median and RTT p50 within 1.6-2.2 % (measured, 6 repetitions, while a
-    /// test suite ran beside it), so a 10 % precision on those metrics settles at the
+    /// test suite ran beside it); with two CPU hogs beside it (3 runs) throughput's
+    /// interval was 0.5-12.9 % wide and RTT p50's 0.2-2.0 %. At 10 % a hogged fresh-clone
+    /// run ran to MAX; 25 % leaves twice the widest seen, so the scenario settles at the
     /// first judgement, 6 repetitions, and the other 6 rounds of MAX 12 are skipped.
     @Test(.enabled(if: CLIRunnerDeathTests.canEmulate, "needs root and /dev/net/tun"))
     func aQuietLinkStopsAtTheMinimum() throws {
         let d = CLI.tempDir()
-        try CLI.write(matrix(#""repetitions": "auto:12", "repetitionPrecision": 0.1, "repetitionMetrics": ["throughput_mbps", "rtt_p50_ms", "loss_ratio"],"#,
+        try CLI.write(matrix(#""repetitions": "auto:12", "repetitionPrecision": 0.25, "repetitionMetrics": ["throughput_mbps", "rtt_p50_ms", "loss_ratio"],"#,
                              environment: #"{"name": "lab", "link": {"delayMs": 5, "rateMbps": 20, "mtu": 1500}}"#, sizes: "[1024]"), to: d + "/m.json")
         let r = try CLI.run(["run", d + "/m.json", "--out", d + "/out"])
         #expect(r.status == 0, "\(r.stderr)")
-        #expect(r.stderr.contains("peerbench: 24 cells at most (auto repetitions: 6-12 repetitions per scenario until every interval is within 10.0 % of its median)"), "\(r.stderr)")
+        #expect(r.stderr.contains("peerbench: 24 cells at most (auto repetitions: 6-12 repetitions per scenario until every interval is within 25.0 % of its median)"), "\(r.stderr)")
         #expect(r.stderr.contains("auto repetitions: 1 of 1 scenarios precise after 6 repetitions, 0 ran to 12 (manifest auto_repetitions); 12 cells were not needed"), "\(r.stderr)")
         #expect(try CLI.records(in: d + "/out").count == 12)
         let auto = try #require(try manifest(d + "/out")["auto_repetitions"] as? [String: Any])
-        #expect(auto["min"] as? Int == 6 && auto["max"] as? Int == 12 && auto["precision"] as? Double == 0.1)
+        #expect(auto["min"] as? Int == 6 && auto["max"] as? Int == 12 && auto["precision"] as? Double == 0.25)
         let s = try #require((auto["scenarios"] as? [[String: Any]])?.first)
         #expect(s["scenario"] as? String == "lab · 1 m · 50x1024 B" && s["repetitions"] as? Int == 6 && s["stopped"] as? String == "precise", "\(s)")
         // Resumed, the settled scenario stays settled: nothing runs.
