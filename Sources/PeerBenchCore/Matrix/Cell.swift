@@ -47,7 +47,7 @@ extension Matrix {
     /// drift of the machine does not favour one. Plugins that ignore payloads appear
     /// once per environment x distance.
     public func cells(seed runSeed: UInt64? = nil, repetitions reps: Int? = nil) -> [Cell] {
-        let s = runSeed ?? seed
+        let s = self.runSeed(runSeed)
         var out: [Cell] = []
         for rep in 1...(reps ?? repetitions) {
             for env in environments {

@@ -14,6 +14,7 @@ public struct Matrix: Sendable {
     /// Pipelined probes only: nanoseconds between probe sends (`"rttProbeIntervalMs"`); 0 = back to back.
     public var rttProbeSpacingNanos: UInt64 = 0
     public var cellTimeoutSeconds: Double
+    /// The matrix's `"seed"`; a run's seed is `runSeed(_:)`.
     public var seed: UInt64
     public var transports: [TransportSpec]
     public var environments: [EnvironmentSpec]
@@ -33,4 +34,10 @@ public struct Matrix: Sendable {
     public var hash: String { "fnv1a64:" + StableHash.hex(document.compactText) }
 
     public var payloads: [Payload] { counts.flatMap { c in sizes.map { Payload(count: c, size: $0) } } }
+}
+
+extension Matrix {
+    /// The seed rule, in one place: a run's seed is the command line's (`--seed`) when
+    /// given, else the matrix's. Cell seeds, the cell order and the manifest follow it.
+    public func runSeed(_ commandLine: UInt64?) -> UInt64 { commandLine ?? seed }
 }

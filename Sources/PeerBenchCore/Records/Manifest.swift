@@ -179,7 +179,7 @@ public struct Manifest: Sendable, Equatable, Codable {
         self.startedAt = Record.rfc3339(startedAt)
         self.endedAt = endedAt.map(Record.rfc3339)
         self.linkMode = linkMode
-        seed = plan.options.seed ?? plan.matrix.seed
+        seed = plan.matrix.runSeed(plan.options.seed)
         repetitions = plan.options.repetitions ?? plan.matrix.repetitions
         cellTimeoutSeconds = plan.matrix.cellTimeoutSeconds
         transports = plan.matrix.transports.map(\.label)

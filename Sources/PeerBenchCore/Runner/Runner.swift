@@ -140,7 +140,7 @@ public struct RunPlan: Sendable {
         matrixCellCount = canonical.count
         order = options.order ?? m.order
         let mine = options.shard.map { $0.select(canonical) { costModel.seconds($0, link: links[RunPlan.linkKey($0.environment, $0.distance, $0.scenario)]!) } } ?? canonical
-        cells = order.arrange(mine, seed: options.seed ?? m.seed)
+        cells = order.arrange(mine, seed: m.runSeed(options.seed))
     }
 
     public func link(for cell: Cell) -> ResolvedLink { links[RunPlan.linkKey(cell.environment, cell.distance, cell.scenario)]! }
