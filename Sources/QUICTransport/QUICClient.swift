@@ -80,6 +80,8 @@ final class QUICClient: QUICConnectionDelegate {
         defer { cancellation.unregister(channel.socket) }
 
         var m = TransportMeasurement()
+        // ngtcp2's controller, as configured on this connection (the record's `congestion_control`).
+        m.congestionControl = config.connection.congestionControl.rawValue
 
         let (connection, start) = try handshake()
         m.connectNanos = (connection.handshakeCompletedAt ?? start) - start

@@ -19,14 +19,11 @@ final class QUICSeparateFlow: @unchecked Sendable {
     /// socket belongs to the client's network namespace).
     init(client: QUICClient, probes: LoadedRttProbes) {
         self.client = client
-        let thread = Thread { [self] in
+        CPUAccount.startThread("quic separate-flow probes") { [self] in
             // Only this thread uses `client` until `ended` is signalled (`wake` is thread-safe).
             result = Result { try self.client.probeFlow(probes) { self.stopRequested.withLock { $0 } } }
             ended.signal()
         }
-        thread.name = "quic separate-flow probes"
-        thread.stackSize = 4 << 20
-        thread.start()
     }
 
     /// Stops the probes (within one event-loop turn), closes the connection and

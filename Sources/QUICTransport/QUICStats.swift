@@ -11,7 +11,6 @@ enum QUICStats {
         o["alpn"] = JSONValue(tls.alpn)
         o["tls_cipher"] = JSONValue(tls.cipher)
         o["tls_group"] = JSONValue(tls.group)
-        o["congestion_control"] = .string(config.connection.congestionControl.rawValue)
         o["streams"] = .string(config.streams.rawValue)
         o["handshake_completed_ms"] = c.handshakeCompletedAt.map { ms($0 - start) } ?? .null
         o["handshake_confirmed_ms"] = c.handshakeConfirmedAt.map { ms($0 - start) } ?? .null

@@ -96,8 +96,16 @@ public enum RemoteCell {
         public var seconds: Double
         /// serve's interface just after the cell, when it found the route.
         public var link: InterfaceSnapshot?
+        /// CPU time the server side spent, seconds (the record's `cpu_seconds.server`);
+        /// nil from a serve before it.
+        public var cpuSeconds: Double?
 
-        public init(status: String, error: String? = nil, seconds: Double, link: InterfaceSnapshot? = nil) {
+        enum CodingKeys: String, CodingKey {
+            case status, error, seconds, link, cpuSeconds = "cpu_seconds"
+        }
+
+        public init(status: String, error: String? = nil, seconds: Double, link: InterfaceSnapshot? = nil, cpuSeconds: Double? = nil) {
+            self.cpuSeconds = cpuSeconds
             self.status = status
             self.error = error
             self.seconds = seconds

@@ -250,6 +250,15 @@ final class RemoteCellServer: TransportServer, Sendable {
     /// Stops waiting here; the peer stops its server at the cell's deadline and the
     /// testbed reads the result before the next cell.
     func stop() {}
+
+    /// serve's CPU time for the server side, once SERVER_RESULT was read: a finite,
+    /// non-negative figure of at most 64 threads busy for the whole session, else nil
+    /// (a peer's number is input, not a fact).
+    var cpuSeconds: Double? {
+        guard case .success(let r) = outcome.withLock({ $0 }), let cpu = r.cpuSeconds, cpu.isFinite, cpu >= 0,
+              r.seconds.isFinite, cpu <= max(r.seconds, 0) * 64 + 1 else { return nil }
+        return cpu
+    }
 }
 
 /// An error of the remote link with a message for the user or the record.

@@ -18,6 +18,8 @@ public final class ServeCell: Sendable {
     private let cancellation: CellCancellation
     private let deadline: UInt64
     private let started: UInt64
+    /// The server side's CPU time (`cpu_seconds.server` of the client's record).
+    private let cpu: CPUAccount
     /// Set by `stop()`: the client went away, so a server that then returns normally
     /// did not finish its session.
     private let clientGone = Mutex(false)
@@ -46,16 +48,18 @@ public final class ServeCell: Sendable {
         context.wifi = request.wifi ?? .default
         context.dataKey = try CellDataKey.random()
         let cell = context
+        let cpu = CPUAccount()
         let server = try await withDeadline(seconds: request.timeoutSeconds, onTimeout: { cancellation.cancel() }) {
-            try await plugin.startServer(cell)
+            try await CPUAccount.$current.withValue(cpu) { try await plugin.startServer(cell) }
         }
         return ServeCell(request: request, server: server, cancellation: cancellation, deadline: deadline, started: started,
-                         dataKey: context.dataKey ?? [])
+                         dataKey: context.dataKey ?? [], cpu: cpu)
     }
 
     private init(request: RemoteCell.Request, server: any TransportServer, cancellation: CellCancellation, deadline: UInt64, started: UInt64,
-                 dataKey: [UInt8]) {
+                 dataKey: [UInt8], cpu: CPUAccount) {
         self.dataKey = dataKey
+        self.cpu = cpu
         self.request = request
         self.server = server
         self.address = server.address
@@ -131,7 +135,8 @@ public final class ServeCell: Sendable {
             error = "\(e)"
         }
         server.stop()
-        return RemoteCell.Result(status: status, error: error, seconds: Double(MonotonicClock.elapsed(since: started)) / 1e9)
+        return RemoteCell.Result(status: status, error: error, seconds: Double(MonotonicClock.elapsed(since: started)) / 1e9,
+                                 cpuSeconds: cpu.seconds)
     }
 
     /// Stops the server at once (the client went away); `result()` then returns soon.

@@ -16,11 +16,8 @@ enum TCPClient {
                 }
                 if let info = TCPInfo.read(s) { m.extra["tcp"] = info }
             }
-            // The controller in force, set or the host's default (docs/RECORDS.md).
-            if case .object(var tcp) = m.extra["tcp"] ?? .object(JSONObject()) {
-                tcp["congestion_control"] = JSONValue(s.congestionControl())
-                m.extra["tcp"] = .object(tcp)
-            }
+            // The controller in force, set or the host's default (the record's `congestion_control`).
+            m.congestionControl = s.congestionControl()
             try workload.goodbye()
         }
         return m

@@ -20,8 +20,8 @@ enum TLSClient {
             var info = tls.description()
             info["tcp_connect_ms"] = .number(tcpConnect.milliseconds)
             info["handshake_ms"] = .number(handshake.milliseconds)
-            // The controller in force, set or the host's default (docs/RECORDS.md).
-            info["congestion_control"] = JSONValue(s.congestionControl())
+            // The controller in force, set or the host's default (the record's `congestion_control`).
+            m.congestionControl = s.congestionControl()
             m.extra["tls"] = .object(info)
 
             // No HELLO: the TLS handshake already opened the session.

@@ -44,9 +44,7 @@ final class UDPPipelinedProber: @unchecked Sendable {
     }
 
     func start() {
-        let thread = Thread { [self] in run() }
-        thread.name = "udp pipelined echoes"
-        thread.start()
+        CPUAccount.startThread("udp pipelined echoes") { [self] in run() }
     }
 
     /// The writer has sent every probe (or stopped at an error): the reader now waits

@@ -27,9 +27,7 @@ final class UDPProbeFlowEcho: @unchecked Sendable {
     }
 
     func start() {
-        let thread = Thread { [self] in run() }
-        thread.name = "udp probe flow"
-        thread.start()
+        CPUAccount.startThread("udp probe flow") { [self] in run() }
     }
 
     /// Ends the echo thread (within one tick) and waits for it.
@@ -81,9 +79,7 @@ final class UDPProbeFlowProber: @unchecked Sendable {
     }
 
     func start() {
-        let thread = Thread { [self] in run() }
-        thread.name = "udp separate-flow probes"
-        thread.start()
+        CPUAccount.startThread("udp separate-flow probes") { [self] in run() }
     }
 
     /// Stops after the probe in flight and waits for the thread; again, does nothing.

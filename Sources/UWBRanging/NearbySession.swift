@@ -168,10 +168,7 @@ public final class NearbySession: @unchecked Sendable {
         control = .run
         engineRunning = true
         let initiates = isInitiator(configuration)
-        let thread = Thread { [self] in self.rangingThread(configuration, initiator: initiates) }
-        thread.name = "uwb-ranging"
-        thread.stackSize = 1 << 20
-        thread.start()
+        CPUAccount.startThread("uwb-ranging", stackSize: 1 << 20) { [self] in self.rangingThread(configuration, initiator: initiates) }
     }
 
     /// Stops ranging until the next `run` (`NISession.pause()`); the peer will time out.

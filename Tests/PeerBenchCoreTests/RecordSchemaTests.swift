@@ -74,7 +74,7 @@ import Testing
         #expect(old.rttLoadedMs == nil && old.responsivenessRpm == nil)
         #expect(old.scenario == nil && old.crossTraffic == nil && old.link.pathMtu == nil)
         #expect(Record.readableSchemas.contains(old.schema))
-        #expect(Record.currentSchema == "peerbench.record/4")
+        #expect(Record.currentSchema == "peerbench.record/5")
     }
 
     /// Schema /4 only added `rtt_method` and `receiver_span_mbps`: a /3 line reads with both null.
@@ -87,6 +87,28 @@ import Testing
         #expect(old.rttMethod == nil && old.receiverSpanMbps == nil)
         #expect(Record.readableSchemas.contains("peerbench.record/3"))
         #expect(old.json["rtt_method"] == .null, "written back with every key")
+    }
+
+    /// Schema /5 only added `congestion_control` and `cpu_seconds`: a /4 line reads with
+    /// both null, and a /5 record carries what the measurement said.
+    @Test func aVersion4RecordStillReadsAndA5CarriesControllerAndCPU() throws {
+        var json = try #require(Fixtures.record("c1").json.objectValue)
+        json["schema"] = "peerbench.record/4"
+        json["congestion_control"] = nil
+        json["cpu_seconds"] = nil
+        let old = try Record(json: .object(json))
+        #expect(old.congestionControl == nil && old.cpuSeconds == nil)
+        #expect(old.json["cpu_seconds"] == .null, "written back with every key")
+
+        var m = TransportMeasurement()
+        m.congestionControl = "reno"
+        m.cpuSeconds = EndPair(client: 0.25, server: nil)
+        let r = record(of: m).json
+        #expect(r["congestion_control"] == "reno")
+        #expect(r["cpu_seconds"]?["client"]?.doubleValue == 0.25 && r["cpu_seconds"]?["server"] == .null)
+        // A cell that measured nothing still has the object, both sides null.
+        let failed = record(of: TransportMeasurement()).json
+        #expect(failed["cpu_seconds"]?.objectValue?.members.count == 2 && failed["cpu_seconds"]?["client"] == .null)
     }
 
     /// A record of `measurement` for a 1 000 x 1 000 B cell.
@@ -164,6 +186,8 @@ import Testing
         m.bulkSeries = BulkSeries(bytes: [100, 200], datagrams: [1, 2])
         m.ranging = [RangingUpdateSample(tNanos: 10, distanceM: 1.5, errorM: -0.02, directionAvailable: true)]
         m.peerLostAtNanos = 9_000_000_000
+        m.congestionControl = "cubic"
+        m.cpuSeconds = EndPair(client: 0.125, server: 0.5)
         m.status = .partial
         m.error = "cut short"
         m.extra = JSONObject(["quic": ["handshake_confirmed_ms": 0.5], "a": 1])

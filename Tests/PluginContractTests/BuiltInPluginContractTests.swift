@@ -15,19 +15,19 @@ import UWBRanging
     static let peers = packageRoot + "/Tests/PluginContractTests/Peers"
 
     static let contracts: [String: PluginContract] = [
-        "tcp": PluginContract(TCPPlugin.self, options: #"{"noDelay": true}"#, badOption: ("noDelay", #""yes""#)),
+        "tcp": PluginContract(TCPPlugin.self, options: #"{"noDelay": true}"#, badOption: ("noDelay", #""yes""#), congestionControlled: true),
         "udp": PluginContract(UDPPlugin.self, options: #"{"rateMbps": 200}"#, badOption: ("rateMbps", "0")),
-        "tls": PluginContract(TLSPlugin.self, badOption: ("noDelay", "1")),
+        "tls": PluginContract(TLSPlugin.self, badOption: ("noDelay", "1"), congestionControlled: true),
         // A handshake timeout inside the 20 s cell: with the default (30 s) a client whose
         // server is gone waits out the whole cell.
-        "quic": PluginContract(QUICPlugin.self, options: #"{"handshakeTimeoutSeconds": 5}"#, badOption: ("streams", #""many""#)),
+        "quic": PluginContract(QUICPlugin.self, options: #"{"handshakeTimeoutSeconds": 5}"#, badOption: ("streams", #""many""#), congestionControlled: true),
         // uwb and exec cannot pipeline: they ping-pong and the record says so.
         "uwb": PluginContract(UWBPlugin.self, options: #"{"durationSeconds": 1}"#, badOption: ("updateRateHz", "0"), pipelines: false),
         "exec": PluginContract(ExecPlugin.self,
                                options: #"{"server": ["./stream_peer.py", "server"], "client": ["./stream_peer.py", "client"], "workingDirectory": "\#(peers)"}"#,
                                badOption: ("client", "[]"),
                                // A client that never finishes by itself.
-                               silentOptions: #"{"client": ["sleep", "60"]}"#, pipelines: false),
+                               silentOptions: #"{"client": ["sleep", "60"]}"#, pipelines: false, measuresCPU: false),
     ]
 
     @Test(arguments: ["tcp", "udp", "tls", "quic", "uwb", "exec"])

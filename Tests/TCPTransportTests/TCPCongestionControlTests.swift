@@ -26,11 +26,11 @@ struct TCPCongestionControlTests {
 
     /// reno and cubic are built into every Linux kernel (the available list here:
     /// reno bbr cubic, with bbr the host's default).
-    @Test("the controller asked for is the one in force, read back into extra.tcp", arguments: ["reno", "cubic"])
+    @Test("the controller asked for is the one in force, read back into the measurement", arguments: ["reno", "cubic"])
     func asked(name: String) async throws {
         let m = try await run(try plugin(["congestionControl": .string(name)]))
         #expect(m.status == .ok, "\(m.error ?? "")")
-        #expect(m.extra["tcp"]?["congestion_control"]?.stringValue == name)
+        #expect(m.congestionControl == name)
     }
 
     @Test("unset, the record still says which controller ran: the host's default")
@@ -38,7 +38,7 @@ struct TCPCongestionControlTests {
         let m = try await run(try plugin([:]))
         let host = try String(contentsOfFile: "/proc/sys/net/ipv4/tcp_congestion_control", encoding: .utf8)
             .trimmingCharacters(in: .whitespacesAndNewlines)
-        #expect(m.extra["tcp"]?["congestion_control"]?.stringValue == host)
+        #expect(m.congestionControl == host)
     }
 
     /// The server applies it to its listening socket first, so the cell fails as it

@@ -6,7 +6,7 @@ import Testing
 import TLSTransport
 
 /// tls's `congestionControl`: TCP_CONGESTION under the TLS session, read back into
-/// `extra.tls.congestion_control` (as tcp's, TCPCongestionControlTests).
+/// the record's `congestion_control` (as tcp's, TCPCongestionControlTests).
 @Suite(.timeLimit(.minutes(2))) struct TLSCongestionControlTests {
     @Test(arguments: ["reno", "cubic"]) func theControllerAskedForRunsUnderTLS(name: String) async throws {
         var options = TLSOptions()
@@ -14,7 +14,7 @@ import TLSTransport
         let plugin = TLSPlugin(options)
         let m = try await runCell(server: plugin, client: plugin, payload: Payload(count: 50, size: 4_096), probes: 3)
         #expect(m.status == .ok)
-        #expect(m.extra["tls"]?["congestion_control"]?.stringValue == name)
+        #expect(m.congestionControl == name)
     }
 
     @Test func unsetTheRecordSaysTheHostsDefault() async throws {
@@ -22,7 +22,7 @@ import TLSTransport
         let m = try await runCell(server: plugin, client: plugin, payload: nil, probes: 3)
         let host = try String(contentsOfFile: "/proc/sys/net/ipv4/tcp_congestion_control", encoding: .utf8)
             .trimmingCharacters(in: .whitespacesAndNewlines)
-        #expect(m.extra["tls"]?["congestion_control"]?.stringValue == host)
+        #expect(m.congestionControl == host)
     }
 
     @Test func aMalformedNameIsRefusedByJSONPath() throws {

@@ -26,9 +26,17 @@ public struct PluginContract: Sendable {
     /// Whether the plugin sends `rttMethod` `pipelined` probes pipelined (docs/PLUGINS.md,
     /// "RTT methods"); false for one that always ping-pongs and says so.
     public var pipelines: Bool
+    /// Whether the transport has a congestion controller the record names (tcp, tls, quic).
+    public var congestionControlled: Bool
+    /// Whether the record's `cpu_seconds` measures the plugin's work (false for exec,
+    /// whose work is another program's: both null).
+    public var measuresCPU: Bool
 
     public init(_ plugin: any TransportPlugin.Type, options: String = "{}", payload: Payload = Payload(count: 200, size: 1_000),
-                probes: Int = 5, badOption: (key: String, value: String), silentOptions: String? = nil, pipelines: Bool = true) {
+                probes: Int = 5, badOption: (key: String, value: String), silentOptions: String? = nil, pipelines: Bool = true,
+                congestionControlled: Bool = false, measuresCPU: Bool = true) {
+        self.congestionControlled = congestionControlled
+        self.measuresCPU = measuresCPU
         self.plugin = plugin
         self.options = options
         self.payload = payload
@@ -93,6 +101,24 @@ public struct PluginContract: Sendable {
             let received = try #require(delivery["received_messages"]?.intValue)
             #expect(received > 0 && received <= (delivery["sent_messages"]?.intValue ?? 0), "\(name)")
             #expect(r["rtt_ms"]?["count"]?.intValue == received, "\(name): one RTT per answered round")
+        }
+        if congestionControlled {
+            #expect(r["congestion_control"]?.stringValue?.isEmpty == false, "\(name): congestion_control \(r["congestion_control"] ?? .null)")
+        } else {
+            #expect(r["congestion_control"] == .null, "\(name): congestion_control \(r["congestion_control"] ?? .null)")
+        }
+        // Each side ran a real exchange, so each burned some CPU; no side can have burned
+        // more than every core for the whole cell.
+        let total = try #require(r["total_seconds"]?.doubleValue)
+        let cores = Double(ProcessInfo.processInfo.activeProcessorCount)
+        for side in ["client", "server"] {
+            let cpu = r["cpu_seconds"]?[side]
+            if measuresCPU {
+                let v = cpu?.doubleValue ?? -1
+                #expect(v > 0 && v <= total * cores, "\(name): cpu_seconds.\(side) \(cpu ?? .null) in a \(total) s cell")
+            } else {
+                #expect(cpu == .null, "\(name): cpu_seconds.\(side) \(cpu ?? .null)")
+            }
         }
     }
 

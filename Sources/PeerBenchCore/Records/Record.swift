@@ -12,13 +12,14 @@ public struct Record: Sendable, Equatable, Codable {
     /// The schema this version writes. `/2` added `rtt_loaded_ms` and `responsiveness_rpm`;
     /// `/3` added the remote link's context (`link.peer_address` ... `link.control_rtt_ms`),
     /// the platform's link choices (`link.performance_mode` ... `link.energy_mj`),
-    /// `scenario` and `cross_traffic`; `/4` added `rtt_method` and `receiver_span_mbps`.
-    public static let currentSchema = "peerbench.record/4"
+    /// `scenario` and `cross_traffic`; `/4` added `rtt_method` and `receiver_span_mbps`;
+    /// `/5` added `congestion_control` and `cpu_seconds`.
+    public static let currentSchema = "peerbench.record/5"
     /// The schemas this version reads: older records are newer ones without the keys
     /// added since (they read as `null`, `scenario` as `static`), so runs written before
     /// a bump can still be resumed, merged and compared.
     public static let readableSchemas: Set<String> = ["peerbench.record/1", "peerbench.record/2", "peerbench.record/3",
-                                                                "peerbench.record/4"]
+                                                                "peerbench.record/4", "peerbench.record/5"]
 
     public var schema: String
     public var runID: String
@@ -52,6 +53,14 @@ public struct Record: Sendable, Equatable, Codable {
     /// arrival of the first) on the receiver, Mbit/s; nil below two messages received,
     /// for a zero span, or where the transport does not report the span.
     public var receiverSpanMbps: Double?
+    /// The congestion controller in force (tcp/tls read back from the socket, quic's
+    /// ngtcp2 setting); nil for transports without one (udp, uwb) or that cannot tell.
+    public var congestionControl: String?
+    /// CPU time (user + system) each side of the plugin spent in the cell, seconds: its
+    /// threads' own CPU clocks (`CPUAccount`), so neither the emulator nor the runner
+    /// counts. Both null when not measured (a cell that failed before measuring, exec);
+    /// the record is nil only when read from a schema before /5.
+    public var cpuSeconds: EndPair?
     public var delivery: DeliveryStats?
     /// How the link changed during the cell and how the transport coped (`static`: no
     /// change, figures null). Every record written since /3 has it; nil only when read
@@ -171,6 +180,8 @@ public struct Record: Sendable, Equatable, Codable {
         } else {
             receiverSpanMbps = nil
         }
+        congestionControl = m?.congestionControl
+        cpuSeconds = m?.cpuSeconds ?? EndPair(client: nil, server: nil)
         delivery = m?.delivery.map {
             DeliveryStats(sentMessages: $0.sentMessages, receivedMessages: $0.receivedMessages, sentBytes: $0.sentBytes,
                           receivedBytes: $0.receivedBytes, lossRatio: $0.lossRatio, reordered: $0.reordered, duplicated: $0.duplicated)
@@ -212,7 +223,8 @@ public struct Record: Sendable, Equatable, Codable {
         case distanceLabel = "distance_label", payload, link, status, error, startedAt = "started_at", connectMs = "connect_ms"
         case bulkSeconds = "bulk_seconds", totalSeconds = "total_seconds", rttMs = "rtt_ms", rttMethod = "rtt_method"
         case rttLoadedMs = "rtt_loaded_ms", responsivenessRpm = "responsiveness_rpm", jitterMs = "jitter_ms"
-        case throughputMbps = "throughput_mbps", receiverSpanMbps = "receiver_span_mbps", delivery, scenario, crossTraffic = "cross_traffic", extra
+        case throughputMbps = "throughput_mbps", receiverSpanMbps = "receiver_span_mbps",
+             congestionControl = "congestion_control", cpuSeconds = "cpu_seconds", delivery, scenario, crossTraffic = "cross_traffic", extra
     }
 
     public static func rfc3339(_ date: Date) -> String {

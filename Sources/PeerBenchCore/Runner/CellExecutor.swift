@@ -143,6 +143,11 @@ public struct CellExecutor: Sendable {
         }
         do {
             try await withDeadline(seconds: left() + cellGraceSeconds, onTimeout: { server.stop() }) { try await server.finish() }
+            // The server side's CPU time is serve's to report.
+            if case .measured(var m) = outcome, let cpu = server.cpuSeconds, m.cpuSeconds?.client != nil {
+                m.cpuSeconds = EndPair(client: m.cpuSeconds?.client, server: cpu)
+                return .measured(m)
+            }
             return outcome
         } catch is DeadlineExceeded {
             return .timedOut("the peer's server did not report within \(JSONValue.format(timeoutSeconds)) s")

@@ -58,24 +58,34 @@ public struct PluginSession: Sendable {
                                           server: server, cancellation: cancellation, logger: cellLogger, rttMethod: seed.rttMethod)
                 context.rttProbeSpacingNanos = seed.rttProbeSpacingNanos
                 context.wifi = transport.effectiveWifi
+                // Each side's threads are charged to its own account (`cpu_seconds`).
+                let (serverCPU, clientCPU) = (CPUAccount(), CPUAccount())
                 let srv: any TransportServer
                 switch source {
-                case .plugin: srv = try await plugin.startServer(context)
+                case .plugin: srv = try await CPUAccount.$current.withValue(serverCPU) { try await plugin.startServer(context) }
                 case .started(let started): srv = started
                 }
                 serverBox.set(srv)
-                let measurement: TransportMeasurement
+                var measurement: TransportMeasurement
                 do {
                     var clientContext = context
                     clientContext.serverHello = srv.hello
                     clientContext.dataKey = CellDataKey.from(hello: srv.hello)
-                    measurement = try await plugin.runClient(clientContext, server: srv.address)
+                    measurement = try await CPUAccount.$current.withValue(clientCPU) {
+                        try await plugin.runClient(clientContext, server: srv.address)
+                    }
                 } catch {
                     srv.stop()
                     try? await srv.finish()
                     throw error
                 }
                 try await srv.finish()
+                // A server elsewhere (serve) reports its own; the runner adds it. A plugin
+                // whose work is not its threads' (exec) states its own (null) figures.
+                let local = if case .plugin = source { true } else { false }
+                if measurement.cpuSeconds == nil {
+                    measurement.cpuSeconds = EndPair(client: clientCPU.seconds, server: local ? serverCPU.seconds : nil)
+                }
                 return measurement
             }
             serverBox.stop()

@@ -48,9 +48,7 @@ final class StreamEchoCollector: @unchecked Sendable {
     }
 
     func start() {
-        let thread = Thread { [self] in run() }
-        thread.name = "\(who) bulk reader"
-        thread.start()
+        CPUAccount.startThread("\(who) bulk reader") { [self] in run() }
     }
 
     /// Waits up to `nanos` (nil: as long as it takes) for the REPORT; true once it
@@ -166,9 +164,7 @@ final class SeparateFlowProber: @unchecked Sendable {
     }
 
     func start() {
-        let thread = Thread { [self] in run() }
-        thread.name = "separate-flow probes"
-        thread.start()
+        CPUAccount.startThread("separate-flow probes") { [self] in run() }
     }
 
     /// Stops after the probe in flight; returns the RTTs (send order) or its error.

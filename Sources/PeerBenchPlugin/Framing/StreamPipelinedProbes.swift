@@ -28,9 +28,7 @@ final class PipelinedEchoCollector: @unchecked Sendable {
     }
 
     func start() {
-        let thread = Thread { [self] in run() }
-        thread.name = "\(who) pipelined echoes"
-        thread.start()
+        CPUAccount.startThread("\(who) pipelined echoes") { [self] in run() }
     }
 
     /// Waits for every echo; returns the RTTs (send order) and when the first and last

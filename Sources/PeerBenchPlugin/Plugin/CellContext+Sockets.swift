@@ -12,13 +12,10 @@ final class JoinableThread: @unchecked Sendable {
     private var failure: (any Error)?
 
     init(_ name: String, _ body: @escaping @Sendable () throws -> Void) {
-        let thread = Thread { [self] in
+        CPUAccount.startThread(name) { [self] in
             do { try body() } catch { failure = error }
             done.signal()
         }
-        thread.name = name
-        thread.stackSize = 4 << 20
-        thread.start()
     }
 
     /// Waits for the body to end; rethrows its error.

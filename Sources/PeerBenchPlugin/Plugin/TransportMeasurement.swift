@@ -33,6 +33,13 @@ public struct TransportMeasurement: Sendable, Equatable, Codable {
     /// keepalive's verdict it survived to report), `MonotonicClock` nanoseconds; nil = never.
     /// Scenario cells measure `detect_ms` from it (or from the client's failure).
     public var peerLostAtNanos: UInt64?
+    /// The congestion controller in force for the cell's connection, as the transport
+    /// read it back (tcp/tls: `TCP_CONGESTION` of the socket; quic: ngtcp2's); nil where
+    /// the transport has none (udp, uwb) or cannot tell (exec).
+    public var congestionControl: String?
+    /// CPU time (user + system) each side of the plugin spent in the cell, seconds
+    /// (`CPUAccount`); set by the runner, not by the plugin. nil for a side not measured.
+    public var cpuSeconds: EndPair?
     /// `ok` unless the plugin knows the workload did not complete (`partial`).
     public var status: CellStatus = .ok
     public var error: String?
@@ -77,7 +84,7 @@ extension TransportMeasurement {
         case connectNanos = "connect_ns", rttNanos = "rtt_ns", probesSent = "probes_sent", rttMethod = "rtt_method", bulkNanos = "bulk_ns", delivery
         case receiverSpanNanos = "receiver_span_ns"
         case rfc3550JitterMs = "rfc3550_jitter_ms", rttLoadedNanos = "rtt_loaded_ns", bulkSeries = "bulk_series", ranging
-        case peerLostAtNanos = "peer_lost_at_ns"
+        case peerLostAtNanos = "peer_lost_at_ns", congestionControl = "congestion_control", cpuSeconds = "cpu_seconds"
         case status, error, extra
     }
 }

@@ -76,10 +76,15 @@ public protocol TransportServer: Sendable {
     func finish() async throws
     /// Stops the server at once; idempotent; makes `finish` return.
     func stop()
+    /// CPU time the server side spent, seconds, known after `finish` when the server
+    /// runs elsewhere and reports it (serve). nil by default: a server in this process
+    /// is charged to the runner's own account for it (`CPUAccount`).
+    var cpuSeconds: Double? { get }
 }
 
 extension TransportServer {
     public var hello: JSONObject { JSONObject() }
+    public var cpuSeconds: Double? { nil }
 }
 
 /// What `peerbench list` shows about a plugin, and what the runner needs to know.

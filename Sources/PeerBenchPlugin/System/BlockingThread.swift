@@ -11,11 +11,13 @@ public enum BlockingThread {
         namespace: NetworkNamespace? = nil,
         _ body: @escaping @Sendable () throws -> T
     ) async throws -> T {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+        // The thread's CPU time goes to the awaiting task's account (a cell's side).
+        let account = CPUAccount.current
+        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
             let thread = Thread {
                 // Back in the creator's namespace before waking the awaiting task
                 // (`NetworkNamespace.run` says why).
-                continuation.resume(with: Result { try NetworkNamespace.run(in: namespace, body) })
+                continuation.resume(with: CPUAccount.charge(account) { Result { try NetworkNamespace.run(in: namespace, body) } })
             }
             thread.name = name
             thread.stackSize = 4 << 20
