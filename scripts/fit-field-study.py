@@ -57,11 +57,12 @@ def measured(data_dir):
 
 
 def run(peerbench, work, name, environments, payload, probes, repetitions):
-    """One `peerbench run` of the tcp transport (Nagle on, as on the phones); its ok records."""
+    """One `peerbench run` of the tcp transport (Nagle on and CUBIC, as on the phones); its ok records."""
     matrix = {
         "name": name, "repetitions": repetitions, "rttProbes": probes, "rttMethod": "pipelined",
         "rttProbeIntervalMs": 1, "cellTimeoutSeconds": 60, "seed": 1,
-        "transports": [{"plugin": "tcp", "label": "tcp", "options": {"noDelay": False, "keepAlive": {"idleSeconds": 2}}}],
+        "transports": [{"plugin": "tcp", "label": "tcp", "options": {"noDelay": False, "keepAlive": {"idleSeconds": 2},
+                                                                   "congestionControl": "cubic"}}],
         "matrix": {"environments": environments, "distances": [1, 5, 10],
                    "payloads": {"counts": [payload[0]], "sizes": [payload[1]]}},
     }
