@@ -149,7 +149,8 @@ let package = Package(
         .testTarget(name: "PluginContractTests", dependencies: [
             "TransportTestSupport", "PeerBenchPlugin", "PeerBenchCore", "TCPTransport", "UDPTransport", "TLSTransport", "QUICTransport", "UWBRanging", "ExecTransport",
         ], exclude: ["Peers"]),
-        .testTarget(name: "RemoteLinkTests", dependencies: ["RemoteLink", "PeerBenchPlugin", "PeerBenchCore", "CPeerBenchSystem", "TransportTestSupport", "LinkEmulation"]),
+        .testTarget(name: "RemoteLinkTests", dependencies: ["RemoteLink", "PeerBenchPlugin", "PeerBenchCore", "CPeerBenchSystem", "TransportTestSupport", "LinkEmulation",
+                                                          "TLSTransport", "QUICTransport"]),
         // new-transport: new transport test targets go above this line
         .testTarget(name: "ScaffoldTests", dependencies: ["TransportScaffold"]),
     ]

@@ -39,6 +39,9 @@ struct QUICConfiguration: Sendable {
     /// Name the server certificate must cover; nil = the server's address.
     var serverName: String?
     var mutualTLS = false
+    /// Client: the SHA-256 the server's certificate must have (`CertificatePin`, serve's
+    /// own identity over a remote link), checked instead of `caFile` and the name.
+    var certificatePin: [UInt8]?
     /// PINGs on the control stream during the bulk phase (`loadedRttProbes`); nil = off.
     var loadedRttProbes: LoadedRttProbes?
     /// `idleTimeoutSeconds` as the matrix gave it; nil = absent (the default applies).

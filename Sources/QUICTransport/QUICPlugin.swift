@@ -102,6 +102,7 @@ public struct QUICPlugin: TransportPlugin {
     public func runClient(_ cell: CellContext, server: SocketAddress) async throws -> TransportMeasurement {
         var settings = config
         settings.connection.maxUDPPayload = cell.link.mtu.map { Self.udpPayload(mtu: $0, host: server.host) }
+        settings.certificatePin = cell.certificatePin
         return try await cell.client.run("quic-client") { [settings] in
             let client = try QUICClient(config: settings, server: server, token: CellToken(cell: cell), deadline: cell.deadline,
                                         cancellation: cell.cancellation, serviceClass: cell.wifi.serviceClass)

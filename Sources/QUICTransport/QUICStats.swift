@@ -12,6 +12,8 @@ enum QUICStats {
         o["tls_cipher"] = JSONValue(tls.cipher)
         o["tls_group"] = JSONValue(tls.group)
         o["streams"] = .string(config.streams.rawValue)
+        // How the server's certificate was checked: the CA and a name, or serve's pinned digest.
+        o["authentication"] = .string(config.certificatePin == nil ? "x509" : "x509-pinned")
         o["handshake_completed_ms"] = c.handshakeCompletedAt.map { ms($0 - start) } ?? .null
         o["handshake_confirmed_ms"] = c.handshakeConfirmedAt.map { ms($0 - start) } ?? .null
         o["smoothed_rtt_ms"] = ms(s.smoothed_rtt)

@@ -73,6 +73,15 @@ final class TLSSession {
         free(verifyHost)
     }
 
+    /// SHA-256 of the certificate the peer presented (its DER), nil without one.
+    func peerCertificateSHA256() -> [UInt8]? {
+        var count: UInt32 = 0
+        guard let chain = gnutls_certificate_get_peers(session, &count), count > 0 else { return nil }
+        var digest = [UInt8](repeating: 0, count: CertificatePin.length)
+        guard gnutls_hash_fast(GNUTLS_DIG_SHA256, chain[0].data, Int(chain[0].size), &digest) == 0 else { return nil }
+        return digest
+    }
+
     /// Points ngtcp2_crypto at the connection once it exists.
     func attach(_ conn: OpaquePointer) {
         connRef.pointee.user_data = UnsafeMutableRawPointer(conn)

@@ -73,12 +73,18 @@ public enum RemoteCell {
         /// The cell's data-plane key (`CellDataKey`, 64 hex digits); nil from a serve
         /// before it. It travels only inside the PSK-authenticated, encrypted channel.
         public var dataKey: String?
+        /// SHA-256 of the certificate the cell's server presents (serve's own identity,
+        /// `CertificatePin`; 64 hex digits) for quic and tls cells; nil otherwise and
+        /// from a serve before it.
+        public var certificateSHA256: String?
 
         enum CodingKeys: String, CodingKey {
-            case port, hello, link, dataKey = "data_key"
+            case port, hello, link, dataKey = "data_key", certificateSHA256 = "certificate_sha256"
         }
 
-        public init(port: UInt16, hello: JSONObject, link: InterfaceSnapshot? = nil, dataKey: String? = nil) {
+        public init(port: UInt16, hello: JSONObject, link: InterfaceSnapshot? = nil, dataKey: String? = nil,
+                    certificateSHA256: String? = nil) {
+            self.certificateSHA256 = certificateSHA256
             self.port = port
             self.hello = hello
             self.link = link

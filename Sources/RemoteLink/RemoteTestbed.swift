@@ -147,6 +147,8 @@ public final class RemoteTestbed: Testbed, RemoteServerHost {
             // (`CellDataKey.helloKey`), as the runner hands hellos over.
             var hello = ready.hello
             if let key = ready.dataKey.flatMap(CellDataKey.parse) { hello[CellDataKey.helloKey] = .string(CellDataKey.hex(key)) }
+            // So does the digest of serve's certificate, which tls and quic clients pin.
+            hello[CertificatePin.helloKey] = ready.certificateSHA256.flatMap(CertificatePin.parse).map { .string(CertificatePin.hex($0)) }
             let server = RemoteCellServer(testbed: self, address: SocketAddress(host: peer.host, port: ready.port), hello: hello,
                                           deadline: MonotonicClock.now() + UInt64(timeoutSeconds * 1e9))
             state.withLock { $0.pending = server }

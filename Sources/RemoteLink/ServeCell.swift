@@ -13,6 +13,9 @@ public final class ServeCell: Sendable {
     public let hello: JSONObject
     /// The cell's data-plane key, sent to the client in SERVER_READY (`data_key`).
     public let dataKey: [UInt8]
+    /// SHA-256 (hex) of the certificate the server presents when it is serve's own
+    /// identity (quic, tls), sent in SERVER_READY (`certificate_sha256`); nil otherwise.
+    public let certificateSHA256: String?
     public let request: RemoteCell.Request
     private let server: any TransportServer
     private let cancellation: CellCancellation
@@ -27,10 +30,12 @@ public final class ServeCell: Sendable {
     /// Checks `request` and starts its server on `endpoint`; throws a message for the
     /// client (a refused request, a plugin that could not start).
     public static func start(_ request: RemoteCell.Request, registry: PluginRegistry, endpoint: Endpoint, peer: String,
-                             limits: ServeLimits, logger: Logger = Logger(label: "peerbench.serve")) async throws -> ServeCell {
+                             limits: ServeLimits, identity: ServeIdentity? = nil,
+                             logger: Logger = Logger(label: "peerbench.serve")) async throws -> ServeCell {
         try check(request, registry: registry, limits: limits)
         guard let seed = request.seedValue else { throw TransportError("cell request: seed \"\(request.seed)\" is not an unsigned 64-bit integer") }
-        let (plugin, _) = try registry.make(request.plugin, options: request.options, path: JSONPath.root.key("options"))
+        let (options, pinned) = presenting(identity, in: request, registry: registry)
+        let (plugin, _) = try registry.make(request.plugin, options: options, path: JSONPath.root.key("options"))
         // The plugin's own payload check, as `validate` applies it to a matrix: serve
         // must not take a 1 GiB udp message the plugin itself refuses.
         if let payload = request.payload, let problem = plugin.check(payload: payload, path: JSONPath.root.key("payload")).first {
@@ -53,12 +58,13 @@ public final class ServeCell: Sendable {
             try await CPUAccount.$current.withValue(cpu) { try await plugin.startServer(cell) }
         }
         return ServeCell(request: request, server: server, cancellation: cancellation, deadline: deadline, started: started,
-                         dataKey: context.dataKey ?? [], cpu: cpu)
+                         dataKey: context.dataKey ?? [], cpu: cpu, certificateSHA256: pinned)
     }
 
     private init(request: RemoteCell.Request, server: any TransportServer, cancellation: CellCancellation, deadline: UInt64, started: UInt64,
-                 dataKey: [UInt8], cpu: CPUAccount) {
+                 dataKey: [UInt8], cpu: CPUAccount, certificateSHA256: String?) {
         self.dataKey = dataKey
+        self.certificateSHA256 = certificateSHA256
         self.cpu = cpu
         self.request = request
         self.server = server
@@ -91,6 +97,21 @@ public final class ServeCell: Sendable {
         guard r.rttProbes >= 0, r.rttProbes <= 1_000_000 else {
             throw TransportError("rtt_probes \(r.rttProbes) is outside 0...1000000")
         }
+    }
+
+    /// The request's options with serve's own certificate and key (`ServeIdentity`) for a
+    /// plugin that presents one (it declares `certFile` and `keyFile`, and is not using a
+    /// pre-shared key instead), and the certificate's digest for SERVER_READY; the
+    /// request's options unchanged and nil otherwise. The client cannot name these files
+    /// (`refuseFileOptions`): serve fills them in itself.
+    static func presenting(_ identity: ServeIdentity?, in r: RemoteCell.Request, registry: PluginRegistry) -> (JSONValue?, String?) {
+        guard let identity, let type = registry.type(named: r.plugin) else { return (r.options, nil) }
+        let keys = Set(type.descriptor.options.map(\.key))
+        var options = r.options?.objectValue ?? JSONObject()
+        guard keys.contains("certFile"), keys.contains("keyFile"), options["psk"] == nil || options["psk"] == .null else { return (r.options, nil) }
+        options["certFile"] = .string(identity.certFile)
+        options["keyFile"] = .string(identity.keyFile)
+        return (.object(options), identity.sha256Hex)
     }
 
     /// serve opens no file a client names (issue 24): every option the plugin declares

@@ -19,6 +19,9 @@ public struct ServeConfiguration: Sendable {
     public var registry: PluginRegistry
     /// This build's name and version, for HELLO.
     public var software: String
+    /// The certificate quic and tls cells present (`ServeIdentity`); nil until the
+    /// responder starts, which makes a fresh one.
+    public var identity: ServeIdentity?
 
     public init(listen: SocketAddress, key: PreSharedKey, dataPorts: ClosedRange<UInt16> = ServeLimits.defaultDataPorts,
                 limits: ServeLimits = ServeLimits(), once: Bool = false, registry: PluginRegistry, software: String) {
@@ -71,6 +74,8 @@ public final class ServeResponder: Sendable {
 
     /// Binds the control port (so a bad `--listen` fails before anything else).
     public init(_ configuration: ServeConfiguration, log: ServeLog = ServeLog(), logger: Logger = Logger(label: "peerbench.serve")) throws {
+        var configuration = configuration
+        if configuration.identity == nil { configuration.identity = try ServeIdentity.generate() }
         self.configuration = configuration
         self.log = log
         self.logger = logger
@@ -88,10 +93,14 @@ public final class ServeResponder: Sendable {
         listener = s
     }
 
+    /// The certificate quic and tls cells present (made when the responder started).
+    public var identity: ServeIdentity? { configuration.identity }
+
     /// Serves until `stop()` (or, with `--once`, until the first session has ended).
     public func run() async {
         let c = configuration
-        log.line("listening on \(address) (data ports \(c.dataPorts.lowerBound)-\(c.dataPorts.upperBound), idle timeout \(seconds(c.limits.idleTimeoutSeconds)) s, plugins \(c.plugins.joined(separator: ",")))")
+        log.line("listening on \(address) (data ports \(c.dataPorts.lowerBound)-\(c.dataPorts.upperBound), idle timeout \(seconds(c.limits.idleTimeoutSeconds)) s, plugins \(c.plugins.joined(separator: ",")))"
+                 + (c.identity.map { "; quic and tls present this serve's own certificate, sha256 \($0.sha256Hex)" } ?? ""))
         let listener = self.listener
         // One thread accepts (waking every 200 ms to notice `stop`); each connection is
         // handled by a task of its own, its blocking steps on threads of their own. With

@@ -76,7 +76,7 @@ struct ServeSession {
         let running: ServeCell
         do {
             running = try await ServeCell.start(request, registry: configuration.registry, endpoint: endpoint, peer: peer,
-                                                limits: configuration.limits, logger: logger)
+                                                limits: configuration.limits, identity: configuration.identity, logger: logger)
         } catch {
             log.line("\(what): refused: \(error)")
             do { try await send(.error(code: ControlErrorCode.badRequest, message: "\(error)")) } catch { return "could not refuse a cell: \(error)" }
@@ -87,7 +87,8 @@ struct ServeSession {
         let before = interface.map { LinkInspection.snapshot(interface: $0) }
         do {
             try await send(.serverReady(RemoteCell.encode(RemoteCell.Ready(port: running.address.port, hello: running.hello, link: before,
-                                                                             dataKey: CellDataKey.hex(running.dataKey)))))
+                                                                             dataKey: CellDataKey.hex(running.dataKey),
+                                                                             certificateSHA256: running.certificateSHA256))))
         } catch {
             running.stop()
             _ = await running.result()

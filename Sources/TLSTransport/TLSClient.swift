@@ -10,7 +10,7 @@ enum TLSClient {
         try cell.withStreamConnection("tls", to: server, configure: { try $0.setUp(options) }) { s, tcpConnect in
             let t0 = MonotonicClock.now()
             let tls = try TLSSession(client: s, credentials: credentials, options: options,
-                                     verifyName: options.serverName ?? server.host, caFile: files.ca)
+                                     verifyName: options.serverName ?? server.host, caFile: files.ca, pin: cell.certificatePin)
             let t1 = MonotonicClock.now()
             try tls.handshake()
             let handshake = MonotonicClock.elapsed(since: t1)
@@ -44,7 +44,7 @@ enum TLSClient {
         guard options.loadedRttProbes?.flow == .separate else { return try body(nil) }
         try cell.withStreamConnection("tls", to: server, configure: { try $0.setUp(options) }) { s, _ in
             let tls = try TLSSession(client: s, credentials: credentials, options: options,
-                                     verifyName: options.serverName ?? server.host, caFile: files.ca)
+                                     verifyName: options.serverName ?? server.host, caFile: files.ca, pin: cell.certificatePin)
             try tls.handshake()
             try body(StreamWorkloadClient("tls", over: tls))
         }

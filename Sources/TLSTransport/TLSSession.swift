@@ -25,18 +25,24 @@ final class TLSSession {
     private var pskBytes: UnsafeMutableBufferPointer<UInt8>?
     private let expectedName: String?
     private let caFile: String?
+    /// The SHA-256 the server's certificate must have (`CertificatePin`), checked after
+    /// the handshake instead of the CA and name; nil = CA and name.
+    private let pin: [UInt8]?
 
     /// A client session that verifies the server's certificate against `name`
-    /// (certificate mode) or authenticates with the PSK.
-    init(client socket: Socket, credentials: TLSCredentials, options: TLSOptions, verifyName name: String, caFile: String) throws {
+    /// (certificate mode), or against `pin` when one is given (serve's own identity
+    /// over a remote link), or authenticates with the PSK.
+    init(client socket: Socket, credentials: TLSCredentials, options: TLSOptions, verifyName name: String, caFile: String,
+         pin: [UInt8]? = nil) throws {
         self.socket = socket
         self.credentials = credentials
         role = "client"
         expectedName = name
         self.caFile = caFile
+        self.pin = credentials.kind == .certificate ? pin : nil
         try check("gnutls_init", gnutls_init(&session, UInt32(GNUTLS_CLIENT.rawValue | GNUTLS_NO_SIGNAL.rawValue)))  // EPIPE, not SIGPIPE
         try configure(priority: credentials.kind == .psk ? Self.pskPriority : Self.certificatePriority)
-        if credentials.kind == .certificate {
+        if credentials.kind == .certificate && self.pin == nil {
             if !Self.isIPAddress(name) {
                 try check("gnutls_server_name_set", gnutls_server_name_set(session, GNUTLS_NAME_DNS, name, name.utf8.count))
             }
@@ -52,6 +58,7 @@ final class TLSSession {
         role = "server"
         expectedName = nil
         caFile = nil
+        pin = nil
         try check("gnutls_init", gnutls_init(&session, UInt32(GNUTLS_SERVER.rawValue | GNUTLS_NO_SIGNAL.rawValue)))  // EPIPE, not SIGPIPE
         try configure(priority: credentials.kind == .psk ? Self.pskPriority : Self.certificatePriority)
         if let key = options.psk {
@@ -86,7 +93,10 @@ final class TLSSession {
     func handshake() throws {
         while true {
             let r = gnutls_handshake(session)
-            if r == 0 { return }
+            if r == 0 {
+                if let pin { try CertificatePin.check(presented: peerCertificateSHA256(), pinned: pin, who: "tls client") }
+                return
+            }
             if r == GNUTLS_E_INTERRUPTED { continue }
             if r == GNUTLS_E_AGAIN { throw TransportError("tls \(role): the handshake timed out (cell deadline)") }
             if r == GNUTLS_E_CERTIFICATE_VERIFICATION_ERROR { throw verificationError() }
@@ -96,6 +106,15 @@ final class TLSSession {
             throw TransportError("tls \(role): handshake failed: \(String(cString: gnutls_strerror(r)))"
                                  + (r == GNUTLS_E_FATAL_ALERT_RECEIVED ? " (\(alertName()))" : "") + hint)
         }
+    }
+
+    /// SHA-256 of the certificate the peer presented (its DER), nil without one.
+    private func peerCertificateSHA256() -> [UInt8]? {
+        var count: UInt32 = 0
+        guard let chain = gnutls_certificate_get_peers(session, &count), count > 0 else { return nil }
+        var digest = [UInt8](repeating: 0, count: CertificatePin.length)
+        guard gnutls_hash_fast(GNUTLS_DIG_SHA256, chain[0].data, Int(chain[0].size), &digest) == 0 else { return nil }
+        return digest
     }
 
     private func alertName() -> String {
@@ -171,7 +190,7 @@ final class TLSSession {
         o["version"] = JSONValue(gnutls_protocol_get_name(gnutls_protocol_get_version(session)).map { String(cString: $0) })
         o["cipher"] = JSONValue(gnutls_cipher_get_name(gnutls_cipher_get(session)).map { String(cString: $0) })
         o["group"] = JSONValue(gnutls_group_get_name(gnutls_group_get(session)).map { String(cString: $0) })
-        o["authentication"] = .string(credentials.kind == .psk ? "psk" : "x509")
+        o["authentication"] = .string(credentials.kind == .psk ? "psk" : pin == nil ? "x509" : "x509-pinned")
         if let desc = gnutls_session_get_desc(session) {
             o["description"] = .string(String(cString: desc))
             pb_tls_free(desc)

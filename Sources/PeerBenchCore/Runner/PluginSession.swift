@@ -71,6 +71,7 @@ public struct PluginSession: Sendable {
                     var clientContext = context
                     clientContext.serverHello = srv.hello
                     clientContext.dataKey = CellDataKey.from(hello: srv.hello)
+                    clientContext.certificatePin = CertificatePin.from(hello: srv.hello)
                     measurement = try await CPUAccount.$current.withValue(clientCPU) {
                         try await plugin.runClient(clientContext, server: srv.address)
                     }

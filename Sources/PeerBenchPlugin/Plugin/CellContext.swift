@@ -31,6 +31,9 @@ public struct CellContext: Sendable {
     public var wifi: WifiSettings = .default
     /// The cell's data-plane key (`CellDataKey`) over a remote link; nil otherwise.
     public var dataKey: [UInt8]?
+    /// Over a remote link, the SHA-256 of the certificate serve's data plane presents
+    /// (`CertificatePin`): tls and quic clients check it instead of the CA and a name.
+    public var certificatePin: [UInt8]?
 
     public init(cellID: String, repetition: Int, seed: UInt64, payload: Payload?, rttProbes: Int, deadline: UInt64,
                 link: ResolvedLink, client: Endpoint, server: Endpoint, cancellation: CellCancellation, logger: Logger,

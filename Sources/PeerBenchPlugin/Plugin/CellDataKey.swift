@@ -27,7 +27,8 @@ public enum CellDataKey {
         key.map { $0 < 16 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
     }
 
-    /// The key from 64 hex digits; nil for anything else.
+    /// The key (or any 32 bytes: a SHA-256 digest, `CertificatePin`) from 64 hex digits;
+    /// nil for anything else.
     public static func parse(_ text: String) -> [UInt8]? {
         let digits = Array(text.utf8)
         guard digits.count == 2 * length else { return nil }

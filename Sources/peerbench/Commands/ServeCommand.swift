@@ -25,6 +25,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("data-ports"), help: "Ports the cells' servers bind to, LOW-HIGH; each is open only during its cell and only to the authenticated client.")
     var dataPorts: String = "\(ServeLimits.defaultDataPorts.lowerBound)-\(ServeLimits.defaultDataPorts.upperBound)"
 
+    @Option(help: "Keep serve's data-plane certificate and key in DIR: made there once (mode 700, key 600), loaded afterwards, so its SHA-256 stays the same across restarts. Without it serve makes a fresh one each time it starts.")
+    var identity: String?
+
     @Flag(help: "Serve one session, then exit.")
     var once = false
 
@@ -67,7 +70,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         signal(SIGPIPE, SIG_IGN)
-        let configuration: ServeConfiguration
+        var configuration: ServeConfiguration
         do {
             let listenAddress = try RemotePeer.resolve(listen, option: "--listen")
             let ports = try Self.parsePorts(dataPorts)
@@ -82,6 +85,11 @@ struct ServeCommand: AsyncParsableCommand {
             limits.allowExec = allowExec
             configuration = ServeConfiguration(listen: listenAddress, key: key, dataPorts: ports, limits: limits, once: once,
                                                registry: Wiring.registry, software: "peerbench \(Manifest.peerbenchVersion)")
+            if let identity {
+                do { configuration.identity = try ServeIdentity.loadOrCreate(in: identity) } catch let e as InputError { throw e } catch {
+                    throw InputError(source: identity, "cannot make serve's identity there: \(error)")
+                }
+            }
         } catch let e as InputError { throw fail(e) }
         var logger = Logger(label: "peerbench-serve")
         logger.logLevel = verbose ? .debug : .warning
@@ -92,10 +100,13 @@ struct ServeCommand: AsyncParsableCommand {
         }
         // A stop signal ends serve at once: a running cell's client sees its control
         // session close and records the cell failed; the kernel frees every port.
+        // serve's certificate and key (ServeIdentity) go with it.
+        let identity = responder.identity
         let trap = InterruptTrap(signals: [SIGINT, SIGTERM, SIGHUP], onFirst: { sig in
             ServeLog().line("\(InterruptTrap.name(sig)) received: exiting")
+            identity?.remove()
             _exit(0)
-        }, onSecond: { _ in _exit(0) })
+        }, onSecond: { _ in identity?.remove(); _exit(0) })
         // Withdrawn when serve ends, however it ends (Discovery's lifeline).
         let advertisement: Advertisement?
         do { advertisement = try advertise ? Discovery.advertise(name: advertiseName, port: configuration.listen.port) : nil } catch {
@@ -105,6 +116,7 @@ struct ServeCommand: AsyncParsableCommand {
         if let advertisement { ServeLog().line("advertised by DNS-SD as \"\(advertisement.name)\" (\(RemoteLink.serviceType), port \(advertisement.port))") }
         await responder.run()
         advertisement?.stop()
+        identity?.remove()
         trap.cancel()
     }
 }
