@@ -41,7 +41,7 @@ TIMING=(
     ServeLockoutTests ServeSessionHygieneTests ServeCellOutcomeTests UDPAuthenticationTests
     # runner and CLI: cell deadlines, grace periods, the measurement floor
     MeasurementFloorClockTests RunnerTests InterruptionTests WorkerProcessTests SocketCloseTests
-    CLIMeasurementFloorTests CLIUnattendedTests CLIUnattendedTCPTests ScenarioRunTests
+    CLIMeasurementFloorTests CLIUnattendedTests CLIUnattendedTCPTests ScenarioRunTests FragmentReassemblyTests
     CLITimeoutStatusTests ScenarioKeepAliveIdleTimeoutTests CLIRunnerDeathTests CLIAutoRepetitionsTests
 )
 # Compiles a copy of the package for minutes: phase 1's second process.

@@ -75,6 +75,8 @@ public final class EmulatedTestbed: Testbed {
             guard let pair = s.pair else { throw LinkSetupError("the emulated testbed was shut down; create a new one") }
             s.emulator?.stop()
             s.emulator = nil
+            // Fragments a previous cell left half-reassembled must not cost this one.
+            try FragmentReassembly.drain([pair.client, pair.server])
             try pair.setMTU(parameters.mtu)
             try pair.setShaper(parameters.shaper)
             for tun in [pair.clientTUN, pair.serverTUN] {

@@ -27,6 +27,7 @@ final class TUNDevice: @unchecked Sendable {
                 let f = open(path, O_WRONLY | O_CLOEXEC)
                 if f >= 0 { _ = write(f, "1", 1); Glibc.close(f) }
             }
+            FragmentReassembly.setTimeout()
             return try syscall("open /dev/net/tun + TUNSETIFF(\(name))") { pbl_tun_open(name) }
         }
     }
