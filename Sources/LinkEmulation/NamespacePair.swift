@@ -13,7 +13,7 @@ import Synchronization
 /// run recognise leftovers of a crashed one (`removeLeftovers`). A reaper process,
 /// started in its own session, deletes the pair as soon as this process ends for any
 /// reason (even SIGKILL): it waits for end-of-file on a pipe only we hold open.
-final class NamespacePair: @unchecked Sendable {
+final class NamespacePair {
     /// Prefix of every namespace PeerBench creates.
     static let prefix = "pb-"
     static let deviceName = "pb0"

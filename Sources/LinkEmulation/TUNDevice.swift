@@ -10,7 +10,7 @@ import PeerBenchPlugin
 /// there while the emulator reads and writes IP packets through its descriptor.
 /// Frames carry a virtio-net header so the kernel may hand over TCP super-packets
 /// when the link is lossless (`setSegmentationOffload`).
-final class TUNDevice: @unchecked Sendable {
+final class TUNDevice {
     let name: String
     let namespace: NetworkNamespace
     private(set) var fd: Int32

@@ -2,7 +2,7 @@ import CNgtcp2
 import PeerBenchPlugin
 
 /// GnuTLS certificate credentials (trusted CA, own identity), owned and freed here.
-final class TLSCredentials: @unchecked Sendable {
+final class TLSCredentials {
     let handle: gnutls_certificate_credentials_t
 
     /// Loads `caFile` as the trust anchor (to verify the peer) and, when given,

@@ -83,7 +83,7 @@ extension Discovery {
 }
 
 /// A running publication; `stop()` (or deinit) withdraws it.
-public final class Advertisement: @unchecked Sendable {
+public final class Advertisement {
     /// The name Avahi registered (the requested one, or `NAME #2` after a collision).
     public let name: String
     public let port: UInt16
@@ -102,7 +102,7 @@ public final class Advertisement: @unchecked Sendable {
 }
 
 /// One Avahi client process, its output read line by line with a deadline.
-final class AvahiTool: @unchecked Sendable {
+final class AvahiTool {
     private let process: Process
     private let fd: Int32
     private let pipe: Pipe

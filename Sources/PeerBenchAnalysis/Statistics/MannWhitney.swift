@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Two-sided Mann-Whitney U test of two independent samples (docs/COMPARE.md).
 ///
@@ -74,10 +75,9 @@ public enum Normal {
 
 /// Null distribution of the Mann-Whitney U statistic without ties, cached per (n, m):
 /// the comparison of many scenarios asks for the same few sample sizes again and again.
-final class UDistribution: @unchecked Sendable {
+final class UDistribution: Sendable {
     static let shared = UDistribution()
-    private let lock = NSLock()
-    private var cumulative: [Int: [Double]] = [:]
+    private let cumulative = Mutex<[Int: [Double]]>([:])
 
     /// P(U <= u) for samples of sizes n and m.
     func lowerTail(n: Int, m: Int, atMost u: Int) -> Double {
@@ -90,16 +90,12 @@ final class UDistribution: @unchecked Sendable {
     func table(n: Int, m: Int) -> [Double] {
         let (a, b) = (min(n, m), max(n, m))  // symmetric in n and m
         let key = a << 32 | b
-        lock.lock()
-        if let t = cumulative[key] { lock.unlock(); return t }
-        lock.unlock()
+        if let t = cumulative.withLock({ $0[key] }) { return t }
         let counts = UDistribution.counts(n: a, m: b)
         let total = counts.reduce(0, +)
         var running = 0.0
         let cdf = counts.map { running += $0; return min(1, running / total) }
-        lock.lock()
-        cumulative[key] = cdf
-        lock.unlock()
+        cumulative.withLock { $0[key] = cdf }
         return cdf
     }
 

@@ -10,7 +10,7 @@ import Glibc
 /// The default handlers are ignored and the signals delivered through dispatch
 /// sources instead, so the handlers run as ordinary code on a queue (not in signal
 /// context) and may take locks, write files and print.
-public final class InterruptTrap: @unchecked Sendable {
+public final class InterruptTrap {
     private let signals: [Int32]
     private var sources: [any DispatchSourceSignal] = []
     private let queue = DispatchQueue(label: "peerbench.signals")

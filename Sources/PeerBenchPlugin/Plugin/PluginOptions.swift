@@ -4,7 +4,7 @@
 /// `transport.options` shows exactly what ran. After the plugin's `init`, the
 /// registry calls `finish()`, which rejects keys nobody read — a typo such as
 /// `noDelya` is an error, not silently ignored.
-public final class PluginOptions: @unchecked Sendable {
+public final class PluginOptions {
     public let path: JSONPath
     private let object: JSONObject
     private var read: Set<String> = []
