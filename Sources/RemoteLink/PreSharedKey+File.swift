@@ -84,7 +84,7 @@ extension PreSharedKey {
             }
             guard words.count == 3 else { throw bad("expected 3 words (`\(formatTag) IDENTITY HEX64`), found \(words.count)") }
             if let problem = identityProblem(String(words[1])) { throw bad(problem) }
-            guard let key = decodeHex(words[2]), key.count == keyBytes else {
+            guard let key = Hex.decode(words[2], count: keyBytes) else {
                 throw bad("the key must be \(keyBytes * 2) hex digits (\(keyBytes * 8) bits)"
                           + (words[2].count == keyBytes * 2 ? ", found a character that is not one" : ", found \(words[2].count) characters"))
             }
@@ -92,24 +92,5 @@ extension PreSharedKey {
         }
         guard let found else { throw InputError(source: source, "no key line (`\(formatTag) IDENTITY HEX64`) in the file") }
         return found.key
-    }
-
-    private static func decodeHex(_ s: Substring) -> [UInt8]? {
-        let digits = Array(s.utf8)
-        guard digits.count % 2 == 0 else { return nil }
-        func nibble(_ c: UInt8) -> UInt8? {
-            switch c {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
-            default: nil
-            }
-        }
-        var out: [UInt8] = []
-        for i in stride(from: 0, to: digits.count, by: 2) {
-            guard let hi = nibble(digits[i]), let lo = nibble(digits[i + 1]) else { return nil }
-            out.append(hi << 4 | lo)
-        }
-        return out
     }
 }

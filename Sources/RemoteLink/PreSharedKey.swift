@@ -43,7 +43,7 @@ public struct PreSharedKey: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The key as 64 lowercase hex digits (what GnuTLS's `GNUTLS_PSK_KEY_HEX` takes).
-    public var hex: String { bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined() }
+    public var hex: String { Hex.encode(bytes) }
 
     /// The key file's content.
     public var fileText: String { "\(Self.formatTag) \(identity) \(hex)\n" }

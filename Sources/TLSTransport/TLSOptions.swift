@@ -9,7 +9,7 @@ public struct TLSOptions: Sendable, Equatable {
 
         /// nil unless `hex` is an even number of hex digits.
         public init?(hex: String) {
-            guard let bytes = TLSOptions.decodeHex(hex) else { return nil }
+            guard let bytes = Hex.decode(hex) else { return nil }
             self.hex = hex.lowercased()
             self.bytes = bytes
         }
@@ -65,29 +65,6 @@ public struct TLSOptions: Sendable, Equatable {
         serverName = try options.string("serverName", default: nil)
         loadedRttProbes = try LoadedRttProbes.read(options)
         congestionControl = try CongestionControl.read(options)
-    }
-
-    static func decodeHex(_ text: String) -> [UInt8]? {
-        let digits = Array(text.utf8)
-        guard digits.count % 2 == 0 else { return nil }
-        var out: [UInt8] = []
-        out.reserveCapacity(digits.count / 2)
-        var i = 0
-        while i < digits.count {
-            guard let hi = hexValue(digits[i]), let lo = hexValue(digits[i + 1]) else { return nil }
-            out.append(hi << 4 | lo)
-            i += 2
-        }
-        return out
-    }
-
-    private static func hexValue(_ c: UInt8) -> UInt8? {
-        switch c {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 
     static let descriptors: [OptionDescriptor] = [

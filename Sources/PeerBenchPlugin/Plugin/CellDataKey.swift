@@ -23,23 +23,11 @@ public enum CellDataKey {
     }
 
     /// The key as 64 lowercase hex digits.
-    public static func hex(_ key: [UInt8]) -> String {
-        key.map { $0 < 16 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
-    }
+    public static func hex(_ key: [UInt8]) -> String { Hex.encode(key) }
 
-    /// The key (or any 32 bytes: a SHA-256 digest, `CertificatePin`) from 64 hex digits;
+    /// The key from 64 hex digits;
     /// nil for anything else.
-    public static func parse(_ text: String) -> [UInt8]? {
-        let digits = Array(text.utf8)
-        guard digits.count == 2 * length else { return nil }
-        var key: [UInt8] = []
-        key.reserveCapacity(length)
-        for i in stride(from: 0, to: digits.count, by: 2) {
-            guard let b = UInt8(String(decoding: digits[i..<i + 2], as: UTF8.self), radix: 16) else { return nil }
-            key.append(b)
-        }
-        return key
-    }
+    public static func parse(_ text: String) -> [UInt8]? { Hex.decode(text, count: length) }
 
     /// The key a server's hello carries (`helloKey`), if any.
     public static func from(hello: JSONObject) -> [UInt8]? {

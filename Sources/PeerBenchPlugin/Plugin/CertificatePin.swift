@@ -18,9 +18,9 @@ public enum CertificatePin {
     }
 
     /// A SHA-256 digest from 64 hex digits; nil for anything else.
-    public static func parse(_ text: String) -> [UInt8]? { CellDataKey.parse(text) }
+    public static func parse(_ text: String) -> [UInt8]? { Hex.decode(text, count: length) }
 
-    public static func hex(_ digest: [UInt8]) -> String { CellDataKey.hex(digest) }
+    public static func hex(_ digest: [UInt8]) -> String { Hex.encode(digest) }
 
     /// Throws unless `presented` (the SHA-256 of the certificate the handshake received;
     /// nil when there was none) is `pinned`. `who` names the client (`tls client`).
