@@ -79,11 +79,7 @@ import Testing
 
     /// Schema /4 only added `rtt_method` and `receiver_span_mbps`: a /3 line reads with both null.
     @Test func aVersion3RecordStillReads() throws {
-        var json = try #require(Fixtures.record("c1").json.objectValue)
-        json["schema"] = "peerbench.record/3"
-        json["rtt_method"] = nil
-        json["receiver_span_mbps"] = nil
-        let old = try Record(json: .object(json))
+        let old = try olderRecord("peerbench.record/3", without: ["rtt_method", "receiver_span_mbps"])
         #expect(old.rttMethod == nil && old.receiverSpanMbps == nil)
         #expect(Record.readableSchemas.contains("peerbench.record/3"))
         #expect(old.json["rtt_method"] == .null, "written back with every key")
@@ -92,11 +88,7 @@ import Testing
     /// Schema /5 only added `congestion_control` and `cpu_seconds`: a /4 line reads with
     /// both null, and a /5 record carries what the measurement said.
     @Test func aVersion4RecordStillReadsAndA5CarriesControllerAndCPU() throws {
-        var json = try #require(Fixtures.record("c1").json.objectValue)
-        json["schema"] = "peerbench.record/4"
-        json["congestion_control"] = nil
-        json["cpu_seconds"] = nil
-        let old = try Record(json: .object(json))
+        let old = try olderRecord("peerbench.record/4", without: ["congestion_control", "cpu_seconds"])
         #expect(old.congestionControl == nil && old.cpuSeconds == nil)
         #expect(old.json["cpu_seconds"] == .null, "written back with every key")
 
@@ -109,6 +101,14 @@ import Testing
         // A cell that measured nothing still has the object, both sides null.
         let failed = record(of: TransportMeasurement()).json
         #expect(failed["cpu_seconds"]?.objectValue?.members.count == 2 && failed["cpu_seconds"]?["client"] == .null)
+    }
+
+    /// A fixture record as an older schema wrote it: `schema` set, `keys` absent.
+    func olderRecord(_ schema: String, without keys: [String]) throws -> Record {
+        var json = try #require(Fixtures.record("c1").json.objectValue)
+        json["schema"] = .string(schema)
+        for key in keys { json[key] = nil }
+        return try Record(json: .object(json))
     }
 
     /// A record of `measurement` for a 1 000 x 1 000 B cell.
