@@ -11,28 +11,7 @@ extension PreSharedKey {
     /// a symbolic link planted at `path`) is never overwritten.
     /// - Throws: `InputError` naming the file when it exists or cannot be created.
     public func write(to path: String) throws {
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        if fd < 0 {
-            let e = errno
-            if e == EEXIST { throw InputError(source: path, "the file already exists; a key is never overwritten (remove it first, or choose another name)") }
-            throw InputError(source: path, "cannot create the key file: \(String(cString: strerror(e)))")
-        }
-        defer { _ = Glibc.close(fd) }
-        do {
-            // The umask may only have narrowed 0600; make the mode exactly that.
-            try syscall("fchmod") { fchmod(fd, 0o600) }
-            let text = Array(fileText.utf8)
-            var off = 0
-            while off < text.count {
-                off += try text.withUnsafeBytes { b throws(SystemError) in
-                    try syscall("write") { Glibc.write(fd, b.baseAddress! + off, b.count - off) }
-                }
-            }
-            try syscall("fsync") { fsync(fd) }
-        } catch {
-            _ = unlink(path)
-            throw InputError(source: path, "cannot write the key file: \(error)")
-        }
+        try PrivateFile.create(path, bytes: Array(fileText.utf8), noun: "key file", kept: "a key")
     }
 
     /// Reads a key file, refusing one that group or others may read or write.

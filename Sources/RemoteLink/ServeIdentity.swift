@@ -103,8 +103,8 @@ public final class ServeIdentity: Sendable {
         let certPEM = try export("exporting serve's certificate") { gnutls_x509_crt_export2(crt, GNUTLS_X509_FMT_PEM, &$0) }
         let keyPEM = try export("exporting serve's key") { gnutls_x509_privkey_export2(key, GNUTLS_X509_FMT_PEM, &$0) }
         // The key first: a certificate without its key is never left behind alone.
-        try write(keyPEM, to: keyPath(directory))
-        try write(certPEM, to: certPath(directory))
+        try PrivateFile.create(keyPath(directory), bytes: keyPEM, noun: "serve's private key", kept: "an identity")
+        try PrivateFile.create(certPath(directory), bytes: certPEM, noun: "serve's certificate", kept: "an identity")
         return digest
     }
 
@@ -153,19 +153,5 @@ public final class ServeIdentity: Sendable {
         try gnutls(what, body(&datum))
         defer { pb_tls_free(datum.data) }
         return Array(UnsafeBufferPointer(start: datum.data, count: Int(datum.size)))
-    }
-
-    /// Writes `bytes` to a new file only its owner can read.
-    private static func write(_ bytes: [UInt8], to path: String) throws {
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw SystemError("creating \(path)", errno: errno) }
-        defer { close(fd) }
-        var off = 0
-        while off < bytes.count {
-            let n = bytes[off...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { throw SystemError("writing \(path)", errno: errno) }
-            off += n
-        }
     }
 }
