@@ -121,9 +121,9 @@ final class NamespacePair {
     func qdiscDrops() -> (client: Int, server: Int) {
         func drops(_ ns: NetworkNamespace) -> Int {
             guard let out = try? IPCommand.tc(["-n", ns.name, "-s", "-j", "qdisc", "show", "dev", Self.deviceName]),
-                  let list = (try? JSONSerialization.jsonObject(with: Data(out.utf8))) as? [[String: Any]]
+                  let list = (try? JSONParser.parse(out))?.arrayValue
             else { return 0 }
-            return list.filter { ($0["root"] as? Bool) == true }.reduce(0) { $0 + (($1["drops"] as? Int) ?? 0) }
+            return list.filter { $0["root"]?.boolValue == true }.reduce(0) { $0 + ($1["drops"]?.intValue ?? 0) }
         }
         return (drops(client), drops(server))
     }

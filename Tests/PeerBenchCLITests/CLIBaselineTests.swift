@@ -49,7 +49,7 @@ import Testing
         #expect(tcp["verdict"] as? String == "regressed" && tcp["past_threshold"] as? Bool == false, "\(tcp)")
         #expect(tcp["shift"] as? Double == -20)
         let plain = try compare(d, thresholds: nil, ["--format", "json"])
-        #expect(plain.stdout.contains("\"past_threshold\" : null"), "no thresholds: null")
+        #expect(plain.stdout.contains("\"past_threshold\": null"), "no thresholds: null")
     }
 
     @Test func anImprovementPastItsThresholdIsReportedAndFailsOnlyWhenAsked() throws {

@@ -5,25 +5,19 @@ import Testing
 @testable import PeerBenchPlugin
 
 /// The JSON contracts of docs/COMPARE.md and docs/RECORDS.md write every key, an absent
-/// value as `null`, through both encoders they meet: Foundation's (compare, report,
-/// samples.jsonl; keys sorted) and `JSONCoding` (the manifest; keys in declared order).
-/// The expected texts are the documents' exact bytes, one populated and one mostly-nil
-/// value of each type; an older document without an optional key still decodes.
+/// value as `null`, through the one encoder (`JSONCoding`, keys in declared order; compare
+/// and samples.jsonl sort them when written). The expected texts are the documents' exact
+/// bytes, one populated and one mostly-nil value of each type; each decodes back with
+/// `JSONCoding` and with Foundation's `JSONDecoder` (what docs/COMPARE.md offers programs),
+/// and an older document without an optional key still decodes.
 @Suite struct DocumentNullKeysTests {
-    static func foundation<T: Encodable>(_ value: T) throws -> String {
-        let e = JSONEncoder()
-        e.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try e.encode(value), as: UTF8.self)
-    }
-
     static func ordered<T: Encodable>(_ value: T) throws -> String { try JSONCoding.encode(value).compactText }
 
-    /// Both encodings as expected, and each decodes back to the value.
-    static func check<T: Codable & Equatable>(_ value: T, foundation: String, ordered: String) throws {
-        let f = try Self.foundation(value), o = try Self.ordered(value)
-        #expect(f == foundation)
+    /// The encoding as expected, and it decodes back to the value with both decoders.
+    static func check<T: Codable & Equatable>(_ value: T, ordered: String) throws {
+        let o = try Self.ordered(value)
         #expect(o == ordered)
-        #expect(try JSONDecoder().decode(T.self, from: Data(f.utf8)) == value)
+        #expect(try JSONDecoder().decode(T.self, from: Data(o.utf8)) == value)
         #expect(try JSONCoding.decode(T.self, from: Array(o.utf8)) == value)
     }
 
@@ -40,8 +34,7 @@ import Testing
                                                    transports: [.init(label: "tcp", metrics: ["rtt_p50_ms": Self.summary])],
                                                    pairs: [pair], withinRun: [pair])
         let full = ComparisonDocument(alpha: 0.05, warnings: ["w"], scenarios: [scenario], measurementFloor: Self.floor)
-        try Self.check(full, foundation: #"{"alpha":0.05,"measurement_floor":{"clock_ms":0.001,"emulator_release_p50_ms":0.035,"emulator_release_p99_ms":0.094,"notes":["n"],"runs":2,"transports":[{"label":"tcp","p50_ms":0.03,"p99_ms":0.06}]},"notes":null,"scenarios":[{"distance_label":"10m","environment":"open","pairs":[{"a":"tcp","b":"udp","cliffs_delta":-0.5,"floor_ms":0.5,"metric":"rtt_p50_ms","p_adjusted":0.02,"p_value":0.01,"reason":"below_floor","shift":-0.25,"shift_ci_high":-0.125,"shift_ci_low":-0.5,"verdict":"no_difference"}],"payload":"1x1024","transports":[{"label":"tcp","metrics":{"rtt_p50_ms":{"ci_high":1.75,"ci_low":1.25,"median":1.5,"n":6}}}],"within_run":[{"a":"tcp","b":"udp","cliffs_delta":-0.5,"floor_ms":0.5,"metric":"rtt_p50_ms","p_adjusted":0.02,"p_value":0.01,"reason":"below_floor","shift":-0.25,"shift_ci_high":-0.125,"shift_ci_low":-0.5,"verdict":"no_difference"}]}],"schema":"peerbench.compare/1","warnings":["w"]}"#,
-                        ordered: #"{"schema":"peerbench.compare/1","alpha":0.05,"warnings":["w"],"scenarios":[{"environment":"open","distance_label":"10m","payload":"1x1024","transports":[{"label":"tcp","metrics":{"rtt_p50_ms":{"n":6,"median":1.5,"ci_low":1.25,"ci_high":1.75}}}],"pairs":[{"a":"tcp","b":"udp","metric":"rtt_p50_ms","p_value":0.01,"p_adjusted":0.02,"cliffs_delta":-0.5,"shift":-0.25,"shift_ci_low":-0.5,"shift_ci_high":-0.125,"verdict":"no_difference","floor_ms":0.5,"reason":"below_floor"}],"within_run":[{"a":"tcp","b":"udp","metric":"rtt_p50_ms","p_value":0.01,"p_adjusted":0.02,"cliffs_delta":-0.5,"shift":-0.25,"shift_ci_low":-0.5,"shift_ci_high":-0.125,"verdict":"no_difference","floor_ms":0.5,"reason":"below_floor"}]}],"measurement_floor":{"transports":[{"label":"tcp","p50_ms":0.03,"p99_ms":0.06}],"emulator_release_p50_ms":0.035,"emulator_release_p99_ms":0.094,"clock_ms":0.001,"runs":2,"notes":["n"]},"notes":null}"#)
+        try Self.check(full, ordered: #"{"schema":"peerbench.compare/1","alpha":0.05,"warnings":["w"],"scenarios":[{"environment":"open","distance_label":"10m","payload":"1x1024","transports":[{"label":"tcp","metrics":{"rtt_p50_ms":{"n":6,"median":1.5,"ci_low":1.25,"ci_high":1.75}}}],"pairs":[{"a":"tcp","b":"udp","metric":"rtt_p50_ms","p_value":0.01,"p_adjusted":0.02,"cliffs_delta":-0.5,"shift":-0.25,"shift_ci_low":-0.5,"shift_ci_high":-0.125,"verdict":"no_difference","floor_ms":0.5,"reason":"below_floor"}],"within_run":[{"a":"tcp","b":"udp","metric":"rtt_p50_ms","p_value":0.01,"p_adjusted":0.02,"cliffs_delta":-0.5,"shift":-0.25,"shift_ci_low":-0.5,"shift_ci_high":-0.125,"verdict":"no_difference","floor_ms":0.5,"reason":"below_floor"}]}],"measurement_floor":{"transports":[{"label":"tcp","p50_ms":0.03,"p99_ms":0.06}],"emulator_release_p50_ms":0.035,"emulator_release_p99_ms":0.094,"clock_ms":0.001,"runs":2,"notes":["n"]},"notes":null}"#)
 
         let barePair = ComparisonDocument.Pair(a: "tcp", b: "udp", metric: "throughput_mbps", pValue: nil, pAdjusted: nil, cliffsDelta: nil,
                                                shift: nil, shiftCILow: nil, shiftCIHigh: nil, verdict: .insufficient)
@@ -49,8 +42,7 @@ import Testing
                                                        transports: [.init(label: "tcp", metrics: ["throughput_mbps": Self.emptySummary])],
                                                        pairs: [barePair])
         let bare = ComparisonDocument(alpha: 0.05, scenarios: [bareScenario])
-        try Self.check(bare, foundation: #"{"alpha":0.05,"measurement_floor":null,"notes":null,"scenarios":[{"distance_label":"10m","environment":"open","pairs":[{"a":"tcp","b":"udp","cliffs_delta":null,"floor_ms":null,"metric":"throughput_mbps","p_adjusted":null,"p_value":null,"reason":null,"shift":null,"shift_ci_high":null,"shift_ci_low":null,"verdict":"insufficient"}],"payload":"-","transports":[{"label":"tcp","metrics":{"throughput_mbps":{"ci_high":null,"ci_low":null,"median":null,"n":0}}}],"within_run":null}],"schema":"peerbench.compare/1","warnings":[]}"#,
-                        ordered: #"{"schema":"peerbench.compare/1","alpha":0.05,"warnings":[],"scenarios":[{"environment":"open","distance_label":"10m","payload":"-","transports":[{"label":"tcp","metrics":{"throughput_mbps":{"n":0,"median":null,"ci_low":null,"ci_high":null}}}],"pairs":[{"a":"tcp","b":"udp","metric":"throughput_mbps","p_value":null,"p_adjusted":null,"cliffs_delta":null,"shift":null,"shift_ci_low":null,"shift_ci_high":null,"verdict":"insufficient","floor_ms":null,"reason":null}],"within_run":null}],"measurement_floor":null,"notes":null}"#)
+        try Self.check(bare, ordered: #"{"schema":"peerbench.compare/1","alpha":0.05,"warnings":[],"scenarios":[{"environment":"open","distance_label":"10m","payload":"-","transports":[{"label":"tcp","metrics":{"throughput_mbps":{"n":0,"median":null,"ci_low":null,"ci_high":null}}}],"pairs":[{"a":"tcp","b":"udp","metric":"throughput_mbps","p_value":null,"p_adjusted":null,"cliffs_delta":null,"shift":null,"shift_ci_low":null,"shift_ci_high":null,"verdict":"insufficient","floor_ms":null,"reason":null}],"within_run":null}],"measurement_floor":null,"notes":null}"#)
     }
 
     @Test func baselineDocument() throws {
@@ -60,8 +52,7 @@ import Testing
         let full = BaselineDocument(alpha: 0.05, old: "a", new: "b", warnings: ["w"],
                                     scenarios: [.init(environment: "open", distanceLabel: "10m", payload: "1x1024", changes: [change])],
                                     measurementFloor: Self.floor)
-        try Self.check(full, foundation: #"{"alpha":0.05,"measurement_floor":{"clock_ms":0.001,"emulator_release_p50_ms":0.035,"emulator_release_p99_ms":0.094,"notes":["n"],"runs":2,"transports":[{"label":"tcp","p50_ms":0.03,"p99_ms":0.06}]},"new":"b","new_note":null,"old":"a","old_note":null,"scenarios":[{"changes":[{"cliffs_delta":1,"floor_ms":0.5,"label":"tcp","metric":"rtt_p50_ms","new":{"ci_high":1.75,"ci_low":1.25,"median":1.5,"n":6},"old":{"ci_high":1.75,"ci_low":1.25,"median":1.5,"n":6},"p_adjusted":0.02,"p_value":0.01,"past_threshold":null,"reason":"below_floor","relative_change":0.25,"relative_ci_high":0.375,"relative_ci_low":0.125,"shift":null,"verdict":"regressed"}],"distance_label":"10m","environment":"open","payload":"1x1024"}],"schema":"peerbench.baseline/1","warnings":["w"]}"#,
-                        ordered: #"{"schema":"peerbench.baseline/1","alpha":0.05,"old":"a","new":"b","warnings":["w"],"scenarios":[{"environment":"open","distance_label":"10m","payload":"1x1024","changes":[{"label":"tcp","metric":"rtt_p50_ms","old":{"n":6,"median":1.5,"ci_low":1.25,"ci_high":1.75},"new":{"n":6,"median":1.5,"ci_low":1.25,"ci_high":1.75},"relative_change":0.25,"relative_ci_low":0.125,"relative_ci_high":0.375,"shift":null,"p_value":0.01,"p_adjusted":0.02,"cliffs_delta":1,"verdict":"regressed","floor_ms":0.5,"reason":"below_floor","past_threshold":null}]}],"measurement_floor":{"transports":[{"label":"tcp","p50_ms":0.03,"p99_ms":0.06}],"emulator_release_p50_ms":0.035,"emulator_release_p99_ms":0.094,"clock_ms":0.001,"runs":2,"notes":["n"]},"old_note":null,"new_note":null}"#)
+        try Self.check(full, ordered: #"{"schema":"peerbench.baseline/1","alpha":0.05,"old":"a","new":"b","warnings":["w"],"scenarios":[{"environment":"open","distance_label":"10m","payload":"1x1024","changes":[{"label":"tcp","metric":"rtt_p50_ms","old":{"n":6,"median":1.5,"ci_low":1.25,"ci_high":1.75},"new":{"n":6,"median":1.5,"ci_low":1.25,"ci_high":1.75},"relative_change":0.25,"relative_ci_low":0.125,"relative_ci_high":0.375,"shift":null,"p_value":0.01,"p_adjusted":0.02,"cliffs_delta":1,"verdict":"regressed","floor_ms":0.5,"reason":"below_floor","past_threshold":null}]}],"measurement_floor":{"transports":[{"label":"tcp","p50_ms":0.03,"p99_ms":0.06}],"emulator_release_p50_ms":0.035,"emulator_release_p99_ms":0.094,"clock_ms":0.001,"runs":2,"notes":["n"]},"old_note":null,"new_note":null}"#)
 
         let bareChange = BaselineDocument.Change(label: "tcp", metric: "rtt_p50_ms", old: Self.emptySummary, new: Self.emptySummary,
                                                  relativeChange: nil, relativeCILow: nil, relativeCIHigh: nil, pValue: nil, pAdjusted: nil,
@@ -69,14 +60,12 @@ import Testing
         let bare = BaselineDocument(alpha: 0.05, old: "a", new: "b", warnings: [],
                                     scenarios: [.init(environment: "open", distanceLabel: "10m", payload: "-", changes: [bareChange])],
                                     measurementFloor: nil)
-        try Self.check(bare, foundation: #"{"alpha":0.05,"measurement_floor":null,"new":"b","new_note":null,"old":"a","old_note":null,"scenarios":[{"changes":[{"cliffs_delta":null,"floor_ms":null,"label":"tcp","metric":"rtt_p50_ms","new":{"ci_high":null,"ci_low":null,"median":null,"n":0},"old":{"ci_high":null,"ci_low":null,"median":null,"n":0},"p_adjusted":null,"p_value":null,"past_threshold":null,"reason":null,"relative_change":null,"relative_ci_high":null,"relative_ci_low":null,"shift":null,"verdict":"insufficient"}],"distance_label":"10m","environment":"open","payload":"-"}],"schema":"peerbench.baseline/1","warnings":[]}"#,
-                        ordered: #"{"schema":"peerbench.baseline/1","alpha":0.05,"old":"a","new":"b","warnings":[],"scenarios":[{"environment":"open","distance_label":"10m","payload":"-","changes":[{"label":"tcp","metric":"rtt_p50_ms","old":{"n":0,"median":null,"ci_low":null,"ci_high":null},"new":{"n":0,"median":null,"ci_low":null,"ci_high":null},"relative_change":null,"relative_ci_low":null,"relative_ci_high":null,"shift":null,"p_value":null,"p_adjusted":null,"cliffs_delta":null,"verdict":"insufficient","floor_ms":null,"reason":null,"past_threshold":null}]}],"measurement_floor":null,"old_note":null,"new_note":null}"#)
+        try Self.check(bare, ordered: #"{"schema":"peerbench.baseline/1","alpha":0.05,"old":"a","new":"b","warnings":[],"scenarios":[{"environment":"open","distance_label":"10m","payload":"-","changes":[{"label":"tcp","metric":"rtt_p50_ms","old":{"n":0,"median":null,"ci_low":null,"ci_high":null},"new":{"n":0,"median":null,"ci_low":null,"ci_high":null},"relative_change":null,"relative_ci_low":null,"relative_ci_high":null,"shift":null,"p_value":null,"p_adjusted":null,"cliffs_delta":null,"verdict":"insufficient","floor_ms":null,"reason":null,"past_threshold":null}]}],"measurement_floor":null,"old_note":null,"new_note":null}"#)
     }
 
     @Test func comparisonFloorWithoutEmulator() throws {
         let f = ComparisonFloor(transports: [], emulatorReleaseP50Ms: nil, emulatorReleaseP99Ms: nil, clockMs: 0.001)
-        try Self.check(f, foundation: #"{"clock_ms":0.001,"emulator_release_p50_ms":null,"emulator_release_p99_ms":null,"notes":[],"runs":1,"transports":[]}"#,
-                        ordered: #"{"transports":[],"emulator_release_p50_ms":null,"emulator_release_p99_ms":null,"clock_ms":0.001,"runs":1,"notes":[]}"#)
+        try Self.check(f, ordered: #"{"transports":[],"emulator_release_p50_ms":null,"emulator_release_p99_ms":null,"clock_ms":0.001,"runs":1,"notes":[]}"#)
     }
 
     @Test func measurementFloor() throws {
@@ -85,31 +74,26 @@ import Testing
         let full = MeasurementFloor(measuredAt: "2026-01-02T03:04:05Z", clock: clock,
                                     loopbackRTT: [.init(label: "tcp", plugin: "tcp", probes: 200, p50Ms: 0.03, p99Ms: 0.06, maxMs: 0.5, error: nil)],
                                     emulatorReleaseError: .init(packets: 500, p50Micros: 35, p99Micros: 94, calibration: "burst"))
-        try Self.check(full, foundation: #"{"clock":{"read_delta_min_ns":20,"read_delta_p50_ns":30,"read_delta_p99_ns":40,"reads":100,"resolution_ns":1,"source":"CLOCK_MONOTONIC"},"emulator_release_error":{"calibration":"burst","p50_us":35,"p99_us":94,"packets":500},"loopback_rtt":[{"error":null,"label":"tcp","max_ms":0.5,"p50_ms":0.03,"p99_ms":0.06,"plugin":"tcp","probes":200}],"measured_at":"2026-01-02T03:04:05Z"}"#,
-                        ordered: #"{"measured_at":"2026-01-02T03:04:05Z","clock":{"source":"CLOCK_MONOTONIC","resolution_ns":1,"read_delta_min_ns":20,"read_delta_p50_ns":30,"read_delta_p99_ns":40,"reads":100},"loopback_rtt":[{"label":"tcp","plugin":"tcp","probes":200,"p50_ms":0.03,"p99_ms":0.06,"max_ms":0.5,"error":null}],"emulator_release_error":{"packets":500,"p50_us":35,"p99_us":94,"calibration":"burst"}}"#)
+        try Self.check(full, ordered: #"{"measured_at":"2026-01-02T03:04:05Z","clock":{"source":"CLOCK_MONOTONIC","resolution_ns":1,"read_delta_min_ns":20,"read_delta_p50_ns":30,"read_delta_p99_ns":40,"reads":100},"loopback_rtt":[{"label":"tcp","plugin":"tcp","probes":200,"p50_ms":0.03,"p99_ms":0.06,"max_ms":0.5,"error":null}],"emulator_release_error":{"packets":500,"p50_us":35,"p99_us":94,"calibration":"burst"}}"#)
 
         let bare = MeasurementFloor(measuredAt: "2026-01-02T03:04:05Z", clock: clock,
                                     loopbackRTT: [.init(label: "uwb", plugin: "uwb", probes: 0, p50Ms: nil, p99Ms: nil, maxMs: nil, error: "not measured")],
                                     emulatorReleaseError: nil)
-        try Self.check(bare, foundation: #"{"clock":{"read_delta_min_ns":20,"read_delta_p50_ns":30,"read_delta_p99_ns":40,"reads":100,"resolution_ns":1,"source":"CLOCK_MONOTONIC"},"emulator_release_error":null,"loopback_rtt":[{"error":"not measured","label":"uwb","max_ms":null,"p50_ms":null,"p99_ms":null,"plugin":"uwb","probes":0}],"measured_at":"2026-01-02T03:04:05Z"}"#,
-                        ordered: #"{"measured_at":"2026-01-02T03:04:05Z","clock":{"source":"CLOCK_MONOTONIC","resolution_ns":1,"read_delta_min_ns":20,"read_delta_p50_ns":30,"read_delta_p99_ns":40,"reads":100},"loopback_rtt":[{"label":"uwb","plugin":"uwb","probes":0,"p50_ms":null,"p99_ms":null,"max_ms":null,"error":"not measured"}],"emulator_release_error":null}"#)
+        try Self.check(bare, ordered: #"{"measured_at":"2026-01-02T03:04:05Z","clock":{"source":"CLOCK_MONOTONIC","resolution_ns":1,"read_delta_min_ns":20,"read_delta_p50_ns":30,"read_delta_p99_ns":40,"reads":100},"loopback_rtt":[{"label":"uwb","plugin":"uwb","probes":0,"p50_ms":null,"p99_ms":null,"max_ms":null,"error":"not measured"}],"emulator_release_error":null}"#)
     }
 
     @Test func cellSamples() throws {
         let full = CellSamples(runID: "r", cellID: "c", repetition: 1, rttNanos: [1_000, 2_000], rttLoadedNanos: [3_000],
                                bulkSeries: BulkSeries(intervalNanos: 100_000_000, bytes: [10, 20], datagrams: [1, 2]),
                                ranging: [RangingUpdateSample(tNanos: 5, distanceM: 1.5, errorM: -0.25, directionAvailable: true)])
-        try Self.check(full, foundation: #"{"bulk_series":{"bytes":[10,20],"datagrams":[1,2],"interval_ns":100000000},"cell_id":"c","ranging":[{"direction_available":true,"distance_m":1.5,"error_m":-0.25,"t_ns":5}],"repetition":1,"rtt_loaded_ns":[3000],"rtt_ns":[1000,2000],"run_id":"r","schema":"peerbench.samples/1"}"#,
-                        ordered: #"{"schema":"peerbench.samples/1","run_id":"r","cell_id":"c","repetition":1,"rtt_ns":[1000,2000],"rtt_loaded_ns":[3000],"bulk_series":{"interval_ns":100000000,"bytes":[10,20],"datagrams":[1,2]},"ranging":[{"t_ns":5,"distance_m":1.5,"error_m":-0.25,"direction_available":true}]}"#)
+        try Self.check(full, ordered: #"{"schema":"peerbench.samples/1","run_id":"r","cell_id":"c","repetition":1,"rtt_ns":[1000,2000],"rtt_loaded_ns":[3000],"bulk_series":{"interval_ns":100000000,"bytes":[10,20],"datagrams":[1,2]},"ranging":[{"t_ns":5,"distance_m":1.5,"error_m":-0.25,"direction_available":true}]}"#)
 
         let bare = CellSamples(runID: "r", cellID: "c", repetition: 1, rttNanos: [],
                                bulkSeries: BulkSeries(bytes: [10]),
                                ranging: [RangingUpdateSample(tNanos: 5, distanceM: nil, errorM: nil, directionAvailable: false)])
-        try Self.check(bare, foundation: #"{"bulk_series":{"bytes":[10],"datagrams":null,"interval_ns":100000000},"cell_id":"c","ranging":[{"direction_available":false,"distance_m":null,"error_m":null,"t_ns":5}],"repetition":1,"rtt_loaded_ns":null,"rtt_ns":[],"run_id":"r","schema":"peerbench.samples/1"}"#,
-                        ordered: #"{"schema":"peerbench.samples/1","run_id":"r","cell_id":"c","repetition":1,"rtt_ns":[],"rtt_loaded_ns":null,"bulk_series":{"interval_ns":100000000,"bytes":[10],"datagrams":null},"ranging":[{"t_ns":5,"distance_m":null,"error_m":null,"direction_available":false}]}"#)
+        try Self.check(bare, ordered: #"{"schema":"peerbench.samples/1","run_id":"r","cell_id":"c","repetition":1,"rtt_ns":[],"rtt_loaded_ns":null,"bulk_series":{"interval_ns":100000000,"bytes":[10],"datagrams":null},"ranging":[{"t_ns":5,"distance_m":null,"error_m":null,"direction_available":false}]}"#)
         let none = CellSamples(runID: "r", cellID: "c", repetition: 1, rttNanos: [])
-        try Self.check(none, foundation: #"{"bulk_series":null,"cell_id":"c","ranging":null,"repetition":1,"rtt_loaded_ns":null,"rtt_ns":[],"run_id":"r","schema":"peerbench.samples/1"}"#,
-                        ordered: #"{"schema":"peerbench.samples/1","run_id":"r","cell_id":"c","repetition":1,"rtt_ns":[],"rtt_loaded_ns":null,"bulk_series":null,"ranging":null}"#)
+        try Self.check(none, ordered: #"{"schema":"peerbench.samples/1","run_id":"r","cell_id":"c","repetition":1,"rtt_ns":[],"rtt_loaded_ns":null,"bulk_series":null,"ranging":null}"#)
     }
 
     /// Documents written before a key existed leave it out; it reads as nil.

@@ -12,12 +12,11 @@ public struct BaselineDocument: Sendable, Equatable, Codable {
     public var scenarios: [Scenario]
     /// Both runs' measurement floor, each figure the larger of the two; null when neither
     /// manifest has one. Changes within it are `unchanged` (`below_floor`).
-    @NullWhenAbsent public var measurementFloor: ComparisonFloor?
+    public var measurementFloor: ComparisonFloor?
     /// The two runs' notes (`run --note`); null where a run has none.
-    @NullWhenAbsent public var oldNote: String?
-    @NullWhenAbsent public var newNote: String?
+    public var oldNote: String?
+    public var newNote: String?
 
-    // In the type, not an extension: only here may it initialize the `@NullWhenAbsent` property.
     public init(alpha: Double, old: String, new: String, warnings: [String], scenarios: [Scenario], measurementFloor: ComparisonFloor? = nil) {
         self.alpha = alpha
         self.old = old
@@ -50,25 +49,25 @@ public struct BaselineDocument: Sendable, Equatable, Codable {
         public var new: ComparisonDocument.MetricSummary
         /// Hodges-Lehmann shift NEW - OLD over |median of OLD|, and its interval; nil where
         /// OLD's median is 0 or the samples are too small for an interval.
-        @NullWhenAbsent public var relativeChange: Double?
-        @NullWhenAbsent public var relativeCILow: Double?
-        @NullWhenAbsent public var relativeCIHigh: Double?
+        public var relativeChange: Double?
+        public var relativeCILow: Double?
+        public var relativeCIHigh: Double?
         /// Hodges-Lehmann shift NEW - OLD in the metric's unit (what an absolute threshold
         /// is compared with); nil where a side has no value.
-        @NullWhenAbsent public var shift: Double?
-        @NullWhenAbsent public var pValue: Double?
+        public var shift: Double?
+        public var pValue: Double?
         /// Holm-adjusted within the scenario x metric (over labels).
-        @NullWhenAbsent public var pAdjusted: Double?
-        @NullWhenAbsent public var cliffsDelta: Double?
+        public var pAdjusted: Double?
+        public var cliffsDelta: Double?
         public var verdict: Verdict
         /// The floor of this label and metric in both runs, ms; null where none applies.
-        @NullWhenAbsent public var floorMs: Double?
+        public var floorMs: Double?
         /// `below_floor` when the test finds a change but its interval does not clear `floor_ms`; else null.
-        @NullWhenAbsent public var reason: String?
+        public var reason: String?
         /// With thresholds (`--thresholds`, `--fail-on-regression`): whether an `improved`
         /// or `regressed` change is past its metric's threshold (false for the other
         /// verdicts); null without thresholds.
-        @NullWhenAbsent public var pastThreshold: Bool?
+        public var pastThreshold: Bool?
 
         enum CodingKeys: String, CodingKey {
             case label, metric, old, new, relativeChange = "relative_change", relativeCILow = "relative_ci_low"

@@ -72,62 +72,39 @@ extension ComparisonDocument {
     /// `floor` gets the runs' measurement floor (nil: none) before the first scenario.
     public static func stream(runDirectories: [String], alpha: Double = 0.05, floor: (ComparisonFloor?) throws -> Void = { _ in },
                               each: (Scenario) throws -> Void) throws -> [String] {
+        try stream(runDirectories: runDirectories, alpha: alpha, floor: floor, render: { $0 }, each: each)
+    }
+
+    /// As above, with `render` applied to each scenario on every core (its text for
+    /// output, say) before `each` gets the results, in scenario order.
+    public static func stream<R: Sendable>(runDirectories: [String], alpha: Double = 0.05, floor: (ComparisonFloor?) throws -> Void = { _ in },
+                                           render: @escaping @Sendable (Scenario) -> R, each: (R) throws -> Void) throws -> [String] {
         let data = try ComparisonData.load(runDirectories: runDirectories)
         try floor(data.floor)
-        return try stream(data, alpha: alpha, each)
+        return try stream(data, alpha: alpha, render: render, each)
     }
 
     /// How the warning about runs with too few repetitions for a verdict begins.
     public static let tooFewRepetitionsWarning = "too few repetitions"
 
-    static func stream(_ data: ComparisonData, alpha: Double, _ each: (Scenario) throws -> Void) rethrows -> [String] {
+    /// Scenarios built per batch on every core: enough to share out, few enough that
+    /// memory holds a batch's rendered text only.
+    static let scenarioBatch = 512
+
+    static func stream<R: Sendable>(_ data: ComparisonData, alpha: Double, render: @escaping @Sendable (Scenario) -> R,
+                                    _ each: (R) throws -> Void) rethrows -> [String] {
         var fewest = Int.max
-        for (s, points) in data.pointsByScenario().enumerated() {
-            var labels: [Int] = []
-            var byLabel: [Int: [Int]] = [:]
-            for i in points {
-                let l = data.points[i].label
-                if byLabel[l] == nil { labels.append(l) }
-                byLabel[l, default: []].append(i)
+        let groups = data.pointsByScenario()
+        for start in stride(from: 0, to: groups.count, by: scenarioBatch) {
+            let batch = Array(start..<min(start + scenarioBatch, groups.count))
+            let built = OrderedParallelMap.map(batch) { s in
+                let (scenario, least) = Self.scenario(s, points: groups[s], data: data, alpha: alpha)
+                return (render(scenario), least)
             }
-            // metric -> label -> ok values, for the metrics that apply to the label.
-            var samples: [ComparisonMetric: [Int: [Double]]] = [:]
-            var transports: [Transport] = []
-            for l in labels {
-                var metrics: [String: MetricSummary] = [:]
-                for metric in ComparisonMetric.allCases where data.applies[l][metric.index] {
-                    let xs = byLabel[l]!.filter { data.points[$0].ok }.compactMap { data.value(point: $0, metric: metric) }
-                    samples[metric, default: [:]][l] = xs
-                    let ci = OrderStatistics.medianInterval(xs)
-                    metrics[metric.rawValue] = MetricSummary(n: xs.count, median: OrderStatistics.median(xs), ciLow: ci?.low, ciHigh: ci?.high)
-                    if labels.count > 1 { fewest = min(fewest, xs.count) }
-                }
-                transports.append(Transport(label: data.labels[l], metrics: metrics))
+            for (rendered, least) in built {
+                fewest = min(fewest, least)
+                try each(rendered)
             }
-            var pairs: [Pair] = []
-            for metric in ComparisonMetric.allCases {
-                guard let byMetric = samples[metric] else { continue }
-                let present = labels.filter { byMetric[$0] != nil }
-                var tests: [(a: Int, b: Int, test: PairTest)] = []
-                for (i, a) in present.enumerated() {
-                    for b in present[(i + 1)...] { tests.append((a, b, PairTest(byMetric[a]!, byMetric[b]!, alpha: alpha))) }
-                }
-                let pAdjusted = PairTest.holmAdjusted(tests.map(\.test))
-                for (i, t) in tests.enumerated() {
-                    let a = data.labels[t.a], b = data.labels[t.b]
-                    let floor = data.floor?.floorMs(metric: metric.rawValue, a: a, b: b)
-                    let (direction, reason) = t.test.direction(pAdjusted: pAdjusted[i], alpha: alpha, higherIsBetter: metric.higherIsBetter, floor: floor)
-                    pairs.append(Pair(a: a, b: b, metric: metric.rawValue, pValue: t.test.pValue,
-                                      pAdjusted: pAdjusted[i], cliffsDelta: t.test.cliffsDelta, shift: t.test.shift,
-                                      shiftCILow: t.test.shiftLow, shiftCIHigh: t.test.shiftHigh, verdict: Verdict(direction),
-                                      floorMs: floor, reason: reason))
-                }
-            }
-            let sc = data.scenarios[s]
-            var scenario = Scenario(environment: sc.environment, distanceLabel: sc.distanceLabel, payload: sc.payload,
-                                    transports: transports, pairs: pairs)
-            scenario.withinRun = withinRun(data, labels: labels, byLabel: byLabel, alpha: alpha)
-            try each(scenario)
         }
         var warnings = data.warnings
         let needed = PairTest.repetitionsNeeded(alpha: alpha)
@@ -136,6 +113,67 @@ extension ComparisonDocument {
                             + "a verdict needs at least \(needed) on each side at alpha \(alpha) (pairs below that are \"insufficient\"); run with --repetitions \(needed) or more")
         }
         return warnings
+    }
+
+    static func stream(_ data: ComparisonData, alpha: Double, _ each: (Scenario) throws -> Void) rethrows -> [String] {
+        try stream(data, alpha: alpha, render: { $0 }, each)
+    }
+
+    /// Scenario `s` (its points `points`) with its medians, tests and verdicts, and the
+    /// fewest ok values of a metric of a label there when more than one label competes
+    /// (`Int.max` otherwise), for the too-few-repetitions warning.
+    static func scenario(_ s: Int, points: [Int], data: ComparisonData, alpha: Double) -> (Scenario, Int) {
+        var fewest = Int.max
+        var labels: [Int] = []
+        var byLabel: [Int: [Int]] = [:]
+        for i in points {
+            let l = data.points[i].label
+            if byLabel[l] == nil { labels.append(l) }
+            byLabel[l, default: []].append(i)
+        }
+        // metric -> label -> ok values, for the metrics that apply to the label.
+        var samples: [ComparisonMetric: [Int: [Double]]] = [:]
+        var transports: [Transport] = []
+        for l in labels {
+            var metrics: [String: MetricSummary] = [:]
+            for metric in ComparisonMetric.allCases where data.applies[l][metric.index] {
+                let xs = byLabel[l]!.filter { data.points[$0].ok }.compactMap { data.value(point: $0, metric: metric) }
+                samples[metric, default: [:]][l] = xs
+                let ci = OrderStatistics.medianInterval(xs)
+                metrics[metric.rawValue] = MetricSummary(n: xs.count, median: OrderStatistics.median(xs), ciLow: ci?.low, ciHigh: ci?.high)
+                if labels.count > 1 { fewest = min(fewest, xs.count) }
+            }
+            transports.append(Transport(label: data.labels[l], metrics: metrics))
+        }
+        var pairs: [Pair] = []
+        for metric in ComparisonMetric.allCases {
+            guard let byMetric = samples[metric] else { continue }
+            pairs += Self.pairs(metric, labels: labels.filter { byMetric[$0] != nil }, samples: byMetric, data: data, alpha: alpha)
+        }
+        let sc = data.scenarios[s]
+        var scenario = Scenario(environment: sc.environment, distanceLabel: sc.distanceLabel, payload: sc.payload,
+                                transports: transports, pairs: pairs)
+        scenario.withinRun = withinRun(data, labels: labels, byLabel: byLabel, alpha: alpha)
+        return (scenario, fewest)
+    }
+
+    /// Every pair of `labels` on `metric`: the test, Holm-adjusted over the pairs, and the verdict.
+    static func pairs(_ metric: ComparisonMetric, labels present: [Int], samples byMetric: [Int: [Double]], data: ComparisonData,
+                      alpha: Double) -> [Pair] {
+        var tests: [(a: Int, b: Int, test: PairTest)] = []
+        for (i, a) in present.enumerated() {
+            for b in present[(i + 1)...] { tests.append((a, b, PairTest(byMetric[a]!, byMetric[b]!, alpha: alpha))) }
+        }
+        let pAdjusted = PairTest.holmAdjusted(tests.map(\.test))
+        return tests.enumerated().map { i, t in
+            let a = data.labels[t.a], b = data.labels[t.b]
+            let floor = data.floor?.floorMs(metric: metric.rawValue, a: a, b: b)
+            let (direction, reason) = t.test.direction(pAdjusted: pAdjusted[i], alpha: alpha, higherIsBetter: metric.higherIsBetter, floor: floor)
+            return Pair(a: a, b: b, metric: metric.rawValue, pValue: t.test.pValue,
+                        pAdjusted: pAdjusted[i], cliffsDelta: t.test.cliffsDelta, shift: t.test.shift,
+                        shiftCILow: t.test.shiftLow, shiftCIHigh: t.test.shiftHigh, verdict: Verdict(direction),
+                        floorMs: floor, reason: reason)
+        }
     }
 }
 

@@ -2,12 +2,11 @@ import PeerBenchPlugin
 import PeerBenchCore
 
 /// The few fields of a record that `compare` keeps: scenario, label, status and one
-/// number per metric. Each journal line is decoded as a typed `Record` and reduced to
-/// this at once, so 200 000 records cost numbers, not parsed documents.
+/// number per metric, read from the journal line's tokens (`RecordLine`), so 200 000
+/// records cost numbers, not parsed documents.
 struct ComparedRecord: Sendable {
-    var runID: String
-    var cellID: String
-    var repetition: Int
+    var key: RecordKey
+    var runID: String { key.runID }
     var environment: String
     var distanceLabel: String
     /// `"COUNTxSIZE"` or `"-"`.
@@ -18,31 +17,46 @@ struct ComparedRecord: Sendable {
     /// One value per `ComparisonMetric.allCases`, nil where the record has none.
     var values: [Double?]
 
-    init(_ r: Record) {
-        runID = r.runID
-        cellID = r.cellID
-        repetition = r.repetition
-        // Cells with a competing flow, or under a link scenario other than static, are
-        // another scenario of the comparison than the same cell without: never pooled,
-        // shown as `forest · outage-5s` (and the flow's suffix).
-        let linkScenario = r.scenario.map { $0.kind == "static" ? "" : " · " + $0.name } ?? ""
-        environment = r.environment + linkScenario + (r.crossTraffic?.scenarioSuffix ?? "")
+    init(_ r: RecordLine) throws(RecordLine.Problem) {
+        key = r.key
+        environment = Self.scenarioEnvironment(r)
         distanceLabel = r.distanceLabel
         payload = r.payload.map { "\($0.count)x\($0.size)" } ?? "-"
-        label = r.transport.label
+        label = r.label
         ok = r.status == .ok
-        linkMode = r.link.mode.rawValue
-        values = ComparisonMetric.allCases.map { $0.value(in: r) }
+        linkMode = r.linkMode
+        var values: [Double?] = []
+        values.reserveCapacity(ComparisonMetric.allCases.count)
+        for m in ComparisonMetric.allCases { values.append(try m.value(in: r)) }
+        self.values = values
     }
 
-    /// Decodes one journal line's JSON; nil (with the reason) when it is not a record of
-    /// the schema compare reads: such lines are skipped and named, as docs/RECORDS.md says.
-    static func decode(_ json: JSONValue) -> (record: ComparedRecord?, problem: String?) {
-        if let schema = json["schema"]?.stringValue, !Record.readableSchemas.contains(schema) {
-            return (nil, "schema \"\(schema)\" is not \(Record.currentSchema), the record schema compare reads")
+    /// A record in memory, read as its journal line would be.
+    init(_ r: Record) {
+        // A record this version wrote always reads back; a failure here is a bug in Record's encoding.
+        try! self.init(RecordLine(Array(r.json.compactText.utf8)[...]))
+    }
+
+    /// Cells with a competing flow, or under a link scenario other than static, are
+    /// another scenario of the comparison than the same cell without: never pooled,
+    /// shown as `forest · outage-5s` (and the flow's suffix).
+    static func scenarioEnvironment(_ r: RecordLine) -> String {
+        let linkScenario = r.scenario.map { $0.kind == "static" ? "" : " · " + $0.name } ?? ""
+        return r.environment + linkScenario + r.crossTrafficSuffix
+    }
+
+    /// Reads one journal line; nil (with the reason) when it is not a record of the
+    /// schema compare reads: such lines are skipped and named, as docs/RECORDS.md says.
+    /// A line that is not JSON at all is thrown, for the caller to decide if it is torn.
+    static func decode(_ bytes: ArraySlice<UInt8>) throws(JSONSyntaxError) -> (record: ComparedRecord?, problem: String?) {
+        do {
+            return (try ComparedRecord(try RecordLine(bytes)), nil)
+        } catch {
+            switch error {
+            case .syntax(let e): throw e
+            case .schema(let s?): return (nil, "schema \"\(s)\" is not \(Record.currentSchema), the record schema compare reads")
+            default: return (nil, "not a \(Record.currentSchema) record (\(error))")
+            }
         }
-        let record: Record
-        do { record = try Record(json: json) } catch { return (nil, "not a \(Record.currentSchema) record (\(error))") }
-        return (ComparedRecord(record), nil)
     }
 }

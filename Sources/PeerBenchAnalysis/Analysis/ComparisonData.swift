@@ -33,7 +33,7 @@ struct ComparisonData: Sendable {
 
     private var scenarioIndex: [Scenario: Int] = [:]
     private var labelIndex: [String: Int] = [:]
-    private var pointIndex: [String: Int] = [:]
+    private var pointIndex: [RecordKey: Int] = [:]
     /// Run of each point (index into `runs`), to keep within-run evidence within one run.
     private(set) var pointRun: [Int] = []
     private var runs: [String: Int] = [:]
@@ -65,7 +65,7 @@ struct ComparisonData: Sendable {
         for (m, v) in r.values.enumerated() where v != nil { applies[l][m] = true }
         let point = Point(scenario: s, label: l, ok: r.ok)
         let row = r.values.map { $0 ?? .nan }
-        let key = "\(r.runID)|\(r.cellID)|\(r.repetition)"
+        let key = r.key
         let run = runs[r.runID] ?? { runs[r.runID] = runs.count; return runs.count - 1 }()
         if let i = pointIndex[key] {
             points[i] = point
@@ -125,14 +125,17 @@ struct ComparisonData: Sendable {
     mutating func addJournal(at journal: String, dir: String) throws(InputError) {
         var torn: (line: Int, error: String)?
         var foreign: [String] = []
-        let opened = try JournalLines.forEach(path: journal) { (bytes, line) throws(InputError) in
+        let opened = try JournalLines.forEach(path: journal, decode: { bytes in
+            Result { () throws(JSONSyntaxError) in try ComparedRecord.decode(bytes) }
+        }) { (result, line) throws(InputError) in
             if let t = torn { throw InputError(source: "\(journal) line \(t.line)", "not valid JSON (\(t.error)) and not the last line") }
-            let value: JSONValue
-            do { value = try JSONParser.parse(Array(bytes)) } catch {
+            let decoded: (record: ComparedRecord?, problem: String?)
+            switch result {
+            case .success(let d): decoded = d
+            case .failure(let error):
                 torn = (line, "\(error)")
                 return
             }
-            let decoded = ComparedRecord.decode(value)
             guard let record = decoded.record else {
                 foreign.append("\(journal) line \(line): \(decoded.problem!); skipped")
                 return
@@ -168,7 +171,7 @@ struct ComparisonData: Sendable {
                     skipped.append(line)
                     return
                 }
-                guard let i = pointIndex["\(samples.runID)|\(samples.cellID)|\(samples.repetition)"], wanted.contains(i),
+                guard let i = pointIndex[samples.key], wanted.contains(i),
                       !samples.rttNanos.isEmpty else { return }
                 probes[i] = samples.rttNanos.map { Double($0) / 1e6 }
             }

@@ -13,10 +13,10 @@ public struct ComparisonDocument: Sendable, Equatable, Codable {
     public var scenarios: [Scenario]
     /// What the harness could not resolve in these runs (their manifests); null when no
     /// manifest carries a floor. Pairs within it are `no_difference` (`below_floor`).
-    @NullWhenAbsent public var measurementFloor: ComparisonFloor?
+    public var measurementFloor: ComparisonFloor?
     /// The runs' notes (`run --note`), in the order the folders were given; null when no
     /// run has one.
-    @NullWhenAbsent public var notes: [RunNote]?
+    public var notes: [RunNote]?
 
     public init(alpha: Double, warnings: [String] = [], scenarios: [Scenario], measurementFloor: ComparisonFloor? = nil, notes: [RunNote]? = nil) {
         self.alpha = alpha
@@ -56,7 +56,7 @@ public struct ComparisonDocument: Sendable, Equatable, Codable {
         /// With one ok repetition per label: their RTT probes compared as samples (metric
         /// `rtt_probe_ms`), evidence about those cells of one run only, never a verdict
         /// across runs; null where there is none (docs/COMPARE.md).
-        @NullWhenAbsent public var withinRun: [Pair]?
+        public var withinRun: [Pair]?
 
         public init(environment: String, distanceLabel: String, payload: String, transports: [Transport], pairs: [Pair],
                     withinRun: [Pair]? = nil) {
@@ -87,10 +87,10 @@ public struct ComparisonDocument: Sendable, Equatable, Codable {
     /// A metric over the ok repetitions of one transport in one scenario.
     public struct MetricSummary: Sendable, Equatable, Codable {
         public var n: Int
-        @NullWhenAbsent public var median: Double?
+        public var median: Double?
         /// 95 % confidence interval of the median; nil where n is too small for one.
-        @NullWhenAbsent public var ciLow: Double?
-        @NullWhenAbsent public var ciHigh: Double?
+        public var ciLow: Double?
+        public var ciHigh: Double?
 
         public init(n: Int, median: Double?, ciLow: Double?, ciHigh: Double?) {
             self.n = n
@@ -107,21 +107,21 @@ public struct ComparisonDocument: Sendable, Equatable, Codable {
         public var a: String
         public var b: String
         public var metric: String
-        @NullWhenAbsent public var pValue: Double?
+        public var pValue: Double?
         /// Holm-adjusted within the scenario x metric.
-        @NullWhenAbsent public var pAdjusted: Double?
-        @NullWhenAbsent public var cliffsDelta: Double?
+        public var pAdjusted: Double?
+        public var cliffsDelta: Double?
         /// Hodges-Lehmann shift a - b, with its interval.
-        @NullWhenAbsent public var shift: Double?
-        @NullWhenAbsent public var shiftCILow: Double?
-        @NullWhenAbsent public var shiftCIHigh: Double?
+        public var shift: Double?
+        public var shiftCILow: Double?
+        public var shiftCIHigh: Double?
         public var verdict: Verdict
         /// The measurement floor of this pair and metric, ms; null for metrics without one
         /// (not times) or labels whose floor was not measured.
-        @NullWhenAbsent public var floorMs: Double?
+        public var floorMs: Double?
         /// Why the verdict is not what the test alone says: `below_floor` when the test
         /// finds a difference but its interval does not clear `floor_ms`; else null.
-        @NullWhenAbsent public var reason: String?
+        public var reason: String?
 
         public init(a: String, b: String, metric: String, pValue: Double?, pAdjusted: Double?, cliffsDelta: Double?,
                     shift: Double?, shiftCILow: Double?, shiftCIHigh: Double?, verdict: Verdict, floorMs: Double? = nil, reason: String? = nil) {

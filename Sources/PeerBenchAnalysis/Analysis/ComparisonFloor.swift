@@ -27,8 +27,8 @@ public struct ComparisonFloor: Sendable, Equatable, Codable {
     /// Labels with a measured loopback RTT, in order of first appearance.
     public var transports: [Transport]
     /// How late the emulator released packets, milliseconds; nil when no run was emulated.
-    @NullWhenAbsent public var emulatorReleaseP50Ms: Double?
-    @NullWhenAbsent public var emulatorReleaseP99Ms: Double?
+    public var emulatorReleaseP50Ms: Double?
+    public var emulatorReleaseP99Ms: Double?
     /// The clock's successive-read p99 (what two timestamps can tell apart), milliseconds.
     public var clockMs: Double
     /// Manifests the floor comes from.

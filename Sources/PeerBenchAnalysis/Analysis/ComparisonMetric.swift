@@ -1,3 +1,4 @@
+import PeerBenchPlugin
 import PeerBenchCore
 
 /// A figure `compare` tests, with the direction that counts as better (docs/COMPARE.md).
@@ -46,19 +47,34 @@ public enum ComparisonMetric: String, Sendable, CaseIterable, Codable {
     }
 
     /// Position in a record's flat value row.
-    var index: Int { ComparisonMetric.allCases.firstIndex(of: self)! }
+    var index: Int { Self.indices[self]! }
+    private static let indices = Dictionary(uniqueKeysWithValues: allCases.enumerated().map { ($1, $0) })
 
-    /// The metric's value in a record, nil where the record has none.
-    func value(in r: Record) -> Double? {
+    /// Where the metric is in a record: the one definition both readers use.
+    public var path: [String] {
         switch self {
-        case .throughputMbps: r.throughputMbps
-        case .rttP50: r.rttMs?.p50
-        case .rttP99: r.rttMs?.p99
-        case .jitter: r.jitterMs.ipdvMean
-        case .lossRatio: r.delivery?.lossRatio
-        case .connectMs: r.connectMs
-        case .uwbAvailability: r.extra["uwb"]?["distance_availability"]?.doubleValue
-        case .uwbErrorM: r.extra["uwb"]?["distance_error_m"]?["p95"]?.doubleValue
+        case .throughputMbps: ["throughput_mbps"]
+        case .rttP50: ["rtt_ms", "p50"]
+        case .rttP99: ["rtt_ms", "p99"]
+        case .jitter: ["jitter_ms", "ipdv_mean"]
+        case .lossRatio: ["delivery", "loss_ratio"]
+        case .connectMs: ["connect_ms"]
+        case .uwbAvailability: ["extra", "uwb", "distance_availability"]
+        case .uwbErrorM: ["extra", "uwb", "distance_error_m", "p95"]
         }
+    }
+
+    /// The metric's value in a journal line, nil where the record has none.
+    func value(in line: RecordLine) throws(RecordLine.Problem) -> Double? {
+        try line.number(Self.recordPaths[index])
+    }
+
+    static let recordPaths = allCases.map { RecordLine.Path($0.path) }
+
+    /// The metric's value in a record in memory (a run's own, as it goes), nil where it has none.
+    func value(in r: Record) -> Double? {
+        var v: JSONValue? = r.json
+        for key in path { v = v?[key] }
+        return v?.doubleValue
     }
 }

@@ -57,15 +57,15 @@ public struct MeasuredDocument: Sendable, Equatable, Codable {
     /// Null keys are what the row pools over (`place`, `distance_m` for RTT rows, ...).
     public struct Row: Sendable, Equatable, Codable {
         public var transport: String
-        @NullWhenAbsent public var place: String?
-        @NullWhenAbsent public var distanceM: Double?
-        @NullWhenAbsent public var count: Int?
-        @NullWhenAbsent public var size: Int?
+        public var place: String?
+        public var distanceM: Double?
+        public var count: Int?
+        public var size: Int?
         public var measured: Side
         public var emulated: Side
-        @NullWhenAbsent public var inside: Bool?
+        public var inside: Bool?
         /// Emulated median / measured median.
-        @NullWhenAbsent public var ratio: Double?
+        public var ratio: Double?
         /// Emulated values that are `throughput_mbps` standing in for `receiver_span_mbps`.
         public var emulatedFromThroughput: Int
 
@@ -78,9 +78,9 @@ public struct MeasuredDocument: Sendable, Equatable, Codable {
     /// One side's sample: its size and, when it has values, median and quartiles.
     public struct Side: Sendable, Equatable, Codable {
         public var n: Int
-        @NullWhenAbsent public var median: Double?
-        @NullWhenAbsent public var q1: Double?
-        @NullWhenAbsent public var q3: Double?
+        public var median: Double?
+        public var q1: Double?
+        public var q3: Double?
 
         init(_ values: [Double]) {
             let q = Quartiles(values)

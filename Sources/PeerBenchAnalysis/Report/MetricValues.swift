@@ -5,8 +5,8 @@ import PeerBenchCore
 struct MetricValues: Sendable {
     private var values = [Double](repeating: .nan, count: ComparisonMetric.allCases.count)
 
-    init(record: Record) {
-        for (i, m) in ComparisonMetric.allCases.enumerated() { values[i] = m.value(in: record) ?? .nan }
+    init(line: RecordLine) throws(RecordLine.Problem) {
+        for (i, m) in ComparisonMetric.allCases.enumerated() { values[i] = try m.value(in: line) ?? .nan }
     }
 
     subscript(metric: ComparisonMetric) -> Double? {

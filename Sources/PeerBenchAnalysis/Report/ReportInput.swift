@@ -55,42 +55,55 @@ public enum ReportInput {
     }
 
     static func readRecords(_ path: String, run: Int, into data: inout ReportData) throws(ReportError) {
-        let reader = try openLines(path)
         var pendingError: String?
-        while let line = try nextLine(reader) {
-            // A line that does not parse is only acceptable as the last one (torn by a crash).
-            if let e = pendingError { throw ReportError(e) }
-            let value: JSONValue
-            do { value = try JSONParser.parse(Array(line)) } catch {
-                pendingError = "\(path) line \(reader.lineNumber): \(error.description)"
-                continue
+        var refused: ReportError?
+        let opened: Bool
+        do {
+            // Lines are decoded on every core, then added in file order.
+            opened = try JournalLines.forEach(path: path, decode: { line in
+                Result { () throws(RecordLine.Problem) in
+                    let record = try RecordLine(line)
+                    return (record, try MetricValues(line: record))
+                }
+            }) { (result, number) throws(InputError) in
+                guard refused == nil else { return }
+                // A line that does not parse is only acceptable as the last one (torn by a crash).
+                if let e = pendingError { refused = ReportError(e); return }
+                switch result {
+                case .success(let (record, values)): add(record, values, run: run, into: &data)
+                case .failure(.syntax(let e)): pendingError = "\(path) line \(number): \(e.description)"
+                case .failure(let problem): refused = ReportError("\(path) line \(number): " + Self.notARecord(problem))
+                }
             }
-            guard value.objectValue != nil else {
-                throw ReportError("\(path) line \(reader.lineNumber): not a record (expected a JSON object)")
-            }
-            if let schema = value["schema"]?.stringValue, !Record.readableSchemas.contains(schema) {
-                throw ReportError("\(path) line \(reader.lineNumber): schema \(schema), this peerbench reads \(Record.currentSchema)")
-            }
-            let record: Record
-            do { record = try Record(json: value) } catch {
-                throw ReportError("\(path) line \(reader.lineNumber): not a \(Record.currentSchema) record: \(describe(error))")
-            }
-            add(record, run: run, into: &data)
+        } catch {
+            throw ReportError(error.description)
         }
+        if let refused { throw refused }
+        guard opened else { throw ReportError("\(path): cannot be read") }
         if let e = pendingError {
             data.warnings.append("\(e) (a torn last line, skipped)")
         }
     }
 
-    static func add(_ r: Record, run: Int, into data: inout ReportData) {
+    /// Why a line that is JSON is not a record this version reads.
+    static func notARecord(_ problem: RecordLine.Problem) -> String {
+        switch problem {
+        case .notAnObject, .syntax: "not a record (expected a JSON object)"
+        case .schema(let s?): "schema \(s), this peerbench reads \(Record.currentSchema)"
+        case .schema(nil): "not a \(Record.currentSchema) record: $.schema: missing"
+        case .field(let f): "not a \(Record.currentSchema) record: \(f)"
+        }
+    }
+
+    static func add(_ r: RecordLine, _ values: MetricValues, run: Int, into data: inout ReportData) {
         let payload = r.payload.map { "\($0.count)x\($0.size)" } ?? "-"
         let scenario = ReportData.Scenario(environment: r.environment, distanceLabel: r.distanceLabel, payload: payload)
         let s = data.scenarioID(scenario, distanceMeters: r.distanceM)
-        let label = r.transport.label
+        let label = r.label
         let t = data.transportID(label)
         let status = r.status.rawValue
         let usable = r.status == .ok || r.status == .partial
-        if !data.linkModes.contains(r.link.mode.rawValue) { data.linkModes.append(r.link.mode.rawValue) }
+        if !data.linkModes.contains(r.linkMode) { data.linkModes.append(r.linkMode) }
         var failure: Int?
         if !usable {
             if data.failures.count < ReportData.maxFailuresListed {
@@ -101,7 +114,7 @@ public enum ReportInput {
                 data.failuresNotListed += 1
             }
         }
-        let cell = ReportData.Cell(scenario: s, transport: t, usable: usable, values: MetricValues(record: r), failure: failure)
+        let cell = ReportData.Cell(scenario: s, transport: t, usable: usable, values: values, failure: failure)
         let key = joinKey(r.runID, r.cellID, r.repetition)
         data.runs[run].records += 1
         if let i = data.keyIndex[key] {
@@ -111,20 +124,6 @@ public enum ReportInput {
         } else {
             data.keyIndex[key] = data.cells.count
             data.cells.append(cell)
-        }
-    }
-
-    /// A decoding error as the JSON path at fault and what is wrong there.
-    static func describe(_ error: any Error) -> String {
-        func path(_ keys: [any CodingKey]) -> String {
-            keys.reduce("$") { p, k in k.intValue.map { p + "[\($0)]" } ?? p + "." + k.stringValue }
-        }
-        switch error as? DecodingError {
-        case .keyNotFound(let key, let ctx)?: return "\(path(ctx.codingPath + [key])): missing"
-        case .typeMismatch(let type, let ctx)?: return "\(path(ctx.codingPath)): expected \(type)"
-        case .valueNotFound(let type, let ctx)?: return "\(path(ctx.codingPath)): null where \(type) is required"
-        case .dataCorrupted(let ctx)?: return "\(path(ctx.codingPath)): \(ctx.debugDescription)"
-        default: return "\(error)"
         }
     }
 
@@ -143,41 +142,54 @@ public enum ReportInput {
     /// lines joined a usable record. Bad lines are skipped with a warning: samples
     /// are optional material, the records stand without them.
     static func readSamples(_ path: String, into data: inout ReportData) throws(ReportError) -> Int {
-        let reader = try openLines(path)
         var joined = 0, unjoined = 0, bad = 0
-        let decoder = JSONDecoder()
-        while let line = try nextLine(reader) {
-            let s: CellSamples
-            do { s = try decoder.decode(CellSamples.self, from: Data(line)) } catch {
-                bad += 1
-                if bad == 1 { data.warnings.append("\(path) line \(reader.lineNumber): not a samples line, skipped (\(error))") }
-                continue
-            }
-            guard let i = data.keyIndex[joinKey(s.runID, s.cellID, s.repetition)] else { unjoined += 1; continue }
-            let cell = data.cells[i]
-            // Samples of a failed attempt would mix into the distribution of the cell's final, usable record.
-            guard cell.usable else { continue }
-            joined += 1
-            if !s.rttNanos.isEmpty {
-                let key = ReportData.ScenarioTransport(scenario: cell.scenario, transport: cell.transport)
-                var h = data.rtt[key] ?? LogHistogram()
-                for ns in s.rttNanos { h.add(ns) }
-                data.rtt[key] = h
-            }
-            if let b = s.bulkSeries, !b.bytes.isEmpty {
-                if data.series.count < ReportData.maxSeries {
-                    let seconds = Double(b.intervalNanos) / 1e9
-                    let label = "\(data.scenarios[cell.scenario].title) · \(data.transports[cell.transport]) · rep \(s.repetition)"
-                    data.series.append(.init(label: label, intervalSeconds: seconds,
-                                             mbps: b.bytes.map { Double($0) * 8 / seconds / 1e6 }))
-                } else {
-                    data.seriesNotKept += 1
+        let opened: Bool
+        do {
+            opened = try JournalLines.forEach(path: path, decode: { line in
+                Result { try JSONCoding.decode(CellSamples.self, from: line) }
+            }) { (decoded, number) throws(InputError) in
+                let s: CellSamples
+                switch decoded {
+                case .success(let samples): s = samples
+                case .failure(let error):
+                    bad += 1
+                    if bad == 1 { data.warnings.append("\(path) line \(number): not a samples line, skipped (\(error))") }
+                    return
                 }
+                guard let i = data.keyIndex[joinKey(s.runID, s.cellID, s.repetition)] else { unjoined += 1; return }
+                if fold(s, cell: data.cells[i], into: &data) { joined += 1 }
             }
+        } catch {
+            throw ReportError(error.description)
         }
+        guard opened else { throw ReportError("\(path): cannot be read") }
         if bad > 1 { data.warnings.append("\(path): \(bad) lines were not samples lines and were skipped") }
         if unjoined > 0 { data.warnings.append("\(path): \(unjoined) samples lines match no record (run_id, cell_id, repetition) and were ignored") }
         return joined
+    }
+
+    /// Adds one samples line to its cell's RTT histogram and bulk series; false when the
+    /// cell's record is not usable.
+    static func fold(_ s: CellSamples, cell: ReportData.Cell, into data: inout ReportData) -> Bool {
+        // Samples of a failed attempt would mix into the distribution of the cell's final, usable record.
+        guard cell.usable else { return false }
+        if !s.rttNanos.isEmpty {
+            let key = ReportData.ScenarioTransport(scenario: cell.scenario, transport: cell.transport)
+            var h = data.rtt[key] ?? LogHistogram()
+            for ns in s.rttNanos { h.add(ns) }
+            data.rtt[key] = h
+        }
+        if let b = s.bulkSeries, !b.bytes.isEmpty {
+            if data.series.count < ReportData.maxSeries {
+                let seconds = Double(b.intervalNanos) / 1e9
+                let label = "\(data.scenarios[cell.scenario].title) · \(data.transports[cell.transport]) · rep \(s.repetition)"
+                data.series.append(.init(label: label, intervalSeconds: seconds,
+                                         mbps: b.bytes.map { Double($0) * 8 / seconds / 1e6 }))
+            } else {
+                data.seriesNotKept += 1
+            }
+        }
+        return true
     }
 
     static func addMixedRunWarnings(_ data: inout ReportData) {
@@ -187,21 +199,6 @@ public enum ReportInput {
         }
         if data.linkModes.count > 1 {
             data.warnings.append("mixed link modes: \(data.linkModes.joined(separator: ", ")); emulated, loopback and remote results are not comparable")
-        }
-    }
-}
-
-extension ReportInput {
-    static func openLines(_ path: String) throws(ReportError) -> JournalLineReader {
-        guard let reader = JournalLineReader(path: path) else {
-            throw ReportError("\(path): cannot be read (\(String(cString: strerror(errno))))")
-        }
-        return reader
-    }
-
-    static func nextLine(_ reader: JournalLineReader) throws(ReportError) -> ArraySlice<UInt8>? {
-        do { return try reader.nextNonEmpty() } catch {
-            throw ReportError("\(reader.path): read failed at line \(reader.lineNumber + 1): \(error)")
         }
     }
 }

@@ -79,9 +79,7 @@ public enum ReportWriter {
     }
 
     static func encode(_ document: ComparisonDocument) throws(ReportError) -> String {
-        let e = JSONEncoder()
-        e.outputFormatting = [.prettyPrinted, .sortedKeys]
-        do { return String(decoding: try e.encode(document), as: UTF8.self) + "\n" } catch {
+        do { return try JSONCoding.encode(document).text(.pretty, sortedKeys: true) + "\n" } catch {
             throw ReportError("cannot encode the comparison: \(error)")
         }
     }

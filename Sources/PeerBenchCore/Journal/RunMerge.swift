@@ -187,20 +187,27 @@ public enum RunMerge {
         func finishSetAside() throws { try setAsideFile?.finish() }
     }
 
-    /// Why a line is not a record of one of `runIDs` (nil: it is), and the record.
-    static func readRecord(_ line: ArraySlice<UInt8>, runIDs: Set<String>) -> (Record?, JSONValue?, String?) {
-        guard let value = try? JSONParser.parse(Array(line)), value.objectValue != nil else {
-            return (nil, nil, "not a JSON object (a torn or foreign line)")
+    /// The record on a line, or why it is not a record of one of `runIDs`. A line is
+    /// checked for what every reader of the merged folder reads (`RecordLine`).
+    static func readRecord(_ line: ArraySlice<UInt8>, runIDs: Set<String>) -> Result<RecordLine, MergeRefusal> {
+        let record: RecordLine
+        do { record = try RecordLine(line) } catch {
+            switch error {
+            case .syntax, .notAnObject: return .failure(.init("not a JSON object (a torn or foreign line)"))
+            case .schema: return .failure(.init(error.description))
+            case .field(let f): return .failure(.init("not a complete record: \(f)"))
+            }
         }
-        guard let schema = value["schema"]?.stringValue, Record.readableSchemas.contains(schema) else {
-            return (nil, nil, "schema \(value["schema"]?.compactText ?? "missing") is not \(Record.currentSchema)")
-        }
-        let record: Record
-        do { record = try Record(json: value) } catch { return (nil, nil, "not a complete record: \(JSONCoding.describe(error))") }
         guard runIDs.contains(record.runID) else {
-            return (nil, nil, "a record of run \"\(record.runID)\", not of this folder's run \(runIDs.sorted().joined(separator: ", "))")
+            return .failure(.init("a record of run \"\(record.runID)\", not of this folder's run \(runIDs.sorted().joined(separator: ", "))"))
         }
-        return (record, value, nil)
+        return .success(record)
+    }
+
+    /// Why a line is set aside.
+    struct MergeRefusal: Error {
+        var reason: String
+        init(_ reason: String) { self.reason = reason }
     }
 
     /// Why a samples line does not belong to one of `runIDs` (nil: it does).
@@ -217,29 +224,53 @@ public enum RunMerge {
         return nil
     }
 
+    /// One journal line as merge reads it (on any thread): the record or why it is set
+    /// aside, the line's hash for exact duplicates, and its CSV row.
+    enum ReadLine: Sendable {
+        case blank
+        case refused(String)
+        case record(RecordLine, hash: UInt64, csv: String)
+
+        init(_ line: ArraySlice<UInt8>, runIDs: Set<String>) {
+            if line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\r") }) { self = .blank; return }
+            switch readRecord(line, runIDs: runIDs) {
+            case .failure(let refusal): self = .refused(refusal.reason)
+            case .success(let r): self = .record(r, hash: StableHash.fnv1a64(bytes: line), csv: RecordsCSV.row(r.root))
+            }
+        }
+    }
+
     static func copyRecords(of input: inout Input, to journal: BufferedFileWriter, csv: BufferedFileWriter,
                             state: inout MergeState) throws {
         let path = input.dir + "/records.jsonl"
-        guard let reader = JournalLineReader(path: path) else { return }
         var mine = Set<CellKey>()
-        while let line = try reader.next() {
-            let number = reader.lineNumber
-            if line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\r") }) { continue }
-            let (read, json, why) = readRecord(line, runIDs: input.runIDs)
-            guard let record = read, let json else {
-                try state.setAside(line, file: path, line: number, why ?? "not a record")
-                continue
+        var records = 0, kept = 0
+        let runIDs = input.runIDs
+        var failure: (any Error)?
+        _ = try JournalLines.forEach(path: path, decode: { (line: ArraySlice<UInt8>) in (line, ReadLine(line, runIDs: runIDs)) }) { (read, number) throws(InputError) in
+            guard failure == nil else { return }
+            do {
+                switch read.1 {
+                case .blank: return
+                case .refused(let why): try state.setAside(read.0, file: path, line: number, why)
+                case .record(let record, let hash, let row):
+                    records += 1
+                    guard state.seenLines.insert(hash).inserted else { state.duplicates += 1; return }
+                    let key = CellKey(cellID: record.cellID, repetition: record.repetition)
+                    mine.insert(key)
+                    state.lastStatus[key] = record.status
+                    try journal.write(line: read.0)
+                    try csv.write(line: row)
+                    state.recordsWritten += 1
+                    kept += 1
+                }
+            } catch {
+                failure = error
             }
-            input.records += 1
-            guard state.seenLines.insert(StableHash.fnv1a64(bytes: line)).inserted else { state.duplicates += 1; continue }
-            let key = record.key.cell
-            mine.insert(key)
-            state.lastStatus[key] = record.status
-            try journal.write(line: line)
-            try csv.write(line: RecordsCSV.row(json: json))
-            state.recordsWritten += 1
-            input.kept += 1
         }
+        if let failure { throw failure }
+        input.records = records
+        input.kept = kept
         input.recorded = mine.count
     }
 

@@ -14,11 +14,11 @@ public struct CellSamples: Sendable, Equatable, Codable {
     /// Every answered RTT probe, nanoseconds, in send order (before the bulk phase).
     public var rttNanos: [UInt64]
     /// RTT probes sent during the bulk phase (latency under load), nanoseconds, in send order; nil when not measured.
-    @NullWhenAbsent public var rttLoadedNanos: [UInt64]?
+    public var rttLoadedNanos: [UInt64]?
     /// Receiver-side bulk time series; nil where the plugin has none (uwb) or the cell never reached its bulk phase.
-    @NullWhenAbsent public var bulkSeries: BulkSeries?
+    public var bulkSeries: BulkSeries?
     /// Every ranging update of an emulated UWB session; nil for other plugins.
-    @NullWhenAbsent public var ranging: [RangingUpdateSample]?
+    public var ranging: [RangingUpdateSample]?
 
     public init(runID: String, cellID: String, repetition: Int, rttNanos: [UInt64], rttLoadedNanos: [UInt64]? = nil,
                 bulkSeries: BulkSeries? = nil, ranging: [RangingUpdateSample]? = nil) {
@@ -36,4 +36,9 @@ public struct CellSamples: Sendable, Equatable, Codable {
         case schema, runID = "run_id", cellID = "cell_id", repetition, rttNanos = "rtt_ns", rttLoadedNanos = "rtt_loaded_ns"
         case bulkSeries = "bulk_series", ranging
     }
+}
+
+extension CellSamples {
+    /// The record the line belongs to.
+    public var key: RecordKey { RecordKey(runID: runID, cellID: cellID, repetition: repetition) }
 }

@@ -15,7 +15,7 @@ public struct MeasurementFloor: Sendable, Equatable, Codable {
     public var clock: Clock
     public var loopbackRTT: [TransportFloor]
     /// Null when the link is not emulated.
-    @NullWhenAbsent public var emulatorReleaseError: ReleaseError?
+    public var emulatorReleaseError: ReleaseError?
 
     public init(measuredAt: String, clock: Clock, loopbackRTT: [TransportFloor], emulatorReleaseError: ReleaseError?) {
         self.measuredAt = measuredAt
@@ -50,10 +50,10 @@ public struct MeasurementFloor: Sendable, Equatable, Codable {
         public var label: String
         public var plugin: String
         public var probes: Int
-        @NullWhenAbsent public var p50Ms: Double?
-        @NullWhenAbsent public var p99Ms: Double?
-        @NullWhenAbsent public var maxMs: Double?
-        @NullWhenAbsent public var error: String?
+        public var p50Ms: Double?
+        public var p99Ms: Double?
+        public var maxMs: Double?
+        public var error: String?
 
         public init(label: String, plugin: String, probes: Int, p50Ms: Double?, p99Ms: Double?, maxMs: Double?, error: String?) {
             self.label = label

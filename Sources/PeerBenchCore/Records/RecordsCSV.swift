@@ -24,29 +24,45 @@ public enum RecordsCSV {
 
     public static var header: String { columns.joined(separator: ",") }
 
-    /// One CSV row for a record.
-    public static func row(_ record: Record) -> String { row(json: record.json) }
+    /// Each column's path of keys, split once.
+    static let columnPaths: [[String]] = columns.map { $0.split(separator: ".").map(String.init) }
 
-    /// One CSV row from a record's JSON as read from a journal line (merge decodes
-    /// each line once to check it and writes the row from the same JSON).
-    public static func row(json: JSONValue) -> String {
-        columns.map { column in
+    /// One CSV row for a record.
+    public static func row(_ record: Record) -> String {
+        let json = record.json
+        return columnPaths.map { path in
             var v: JSONValue? = json
-            for part in column.split(separator: ".") { v = v?[String(part)] }
+            for key in path { v = v?[key] }
             return field(v ?? .null)
         }.joined(separator: ",")
     }
 
+    /// One CSV row from a record's journal line as read (merge checks each line once and
+    /// writes the row from the same tokens).
+    public static func row(_ record: JSONTape.Node) -> String {
+        columnPaths.map { path in
+            var v: JSONTape.Node? = record
+            for key in path { v = v?[key] }
+            guard let v else { return "" }
+            switch v.kind {
+            case .null: return ""
+            case .string: return quoted(v.string!)
+            case .number: return JSONValue.format(v.double ?? .nan)
+            case .true: return "true"
+            case .false: return "false"
+            case .array, .object: return quoted(v.value.compactText)
+            }
+        }.joined(separator: ",")
+    }
+
     static func field(_ v: JSONValue) -> String {
-        let text: String
         switch v {
         case .null: return ""
-        case .string(let s): text = s
+        case .string(let s): return quoted(s)
         case .number(let n): return JSONValue.format(n)
         case .bool(let b): return b ? "true" : "false"
-        default: text = v.compactText
+        default: return quoted(v.compactText)
         }
-        return quoted(text)
     }
 
     /// `text` as one RFC 4180 field: quoted (inner quotes doubled) when it holds a comma,

@@ -1,4 +1,5 @@
 import Foundation
+import PeerBenchPlugin
 
 extension RunDirectory {
     /// The `CellSamples` of a record, from its measurement (empty lists and nulls for a
@@ -8,17 +9,14 @@ extension RunDirectory {
         let samples = CellSamples(runID: record.runID, cellID: record.cellID, repetition: record.repetition,
                                   rttNanos: m?.rttNanos ?? [], rttLoadedNanos: m?.rttLoadedNanos, bulkSeries: m?.bulkSeries,
                                   ranging: m?.ranging)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         // Only a non-finite Double could fail to encode; an empty line is never written.
-        let data = (try? encoder.encode(samples)) ?? Data("{}".utf8)
-        return Array(data) + [UInt8(ascii: "\n")]
+        let text = (try? JSONCoding.encode(samples).text(.compact, sortedKeys: true)) ?? "{}"
+        return Array(text.utf8) + [UInt8(ascii: "\n")]
     }
 
     /// The samples lines of this folder, in order (complete lines that decode only).
     public func readSamples() -> [CellSamples] {
         guard let data = FileManager.default.contents(atPath: samplesPath) else { return [] }
-        let decoder = JSONDecoder()
-        return data.split(separator: UInt8(ascii: "\n")).compactMap { try? decoder.decode(CellSamples.self, from: Data($0)) }
+        return data.split(separator: UInt8(ascii: "\n")).compactMap { try? JSONCoding.decode(CellSamples.self, from: $0) }
     }
 }

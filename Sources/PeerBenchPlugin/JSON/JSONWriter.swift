@@ -1,47 +1,66 @@
+/// The one JSON output path of the project: every document PeerBench writes (records,
+/// samples, manifests, compare, baseline and report data) is a `JSONValue` (typed values
+/// through `JSONCoding.encode`) written here, whole or, for documents too large to hold,
+/// a piece at a time through `JSONStreamWriter`.
+public enum JSONLayout: Sendable {
+    /// One line, `"key":value`.
+    case compact
+    /// Two-space indentation, `"key": value`, one member or element per line.
+    case pretty
+}
+
 extension JSONValue {
     /// Compact JSON text: one line, keys in their stored order. Used for JSONL records.
-    public var compactText: String {
-        var out = ""
-        write(to: &out, indent: nil, level: 0)
-        return out
+    public var compactText: String { text(.compact) }
+
+    /// Indented JSON text for files people read (manifest.json), ending in a newline.
+    public var prettyText: String { text(.pretty) + "\n" }
+
+    /// The text in `layout`; `sortedKeys` orders every object's keys by their UTF-8 bytes
+    /// (documents built from dictionaries, whose order would differ between runs).
+    public func text(_ layout: JSONLayout, sortedKeys: Bool = false) -> String {
+        var out: [UInt8] = []
+        write(to: &out, layout: layout, sortedKeys: sortedKeys, level: 0)
+        return String(decoding: out, as: UTF8.self)
     }
 
-    /// Indented JSON text for files people read (manifest.json).
-    public var prettyText: String {
-        var out = ""
-        write(to: &out, indent: "  ", level: 0)
-        return out + "\n"
-    }
-
-    private func write(to out: inout String, indent: String?, level: Int) {
+    /// Appends the value's text to `out`; `level` is the indentation of the line it starts on.
+    public func write(to out: inout [UInt8], layout: JSONLayout, sortedKeys: Bool, level: Int) {
+        let pretty = layout == .pretty
         switch self {
-        case .null: out += "null"
-        case .bool(let b): out += b ? "true" : "false"
-        case .number(let n): out += JSONValue.format(n)
+        case .null: out += "null".utf8
+        case .bool(let b): out += (b ? "true" : "false").utf8
+        case .number(let n): out += JSONValue.format(n).utf8
         case .string(let s): JSONValue.escape(s, into: &out)
         case .array(let a):
-            if a.isEmpty { out += "[]"; return }
-            out += "["
+            if a.isEmpty { out += "[]".utf8; return }
+            out.append(UInt8(ascii: "["))
             for (k, v) in a.enumerated() {
-                if k > 0 { out += "," }
-                if let indent { out += "\n" + String(repeating: indent, count: level + 1) }
-                v.write(to: &out, indent: indent, level: level + 1)
+                if k > 0 { out.append(UInt8(ascii: ",")) }
+                if pretty { JSONValue.newline(&out, level + 1) }
+                v.write(to: &out, layout: layout, sortedKeys: sortedKeys, level: level + 1)
             }
-            if let indent { out += "\n" + String(repeating: indent, count: level) }
-            out += "]"
+            if pretty { JSONValue.newline(&out, level) }
+            out.append(UInt8(ascii: "]"))
         case .object(let o):
-            if o.isEmpty { out += "{}"; return }
-            out += "{"
-            for (k, m) in o.members.enumerated() {
-                if k > 0 { out += "," }
-                if let indent { out += "\n" + String(repeating: indent, count: level + 1) }
+            if o.isEmpty { out += "{}".utf8; return }
+            out.append(UInt8(ascii: "{"))
+            let members = sortedKeys ? o.members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) } : o.members
+            for (k, m) in members.enumerated() {
+                if k > 0 { out.append(UInt8(ascii: ",")) }
+                if pretty { JSONValue.newline(&out, level + 1) }
                 JSONValue.escape(m.key, into: &out)
-                out += indent == nil ? ":" : ": "
-                m.value.write(to: &out, indent: indent, level: level + 1)
+                out += (pretty ? ": " : ":").utf8
+                m.value.write(to: &out, layout: layout, sortedKeys: sortedKeys, level: level + 1)
             }
-            if let indent { out += "\n" + String(repeating: indent, count: level) }
-            out += "}"
+            if pretty { JSONValue.newline(&out, level) }
+            out.append(UInt8(ascii: "}"))
         }
+    }
+
+    static func newline(_ out: inout [UInt8], _ level: Int) {
+        out.append(UInt8(ascii: "\n"))
+        out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * level))
     }
 
     /// Whole numbers print without a fraction; others with up to 17 significant digits.
@@ -52,21 +71,90 @@ extension JSONValue {
         return "\(n)"
     }
 
-    static func escape(_ s: String, into out: inout String) {
-        out += "\""
-        for u in s.unicodeScalars {
+    static func escape(_ s: String, into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        for u in s.utf8 {
             switch u {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where u.value < 0x20:
-                let hex = String(u.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(u)
+            case UInt8(ascii: "\""): out += #"\""#.utf8
+            case UInt8(ascii: "\\"): out += #"\\"#.utf8
+            case UInt8(ascii: "\n"): out += #"\n"#.utf8
+            case UInt8(ascii: "\r"): out += #"\r"#.utf8
+            case UInt8(ascii: "\t"): out += #"\t"#.utf8
+            case 0..<0x20:
+                out += #"\u00"#.utf8
+                out.append(Self.hexDigits[Int(u >> 4)])
+                out.append(Self.hexDigits[Int(u & 0xF)])
+            default: out.append(u)
             }
         }
-        out += "\""
+        out.append(UInt8(ascii: "\""))
+    }
+
+    static let hexDigits = Array("0123456789abcdef".utf8)
+}
+
+/// A pretty-printed JSON document written a piece at a time (compare's, whose scenarios
+/// are written as they are built): containers are opened and closed explicitly, values
+/// inside them are `JSONValue`s written by the one writer above, in the same layout as
+/// `prettyText`. `take()` hands over what is written so far.
+public struct JSONStreamWriter: Sendable {
+    private var out: [UInt8] = []
+    /// Members or elements written in each open container.
+    private var counts: [Int] = []
+    private let sortedKeys: Bool
+
+    public init(sortedKeys: Bool = false) { self.sortedKeys = sortedKeys }
+
+    /// Opens an object, as the member `key` of the enclosing object (nil: an element or the document).
+    public mutating func openObject(_ key: String? = nil) { open(key, UInt8(ascii: "{")) }
+
+    /// Opens an array, as the member `key` of the enclosing object (nil: an element or the document).
+    public mutating func openArray(_ key: String? = nil) { open(key, UInt8(ascii: "[")) }
+
+    /// Writes `value` as the member `key` (nil: an element or the document).
+    public mutating func write(_ key: String?, _ value: JSONValue) {
+        start(key)
+        value.write(to: &out, layout: .pretty, sortedKeys: sortedKeys, level: counts.count)
+    }
+
+    /// Writes as the member `key` (nil: an element) a value whose text `JSONValue.write`
+    /// already made at `level` (this writer's `depth`), on another thread, say.
+    public mutating func write(_ key: String?, text: [UInt8]) {
+        start(key)
+        out += text
+    }
+
+    /// How many containers are open: the `level` of a value written into the innermost.
+    public var depth: Int { counts.count }
+
+    /// Closes the innermost container (`{}` or `[]` when it stayed empty).
+    public mutating func close(_ bracket: Character) {
+        let n = counts.removeLast()
+        if n > 0 { JSONValue.newline(&out, counts.count) }
+        out.append(UInt8(ascii: bracket == "}" ? "}" : "]"))
+        if counts.isEmpty { out.append(UInt8(ascii: "\n")) }
+    }
+
+    /// The text written since the last call.
+    public mutating func take() -> [UInt8] {
+        defer { out.removeAll(keepingCapacity: true) }
+        return out
+    }
+
+    private mutating func open(_ key: String?, _ bracket: UInt8) {
+        start(key)
+        out.append(bracket)
+        counts.append(0)
+    }
+
+    private mutating func start(_ key: String?) {
+        guard !counts.isEmpty else { return }
+        if counts[counts.count - 1] > 0 { out.append(UInt8(ascii: ",")) }
+        counts[counts.count - 1] += 1
+        JSONValue.newline(&out, counts.count)
+        if let key {
+            JSONValue.escape(key, into: &out)
+            out += ": ".utf8
+        }
     }
 }

@@ -6,7 +6,7 @@ public struct BulkSeries: Sendable, Equatable, Codable {
 
     public var intervalNanos: UInt64
     public var bytes: [Int]
-    @NullWhenAbsent public var datagrams: [Int]?
+    public var datagrams: [Int]?
 
     public init(intervalNanos: UInt64 = BulkSeries.defaultIntervalNanos, bytes: [Int] = [], datagrams: [Int]? = nil) {
         self.intervalNanos = intervalNanos

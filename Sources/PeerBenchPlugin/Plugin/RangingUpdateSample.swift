@@ -3,9 +3,9 @@ public struct RangingUpdateSample: Sendable, Equatable, Codable {
     /// Nanoseconds since the session started running.
     public var tNanos: UInt64
     /// Reported distance, metres; nil when the update carried none (peer out of reach, suspended).
-    @NullWhenAbsent public var distanceM: Double?
+    public var distanceM: Double?
     /// Reported minus true distance, metres; nil without a distance.
-    @NullWhenAbsent public var errorM: Double?
+    public var errorM: Double?
     /// Whether the update carried a direction.
     public var directionAvailable: Bool
 

@@ -84,26 +84,34 @@ struct CompareCommand: AsyncParsableCommand {
         var floor: ComparisonFloor?
         var first = true, noted = false
         do {
-            warnings = try ComparisonDocument.stream(runDirectories: dirs, alpha: alpha, floor: { floor = $0; json.floor = $0 }) { s in
+            // Each scenario's text is made on every core; it is written here, in order.
+            let render: @Sendable (ComparisonDocument.Scenario) -> Rendered = { [format] s in
+                switch format {
+                case .json: Rendered(scenario: s, json: Result { try CompareRender.JSONStream.render(s) })
+                case .csv: Rendered(scenario: s, text: CompareRender.csv(s))
+                case .text, .markdown: Rendered(scenario: s, text: CompareRender.table(s, markdown: format == .markdown))
+                }
+            }
+            warnings = try ComparisonDocument.stream(runDirectories: dirs, alpha: alpha, floor: { floor = $0; json.floor = $0 },
+                                                     render: render) { r in
                 defer { first = false }
                 switch format {
-                // Without Terminal.out's newline: the next scenario's comma follows this one's brace.
-                case .json: FileHandle.standardOutput.write(Data(try json.scenario(s).utf8))
-                case .csv: Terminal.out(CompareRender.csv(s))
+                case .json: FileHandle.standardOutput.write(Data(try json.scenario(try r.json.get())))
+                case .csv: Terminal.out(r.text)
                 case .text, .markdown:
                     if first, notes != nil { Terminal.out(CompareRender.notes(notes, markdown: format == .markdown)) }
-                    if first, CompareRender.hasNoVerdicts(s) {
-                        Terminal.out(CompareRender.noVerdictsNote(s, alpha: alpha, matrixFile: matrixFile(), markdown: format == .markdown))
+                    if first, CompareRender.hasNoVerdicts(r.scenario) {
+                        Terminal.out(CompareRender.noVerdictsNote(r.scenario, alpha: alpha, matrixFile: matrixFile(), markdown: format == .markdown))
                         noted = true
                     }
-                    Terminal.out(CompareRender.table(s, markdown: format == .markdown))
+                    Terminal.out(r.text)
                 }
             }
         } catch let e as InputError {
             throw fail(e)
         }
         switch format {
-        case .json: Terminal.out(try json.end(warnings: warnings))
+        case .json: FileHandle.standardOutput.write(Data(try json.end(warnings: warnings)))
         case .csv: break
         case .text, .markdown:
             // The note above the tables already said it: the warning would say it twice.
@@ -111,6 +119,13 @@ struct CompareCommand: AsyncParsableCommand {
             Terminal.out(CompareRender.footer(alpha: alpha, floor: floor, warnings: shown, markdown: format == .markdown))
         }
         if format == .json || format == .csv { warnings.forEach { Terminal.err("peerbench: warning: \($0)") } }
+    }
+
+    /// One scenario and its output, made off the writing thread.
+    struct Rendered: Sendable {
+        var scenario: ComparisonDocument.Scenario
+        var text = ""
+        var json: Result<[UInt8], any Error> = .success([])
     }
 
     /// The matrix file the first run was made from (its manifest), for the command a note suggests.
@@ -165,7 +180,7 @@ struct CompareCommand: AsyncParsableCommand {
         }
         switch format {
         case .json:
-            do { Terminal.out(String(try JSONCoding.encode(doc).prettyText.dropLast())) } catch {
+            do { Terminal.out(try JSONCoding.encode(doc).text(.pretty)) } catch {
                 Terminal.error("cannot encode the comparison: \(error)")
                 throw ExitStatus.badInput
             }

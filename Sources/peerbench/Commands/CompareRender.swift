@@ -1,56 +1,68 @@
 import Foundation
 import PeerBenchCore
 import PeerBenchAnalysis
+import PeerBenchPlugin
 
 /// The text, markdown, CSV and JSON forms of `compare`'s documents (docs/COMPARE.md).
 enum CompareRender {
     static let marks: [ComparisonDocument.Verdict: String] = [.better: "▲", .worse: "▼", .noDifference: "=", .insufficient: "?"]
 
-    /// Sorted keys: the same input gives the same bytes.
+    /// Pretty-printed, keys sorted: the same input gives the same bytes (docs/COMPARE.md).
     static func json<T: Encodable>(_ doc: T) throws -> String {
-        let e = JSONEncoder()
-        e.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        return String(decoding: try e.encode(doc), as: UTF8.self)
+        try JSONCoding.encode(doc).text(.pretty, sortedKeys: true)
     }
 
     /// The `peerbench.compare/1` document written piece by piece, one scenario at a time, in
-    /// the layout `json(_:)` gives a whole document (keys sorted: alpha, scenarios, schema,
-    /// warnings), so memory holds one scenario's text, not the document's.
+    /// the layout `json(_:)` gives a whole document (keys sorted: alpha, measurement_floor,
+    /// notes, scenarios, schema, warnings), so memory holds one scenario's text, not the document's.
     struct JSONStream {
         var alpha: Double
         /// The runs' floor, known before the first scenario.
         var floor: ComparisonFloor?
         /// The runs' notes, known before the first scenario.
         var notes: [ComparisonDocument.RunNote]?
-        var started = false
+        private var writer = JSONStreamWriter(sortedKeys: true)
+        private var started = false
 
-        /// `value` as `json` writes it, every line after the first indented by `indent`.
-        static func indented<T: Encodable>(_ value: T, _ indent: String) throws -> String {
-            try CompareRender.json(value).split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\n" + indent)
+        init(alpha: Double) { self.alpha = alpha }
+
+        /// The keys before `scenarios`, once.
+        private mutating func open() throws {
+            guard !started else { return }
+            started = true
+            writer.openObject()
+            writer.write("alpha", .number(alpha))
+            writer.write("measurement_floor", try floor.map(JSONCoding.encode) ?? .null)
+            writer.write("notes", try notes.map(JSONCoding.encode) ?? .null)
+            writer.openArray("scenarios")
         }
 
-        /// The keys before `scenarios` (sorted: alpha, measurement_floor, notes).
-        func opening() throws -> String {
-            let floorText = try floor.map { try Self.indented($0, "  ") } ?? "null"
-            let notesText = try notes.map { try Self.indented($0, "  ") } ?? "null"
-            return "{\n  \"alpha\" : \(try CompareRender.json(alpha)),\n  \"measurement_floor\" : \(floorText),\n"
-                + "  \"notes\" : \(notesText),\n  \"scenarios\" : ["
+        /// A scenario's text, made on any thread: indented for its place in the array.
+        static func render(_ s: ComparisonDocument.Scenario) throws -> [UInt8] {
+            var text: [UInt8] = []
+            try JSONCoding.encode(s).write(to: &text, layout: .pretty, sortedKeys: true, level: scenarioLevel)
+            return text
         }
 
-        /// The opening (before the first scenario) and the scenario, indented into the array.
-        mutating func scenario(_ s: ComparisonDocument.Scenario) throws -> String {
-            let body = "    " + (try Self.indented(s, "    "))
-            defer { started = true }
-            return started ? ",\n" + body : try opening() + "\n" + body
+        /// Document, scenarios array.
+        static let scenarioLevel = 2
+
+        /// The opening (before the first scenario) and the scenario's text (`render`).
+        mutating func scenario(_ text: [UInt8]) throws -> [UInt8] {
+            try open()
+            assert(writer.depth == Self.scenarioLevel)
+            writer.write(nil, text: text)
+            return writer.take()
         }
 
         /// The closing, with the warnings (known only once every scenario is built).
-        func end(warnings: [String]) throws -> String {
-            let items = try warnings.map { "    " + (try CompareRender.json($0)) }
-            let list = items.isEmpty ? "[]" : "[\n" + items.joined(separator: ",\n") + "\n  ]"
-            let schema = try CompareRender.json(ComparisonDocument(alpha: alpha, scenarios: []).schema)
-            return (started ? "\n  ],\n" : try opening() + "],\n")
-                + "  \"schema\" : \(schema),\n  \"warnings\" : \(list)\n}"
+        mutating func end(warnings: [String]) throws -> [UInt8] {
+            try open()
+            writer.close("]")
+            writer.write("schema", .string(ComparisonDocument(alpha: alpha, scenarios: []).schema))
+            writer.write("warnings", .array(warnings.map(JSONValue.string)))
+            writer.close("}")
+            return writer.take()
         }
     }
 

@@ -1,0 +1,314 @@
+/// The validating pass that fills a `JSONTape`: RFC 8259, nesting up to 512 levels, no
+/// duplicate keys, numbers a double can hold; the first error with its line and column.
+struct TapeScanner {
+    let bytes: UnsafeBufferPointer<UInt8>
+    var tokens: [JSONTape.Token]
+    var i = 0
+
+    init(bytes: UnsafeBufferPointer<UInt8>, tokens: [JSONTape.Token]) {
+        self.bytes = bytes
+        self.tokens = tokens
+    }
+
+    mutating func document() throws(JSONSyntaxError) {
+        skipSpace()
+        try value(depth: 0)
+        skipSpace()
+        if i < bytes.count { throw error("unexpected content after the end of the document") }
+    }
+
+    func error(_ message: String) -> JSONSyntaxError {
+        var line = 1, column = 1
+        for b in bytes[..<min(i, bytes.count)] {
+            if b == UInt8(ascii: "\n") { line += 1; column = 1 } else if b & 0xC0 != 0x80 { column += 1 }
+        }
+        return JSONSyntaxError(line: line, column: column, message: message)
+    }
+
+    @inline(__always)
+    mutating func skipSpace() {
+        while i < bytes.count {
+            let b = bytes[i]
+            guard b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 else { return }
+            i += 1
+        }
+    }
+
+    var current: String {
+        guard i < bytes.count else { return "the end of the input" }
+        return "'\(String(decoding: [bytes[i]], as: UTF8.self))'"
+    }
+
+    @inline(__always)
+    mutating func append(_ kind: JSONTape.Kind, _ start: Int, _ end: Int, escaped: Bool = false) {
+        tokens.append(JSONTape.Token(kind: kind, escaped: escaped, start: Int32(start), end: Int32(end), next: Int32(tokens.count + 1)))
+    }
+
+    mutating func value(depth: Int) throws(JSONSyntaxError) {
+        guard depth < 512 else { throw error("nesting is deeper than 512 levels") }
+        guard i < bytes.count else { throw error("expected a value, found the end of the input") }
+        switch bytes[i] {
+        case UInt8(ascii: "{"): try object(depth: depth)
+        case UInt8(ascii: "["): try array(depth: depth)
+        case UInt8(ascii: "\""): try string()
+        case UInt8(ascii: "t"): try literal("true", .true)
+        case UInt8(ascii: "f"): try literal("false", .false)
+        case UInt8(ascii: "n"): try literal("null", .null)
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): try number()
+        default: throw error("expected a value, found \(current)")
+        }
+    }
+
+    mutating func literal(_ word: StaticString, _ kind: JSONTape.Kind) throws(JSONSyntaxError) {
+        let n = word.utf8CodeUnitCount
+        guard i + n <= bytes.count else { throw error("expected a value, found \(current)") }
+        for k in 0..<n where bytes[i + k] != word.utf8Start[k] { throw error("expected a value, found \(current)") }
+        append(kind, i, i + n)
+        i += n
+    }
+
+    /// A container's token is written first and its `next` filled in at its end.
+    mutating func object(depth: Int) throws(JSONSyntaxError) {
+        let me = tokens.count
+        append(.object, i, i)
+        let open = i
+        i += 1
+        skipSpace()
+        if i < bytes.count, bytes[i] == UInt8(ascii: "}") { i += 1; close(me, open); return }
+        while true {
+            skipSpace()
+            guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else {
+                throw error("expected a key in double quotes, found \(current)")
+            }
+            let keyAt = i
+            try string()
+            let key = tokens.count - 1
+            // The object's earlier keys, by the chain of their values' `next`.
+            var other = me + 1
+            while other < key {
+                if sameKey(tokens[other], tokens[key]) {
+                    i = keyAt
+                    skipToEndOfString()
+                    throw error("duplicate key \"\(decoded(tokens[key]))\"")
+                }
+                other = Int(tokens[other + 1].next)
+            }
+            skipSpace()
+            guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else {
+                throw error("expected ':' after key \"\(decoded(tokens[key]))\", found \(current)")
+            }
+            i += 1
+            skipSpace()
+            try value(depth: depth + 1)
+            skipSpace()
+            guard i < bytes.count else { throw error("unterminated object: expected ',' or '}'") }
+            if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
+            if bytes[i] == UInt8(ascii: "}") { i += 1; close(me, open); return }
+            throw error("expected ',' or '}' in object, found \(current)")
+        }
+    }
+
+    mutating func array(depth: Int) throws(JSONSyntaxError) {
+        let me = tokens.count
+        append(.array, i, i)
+        let open = i
+        i += 1
+        skipSpace()
+        if i < bytes.count, bytes[i] == UInt8(ascii: "]") { i += 1; close(me, open); return }
+        while true {
+            skipSpace()
+            try value(depth: depth + 1)
+            skipSpace()
+            guard i < bytes.count else { throw error("unterminated array: expected ',' or ']'") }
+            if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
+            if bytes[i] == UInt8(ascii: "]") { i += 1; close(me, open); return }
+            throw error("expected ',' or ']' in array, found \(current)")
+        }
+    }
+
+    mutating func close(_ token: Int, _ open: Int) {
+        tokens[token].start = Int32(open)
+        tokens[token].end = Int32(i)
+        tokens[token].next = Int32(tokens.count)
+    }
+
+    func sameKey(_ a: JSONTape.Token, _ b: JSONTape.Token) -> Bool {
+        if a.escaped || b.escaped { return decoded(a) == decoded(b) }
+        let n = Int(a.end - a.start)
+        guard n == Int(b.end - b.start) else { return false }
+        for k in 0..<n where bytes[Int(a.start) + k] != bytes[Int(b.start) + k] { return false }
+        return true
+    }
+
+    func decoded(_ t: JSONTape.Token) -> String {
+        let raw = UnsafeBufferPointer(rebasing: bytes[Int(t.start)..<Int(t.end)])
+        return t.escaped ? JSONTape.unescape(raw) : String(decoding: raw, as: UTF8.self)
+    }
+
+    /// Moves past the string starting at `i` (already validated): for error positions.
+    mutating func skipToEndOfString() {
+        i += 1
+        while i < bytes.count, bytes[i] != UInt8(ascii: "\"") { i += bytes[i] == UInt8(ascii: "\\") ? 2 : 1 }
+        i += 1
+    }
+
+    mutating func string() throws(JSONSyntaxError) {
+        i += 1
+        let start = i
+        var escaped = false
+        while true {
+            guard i < bytes.count else { throw error("unterminated string") }
+            let b = bytes[i]
+            if b == UInt8(ascii: "\"") { break }
+            if b < 0x20 { throw error("control character in string (escape it)") }
+            if b != UInt8(ascii: "\\") { i += 1; continue }
+            escaped = true
+            i += 1
+            guard i < bytes.count else { throw error("unterminated escape") }
+            let e = bytes[i]
+            i += 1
+            switch e {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
+                 UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"): continue
+            case UInt8(ascii: "u"):
+                var scalar = try hex4()
+                if (0xD800..<0xDC00).contains(scalar) {
+                    guard i + 1 < bytes.count, bytes[i] == UInt8(ascii: "\\"), bytes[i + 1] == UInt8(ascii: "u") else {
+                        throw error("lone high surrogate in \\u escape")
+                    }
+                    i += 2
+                    let low = try hex4()
+                    guard (0xDC00..<0xE000).contains(low) else { throw error("invalid low surrogate in \\u escape") }
+                    scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                }
+                guard Unicode.Scalar(scalar) != nil else { throw error("invalid \\u escape") }
+            default: throw error("invalid escape '\\\(String(decoding: [e], as: UTF8.self))'")
+            }
+        }
+        append(.string, start, i, escaped: escaped)
+        i += 1
+    }
+
+    mutating func hex4() throws(JSONSyntaxError) -> UInt32 {
+        guard i + 4 <= bytes.count else { throw error("truncated \\u escape") }
+        var v: UInt32 = 0
+        for _ in 0..<4 {
+            guard let d = JSONTape.hexDigit(bytes[i]) else { throw error("invalid hex digit in \\u escape") }
+            v = v << 4 | d
+            i += 1
+        }
+        return v
+    }
+
+    @inline(__always)
+    mutating func digits() -> Int {
+        let s = i
+        while i < bytes.count, bytes[i] &- UInt8(ascii: "0") < 10 { i += 1 }
+        return i - s
+    }
+
+    mutating func number() throws(JSONSyntaxError) {
+        let start = i
+        if bytes[i] == UInt8(ascii: "-") { i += 1 }
+        let intStart = i
+        let n = digits()
+        if n == 0 { throw error("expected digits in number") }
+        if n > 1, bytes[intStart] == UInt8(ascii: "0") { i = intStart; throw error("leading zeros are not allowed in numbers") }
+        if i < bytes.count, bytes[i] == UInt8(ascii: ".") {
+            i += 1
+            if digits() == 0 { throw error("expected digits after the decimal point") }
+        }
+        var exponent = false
+        if i < bytes.count, bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E") {
+            exponent = true
+            i += 1
+            if i < bytes.count, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") { i += 1 }
+            if digits() == 0 { throw error("expected digits in the exponent") }
+        }
+        // Only an exponent or some 300 integer digits can take a number past a double's range.
+        if exponent || n > 300, !JSONTape.parseNumber(UnsafeBufferPointer(rebasing: bytes[start..<i])).isFinite {
+            i = start
+            throw error("number out of range")
+        }
+        append(.number, start, i)
+    }
+}
+
+extension JSONTape {
+    static func hexDigit(_ c: UInt8) -> UInt32? {
+        switch c {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt32(c - UInt8(ascii: "0"))
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt32(c - UInt8(ascii: "a") + 10)
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt32(c - UInt8(ascii: "A") + 10)
+        default: nil
+        }
+    }
+
+    /// Powers of ten a double holds exactly: with a mantissa below 2^53 one multiply or
+    /// divide by them is correctly rounded (Clinger's fast path).
+    static let exactPowers: [Double] = (0...22).map { e in (0..<e).reduce(1.0) { p, _ in p * 10 } }
+
+    /// A validated JSON number token as a double: the common short forms by the exact
+    /// fast path, the rest by the standard library's correctly rounded conversion.
+    static func parseNumber(_ b: UnsafeBufferPointer<UInt8>) -> Double {
+        var k = 0
+        let negative = b[0] == UInt8(ascii: "-")
+        if negative { k = 1 }
+        var mantissa: UInt64 = 0
+        var digitCount = 0
+        var scale = 0
+        var fast = true
+        while k < b.count, b[k] &- UInt8(ascii: "0") < 10 {
+            mantissa = mantissa &* 10 &+ UInt64(b[k] &- UInt8(ascii: "0"))
+            digitCount += 1
+            k += 1
+        }
+        if k < b.count, b[k] == UInt8(ascii: ".") {
+            k += 1
+            while k < b.count, b[k] &- UInt8(ascii: "0") < 10 {
+                mantissa = mantissa &* 10 &+ UInt64(b[k] &- UInt8(ascii: "0"))
+                digitCount += 1
+                scale -= 1
+                k += 1
+            }
+        }
+        if k < b.count { fast = false }  // an exponent
+        // Leading zeros of 0.000123 are digits too; up to 19 digits the mantissa is exact.
+        if fast, digitCount <= 19, mantissa < 1 << 53, -scale <= 22 {
+            let v = scale == 0 ? Double(mantissa) : Double(mantissa) / exactPowers[-scale]
+            return negative ? -v : v
+        }
+        return Double(String(decoding: b, as: UTF8.self)) ?? .nan
+    }
+
+    /// The text of a string token with backslash escapes (validated by the scanner).
+    static func unescape<C: Collection>(_ raw: C) -> String where C.Element == UInt8, C.Index == Int {
+        var out: [UInt8] = []
+        out.reserveCapacity(raw.count)
+        var i = raw.startIndex
+        func hex4(_ at: Int) -> UInt32 { (0..<4).reduce(0) { v, d in v << 4 | (hexDigit(raw[at + d]) ?? 0) } }
+        while i < raw.endIndex {
+            let b = raw[i]
+            if b != UInt8(ascii: "\\") { out.append(b); i += 1; continue }
+            let e = raw[i + 1]
+            i += 2
+            switch e {
+            case UInt8(ascii: "b"): out.append(0x08)
+            case UInt8(ascii: "f"): out.append(0x0C)
+            case UInt8(ascii: "n"): out.append(0x0A)
+            case UInt8(ascii: "r"): out.append(0x0D)
+            case UInt8(ascii: "t"): out.append(0x09)
+            case UInt8(ascii: "u"):
+                var scalar = hex4(i)
+                i += 4
+                if (0xD800..<0xDC00).contains(scalar) {
+                    scalar = 0x10000 + ((scalar - 0xD800) << 10) + (hex4(i + 2) - 0xDC00)
+                    i += 6
+                }
+                out.append(contentsOf: Array(String(Character(Unicode.Scalar(scalar)!)).utf8))
+            default: out.append(e)  // \" \\ \/
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}
