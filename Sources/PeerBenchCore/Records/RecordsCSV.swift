@@ -38,21 +38,53 @@ public enum RecordsCSV {
     }
 
     /// One CSV row from a record's journal line as read (merge checks each line once and
-    /// writes the row from the same tokens).
+    /// writes the row from the same tokens): one pass over the record's members, each
+    /// matched against the columns below it (`ColumnTree`).
     public static func row(_ record: JSONTape.Node) -> String {
-        columnPaths.map { path in
-            var v: JSONTape.Node? = record
-            for key in path { v = v?[key] }
-            guard let v else { return "" }
-            switch v.kind {
-            case .null: return ""
-            case .string: return quoted(v.string!)
-            case .number: return JSONValue.format(v.double ?? .nan)
-            case .true: return "true"
-            case .false: return "false"
-            case .array, .object: return quoted(v.value.compactText)
+        var fields = [String](repeating: "", count: columns.count)
+        ColumnTree.root.fill(record, into: &fields)
+        return fields.joined(separator: ",")
+    }
+
+    /// The columns as a tree of keys: `rtt_ms` with children `count` ... `stddev`.
+    final class ColumnTree: Sendable {
+        let children: [(key: [UInt8], node: ColumnTree)]
+        /// The column of a leaf.
+        let column: Int?
+
+        init(paths: [(path: ArraySlice<String>, column: Int)]) {
+            var order: [String] = []
+            var below: [String: [(path: ArraySlice<String>, column: Int)]] = [:]
+            var leaf: Int?
+            for p in paths {
+                guard let first = p.path.first else { leaf = p.column; continue }
+                if below[first] == nil { order.append(first) }
+                below[first, default: []].append((p.path.dropFirst(), p.column))
             }
-        }.joined(separator: ",")
+            children = order.map { (Array($0.utf8), ColumnTree(paths: below[$0]!)) }
+            column = leaf
+        }
+
+        static let root = ColumnTree(paths: columnPaths.enumerated().map { ($1[...], $0) })
+
+        func fill(_ node: JSONTape.Node, into fields: inout [String]) {
+            node.forEachMember { key, value in
+                guard let child = children.first(where: { $0.key.elementsEqual(key) })?.node else { return }
+                if let c = child.column { fields[c] = RecordsCSV.field(value) } else if value.kind == .object { child.fill(value, into: &fields) }
+            }
+        }
+    }
+
+    /// A leaf's CSV text, as `field(_: JSONValue)` writes it.
+    static func field(_ v: JSONTape.Node) -> String {
+        switch v.kind {
+        case .null: ""
+        case .string: quoted(v.string!)
+        case .number: JSONValue.format(v.double ?? .nan)
+        case .true: "true"
+        case .false: "false"
+        case .array, .object: quoted(v.value.compactText)
+        }
     }
 
     static func field(_ v: JSONValue) -> String {

@@ -5,7 +5,7 @@
 /// allocates only the token list: strings and numbers stay bytes until read. A reader
 /// that wants five fields of a 2 kB record (compare, report, merge over 200 000
 /// records) reads them through `JSONTape.Node` without building the other ninety.
-public struct JSONTape: Sendable {
+public final class JSONTape: Sendable {
     public enum Kind: UInt8, Sendable {
         case null, `true`, `false`, number, string, array, object
     }
@@ -23,15 +23,15 @@ public struct JSONTape: Sendable {
     }
 
     let bytes: ArraySlice<UInt8>
-    var tokens: [Token]
+    let tokens: [Token]
 
     /// Parses one complete document; trailing content other than white space is an error.
+    /// (A class: the `Node`s of a tape share it with one reference count.)
     public init(parsing bytes: ArraySlice<UInt8>) throws(JSONSyntaxError) {
         self.bytes = bytes
-        tokens = []
+        var tokens: [Token] = []
         // About one token per 12 bytes in a record: one allocation for most lines.
         tokens.reserveCapacity(bytes.count / 8 + 16)
-        var tokens = self.tokens
         try bytes.withUnsafeBufferPointer { (b) throws(JSONSyntaxError) in
             var scanner = TapeScanner(bytes: b, tokens: tokens)
             defer { tokens = scanner.tokens }
@@ -40,7 +40,7 @@ public struct JSONTape: Sendable {
         self.tokens = tokens
     }
 
-    public init(parsing bytes: [UInt8]) throws(JSONSyntaxError) { try self.init(parsing: bytes[...]) }
+    public convenience init(parsing bytes: [UInt8]) throws(JSONSyntaxError) { try self.init(parsing: bytes[...]) }
 
     /// The document's top-level value.
     public var root: Node { Node(tape: self, index: 0) }
