@@ -2,7 +2,9 @@
 # Time and peak memory of `peerbench compare` on a large journal (docs/COMPARE.md,
 # "Scale"): generates RECORDS records (default 200 000: 5 transports x 10 repetitions
 # x 4 000 scenarios, uwb-like and failed cells included) from a real record's layout,
-# then runs `compare --format json` (text for REF) under /usr/bin/time -v. With REF=path/to/peerbench
+# then runs `compare --format json` (text for REF) under /usr/bin/time -v, and DuckDB's
+# group-by of the same file (scripts/duckdb-reference.py) in the same run: the ratio
+# of the two wall times is the figure docs/PERFORMANCE.md keeps. With REF=path/to/peerbench
 # (an older build), the same journal is measured with it too and the ratios printed.
 #
 #   scripts/bench-compare.sh                       # release build of this tree
@@ -15,7 +17,7 @@ if [ -z "${BIN:-}" ]; then
   swift build -c release --product peerbench >/dev/null
   BIN=.build/release/peerbench
 fi
-[ -x /usr/bin/time ] || { echo "bench-compare: /usr/bin/time is needed (apt-get install time)" >&2; exit 1; }
+python=$(scripts/duckdb-env.sh)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/run"
@@ -68,12 +70,15 @@ measure() {  # BINARY FORMAT: prints "wall_seconds cpu_seconds peak_kB"
   rss=$(grep "Maximum resident set size" "$work/time.txt" | awk '{print $NF}')
   echo "$wall $cpu $rss"
 }
-# CPU time (user + system) is the figure to compare on a shared machine; wall time is shown too.
+# Both use every core: wall time is the figure; CPU time (user + system) is shown too.
 read -r t cpu rss < <(measure "$BIN" json)
-printf "compare %-40s wall %8.2f s  cpu %8.2f s  peak RSS %8.1f MB\n" "$BIN" "$t" "$cpu" "$(echo "$rss / 1024" | bc -l)"
+printf "compare %-40s wall %8.2f s  cpu %8.2f s  peak RSS %8.1f MB\n" "$BIN" "$t" "$cpu" "$(awk -v a="$rss" -v b="1024" 'BEGIN { print a / b }')"
+read -r _ _ _ dt _ dcpu _ < <("$python" scripts/duckdb-reference.py compare "$work/run/records.jsonl")
+printf "duckdb  %-40s wall %8.2f s  cpu %8.2f s\n" "group by scenario and label" "$dt" "$dcpu"
+printf "ratio compare/duckdb: wall %.2f, cpu %.2f\n" "$(awk -v a="$t" -v b="$dt" 'BEGIN { print a / b }')" "$(awk -v a="$cpu" -v b="$dcpu" 'BEGIN { print a / b }')"
 if [ -n "${REF:-}" ]; then
   # An older peerbench has text and markdown only; the work measured is reading and grouping.
   read -r rt rcpu rrss < <(measure "$REF" text)
-  printf "compare %-40s wall %8.2f s  cpu %8.2f s  peak RSS %8.1f MB\n" "$REF (reference)" "$rt" "$rcpu" "$(echo "$rrss / 1024" | bc -l)"
-  printf "ratio this/reference: cpu %.2f, peak RSS %.2f\n" "$(echo "$cpu / $rcpu" | bc -l)" "$(echo "$rss / $rrss" | bc -l)"
+  printf "compare %-40s wall %8.2f s  cpu %8.2f s  peak RSS %8.1f MB\n" "$REF (reference)" "$rt" "$rcpu" "$(awk -v a="$rrss" -v b="1024" 'BEGIN { print a / b }')"
+  printf "ratio this/reference: cpu %.2f, peak RSS %.2f\n" "$(awk -v a="$cpu" -v b="$rcpu" 'BEGIN { print a / b }')" "$(awk -v a="$rss" -v b="$rrss" 'BEGIN { print a / b }')"
 fi

@@ -2,8 +2,10 @@
 # Time and peak memory of `peerbench merge` on a large run: N records (default
 # 200 000) in 4 shard folders, made from a real record of a one-cell loopback run.
 # Usage: scripts/bench-merge.sh [RECORDS] [REFERENCE_PEERBENCH]
-# With REFERENCE_PEERBENCH (e.g. a build of an older commit), it is measured on the
-# same folders in the same run and the ratios printed. Uses /usr/bin/time -v.
+# DuckDB reads the same shards, drops exact duplicates and writes the merged JSONL and a
+# CSV (scripts/duckdb-reference.py merge) in the same run; the ratio of the wall times is
+# printed. With REFERENCE_PEERBENCH (e.g. a build of an older commit), it is measured on
+# the same folders in the same run and the ratios printed. Uses /usr/bin/time -v.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 n=${1:-200000}
@@ -11,6 +13,7 @@ reference=${2:-}
 peerbench=${PEERBENCH:-$repo/.build/release/peerbench}
 [ -x "$peerbench" ] || peerbench=$repo/.build/debug/peerbench
 [ -x "$peerbench" ] || { echo "bench-merge: build peerbench first (swift build -c release)" >&2; exit 2; }
+python=$("$repo/scripts/duckdb-env.sh")
 work=$(mktemp -d /tmp/pb-bench-merge.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
@@ -51,6 +54,9 @@ measure() {  # label binary -> prints "seconds kib"
     echo "$wall $rss"
 }
 read -r t rss < <(measure merge "$peerbench")
+read -r _ _ _ dt _ dcpu _ < <("$python" "$repo/scripts/duckdb-reference.py" merge "$work/duckdb-out" "$work"/shard-*-of-4/records.jsonl)
+printf '%-10s %8.1f s wall  %8.1f s CPU\n' duckdb "$dt" "$dcpu" >&2
+awk -v t="$t" -v d="$dt" 'BEGIN { printf "bench-merge: merge/duckdb wall %.2f\n", t / d }' >&2
 if [ -n "$reference" ]; then
     read -r rt rrss < <(measure reference "$reference")
     python3 -c "import sys; t,r,rt,rr=map(float,sys.argv[1:]); print(f'bench-merge: time {t/rt:.2f}x and peak RSS {r/rr:.2f}x the reference', file=sys.stderr)" "$t" "$rss" "$rt" "$rrss"

@@ -9,7 +9,8 @@ RECORDS cells, runs `peerbench report` on each and prints wall time, CPU time (w
 the renderer's) and the peak resident memory of the peerbench process (VmHWM, sampled
 every 20 ms), then the
 ratios large/reference: memory that grows far less than the record count is bounded
-by the condensed data, not by the files. The release binary is built unless --peerbench
+by the condensed data, not by the files. DuckDB then groups the large run's records and
+probes (scripts/duckdb-reference.py report) and the ratio of wall times is printed. The release binary is built unless --peerbench
 names one. The chart renderer's own time is part of the wall time (the JavaScript bundle
 comes from its cache after the first run).
 """
@@ -108,6 +109,7 @@ def main():
         subprocess.run(["swift", "build", "-c", "release", "--product", "peerbench"], cwd=root, check=True,
                        stdout=subprocess.DEVNULL)
         peerbench = os.path.join(root, ".build", "release", "peerbench")
+    python = subprocess.run([os.path.join(root, "scripts", "duckdb-env.sh")], check=True, capture_output=True, text=True).stdout.strip()
     work = tempfile.mkdtemp(prefix="peerbench-bench-report-")
     try:
         load = open("/proc/loadavg").read().split()[:3]
@@ -124,6 +126,14 @@ def main():
                   f"peerbench peak RSS {rss:7.1f} MiB")
         (t0, c0, m0), (t1, c1, m1) = results[args.reference], results[args.records]
         print(f"ratio {args.records // args.reference}x records: wall x{t1 / t0:.2f}, CPU x{c1 / c0:.2f}, peak RSS x{m1 / m0:.2f}")
+        # DuckDB's grouping of the same large run (records and every RTT probe), in the same run.
+        folder = os.path.join(work, f"run-{args.records}")
+        duck = subprocess.run([python, os.path.join(root, "scripts", "duckdb-reference.py"), "report",
+                               os.path.join(folder, "records.jsonl"), os.path.join(folder, "samples.jsonl")],
+                              check=True, capture_output=True, text=True).stdout.split()
+        dwall, dcpu = float(duck[3]), float(duck[5])
+        print(f"duckdb   {args.records:>8} records  grouping {dwall:6.2f} s wall, {dcpu:6.2f} s CPU")
+        print(f"ratio report/duckdb: wall {t1 / dwall:.2f}")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -3,6 +3,7 @@
 #   scripts/setup.sh run      build PeerBench, run matrices, compare (what run.sh uses)
 #   scripts/setup.sh report   run + the report's chart renderer (run.sh report ...)
 #   scripts/setup.sh remote   run + DNS-SD for serve --advertise / run --peer auto
+#   scripts/setup.sh bench    the analysis benchmarks' DuckDB reference (its own venv) and time
 #   scripts/setup.sh test     everything: the tests' independent peers and references (test.sh);
 #                             also what no purpose means
 #   scripts/setup.sh --list PURPOSE   print the packages PURPOSE installs, install nothing
@@ -23,8 +24,12 @@ REMOTE_PIP=()
 # test: iperf3, ngtcp2's example tools, aioquic (PyPI) and openssl as independent peers;
 # gnutls-bin (certtool) for certs/; chromium shows the report in a real browser; Slurm and
 # munge for the one-node cluster of scripts/slurm-test.sh; scipy is the statistics'
-# reference; `time` measures peak memory in benchmarks.
-TEST_APT=(iperf3 ngtcp2-client ngtcp2-server openssl gnutls-bin chromium slurmctld slurmd slurm-client munge time)
+# reference.
+# bench: DuckDB, the analysis benchmarks' reference, goes into its own virtual environment
+# (scripts/duckdb-env.sh); `time` measures peak memory.
+BENCH_APT=(python3-venv time)
+BENCH_PIP=()
+TEST_APT=(iperf3 ngtcp2-client ngtcp2-server openssl gnutls-bin chromium slurmctld slurmd slurm-client munge)
 TEST_PIP=(aioquic scipy)
 
 # An entry is NAME or NAME:MODULE when the Python import name differs.
@@ -35,7 +40,8 @@ packages() {  # PURPOSE KIND -> the package list, one per line
     run) sets=(RUN) ;;
     report) sets=(RUN REPORT) ;;
     remote) sets=(RUN REMOTE) ;;
-    test) sets=(RUN REPORT REMOTE TEST) ;;
+    bench) sets=(RUN BENCH) ;;
+    test) sets=(RUN REPORT REMOTE BENCH TEST) ;;
   esac
   local s
   for s in "${sets[@]}"; do
@@ -48,8 +54,8 @@ list=false
 if [ "${1:-}" = "--list" ]; then list=true; shift; fi
 purpose="${1:-test}"
 case "$purpose" in
-  run|report|remote|test) ;;
-  *) echo "setup: unknown purpose '$purpose'; use run, report, remote or test (--list PURPOSE shows the packages)" >&2; exit 2 ;;
+  run|report|remote|bench|test) ;;
+  *) echo "setup: unknown purpose '$purpose'; use run, report, remote, bench or test (--list PURPOSE shows the packages)" >&2; exit 2 ;;
 esac
 mapfile -t apt_packages < <(packages "$purpose" APT)
 mapfile -t pip_packages < <(packages "$purpose" PIP)
