@@ -1,3 +1,4 @@
+import PeerBenchAnalysis
 import PeerBenchCore
 import PeerBenchPlugin
 import Testing
@@ -36,5 +37,18 @@ import Testing
     @Test func lossRatioIgnoresDuplicates() {
         #expect(Delivery(sentMessages: 200, receivedMessages: 150, sentBytes: 0, receivedBytes: 0, duplicated: 3).lossRatio == 0.25)
         #expect(Delivery(sentMessages: 0, receivedMessages: 0, sentBytes: 0, receivedBytes: 0).lossRatio == 0)
+    }
+
+    /// Selection gives the sorted array's values at any ascending ranks, ties and all.
+    @Test func selectionIsTheSortedValueAtEachRank() {
+        var rng = SystemRandomNumberGenerator()
+        for trial in 0..<300 {
+            let n = Int.random(in: 1...400, using: &rng)
+            // Few distinct values in some trials: ties are where a partition goes wrong.
+            let values = (0..<n).map { _ in trial % 3 == 0 ? Double(Int.random(in: 0...4, using: &rng)) : Double.random(in: -5...5, using: &rng) }
+            let ranks = (0..<Int.random(in: 1...5, using: &rng)).map { _ in Int.random(in: 0..<n, using: &rng) }.sorted()
+            var scratch = values
+            #expect(OrderStatistics.select(&scratch, ranks: ranks) == ranks.map { values.sorted()[$0] }, "n \(n) ranks \(ranks)")
+        }
     }
 }

@@ -24,10 +24,16 @@ public enum EffectSize {
         var d: [Double] = []
         d.reserveCapacity(x.count * y.count)
         for a in x { for b in y { d.append(a - b) } }
-        d.sort()
-        let shift = OrderStatistics.medianOfSorted(d)!
-        guard let k = shiftIntervalRank(n: x.count, m: y.count) else { return (shift, nil, nil) }
-        return (shift, d[k - 1], d[d.count - k])
+        // Only four order statistics of the differences are read: selected, not sorted.
+        let n = d.count, mid = n / 2
+        let k = shiftIntervalRank(n: x.count, m: y.count)
+        var ranks = n % 2 == 1 ? [mid] : [mid - 1, mid]
+        if let k { ranks = [k - 1] + ranks + [n - k] }
+        let v = OrderStatistics.select(&d, ranks: ranks)
+        let middle = k == nil ? v : Array(v[1..<(v.count - 1)])
+        let shift = middle.count == 1 ? middle[0] : (middle[0] + middle[1]) / 2
+        guard k != nil else { return (shift, nil, nil) }
+        return (shift, v[0], v[v.count - 1])
     }
 
     /// The `k` of the Hodges-Lehmann interval, nil when there is none.

@@ -14,6 +14,44 @@ public enum OrderStatistics {
         return xs.count % 2 == 1 ? xs[mid] : (xs[mid - 1] + xs[mid]) / 2
     }
 
+    /// The values at the 0-based sorted positions `ranks` (ascending), as `values.sorted()[r]`
+    /// would give them, by selection: O(n) per rank, where a sort is O(n log n). The
+    /// Hodges-Lehmann shift of two 260-value samples reads 4 of 67 600 differences.
+    public static func select(_ values: inout [Double], ranks: [Int]) -> [Double] {
+        var low = 0
+        return ranks.map { r in
+            // Everything left of `low` is already at most the previous rank's value.
+            let v = quickselect(&values, r, from: low)
+            low = r
+            return v
+        }
+    }
+
+    /// Moves the `k`-th smallest of `a[from...]` to `a[k]` and returns it (Hoare partition,
+    /// median-of-three pivot); `a[from..<k]` end at most it, `a[(k+1)...]` at least it.
+    static func quickselect(_ a: inout [Double], _ k: Int, from: Int) -> Double {
+        var lo = from, hi = a.count - 1
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2
+            if a[mid] < a[lo] { a.swapAt(mid, lo) }
+            if a[hi] < a[lo] { a.swapAt(hi, lo) }
+            if a[hi] < a[mid] { a.swapAt(hi, mid) }
+            let pivot = a[mid]
+            var i = lo, j = hi
+            while i <= j {
+                while a[i] < pivot { i += 1 }
+                while pivot < a[j] { j -= 1 }
+                if i <= j {
+                    a.swapAt(i, j)
+                    i += 1
+                    j -= 1
+                }
+            }
+            if k <= j { hi = j } else if k >= i { lo = i } else { break }
+        }
+        return a[k]
+    }
+
     /// The order-statistic confidence interval of the median: `[x(k), x(n+1-k)]` (1-based,
     /// sorted) with the largest `k` for which `P(B <= k-1) <= (1 - level) / 2`,
     /// `B ~ Binomial(n, 1/2)`. Its coverage is at least `level` whatever the distribution.
