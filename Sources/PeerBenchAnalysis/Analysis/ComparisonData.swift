@@ -166,8 +166,8 @@ struct ComparisonData: Sendable {
         for dir in dirs {
             let path = dir + "/samples.jsonl"
             var skipped: [Int] = []
-            _ = try JournalLines.forEach(path: path) { (bytes, line) throws(InputError) in
-                guard let samples = try? JSONCoding.decode(CellSamples.self, from: bytes), samples.schema == CellSamples.schema else {
+            _ = try JournalLines.forEach(path: path, decode: { try? SamplesLine($0) }) { (samples, line) throws(InputError) in
+                guard let samples else {
                     skipped.append(line)
                     return
                 }

@@ -146,9 +146,9 @@ public enum ReportInput {
         let opened: Bool
         do {
             opened = try JournalLines.forEach(path: path, decode: { line in
-                Result { try JSONCoding.decode(CellSamples.self, from: line) }
+                Result { () throws(SamplesLine.Problem) in try SamplesLine(line) }
             }) { (decoded, number) throws(InputError) in
-                let s: CellSamples
+                let s: SamplesLine
                 switch decoded {
                 case .success(let samples): s = samples
                 case .failure(let error):
@@ -156,7 +156,7 @@ public enum ReportInput {
                     if bad == 1 { data.warnings.append("\(path) line \(number): not a samples line, skipped (\(error))") }
                     return
                 }
-                guard let i = data.keyIndex[joinKey(s.runID, s.cellID, s.repetition)] else { unjoined += 1; return }
+                guard let i = data.keyIndex[joinKey(s.key.runID, s.key.cellID, s.key.repetition)] else { unjoined += 1; return }
                 if fold(s, cell: data.cells[i], into: &data) { joined += 1 }
             }
         } catch {
@@ -170,7 +170,7 @@ public enum ReportInput {
 
     /// Adds one samples line to its cell's RTT histogram and bulk series; false when the
     /// cell's record is not usable.
-    static func fold(_ s: CellSamples, cell: ReportData.Cell, into data: inout ReportData) -> Bool {
+    static func fold(_ s: SamplesLine, cell: ReportData.Cell, into data: inout ReportData) -> Bool {
         // Samples of a failed attempt would mix into the distribution of the cell's final, usable record.
         guard cell.usable else { return false }
         if !s.rttNanos.isEmpty {
@@ -182,7 +182,7 @@ public enum ReportInput {
         if let b = s.bulkSeries, !b.bytes.isEmpty {
             if data.series.count < ReportData.maxSeries {
                 let seconds = Double(b.intervalNanos) / 1e9
-                let label = "\(data.scenarios[cell.scenario].title) · \(data.transports[cell.transport]) · rep \(s.repetition)"
+                let label = "\(data.scenarios[cell.scenario].title) · \(data.transports[cell.transport]) · rep \(s.key.repetition)"
                 data.series.append(.init(label: label, intervalSeconds: seconds,
                                          mbps: b.bytes.map { Double($0) * 8 / seconds / 1e6 }))
             } else {
