@@ -97,10 +97,23 @@ extension JSONObject: Codable {
 /// encoding quadratic).
 final class EncodedSlot {
     enum Kind { case empty, value, object, array }
+    /// A member or element: a value already known (a primitive, without a slot of its
+    /// own), or a slot a nested encoder fills.
+    enum Part {
+        case value(JSONValue)
+        case slot(EncodedSlot)
+
+        var resolved: JSONValue {
+            switch self {
+            case .value(let v): v
+            case .slot(let s): s.resolved
+            }
+        }
+    }
     private(set) var kind = Kind.empty
     private var value: JSONValue = .null
-    private var members: [(key: String, slot: EncodedSlot)] = []
-    private var elements: [EncodedSlot] = []
+    private var members: [(key: String, part: Part)] = []
+    private var elements: [Part] = []
 
     var resolved: JSONValue {
         switch kind {
@@ -109,7 +122,7 @@ final class EncodedSlot {
         case .array: return .array(elements.map(\.resolved))
         case .object:
             var o = JSONObject()
-            for m in members { o.appendRaw(m.key, m.slot.resolved) }
+            for m in members { o.appendRaw(m.key, m.part.resolved) }
             return .object(o)
         }
     }
@@ -131,19 +144,32 @@ final class EncodedSlot {
         elements = []
     }
 
+    /// Sets member `key` (replacing an earlier one of that key, in its place).
+    private func put(_ key: String, _ part: Part) {
+        makeObject()
+        if let i = members.firstIndex(where: { $0.key == key }) { members[i].part = part } else { members.append((key, part)) }
+    }
+
     /// The member slot for `key`, created (or replaced) in encoding order.
     func member(_ key: String) -> EncodedSlot {
-        makeObject()
         let slot = EncodedSlot()
-        if let i = members.firstIndex(where: { $0.key == key }) { members[i].slot = slot } else { members.append((key, slot)) }
+        put(key, .slot(slot))
         return slot
     }
+
+    /// Member `key` is `v`, a value already encoded.
+    func member(_ key: String, is v: JSONValue) { put(key, .value(v)) }
 
     func appendElement() -> EncodedSlot {
         makeArray()
         let slot = EncodedSlot()
-        elements.append(slot)
+        elements.append(.slot(slot))
         return slot
+    }
+
+    func appendElement(_ v: JSONValue) {
+        makeArray()
+        elements.append(.value(v))
     }
 
     var elementCount: Int { kind == .array ? elements.count : 0 }
@@ -180,12 +206,13 @@ final class ValueEncoder: Encoder {
         }
     }
 
-    static func primitive<T: Encodable>(_ value: T, path: [any CodingKey]) throws -> JSONValue? {
+    /// `path` is made only for an error.
+    static func primitive<T: Encodable>(_ value: T, path: @autoclosure () -> [any CodingKey]) throws -> JSONValue? {
         // The common types by their metatype first: a failed `as?` cast of every
         // structured value through the list below was a tenth of encoding's time.
         if T.self == Double.self { return .number(unsafeBitCast(value, to: Double.self)) }
         if T.self == String.self { return .string(value as! String) }
-        if T.self == Int.self { return try primitiveInteger(unsafeBitCast(value, to: Int.self), value, path) }
+        if T.self == Int.self { return try primitiveInteger(unsafeBitCast(value, to: Int.self), value, path()) }
         if T.self == Bool.self { return .bool(unsafeBitCast(value, to: Bool.self)) }
         switch value {
         case let v as JSONValue: return v
@@ -194,7 +221,7 @@ final class ValueEncoder: Encoder {
         case let v as Bool: return .bool(v)
         case let v as Double: return .number(v)
         case let v as Float: return .number(Double(v))
-        case let v as any BinaryInteger: return try primitiveInteger(v, value, path)
+        case let v as any BinaryInteger: return try primitiveInteger(v, value, path())
         default: return nil
         }
     }
@@ -212,19 +239,20 @@ struct KeyedValueEncoder<Key: CodingKey>: KeyedEncodingContainerProtocol {
     let slot: EncodedSlot
     let codingPath: [any CodingKey]
 
-    mutating func encodeNil(forKey key: Key) throws { slot.member(key.stringValue).set(.null) }
-    // The common primitives directly: no coding path or nested encoder for a number.
-    mutating func encode(_ value: Double, forKey key: Key) throws { slot.member(key.stringValue).set(.number(value)) }
-    mutating func encode(_ value: String, forKey key: Key) throws { slot.member(key.stringValue).set(.string(value)) }
-    mutating func encode(_ value: Bool, forKey key: Key) throws { slot.member(key.stringValue).set(.bool(value)) }
+    mutating func encodeNil(forKey key: Key) throws { slot.member(key.stringValue, is: .null) }
+    // The common primitives directly: no coding path, nested encoder or slot for a number.
+    mutating func encode(_ value: Double, forKey key: Key) throws { slot.member(key.stringValue, is: .number(value)) }
+    mutating func encode(_ value: String, forKey key: Key) throws { slot.member(key.stringValue, is: .string(value)) }
+    mutating func encode(_ value: Bool, forKey key: Key) throws { slot.member(key.stringValue, is: .bool(value)) }
     mutating func encode(_ value: Int, forKey key: Key) throws {
-        if abs(Double(value)) <= JSONCoding.exactIntegerLimit { slot.member(key.stringValue).set(.number(Double(value))) } else {
+        if abs(Double(value)) <= JSONCoding.exactIntegerLimit { slot.member(key.stringValue, is: .number(Double(value))) } else {
             // Beyond 2^53: the generic path refuses it, naming the coding path.
             try ValueEncoder.encode(value, into: slot.member(key.stringValue), path: codingPath + [key])
         }
     }
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-        try ValueEncoder.encode(value, into: slot.member(key.stringValue), path: codingPath + [key])
+        if let v = try ValueEncoder.primitive(value, path: codingPath + [key]) { return slot.member(key.stringValue, is: v) }
+        try value.encode(to: ValueEncoder(codingPath: codingPath + [key], storage: slot.member(key.stringValue)))
     }
 
     // An absent optional is written as `null`, not left out: PeerBench's documents keep
@@ -294,10 +322,10 @@ struct UnkeyedValueEncoder: UnkeyedEncodingContainer {
     let codingPath: [any CodingKey]
     var count: Int { slot.elementCount }
 
-    mutating func encodeNil() throws { slot.appendElement().set(.null) }
+    mutating func encodeNil() throws { slot.appendElement(.null) }
     mutating func encode<T: Encodable>(_ value: T) throws {
-        let path = codingPath + [IndexKey(count)]
-        try ValueEncoder.encode(value, into: slot.appendElement(), path: path)
+        if let v = try ValueEncoder.primitive(value, path: codingPath + [IndexKey(count)]) { return slot.appendElement(v) }
+        try value.encode(to: ValueEncoder(codingPath: codingPath + [IndexKey(count)], storage: slot.appendElement()))
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
