@@ -103,7 +103,7 @@ let package = Package(
         // PSK), errors, X.509 for serve's identity; tls, quic and the control channel build on it.
         .target(name: "GnuTLSSupport", dependencies: ["CGnuTLS", "PeerBenchPlugin"], swiftSettings: strict),
         // TLS 1.3 over TCP.
-        .target(name: "TLSTransport", dependencies: ["PeerBenchPlugin", "CGnuTLS"], swiftSettings: strict),
+        .target(name: "TLSTransport", dependencies: ["PeerBenchPlugin", "GnuTLSSupport"], swiftSettings: strict),
         // Two real hosts: the TLS-PSK control channel, `serve`, the remote testbed, link inspection, DNS-SD.
         .target(name: "RemoteLink", dependencies: ["PeerBenchPlugin", "CGnuTLS", "CPeerBenchSystem",
                                                    .product(name: "Logging", package: "swift-log")],
