@@ -91,7 +91,7 @@ let package = Package(
         ),
         .target(
             name: "QUICTransport",
-            dependencies: ["PeerBenchPlugin", "CNgtcp2", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["PeerBenchPlugin", "CNgtcp2", "GnuTLSSupport", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
         .target(name: "UWBRanging", dependencies: ["PeerBenchPlugin"], swiftSettings: strict),
