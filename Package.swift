@@ -105,7 +105,7 @@ let package = Package(
         // TLS 1.3 over TCP.
         .target(name: "TLSTransport", dependencies: ["PeerBenchPlugin", "GnuTLSSupport"], swiftSettings: strict),
         // Two real hosts: the TLS-PSK control channel, `serve`, the remote testbed, link inspection, DNS-SD.
-        .target(name: "RemoteLink", dependencies: ["PeerBenchPlugin", "CGnuTLS", "CPeerBenchSystem",
+        .target(name: "RemoteLink", dependencies: ["PeerBenchPlugin", "GnuTLSSupport", "CPeerBenchSystem",
                                                    .product(name: "Logging", package: "swift-log")],
                 swiftSettings: strict),
         // new-transport: new transport targets go above this line
