@@ -24,7 +24,6 @@ public struct GnuTLSError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let decryptionFailed = Code(GNUTLS_E_DECRYPTION_FAILED)
         /// A file that should hold a certificate holds none.
         public static let noCertificateFound = Code(GNUTLS_E_NO_CERTIFICATE_FOUND)
-        static let interrupted = Code(GNUTLS_E_INTERRUPTED)
     }
 
     /// What was being done, e.g. `loading the CA file /etc/ca.pem`.

@@ -35,9 +35,8 @@ func handshake(client: GnuTLSSession, server: GnuTLSSession) -> (client: GnuTLSE
     server.setTransport(fd: s)
     let serverError = Mutex<GnuTLSError?>(nil)
     let done = DispatchSemaphore(value: 0)
-    let serverBox = UncheckedBox(server)
     Thread {
-        do throws(GnuTLSError) { try serverBox.value.handshake() } catch { serverError.withLock { $0 = error } }
+        do throws(GnuTLSError) { try server.handshake() } catch { serverError.withLock { $0 = error } }
         shutdown(s, Int32(SHUT_RDWR))
         done.signal()
     }.start()
@@ -48,13 +47,6 @@ func handshake(client: GnuTLSSession, server: GnuTLSSession) -> (client: GnuTLSE
     }
     done.wait()
     return (clientError, serverError.withLock { $0 })
-}
-
-/// Hands a session to the server thread (the session is Sendable; this only keeps the
-/// closure simple).
-struct UncheckedBox<T: Sendable>: Sendable {
-    let value: T
-    init(_ value: T) { self.value = value }
 }
 
 /// SHA-256 of a PEM certificate's DER, computed without GnuTLS (base64 + sha256sum).
@@ -180,16 +172,15 @@ func independentSHA256(ofPEMFile path: String) throws -> String {
         defer { close(c); close(s) }
         client.setTransport(fd: c)
         server.setTransport(fd: s)
-        let box = UncheckedBox(server)
         let received = Mutex<[UInt8]>([])
         let done = DispatchSemaphore(value: 0)
         Thread {
             defer { done.signal() }
             do {
-                try box.value.handshake()
+                try server.handshake()
                 var buffer = [UInt8](repeating: 0, count: 1_000)
                 while true {
-                    let n = try buffer.withUnsafeMutableBytes { b throws(GnuTLSError) in try box.value.receive(into: b) }
+                    let n = try buffer.withUnsafeMutableBytes { b throws(GnuTLSError) in try server.receive(into: b) }
                     if n == 0 { break }
                     received.withLock { $0 += buffer[..<n] }
                 }
@@ -216,10 +207,9 @@ func independentSHA256(ofPEMFile path: String) throws -> String {
         defer { close(c) }
         client.setTransport(fd: c)
         server.setTransport(fd: s)
-        let box = UncheckedBox(server)
         let done = DispatchSemaphore(value: 0)
         Thread {
-            try? box.value.handshake()
+            try? server.handshake()
             close(s)
             done.signal()
         }.start()
