@@ -91,17 +91,21 @@ let package = Package(
         ),
         .target(
             name: "QUICTransport",
-            dependencies: ["PeerBenchPlugin", "CNgtcp2", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["PeerBenchPlugin", "CNgtcp2", "GnuTLSSupport", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
         .target(name: "UWBRanging", dependencies: ["PeerBenchPlugin"], swiftSettings: strict),
         // External plugins in any language (docs/protocol/exec.md).
         .target(name: "ExecTransport", dependencies: ["PeerBenchPlugin"], swiftSettings: strict),
-        // TLS 1.3 over TCP on GnuTLS; its own system-library module, apart from CNgtcp2.
+        // GnuTLS's own system-library module, apart from CNgtcp2.
         .systemLibrary(name: "CGnuTLS", pkgConfig: "gnutls", providers: [.apt(["libgnutls28-dev"])]),
-        .target(name: "TLSTransport", dependencies: ["PeerBenchPlugin", "CGnuTLS"], swiftSettings: strict),
+        // The one GnuTLS wrapper: sessions (always GNUTLS_NO_SIGNAL), credentials (certificate,
+        // PSK), errors, X.509 for serve's identity; tls, quic and the control channel build on it.
+        .target(name: "GnuTLSSupport", dependencies: ["CGnuTLS", "PeerBenchPlugin"], swiftSettings: strict),
+        // TLS 1.3 over TCP.
+        .target(name: "TLSTransport", dependencies: ["PeerBenchPlugin", "GnuTLSSupport"], swiftSettings: strict),
         // Two real hosts: the TLS-PSK control channel, `serve`, the remote testbed, link inspection, DNS-SD.
-        .target(name: "RemoteLink", dependencies: ["PeerBenchPlugin", "CGnuTLS", "CPeerBenchSystem",
+        .target(name: "RemoteLink", dependencies: ["PeerBenchPlugin", "GnuTLSSupport", "CPeerBenchSystem",
                                                    .product(name: "Logging", package: "swift-log")],
                 swiftSettings: strict),
         // new-transport: new transport targets go above this line
@@ -151,6 +155,7 @@ let package = Package(
         ], exclude: ["Peers"]),
         .testTarget(name: "RemoteLinkTests", dependencies: ["RemoteLink", "PeerBenchPlugin", "PeerBenchCore", "CPeerBenchSystem", "TransportTestSupport", "LinkEmulation",
                                                           "TLSTransport", "QUICTransport"]),
+        .testTarget(name: "GnuTLSSupportTests", dependencies: ["GnuTLSSupport", "PeerBenchPlugin"]),
         // new-transport: new transport test targets go above this line
         .testTarget(name: "ScaffoldTests", dependencies: ["TransportScaffold"]),
     ]

@@ -223,14 +223,14 @@ final class QUICClient: QUICConnectionDelegate {
     /// From creating the TLS session to the handshake_completed callback; returns the
     /// connection and when the handshake started.
     private func handshake() throws -> (QUICConnection, UInt64) {
-        let credentials = try TLSCredentials(caFile: config.caFile,
-                                             certFile: config.mutualTLS ? config.clientCertFile : nil,
-                                             keyFile: config.mutualTLS ? config.clientKeyFile : nil)
+        let credentials = try QUICConnection.tlsCredentials(caFile: config.caFile,
+                                                            certFile: config.mutualTLS ? config.clientCertFile : nil,
+                                                            keyFile: config.mutualTLS ? config.clientKeyFile : nil)
         // With serve's pinned identity, the certificate is checked by its digest once the
         // handshake completes, before any stream data: not by the CA and a name.
         let name = config.certificatePin == nil ? config.expectedName(for: server.host) : nil
         let start = MonotonicClock.now()
-        let tls = try TLSSession(server: false, credentials: credentials, alpn: config.alpn, verifyName: name, requireClientCertificate: false)
+        let tls = try QUICConnection.makeTLS(server: false, credentials: credentials, alpn: config.alpn, verifyName: name, requireClientCertificate: false)
         let ctx = QUICFailure.TLSContext(isServer: false, caFile: config.caFile, verifyName: name, alpn: config.alpn)
         let connection = try QUICConnection(.client, local: try SockAddrBox(channel.socket.localAddress()), remote: try SockAddrBox(server),
                                             tls: tls, settings: config.connection, tlsContext: ctx, peer: server.description)
@@ -238,7 +238,7 @@ final class QUICClient: QUICConnectionDelegate {
         self.connection = connection
         try pump("handshake") { self.handshakeDone }
         if let pin = config.certificatePin {
-            try CertificatePin.check(presented: tls.peerCertificateSHA256(), pinned: pin, who: "quic client")
+            try tls.checkPeerCertificate(pinned: pin, who: "quic client")
         }
         return (connection, start)
     }

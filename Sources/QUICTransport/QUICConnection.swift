@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CNgtcp2
+import GnuTLSSupport
 import PeerBenchPlugin
 
 /// What a connection's owner (the client workload or the server session) hears from it.
@@ -38,7 +39,10 @@ final class QUICConnection {
     /// callbacks' user pointer (`self`) at creation and has no setter for it later, so
     /// `self` must exist before the connection does; set once in `init`, never nil after.
     private(set) var conn: OpaquePointer!
-    let tls: TLSSession
+    let tls: GnuTLSSession
+    /// What ngtcp2_crypto_gnutls finds the connection by, through the TLS session's user
+    /// pointer (`attachTLS`); on the heap, since GnuTLS keeps its address.
+    let connRef: UnsafeMutablePointer<ngtcp2_crypto_conn_ref>
     let isServer: Bool
     let tlsContext: QUICFailure.TLSContext
     let settings: ConnectionSettings
@@ -81,7 +85,7 @@ final class QUICConnection {
     /// A CONNECTION_CLOSE a failure asked for, sent by the next `flushClose`.
     private var pendingClose: CloseReason?
 
-    init(_ role: Role, local: SockAddrBox, remote: SockAddrBox, tls: TLSSession, settings: ConnectionSettings,
+    init(_ role: Role, local: SockAddrBox, remote: SockAddrBox, tls: GnuTLSSession, settings: ConnectionSettings,
          tlsContext: QUICFailure.TLSContext, peer: String) throws {
         self.tls = tls
         self.settings = settings
@@ -94,6 +98,7 @@ final class QUICConnection {
         ngtcp2_path_storage_zero(writePath)
         vecs = .allocate(capacity: 32)
         packetBuffer = .allocate(byteCount: 65536, alignment: 16)
+        connRef = .allocate(capacity: 1)
         createdAt = MonotonicClock.now()
         if case .server = role { isServer = true } else { isServer = false }
         local.withPointer { l, ll in remote.withPointer { r, rl in ngtcp2_path_storage_init(path, l, ll, r, rl, nil) } }
@@ -124,7 +129,7 @@ final class QUICConnection {
         }
         conn = c
         localCIDs = [Self.bytes(of: scid)]
-        tls.attach(c)
+        attachTLS()
     }
 
     deinit {
@@ -133,6 +138,7 @@ final class QUICConnection {
         writePath.deallocate()
         vecs.deallocate()
         packetBuffer.deallocate()
+        connRef.deallocate()
     }
 
     private func makeSettings() -> ngtcp2_settings {
@@ -218,7 +224,7 @@ final class QUICConnection {
             noteRemoteClose()
         case NGTCP2_ERR_CRYPTO:
             let alert = ngtcp2_conn_get_tls_alert(conn)
-            fail(.localTLS(alert: alert, verifyStatus: tls.verifyStatus, context: tlsContext), closeWith: .tlsAlert(alert))
+            fail(.localTLS(alert: alert, verifyStatus: tls.verifyStatus.rawValue, context: tlsContext), closeWith: .tlsAlert(alert))
         case NGTCP2_ERR_CALLBACK_FAILURE where callbackError is NotThisCell:
             let what = callbackError.map { "\($0)" } ?? "not this cell's client"
             fail(.notThisCell(what), closeWith: .application(ApplicationError.notThisCell, what))

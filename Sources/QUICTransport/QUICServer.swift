@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CNgtcp2
+import GnuTLSSupport
 import PeerBenchPlugin
 import Logging
 
@@ -23,7 +24,7 @@ final class QUICServerLoop: @unchecked Sendable {
     let address: SocketAddress
     private let local: SockAddrBox
     private let config: QUICConfiguration
-    private let credentials: TLSCredentials
+    private let credentials: GnuTLSCredentials
     private let token: CellToken
     /// Which connection proved to be the cell's client (at most one).
     private let claim = CellClaim()
@@ -40,7 +41,7 @@ final class QUICServerLoop: @unchecked Sendable {
         self.config = config
         self.token = token
         self.logger = logger
-        credentials = try TLSCredentials(caFile: config.mutualTLS ? config.caFile : nil, certFile: config.certFile, keyFile: config.keyFile)
+        credentials = try QUICConnection.tlsCredentials(caFile: config.mutualTLS ? config.caFile : nil, certFile: config.certFile, keyFile: config.keyFile)
         readPath = .allocate(capacity: 1)
         ngtcp2_path_storage_zero(readPath)
     }
@@ -140,7 +141,8 @@ final class QUICServerLoop: @unchecked Sendable {
         let peer = SockAddrBox(raw: from, length: length)
         let peerText = peer.withPointer { p, _ in SocketAddress(storage: UnsafeRawPointer(p).load(as: sockaddr_storage.self)) }?.description ?? "client"
         do {
-            let tls = try TLSSession(server: true, credentials: credentials, alpn: config.alpn, verifyName: nil, requireClientCertificate: config.mutualTLS)
+            let tls = try QUICConnection.makeTLS(server: true, credentials: credentials, alpn: config.alpn, verifyName: nil,
+                                                 requireClientCertificate: config.mutualTLS)
             let ctx = QUICFailure.TLSContext(isServer: true, caFile: config.caFile, verifyName: nil, alpn: config.alpn)
             var settings = config.connection
             // The control stream plus up to 128 bulk streams at once; each closed bulk

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import CGnuTLS
+import GnuTLSSupport
 public import PeerBenchPlugin
 import Synchronization
 
@@ -131,15 +131,15 @@ public final class ControlChannel: Sendable {
             let deadline = ChannelDeadline(seconds: Self.sendTimeoutSeconds)
             var off = 0
             while off < frame.count {
-                // After GNUTLS_E_AGAIN the same call is repeated with the same data, as GnuTLS requires.
-                let n = try io { frame.withUnsafeBytes { b in gnutls_record_send(tls.session, b.baseAddress! + off, b.count - off) } }
-                if n == Int(GNUTLS_E_INTERRUPTED) { continue }
-                if n == Int(GNUTLS_E_AGAIN) {
-                    try TLSPSKSession.waitReady(socket, writing: true, deadline: deadline)
-                    continue
+                // After `.again` the same call is repeated with the same data, as GnuTLS requires.
+                let sent = try io {
+                    frame.withUnsafeBytes { b in Result { () throws(GnuTLSError) in try tls.session.send(UnsafeRawBufferPointer(rebasing: b[off...])) } }
                 }
-                if n < 0 { throw failure("sending", Int32(n)) }
-                off += n
+                switch sent {
+                case .success(let n): off += n
+                case .failure(let error) where error.code == .again: try TLSPSKSession.waitReady(socket, writing: true, deadline: deadline)
+                case .failure(let error): throw failure("sending", error)
+                }
             }
         }
     }
@@ -172,7 +172,7 @@ public final class ControlChannel: Sendable {
         // A frame another thread is sending must not be cut by an alert record, so
         // close_notify only when none is.
         _ = sender.withLockIfAvailable { _ in
-            try? socket.withDescriptor("gnutls_bye") { _ in _ = gnutls_bye(tls.session, GNUTLS_SHUT_WR) }
+            try? socket.withDescriptor("gnutls_bye") { _ in tls.session.bye() }
         }
         socket.close()
     }
@@ -186,24 +186,26 @@ public final class ControlChannel: Sendable {
                 guard !closed.load(ordering: .acquiring) else { throw .closed }
                 // Never read past the frame being assembled: at most one frame is ever buffered here.
                 let want = min(decoder.bytesWanted, buffer.count)
-                let n = try io { buffer.withUnsafeMutableBytes { b in gnutls_record_recv(tls.session, b.baseAddress, want) } }
-                if n > 0 {
+                let received = try io {
+                    buffer.withUnsafeMutableBytes { b in
+                        Result { () throws(GnuTLSError) in try tls.session.receive(into: UnsafeMutableRawBufferPointer(rebasing: b[..<want])) }
+                    }
+                }
+                switch received {
+                case .success(let n) where n > 0:
                     let messages: [ControlMessage]
                     do throws(ControlProtocolError) { messages = try decoder.feed(buffer[..<n]) } catch { throw .protocolError(error) }
                     if let message = messages.first { return message }
-                    continue
-                }
-                if n == Int(GNUTLS_E_INTERRUPTED) { continue }
-                if n == Int(GNUTLS_E_AGAIN) {
+                case .failure(let error) where error.code == .again:
                     try TLSPSKSession.waitReady(socket, writing: false, deadline: deadline)
-                    continue
-                }
-                if closed.load(ordering: .acquiring) { throw .closed }
-                if n == 0 || n == Int(GNUTLS_E_PREMATURE_TERMINATION) {
+                case .success:
+                    // The end of the stream: close_notify, or the connection closed without one.
+                    if closed.load(ordering: .acquiring) { throw .closed }
                     do throws(ControlProtocolError) { try decoder.finish() } catch { throw .protocolError(error) }
                     throw .closed
+                case .failure(let error):
+                    throw failure("receiving", error)
                 }
-                throw failure("receiving", Int32(n))
             }
         }
     }
@@ -213,15 +215,15 @@ public final class ControlChannel: Sendable {
 
     /// Runs a GnuTLS call that reads or writes the socket, with the descriptor counted in
     /// flight: `close()` from another thread shuts it down but never releases it under
-    /// GnuTLS's feet. After `close()`, `.closed`.
-    private func io<T>(_ body: () -> T) throws(ControlChannelError) -> T {
+    /// GnuTLS's feet. After `close()`, `.closed`; GnuTLS's own outcome otherwise.
+    private func io<T>(_ body: () -> Result<T, GnuTLSError>) throws(ControlChannelError) -> Result<T, GnuTLSError> {
         do { return try socket.withDescriptor("gnutls") { _ in body() } } catch { throw .closed }
     }
 
-    private func failure(_ what: String, _ code: Int32) -> ControlChannelError {
+    private func failure(_ what: String, _ error: GnuTLSError) -> ControlChannelError {
         if closed.load(ordering: .acquiring) { return .closed }
-        if code == GNUTLS_E_PUSH_ERROR || code == GNUTLS_E_PULL_ERROR { return .closed }
-        return .failed("\(what) failed: \(String(cString: gnutls_strerror(code)))")
+        if error.code == .pushFailed || error.code == .pullFailed { return .closed }
+        return .failed("\(what) failed: \(error.message)")
     }
 
     /// The priority string allows nothing else, but a session that is not TLS 1.3 with an

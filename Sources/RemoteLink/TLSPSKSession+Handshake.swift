@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import CGnuTLS
+import GnuTLSSupport
 import PeerBenchPlugin
 
 extension TLSPSKSession {
@@ -10,14 +10,15 @@ extension TLSPSKSession {
     /// silent peer nor one dribbling a byte at a time can hold the handshake longer.
     func handshake(socket: Socket, deadline: ChannelDeadline) throws(ControlChannelError) {
         while true {
-            let r: Int32
-            do { r = try socket.withDescriptor("gnutls_handshake") { _ in gnutls_handshake(session) } } catch { throw .closed }
-            if r == 0 { return }
-            if r == GNUTLS_E_INTERRUPTED || r == GNUTLS_E_AGAIN {
-                try Self.waitReady(socket, writing: gnutls_record_get_direction(session) == 1, deadline: deadline)
-                continue
+            let result: Result<Void, GnuTLSError>
+            do { result = try socket.withDescriptor("gnutls_handshake") { _ in Result { () throws(GnuTLSError) in try session.handshake() } } } catch { throw .closed }
+            switch result {
+            case .success: return
+            case .failure(let error) where error.code == .again:
+                try Self.waitReady(socket, writing: session.isWaitingToWrite, deadline: deadline)
+            case .failure(let error):
+                throw classify(error)
             }
-            throw classify(r)
         }
     }
 
@@ -44,46 +45,36 @@ extension TLSPSKSession {
 
     /// Names a failed handshake: a wrong key (or identity) as `.authenticationFailed`,
     /// anything else by GnuTLS's message.
-    private func classify(_ code: Int32) -> ControlChannelError {
+    private func classify(_ error: GnuTLSError) -> ControlChannelError {
         switch role {
         case .client:
             // The server answers a binder it cannot verify (another key) or an identity
             // it does not know with an alert.
-            if code == GNUTLS_E_FATAL_ALERT_RECEIVED {
-                let alert = gnutls_alert_get(session)
+            if error.code == .fatalAlertReceived {
+                let alert = session.lastAlert
                 if Self.authenticationAlerts.contains(alert) { return .authenticationFailed }
                 // serve's refusal before any handshake (`ServeRefusal`): busy, try again.
-                if alert == GNUTLS_A_USER_CANCELED { return .busy }
-                return .failed("TLS handshake failed: the server sent the alert \"\(Self.alertName(alert))\"")
+                if alert == .userCanceled { return .busy }
+                return .failed("TLS handshake failed: the server sent the alert \"\(alert.name)\"")
             }
         case .server:
             // The client offered a PSK (the key callback ran) and the handshake still
             // failed: its identity or its binder, i.e. its key, is not ours. One alert
             // for both, so a prober learns nothing about which identity exists.
-            let binderFailed = keyLookup == .keyGiven
-                && (code == GNUTLS_E_RECEIVED_ILLEGAL_PARAMETER || code == GNUTLS_E_DECRYPTION_FAILED)
-            if keyLookup == .unknownIdentity || binderFailed {
-                _ = gnutls_alert_send(session, GNUTLS_AL_FATAL, GNUTLS_A_DECRYPT_ERROR)
+            let lookup = session.pskLookup
+            let binderFailed = lookup == .keyGiven && (error.code == .receivedIllegalParameter || error.code == .decryptionFailed)
+            if lookup == .unknownIdentity || binderFailed {
+                session.sendFatalAlert(.decryptError)
                 return .authenticationFailed
             }
             // A TLS client that offered no (EC)DHE-PSK hears why; garbage gets nothing useful.
-            if code != GNUTLS_E_PREMATURE_TERMINATION && code != GNUTLS_E_PULL_ERROR && code != GNUTLS_E_PUSH_ERROR {
-                _ = gnutls_alert_send_appropriate(session, code)
-            }
+            if !error.isTransportFailure { session.sendAlert(for: error) }
         }
-        if code == GNUTLS_E_PREMATURE_TERMINATION || code == GNUTLS_E_PULL_ERROR || code == GNUTLS_E_PUSH_ERROR {
-            return .failed("TLS handshake failed: the peer closed the connection")
-        }
-        return .failed("TLS handshake failed: \(String(cString: gnutls_strerror(code)))")
+        if error.isTransportFailure { return .failed("TLS handshake failed: the peer closed the connection") }
+        return .failed("TLS handshake failed: \(error.message)")
     }
 
     /// Alerts a PeerBench server sends (decrypt_error) or another TLS 1.3 PSK server may
     /// send when the client's key or identity is not its own.
-    static let authenticationAlerts: [gnutls_alert_description_t] = [
-        GNUTLS_A_DECRYPT_ERROR, GNUTLS_A_UNKNOWN_PSK_IDENTITY, GNUTLS_A_BAD_RECORD_MAC,
-    ]
-
-    static func alertName(_ alert: gnutls_alert_description_t) -> String {
-        gnutls_alert_get_name(alert).map { String(cString: $0) } ?? "alert \(alert.rawValue)"
-    }
+    static let authenticationAlerts: [GnuTLSAlert] = [.decryptError, .unknownPSKIdentity, .badRecordMAC]
 }

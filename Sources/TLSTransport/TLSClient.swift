@@ -1,3 +1,4 @@
+import GnuTLSSupport
 import PeerBenchPlugin
 
 /// The client side: the standard workload (Core's `StreamWorkloadClient`) over one
@@ -6,10 +7,10 @@ enum TLSClient {
     static func run(_ cell: CellContext, server: SocketAddress, options: TLSOptions) throws -> TransportMeasurement {
         var m = TransportMeasurement()
         let files = try options.psk == nil ? TLSFiles(options) : TLSFiles(ca: "", cert: "", key: "")
-        let credentials = try TLSCredentials(clientWith: options, files: files)
+        let credentials = try TLSCredentials.client(options, files: files)
         try cell.withStreamConnection("tls", to: server, configure: { try $0.setUp(options) }) { s, tcpConnect in
             let t0 = MonotonicClock.now()
-            let tls = try TLSSession(client: s, credentials: credentials, options: options,
+            let tls = try TLSSession(client: s, credentials: credentials,
                                      verifyName: options.serverName ?? server.host, caFile: files.ca, pin: cell.certificatePin)
             let t1 = MonotonicClock.now()
             try tls.handshake()
@@ -39,11 +40,11 @@ enum TLSClient {
 
     /// With `loadedRttProbes.flow` `separate`: a second TLS connection to the server,
     /// with its own handshake, for the probes only; else nil.
-    static func withProbeFlow(_ cell: CellContext, server: SocketAddress, options: TLSOptions, credentials: TLSCredentials, files: TLSFiles,
+    static func withProbeFlow(_ cell: CellContext, server: SocketAddress, options: TLSOptions, credentials: GnuTLSCredentials, files: TLSFiles,
                               _ body: (StreamWorkloadClient?) throws -> Void) throws {
         guard options.loadedRttProbes?.flow == .separate else { return try body(nil) }
         try cell.withStreamConnection("tls", to: server, configure: { try $0.setUp(options) }) { s, _ in
-            let tls = try TLSSession(client: s, credentials: credentials, options: options,
+            let tls = try TLSSession(client: s, credentials: credentials,
                                      verifyName: options.serverName ?? server.host, caFile: files.ca, pin: cell.certificatePin)
             try tls.handshake()
             try body(StreamWorkloadClient("tls", over: tls))

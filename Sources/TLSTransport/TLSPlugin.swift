@@ -1,4 +1,4 @@
-import CGnuTLS
+import GnuTLSSupport
 public import PeerBenchPlugin
 
 /// TLS 1.3 over TCP with GnuTLS (docs/protocol/tls.md): the TCP plugin's workload
@@ -36,6 +36,6 @@ public struct TLSPlugin: TransportPlugin {
     }
 
     public static func libraryVersions() -> [String: String] {
-        ["gnutls": gnutls_check_version(nil).map { String(cString: $0) } ?? "unknown"]
+        ["gnutls": GnuTLSLibrary.version]
     }
 }

@@ -7,11 +7,11 @@ import PeerBenchPlugin
 enum TLSServer {
     static func start(_ cell: CellContext, options: TLSOptions) async throws -> SessionServer {
         let files = try options.psk == nil ? TLSFiles(options) : TLSFiles(ca: "", cert: "", key: "")
-        let credentials = try TLSCredentials(serverWith: options, files: files)
+        let credentials = try TLSCredentials.server(options, files: files)
         // A separate probe flow (loadedRttProbes.flow) is a second TLS connection, served alike.
         return try await cell.serveConnections("tls", count: options.loadedRttProbes?.flow == .separate ? 2 : 1) { conn in
             try conn.setUp(options)
-            let tls = try TLSSession(server: conn, credentials: credentials, options: options)
+            let tls = try TLSSession(server: conn, credentials: credentials)
             try tls.handshake()
             try StreamWorkloadServer.serve("tls", over: tls, greeting: nil)
             tls.bye()  // close_notify: the client reads it as the end of the stream

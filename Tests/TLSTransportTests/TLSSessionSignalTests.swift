@@ -22,7 +22,7 @@ import Testing
         try listener.bind(SocketAddress(host: "127.0.0.1", port: 0))
         try listener.listen()
         let address = try listener.localAddress()
-        let serverCredentials = try TLSCredentials(serverWith: options, files: files)
+        let serverCredentials = try TLSCredentials.server(options, files: files)
         let serverDone = DispatchSemaphore(value: 0)
         let serverError = Mutex<String?>(nil)
         Thread {
@@ -30,15 +30,15 @@ import Testing
             do {
                 guard let s = try listener.accept() else { return }
                 defer { s.close() }  // hangs up without a close_notify
-                try TLSSession(server: s, credentials: serverCredentials, options: options).handshake()
+                try TLSSession(server: s, credentials: serverCredentials).handshake()
             } catch { serverError.withLock { $0 = "\(error)" } }
         }.start()
 
         let client = try Socket(family: AF_INET, type: Int32(SOCK_STREAM.rawValue))
         defer { client.close() }
         try client.connect(address)
-        let session = try TLSSession(client: client, credentials: try TLSCredentials(clientWith: options, files: files),
-                                     options: options, verifyName: address.host, caFile: files.ca)
+        let session = try TLSSession(client: client, credentials: try TLSCredentials.client(options, files: files),
+                                     verifyName: address.host, caFile: files.ca)
         try session.handshake()
         serverDone.wait()
         #expect(serverError.withLock { $0 } == nil)

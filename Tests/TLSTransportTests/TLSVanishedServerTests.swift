@@ -15,8 +15,8 @@ import Testing
         let cell = makeCell(payload: Payload(count: 400_000, size: 4096), probes: 3, seconds: 20)
         let serverOptions = TLSOptions(noDelay: true)
         let server = try VanishingStreamServer(greeting: nil, probes: 3) { socket in
-            let credentials = try TLSCredentials(serverWith: serverOptions, files: try TLSFiles(serverOptions))
-            let session = try TLSSession(server: socket, credentials: credentials, options: serverOptions)
+            let credentials = try TLSCredentials.server(serverOptions, files: try TLSFiles(serverOptions))
+            let session = try TLSSession(server: socket, credentials: credentials)
             try session.handshake()
             return session
         }
