@@ -31,8 +31,4 @@ static inline int pb_tls_psk_server_key(gnutls_session_t session, const char *us
     return 0;
 }
 
-static inline void pb_tls_psk_use_session_key(gnutls_psk_server_credentials_t credentials) {
-    gnutls_psk_set_server_credentials_function(credentials, pb_tls_psk_server_key);
-}
-
 #endif

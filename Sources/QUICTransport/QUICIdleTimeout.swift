@@ -1,4 +1,4 @@
-public import PeerBenchPlugin
+import PeerBenchPlugin
 
 extension QUICPlugin {
     /// A QUIC connection notices a dead peer by its idle timeout: ngtcp2 closes it once

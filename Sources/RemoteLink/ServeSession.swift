@@ -1,6 +1,6 @@
 import Foundation
-public import Logging
-public import PeerBenchPlugin
+import Logging
+import PeerBenchPlugin
 
 /// One authenticated client's session in `peerbench serve`: HELLO both ways, then
 /// cells one at a time (CELL_REQUEST -> SERVER_READY -> SERVER_RESULT) until BYE. Anything else ends the session with an ERROR; a quiet client ends it after

@@ -1,4 +1,4 @@
-public import PeerBenchPlugin
+import PeerBenchPlugin
 
 /// The UDP plugin's application keepalive (option `keepAlive`, docs/protocol/udp.md,
 /// "Keepalive"): what peer-to-peer apps over plain UDP add so they notice a dead peer.
