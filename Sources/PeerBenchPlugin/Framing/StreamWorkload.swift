@@ -33,8 +33,10 @@ public struct StreamWorkloadClient {
 
     private let transport: String
     private let who: String
-    private let stream: any ByteStream
-    private let reader: StreamFrameReader
+    /// The connection's stream and reader; a helper thread of the bulk phase borrows
+    /// them (`HelperConnection`).
+    let stream: any ByteStream
+    let reader: StreamFrameReader
 
     public init(_ transport: String, over stream: any ByteStream) {
         self.transport = transport
@@ -96,7 +98,7 @@ public struct StreamWorkloadClient {
         m.rttMethod = .pipelined
         m.probesSent = 0
         guard count > 0 else { return }
-        let collector = PipelinedEchoCollector(reader: reader, who: who, expected: count)
+        let collector = PipelinedEchoCollector(self, who: who, expected: count)
         collector.start()
         var frame = [UInt8](repeating: 0, count: StreamFraming.headerSize + 12)
         var times = PipelinedProbeTimes()
@@ -182,7 +184,7 @@ public struct StreamWorkloadClient {
         // A reader thread for the whole bulk phase, with or without loaded probes: it
         // takes the REPORT (and the probes' ECHOs), and if the server goes away it ends
         // a write blocked on a window that will never open (StreamEchoCollector).
-        let collector = StreamEchoCollector(reader: reader, stream: stream, who: who, expectsEchoes: loadedProbes != nil)
+        let collector = StreamEchoCollector(self, who: who, expectsEchoes: loadedProbes != nil)
         collector.start()
         var collected = false
         defer { if !collected { collector.abandon() } }
