@@ -76,7 +76,7 @@ final class QUICClient: QUICConnectionDelegate {
 
     private func workload(payload: Payload?, probes: Int, seed: UInt64, method: RTTMethod, askSpan: Bool) throws -> TransportMeasurement {
         cancellation.register(channel.socket)
-        cancellation.onCancel { [channel] in channel.wake() }
+        cancellation.onCancel { [waker = channel.waker] in waker.wake() }
         defer { cancellation.unregister(channel.socket) }
 
         var m = TransportMeasurement()
@@ -261,7 +261,7 @@ final class QUICClient: QUICConnectionDelegate {
     /// Returns the answered probes' RTTs in send order and how many were sent.
     func probeFlow(_ probes: LoadedRttProbes, stopRequested: @escaping () -> Bool) throws -> (rtts: [UInt64], sent: Int) {
         cancellation.register(channel.socket)
-        cancellation.onCancel { [channel] in channel.wake() }
+        cancellation.onCancel { [waker = channel.waker] in waker.wake() }
         defer { cancellation.unregister(channel.socket) }
         var sent: [(seq: UInt64, at: UInt64)] = []
         do {
@@ -294,7 +294,7 @@ final class QUICClient: QUICConnectionDelegate {
     }
 
     /// Ends a `probeFlow` wait at once (from another thread).
-    func wake() { channel.wake() }
+    var waker: ChannelWaker { channel.waker }
 
     private lazy var transmit: QUICConnection.Transmit = { [channel] bytes, segment, _ in
         channel.send(bytes, segment: segment, to: nil, length: 0)

@@ -14,6 +14,7 @@ import Logging
 /// connection (garbage, replayed Initials, a stray client that completes a handshake
 /// with our ALPN) is refused with application error 3 once it sends something else
 /// first, or left to its handshake or idle timeout, and never ends the loop.
+// @unchecked: it owns GnuTLS credentials and ngtcp2 connections (C handles), built on the bind thread and then used only by `run`'s thread; other threads only read `address` and call `stop` (an eventfd write).
 final class QUICServerLoop: @unchecked Sendable {
     /// At most this many connections at once, so a flood of Initials cannot make the
     /// server hold unbounded state (each connection is bounded by its flow-control windows).
