@@ -174,13 +174,8 @@ public struct StreamWorkloadClient {
                                                     StreamFraming.endFlagReceiverSpan])
         // Room for END after the last batch: it leaves in the same write as the final
         // DATA bytes, so Nagle cannot hold it back until the data is acknowledged.
-        let batch = UnsafeMutableRawBufferPointer.allocate(byteCount: perBatch * frameSize + end.count, alignment: 16)
+        let batch = Self.dataBatch(frames: perBatch, bodySize: payload.size, room: end.count)
         defer { batch.deallocate() }
-        for i in 0..<perBatch {
-            let f = batch.baseAddress! + i * frameSize
-            StreamFraming.writeHeader(.data, bodyLength: payload.size, to: f)
-            for j in 0..<payload.size { f.storeBytes(of: UInt8(truncatingIfNeeded: j), toByteOffset: StreamFraming.headerSize + j, as: UInt8.self) }
-        }
         // A reader thread for the whole bulk phase, with or without loaded probes: it
         // takes the REPORT (and the probes' ECHOs), and if the server goes away it ends
         // a write blocked on a window that will never open (StreamEchoCollector).
@@ -218,10 +213,28 @@ public struct StreamWorkloadClient {
         collected = true
         let answers = try collector.finish(probesSent: probes.sent)
         // Until the REPORT was read, not until this thread woke up to it (0 for a
-        // server that sent one before the first DATA: the size check below fails it).
+        // server that sent one before the first DATA: the size check in `record` fails it).
         m.bulkNanos = answers.reportAt > start ? answers.reportAt - start : 0
         if loadedProbes != nil { m.rttLoadedNanos = answers.rtts }
-        let body = answers.report
+        try record(report: answers.report, of: payload, into: &m)
+    }
+
+    /// `frames` identical DATA frames of `bodySize` bytes back to back, with `room`
+    /// bytes spare after them (for END); the caller deallocates it.
+    private static func dataBatch(frames: Int, bodySize: Int, room: Int) -> UnsafeMutableRawBufferPointer {
+        let frameSize = StreamFraming.headerSize + bodySize
+        let batch = UnsafeMutableRawBufferPointer.allocate(byteCount: frames * frameSize + room, alignment: 16)
+        for i in 0..<frames {
+            let f = batch.baseAddress! + i * frameSize
+            StreamFraming.writeHeader(.data, bodyLength: bodySize, to: f)
+            for j in 0..<bodySize { f.storeBytes(of: UInt8(truncatingIfNeeded: j), toByteOffset: StreamFraming.headerSize + j, as: UInt8.self) }
+        }
+        return batch
+    }
+
+    /// The server's REPORT `body` as the measurement's delivery and series; fewer
+    /// messages or bytes than `payload` sent make it partial.
+    private func record(report body: [UInt8], of payload: Payload, into m: inout TransportMeasurement) throws {
         guard let decoded = StreamReport(body) else {
             throw TransportError("\(who): malformed REPORT (\(body.count) bytes)")
         }
