@@ -92,7 +92,7 @@ extension NearbySession {
         var lastDistanceAt = runStart
         var last = NearbyObject(discoveryToken: peer, distance: nil, direction: nil, timestamp: runStart)
         var report: (round: UInt32, mm: UInt32) = (.max, RangingFrame.noDistance)
-        var pending: [UInt32: (sentAt: UInt64, sample: RangingSample)] = [:]
+        var pending: [UInt32: PendingRound] = [:]
         var buffer = [UInt8](repeating: 0, count: 2048)
 
         while true {
@@ -104,21 +104,11 @@ extension NearbySession {
                 case .end:
                     return .removed(.peerEnded, last)
                 case .response:
-                    guard let p = pending[f.round], p.sentAt == f.timestamp else {
-                        state.withLock { $0.diagnostics.ignoredFrames += 1 }  // expired or duplicated
-                        continue
-                    }
-                    pending[f.round] = nil
-                    let now = MonotonicClock.now()
-                    state.withLock {
-                        $0.diagnostics.responsesReceived += 1
-                        $0.diagnostics.roundTripNanos.append(now - p.sentAt)
-                    }
-                    last = NearbyObject(discoveryToken: peer, distance: p.sample.distance, direction: p.sample.direction, timestamp: now)
-                    last.round = f.round
-                    if p.sample.distance != nil { lastDistanceAt = now }
+                    guard let (object, sample) = answer(f, pending: &pending, peer: peer) else { continue }
+                    last = object
+                    if sample.distance != nil { lastDistanceAt = object.timestamp }
                     if report.round == .max || f.round > report.round {
-                        report = (f.round, p.sample.distance.map { UInt32(min(Double($0) * 1000, 4e9)) } ?? RangingFrame.noDistance)
+                        report = (f.round, sample.distance.map { UInt32(min(Double($0) * 1000, 4e9)) } ?? RangingFrame.noDistance)
                     }
                     continuation.yield(.didUpdate([last]))
                 case .poll:
@@ -132,21 +122,49 @@ extension NearbySession {
             }
             pending = pending.filter { now - $0.value.sentAt <= maxAge }
 
-            // This round: draw its sample, send its poll (with the latest result to report).
-            let sample = model.next(state.withLock { $0.scene })
-            var poll = RangingFrame(kind: .poll, round: round, sender: me, receiver: them)
-            poll.timestamp = MonotonicClock.now()
-            poll.auxiliary = report.round
-            poll.reportMillimetres = report.mm
-            pending[round] = (poll.timestamp, sample)
-            try send(poll, to: peer.rangingEndpoint)
-            state.withLock { $0.diagnostics.pollsSent += 1 }
+            // This round: its sample and its poll, carrying the latest result to report.
+            pending[round] = try poll(round, model: &model, reporting: report, from: me, to: them, at: peer.rangingEndpoint)
             round &+= 1
             tick += period
             // After a stall (a paused debugger, an overloaded machine) skip the lost
             // slots rather than firing a burst of polls.
             if MonotonicClock.now() > tick + period { tick = MonotonicClock.now() }
         }
+    }
+
+    /// A round the initiator polled: when its poll left and the sample drawn for it.
+    typealias PendingRound = (sentAt: UInt64, sample: RangingSample)
+
+    /// The response `f` to an outstanding round: the update it makes (the round's
+    /// sample, timed now) and that sample; nil, counted as ignored, when the round
+    /// expired or was answered already.
+    private func answer(_ f: RangingFrame, pending: inout [UInt32: PendingRound], peer: DiscoveryToken) -> (NearbyObject, RangingSample)? {
+        guard let p = pending[f.round], p.sentAt == f.timestamp else {
+            state.withLock { $0.diagnostics.ignoredFrames += 1 }  // expired or duplicated
+            return nil
+        }
+        pending[f.round] = nil
+        let now = MonotonicClock.now()
+        state.withLock {
+            $0.diagnostics.responsesReceived += 1
+            $0.diagnostics.roundTripNanos.append(now - p.sentAt)
+        }
+        var object = NearbyObject(discoveryToken: peer, distance: p.sample.distance, direction: p.sample.direction, timestamp: now)
+        object.round = f.round
+        return (object, p.sample)
+    }
+
+    /// This round: draw its sample, send its poll (with the latest result to report).
+    private func poll(_ round: UInt32, model: inout RangingModel, reporting report: (round: UInt32, mm: UInt32),
+                      from me: [UInt8], to them: [UInt8], at address: SocketAddress) throws -> PendingRound {
+        let sample = model.next(state.withLock { $0.scene })
+        var poll = RangingFrame(kind: .poll, round: round, sender: me, receiver: them)
+        poll.timestamp = MonotonicClock.now()
+        poll.auxiliary = report.round
+        poll.reportMillimetres = report.mm
+        try send(poll, to: address)
+        state.withLock { $0.diagnostics.pollsSent += 1 }
+        return (poll.timestamp, sample)
     }
 
     /// Responder: answers each poll at once; the initiator's reports become updates.
