@@ -16,21 +16,7 @@ enum ExecMeasurementParser {
     struct Problem: Error { var message: String }
 
     static func parse(_ stdout: String) throws(Problem) -> TransportMeasurement {
-        let text = stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !text.isEmpty else { throw Problem(message: "printed nothing on stdout (expected one measurement JSON object)") }
-        let value: JSONValue
-        do { value = try JSONParser.parse(text) } catch {
-            throw Problem(message: "printed something that is not the measurement JSON (\(error)); stdout: \(text.firstLines(3))")
-        }
-        guard let o = value.objectValue else {
-            throw Problem(message: "printed a JSON \(value.typeName), expected an object; stdout: \(text.firstLines(3))")
-        }
-        for k in o.keys where !keys.contains(k) {
-            throw Problem(message: "printed an unknown key \"\(k)\"; known keys: \(keys.joined(separator: ", "))")
-        }
-        if let s = o["schema"], s != .null, s != .string(schema) {
-            throw Problem(message: "printed schema \(s.compactText), expected \"\(schema)\"")
-        }
+        let o = try measurementObject(stdout)
         var m = TransportMeasurement()
         if let c = try number(o, "connect_ms", min: 0) {
             // Bounded before the conversion: 1e300 ms would trap UInt64(_:) (issue 24).
@@ -52,20 +38,7 @@ enum ExecMeasurementParser {
             guard b > 0 else { throw Problem(message: "\"bulk_ns\" must be positive, got \(b)") }
             m.bulkNanos = UInt64(b)
         }
-        if let d = o["delivery"], d != .null {
-            guard let dobj = d.objectValue else { throw Problem(message: "\"delivery\" must be an object or null") }
-            for k in dobj.keys where !deliveryKeys.contains(k) {
-                throw Problem(message: "printed an unknown key \"delivery.\(k)\"; known keys: \(deliveryKeys.joined(separator: ", "))")
-            }
-            func req(_ k: String) throws(Problem) -> Int {
-                guard let v = try integer(dobj, k, prefix: "delivery.") else { throw Problem(message: "\"delivery.\(k)\" is required") }
-                return v
-            }
-            m.delivery = Delivery(sentMessages: try req("sent_messages"), receivedMessages: try req("received_messages"),
-                                  sentBytes: try req("sent_bytes"), receivedBytes: try req("received_bytes"),
-                                  reordered: try integer(dobj, "reordered", prefix: "delivery.") ?? 0,
-                                  duplicated: try integer(dobj, "duplicated", prefix: "delivery.") ?? 0)
-        }
+        if let d = o["delivery"], d != .null { m.delivery = try delivery(d) }
         m.rfc3550JitterMs = try number(o, "rfc3550_jitter_ms", min: 0)
         if let s = o["status"], s != .null {
             switch s.stringValue {
@@ -83,6 +56,42 @@ enum ExecMeasurementParser {
             m.extra = xo
         }
         return m
+    }
+
+    /// The output as one JSON object with known keys only and, if it names one, this schema.
+    private static func measurementObject(_ stdout: String) throws(Problem) -> JSONObject {
+        let text = stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !text.isEmpty else { throw Problem(message: "printed nothing on stdout (expected one measurement JSON object)") }
+        let value: JSONValue
+        do { value = try JSONParser.parse(text) } catch {
+            throw Problem(message: "printed something that is not the measurement JSON (\(error)); stdout: \(text.firstLines(3))")
+        }
+        guard let o = value.objectValue else {
+            throw Problem(message: "printed a JSON \(value.typeName), expected an object; stdout: \(text.firstLines(3))")
+        }
+        for k in o.keys where !keys.contains(k) {
+            throw Problem(message: "printed an unknown key \"\(k)\"; known keys: \(keys.joined(separator: ", "))")
+        }
+        if let s = o["schema"], s != .null, s != .string(schema) {
+            throw Problem(message: "printed schema \(s.compactText), expected \"\(schema)\"")
+        }
+        return o
+    }
+
+    /// The `delivery` object: the four counts required, reordered and duplicated optional.
+    private static func delivery(_ d: JSONValue) throws(Problem) -> Delivery {
+        guard let dobj = d.objectValue else { throw Problem(message: "\"delivery\" must be an object or null") }
+        for k in dobj.keys where !deliveryKeys.contains(k) {
+            throw Problem(message: "printed an unknown key \"delivery.\(k)\"; known keys: \(deliveryKeys.joined(separator: ", "))")
+        }
+        func req(_ k: String) throws(Problem) -> Int {
+            guard let v = try integer(dobj, k, prefix: "delivery.") else { throw Problem(message: "\"delivery.\(k)\" is required") }
+            return v
+        }
+        return Delivery(sentMessages: try req("sent_messages"), receivedMessages: try req("received_messages"),
+                        sentBytes: try req("sent_bytes"), receivedBytes: try req("received_bytes"),
+                        reordered: try integer(dobj, "reordered", prefix: "delivery.") ?? 0,
+                        duplicated: try integer(dobj, "duplicated", prefix: "delivery.") ?? 0)
     }
 
     private static func integer(_ o: JSONObject, _ key: String, prefix: String = "") throws(Problem) -> Int? {

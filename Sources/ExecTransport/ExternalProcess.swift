@@ -8,8 +8,7 @@ import PeerBenchPlugin
 /// One external plugin command, started in its own process group (Foundation's
 /// `Process` makes the child a group leader) so that killing the group also ends
 /// whatever it started — `ip netns exec`, a shell, iperf3.
-// @unchecked: Foundation's `Process` is not Sendable; it is only started once and then read.
-final class ExternalProcess: @unchecked Sendable {
+final class ExternalProcess: Sendable {
     let command: ExecCommand
     private let process = Process()
     let stdout = OutputCollector(limit: 4 << 20)

@@ -1,13 +1,22 @@
 import Foundation
+import Synchronization
 
 /// Collects what a child process writes to one pipe, on a thread of its own so a
 /// chatty child never blocks on a full pipe, and lets callers wait for a first line
 /// or the end of the stream. Keeps at most `limit` bytes (the rest is counted).
-final class OutputCollector: @unchecked Sendable {
+final class OutputCollector: Sendable {
+    /// What has been read so far.
+    private struct State {
+        var data = Data()
+        var dropped = 0
+        var ended = false
+    }
+
+    /// Waiters sleep on `condition`; `state` changes only while it is held, so no
+    /// wake-up is missed. The Mutex is what lets the compiler check the state (it is
+    /// never contended: every use is under `condition`).
     private let condition = NSCondition()
-    private var data = Data()
-    private var dropped = 0
-    private var ended = false
+    private let state = Mutex(State())
     private let limit: Int
 
     init(limit: Int) { self.limit = limit }
@@ -18,17 +27,19 @@ final class OutputCollector: @unchecked Sendable {
             while true {
                 let chunk = handle.availableData
                 condition.lock()
-                if chunk.isEmpty {
-                    ended = true
-                    condition.broadcast()
-                    condition.unlock()
-                    return
+                let ended = state.withLock { s in
+                    if chunk.isEmpty {
+                        s.ended = true
+                        return true
+                    }
+                    let room = max(0, limit - s.data.count)
+                    s.data.append(chunk.prefix(room))
+                    s.dropped += chunk.count - min(room, chunk.count)
+                    return false
                 }
-                let room = max(0, limit - data.count)
-                data.append(chunk.prefix(room))
-                dropped += chunk.count - min(room, chunk.count)
                 condition.broadcast()
                 condition.unlock()
+                if ended { return }
             }
         }
         thread.name = name
@@ -39,7 +50,9 @@ final class OutputCollector: @unchecked Sendable {
     var text: String {
         condition.lock()
         defer { condition.unlock() }
-        return String(decoding: data, as: UTF8.self) + (dropped > 0 ? "\n[... \(dropped) more bytes]" : "")
+        return state.withLock { s in
+            String(decoding: s.data, as: UTF8.self) + (s.dropped > 0 ? "\n[... \(s.dropped) more bytes]" : "")
+        }
     }
 
     /// Waits until the writer closed the pipe or `deadline` (a wall-clock date) passes.
@@ -47,7 +60,9 @@ final class OutputCollector: @unchecked Sendable {
     func waitForEnd(until deadline: Date) -> Bool {
         condition.lock()
         defer { condition.unlock() }
-        while !ended { if !condition.wait(until: deadline) { return ended } }
+        while !state.withLock({ $0.ended }) {
+            if !condition.wait(until: deadline) { return state.withLock { $0.ended } }
+        }
         return true
     }
 
@@ -56,11 +71,13 @@ final class OutputCollector: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         while true {
-            if let nl = data.firstIndex(of: UInt8(ascii: "\n")) {
-                return (String(decoding: data[data.startIndex..<nl], as: UTF8.self), false)
+            let (line, ended) = state.withLock { s -> (String?, Bool) in
+                guard let nl = s.data.firstIndex(of: UInt8(ascii: "\n")) else { return (nil, s.ended) }
+                return (String(decoding: s.data[s.data.startIndex..<nl], as: UTF8.self), false)
             }
+            if let line { return (line, false) }
             if ended { return (nil, true) }
-            if !condition.wait(until: deadline) { return (nil, ended) }
+            if !condition.wait(until: deadline) { return (nil, state.withLock { $0.ended }) }
         }
     }
 }

@@ -14,8 +14,8 @@ import Synchronization
 /// Every random decision comes from generators seeded with the cell's seed, so the
 /// same seed gives the same loss pattern and delays for the same packet sequence.
 public final class Emulator: Sendable {
-    private let up: EmulatorDirection
-    private let down: EmulatorDirection
+    private let up: EmulatorDirectionHandle
+    private let down: EmulatorDirectionHandle
     private let stopFd: Int32
     private let finished = DispatchSemaphore(value: 0)
     private let running = Mutex(false)
@@ -24,8 +24,10 @@ public final class Emulator: Sendable {
     public init(clientFd: Int32, serverFd: Int32, parameters: EmulatorParameters, seed: UInt64) throws {
         stopFd = try syscall("eventfd") { pbl_eventfd() }
         let start = MonotonicClock.now()
-        up = EmulatorDirection(name: "up", input: clientFd, output: serverFd, parameters: parameters, seed: seed, stream: 0, start: start)
-        down = EmulatorDirection(name: "down", input: serverFd, output: clientFd, parameters: parameters, seed: seed, stream: 1, start: start)
+        up = EmulatorDirectionHandle(EmulatorDirection(name: "up", input: clientFd, output: serverFd, parameters: parameters,
+                                                      seed: seed, stream: 0, start: start))
+        down = EmulatorDirectionHandle(EmulatorDirection(name: "down", input: serverFd, output: clientFd, parameters: parameters,
+                                                        seed: seed, stream: 1, start: start))
     }
 
     deinit {
@@ -39,7 +41,8 @@ public final class Emulator: Sendable {
         for direction in [up, down] {
             let stopFd = self.stopFd, finished = self.finished
             let thread = Thread {
-                direction.run(stopFd: stopFd)
+                // From here on the direction's state belongs to this thread alone.
+                direction.takeLoop()?.run(stopFd: stopFd)
                 finished.signal()
             }
             thread.name = "pb-link-\(direction.name)"
@@ -62,24 +65,52 @@ public final class Emulator: Sendable {
 
     /// Packets, bytes and drops each way since the emulator was created.
     public func counters() -> LinkCounters {
-        LinkCounters(up: up.publishedCounters(), down: down.publishedCounters())
+        LinkCounters(up: up.published.counters(), down: down.published.counters())
     }
 
     /// Delivery lateness over both directions since the emulator was created.
     public func schedulingError() -> SchedulingError {
-        var e = up.publishedSchedulingError()
-        e.add(down.publishedSchedulingError())
+        var e = up.published.schedulingError()
+        e.add(down.published.schedulingError())
         return e
     }
 }
 
-/// One direction of the link. All mutable state is touched only by its own thread;
-/// counters and statistics reach other threads through `published`, under a mutex.
+/// One direction as the emulator's other threads see it: its name and published
+/// figures, and its loop (`EmulatorDirection`) until the direction's thread takes it.
+final class EmulatorDirectionHandle: Sendable {
+    let name: String
+    let published: DirectionFigures
+    private let loop: Mutex<EmulatorDirection?>
+
+    init(_ loop: sending EmulatorDirection) {
+        name = loop.name
+        published = loop.published
+        self.loop = Mutex(loop)
+    }
+
+    /// The loop, to the first caller only: the thread that runs it.
+    func takeLoop() -> EmulatorDirection? { loop.withLock { $0.take() } }
+}
+
+/// A direction's counters and lateness: written by its thread, read by any.
+final class DirectionFigures: Sendable {
+    /// Updated in place under an uncontended lock (tens of nanoseconds, against
+    /// microseconds for the packet's system calls).
+    let state = Mutex((DirectionCounters(), SchedulingError()))
+
+    func counters() -> DirectionCounters { state.withLock { $0.0 } }
+    func schedulingError() -> SchedulingError { state.withLock { $0.1 } }
+}
+
+/// One direction of the link. Built by `Emulator.init`, then owned by the direction's
+/// thread (`EmulatorDirectionHandle.takeLoop`), which alone touches its state; counters
+/// and statistics reach other threads through `published`, under a mutex.
 ///
 /// Packets queue per access category (`CategoryQueue`, by the DSCP in their header);
 /// whenever the transmitter is free it sends the oldest packet of the highest
 /// non-empty category. With one category in use that is first in, first out.
-final class EmulatorDirection: @unchecked Sendable {
+final class EmulatorDirection {
     let name: String
     private let input: Int32
     private let output: Int32
@@ -104,9 +135,8 @@ final class EmulatorDirection: @unchecked Sendable {
     /// Nanoseconds per byte at the fixed rate (0 = unlimited).
     private let nanosPerByte: Double
 
-    /// Counters and lateness, updated in place under an uncontended lock (tens of
-    /// nanoseconds, against microseconds for the packet's system calls).
-    private let published = Mutex((DirectionCounters(), SchedulingError()))
+    /// Counters and lateness, shared with the other threads (`DirectionFigures`).
+    let published = DirectionFigures()
 
     init(name: String, input: Int32, output: Int32, parameters: EmulatorParameters, seed: UInt64, stream: UInt64, start: UInt64) {
         self.name = name
@@ -129,9 +159,6 @@ final class EmulatorDirection: @unchecked Sendable {
         queues = AccessCategory.allCases.map { CategoryQueue($0, capacity: capacity) }
         ring = queues[AccessCategory.bestEffort.rawValue].ring
     }
-
-    func publishedCounters() -> DirectionCounters { published.withLock { $0.0 } }
-    func publishedSchedulingError() -> SchedulingError { published.withLock { $0.1 } }
 
     // MARK: The loop
 
@@ -189,7 +216,7 @@ final class EmulatorDirection: @unchecked Sendable {
             if f.deliver {
                 _ = write(output, q.ring.base + f.offset, f.length)
                 let late = MonotonicClock.now() &- f.release
-                published.withLock { $0.1.record(lateNanos: late) }
+                published.state.withLock { $0.1.record(lateNanos: late) }
             }
             q.ring.removeFirst()
         }
@@ -238,21 +265,21 @@ final class EmulatorDirection: @unchecked Sendable {
             release = max(release, q.lastRelease)  // keep order within the category
             q.lastRelease = release
             q.ring.setRelease(release, deliver: true, at: slot)
-            published.withLock { $0.0.recordDelivery(bytes: packet.wireBytes, at: release - start) }
+            published.state.withLock { $0.0.recordDelivery(bytes: packet.wireBytes, at: release - start) }
         }
     }
 
     @inline(__always)
     private func drop(_ cause: DropCause) {
         let i = DropCause.allCases.firstIndex(of: cause)!
-        published.withLock { $0.0.drops[i] += 1 }
+        published.state.withLock { $0.0.drops[i] += 1 }
     }
 
     @inline(__always)
     private func arrive(frame: UnsafeMutableRawPointer, length: Int, offset: Int?, now: UInt64) {
         let info = pbl_packet_inspect(frame.assumingMemoryBound(to: UInt8.self), length)
         let segments = Int(info.segments), wireBytes = Int(info.wire_bytes)
-        published.withLock {
+        published.state.withLock {
             $0.0.packets += segments
             $0.0.bytes += wireBytes
         }

@@ -23,7 +23,7 @@ extension RadioModel {
             }
             return env
         }
-        func s(_ x: Double) -> String { let r = (x * 100).rounded() / 100; return r == r.rounded() ? String(Int(r)) : String(r) }
+        let s = Self.figure
         var event: ScenarioEvent
         switch scenario.kind {
         case .static:
@@ -45,38 +45,7 @@ extension RadioModel {
                                   timeline: ["every \(s(period)) s from \(s(period)) s: +\(s(depth)) dB for \(s(length)) s "
                                              + "(median SNR \(s(snr)) -> \(s(snr - depth)) dB, \(Self.mcsText(snr - depth)))"])
         case .walkAway(let speed, let to, let back):
-            let env = try need("walk-away")
-            let d0 = link.distanceMeters ?? 1
-            let target: Double = if case .meters(let m) = to { m } else { Self.maxDistance(env) }
-            let legSeconds = abs(target - d0) / speed
-            let total = back ? 2 * legSeconds : legSeconds
-            let samples = min(Self.maxWalkSamples, Int((total * 1e9 / Double(Self.walkStepNanos)).rounded(.up)) + 1)
-            let base = Self.pathLossDb(env, distance: d0)
-            let snr0 = link.snrDb ?? Self.medianSnrDb(env, distance: d0)
-            var dead = (longest: 0.0, start: nil as Double?), run = (length: 0.0, start: 0.0)
-            let step = Double(Self.walkStepNanos) / 1e9
-            timeline.attenuationStepNanos = Self.walkStepNanos
-            timeline.attenuationDb = (0..<samples).map { i in
-                let t = Double(i) * step
-                let walked = min(t, legSeconds) * speed - max(0, t - legSeconds) * speed
-                let d = target >= d0 ? d0 + walked : d0 - walked
-                let att = Self.pathLossDb(env, distance: d) - base
-                // Below MCS 0 at the median the radio cannot hold the link: a dead stretch.
-                if MCSTable.select(snrDb: snr0 - att) == nil {
-                    if run.length == 0 { run.start = t }
-                    run.length += step
-                    if run.length > dead.longest { dead = (run.length, run.start) }
-                } else {
-                    run.length = 0
-                }
-                return att
-            }
-            let farSnr = Self.medianSnrDb(env, distance: target)
-            var lines = ["0-\(s(legSeconds)) s: \(s(d0)) m -> \(s(target)) m at \(s(speed)) m/s (median SNR \(s(snr0)) -> \(s(farSnr)) dB, \(Self.mcsText(farSnr)))"]
-            if back { lines.append("\(s(legSeconds))-\(s(total)) s: back to \(s(d0)) m") }
-            if dead.longest > 0 { lines.append("below MCS 0 at the median for \(s(dead.longest)) s from \(s(dead.start ?? 0)) s") }
-            event = ScenarioEvent(name: scenario.name, kind: scenario.kindName, startSeconds: 0, endSeconds: back ? total : nil,
-                                  deadSeconds: dead.longest, deadStartSeconds: dead.start, timeline: lines)
+            event = Self.walkAway(scenario, speed: speed, to: to, back: back, in: try need("walk-away"), from: link, timeline: &timeline)
         case .trace(let up, let down):
             timeline.traceUp = DeliveryOpportunities(up)
             timeline.traceDown = DeliveryOpportunities(down)
@@ -88,6 +57,51 @@ extension RadioModel {
         link.channel = channel
         link.scenario = event
         return link
+    }
+
+    /// Walk-away: the added path loss every `walkStepNanos` into `timeline`, from the
+    /// link's distance to the target (and back); the event with its longest stretch
+    /// below MCS 0 at the median SNR.
+    static func walkAway(_ scenario: ScenarioSpec, speed: Double, to: DistanceSpec, back: Bool, in env: RadioEnvironment,
+                         from link: ResolvedLink, timeline: inout ScenarioTimeline) -> ScenarioEvent {
+        let s = figure
+        let d0 = link.distanceMeters ?? 1
+        let target: Double = if case .meters(let m) = to { m } else { Self.maxDistance(env) }
+        let legSeconds = abs(target - d0) / speed
+        let total = back ? 2 * legSeconds : legSeconds
+        let samples = min(Self.maxWalkSamples, Int((total * 1e9 / Double(Self.walkStepNanos)).rounded(.up)) + 1)
+        let base = Self.pathLossDb(env, distance: d0)
+        let snr0 = link.snrDb ?? Self.medianSnrDb(env, distance: d0)
+        var dead = (longest: 0.0, start: nil as Double?), run = (length: 0.0, start: 0.0)
+        let step = Double(Self.walkStepNanos) / 1e9
+        timeline.attenuationStepNanos = Self.walkStepNanos
+        timeline.attenuationDb = (0..<samples).map { i in
+            let t = Double(i) * step
+            let walked = min(t, legSeconds) * speed - max(0, t - legSeconds) * speed
+            let d = target >= d0 ? d0 + walked : d0 - walked
+            let att = Self.pathLossDb(env, distance: d) - base
+            // Below MCS 0 at the median the radio cannot hold the link: a dead stretch.
+            if MCSTable.select(snrDb: snr0 - att) == nil {
+                if run.length == 0 { run.start = t }
+                run.length += step
+                if run.length > dead.longest { dead = (run.length, run.start) }
+            } else {
+                run.length = 0
+            }
+            return att
+        }
+        let farSnr = Self.medianSnrDb(env, distance: target)
+        var lines = ["0-\(s(legSeconds)) s: \(s(d0)) m -> \(s(target)) m at \(s(speed)) m/s (median SNR \(s(snr0)) -> \(s(farSnr)) dB, \(Self.mcsText(farSnr)))"]
+        if back { lines.append("\(s(legSeconds))-\(s(total)) s: back to \(s(d0)) m") }
+        if dead.longest > 0 { lines.append("below MCS 0 at the median for \(s(dead.longest)) s from \(s(dead.start ?? 0)) s") }
+        return ScenarioEvent(name: scenario.name, kind: scenario.kindName, startSeconds: 0, endSeconds: back ? total : nil,
+                             deadSeconds: dead.longest, deadStartSeconds: dead.start, timeline: lines)
+    }
+
+    /// A figure for the scenario's timeline text: at most two decimals, none when whole.
+    static func figure(_ x: Double) -> String {
+        let r = (x * 100).rounded() / 100
+        return r == r.rounded() ? String(Int(r)) : String(r)
     }
 
     /// The radio environment behind a matrix environment; nil for fixed link parameters.

@@ -5,6 +5,7 @@ import CLinkEmulation
 import Dispatch
 import Foundation
 import PeerBenchPlugin
+import Synchronization
 
 /// A TUN device owned by this process: created inside a network namespace, it stays
 /// there while the emulator reads and writes IP packets through its descriptor.
@@ -54,20 +55,17 @@ final class TUNDevice {
 /// Runs a closure synchronously on a fresh thread inside a network namespace (the
 /// namespace is per thread, so the caller's own thread is never moved).
 enum NamespaceThread {
-    static func run<T>(in namespace: NetworkNamespace, _ body: @escaping @Sendable () throws -> T) throws -> T {
-        let box = ResultBox<T>()
+    static func run<T: Sendable>(in namespace: NetworkNamespace, _ body: @escaping @Sendable () throws -> T) throws -> T {
+        let result = Mutex<Result<T, any Error>?>(nil)
         let done = DispatchSemaphore(value: 0)
         let thread = Thread {
-            box.result = Result { try NetworkNamespace.run(in: namespace, body) }
+            let outcome = Result { try NetworkNamespace.run(in: namespace, body) }
+            result.withLock { $0 = outcome }
             done.signal()
         }
         thread.name = "pb-netns-setup"
         thread.start()
         done.wait()
-        return try box.result!.get()
+        return try result.withLock { $0! }.get()
     }
-}
-
-private final class ResultBox<T>: @unchecked Sendable {
-    var result: Result<T, any Error>?
 }

@@ -76,7 +76,7 @@ final class QUICClient: QUICConnectionDelegate {
 
     private func workload(payload: Payload?, probes: Int, seed: UInt64, method: RTTMethod, askSpan: Bool) throws -> TransportMeasurement {
         cancellation.register(channel.socket)
-        cancellation.onCancel { [channel] in channel.wake() }
+        cancellation.onCancel { [waker = channel.waker] in waker.wake() }
         defer { cancellation.unregister(channel.socket) }
 
         var m = TransportMeasurement()
@@ -85,7 +85,36 @@ final class QUICClient: QUICConnectionDelegate {
 
         let (connection, start) = try handshake()
         m.connectNanos = (connection.handshakeCompletedAt ?? start) - start
+        let control = try idleProbes(probes, method: method, on: connection, into: &m)
 
+        // Bulk phase: every message is the same immutable block (frame header + body),
+        // borrowed by ngtcp2 until acknowledged; memory does not grow with the count.
+        let count = payload?.count ?? 0
+        let size = payload?.size ?? 0
+        let block = MessageBlock(size: size, seed: seed)
+        let loadedProbesSent = try bulkPhase(count: count, size: size, block: block, askSpan: askSpan,
+                                             on: connection, stream: control, into: &m)
+        guard let r = report else { throw QUICFailure.protocolViolation("no REPORT after the bulk phase") }
+        m.delivery = Delivery(sentMessages: count, receivedMessages: Int(r.messages), sentBytes: count * size, receivedBytes: Int(r.bytes))
+        if r.messages < UInt64(count) { m.status = .partial }
+        m.bulkSeries = series
+        m.receiverSpanNanos = r.spanNanos
+
+        var stats = QUICStats.record(connection, start: start, report: r, config: config)
+        if let loadedProbesSent { stats["loaded_probes_sent"] = JSONValue(loadedProbesSent) }
+        m.extra["quic"] = .object(stats)
+
+        // Clean close: CONNECTION_CLOSE with application NO_ERROR; nothing to wait for.
+        connection.close(.application(ApplicationError.noError, ""), transmit: transmit)
+        self.connection = nil
+        withExtendedLifetime(block) {}
+        return m
+    }
+
+    /// Opens the control stream, queues HELLO and runs the idle probes by `method`;
+    /// returns the control stream.
+    private func idleProbes(_ probes: Int, method: RTTMethod, on connection: QUICConnection,
+                            into m: inout TransportMeasurement) throws -> Int64 {
         // Probes: one PING at a time on the control stream, timed until its PONG.
         guard let control = connection.openBidiStream() else { throw QUICFailure.protocolViolation("the server allows no bidirectional stream") }
         controlStream = control
@@ -105,12 +134,15 @@ final class QUICClient: QUICConnectionDelegate {
             try pipelinedProbes(probes, spacing: probeSpacing, on: connection, stream: control, into: &m)
         }
         m.probesSent = probes
+        return control
+    }
 
-        // Bulk phase: every message is the same immutable block (frame header + body),
-        // borrowed by ngtcp2 until acknowledged; memory does not grow with the count.
-        let count = payload?.count ?? 0
-        let size = payload?.size ?? 0
-        let block = MessageBlock(size: size, seed: seed)
+    /// The bulk phase: `count` messages of `block` handed to streams, DONE, then the
+    /// event loop until the REPORT (and the echoes of loaded probes still in flight).
+    /// Sets the bulk time and the loaded RTTs; returns how many loaded probes were
+    /// sent, nil without loaded probes.
+    private func bulkPhase(count: Int, size: Int, block: MessageBlock, askSpan: Bool, on connection: QUICConnection,
+                           stream control: Int64, into m: inout TransportMeasurement) throws -> Int? {
         let bulkStart = MonotonicClock.now()
         var bulk = BulkSchedule(count: count, mode: config.streams)
         var doneSent = false
@@ -154,28 +186,12 @@ final class QUICClient: QUICConnectionDelegate {
         if loaded.intervalNanos != nil {
             m.rttLoadedNanos = loadedSent.compactMap { p in pongs[p.seq].map { $0 - p.at } }
         }
-        var separateSent: Int?
         if let prober {
             let result = try prober.finish()
             m.rttLoadedNanos = result.rtts
-            separateSent = result.sent
+            return result.sent
         }
-        guard let r = report else { throw QUICFailure.protocolViolation("no REPORT after the bulk phase") }
-        m.delivery = Delivery(sentMessages: count, receivedMessages: Int(r.messages), sentBytes: count * size, receivedBytes: Int(r.bytes))
-        if r.messages < UInt64(count) { m.status = .partial }
-        m.bulkSeries = series
-        m.receiverSpanNanos = r.spanNanos
-
-        var stats = QUICStats.record(connection, start: start, report: r, config: config)
-        if loaded.intervalNanos != nil { stats["loaded_probes_sent"] = JSONValue(loadedSent.count) }
-        if let separateSent { stats["loaded_probes_sent"] = JSONValue(separateSent) }
-        m.extra["quic"] = .object(stats)
-
-        // Clean close: CONNECTION_CLOSE with application NO_ERROR; nothing to wait for.
-        connection.close(.application(ApplicationError.noError, ""), transmit: transmit)
-        self.connection = nil
-        withExtendedLifetime(block) {}
-        return m
+        return loaded.intervalNanos != nil ? loadedSent.count : nil
     }
 
     /// Pipelined probes (`RTTMethod.pipelined`): every PING queued on the control stream
@@ -261,7 +277,7 @@ final class QUICClient: QUICConnectionDelegate {
     /// Returns the answered probes' RTTs in send order and how many were sent.
     func probeFlow(_ probes: LoadedRttProbes, stopRequested: @escaping () -> Bool) throws -> (rtts: [UInt64], sent: Int) {
         cancellation.register(channel.socket)
-        cancellation.onCancel { [channel] in channel.wake() }
+        cancellation.onCancel { [waker = channel.waker] in waker.wake() }
         defer { cancellation.unregister(channel.socket) }
         var sent: [(seq: UInt64, at: UInt64)] = []
         do {
@@ -294,7 +310,7 @@ final class QUICClient: QUICConnectionDelegate {
     }
 
     /// Ends a `probeFlow` wait at once (from another thread).
-    func wake() { channel.wake() }
+    var waker: ChannelWaker { channel.waker }
 
     private lazy var transmit: QUICConnection.Transmit = { [channel] bytes, segment, _ in
         channel.send(bytes, segment: segment, to: nil, length: 0)

@@ -118,7 +118,7 @@ public struct QUICPlugin: TransportPlugin {
 }
 
 /// The running server of one cell.
-final class QUICServerHandle: TransportServer, @unchecked Sendable {
+final class QUICServerHandle: TransportServer, Sendable {
     let address: SocketAddress
     private let loop: QUICServerLoop
     private let task: Task<Void, any Error>

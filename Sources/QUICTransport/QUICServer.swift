@@ -15,6 +15,7 @@ import Logging
 /// connection (garbage, replayed Initials, a stray client that completes a handshake
 /// with our ALPN) is refused with application error 3 once it sends something else
 /// first, or left to its handshake or idle timeout, and never ends the loop.
+// @unchecked: it owns GnuTLS credentials and ngtcp2 connections (C handles), built on the bind thread and then used only by `run`'s thread; other threads only read `address` and call `stop` (an eventfd write).
 final class QUICServerLoop: @unchecked Sendable {
     /// At most this many connections at once, so a flood of Initials cannot make the
     /// server hold unbounded state (each connection is bounded by its flow-control windows).
@@ -238,44 +239,10 @@ final class ServerSession: QUICConnectionDelegate {
         var parser = parsers[stream] ?? FrameParser()
         try parser.feed(data, onData: { n, complete in
             guard bulk else { throw FramingError(description: "DATA frame on the control stream") }
-            let now = MonotonicClock.now()
-            if firstByteAt == nil { firstByteAt = now }
-            lastByteAt = now
-            bytes += UInt64(n)
-            if n > 0 { series.record(bytes: n, at: now) }
-            if complete {
-                messages += 1
-                if firstMessageAt == nil { firstMessageAt = now }
-                lastMessageAt = now
-            }
+            countBulk(n, complete: complete)
         }, onControl: { frame in
             guard !bulk else { throw FramingError(description: "control frame on bulk stream \(stream)") }
-            switch frame {
-            case .hello(let presented):
-                guard controlStream == nil else { throw FramingError(description: "second HELLO") }
-                guard presented == token else { throw NotThisCell(description: "HELLO carries another cell's token (not this cell's client)") }
-                guard claim.holder == nil else { throw NotThisCell(description: "this cell's client is already connected") }
-                claim.holder = self
-                controlStream = stream
-            case .probeHello(let presented):
-                // A second connection of the cell's client for loaded probes only: it is
-                // answered like any session but never ends the server's loop.
-                guard controlStream == nil else { throw FramingError(description: "PROBE_HELLO after HELLO") }
-                guard presented == token else { throw NotThisCell(description: "PROBE_HELLO carries another cell's token (not this cell's client)") }
-                guard claim.probeFlow == nil else { throw NotThisCell(description: "this cell's probe flow is already connected") }
-                claim.probeFlow = self
-                controlStream = stream
-            case .ping(let seq):
-                try requireHello()
-                connection.sender(stream).append(copying: FrameEncoder.encode(.pong(seq)))
-            case .done(let d):
-                try requireHello()
-                guard claim.probeFlow !== self else { throw FramingError(description: "DONE on the probe flow") }
-                guard done == nil else { throw FramingError(description: "second DONE frame") }
-                done = d
-            case .pong, .report, .series:
-                throw FramingError(description: "client sent a server-only frame (\(frame))")
-            }
+            try control(frame, on: stream)
         })
         if fin {
             guard parser.atFrameBoundary else { throw FramingError(description: "stream \(stream) ended inside a frame") }
@@ -290,6 +257,52 @@ final class ServerSession: QUICConnectionDelegate {
             parsers[stream] = parser
         }
         maybeReport()
+    }
+
+    /// `n` bytes of a bulk message arrived (`complete`: its last): the counts, the
+    /// series and the receiver's span.
+    private func countBulk(_ n: Int, complete: Bool) {
+        let now = MonotonicClock.now()
+        if firstByteAt == nil { firstByteAt = now }
+        lastByteAt = now
+        bytes += UInt64(n)
+        if n > 0 { series.record(bytes: n, at: now) }
+        if complete {
+            messages += 1
+            if firstMessageAt == nil { firstMessageAt = now }
+            lastMessageAt = now
+        }
+    }
+
+    /// One frame on the control stream (docs/protocol/quic.md): HELLO or PROBE_HELLO
+    /// claims the session, then PINGs are answered and DONE is kept for the report.
+    private func control(_ frame: ControlFrame, on stream: Int64) throws {
+        switch frame {
+        case .hello(let presented):
+            guard controlStream == nil else { throw FramingError(description: "second HELLO") }
+            guard presented == token else { throw NotThisCell(description: "HELLO carries another cell's token (not this cell's client)") }
+            guard claim.holder == nil else { throw NotThisCell(description: "this cell's client is already connected") }
+            claim.holder = self
+            controlStream = stream
+        case .probeHello(let presented):
+            // A second connection of the cell's client for loaded probes only: it is
+            // answered like any session but never ends the server's loop.
+            guard controlStream == nil else { throw FramingError(description: "PROBE_HELLO after HELLO") }
+            guard presented == token else { throw NotThisCell(description: "PROBE_HELLO carries another cell's token (not this cell's client)") }
+            guard claim.probeFlow == nil else { throw NotThisCell(description: "this cell's probe flow is already connected") }
+            claim.probeFlow = self
+            controlStream = stream
+        case .ping(let seq):
+            try requireHello()
+            connection.sender(stream).append(copying: FrameEncoder.encode(.pong(seq)))
+        case .done(let d):
+            try requireHello()
+            guard claim.probeFlow !== self else { throw FramingError(description: "DONE on the probe flow") }
+            guard done == nil else { throw FramingError(description: "second DONE frame") }
+            done = d
+        case .pong, .report, .series:
+            throw FramingError(description: "client sent a server-only frame (\(frame))")
+        }
     }
 
     /// Nothing but HELLO may come first: a stray that speaks our protocol stops here.

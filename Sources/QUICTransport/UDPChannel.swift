@@ -11,9 +11,13 @@ import PeerBenchPlugin
 /// one system call carries a batch of equal-sized QUIC packets (UDP_SEGMENT) and
 /// one receive may return several coalesced datagrams (UDP_GRO). On loopback the
 /// per-datagram system calls, not the cryptography, are what limit QUIC.
-final class UDPChannel: @unchecked Sendable {
+///
+/// The channel belongs to the thread whose event loop runs it; other threads reach
+/// it only through `waker`.
+final class UDPChannel {
     let socket: Socket
-    private let wakeFD: Int32
+    /// Ends a `wait` from any thread (stop, cell cancellation).
+    let waker: ChannelWaker
     /// A batch the kernel refused (EAGAIN), sent first when the socket is writable.
     private var stalled: (bytes: [UInt8], segment: Int, to: SockAddrBox?)?
     private var segmentationWorks = true
@@ -24,7 +28,7 @@ final class UDPChannel: @unchecked Sendable {
     init(family: Int32, serviceClass: ServiceClass) throws {
         socket = try Socket(family: family, type: Int32(SOCK_DGRAM.rawValue))
         try socket.setServiceClass(serviceClass)
-        wakeFD = try syscall("eventfd") { pb_eventfd_nonblocking() }
+        waker = try ChannelWaker()
         let flags = fcntl(socket.fd, F_GETFL)
         _ = fcntl(socket.fd, F_SETFL, flags | O_NONBLOCK)
         // Room for a congestion window's worth of datagrams in flight through loopback.
@@ -34,21 +38,17 @@ final class UDPChannel: @unchecked Sendable {
     }
 
     deinit {
-        close(wakeFD)
         receiveBuffer.deallocate()
     }
 
-    /// Wakes a `wait` in progress (or the next one). Safe from any thread.
-    func wake() {
-        var one: UInt64 = 1
-        _ = write(wakeFD, &one, 8)
-    }
+    /// Wakes a `wait` in progress (or the next one).
+    func wake() { waker.wake() }
 
     /// Waits until readable, woken, or `timeoutNanos` passes (writable too while a
     /// batch is stalled).
     func wait(timeoutNanos: UInt64) throws -> (readable: Bool, woken: Bool) {
         var fds = [pollfd(fd: socket.fd, events: Int16(POLLIN) | (stalled != nil ? Int16(POLLOUT) : 0), revents: 0),
-                   pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)]
+                   pollfd(fd: waker.fd, events: Int16(POLLIN), revents: 0)]
         // ppoll's nanosecond timeout: ngtcp2's pacing timers are microseconds apart.
         let t = min(timeoutNanos, 3_600_000_000_000)
         var ts = timespec(tv_sec: Int(t / 1_000_000_000), tv_nsec: Int(t % 1_000_000_000))
@@ -56,7 +56,7 @@ final class UDPChannel: @unchecked Sendable {
         var woken = false
         if r > 0, fds[1].revents != 0 {
             var v: UInt64 = 0
-            _ = read(wakeFD, &v, 8)
+            _ = read(waker.fd, &v, 8)
             woken = true
         }
         let readable = r > 0 && fds[0].revents & Int16(POLLIN | POLLERR | POLLHUP) != 0
@@ -135,5 +135,21 @@ final class UDPChannel: @unchecked Sendable {
                 return true
             }
         }
+    }
+}
+
+/// The eventfd a `UDPChannel`'s `wait` polls beside its socket: writing it ends the
+/// wait. Safe from any thread; the descriptor closes with the last reference.
+final class ChannelWaker: Sendable {
+    let fd: Int32
+
+    init() throws { fd = try syscall("eventfd") { pb_eventfd_nonblocking() } }
+
+    deinit { close(fd) }
+
+    /// Wakes a `wait` in progress (or the next one).
+    func wake() {
+        var one: UInt64 = 1
+        _ = write(fd, &one, 8)
     }
 }

@@ -151,6 +151,8 @@ final class UDPClient {
         }
     }
 
+    /// The bulk phase: DATA at the configured pace, END until the REPORT, then the
+    /// record's delivery figures and `udp` object.
     private func bulk(_ payload: Payload) throws {
         let untagged = UDPDatagramHeader.size + payload.size
         let datagramSize = untagged + (tag == nil ? 0 : UDPDatagramTag.size)
@@ -164,6 +166,26 @@ final class UDPClient {
         let separate = try startSeparateProber()
         defer { if let separate { stopSeparateProber(separate) } }
         let start = MonotonicClock.now()
+        let sendNanos = try sendData(payload, tx: tx, capacity: capacity, untagged: untagged, echoes: echoes, start: start)
+        let (report, endAttempts) = try endUntilReport(payload)
+        m.bulkNanos = MonotonicClock.elapsed(since: start)
+        if loaded.intervalNanos != nil {
+            try drainLoadedEchoes()
+            m.rttLoadedNanos = loadedRtts
+        }
+        if let separate {
+            separate.prober.finish()
+            m.rttLoadedNanos = separate.prober.rtts
+        }
+        record(report, payload: payload, datagramSize: datagramSize, sendNanos: sendNanos, endAttempts: endAttempts,
+               separate: separate?.prober)
+    }
+
+    /// Every DATA datagram, in batches of up to `capacity` from `tx`, paced when the
+    /// options give a rate, with loaded probes and keepalives between batches; returns
+    /// the sender's own time from `start` to the last datagram handed to the kernel.
+    private func sendData(_ payload: Payload, tx: UDPBatchSender, capacity: Int, untagged: Int, echoes: LoadedEchoPoller?,
+                          start: UInt64) throws -> UInt64 {
         loaded.begin(at: start)
         let pacer = options.rateMbps.map { UDPPacer(rateMbps: $0, payloadBytes: payload.size, start: start) }
         var sent = 0
@@ -187,11 +209,14 @@ final class UDPClient {
             try tx.send(socket, count: k)
             sent += k
         }
-        let sendNanos = MonotonicClock.elapsed(since: start)
+        return MonotonicClock.elapsed(since: start)
+    }
 
-        // END {sent u64, bytes u64, linger ns u64}, repeated until the REPORT arrives:
-        // END can be lost like any datagram. The linger tells the server how long to
-        // wait for stragglers when datagrams are missing.
+    /// END {sent u64, bytes u64, linger ns u64}, repeated until the REPORT arrives:
+    /// END can be lost like any datagram. The linger tells the server how long to
+    /// wait for stragglers when datagrams are missing. Returns the REPORT's fields and
+    /// how many ENDs went out.
+    private func endUntilReport(_ payload: Payload) throws -> (report: [UInt64], attempts: UInt64) {
         let linger = min(max(2 * maxRtt, 2_000_000), 500_000_000)
         var rto = linger + max(4 * maxRtt, 10_000_000)
         // The fourth field's flag asks for the receiver's span after the series; a server
@@ -206,16 +231,12 @@ final class UDPClient {
             attempt += 1
             rto = min(rto * 2, 1_000_000_000)
         }
-        m.bulkNanos = MonotonicClock.elapsed(since: start)
-        if loaded.intervalNanos != nil {
-            try drainLoadedEchoes()
-            m.rttLoadedNanos = loadedRtts
-        }
-        if let separate {
-            separate.prober.finish()
-            m.rttLoadedNanos = separate.prober.rtts
-        }
-        let r = report!
+        return (report!, attempt)
+    }
+
+    /// The REPORT `r` as the record's delivery, series and jitter, and the `udp` object.
+    private func record(_ r: [UInt64], payload: Payload, datagramSize: Int, sendNanos: UInt64, endAttempts: UInt64,
+                        separate: UDPProbeFlowProber?) {
         m.bulkSeries = UDPReportSeries.decode(r)
         m.receiverSpanNanos = UDPReportSeries.span(r)
         m.delivery = Delivery(sentMessages: payload.count, receivedMessages: Int(r[0]),
@@ -229,15 +250,15 @@ final class UDPClient {
         // the delivered throughput that the record's bulk duration gives.
         udp["send_seconds"] = JSONValue(Double(sendNanos) / 1e9)
         udp["hello_attempts"] = JSONValue(helloAttempts)
-        udp["end_attempts"] = JSONValue(attempt)
+        udp["end_attempts"] = JSONValue(endAttempts)
         udp["probes_lost"] = JSONValue((m.probesSent ?? 0) - m.rttNanos.count)
         if loaded.intervalNanos != nil {
             udp["loaded_probes_sent"] = JSONValue(loaded.sent)
             udp["loaded_probes_lost"] = JSONValue(loaded.sent - loadedRtts.count)
         }
         if let separate {
-            udp["loaded_probes_sent"] = JSONValue(separate.prober.sent)
-            udp["loaded_probes_lost"] = JSONValue(separate.prober.sent - separate.prober.rtts.count)
+            udp["loaded_probes_sent"] = JSONValue(separate.sent)
+            udp["loaded_probes_lost"] = JSONValue(separate.sent - separate.rtts.count)
         }
         if let keepAlive { udp["keepalives_sent"] = JSONValue(Int(keepAlive.sent)) }
         udp["jitter_samples"] = JSONValue(r[5])

@@ -14,7 +14,7 @@ import PeerBenchPlugin
 /// where `straggler` = max(1 s, 4 x the largest RTT seen so far): long enough for the
 /// echoes still queued on a slow link, short enough that a lost probe costs about a
 /// second, not a timeout per probe. Never past the cell's deadline.
-final class UDPPipelinedProber: @unchecked Sendable {
+final class UDPPipelinedProber: Sendable {
     /// The least the reader waits after the last send for echoes still on their way.
     static let minStragglerNanos: UInt64 = 1_000_000_000
     /// How often a waiting reader wakes to check whether the last probe has been sent.
@@ -27,20 +27,17 @@ final class UDPPipelinedProber: @unchecked Sendable {
     /// When the last probe was sent; nil while the writer is still sending.
     private let lastSent = Mutex<UInt64?>(nil)
     private let ended = DispatchSemaphore(value: 0)
-    // Written by the reading thread before `ended` is signalled, read after it.
-    private var rtts: [UInt64?]
-    private var answered = 0
-    private var maxRtt: UInt64 = 0
-    private var firstAt: UInt64?
-    private var lastAt: UInt64?
-    private var failure: (any Error)?
+    /// Set by the reading thread before `ended` is signalled, read after it.
+    private let outcome = Mutex<Result<Answers, any Error>?>(nil)
+
+    /// The answered probes' RTTs in send order, the largest, and when the first and last echo came.
+    typealias Answers = (rtts: [UInt64], maxRtt: UInt64, firstAt: UInt64?, lastAt: UInt64?)
 
     init(socket: Socket, session: UInt32, count: Int, cell: CellContext) {
         self.socket = socket
         self.session = session
         self.count = count
         self.cell = cell
-        rtts = [UInt64?](repeating: nil, count: count)
     }
 
     func start() {
@@ -55,13 +52,17 @@ final class UDPPipelinedProber: @unchecked Sendable {
 
     /// Waits for the reader; returns the answered probes' RTTs in send order, the
     /// largest, and when the first and last echo came; or throws the reader's error.
-    func finish() throws -> (rtts: [UInt64], maxRtt: UInt64, firstAt: UInt64?, lastAt: UInt64?) {
+    func finish() throws -> Answers {
         ended.wait()
-        if let failure { throw failure }
-        return (rtts.compactMap { $0 }, maxRtt, firstAt, lastAt)
+        return try outcome.withLock { $0! }.get()
     }
 
     private func run() {
+        var rtts = [UInt64?](repeating: nil, count: count)
+        var answered = 0
+        var maxRtt: UInt64 = 0
+        var firstAt: UInt64?
+        var lastAt: UInt64?
         var rx = [UInt8](repeating: 0, count: 2_048)
         do {
             while answered < count {
@@ -96,8 +97,9 @@ final class UDPPipelinedProber: @unchecked Sendable {
                     lastAt = arrived
                 }
             }
+            outcome.withLock { $0 = .success((rtts.compactMap { $0 }, maxRtt, firstAt, lastAt)) }
         } catch {
-            failure = error
+            outcome.withLock { $0 = .failure(error) }
         }
         ended.signal()
     }

@@ -11,7 +11,7 @@ import Synchronization
 ///
 /// The server's half: a second socket, its port announced in HELLO_ACK, answering
 /// every PROBE with an ECHO on its own thread until the session ends.
-final class UDPProbeFlowEcho: @unchecked Sendable {
+final class UDPProbeFlowEcho: Sendable {
     let socket: Socket
     let port: UInt16
     private let stopped = Mutex(false)
@@ -59,7 +59,7 @@ final class UDPProbeFlowEcho: @unchecked Sendable {
 /// The client's half: one PROBE every interval from the start of the bulk phase on
 /// the second socket, each awaited for at most `probeTimeoutMs` (unanswered: lost),
 /// on its own thread while the client's thread sends the data.
-final class UDPProbeFlowProber: @unchecked Sendable {
+final class UDPProbeFlowProber: Sendable {
     private let socket: Socket
     private let session: UInt32
     private let intervalNanos: UInt64
@@ -67,9 +67,8 @@ final class UDPProbeFlowProber: @unchecked Sendable {
     private let stopRequested = Mutex(false)
     private let wake = DispatchSemaphore(value: 0)
     private let ended = DispatchSemaphore(value: 0)
-    // Written by the probing thread before `ended` is signalled, read after it.
-    private(set) var rtts: [UInt64] = []
-    private(set) var sent = 0
+    /// Set by the probing thread before `ended` is signalled, read after it.
+    private let outcome = Mutex<(rtts: [UInt64], sent: Int)>(([], 0))
 
     init(socket: Socket, session: UInt32, probes: LoadedRttProbes, timeoutNanos: UInt64) {
         self.socket = socket
@@ -77,6 +76,11 @@ final class UDPProbeFlowProber: @unchecked Sendable {
         intervalNanos = probes.intervalNanos
         self.timeoutNanos = timeoutNanos
     }
+
+    /// The answered probes' RTTs (send order); complete once `finish` returned.
+    var rtts: [UInt64] { outcome.withLock { $0.rtts } }
+    /// How many probes went out; complete once `finish` returned.
+    var sent: Int { outcome.withLock { $0.sent } }
 
     func start() {
         CPUAccount.startThread("udp separate-flow probes") { [self] in run() }
@@ -94,7 +98,12 @@ final class UDPProbeFlowProber: @unchecked Sendable {
     }
 
     private func run() {
-        defer { ended.signal() }
+        var rtts: [UInt64] = []
+        var sent = 0
+        defer {
+            outcome.withLock { $0 = (rtts, sent) }
+            ended.signal()
+        }
         var schedule = LoadedProbeSchedule(LoadedRttProbes(intervalMs: Double(intervalNanos) / 1e6))
         schedule.begin(at: MonotonicClock.now())
         var buffer = [UInt8](repeating: 0, count: 64)

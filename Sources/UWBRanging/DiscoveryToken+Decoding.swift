@@ -11,36 +11,8 @@ extension DiscoveryToken {
     /// `.invalidConfiguration` and a message naming the fault. Never traps.
     public init(serialized input: some Collection<UInt8>) throws(NIError) {
         let bytes = Array(input)
-        func invalid(_ why: String) -> NIError { NIError(.invalidConfiguration, "invalid discovery token: \(why)") }
-
-        guard !bytes.isEmpty else { throw invalid("it is empty (0 bytes)") }
-        // Magic first: a foreign blob should be called foreign, even when it is short.
-        let head = Array(bytes.prefix(4))
-        guard head == Array(Self.magic.prefix(head.count)) else {
-            let hex = head.map { String($0, radix: 16).leftPadded(2) }.joined()
-            throw invalid("not a PeerBench discovery token (starts with 0x\(hex), expected \"NIDT\"); was it made by another program?")
-        }
-        guard bytes.count >= 8 else { throw invalid("truncated: \(bytes.count) bytes, shorter than the 8-byte header") }
-        var r = ByteReader(bytes)
-        _ = r.raw(4)
-        let version = r.u8()!
-        guard version == Self.currentVersion else {
-            throw invalid("unsupported version \(version); this build reads version \(Self.currentVersion)")
-        }
-        let reserved = r.u8()!
-        let declared = Int(r.u16()!)
-        guard declared == Self.encodedSize else {
-            throw invalid("header declares \(declared) bytes; a version 1 token has \(Self.encodedSize)")
-        }
-        guard bytes.count >= declared else { throw invalid("truncated: \(bytes.count) of \(declared) bytes") }
-        guard bytes.count == declared else { throw invalid("\(bytes.count - declared) unexpected bytes after the token's \(declared)") }
-        let storedCRC = UInt32(bytes[declared - 4]) << 24 | UInt32(bytes[declared - 3]) << 16
-            | UInt32(bytes[declared - 2]) << 8 | UInt32(bytes[declared - 1])
-        let computed = CRC32.checksum(bytes[0..<(declared - 4)])
-        guard storedCRC == computed else {
-            throw invalid("corrupted: checksum 0x\(String(storedCRC, radix: 16)) does not match the content (0x\(String(computed, radix: 16)))")
-        }
-        guard reserved == 0 else { throw invalid("reserved byte 5 is \(reserved), must be 0 in version 1") }
+        let invalid = Self.invalid
+        var r = try Self.checkedHeader(bytes)
 
         let id = r.raw(16)!
         let deviceByte = r.u8()!
@@ -74,6 +46,43 @@ extension DiscoveryToken {
                   deviceClass: deviceClass, chip: chip, channel: channel, preambleCode: preamble,
                   rangingEndpoint: SocketAddress(host: host, port: port), publicKey: key, stsSeed: sts, attestation: attestation)
         self.capabilities = caps
+    }
+
+    /// A token's fault as the error `init(serialized:)` throws.
+    private static func invalid(_ why: String) -> NIError { NIError(.invalidConfiguration, "invalid discovery token: \(why)") }
+
+    /// Checks what frames the fields (magic, version, length, checksum, reserved
+    /// byte); returns a reader at the first field.
+    private static func checkedHeader(_ bytes: [UInt8]) throws(NIError) -> ByteReader {
+        guard !bytes.isEmpty else { throw invalid("it is empty (0 bytes)") }
+        // Magic first: a foreign blob should be called foreign, even when it is short.
+        let head = Array(bytes.prefix(4))
+        guard head == Array(Self.magic.prefix(head.count)) else {
+            let hex = head.map { String($0, radix: 16).leftPadded(2) }.joined()
+            throw invalid("not a PeerBench discovery token (starts with 0x\(hex), expected \"NIDT\"); was it made by another program?")
+        }
+        guard bytes.count >= 8 else { throw invalid("truncated: \(bytes.count) bytes, shorter than the 8-byte header") }
+        var r = ByteReader(bytes)
+        _ = r.raw(4)
+        let version = r.u8()!
+        guard version == Self.currentVersion else {
+            throw invalid("unsupported version \(version); this build reads version \(Self.currentVersion)")
+        }
+        let reserved = r.u8()!
+        let declared = Int(r.u16()!)
+        guard declared == Self.encodedSize else {
+            throw invalid("header declares \(declared) bytes; a version 1 token has \(Self.encodedSize)")
+        }
+        guard bytes.count >= declared else { throw invalid("truncated: \(bytes.count) of \(declared) bytes") }
+        guard bytes.count == declared else { throw invalid("\(bytes.count - declared) unexpected bytes after the token's \(declared)") }
+        let storedCRC = UInt32(bytes[declared - 4]) << 24 | UInt32(bytes[declared - 3]) << 16
+            | UInt32(bytes[declared - 2]) << 8 | UInt32(bytes[declared - 1])
+        let computed = CRC32.checksum(bytes[0..<(declared - 4)])
+        guard storedCRC == computed else {
+            throw invalid("corrupted: checksum 0x\(String(storedCRC, radix: 16)) does not match the content (0x\(String(computed, radix: 16)))")
+        }
+        guard reserved == 0 else { throw invalid("reserved byte 5 is \(reserved), must be 0 in version 1") }
+        return r
     }
 
     private static func host(family: UInt8, _ address: [UInt8]) -> String? {

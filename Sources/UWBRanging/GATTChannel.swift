@@ -60,39 +60,61 @@ public struct GATTTokenChannel: TokenChannel {
         guard token.count <= Self.maxAttributeLength else {
             throw TokenChannelError("a \(token.count)-byte token exceeds the 512-byte attribute limit of GATT")
         }
-        let interval = UInt64(connectionIntervalMs * 1e6)
-        let anchor = MonotonicClock.now()  // the connection's first event
+        var link = ClientLink(connection: connection, deadline: deadline, interval: UInt64(connectionIntervalMs * 1e6),
+                              anchor: MonotonicClock.now())  // the connection's first event
+        let chunk = try Self.exchangeMTU(&link)
+        let writes = try Self.writeToken(token, chunk: chunk, &link)
+        let (peer, reads) = try Self.readPeerToken(chunk: chunk, &link)
+        return TokenExchange(peerTokenBytes: peer, elapsedNanos: MonotonicClock.elapsed(since: start),
+                             writeOperations: writes, readOperations: reads, totalOperations: link.total)
+    }
+
+    /// The client's requests on one connection, each at a connection event.
+    struct ClientLink {
+        let connection: Socket
+        let deadline: UInt64
+        /// The connection interval, ns (0: no waiting).
+        let interval: UInt64
+        /// The connection's first event; the others follow every `interval`.
+        let anchor: UInt64
+        /// Requests sent so far.
         var total = 0
-        // One request per connection event: wait for the next event, send, await the response.
-        func transact(_ request: [UInt8], _ what: String) throws -> [UInt8] {
+
+        /// One request per connection event: wait for the next event, send, await the response.
+        mutating func transact(_ request: [UInt8], _ what: String) throws -> [UInt8] {
             if interval > 0 {
                 let now = MonotonicClock.now()
                 let next = anchor + ((now - anchor) / interval + 1) * interval
-                Self.sleep(until: next)
+                GATTTokenChannel.sleep(until: next)
             }
             total += 1
-            try Self.writePDU(connection, request, what)
-            let response = try Self.readPDU(connection, deadline: deadline, "the response to \(what)")
+            try GATTTokenChannel.writePDU(connection, request, what)
+            let response = try GATTTokenChannel.readPDU(connection, deadline: deadline, "the response to \(what)")
             if response.first == Opcode.errorResponse.rawValue {
                 let code = response.count >= 5 ? response[4] : 0
                 throw TokenChannelError("the GATT server refused \(what) with ATT error 0x\(String(code, radix: 16).leftPadded(2))")
             }
             return response
         }
+    }
 
-        // 1. MTU exchange.
+    /// 1. MTU exchange; returns the token bytes per operation both sides allow.
+    static func exchangeMTU(_ link: inout ClientLink) throws -> Int {
         var w = ByteWriter()
         w.u8(Opcode.exchangeMTURequest.rawValue)
         w.u16(UInt16(Self.mtu))
-        let mtuResponse = try transact(w.bytes, "the MTU exchange")
+        let mtuResponse = try link.transact(w.bytes, "the MTU exchange")
         var r = ByteReader(mtuResponse)
         guard r.u8() == Opcode.exchangeMTUResponse.rawValue, let serverMTU = r.u16() else {
             throw TokenChannelError("malformed MTU exchange response")
         }
         let chunk = Int(min(UInt16(Self.mtu), serverMTU)) - 3
         guard chunk > 0 else { throw TokenChannelError("the GATT server offered an ATT_MTU of \(serverMTU)") }
+        return chunk
+    }
 
-        // 2. Long write of our token: prepare writes, then execute.
+    /// 2. Long write of our token: prepare writes, then execute; returns the prepare writes.
+    static func writeToken(_ token: [UInt8], chunk: Int, _ link: inout ClientLink) throws -> Int {
         var writes = 0
         var offset = 0
         repeat {
@@ -102,7 +124,7 @@ public struct GATTTokenChannel: TokenChannel {
             p.u16(Self.writeHandle)
             p.u16(UInt16(offset))
             p.raw(part)
-            let echo = try transact(p.bytes, "prepare write at offset \(offset)")
+            let echo = try link.transact(p.bytes, "prepare write at offset \(offset)")
             // ATT echoes the request so the client can verify it; a mismatch means corruption.
             guard echo.count == p.bytes.count, echo.first == Opcode.prepareWriteResponse.rawValue, echo.dropFirst() == p.bytes.dropFirst() else {
                 throw TokenChannelError("the prepare write response at offset \(offset) does not echo the request")
@@ -110,10 +132,14 @@ public struct GATTTokenChannel: TokenChannel {
             writes += 1
             offset += part.count
         } while offset < token.count
-        let executed = try transact([Opcode.executeWriteRequest.rawValue, 0x01], "execute write")
+        let executed = try link.transact([Opcode.executeWriteRequest.rawValue, 0x01], "execute write")
         guard executed == [Opcode.executeWriteResponse.rawValue] else { throw TokenChannelError("malformed execute write response") }
+        return writes
+    }
 
-        // 3. Read the server's token: read, then read blob while responses are full.
+    /// 3. Read the server's token: read, then read blob while responses are full;
+    /// returns the token and the reads.
+    static func readPeerToken(chunk: Int, _ link: inout ClientLink) throws -> (token: [UInt8], reads: Int) {
         var reads = 0
         var peer: [UInt8] = []
         while true {
@@ -126,7 +152,7 @@ public struct GATTTokenChannel: TokenChannel {
                 q.u16(Self.readHandle)
                 q.u16(UInt16(peer.count))
             }
-            let response = try transact(q.bytes, reads == 0 ? "read" : "read blob at offset \(peer.count)")
+            let response = try link.transact(q.bytes, reads == 0 ? "read" : "read blob at offset \(peer.count)")
             let expected = reads == 0 ? Opcode.readResponse : Opcode.readBlobResponse
             guard response.first == expected.rawValue else { throw TokenChannelError("malformed read response (opcode 0x\(String(response.first ?? 0, radix: 16)))") }
             reads += 1
@@ -134,52 +160,62 @@ public struct GATTTokenChannel: TokenChannel {
             if response.count - 1 < chunk { break }
             guard peer.count < Self.maxAttributeLength else { throw TokenChannelError("the server's token exceeds 512 bytes") }
         }
-        return TokenExchange(peerTokenBytes: peer, elapsedNanos: MonotonicClock.elapsed(since: start),
-                             writeOperations: writes, readOperations: reads, totalOperations: total)
+        return (peer, reads)
     }
 
     // MARK: Server (GATT server, the peripheral)
 
     public func serve(_ token: [UInt8], over connection: Socket, deadline: UInt64) throws -> TokenExchange {
         let start = MonotonicClock.now()
-        var mtu = 23  // ATT's default until the client exchanges MTUs
-        var prepared: [UInt8] = []
-        var written: [UInt8]?
-        var writes = 0, reads = 0, total = 0
-        var tokenAt: UInt64?
-        var readComplete = false
-
-        func error(_ request: UInt8, _ handle: UInt16, _ code: ATTError) -> [UInt8] {
-            var e = ByteWriter()
-            e.u8(Opcode.errorResponse.rawValue)
-            e.u8(request)
-            e.u16(handle)
-            e.u8(code.rawValue)
-            return e.bytes
-        }
-
+        var server = ServerState(token: token)
+        var total = 0
         // Serve until the client has written its token and read ours to the end (a
         // response shorter than a full operation); the connection stays up afterwards.
-        while written == nil || !readComplete, let pdu = try Self.readPDUOrEnd(connection, deadline: deadline) {
+        while server.written == nil || !server.readComplete, let pdu = try Self.readPDUOrEnd(connection, deadline: deadline) {
             total += 1
+            let response = server.respond(to: pdu)
+            try Self.writePDU(connection, response.pdu, response.what)
+        }
+        guard let written = server.written, let tokenAt = server.tokenAt else { throw TokenChannelError("the GATT client disconnected without writing its token") }
+        guard server.readComplete else { throw TokenChannelError("the GATT client disconnected before reading the whole token") }
+        return TokenExchange(peerTokenBytes: written, elapsedNanos: tokenAt - start,
+                             writeOperations: server.reads, readOperations: server.writes, totalOperations: total)
+    }
+
+    /// The token service's state while a client writes its token and reads ours.
+    struct ServerState {
+        let token: [UInt8]
+        var mtu = 23  // ATT's default until the client exchanges MTUs
+        var prepared: [UInt8] = []
+        /// The client's token, once its long write was executed, and when.
+        var written: [UInt8]?
+        var tokenAt: UInt64?
+        var writes = 0, reads = 0
+        /// The client has read our token to its end.
+        var readComplete = false
+
+        init(token: [UInt8]) { self.token = token }
+
+        /// The response to one request PDU, and what it is (for a failed write's message).
+        mutating func respond(to pdu: [UInt8]) -> (pdu: [UInt8], what: String) {
             var r = ByteReader(pdu)
             let op = r.u8() ?? 0
             var out = ByteWriter()
             switch Opcode(rawValue: op) {
             case .exchangeMTURequest?:
-                guard let clientMTU = r.u16() else { try Self.writePDU(connection, error(op, 0, .invalidAttributeValueLength), "an error"); continue }
-                mtu = max(23, min(Int(clientMTU), Self.mtu))
+                guard let clientMTU = r.u16() else { return (Self.error(op, 0, .invalidAttributeValueLength), "an error") }
+                mtu = max(23, min(Int(clientMTU), GATTTokenChannel.mtu))
                 out.u8(Opcode.exchangeMTUResponse.rawValue)
-                out.u16(UInt16(Self.mtu))
+                out.u16(UInt16(GATTTokenChannel.mtu))
             case .prepareWriteRequest?:
-                guard let handle = r.u16(), let offset = r.u16() else { try Self.writePDU(connection, error(op, 0, .invalidAttributeValueLength), "an error"); continue }
+                guard let handle = r.u16(), let offset = r.u16() else { return (Self.error(op, 0, .invalidAttributeValueLength), "an error") }
                 let value = r.raw(r.remaining) ?? []
-                if handle != Self.writeHandle {
-                    out.raw(error(op, handle, .attributeNotFound))
+                if handle != GATTTokenChannel.writeHandle {
+                    out.raw(Self.error(op, handle, .attributeNotFound))
                 } else if Int(offset) != prepared.count {
-                    out.raw(error(op, handle, .invalidOffset))
-                } else if value.count > mtu - 3 || prepared.count + value.count > Self.maxAttributeLength {
-                    out.raw(error(op, handle, .invalidAttributeValueLength))
+                    out.raw(Self.error(op, handle, .invalidOffset))
+                } else if value.count > mtu - 3 || prepared.count + value.count > GATTTokenChannel.maxAttributeLength {
+                    out.raw(Self.error(op, handle, .invalidAttributeValueLength))
                 } else {
                     prepared += value
                     writes += 1
@@ -196,10 +232,10 @@ public struct GATTTokenChannel: TokenChannel {
             case .readRequest?, .readBlobRequest?:
                 let handle = r.u16() ?? 0
                 let offset = op == Opcode.readBlobRequest.rawValue ? Int(r.u16() ?? 0) : 0
-                if handle != Self.readHandle {
-                    out.raw(error(op, handle, .attributeNotFound))
+                if handle != GATTTokenChannel.readHandle {
+                    out.raw(Self.error(op, handle, .attributeNotFound))
                 } else if offset > token.count {
-                    out.raw(error(op, handle, .invalidOffset))
+                    out.raw(Self.error(op, handle, .invalidOffset))
                 } else {
                     reads += 1
                     out.u8(op + 1)
@@ -208,14 +244,20 @@ public struct GATTTokenChannel: TokenChannel {
                     if part.count < mtu - 3 { readComplete = true }
                 }
             default:
-                out.raw(error(op, 0, .requestNotSupported))
+                out.raw(Self.error(op, 0, .requestNotSupported))
             }
-            try Self.writePDU(connection, out.bytes, "a response")
+            return (out.bytes, "a response")
         }
-        guard let written, let tokenAt else { throw TokenChannelError("the GATT client disconnected without writing its token") }
-        guard readComplete else { throw TokenChannelError("the GATT client disconnected before reading the whole token") }
-        return TokenExchange(peerTokenBytes: written, elapsedNanos: tokenAt - start,
-                             writeOperations: reads, readOperations: writes, totalOperations: total)
+
+        /// An ATT error response to `request` on `handle`.
+        static func error(_ request: UInt8, _ handle: UInt16, _ code: ATTError) -> [UInt8] {
+            var e = ByteWriter()
+            e.u8(Opcode.errorResponse.rawValue)
+            e.u8(request)
+            e.u16(handle)
+            e.u8(code.rawValue)
+            return e.bytes
+        }
     }
 
     // MARK: Framing: length u16 BE | PDU

@@ -1,5 +1,6 @@
 import Foundation
 import PeerBenchPlugin
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -20,7 +21,7 @@ import Glibc
 /// the network to the peer's session (docs/protocol/uwb.md), so a lost, silent or
 /// ended peer shows up exactly as Nearby Interaction reports it. The initiator's
 /// measurements come from a seeded `RangingModel` of `scene`.
-public final class NearbySession: @unchecked Sendable {
+public final class NearbySession: Sendable {
     /// What `NISessionDelegate` would be told, in order.
     public enum Event: Sendable {
         /// New measurements of the peer (`session(_:didUpdate:)`).
@@ -67,17 +68,23 @@ public final class NearbySession: @unchecked Sendable {
     /// Why the ranging thread should stop.
     enum Control: Sendable { case run, pause, suspend, invalidate }
 
-    let lock = NSCondition()
-    // Guarded by `lock`.
-    var _scene: RangingScene
-    var _configuration: NearbyPeerConfiguration?
-    var control: Control = .run
-    var engineRunning = false
-    var suspended = false
-    var invalidated = false
-    var model: RangingModel?
-    var nextRound: UInt32 = 0
-    var _diagnostics = Diagnostics()
+    /// What the caller's threads and the ranging thread share.
+    struct State {
+        var scene: RangingScene
+        var configuration: NearbyPeerConfiguration?
+        var control: Control = .run
+        var engineRunning = false
+        var suspended = false
+        var invalidated = false
+        var model: RangingModel?
+        var nextRound: UInt32 = 0
+        var diagnostics = Diagnostics()
+    }
+
+    let state: Mutex<State>
+    /// `run` sleeps on it until the ranging thread has ended; `engineRunning` turns
+    /// false only while it is held, so that wake-up is never missed.
+    let engineEnded = NSCondition()
 
     /// Creates a session and its emulated radio.
     /// - Parameters:
@@ -100,7 +107,7 @@ public final class NearbySession: @unchecked Sendable {
         // Only the choice of seed may be non-reproducible; everything after it is seeded.
         let seed = seed ?? UInt64.random(in: 0...UInt64.max)
         self.seed = seed
-        _scene = scene
+        state = Mutex(State(scene: scene))
         do {
             let s = try Socket(family: SocketAddress(host: radioAddress, port: 0).family, type: Int32(SOCK_DGRAM.rawValue))
             _ = try radio.bindServer(s)
@@ -122,15 +129,15 @@ public final class NearbySession: @unchecked Sendable {
 
     /// The ground truth the initiator measures; set it to move the peer.
     public var scene: RangingScene {
-        get { lock.withLock { _scene } }
-        set { lock.withLock { _scene = newValue } }
+        get { state.withLock { $0.scene } }
+        set { state.withLock { $0.scene = newValue } }
     }
 
     /// The configuration of the last `run`, nil before the first.
-    public var configuration: NearbyPeerConfiguration? { lock.withLock { _configuration } }
+    public var configuration: NearbyPeerConfiguration? { state.withLock { $0.configuration } }
 
     /// A snapshot of the frame counters.
-    public var diagnostics: Diagnostics { lock.withLock { _diagnostics } }
+    public var diagnostics: Diagnostics { state.withLock { $0.diagnostics } }
 
     /// Starts or resumes ranging with the peer. Running again with the same peer
     /// resumes after `pause`, a removal or a suspension; with another peer, starts over.
@@ -150,39 +157,48 @@ public final class NearbySession: @unchecked Sendable {
         guard peer.rangingEndpoint.family == discoveryToken.rangingEndpoint.family else {
             throw NIError(.incompatiblePeerDevice, "the peer's radio is at \(peer.rangingEndpoint), not reachable from \(discoveryToken.rangingEndpoint)")
         }
-        lock.lock()
-        defer { lock.unlock() }
-        guard !invalidated else { throw NIError(.sessionFailed, "the session was invalidated; create a new session") }
-        guard !suspended else { throw NIError(.sessionFailed, "the session is suspended; run it again after .suspensionEnded") }
-        // Stop a running round loop first (it notices within one receive slice).
-        if engineRunning {
-            control = .pause
-            while engineRunning { lock.wait() }
+        engineEnded.lock()
+        defer { engineEnded.unlock() }
+        var first = true
+        while true {
+            let started = try state.withLock { s throws(NIError) -> Bool in
+                if first {
+                    guard !s.invalidated else { throw NIError(.sessionFailed, "the session was invalidated; create a new session") }
+                    guard !s.suspended else { throw NIError(.sessionFailed, "the session is suspended; run it again after .suspensionEnded") }
+                    // Stop a running round loop first (it notices within one receive slice).
+                    if s.engineRunning { s.control = .pause }
+                }
+                guard !s.engineRunning else { return false }
+                if s.configuration?.peerDiscoveryToken != peer || s.configuration?.updateRateHz != configuration.updateRateHz {
+                    s.model = RangingModel(local: discoveryToken, peer: peer, updateRateHz: configuration.updateRateHz, seed: seed,
+                                           environment: s.scene.environment)
+                    s.nextRound = 0
+                }
+                s.configuration = configuration
+                s.control = .run
+                s.engineRunning = true
+                return true
+            }
+            if started { break }
+            first = false
+            engineEnded.wait()  // the ranging thread broadcasts once `engineRunning` is false
         }
-        if _configuration?.peerDiscoveryToken != peer || _configuration?.updateRateHz != configuration.updateRateHz {
-            model = RangingModel(local: discoveryToken, peer: peer, updateRateHz: configuration.updateRateHz, seed: seed,
-                                 environment: _scene.environment)
-            nextRound = 0
-        }
-        _configuration = configuration
-        control = .run
-        engineRunning = true
         let initiates = isInitiator(configuration)
         CPUAccount.startThread("uwb-ranging", stackSize: 1 << 20) { [self] in self.rangingThread(configuration, initiator: initiates) }
     }
 
     /// Stops ranging until the next `run` (`NISession.pause()`); the peer will time out.
     public func pause() {
-        lock.withLock { if engineRunning { control = .pause } }
+        state.withLock { if $0.engineRunning { $0.control = .pause } }
     }
 
     /// Ends the session for good (`NISession.invalidate()`): the peer is told and removes
     /// this device with reason `.peerEnded`; the event stream finishes.
     public func invalidate() {
-        let tellPeerNow = lock.withLock { () -> Bool in
-            guard !invalidated else { return false }
-            invalidated = true
-            if engineRunning { control = .invalidate; return false }
+        let tellPeerNow = state.withLock { s -> Bool in
+            guard !s.invalidated else { return false }
+            s.invalidated = true
+            if s.engineRunning { s.control = .invalidate; return false }
             return true
         }
         if tellPeerNow { finishInvalidation() }
@@ -191,10 +207,10 @@ public final class NearbySession: @unchecked Sendable {
     /// Emulates the system suspending the session (the app went to the background):
     /// ranging stops at once and `.wasSuspended` is delivered.
     public func suspend() {
-        let changed = lock.withLock { () -> Bool in
-            guard !invalidated, !suspended else { return false }
-            suspended = true
-            if engineRunning { control = .suspend }
+        let changed = state.withLock { s -> Bool in
+            guard !s.invalidated, !s.suspended else { return false }
+            s.suspended = true
+            if s.engineRunning { s.control = .suspend }
             return true
         }
         if changed { continuation.yield(.wasSuspended) }
@@ -202,9 +218,9 @@ public final class NearbySession: @unchecked Sendable {
 
     /// Emulates the end of a suspension: `.suspensionEnded` is delivered; call `run` to resume.
     public func endSuspension() {
-        let changed = lock.withLock { () -> Bool in
-            guard !invalidated, suspended else { return false }
-            suspended = false
+        let changed = state.withLock { s -> Bool in
+            guard !s.invalidated, s.suspended else { return false }
+            s.suspended = false
             return true
         }
         if changed { continuation.yield(.suspensionEnded) }
@@ -232,7 +248,7 @@ public final class NearbySession: @unchecked Sendable {
     func send(_ frame: RangingFrame, to address: SocketAddress) throws -> Int {
         let bytes = frame.encoded()
         _ = try bytes.withUnsafeBytes { try socket.send($0, to: address) }
-        lock.withLock { _diagnostics.bytesSent += bytes.count }
+        state.withLock { $0.diagnostics.bytesSent += bytes.count }
         return bytes.count
     }
 }

@@ -30,20 +30,23 @@ extension NearbySession {
         case .removed(let reason, let object):
             continuation.yield(.didRemove([object], reason: reason))
         case .failed(let error):
-            lock.withLock { invalidated = true }
+            state.withLock { $0.invalidated = true }
             continuation.yield(.didInvalidate(error))
         case .control:
             break
         }
-        let mustFinish = lock.withLock { () -> Bool in
-            engineRunning = false
-            lock.broadcast()
+        let mustFinish = engineEnded.withLock { () -> Bool in
+            let invalidated = state.withLock { s in
+                s.engineRunning = false
+                return s.invalidated
+            }
+            engineEnded.broadcast()
             return invalidated
         }
         if mustFinish { finishInvalidation() }
     }
 
-    private func currentControl() -> Control { lock.withLock { control } }
+    private func currentControl() -> Control { state.withLock { $0.control } }
 
     /// One received frame, or nil when `deadline` passed first (or the slice ended).
     private func receiveFrame(until deadline: UInt64, buffer: inout [UInt8]) throws -> RangingFrame? {
@@ -53,9 +56,9 @@ extension NearbySession {
         let n = try buffer.withUnsafeMutableBytes { try socket.receive($0, flags: Int32(MSG_DONTWAIT)) } ?? 0
         guard n > 0 else { return nil }
         let frame = RangingFrame(decoding: Array(buffer[0..<n]))
-        lock.withLock {
-            _diagnostics.bytesReceived += n
-            if frame == nil { _diagnostics.ignoredFrames += 1 }
+        state.withLock {
+            $0.diagnostics.bytesReceived += n
+            if frame == nil { $0.diagnostics.ignoredFrames += 1 }
         }
         return frame
     }
@@ -63,7 +66,7 @@ extension NearbySession {
     /// Whether `frame` comes from the configured peer and is addressed to this session.
     private func isFromPeer(_ frame: RangingFrame, _ peer: DiscoveryToken) -> Bool {
         let ok = frame.sender == peer.sessionIDBytes && frame.receiver == discoveryToken.sessionIDBytes
-        if !ok { lock.withLock { _diagnostics.ignoredFrames += 1 } }
+        if !ok { state.withLock { $0.diagnostics.ignoredFrames += 1 } }
         return ok
     }
 
@@ -81,15 +84,15 @@ extension NearbySession {
         let period = UInt64(1e9 / configuration.updateRateHz)
         let timeout = UInt64(configuration.removalTimeoutSeconds * 1e9)
         let maxAge = min(Self.maxResponseAgeNanos, timeout)
-        var (model, round) = lock.withLock { (self.model!, nextRound) }
-        defer { lock.withLock { self.model = model; nextRound = round } }
+        var (model, round) = state.withLock { ($0.model!, $0.nextRound) }
+        defer { state.withLock { $0.model = model; $0.nextRound = round } }
 
         let runStart = MonotonicClock.now()
         var tick = runStart + UInt64(model.startupDelaySeconds * 1e9)
         var lastDistanceAt = runStart
         var last = NearbyObject(discoveryToken: peer, distance: nil, direction: nil, timestamp: runStart)
         var report: (round: UInt32, mm: UInt32) = (.max, RangingFrame.noDistance)
-        var pending: [UInt32: (sentAt: UInt64, sample: RangingSample)] = [:]
+        var pending: [UInt32: PendingRound] = [:]
         var buffer = [UInt8](repeating: 0, count: 2048)
 
         while true {
@@ -101,25 +104,15 @@ extension NearbySession {
                 case .end:
                     return .removed(.peerEnded, last)
                 case .response:
-                    guard let p = pending[f.round], p.sentAt == f.timestamp else {
-                        lock.withLock { _diagnostics.ignoredFrames += 1 }  // expired or duplicated
-                        continue
-                    }
-                    pending[f.round] = nil
-                    let now = MonotonicClock.now()
-                    lock.withLock {
-                        _diagnostics.responsesReceived += 1
-                        _diagnostics.roundTripNanos.append(now - p.sentAt)
-                    }
-                    last = NearbyObject(discoveryToken: peer, distance: p.sample.distance, direction: p.sample.direction, timestamp: now)
-                    last.round = f.round
-                    if p.sample.distance != nil { lastDistanceAt = now }
+                    guard let (object, sample) = answer(f, pending: &pending, peer: peer) else { continue }
+                    last = object
+                    if sample.distance != nil { lastDistanceAt = object.timestamp }
                     if report.round == .max || f.round > report.round {
-                        report = (f.round, p.sample.distance.map { UInt32(min(Double($0) * 1000, 4e9)) } ?? RangingFrame.noDistance)
+                        report = (f.round, sample.distance.map { UInt32(min(Double($0) * 1000, 4e9)) } ?? RangingFrame.noDistance)
                     }
                     continuation.yield(.didUpdate([last]))
                 case .poll:
-                    lock.withLock { _diagnostics.ignoredFrames += 1 }
+                    state.withLock { $0.diagnostics.ignoredFrames += 1 }
                 }
             }
             if case let c = currentControl(), c != .run { return .control(c) }
@@ -129,21 +122,49 @@ extension NearbySession {
             }
             pending = pending.filter { now - $0.value.sentAt <= maxAge }
 
-            // This round: draw its sample, send its poll (with the latest result to report).
-            let sample = model.next(lock.withLock { _scene })
-            var poll = RangingFrame(kind: .poll, round: round, sender: me, receiver: them)
-            poll.timestamp = MonotonicClock.now()
-            poll.auxiliary = report.round
-            poll.reportMillimetres = report.mm
-            pending[round] = (poll.timestamp, sample)
-            try send(poll, to: peer.rangingEndpoint)
-            lock.withLock { _diagnostics.pollsSent += 1 }
+            // This round: its sample and its poll, carrying the latest result to report.
+            pending[round] = try poll(round, model: &model, reporting: report, from: me, to: them, at: peer.rangingEndpoint)
             round &+= 1
             tick += period
             // After a stall (a paused debugger, an overloaded machine) skip the lost
             // slots rather than firing a burst of polls.
             if MonotonicClock.now() > tick + period { tick = MonotonicClock.now() }
         }
+    }
+
+    /// A round the initiator polled: when its poll left and the sample drawn for it.
+    typealias PendingRound = (sentAt: UInt64, sample: RangingSample)
+
+    /// The response `f` to an outstanding round: the update it makes (the round's
+    /// sample, timed now) and that sample; nil, counted as ignored, when the round
+    /// expired or was answered already.
+    private func answer(_ f: RangingFrame, pending: inout [UInt32: PendingRound], peer: DiscoveryToken) -> (NearbyObject, RangingSample)? {
+        guard let p = pending[f.round], p.sentAt == f.timestamp else {
+            state.withLock { $0.diagnostics.ignoredFrames += 1 }  // expired or duplicated
+            return nil
+        }
+        pending[f.round] = nil
+        let now = MonotonicClock.now()
+        state.withLock {
+            $0.diagnostics.responsesReceived += 1
+            $0.diagnostics.roundTripNanos.append(now - p.sentAt)
+        }
+        var object = NearbyObject(discoveryToken: peer, distance: p.sample.distance, direction: p.sample.direction, timestamp: now)
+        object.round = f.round
+        return (object, p.sample)
+    }
+
+    /// This round: draw its sample, send its poll (with the latest result to report).
+    private func poll(_ round: UInt32, model: inout RangingModel, reporting report: (round: UInt32, mm: UInt32),
+                      from me: [UInt8], to them: [UInt8], at address: SocketAddress) throws -> PendingRound {
+        let sample = model.next(state.withLock { $0.scene })
+        var poll = RangingFrame(kind: .poll, round: round, sender: me, receiver: them)
+        poll.timestamp = MonotonicClock.now()
+        poll.auxiliary = report.round
+        poll.reportMillimetres = report.mm
+        try send(poll, to: address)
+        state.withLock { $0.diagnostics.pollsSent += 1 }
+        return (poll.timestamp, sample)
     }
 
     /// Responder: answers each poll at once; the initiator's reports become updates.
@@ -166,12 +187,12 @@ extension NearbySession {
             switch f.kind {
             case .poll:
                 let arrived = MonotonicClock.now()
-                lock.withLock { _diagnostics.pollsReceived += 1 }
+                state.withLock { $0.diagnostics.pollsReceived += 1 }
                 var response = RangingFrame(kind: .response, round: f.round, sender: me, receiver: them)
                 response.timestamp = f.timestamp
                 response.auxiliary = UInt32(min(MonotonicClock.now() - arrived, UInt64(UInt32.max)))
                 try send(response, to: peer.rangingEndpoint)
-                lock.withLock { _diagnostics.responsesSent += 1 }
+                state.withLock { $0.diagnostics.responsesSent += 1 }
                 // The poll reports the initiator's previous round, once per round.
                 if f.auxiliary != .max, lastReported.map({ f.auxiliary > $0 }) ?? true {
                     lastReported = f.auxiliary
@@ -184,7 +205,7 @@ extension NearbySession {
             case .end:
                 return .removed(.peerEnded, last)
             case .response:
-                lock.withLock { _diagnostics.ignoredFrames += 1 }
+                state.withLock { $0.diagnostics.ignoredFrames += 1 }
             }
         }
     }

@@ -111,7 +111,13 @@ public struct UWBPlugin: TransportPlugin {
         }
         timer.cancel()
 
-        let d = session.diagnostics
+        return Self.measurement(exchange: exchange, diagnostics: session.diagnostics, report: report, failure: failure,
+                                removedAt: removedAt, runAt: runAt)
+    }
+
+    /// The cell's measurement from the session's frame counters and the ranging report.
+    private static func measurement(exchange: TokenExchange, diagnostics d: NearbySession.Diagnostics, report: RangingReport,
+                                    failure: NIError?, removedAt: UInt64?, runAt: UInt64) -> TransportMeasurement {
         var m = TransportMeasurement()
         m.connectNanos = exchange.elapsedNanos
         // Every ranging round is a real poll/response round trip over the link.

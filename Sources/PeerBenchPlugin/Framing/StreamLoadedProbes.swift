@@ -21,9 +21,8 @@ import Synchronization
 /// Hand-off: the reader signals `reportArrived`; the writer then stops probing and
 /// calls `finish(probesSent:)`, after which the reader collects the echoes still in
 /// flight and ends.
-final class StreamEchoCollector: @unchecked Sendable {
-    private let reader: StreamFrameReader
-    private let stream: any ByteStream
+final class StreamEchoCollector: Sendable {
+    private let connection: HelperConnection
     private let who: String
     /// Whether loaded probes are sent, so ECHOs may come; without, only the REPORT.
     private let expectsEchoes: Bool
@@ -33,16 +32,17 @@ final class StreamEchoCollector: @unchecked Sendable {
     /// The reading error that ended the bulk phase before the REPORT, set before the
     /// stream is shut down: the writer reads it when its write fails.
     private let earlyFailure = Mutex<(any Error)?>(nil)
-    // Written by the reading thread before `ended` is signalled, read after it.
-    private var probesSent = 0
-    private var rtts: [UInt64] = []
-    private var report: [UInt8]?
-    private var reportAt: UInt64 = 0
-    private var failure: (any Error)?
+    /// Set by the writer before `sentKnown` is signalled, read by the reader after it.
+    private let probesSent = Mutex(0)
+    /// Set by the reading thread before `ended` is signalled, read after it.
+    private let outcome = Mutex<Result<Answers, any Error>?>(nil)
 
-    init(reader: StreamFrameReader, stream: any ByteStream, who: String, expectsEchoes: Bool) {
-        self.reader = reader
-        self.stream = stream
+    /// The loaded RTTs (send order), the REPORT body and when it was read.
+    typealias Answers = (rtts: [UInt64], report: [UInt8], reportAt: UInt64)
+
+    /// `client`'s reader is this thread's until it ends; the client's thread writes meanwhile.
+    init(_ client: StreamWorkloadClient, who: String, expectsEchoes: Bool) {
+        connection = HelperConnection(client: client)
         self.who = who
         self.expectsEchoes = expectsEchoes
     }
@@ -77,22 +77,25 @@ final class StreamEchoCollector: @unchecked Sendable {
     /// The writer sent its last probe: waits for the remaining echoes; returns the
     /// loaded RTTs (send order), the REPORT body and when it was read, or throws the
     /// reader's error.
-    func finish(probesSent: Int) throws -> (rtts: [UInt64], report: [UInt8], reportAt: UInt64) {
-        self.probesSent = probesSent
+    func finish(probesSent: Int) throws -> Answers {
+        self.probesSent.withLock { $0 = probesSent }
         sentKnown.signal()
         ended.wait()
-        if let failure { throw failure }
-        return (rtts, report ?? [], reportAt)
+        return try outcome.withLock { $0! }.get()
     }
 
     /// The writer failed and will not call `finish`: the reader stops after the REPORT
     /// (or ends at its error, at the latest at the cell's deadline) instead of waiting.
     func abandon() {
-        probesSent = 0
+        probesSent.withLock { $0 = 0 }
         sentKnown.signal()
     }
 
     private func run() {
+        let reader = connection.client.reader
+        var rtts: [UInt64] = []
+        var report: [UInt8]?
+        var reportAt: UInt64 = 0
         var signalled = false
         do {
             var ignored = StreamDataCount()
@@ -111,7 +114,7 @@ final class StreamEchoCollector: @unchecked Sendable {
                     signalled = true
                     reportArrived.signal()
                     sentKnown.wait()
-                    target = probesSent
+                    target = probesSent.withLock { $0 }
                     reader.waitingFor = "the echoes of the last loaded probes"
                 default:
                     throw TransportError(expectsEchoes
@@ -119,18 +122,27 @@ final class StreamEchoCollector: @unchecked Sendable {
                         : "\(who): expected REPORT, got a \(frame.type) frame")
                 }
             }
+            outcome.withLock { $0 = .success((rtts, report ?? [], reportAt)) }
         } catch {
-            failure = error
+            outcome.withLock { $0 = .failure(error) }
             if !signalled {
                 // The writer may be blocked in a send that nothing else would end.
                 earlyFailure.withLock { $0 = error }
-                stream.shutdown()
+                connection.client.stream.shutdown()
                 reportArrived.signal()
                 sentKnown.wait()
             }
         }
         ended.signal()
     }
+}
+
+/// A client connection (its `ByteStream` and frame reader) lent to a helper thread of
+/// the bulk phase: the echo readers read it while the client's thread writes, the
+/// separate probe flow has it to itself until it ends.
+// @unchecked: ByteStream (a socket or GnuTLS session) and StreamFrameReader are not Sendable; the kernel and GnuTLS allow one reader beside one writer, and the owner leaves the reader alone until the helper signals its end.
+struct HelperConnection: @unchecked Sendable {
+    let client: StreamWorkloadClient
 }
 
 extension LoadedProbeSchedule {
@@ -148,18 +160,18 @@ extension LoadedProbeSchedule {
 /// the bulk phase on the first. The probe waits behind no data of its own connection;
 /// what it does share with the data is the link's queue, the hosts' stacks and the
 /// path's buffers: what another app's message sees while the link is busy.
-final class SeparateFlowProber: @unchecked Sendable {
-    private let flow: StreamWorkloadClient
+final class SeparateFlowProber: Sendable {
+    private let flow: HelperConnection
     private let intervalNanos: UInt64
     private let stopRequested = Mutex(false)
     private let wake = DispatchSemaphore(value: 0)
     private let ended = DispatchSemaphore(value: 0)
-    // Written by the probing thread before `ended` is signalled, read after it.
-    private var rtts: [UInt64] = []
-    private var failure: (any Error)?
+    /// Set by the probing thread before `ended` is signalled, read after it.
+    private let outcome = Mutex<Result<[UInt64], any Error>>(.success([]))
 
+    /// `flow` is this thread's until `finish` returns.
     init(_ flow: StreamWorkloadClient, probes: LoadedRttProbes) {
-        self.flow = flow
+        self.flow = HelperConnection(client: flow)
         intervalNanos = probes.intervalNanos
     }
 
@@ -172,8 +184,7 @@ final class SeparateFlowProber: @unchecked Sendable {
         stopRequested.withLock { $0 = true }
         wake.signal()
         ended.wait()
-        if let failure { throw failure }
-        return rtts
+        return try outcome.withLock { $0 }.get()
     }
 
     /// The bulk phase failed: stop without waiting (the connection's scope closes it,
@@ -186,16 +197,18 @@ final class SeparateFlowProber: @unchecked Sendable {
     private func run() {
         var schedule = LoadedProbeSchedule(LoadedRttProbes(intervalMs: Double(intervalNanos) / 1e6))
         schedule.begin(at: MonotonicClock.now())
+        var rtts: [UInt64] = []
         do {
             while true {
                 let wait = schedule.nanosUntilDue()
                 if wait > 0 { _ = wake.wait(timeout: .now() + .nanoseconds(Int(clamping: wait))) }
                 if stopRequested.withLock({ $0 }) { break }
                 guard let seq = schedule.takeDue() else { continue }
-                rtts.append(try flow.probeOnce(seq: seq, phase: "on the separate probe flow"))
+                rtts.append(try flow.client.probeOnce(seq: seq, phase: "on the separate probe flow"))
             }
+            outcome.withLock { $0 = .success(rtts) }
         } catch {
-            failure = error
+            outcome.withLock { $0 = .failure(error) }
         }
         ended.signal()
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The reading half of pipelined probes (`StreamWorkloadClient.probePipelined`): while
 /// the client's thread writes PROBE frames back to back, this thread reads the
@@ -9,22 +10,22 @@ import Foundation
 /// every echo is in; a reading error (the cell deadline shuts the socket) ends the
 /// wait with that error. A writer that fails does not wait: the connection's scope
 /// closes the socket, which ends this thread with an error nobody reads.
-final class PipelinedEchoCollector: @unchecked Sendable {
-    private let reader: StreamFrameReader
+final class PipelinedEchoCollector: Sendable {
+    private let connection: HelperConnection
     private let who: String
     private let expected: Int
     private let ended = DispatchSemaphore(value: 0)
-    // Written by the reading thread before `ended` is signalled, read after it.
-    private var rtts: [UInt64] = []
-    private var firstAt: UInt64?
-    private var lastAt: UInt64?
-    private var failure: (any Error)?
+    /// Set by the reading thread before `ended` is signalled, read after it.
+    private let outcome = Mutex<Result<Answers, any Error>?>(nil)
 
-    init(reader: StreamFrameReader, who: String, expected: Int) {
-        self.reader = reader
+    /// The RTTs (send order) and when the first and last echo arrived.
+    typealias Answers = (rtts: [UInt64], firstAt: UInt64?, lastAt: UInt64?)
+
+    /// `client`'s reader is this thread's until it ends; the client's thread writes meanwhile.
+    init(_ client: StreamWorkloadClient, who: String, expected: Int) {
+        connection = HelperConnection(client: client)
         self.who = who
         self.expected = expected
-        rtts.reserveCapacity(expected)
     }
 
     func start() {
@@ -33,13 +34,17 @@ final class PipelinedEchoCollector: @unchecked Sendable {
 
     /// Waits for every echo; returns the RTTs (send order) and when the first and last
     /// echo arrived, or throws the reader's error.
-    func finish() throws -> (rtts: [UInt64], firstAt: UInt64?, lastAt: UInt64?) {
+    func finish() throws -> Answers {
         ended.wait()
-        if let failure { throw failure }
-        return (rtts, firstAt, lastAt)
+        return try outcome.withLock { $0! }.get()
     }
 
     private func run() {
+        let reader = connection.client.reader
+        var rtts: [UInt64] = []
+        rtts.reserveCapacity(expected)
+        var firstAt: UInt64?
+        var lastAt: UInt64?
         do {
             var ignored = StreamDataCount()  // the client receives no DATA
             reader.waitingFor = "the echoes of the pipelined probes"
@@ -57,8 +62,9 @@ final class PipelinedEchoCollector: @unchecked Sendable {
                 if firstAt == nil { firstAt = now }
                 lastAt = now
             }
+            outcome.withLock { $0 = .success((rtts, firstAt, lastAt)) }
         } catch {
-            failure = error
+            outcome.withLock { $0 = .failure(error) }
         }
         ended.signal()
     }

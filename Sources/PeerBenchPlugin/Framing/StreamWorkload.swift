@@ -33,8 +33,10 @@ public struct StreamWorkloadClient {
 
     private let transport: String
     private let who: String
-    private let stream: any ByteStream
-    private let reader: StreamFrameReader
+    /// The connection's stream and reader; a helper thread of the bulk phase borrows
+    /// them (`HelperConnection`).
+    let stream: any ByteStream
+    let reader: StreamFrameReader
 
     public init(_ transport: String, over stream: any ByteStream) {
         self.transport = transport
@@ -96,7 +98,7 @@ public struct StreamWorkloadClient {
         m.rttMethod = .pipelined
         m.probesSent = 0
         guard count > 0 else { return }
-        let collector = PipelinedEchoCollector(reader: reader, who: who, expected: count)
+        let collector = PipelinedEchoCollector(self, who: who, expected: count)
         collector.start()
         var frame = [UInt8](repeating: 0, count: StreamFraming.headerSize + 12)
         var times = PipelinedProbeTimes()
@@ -172,17 +174,12 @@ public struct StreamWorkloadClient {
                                                     StreamFraming.endFlagReceiverSpan])
         // Room for END after the last batch: it leaves in the same write as the final
         // DATA bytes, so Nagle cannot hold it back until the data is acknowledged.
-        let batch = UnsafeMutableRawBufferPointer.allocate(byteCount: perBatch * frameSize + end.count, alignment: 16)
+        let batch = Self.dataBatch(frames: perBatch, bodySize: payload.size, room: end.count)
         defer { batch.deallocate() }
-        for i in 0..<perBatch {
-            let f = batch.baseAddress! + i * frameSize
-            StreamFraming.writeHeader(.data, bodyLength: payload.size, to: f)
-            for j in 0..<payload.size { f.storeBytes(of: UInt8(truncatingIfNeeded: j), toByteOffset: StreamFraming.headerSize + j, as: UInt8.self) }
-        }
         // A reader thread for the whole bulk phase, with or without loaded probes: it
         // takes the REPORT (and the probes' ECHOs), and if the server goes away it ends
         // a write blocked on a window that will never open (StreamEchoCollector).
-        let collector = StreamEchoCollector(reader: reader, stream: stream, who: who, expectsEchoes: loadedProbes != nil)
+        let collector = StreamEchoCollector(self, who: who, expectsEchoes: loadedProbes != nil)
         collector.start()
         var collected = false
         defer { if !collected { collector.abandon() } }
@@ -216,10 +213,28 @@ public struct StreamWorkloadClient {
         collected = true
         let answers = try collector.finish(probesSent: probes.sent)
         // Until the REPORT was read, not until this thread woke up to it (0 for a
-        // server that sent one before the first DATA: the size check below fails it).
+        // server that sent one before the first DATA: the size check in `record` fails it).
         m.bulkNanos = answers.reportAt > start ? answers.reportAt - start : 0
         if loadedProbes != nil { m.rttLoadedNanos = answers.rtts }
-        let body = answers.report
+        try record(report: answers.report, of: payload, into: &m)
+    }
+
+    /// `frames` identical DATA frames of `bodySize` bytes back to back, with `room`
+    /// bytes spare after them (for END); the caller deallocates it.
+    private static func dataBatch(frames: Int, bodySize: Int, room: Int) -> UnsafeMutableRawBufferPointer {
+        let frameSize = StreamFraming.headerSize + bodySize
+        let batch = UnsafeMutableRawBufferPointer.allocate(byteCount: frames * frameSize + room, alignment: 16)
+        for i in 0..<frames {
+            let f = batch.baseAddress! + i * frameSize
+            StreamFraming.writeHeader(.data, bodyLength: bodySize, to: f)
+            for j in 0..<bodySize { f.storeBytes(of: UInt8(truncatingIfNeeded: j), toByteOffset: StreamFraming.headerSize + j, as: UInt8.self) }
+        }
+        return batch
+    }
+
+    /// The server's REPORT `body` as the measurement's delivery and series; fewer
+    /// messages or bytes than `payload` sent make it partial.
+    private func record(report body: [UInt8], of payload: Payload, into m: inout TransportMeasurement) throws {
         guard let decoded = StreamReport(body) else {
             throw TransportError("\(who): malformed REPORT (\(body.count) bytes)")
         }

@@ -3,17 +3,18 @@ import Glibc
 #endif
 import Foundation
 import Logging
+import Synchronization
 
 /// A thread whose outcome its starter collects with `join` (a server's first session
 /// while the next connection is awaited on the starter's own thread).
-final class JoinableThread: @unchecked Sendable {
+final class JoinableThread: Sendable {
     private let done = DispatchSemaphore(value: 0)
-    // Written by the thread before `done` is signalled, read after.
-    private var failure: (any Error)?
+    /// Set by the thread before `done` is signalled, read after.
+    private let failure = Mutex<(any Error)?>(nil)
 
     init(_ name: String, _ body: @escaping @Sendable () throws -> Void) {
         CPUAccount.startThread(name) { [self] in
-            do { try body() } catch { failure = error }
+            do { try body() } catch { failure.withLock { $0 = error } }
             done.signal()
         }
     }
@@ -21,7 +22,7 @@ final class JoinableThread: @unchecked Sendable {
     /// Waits for the body to end; rethrows its error.
     func join() throws {
         done.wait()
-        if let failure { throw failure }
+        if let failure = failure.withLock({ $0 }) { throw failure }
     }
 }
 
