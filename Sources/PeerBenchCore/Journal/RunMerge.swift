@@ -20,6 +20,20 @@ public enum RunMerge {
         /// Cells of the matrix with no record in any input (merged with --allow-incomplete).
         public var cellsMissing = 0
         public var warnings: [String] = []
+
+        /// What copying `inputs` folders did; set-aside lines past `namedLines` are
+        /// summed up in one warning.
+        init(inputs: Int, state: MergeState) {
+            self.inputs = inputs
+            recordsWritten = state.recordsWritten
+            duplicatesDropped = state.duplicates
+            setAside = state.setAside
+            samplesWritten = state.samplesWritten
+            warnings = state.warnings
+            if state.setAside > namedLines {
+                warnings.append("... \(state.setAside - namedLines) more lines set aside; all are in \(state.setAsidePath)")
+            }
+        }
     }
 
     /// Keys two shards of one run must agree on: they decide which cells exist and how
@@ -58,46 +72,13 @@ public enum RunMerge {
     public static func merge(_ dirs: [String], into out: String, allowIncomplete: Bool = false) throws(InputError) -> Report {
         var inputs = try readInputs(dirs)
         try checkAgreement(inputs)
-        let outDir = RunDirectory(path: out)
-        if let n = outDir.existingRecordCount(), n > 0 {
-            throw InputError(source: "--out", "\(out) already holds \(n) records; merge into a new folder")
-        }
-        if dirs.contains(where: { URL(fileURLWithPath: $0).standardized.path == URL(fileURLWithPath: out).standardized.path }) {
-            throw InputError(source: "--out", "\(out) is also an input; merge into a new folder")
-        }
-        do { try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true) } catch {
-            throw InputError(source: "--out", "cannot create folder \(out): \(error.localizedDescription)")
-        }
-        try outDir.openJournal()
+        let outDir = try openOutput(out, inputs: dirs)
         var written: [String] = []
         do {
-            var report = Report()
             var state = MergeState(out: out)
             written = [outDir.csvPath + ".tmp", state.setAsidePath, outDir.path + "/samples.jsonl"]
-            let journal = try BufferedFileWriter(path: outDir.journalPath)
-            let csv = try BufferedFileWriter(path: outDir.csvPath + ".tmp")
-            try csv.write(line: RecordsCSV.header)
-            for i in inputs.indices {
-                try copyRecords(of: &inputs[i], to: journal, csv: csv, state: &state)
-                report.inputs += 1
-            }
-            try journal.finish()
-            try csv.finish()
-            var samples: BufferedFileWriter?
-            for input in inputs {
-                try copySamples(of: input, to: &samples, out: out, state: &state)
-            }
-            try samples?.finish()
-            try state.finishSetAside()
-
-            report.recordsWritten = state.recordsWritten
-            report.duplicatesDropped = state.duplicates
-            report.setAside = state.setAside
-            report.samplesWritten = state.samplesWritten
-            report.warnings = state.warnings
-            if state.setAside > namedLines {
-                report.warnings.append("... \(state.setAside - namedLines) more lines set aside; all are in \(state.setAsidePath)")
-            }
+            try copy(&inputs, into: outDir, state: &state)
+            var report = Report(inputs: inputs.count, state: state)
             let incomplete = describeIncomplete(inputs, covered: state.lastStatus.count)
             if let incomplete {
                 report.cellsMissing = incomplete.missing
@@ -117,6 +98,42 @@ public enum RunMerge {
             remove(outDir, written)
             throw InputError(source: out, "cannot write the merged folder: \(error)")
         }
+    }
+
+    /// The output folder, created and its journal locked; refused when it holds records
+    /// already or is one of the inputs.
+    static func openOutput(_ out: String, inputs dirs: [String]) throws(InputError) -> RunDirectory {
+        let outDir = RunDirectory(path: out)
+        if let n = outDir.existingRecordCount(), n > 0 {
+            throw InputError(source: "--out", "\(out) already holds \(n) records; merge into a new folder")
+        }
+        if dirs.contains(where: { URL(fileURLWithPath: $0).standardized.path == URL(fileURLWithPath: out).standardized.path }) {
+            throw InputError(source: "--out", "\(out) is also an input; merge into a new folder")
+        }
+        do { try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true) } catch {
+            throw InputError(source: "--out", "cannot create folder \(out): \(error.localizedDescription)")
+        }
+        try outDir.openJournal()
+        return outDir
+    }
+
+    /// Streams every input's records into the journal and records.csv.tmp, then their
+    /// samples, then closes the set-aside file.
+    static func copy(_ inputs: inout [Input], into outDir: RunDirectory, state: inout MergeState) throws {
+        let journal = try BufferedFileWriter(path: outDir.journalPath)
+        let csv = try BufferedFileWriter(path: outDir.csvPath + ".tmp")
+        try csv.write(line: RecordsCSV.header)
+        for i in inputs.indices {
+            try copyRecords(of: &inputs[i], to: journal, csv: csv, state: &state)
+        }
+        try journal.finish()
+        try csv.finish()
+        var samples: BufferedFileWriter?
+        for input in inputs {
+            try copySamples(of: input, to: &samples, out: outDir.path, state: &state)
+        }
+        try samples?.finish()
+        try state.finishSetAside()
     }
 
     /// Takes back what a refused merge wrote, so `--out` can be used again.

@@ -40,17 +40,29 @@ struct ScenarioListParser {
     }
 
     private mutating func scenario(_ e: JSONValue, _ p: JSONPath) -> ScenarioSpec? {
-        if let name = e.stringValue {
-            if let s = ScenarioSpec.builtIn(named: name) { return s }
-            if name == "trace" {
-                fail(p, "a trace scenario needs its files: give an object {\"name\": ..., \"kind\": \"trace\", \"up\": FILE, \"down\": FILE}")
-            } else {
-                let hint = Suggest.closest(to: name, in: ScenarioSpec.kindNames).map { " (did you mean \"\($0)\"?)" } ?? ""
-                fail(p, "unknown scenario \"\(name)\"\(hint); built-in scenarios: static, walk-away, outage, body-block; or give an object with \"name\" and \"kind\"")
-            }
-            return nil
-        }
+        if let name = e.stringValue { return builtIn(named: name, p) }
         guard let o = e.objectValue else { fail(p, "expected a scenario name or object, got \(e.typeName)"); return nil }
+        guard let (name, kind) = nameAndKind(o, p) else { return nil }
+        // Only a problem with the kind's parameters leaves the scenario out.
+        let before = problems.count
+        guard let kindValue = parameters(of: kind, o, p), problems.count == before else { return nil }
+        return ScenarioSpec(name: name, kind: kindValue, json: e)
+    }
+
+    /// A scenario given by name: a built-in one, or a problem naming the closest.
+    private mutating func builtIn(named name: String, _ p: JSONPath) -> ScenarioSpec? {
+        if let s = ScenarioSpec.builtIn(named: name) { return s }
+        if name == "trace" {
+            fail(p, "a trace scenario needs its files: give an object {\"name\": ..., \"kind\": \"trace\", \"up\": FILE, \"down\": FILE}")
+        } else {
+            let hint = Suggest.closest(to: name, in: ScenarioSpec.kindNames).map { " (did you mean \"\($0)\"?)" } ?? ""
+            fail(p, "unknown scenario \"\(name)\"\(hint); built-in scenarios: static, walk-away, outage, body-block; or give an object with \"name\" and \"kind\"")
+        }
+        return nil
+    }
+
+    /// An object's `name` and `kind`, its other keys checked against the kind's.
+    private mutating func nameAndKind(_ o: JSONObject, _ p: JSONPath) -> (name: String, kind: String)? {
         guard let kind = o["kind"]?.stringValue, let allowed = Self.keysByKind[kind] else {
             if let k = o["kind"] {
                 let hint = k.stringValue.flatMap { Suggest.closest(to: $0, in: ScenarioSpec.kindNames) }.map { " (did you mean \"\($0)\"?)" } ?? ""
@@ -71,7 +83,11 @@ struct ScenarioListParser {
             return nil
         }
         if name == "static" && kind != "static" { fail(p.key("name"), "\"static\" names the unchanging link; give this scenario another name") }
-        let before = problems.count
+        return (name, kind)
+    }
+
+    /// The kind's parameters, each defaulted when absent; nil (or a new problem) when one is wrong.
+    private mutating func parameters(of kind: String, _ o: JSONObject, _ p: JSONPath) -> ScenarioSpec.Kind? {
         func number(_ key: String, _ d: Double, _ range: ClosedRange<Double>, _ what: String) -> Double {
             guard let x = o[key] else { return d }
             guard let v = x.doubleValue, range.contains(v) else {
@@ -80,26 +96,15 @@ struct ScenarioListParser {
             }
             return v
         }
-        let kindValue: ScenarioSpec.Kind
         switch kind {
         case "walk-away":
-            let speed = number("speedMps", ScenarioSpec.defaultWalkingSpeedMps, 0.01...100, "a speed in m/s")
-            var to = DistanceSpec.max
-            if let t = o["to"] {
-                if t.stringValue == "max" { to = .max } else if let m = t.doubleValue, m > 0, m <= 100_000 { to = .meters(m) } else {
-                    fail(p.key("to"), "expected a distance in metres above 0 (at most 100000) or \"max\", got \(t.compactText)")
-                }
-            }
-            var back = false
-            if let b = o["back"] {
-                if let v = b.boolValue { back = v } else { fail(p.key("back"), "expected true or false, got \(b.compactText)") }
-            }
-            kindValue = .walkAway(speedMps: speed, to: to, back: back)
+            return walkAway(o, p, speed: number("speedMps", ScenarioSpec.defaultWalkingSpeedMps, 0.01...100, "a speed in m/s"))
         case "outage":
             let d = ScenarioSpec.defaultOutage
-            kindValue = .outage(atSeconds: number("atSeconds", d.atSeconds, 0...86_400, "seconds"),
-                                durationSeconds: number("durationSeconds", d.durationSeconds, 0.001...86_400, "a duration in seconds"))
+            return .outage(atSeconds: number("atSeconds", d.atSeconds, 0...86_400, "seconds"),
+                           durationSeconds: number("durationSeconds", d.durationSeconds, 0.001...86_400, "a duration in seconds"))
         case "body-block":
+            let before = problems.count
             let d = ScenarioSpec.defaultBodyBlock
             let depth = number("depthDb", d.depthDb, 0...200, "an attenuation in dB")
             let length = number("lengthSeconds", d.lengthSeconds, 0.001...86_400, "a duration in seconds")
@@ -107,16 +112,29 @@ struct ScenarioListParser {
             if problems.count == before && length >= period {
                 fail(p.key("lengthSeconds"), "a block of \(JSONValue.format(length)) s does not fit in its period of \(JSONValue.format(period)) s; make it shorter than periodSeconds")
             }
-            kindValue = .bodyBlock(depthDb: depth, lengthSeconds: length, periodSeconds: period)
+            return .bodyBlock(depthDb: depth, lengthSeconds: length, periodSeconds: period)
         case "trace":
             let up = traceFile(o["up"], p.key("up")), down = traceFile(o["down"], p.key("down"))
             guard let up, let down else { return nil }
-            kindValue = .trace(up: up, down: down)
+            return .trace(up: up, down: down)
         default:
-            kindValue = .static
+            return .static
         }
-        guard problems.count == before else { return nil }
-        return ScenarioSpec(name: name, kind: kindValue, json: e)
+    }
+
+    /// `walk-away`'s destination (`to`: metres or "max") and whether it comes `back`.
+    private mutating func walkAway(_ o: JSONObject, _ p: JSONPath, speed: Double) -> ScenarioSpec.Kind {
+        var to = DistanceSpec.max
+        if let t = o["to"] {
+            if t.stringValue == "max" { to = .max } else if let m = t.doubleValue, m > 0, m <= 100_000 { to = .meters(m) } else {
+                fail(p.key("to"), "expected a distance in metres above 0 (at most 100000) or \"max\", got \(t.compactText)")
+            }
+        }
+        var back = false
+        if let b = o["back"] {
+            if let v = b.boolValue { back = v } else { fail(p.key("back"), "expected true or false, got \(b.compactText)") }
+        }
+        return .walkAway(speedMps: speed, to: to, back: back)
     }
 
     private mutating func traceFile(_ v: JSONValue?, _ p: JSONPath) -> MahimahiTrace? {

@@ -186,6 +186,13 @@ public struct Record: Sendable, Equatable, Codable {
             DeliveryStats(sentMessages: $0.sentMessages, receivedMessages: $0.receivedMessages, sentBytes: $0.sentBytes,
                           receivedBytes: $0.receivedBytes, lossRatio: $0.lossRatio, reordered: $0.reordered, duplicated: $0.duplicated)
         }
+        extra = Record.extra(of: m, counters: counters)
+        self.measurement = measurement
+    }
+
+    /// The plugin's own extra figures, plus how many probes went unanswered and why the
+    /// link dropped packets, where there is something to say.
+    private static func extra(of m: TransportMeasurement?, counters: LinkCounters?) -> JSONObject {
         var extra = m?.extra ?? JSONObject()
         if let m, let sent = m.probesSent, sent != m.rttNanos.count {
             extra["rtt_probes"] = ["sent": JSONValue(sent), "answered": JSONValue(m.rttNanos.count)]
@@ -195,8 +202,7 @@ public struct Record: Sendable, Equatable, Codable {
             for (k, v) in c.dropCauses.sorted(by: { $0.key < $1.key }) { causes[k] = JSONValue(v) }
             extra["link_drops"] = .object(causes)
         }
-        self.extra = extra
-        self.measurement = measurement
+        return extra
     }
 
     /// The key a journal files this record under (the last record of a key wins).

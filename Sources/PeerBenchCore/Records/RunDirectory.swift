@@ -1,11 +1,12 @@
 import Foundation
 import PeerBenchPlugin
+import Synchronization
 
 /// A run's output folder: `records.jsonl` (the journal, one line per finished cell,
 /// flushed to disk before the next cell starts), `manifest.json`, `records.csv`.
 ///
 /// Records already written are never rewritten or truncated.
-public final class RunDirectory: @unchecked Sendable {
+public final class RunDirectory: Sendable {
     public let path: String
     public var journalPath: String { path + "/records.jsonl" }
     public var manifestPath: String { path + "/manifest.json" }
@@ -20,8 +21,17 @@ public final class RunDirectory: @unchecked Sendable {
     public var reservePath: String { path + "/.peerbench-reserve" }
     /// 64 KiB: room for the final manifest (a few KiB) on a full disk.
     static let reserveBytes = 64 << 10
-    var journalFD: Int32 = -1
-    var samplesFD: Int32 = -1
+    /// The descriptors records and samples are appended to (-1 until the folder is
+    /// opened for writing); closed when the folder is released.
+    private let descriptors = Mutex((journal: Int32(-1), samples: Int32(-1)))
+    var journalFD: Int32 {
+        get { descriptors.withLock { $0.journal } }
+        set { descriptors.withLock { $0.journal = newValue } }
+    }
+    var samplesFD: Int32 {
+        get { descriptors.withLock { $0.samples } }
+        set { descriptors.withLock { $0.samples = newValue } }
+    }
 
     /// Opens (creating if needed) an output folder for a new run of `matrix`.
     /// Refuses a folder that already holds records, naming whose they are, so nothing

@@ -83,6 +83,13 @@ public protocol RepetitionJudge: Sendable {
     func add(_ record: Record)
     /// Every scenario so far, for the manifest.
     var report: AutoRepetitions.Report { get }
+    /// The run's measurement floor, once measured (before the first cell): an interval
+    /// no wider than what the harness can resolve counts as precise. Default: ignored.
+    func measured(_ floor: MeasurementFloor?)
+}
+
+extension RepetitionJudge {
+    public func measured(_ floor: MeasurementFloor?) {}
 }
 
 extension Cell {

@@ -1,6 +1,7 @@
 import Foundation
 public import Logging
 import PeerBenchPlugin
+import Synchronization
 
 /// The worker side of process isolation: runs cells one at a time for a supervising
 /// runner. File descriptors (set up by `WorkerProcess`): 0 = requests, 3 = replies,
@@ -67,32 +68,31 @@ extension CellWorker {
     }
 }
 
-/// Reads newline-terminated lines from a file descriptor with blocking reads.
-/// Used by one thread at a time.
-final class LineReader: @unchecked Sendable {
+/// Reads newline-terminated lines from a file descriptor with blocking reads, for one
+/// reader at a time. The bytes read past the last line are behind a lock, so that
+/// reader may be any thread; the blocking read itself holds no lock.
+final class LineReader: Sendable {
     let fd: Int32
-    private var buffer: [UInt8] = []
+    private let buffer = Mutex<[UInt8]>([])
 
     init(fd: Int32) { self.fd = fd }
 
-    var bufferContainsNewline: Bool { buffer.contains(UInt8(ascii: "\n")) }
+    /// Whether a whole line is already read, so `next()` returns without reading.
+    var hasBufferedLine: Bool { buffer.withLock { $0.contains(UInt8(ascii: "\n")) } }
 
     /// The next line without its newline; nil at end of input.
     func next() throws -> [UInt8]? {
         while true {
-            if let nl = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = Array(buffer[..<nl])
-                buffer.removeSubrange(...nl)
-                return line
+            let line = buffer.withLock { b -> [UInt8]? in
+                guard let nl = b.firstIndex(of: UInt8(ascii: "\n")) else { return nil }
+                defer { b.removeSubrange(...nl) }
+                return Array(b[..<nl])
             }
+            if let line { return line }
             var chunk = [UInt8](repeating: 0, count: 64 << 10)
             let n = try chunk.withUnsafeMutableBytes { b in try syscall("read(worker pipe)") { read(fd, b.baseAddress, b.count) } }
             if n == 0 { return nil }
-            buffer += chunk[..<n]
+            buffer.withLock { $0 += chunk[..<n] }
         }
     }
-}
-
-extension LineReader {
-    var hasBufferedLine: Bool { bufferContainsNewline }
 }

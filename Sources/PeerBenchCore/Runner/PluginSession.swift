@@ -43,51 +43,13 @@ public struct PluginSession: Sendable {
         stopper?.arm { cancellation.cancel(); serverBox.stop() }
         defer { stopper?.disarm() }
         let deadline = MonotonicClock.now() + UInt64(timeoutSeconds * 1e9)
-        let (registry, transport, seed, logger) = (self.registry, self.transport, self.cell, self.logger)
         do {
             let m = try await withDeadline(seconds: timeoutSeconds, onTimeout: {
                 cancellation.cancel()
                 serverBox.stop()
-            }) {
-                let (plugin, _) = try registry.make(transport.plugin, options: transport.options,
-                                                    path: JSONPath.root.key("transports").index(transport.index))
-                var cellLogger = logger
-                cellLogger[metadataKey: "cell"] = "\(seed.cellID)#\(seed.repetition)"
-                var context = CellContext(cellID: seed.cellID, repetition: seed.repetition, seed: seed.seed, payload: seed.payload,
-                                          rttProbes: seed.rttProbes, deadline: deadline, link: link, client: client,
-                                          server: server, cancellation: cancellation, logger: cellLogger, rttMethod: seed.rttMethod)
-                context.rttProbeSpacingNanos = seed.rttProbeSpacingNanos
-                context.wifi = transport.effectiveWifi
-                // Each side's threads are charged to its own account (`cpu_seconds`).
-                let (serverCPU, clientCPU) = (CPUAccount(), CPUAccount())
-                let srv: any TransportServer
-                switch source {
-                case .plugin: srv = try await CPUAccount.$current.withValue(serverCPU) { try await plugin.startServer(context) }
-                case .started(let started): srv = started
-                }
-                serverBox.set(srv)
-                var measurement: TransportMeasurement
-                do {
-                    var clientContext = context
-                    clientContext.serverHello = srv.hello
-                    clientContext.dataKey = CellDataKey.from(hello: srv.hello)
-                    clientContext.certificatePin = CertificatePin.from(hello: srv.hello)
-                    measurement = try await CPUAccount.$current.withValue(clientCPU) {
-                        try await plugin.runClient(clientContext, server: srv.address)
-                    }
-                } catch {
-                    srv.stop()
-                    try? await srv.finish()
-                    throw error
-                }
-                try await srv.finish()
-                // A server elsewhere (serve) reports its own; the runner adds it. A plugin
-                // whose work is not its threads' (exec) states its own (null) figures.
-                let local = if case .plugin = source { true } else { false }
-                if measurement.cpuSeconds == nil {
-                    measurement.cpuSeconds = EndPair(client: clientCPU.seconds, server: local ? serverCPU.seconds : nil)
-                }
-                return measurement
+            }) { [self] in
+                let (plugin, context) = try makeCell(client: client, server: server, link: link, deadline: deadline, cancellation: cancellation)
+                return try await measure(plugin, context, source: source, serverBox: serverBox)
             }
             serverBox.stop()
             return .measured(m)
@@ -102,6 +64,57 @@ public struct PluginSession: Sendable {
                 ? .timedOut("cell did not finish within \(JSONValue.format(cellTimeoutSeconds)) s (\(error))")
                 : .failed("\(error)")
         }
+    }
+
+    /// The transport's plugin and the cell as both of its sides see it.
+    func makeCell(client: Endpoint, server: Endpoint, link: ResolvedLink, deadline: UInt64,
+                  cancellation: CellCancellation) throws -> (any TransportPlugin, CellContext) {
+        let (plugin, _) = try registry.make(transport.plugin, options: transport.options,
+                                            path: JSONPath.root.key("transports").index(transport.index))
+        var cellLogger = logger
+        cellLogger[metadataKey: "cell"] = "\(cell.cellID)#\(cell.repetition)"
+        var context = CellContext(cellID: cell.cellID, repetition: cell.repetition, seed: cell.seed, payload: cell.payload,
+                                  rttProbes: cell.rttProbes, deadline: deadline, link: link, client: client,
+                                  server: server, cancellation: cancellation, logger: cellLogger, rttMethod: cell.rttMethod)
+        context.rttProbeSpacingNanos = cell.rttProbeSpacingNanos
+        context.wifi = transport.effectiveWifi
+        return (plugin, context)
+    }
+
+    /// Starts the server (or takes the one started elsewhere), runs the client against
+    /// it and waits for the server's end. Each side's threads are charged to its own
+    /// account (`cpu_seconds`).
+    func measure(_ plugin: any TransportPlugin, _ context: CellContext, source: ServerSource,
+                 serverBox: ServerBox) async throws -> TransportMeasurement {
+        let (serverCPU, clientCPU) = (CPUAccount(), CPUAccount())
+        let srv: any TransportServer
+        switch source {
+        case .plugin: srv = try await CPUAccount.$current.withValue(serverCPU) { try await plugin.startServer(context) }
+        case .started(let started): srv = started
+        }
+        serverBox.set(srv)
+        var measurement: TransportMeasurement
+        do {
+            var clientContext = context
+            clientContext.serverHello = srv.hello
+            clientContext.dataKey = CellDataKey.from(hello: srv.hello)
+            clientContext.certificatePin = CertificatePin.from(hello: srv.hello)
+            measurement = try await CPUAccount.$current.withValue(clientCPU) {
+                try await plugin.runClient(clientContext, server: srv.address)
+            }
+        } catch {
+            srv.stop()
+            try? await srv.finish()
+            throw error
+        }
+        try await srv.finish()
+        // A server elsewhere (serve) reports its own; the runner adds it. A plugin
+        // whose work is not its threads' (exec) states its own (null) figures.
+        let local = if case .plugin = source { true } else { false }
+        if measurement.cpuSeconds == nil {
+            measurement.cpuSeconds = EndPair(client: clientCPU.seconds, server: local ? serverCPU.seconds : nil)
+        }
+        return measurement
     }
 }
 

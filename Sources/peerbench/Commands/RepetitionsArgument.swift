@@ -18,23 +18,12 @@ enum RepetitionsArgument: ExpressibleByArgument, Equatable {
         }
     }
 
-    /// The count the plan expands to: N, or MAX (nil: the matrix's).
-    var count: Int? {
+    /// As the run core takes it; nil while invalid (validate() refuses that first).
+    var requested: RunRequest.Repetitions? {
         switch self {
-        case .fixed(let n): n
-        case .auto(let max): max
+        case .fixed(let n): .fixed(n)
+        case .auto(let max): .auto(max: max)
         case .invalid: nil
-        }
-    }
-
-    var isAuto: Bool { if case .auto = self { true } else { false } }
-
-    /// As a manifest stores it, for the resume check.
-    var spelling: String {
-        switch self {
-        case .fixed(let n): "\(n)"
-        case .auto(let max): max.map { "auto:\($0)" } ?? "auto"
-        case .invalid(let p): p
         }
     }
 }

@@ -1,8 +1,5 @@
 import ArgumentParser
 import Foundation
-import LinkEmulation
-import Logging
-import PeerBenchAnalysis
 import PeerBenchCore
 import PeerBenchPlugin
 import RemoteLink
@@ -115,152 +112,18 @@ struct RunCommand: AsyncParsableCommand {
 
     func run() async throws {
         if !dryRun { UnprivilegedLink.reexecIfPossible(linkMode: intendedLink) }
-        // Stop signals are caught before anything is created (see RunInterrupt), and a
-        // closed stderr (SIGHUP's lost terminal) must not end the wrap-up by SIGPIPE.
+        // A closed stderr (SIGHUP's lost terminal) must not end the wrap-up by SIGPIPE.
         signal(SIGPIPE, SIG_IGN)
-        let interrupt = RunInterrupt()
-        let trap = dryRun ? nil : interrupt.trap()
+        let terminal = RunTerminal(terminalSettings)
         let registry = Wiring.registry
-        let linkModel = Wiring.linkModel
-        let setup: RunSetup
-        do { setup = try RunSetup.prepare(self, registry: registry, linkModel: linkModel) } catch let e as InputError { throw fail(e) }
-        for w in setup.warnings { Terminal.err("peerbench: warning: \(w)") }
-        let plan = setup.plan
-        if dryRun {
-            DryRun.print(plan: plan, pending: setup.pending, recorded: setup.alreadyRecorded)
-            return
-        }
-        let dir = setup.dir!
-        let resumeCommand = setup.resumeCommand
-        interrupt.attach(resumeCommand: resumeCommand)
-        if setup.linkMode == .emulated && EmulatedTestbed.hasNetAdmin {
-            let removed = EmulatedTestbed.removeLeftovers()
-            if !removed.isEmpty {
-                Terminal.err("peerbench: removed \(removed.count) network namespace\(removed.count == 1 ? "" : "s") left by runs that were killed: \(removed.joined(separator: ", "))")
-            }
-        }
-        let testbed: any Testbed
-        do {
-            testbed = setup.linkMode == .remote
-                ? try await RemoteRun.connect(peer: peer!, pskFile: pskFile!, registry: registry, plan: plan, quiet: quiet)
-                : try Wiring.makeTestbed(setup.linkMode)
-        } catch let e as InputError { throw fail(e) } catch {
-            Terminal.error("cannot set up the \(setup.linkMode.rawValue) link: \(error)")
-            throw ExitStatus.testbed
-        }
-        interrupt.attach(testbed: testbed)
-
-        var logger = Logger(label: "peerbench")
-        logger.logLevel = verbose ? .debug : .warning
-        let worker = isolation == .process ? WorkerProcess(arguments: ["cell-worker"] + (verbose ? ["--verbose"] : [])) : nil
-        interrupt.attach(worker: worker)
-        let prompter: FieldPrompter?
-        var keepAlive: (@Sendable () async -> Void)?
-        if let remote = testbed as? RemoteTestbed { keepAlive = { await remote.keepAlive() } }
-        do { prompter = try field.prompter(keepAlive: keepAlive) } catch let e as InputError {
-            await testbed.shutdown()
-            throw fail(e)
-        }
-        let runner = Runner(registry: registry, testbed: testbed, logger: logger, worker: worker, stopper: interrupt.stopper,
-                            fieldPrompter: prompter)
-        // Auto repetitions: a resumed run's records are judged before its first cell.
-        let judge = plan.matrix.autoRepetitions.map {
-            AutoRepetitionJudge(rule: $0, cells: plan.cells, records: ManifestBook.ownRecords(dir: dir, plan: plan, runID: setup.runID))
-        }
-        let book = ManifestBook(dir: dir, plan: plan, setup: setup, linkMode: testbed.mode, isolation: isolation,
-                                versions: Wiring.libraryVersions, commandLine: CommandLine.arguments, judge: judge)
-        interrupt.attach(book: book)
-        do { try book.write(status: "running", ended: false) } catch {
-            await testbed.shutdown()
-            Terminal.error("\(error); nothing was run")
-            throw ExitStatus.cannotWrite
-        }
-        if !quiet {
-            let skipped = setup.alreadyRecorded > 0 ? " (\(setup.alreadyRecorded) already recorded)" : ""
-            let auto = plan.matrix.autoRepetitions.map { " at most (auto repetitions: " + Self.autoText($0) + ")" } ?? ""
-            Terminal.err("peerbench: \(setup.pending.count) cells\(auto)\(skipped) of \(plan.matrix.name)\(plan.options.shard.map { " shard \($0)" } ?? "") over link '\(testbed.mode.rawValue)', \(isolation == .process ? "isolated in a worker process" : "in process"), into \(dir.path)")
-        }
-        // The floor is measured once the stop signals are handled, so an interrupt
-        // stops it too; the manifest is written again with it.
-        book.measurementFloor = await FloorProbe.measure(plan: plan, testbed: testbed, quiet: quiet) { runner.stopper.hasFired }
-        judge?.measured(book.measurementFloor)
-        try? book.write(status: "running", ended: false)
-        let estimates = plan.estimates(of: setup.pending)
-        let printer = quiet ? nil : ProgressPrinter(estimates: estimates, alreadyRecorded: setup.alreadyRecorded, live: Terminal.stderrIsTerminal && !field.interactive, verbose: verbose)
-        let summary: RunSummary
-        do {
-            summary = try await runner.run(plan, cells: setup.pending, runID: setup.runID, into: dir, observer: printer, judge: book.judge)
-        } catch {
-            worker?.killNow()
-            await testbed.shutdown()
-            printer?.stop()
-            // The reserve makes room for this last manifest on a full disk.
-            dir.releaseReserve()
-            try? book.write(status: "failed", ended: true)
-            trap?.cancel()
-            Terminal.error("\(error); the run stopped, the records written before are kept (resume it with: \(resumeCommand))")
-            throw ExitStatus.cannotWrite
-        }
-        printer?.stop()
-        await testbed.shutdown()
-        book.interruptedCell = summary.interruptedCell
-        // Freed before the last writes, so a disk that filled up still takes them.
-        dir.releaseReserve()
-        do {
-            try book.write(status: summary.interrupted ? "interrupted" : "finished", ended: true)
-            try dir.exportCSV(run: (setup.runID, Set(plan.cells.map(\.key))))
-        } catch {
-            trap?.cancel()
-            Terminal.error("\(error); every record is in \(dir.journalPath) (resume the run to write it again: \(resumeCommand))")
-            throw ExitStatus.cannotWrite
-        }
-        // Only now: a signal during the wrap-up still goes through the handlers above.
+        let session = MatrixRun(request, registry: registry, linkModel: Wiring.linkModel,
+                                testbeds: WiredTestbeds(registry: registry, peer: peer, pskFile: pskFile, quiet: quiet),
+                                judge: Wiring.repetitionJudge, reporter: terminal, logger: logger)
+        // Stop signals are caught before the run creates anything (see RunSignals).
+        let trap = dryRun ? nil : RunSignals.trap(session, terminal: terminal)
+        let outcome = try await session.run()
+        // Only now: a signal during the wrap-up still went through the handlers.
         trap?.cancel()
-
-        if let lost = summary.testbedLost {
-            Terminal.error("\(lost); the run stopped after \(summary.total) cells this time (records kept). Once the peer serves again, resume with:\n  \(resumeCommand)")
-            throw ExitStatus.testbed
-        }
-        let skipped = FieldOptions.reportSkips(summary, resumeCommand: resumeCommand)
-        let whole = book.wholeRunSummary()
-        let counts = CellStatus.allCases.compactMap { s in whole.byStatus[s].map { "\($0) \(s.rawValue)" } }
-        if summary.interrupted {
-            let left = plan.cells.count - whole.total
-            Terminal.err("peerbench: interrupted: \(summary.total) cells recorded this time, \(left) still to run\(summary.interruptedCell.map { " (\($0.summary) was stopped and will run again)" } ?? ""). Resume with:\n  \(resumeCommand)")
-            throw ExitStatus.interrupted
-        }
-        Terminal.err("peerbench: \(whole.total) cells: \(counts.joined(separator: ", ")). Records: \(dir.journalPath)")
-        if let report = book.judge?.report { Terminal.err("peerbench: " + Self.autoOutcome(report, settledCells: summary.settledCells)) }
-        if whole.notOK > 0 || skipped { throw ExitStatus.cellsNotOK }
+        try terminal.finish(outcome)
     }
-
-    /// `6-20 repetitions per scenario until every interval is within 5 % of its median`.
-    static func autoText(_ rule: AutoRepetitions) -> String {
-        "\(rule.min)-\(rule.max) repetitions per scenario until every interval is within \(Format.number(rule.precision * 100, digits: 1)) % of its median"
-    }
-
-    /// How the scenarios of an auto-repetition run ended, one line.
-    static func autoOutcome(_ report: AutoRepetitions.Report, settledCells: Int) -> String {
-        let precise = report.scenarios.filter { $0.stopped == "precise" }
-        let reps = precise.map(\.repetitions)
-        let range = reps.isEmpty ? "" : " after \(reps.min()!)\(reps.min() == reps.max() ? "" : "-\(reps.max()!)") repetitions"
-        let atMax = report.scenarios.filter { $0.stopped == "max" }.count
-        return "auto repetitions: \(precise.count) of \(report.scenarios.count) scenarios precise\(range), \(atMax) ran to \(report.max) "
-            + "(manifest auto_repetitions); \(settledCells) cells were not needed"
-    }
-
-    static func makeRunID() -> String {
-        let f = DateFormatter()
-        f.locale = Locale(identifier: "en_US_POSIX")
-        f.timeZone = TimeZone(identifier: "UTC")
-        f.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
-        let suffix = String(UInt32.random(in: 0...UInt32.max), radix: 16)
-        return f.string(from: Date()) + "-" + String(repeating: "0", count: 8 - suffix.count) + suffix
-    }
-}
-
-extension ExitStatus {
-    /// The run could not write its folder (disk full, I/O error): not bad input (2),
-    /// not a testbed problem (3). README and docs/UNATTENDED.md list it.
-    static let cannotWrite = ExitCode(4)
 }

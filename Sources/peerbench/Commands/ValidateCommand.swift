@@ -46,7 +46,7 @@ struct ValidateCommand: AsyncParsableCommand {
         if let auto = m.autoRepetitions {
             // Every scenario runs MIN rounds and at most MAX: the estimate is a range.
             let least = estimate * Double(auto.min) / Double(auto.max)
-            Terminal.out("  cells: \(perRep * auto.min) to \(plan.cells.count) (\(perRep) per repetition x auto repetitions: \(RunCommand.autoText(auto)))")
+            Terminal.out("  cells: \(perRep * auto.min) to \(plan.cells.count) (\(perRep) per repetition x auto repetitions: \(RunTerminal.autoText(auto)))")
             Terminal.out("  estimated duration: \(Format.duration(least)) to \(Format.duration(estimate)) (\(Int(least.rounded()))-\(Int(estimate.rounded())) s; cell timeout \(Format.number(m.cellTimeoutSeconds, digits: 0)) s)")
         } else {
             Terminal.out("  cells: \(plan.cells.count) (\(perRep) per repetition x \(m.repetitions) repetition\(m.repetitions == 1 ? "" : "s"))")

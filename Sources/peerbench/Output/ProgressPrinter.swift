@@ -1,58 +1,69 @@
 import Foundation
 import PeerBenchCore
 import PeerBenchPlugin
+import Synchronization
 
 /// Progress on standard error. On a terminal: finished cells scroll above a live line
 /// (cells done/total, failures, the current cell and its elapsed time, ETA), redrawn
 /// every second. Otherwise: one plain log line per finished cell, with the ETA.
-final class ProgressPrinter: RunObserver, @unchecked Sendable {
-    private let lock = NSLock()
-    private var estimate: ProgressEstimate
+final class ProgressPrinter: RunObserver, Sendable {
+    private struct State {
+        var estimate: ProgressEstimate
+        var current: (cell: Cell, index: Int, started: UInt64)?
+        var stopped = false
+    }
+    /// Also held while writing to standard error, so the live line is never torn.
+    private let state: Mutex<State>
     private let live: Bool
     private let verbose: Bool
-    private var current: (cell: Cell, index: Int, started: UInt64)?
-    private var timer: (any DispatchSourceTimer)?
+    /// Where the live line is redrawn every second.
+    private let ticks = DispatchQueue(label: "peerbench.progress")
     private let t0 = MonotonicClock.now()
     /// Cells recorded before this session (on resume), so counters show the whole run.
     private let offset: Int
 
     init(estimates: [Double], alreadyRecorded: Int = 0, live: Bool, verbose: Bool) {
-        estimate = ProgressEstimate(estimates: estimates)
+        state = Mutex(State(estimate: ProgressEstimate(estimates: estimates)))
         offset = alreadyRecorded
         self.live = live
         self.verbose = verbose
-        if live {
-            let t = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "peerbench.progress"))
-            t.schedule(deadline: .now() + 1, repeating: 1)
-            t.setEventHandler { [weak self] in self?.redraw() }
-            t.resume()
-            timer = t
+        if live { tick() }
+    }
+
+    /// Redraws the live line a second from now, and so on until `stop()`.
+    private func tick() {
+        ticks.asyncAfter(deadline: .now() + 1) { [weak self] in
+            guard let self, !self.state.withLock({ $0.stopped }) else { return }
+            self.redraw()
+            self.tick()
         }
     }
 
     func stop() {
-        timer?.cancel()
-        if live { lock.withLock { FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8)) } }
+        state.withLock { s in
+            s.stopped = true
+            if live { FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8)) }
+        }
     }
 
     func cellStarted(index: Int, total: Int, cell: Cell) {
-        lock.withLock { current = (cell, index, MonotonicClock.now()) }
+        state.withLock { $0.current = (cell, index, MonotonicClock.now()) }
         if live { redraw() } else if verbose { Terminal.err("[\(counter(index, total))] \(cell.summary): started") }
     }
 
     func cellFinished(index: Int, total: Int, cell: Cell, record: Record) {
-        let line = lock.withLock { () -> String in
-            estimate.finished(seconds: record.totalSeconds, ok: record.status == .ok)
-            current = nil
+        let line = state.withLock { s -> String in
+            s.estimate.finished(seconds: record.totalSeconds, ok: record.status == .ok)
+            s.current = nil
             var line = "[\(counter(index, total))] " + ProgressPrinter.describe(cell: cell, record: record)
-            if !live, let eta = estimate.remainingSeconds, estimate.done < estimate.total { line += "  · ETA \(Format.duration(eta))" }
+            if !live, let eta = s.estimate.remainingSeconds, s.estimate.done < s.estimate.total { line += "  · ETA \(Format.duration(eta))" }
             return line
         }
         emit(line)
     }
 
     func cellInterrupted(index: Int, total: Int, cell: Cell) {
-        lock.withLock { current = nil }
+        state.withLock { $0.current = nil }
         emit("[\(counter(index, total))] \(cell.summary): interrupted (not recorded; runs again on resume)")
     }
 
@@ -63,7 +74,7 @@ final class ProgressPrinter: RunObserver, @unchecked Sendable {
     /// A finished-cell line; on a terminal it replaces the live line, which is redrawn below it.
     private func emit(_ line: String) {
         if live {
-            lock.withLock { FileHandle.standardError.write(Data(("\r\u{1B}[2K" + line + "\n").utf8)) }
+            state.withLock { _ in FileHandle.standardError.write(Data(("\r\u{1B}[2K" + line + "\n").utf8)) }
             redraw()
         } else {
             Terminal.err(line)
@@ -71,11 +82,12 @@ final class ProgressPrinter: RunObserver, @unchecked Sendable {
     }
 
     private func redraw() {
-        lock.withLock {
-            guard live else { return }
+        state.withLock { s in
+            guard live, !s.stopped else { return }
+            let estimate = s.estimate
             var parts = ["\(offset + estimate.done)/\(offset + estimate.total) done"]
             if estimate.failures > 0 { parts.append("\(estimate.failures) not ok") }
-            if let c = current {
+            if let c = s.current {
                 parts.append("now: \(c.cell.summary) (\(Format.seconds(Double(MonotonicClock.elapsed(since: c.started)) / 1e9)))")
             }
             if let eta = estimate.remainingSeconds, estimate.done < estimate.total { parts.append("ETA \(Format.duration(eta))") }

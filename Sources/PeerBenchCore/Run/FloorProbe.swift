@@ -1,20 +1,17 @@
 import Foundation
-import LinkEmulation
-import PeerBenchCore
 import PeerBenchPlugin
-import UDPTransport
 
 /// Measures the run's `measurement_floor` (docs/RECORDS.md) before the first cell:
 /// the clock, each transport's loopback RTT, and on an emulated link the emulator's
-/// release-time error during a short paced UDP burst. Takes a second or two per
-/// transport; a transport that cannot be probed is recorded with its error.
-enum FloorProbe {
-    /// The calibration burst: 1 000 datagrams of 1 200 bytes paced at 20 Mbit/s
-    /// (0.5 s) over a 50 Mbit/s, 5 ms link — busy, never congested.
-    static let calibration = "udp 1000 x 1200 B paced at 20 Mbit/s over 50 Mbit/s, 5 ms one way, MTU 1500"
+/// release-time error (`releaseError`, which the testbed's wiring provides: the core
+/// knows no emulator). Takes a second or two per transport; a transport that cannot be
+/// probed is recorded with its error.
+struct FloorProbe {
+    var registry: PluginRegistry
+    var probing: RunRequest.FloorProbing
+    var releaseError: (@Sendable () async -> MeasurementFloor.ReleaseError?)?
 
-    static func measure(plan: RunPlan, testbed: any Testbed, quiet: Bool, stopped: @escaping @Sendable () -> Bool) async -> MeasurementFloor {
-        if !quiet { Terminal.err("peerbench: measuring the measurement floor (clock, loopback RTT per transport\(testbed is EmulatedTestbed ? ", emulator timing" : ""))") }
+    func measure(_ plan: RunPlan, stopped: @escaping @Sendable () -> Bool) async -> MeasurementFloor {
         let clock = MeasurementFloor.measureClock()
         var rtt: [MeasurementFloor.TransportFloor] = []
         for spec in plan.matrix.transports {
@@ -22,11 +19,14 @@ enum FloorProbe {
                 rtt.append(.init(label: spec.label, plugin: spec.plugin, probes: 0, p50Ms: nil, p99Ms: nil, maxMs: nil,
                                  error: "not measured: the run was stopped"))
             } else {
-                rtt.append(await probeInSubprocess(spec, stopped: stopped))
+                switch probing {
+                case .childProcess(let arguments): rtt.append(await Self.probeInSubprocess(spec, arguments: arguments, stopped: stopped))
+                case .inProcess(let seconds): rtt.append(await MeasurementFloor.measureLoopback(spec, registry: registry, timeoutSeconds: seconds))
+                }
             }
         }
         var release: MeasurementFloor.ReleaseError?
-        if let emulated = testbed as? EmulatedTestbed, !stopped() { release = try? await emulatorReleaseError(emulated) }
+        if let releaseError, !stopped() { release = await releaseError() }
         return MeasurementFloor(measuredAt: Manifest.rfc3339(Date()), clock: clock, loopbackRTT: rtt, emulatorReleaseError: release)
     }
 
@@ -34,15 +34,17 @@ enum FloorProbe {
     /// second on loopback, so only a plugin that hangs reaches this.
     static let probeLimitSeconds = 5.0
 
-    /// One transport's loopback floor from `peerbench floor-probe` in a child process:
-    /// plugins run isolated here as in the cells, so a crash or hang is an `error`.
-    static func probeInSubprocess(_ spec: TransportSpec, stopped: @escaping @Sendable () -> Bool) async -> MeasurementFloor.TransportFloor {
+    /// One transport's loopback floor from this executable run with `arguments`
+    /// (`peerbench floor-probe`) in a child process: plugins run isolated here as in
+    /// the cells, so a crash or hang is an `error`.
+    static func probeInSubprocess(_ spec: TransportSpec, arguments: [String],
+                                  stopped: @escaping @Sendable () -> Bool) async -> MeasurementFloor.TransportFloor {
         func failed(_ why: String) -> MeasurementFloor.TransportFloor {
             .init(label: spec.label, plugin: spec.plugin, probes: 0, p50Ms: nil, p99Ms: nil, maxMs: nil, error: why)
         }
         let p = Process()
         p.executableURL = URL(fileURLWithPath: WorkerProcess.currentExecutable)
-        p.arguments = ["floor-probe"]
+        p.arguments = arguments
         let input = Pipe(), output = Pipe()
         p.standardInput = input
         p.standardOutput = output
@@ -79,24 +81,5 @@ enum FloorProbe {
         } catch {
             return failed("the probe process exited with status \(p.terminationStatus) without a result")
         }
-    }
-
-    /// Runs the calibration burst through the emulator and reads how late it released
-    /// each packet; nil when the burst could not run (the cells will say why).
-    static func emulatorReleaseError(_ testbed: EmulatedTestbed) async throws -> MeasurementFloor.ReleaseError? {
-        let endpoints = try testbed.configure(EmulatorParameters(delayNanos: 5_000_000, rateBitsPerSecond: 50e6, mtu: 1_500), seed: 1)
-        var cell = CellContext.loopback(payload: Payload(count: 1_000, size: 1_200), rttProbes: 10, timeoutSeconds: 10)
-        cell.client = endpoints.client
-        cell.server = endpoints.server
-        let plugin = UDPPlugin(UDPOptions(rateMbps: 20))
-        let server = try await plugin.startServer(cell)
-        do { _ = try await plugin.runClient(cell, server: server.address) } catch {
-            server.stop()
-            throw error
-        }
-        server.stop()
-        guard let e = testbed.schedulingError(), e.count > 0,
-              let p50 = e.percentileMicros(0.5), let p99 = e.percentileMicros(0.99) else { return nil }
-        return MeasurementFloor.ReleaseError(packets: e.count, p50Micros: p50, p99Micros: p99, calibration: calibration)
     }
 }

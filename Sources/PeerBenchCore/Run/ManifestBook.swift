@@ -1,11 +1,11 @@
 import Foundation
-import PeerBenchCore
 import PeerBenchPlugin
 import Synchronization
 
 /// Keeps manifest.json current through a run: written when the run starts, when it
-/// ends, and from the signal handler. A resumed run keeps its run id and first start
-/// time and adds a session; the summary always covers the whole journal.
+/// ends, and when it is abandoned (`MatrixRun.abandon`, a second stop signal). A
+/// resumed run keeps its run id and first start time and adds a session; the summary
+/// always covers the whole journal.
 final class ManifestBook: Sendable {
     let dir: RunDirectory
     let plan: RunPlan
@@ -31,7 +31,7 @@ final class ManifestBook: Sendable {
     /// Auto repetitions: whose report goes into every manifest written.
     let judge: (any RepetitionJudge)?
 
-    /// One write at a time: the signal handler's and the run's would share manifest.json.tmp.
+    /// One write at a time: an abandoning thread's and the run's would share manifest.json.tmp.
     private let writing = Mutex(())
 
     init(dir: RunDirectory, plan: RunPlan, setup: RunSetup, linkMode: LinkMode, isolation: Isolation, versions: [String: String],
