@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-public import PeerBenchPlugin
+import PeerBenchPlugin
 
 /// How the TCP plugin notices a dead peer (docs/PLUGINS.md, "Dead-peer detection").
 ///

@@ -1,4 +1,4 @@
-public import PeerBenchPlugin
+import PeerBenchPlugin
 
 extension UWBPlugin {
     /// A session stops hearing its peer and removes it after `removalTimeoutSeconds`

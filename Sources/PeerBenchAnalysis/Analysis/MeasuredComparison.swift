@@ -147,26 +147,39 @@ public struct MeasuredComparison: Sendable {
         self.init(measured: measured, emulatedTests: emulated.tests.filter(\.counted), notCounted: emulated.notCounted)
     }
 
-    init(measured: [MeasuredTest], emulatedTests: [EmulatedTests.Test], notCounted: Int) {
-        // Rows in the order their first measured test appears; distances and payloads ascending.
+    /// The measured tests grouped into the tables' rows, and the order transports and
+    /// places first appear in.
+    struct Grouped {
         var rtt = RowSet(), transfer = RowSet(), byPayload = RowSet()
         var transportOrder: [String] = [], placeOrder: [String] = []
+    }
+
+    static func group(_ measured: [MeasuredTest]) -> Grouped {
+        var g = Grouped()
         for t in measured {
-            if !transportOrder.contains(t.transport) { transportOrder.append(t.transport) }
-            if !placeOrder.contains(t.place) { placeOrder.append(t.place) }
+            if !g.transportOrder.contains(t.transport) { g.transportOrder.append(t.transport) }
+            if !g.placeOrder.contains(t.place) { g.placeOrder.append(t.place) }
             switch t.kind {
             case .rtt:
                 let key = "\(t.transport)|\(t.place)"
-                rtt.add(key: key, row: Row(transport: t.transport, place: t.place), value: t.averageRttMs!, second: t.jitterMs!,
-                        cover: Self.coverKey(place: nil, distanceM: t.distanceM, count: nil, size: nil))
+                g.rtt.add(key: key, row: Row(transport: t.transport, place: t.place), value: t.averageRttMs!, second: t.jitterMs!,
+                          cover: Self.coverKey(place: nil, distanceM: t.distanceM, count: nil, size: nil))
             case .transfer:
                 let dist = Self.millimetres(t.distanceM)
-                transfer.add(key: "\(t.transport)|\(t.place)|\(dist)", row: Row(transport: t.transport, place: t.place, distanceM: t.distanceM),
-                             value: t.speedMbps!, cover: Self.coverKey(place: nil, distanceM: nil, count: t.count, size: t.size))
-                byPayload.add(key: "\(t.transport)|\(t.count!)|\(t.size!)", row: Row(transport: t.transport, count: t.count, size: t.size),
-                              value: t.speedMbps!, cover: Self.coverKey(place: t.place, distanceM: t.distanceM, count: nil, size: nil))
+                g.transfer.add(key: "\(t.transport)|\(t.place)|\(dist)", row: Row(transport: t.transport, place: t.place, distanceM: t.distanceM),
+                               value: t.speedMbps!, cover: Self.coverKey(place: nil, distanceM: nil, count: t.count, size: t.size))
+                g.byPayload.add(key: "\(t.transport)|\(t.count!)|\(t.size!)", row: Row(transport: t.transport, count: t.count, size: t.size),
+                                value: t.speedMbps!, cover: Self.coverKey(place: t.place, distanceM: t.distanceM, count: nil, size: nil))
             }
         }
+        return g
+    }
+
+    init(measured: [MeasuredTest], emulatedTests: [EmulatedTests.Test], notCounted: Int) {
+        // Rows in the order their first measured test appears; distances and payloads ascending.
+        let grouped = Self.group(measured)
+        var rtt = grouped.rtt, transfer = grouped.transfer, byPayload = grouped.byPayload
+        let transportOrder = grouped.transportOrder, placeOrder = grouped.placeOrder
         var methods: [String: Int] = [:]
         var unmatched = 0
         for e in emulatedTests {
