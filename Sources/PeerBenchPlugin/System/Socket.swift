@@ -102,7 +102,7 @@ public final class Socket: Sendable {
 
     public func setOption<T: BitwiseCopyable>(_ level: Int32, _ name: Int32, _ value: T, _ label: String) throws(SystemError) {
         var v = value
-        try io("setsockopt(\(label))") { fd throws(SystemError) in
+        _ = try io("setsockopt(\(label))") { fd throws(SystemError) in
             try syscall("setsockopt(\(label))") { setsockopt(fd, level, name, &v, socklen_t(MemoryLayout<T>.size)) }
         }
     }
@@ -110,7 +110,7 @@ public final class Socket: Sendable {
     public func getOption<T: BitwiseCopyable>(_ level: Int32, _ name: Int32, as: T.Type, initial: T, _ label: String) throws(SystemError) -> T {
         var v = initial
         var len = socklen_t(MemoryLayout<T>.size)
-        try io("getsockopt(\(label))") { fd throws(SystemError) in
+        _ = try io("getsockopt(\(label))") { fd throws(SystemError) in
             try syscall("getsockopt(\(label))") { getsockopt(fd, level, name, &v, &len) }
         }
         return v
@@ -143,7 +143,7 @@ public final class Socket: Sendable {
     }
 
     public func listen(backlog: Int32 = 16) throws(SystemError) {
-        try io("listen") { fd throws(SystemError) in try syscall("listen") { Glibc.listen(fd, backlog) } }
+        _ = try io("listen") { fd throws(SystemError) in try syscall("listen") { Glibc.listen(fd, backlog) } }
     }
 
     public func connect(_ address: SocketAddress) throws {
@@ -198,7 +198,7 @@ public final class Socket: Sendable {
         let family = SocketAddress(host: host, port: 0).family
         var bytes = [UInt8](repeating: 0, count: 16)
         guard inet_pton(family, host, &bytes) == 1 else { throw InputError("not a numeric address: \(host)") }
-        try io("setsockopt(SO_ATTACH_FILTER)") { fd throws(SystemError) in
+        _ = try io("setsockopt(SO_ATTACH_FILTER)") { fd throws(SystemError) in
             try syscall("setsockopt(SO_ATTACH_FILTER)") { pb_attach_peer_filter(fd, family, bytes) }
         }
     }
