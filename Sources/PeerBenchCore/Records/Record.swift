@@ -1,7 +1,7 @@
 public import Foundation
 import PeerBenchPlugin
 
-/// One finished cell, schema `peerbench.record/4` (docs/RECORDS.md documents every field).
+/// One finished cell, schema `peerbench.record/5` (docs/RECORDS.md documents every field).
 ///
 /// This type IS the schema: records.jsonl is its encoding, records.csv's columns are
 /// derived from it (`RecordsCSV`), and readers decode it. Every record has the same
