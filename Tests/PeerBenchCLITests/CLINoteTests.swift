@@ -30,7 +30,7 @@ import Testing
         let doc = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         #expect(doc["notes"] as? [[String: String]] == [["directory": d + "/a", "note": "ngtcp2 0.12, Nagle on"]], "\(doc["notes"] ?? "none")")
         let none = try CLI.run(["compare", d + "/b", "--format", "json"])
-        #expect(none.stdout.contains("\"notes\" : null"), "\(none.stdout.prefix(300))")
+        #expect(none.stdout.contains("\"notes\": null"), "\(none.stdout.prefix(300))")
 
         let store = d + "/store"
         #expect(try CLI.run(["baseline", "save", "nagle", d + "/a", "--baselines-dir", store]).status == 0)
