@@ -91,19 +91,6 @@ public final class JSONTape: Sendable {
             }
         }
 
-        /// Members of an object in order (keys decoded); empty for other kinds.
-        public var members: [(key: String, value: Node)] {
-            let t = token
-            guard t.kind == .object else { return [] }
-            var out: [(String, Node)] = []
-            var i = index + 1
-            while i < Int(t.next) {
-                out.append((tape.string(tape.tokens[i]), Node(tape: tape, index: i + 1)))
-                i = Int(tape.tokens[i + 1].next)
-            }
-            return out
-        }
-
         /// Elements of an array in order; empty for other kinds.
         public var elements: [Node] {
             let t = token
@@ -131,13 +118,6 @@ public final class JSONTape: Sendable {
         public var int: Int? {
             guard let n = double, n == n.rounded(), abs(n) <= 9_007_199_254_740_992 else { return nil }
             return Int(n)
-        }
-
-        /// The value's JSON text exactly as written in the document.
-        public var rawBytes: ArraySlice<UInt8> {
-            let t = token
-            let base = tape.bytes.startIndex
-            return t.kind == .string ? tape.bytes[base + Int(t.start) - 1..<base + Int(t.end) + 1] : tape.bytes[base + Int(t.start)..<base + Int(t.end)]
         }
 
         /// The value as a tree.
