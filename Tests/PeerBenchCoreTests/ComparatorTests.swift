@@ -117,7 +117,7 @@ func typed(_ records: [JSONValue]) throws -> [Record] { try records.map { try Re
 
     @Test func jsonContractKeysAndTypes() throws {
         let records = (1...6).map { comparedRecord("tcp", rep: $0, mbps: Double($0)) } + (1...6).map { comparedRecord("udp", rep: $0, mbps: 10 + Double($0)) }
-        let data = Data(try JSONCoding.encode(try ComparisonDocument(records: typed(records))).compactText.utf8)
+        let data = Data(try ComparisonDocument(records: typed(records)).jsonText().utf8)
         let top = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         #expect(Set(top.keys) == ["schema", "alpha", "warnings", "scenarios", "measurement_floor", "notes"])
         #expect(top["measurement_floor"] is NSNull, "records in memory, no manifest: no floor")

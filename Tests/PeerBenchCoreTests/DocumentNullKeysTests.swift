@@ -21,6 +21,15 @@ import Testing
         #expect(try JSONCoding.decode(T.self, from: Array(o.utf8)) == value)
     }
 
+    /// compare's document is written by its own writer (pretty, keys sorted): its text,
+    /// made compact, as expected, and it decodes back with both decoders.
+    static func checkText(_ doc: ComparisonDocument, sorted: String) throws {
+        let text = try doc.jsonText()
+        #expect(try JSONParser.parse(Array(text.utf8)).compactText == sorted)
+        #expect(try JSONDecoder().decode(ComparisonDocument.self, from: Data(text.utf8)) == doc)
+        #expect(try JSONCoding.decode(ComparisonDocument.self, from: Array(text.utf8)) == doc)
+    }
+
     static let floor = ComparisonFloor(transports: [.init(label: "tcp", p50Ms: 0.03, p99Ms: 0.06)], emulatorReleaseP50Ms: 0.035,
                                        emulatorReleaseP99Ms: 0.094, clockMs: 0.001, runs: 2, notes: ["n"])
     static let summary = ComparisonDocument.MetricSummary(n: 6, median: 1.5, ciLow: 1.25, ciHigh: 1.75)
@@ -34,7 +43,7 @@ import Testing
                                                    transports: [.init(label: "tcp", metrics: ["rtt_p50_ms": Self.summary])],
                                                    pairs: [pair], withinRun: [pair])
         let full = ComparisonDocument(alpha: 0.05, warnings: ["w"], scenarios: [scenario], measurementFloor: Self.floor)
-        try Self.check(full, ordered: #"{"schema":"peerbench.compare/1","alpha":0.05,"warnings":["w"],"scenarios":[{"environment":"open","distance_label":"10m","payload":"1x1024","transports":[{"label":"tcp","metrics":{"rtt_p50_ms":{"n":6,"median":1.5,"ci_low":1.25,"ci_high":1.75}}}],"pairs":[{"a":"tcp","b":"udp","metric":"rtt_p50_ms","p_value":0.01,"p_adjusted":0.02,"cliffs_delta":-0.5,"shift":-0.25,"shift_ci_low":-0.5,"shift_ci_high":-0.125,"verdict":"no_difference","floor_ms":0.5,"reason":"below_floor"}],"within_run":[{"a":"tcp","b":"udp","metric":"rtt_p50_ms","p_value":0.01,"p_adjusted":0.02,"cliffs_delta":-0.5,"shift":-0.25,"shift_ci_low":-0.5,"shift_ci_high":-0.125,"verdict":"no_difference","floor_ms":0.5,"reason":"below_floor"}]}],"measurement_floor":{"transports":[{"label":"tcp","p50_ms":0.03,"p99_ms":0.06}],"emulator_release_p50_ms":0.035,"emulator_release_p99_ms":0.094,"clock_ms":0.001,"runs":2,"notes":["n"]},"notes":null}"#)
+        try Self.checkText(full, sorted: #"{"alpha":0.05,"measurement_floor":{"clock_ms":0.001,"emulator_release_p50_ms":0.035,"emulator_release_p99_ms":0.094,"notes":["n"],"runs":2,"transports":[{"label":"tcp","p50_ms":0.03,"p99_ms":0.06}]},"notes":null,"scenarios":[{"distance_label":"10m","environment":"open","pairs":[{"a":"tcp","b":"udp","cliffs_delta":-0.5,"floor_ms":0.5,"metric":"rtt_p50_ms","p_adjusted":0.02,"p_value":0.01,"reason":"below_floor","shift":-0.25,"shift_ci_high":-0.125,"shift_ci_low":-0.5,"verdict":"no_difference"}],"payload":"1x1024","transports":[{"label":"tcp","metrics":{"rtt_p50_ms":{"ci_high":1.75,"ci_low":1.25,"median":1.5,"n":6}}}],"within_run":[{"a":"tcp","b":"udp","cliffs_delta":-0.5,"floor_ms":0.5,"metric":"rtt_p50_ms","p_adjusted":0.02,"p_value":0.01,"reason":"below_floor","shift":-0.25,"shift_ci_high":-0.125,"shift_ci_low":-0.5,"verdict":"no_difference"}]}],"schema":"peerbench.compare/1","warnings":["w"]}"#)
 
         let barePair = ComparisonDocument.Pair(a: "tcp", b: "udp", metric: "throughput_mbps", pValue: nil, pAdjusted: nil, cliffsDelta: nil,
                                                shift: nil, shiftCILow: nil, shiftCIHigh: nil, verdict: .insufficient)
@@ -42,7 +51,7 @@ import Testing
                                                        transports: [.init(label: "tcp", metrics: ["throughput_mbps": Self.emptySummary])],
                                                        pairs: [barePair])
         let bare = ComparisonDocument(alpha: 0.05, scenarios: [bareScenario])
-        try Self.check(bare, ordered: #"{"schema":"peerbench.compare/1","alpha":0.05,"warnings":[],"scenarios":[{"environment":"open","distance_label":"10m","payload":"-","transports":[{"label":"tcp","metrics":{"throughput_mbps":{"n":0,"median":null,"ci_low":null,"ci_high":null}}}],"pairs":[{"a":"tcp","b":"udp","metric":"throughput_mbps","p_value":null,"p_adjusted":null,"cliffs_delta":null,"shift":null,"shift_ci_low":null,"shift_ci_high":null,"verdict":"insufficient","floor_ms":null,"reason":null}],"within_run":null}],"measurement_floor":null,"notes":null}"#)
+        try Self.checkText(bare, sorted: #"{"alpha":0.05,"measurement_floor":null,"notes":null,"scenarios":[{"distance_label":"10m","environment":"open","pairs":[{"a":"tcp","b":"udp","cliffs_delta":null,"floor_ms":null,"metric":"throughput_mbps","p_adjusted":null,"p_value":null,"reason":null,"shift":null,"shift_ci_high":null,"shift_ci_low":null,"verdict":"insufficient"}],"payload":"-","transports":[{"label":"tcp","metrics":{"throughput_mbps":{"ci_high":null,"ci_low":null,"median":null,"n":0}}}],"within_run":null}],"schema":"peerbench.compare/1","warnings":[]}"#)
     }
 
     @Test func baselineDocument() throws {

@@ -4,7 +4,7 @@ import PeerBenchCore
 /// The head-to-head comparison as data: what `peerbench compare --format json` writes
 /// and what `peerbench report` draws. This is a contract (docs/COMPARE.md): extend it,
 /// never rename or remove a key.
-public struct ComparisonDocument: Sendable, Equatable, Codable {
+public struct ComparisonDocument: Sendable, Equatable, Decodable {
     public var schema: String = "peerbench.compare/1"
     /// Significance level the verdicts use.
     public var alpha: Double
@@ -46,7 +46,7 @@ public struct ComparisonDocument: Sendable, Equatable, Codable {
     }
 
     /// One environment x distance x payload.
-    public struct Scenario: Sendable, Equatable, Codable {
+    public struct Scenario: Sendable, Equatable, Decodable {
         public var environment: String
         public var distanceLabel: String
         /// `"COUNTxSIZE"`, or `"-"` for transports without payloads.
@@ -74,7 +74,7 @@ public struct ComparisonDocument: Sendable, Equatable, Codable {
     }
 
     /// One transport label in a scenario: a summary per metric name (`throughput_mbps`, `rtt_p50_ms`, ...).
-    public struct Transport: Sendable, Equatable, Codable {
+    public struct Transport: Sendable, Equatable, Decodable {
         public var label: String
         public var metrics: [String: MetricSummary]
 
@@ -103,7 +103,7 @@ public struct ComparisonDocument: Sendable, Equatable, Codable {
     }
 
     /// Transport `a` against transport `b` on one metric; `verdict` is a's verdict.
-    public struct Pair: Sendable, Equatable, Codable {
+    public struct Pair: Sendable, Equatable, Decodable {
         public var a: String
         public var b: String
         public var metric: String

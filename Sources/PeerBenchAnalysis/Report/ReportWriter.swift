@@ -79,7 +79,7 @@ public enum ReportWriter {
     }
 
     static func encode(_ document: ComparisonDocument) throws(ReportError) -> String {
-        do { return try JSONCoding.encode(document).text(.pretty, sortedKeys: true) + "\n" } catch {
+        do { return try document.jsonText() } catch {
             throw ReportError("cannot encode the comparison: \(error)")
         }
     }

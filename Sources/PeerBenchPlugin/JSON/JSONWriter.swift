@@ -95,15 +95,30 @@ extension JSONValue {
 
 /// A pretty-printed JSON document written a piece at a time (compare's, whose scenarios
 /// are written as they are built): containers are opened and closed explicitly, values
-/// inside them are `JSONValue`s written by the one writer above, in the same layout as
-/// `prettyText`. `take()` hands over what is written so far.
+/// inside them are `JSONValue`s written by the one writer above, or numbers and strings
+/// written straight in (hot documents skip building a tree), in the same layout as
+/// `prettyText`. Members appear in the order written: a document whose keys must be
+/// sorted writes them sorted (debug builds check it). `take()` hands over what is
+/// written so far.
 public struct JSONStreamWriter: Sendable {
     private var out: [UInt8] = []
     /// Members or elements written in each open container.
     private var counts: [Int] = []
+    /// The indentation level of the first value written: a fragment made for its place
+    /// in a larger document (`write(_:text:)`) starts deeper than 0.
+    private let base: Int
     private let sortedKeys: Bool
+    #if DEBUG
+    /// The last key written in each open container, to check the order.
+    private var lastKeys: [String?] = []
+    #endif
 
-    public init(sortedKeys: Bool = false) { self.sortedKeys = sortedKeys }
+    /// `base`: the level the writer's first value sits at (its `depth` when written into
+    /// another writer); 0 for a whole document, which ends in a newline.
+    public init(sortedKeys: Bool = false, base: Int = 0) {
+        self.sortedKeys = sortedKeys
+        self.base = base
+    }
 
     /// Opens an object, as the member `key` of the enclosing object (nil: an element or the document).
     public mutating func openObject(_ key: String? = nil) { open(key, UInt8(ascii: "{")) }
@@ -114,7 +129,20 @@ public struct JSONStreamWriter: Sendable {
     /// Writes `value` as the member `key` (nil: an element or the document).
     public mutating func write(_ key: String?, _ value: JSONValue) {
         start(key)
-        value.write(to: &out, layout: .pretty, sortedKeys: sortedKeys, level: counts.count)
+        value.write(to: &out, layout: .pretty, sortedKeys: sortedKeys, level: depth)
+    }
+
+    /// Writes a number (null for nil or a value JSON cannot hold) as the member `key`
+    /// (nil: an element), as `JSONValue.number` would be written.
+    public mutating func write(_ key: String?, number: Double?) {
+        start(key)
+        if let number { out += JSONValue.format(number).utf8 } else { out += "null".utf8 }
+    }
+
+    /// Writes a string (null for nil) as the member `key` (nil: an element).
+    public mutating func write(_ key: String?, string: String?) {
+        start(key)
+        if let string { JSONValue.escape(string, into: &out) } else { out += "null".utf8 }
     }
 
     /// Writes as the member `key` (nil: an element) a value whose text `JSONValue.write`
@@ -124,15 +152,18 @@ public struct JSONStreamWriter: Sendable {
         out += text
     }
 
-    /// How many containers are open: the `level` of a value written into the innermost.
-    public var depth: Int { counts.count }
+    /// The `level` of a value written into the innermost open container.
+    public var depth: Int { base + counts.count }
 
     /// Closes the innermost container (`{}` or `[]` when it stayed empty).
     public mutating func close(_ bracket: Character) {
         let n = counts.removeLast()
-        if n > 0 { JSONValue.newline(&out, counts.count) }
+        #if DEBUG
+        lastKeys.removeLast()
+        #endif
+        if n > 0 { JSONValue.newline(&out, depth) }
         out.append(UInt8(ascii: bracket == "}" ? "}" : "]"))
-        if counts.isEmpty { out.append(UInt8(ascii: "\n")) }
+        if counts.isEmpty, base == 0 { out.append(UInt8(ascii: "\n")) }
     }
 
     /// The text written since the last call.
@@ -145,14 +176,23 @@ public struct JSONStreamWriter: Sendable {
         start(key)
         out.append(bracket)
         counts.append(0)
+        #if DEBUG
+        lastKeys.append(nil)
+        #endif
     }
 
     private mutating func start(_ key: String?) {
         guard !counts.isEmpty else { return }
         if counts[counts.count - 1] > 0 { out.append(UInt8(ascii: ",")) }
         counts[counts.count - 1] += 1
-        JSONValue.newline(&out, counts.count)
+        JSONValue.newline(&out, depth)
         if let key {
+            #if DEBUG
+            if sortedKeys, let last = lastKeys[lastKeys.count - 1] {
+                assert(last.utf8.lexicographicallyPrecedes(key.utf8), "JSONStreamWriter: key \(key) written after \(last) in a sorted document")
+            }
+            lastKeys[lastKeys.count - 1] = key
+            #endif
             JSONValue.escape(key, into: &out)
             out += ": ".utf8
         }

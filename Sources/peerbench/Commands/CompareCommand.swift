@@ -76,7 +76,7 @@ struct CompareCommand: AsyncParsableCommand {
         if let baseline { return try runBaseline(old: baseline, new: dirs[0]) }
         if !measured.isEmpty { return try runMeasured() }
         // Each scenario is written as soon as it is built: memory holds one scenario's output.
-        var json = CompareRender.JSONStream(alpha: alpha)
+        var json = ComparisonDocument.JSONStream(alpha: alpha)
         let notes = ComparisonDocument.RunNote.of(dirs)
         json.notes = notes
         if format == .csv { Terminal.out(CompareRender.csvHeader) }
@@ -87,7 +87,7 @@ struct CompareCommand: AsyncParsableCommand {
             // Each scenario's text is made on every core; it is written here, in order.
             let render: @Sendable (ComparisonDocument.Scenario) -> Rendered = { [format] s in
                 switch format {
-                case .json: Rendered(scenario: s, json: Result { try CompareRender.JSONStream.render(s) })
+                case .json: Rendered(scenario: s, json: ComparisonDocument.JSONStream.render(s))
                 case .csv: Rendered(scenario: s, text: CompareRender.csv(s))
                 case .text, .markdown: Rendered(scenario: s, text: CompareRender.table(s, markdown: format == .markdown))
                 }
@@ -96,7 +96,7 @@ struct CompareCommand: AsyncParsableCommand {
                                                      render: render) { r in
                 defer { first = false }
                 switch format {
-                case .json: FileHandle.standardOutput.write(Data(try json.scenario(try r.json.get())))
+                case .json: FileHandle.standardOutput.write(Data(try json.scenario(r.json)))
                 case .csv: Terminal.out(r.text)
                 case .text, .markdown:
                     if first, notes != nil { Terminal.out(CompareRender.notes(notes, markdown: format == .markdown)) }
@@ -125,7 +125,7 @@ struct CompareCommand: AsyncParsableCommand {
     struct Rendered: Sendable {
         var scenario: ComparisonDocument.Scenario
         var text = ""
-        var json: Result<[UInt8], any Error> = .success([])
+        var json: [UInt8] = []
     }
 
     /// The matrix file the first run was made from (its manifest), for the command a note suggests.

@@ -12,60 +12,6 @@ enum CompareRender {
         try JSONCoding.encode(doc).text(.pretty, sortedKeys: true)
     }
 
-    /// The `peerbench.compare/1` document written piece by piece, one scenario at a time, in
-    /// the layout `json(_:)` gives a whole document (keys sorted: alpha, measurement_floor,
-    /// notes, scenarios, schema, warnings), so memory holds one scenario's text, not the document's.
-    struct JSONStream {
-        var alpha: Double
-        /// The runs' floor, known before the first scenario.
-        var floor: ComparisonFloor?
-        /// The runs' notes, known before the first scenario.
-        var notes: [ComparisonDocument.RunNote]?
-        private var writer = JSONStreamWriter(sortedKeys: true)
-        private var started = false
-
-        init(alpha: Double) { self.alpha = alpha }
-
-        /// The keys before `scenarios`, once.
-        private mutating func open() throws {
-            guard !started else { return }
-            started = true
-            writer.openObject()
-            writer.write("alpha", .number(alpha))
-            writer.write("measurement_floor", try floor.map(JSONCoding.encode) ?? .null)
-            writer.write("notes", try notes.map(JSONCoding.encode) ?? .null)
-            writer.openArray("scenarios")
-        }
-
-        /// A scenario's text, made on any thread: indented for its place in the array.
-        static func render(_ s: ComparisonDocument.Scenario) throws -> [UInt8] {
-            var text: [UInt8] = []
-            try JSONCoding.encode(s).write(to: &text, layout: .pretty, sortedKeys: true, level: scenarioLevel)
-            return text
-        }
-
-        /// Document, scenarios array.
-        static let scenarioLevel = 2
-
-        /// The opening (before the first scenario) and the scenario's text (`render`).
-        mutating func scenario(_ text: [UInt8]) throws -> [UInt8] {
-            try open()
-            assert(writer.depth == Self.scenarioLevel)
-            writer.write(nil, text: text)
-            return writer.take()
-        }
-
-        /// The closing, with the warnings (known only once every scenario is built).
-        mutating func end(warnings: [String]) throws -> [UInt8] {
-            try open()
-            writer.close("]")
-            writer.write("schema", .string(ComparisonDocument(alpha: alpha, scenarios: []).schema))
-            writer.write("warnings", .array(warnings.map(JSONValue.string)))
-            writer.close("}")
-            return writer.take()
-        }
-    }
-
     static func digits(_ metric: String) -> Int {
         switch ComparisonMetric(rawValue: metric) {
         case .throughputMbps: 1
