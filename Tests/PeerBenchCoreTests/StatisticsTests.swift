@@ -1,4 +1,4 @@
-import PeerBenchAnalysis
+@testable import PeerBenchAnalysis
 import PeerBenchCore
 import PeerBenchPlugin
 import Testing
@@ -49,6 +49,25 @@ import Testing
             let ranks = (0..<Int.random(in: 1...5, using: &rng)).map { _ in Int.random(in: 0..<n, using: &rng) }.sorted()
             var scratch = values
             #expect(OrderStatistics.select(&scratch, ranks: ranks) == ranks.map { values.sorted()[$0] }, "n \(n) ranks \(ranks)")
+        }
+    }
+
+    /// The pairwise differences' order statistics are the sorted differences' values, for
+    /// samples small enough to select directly and large enough to narrow windows, with
+    /// ties (integer data) and without, at the extremes and in between.
+    @Test func pairwiseDifferencesAreTheSortedDifferencesAtEachRank() {
+        var rng = SeededRandom(seed: 22)
+        for trial in 0..<120 {
+            let n = Int.random(in: 1...90, using: &rng), m = Int.random(in: 1...90, using: &rng)
+            let draw = { (rng: inout SeededRandom) -> Double in
+                trial % 3 == 0 ? Double(Int.random(in: 0...6, using: &rng)) : Double.random(in: -50...50, using: &rng)
+            }
+            let x = (0..<n).map { _ in draw(&rng) }, y = (0..<m).map { _ in draw(&rng) + (trial % 2 == 0 ? 3 : 0) }
+            let sorted = x.flatMap { a in y.map { b in a - b } }.sorted()
+            let ranks = ([0, sorted.count - 1] + (0..<4).map { _ in Int.random(in: 0..<sorted.count, using: &rng) }).sorted()
+            let d = PairwiseDifferences(x, y)
+            #expect(d.values(ranks: ranks) == ranks.map { sorted[$0] }, "n \(n) m \(m) ranks \(ranks)")
+            #expect(ranks.map(d.value(rank:)) == ranks.map { sorted[$0] }, "n \(n) m \(m) ranks \(ranks), one at a time")
         }
     }
 }

@@ -21,17 +21,15 @@ public enum EffectSize {
     /// The interval is nil when the samples are too small to have one.
     public static func hodgesLehmann(_ x: [Double], _ y: [Double]) -> (shift: Double, low: Double?, high: Double?)? {
         guard !x.isEmpty, !y.isEmpty else { return nil }
-        var d: [Double] = []
-        d.reserveCapacity(x.count * y.count)
-        for a in x { for b in y { d.append(a - b) } }
-        // Only four order statistics of the differences are read: selected, not sorted.
+        // Only four order statistics of the differences are read, found without forming them.
+        let d = PairwiseDifferences(x, y)
         let n = d.count, mid = n / 2
         let k = shiftIntervalRank(n: x.count, m: y.count)
         var ranks = n % 2 == 1 ? [mid] : [mid - 1, mid]
         if let k { ranks = [k - 1] + ranks + [n - k] }
-        let v = OrderStatistics.select(&d, ranks: ranks)
-        let middle = k == nil ? v : Array(v[1..<(v.count - 1)])
-        let shift = middle.count == 1 ? middle[0] : (middle[0] + middle[1]) / 2
+        let v = d.values(ranks: ranks)
+        let middle = k == nil ? v[...] : v[1..<(v.count - 1)]
+        let shift = middle.count == 1 ? middle.first! : (middle.first! + middle.last!) / 2
         guard k != nil else { return (shift, nil, nil) }
         return (shift, v[0], v[v.count - 1])
     }

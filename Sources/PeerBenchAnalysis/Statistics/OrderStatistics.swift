@@ -18,18 +18,21 @@ public enum OrderStatistics {
     /// would give them, by selection: O(n) per rank, where a sort is O(n log n). The
     /// Hodges-Lehmann shift of two 260-value samples reads 4 of 67 600 differences.
     public static func select(_ values: inout [Double], ranks: [Int]) -> [Double] {
-        var low = 0
-        return ranks.map { r in
-            // Everything left of `low` is already at most the previous rank's value.
-            let v = quickselect(&values, r, from: low)
-            low = r
-            return v
+        values.withUnsafeMutableBufferPointer { a in
+            var low = 0
+            return ranks.map { r in
+                // Everything left of `low` is already at most the previous rank's value.
+                let v = quickselect(a, r, from: low)
+                low = r
+                return v
+            }
         }
     }
 
     /// Moves the `k`-th smallest of `a[from...]` to `a[k]` and returns it (Hoare partition,
     /// median-of-three pivot); `a[from..<k]` end at most it, `a[(k+1)...]` at least it.
-    static func quickselect(_ a: inout [Double], _ k: Int, from: Int) -> Double {
+    static func quickselect(_ a: UnsafeMutableBufferPointer<Double>, _ k: Int, from: Int) -> Double {
+        precondition(k >= from && k < a.count, "rank \(k) of \(a.count) values")
         var lo = from, hi = a.count - 1
         while lo < hi {
             let mid = lo + (hi - lo) / 2

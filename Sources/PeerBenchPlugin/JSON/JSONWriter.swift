@@ -73,6 +73,12 @@ extension JSONValue {
 
     static func escape(_ s: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
+        // Most strings (keys, labels, verdicts) need no escape: copied whole.
+        if s.utf8.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
+            out += s.utf8
+            out.append(UInt8(ascii: "\""))
+            return
+        }
         for u in s.utf8 {
             switch u {
             case UInt8(ascii: "\""): out += #"\""#.utf8
