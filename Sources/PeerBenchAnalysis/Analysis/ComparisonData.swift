@@ -37,6 +37,9 @@ struct ComparisonData: Sendable {
     /// Run of each point (index into `runs`), to keep within-run evidence within one run.
     private(set) var pointRun: [Int] = []
     private var runs: [String: Int] = [:]
+    /// The manifests read so far (`addManifest`), for `finish`.
+    private var manifestHashes: [(dir: String, hash: String)] = []
+    private var manifestFloors: [(source: String, floor: MeasurementFloor)] = []
     /// RTT probes in ms of the points that get within-run evidence (`loadProbes`).
     private(set) var probes: [Int: [Double]] = [:]
     /// The runs' measurement floor (their manifests), applied to time metrics.
@@ -82,33 +85,42 @@ struct ComparisonData: Sendable {
     /// Reads run folders (each with records.jsonl and, normally, manifest.json), streaming.
     static func load(runDirectories dirs: [String]) throws(InputError) -> ComparisonData {
         var data = ComparisonData()
-        var hashes: [(dir: String, hash: String)] = []
-        var floors: [(source: String, floor: MeasurementFloor)] = []
         for dir in dirs {
-            let journal = dir + "/records.jsonl"
-            do {
-                if let m = try RunDirectory(path: dir).readManifest() {
-                    hashes.append((dir, m.matrixHash))
-                    if let f = m.measurementFloor { floors.append((dir, f)) }
-                }
-            } catch {
-                data.warnings.append("\(dir)/manifest.json: \(error); its matrix is not checked against the other runs")
-                // A manifest this version cannot read whole may still carry a readable floor.
-                if let f = floorOnly(dir + "/manifest.json") { floors.append((dir, f)) }
-            }
-            try data.addJournal(at: journal, dir: dir)
+            data.addManifest(of: dir)
+            try data.addJournal(at: dir + "/records.jsonl", dir: dir)
         }
-        if Set(hashes.map(\.hash)).count > 1 {
-            data.warnings.append("the runs are of different matrices (" + hashes.map { "\($0.dir): \($0.hash)" }.joined(separator: ", ")
-                                 + "): only scenarios and labels that match are pooled; check that each label means the same transport options in every run")
-        }
-        if data.points.isEmpty { throw InputError(source: dirs.joined(separator: ", "), "no records to compare") }
-        data.floor = ComparisonFloor(floors)
-        if data.floor != nil, floors.count < dirs.count {
-            data.floor?.notes.append("\(dirs.count - floors.count) of \(dirs.count) runs have no measurement_floor in their manifest; the others' floor is applied to all")
-        }
-        try data.loadProbes(dirs: dirs)
+        try data.finish(runDirectories: dirs)
         return data
+    }
+
+    /// The matrix hash and measurement floor of a run folder's manifest, before its
+    /// records (`add` or `addJournal`); a manifest this version cannot read is a warning.
+    mutating func addManifest(of dir: String) {
+        do {
+            if let m = try RunDirectory(path: dir).readManifest() {
+                manifestHashes.append((dir, m.matrixHash))
+                if let f = m.measurementFloor { manifestFloors.append((dir, f)) }
+            }
+        } catch {
+            warnings.append("\(dir)/manifest.json: \(error); its matrix is not checked against the other runs")
+            // A manifest this version cannot read whole may still carry a readable floor.
+            if let f = Self.floorOnly(dir + "/manifest.json") { manifestFloors.append((dir, f)) }
+        }
+    }
+
+    /// After every folder's manifest and records: the mixed-matrix warning, the floor and
+    /// the within-run probes. Throws when no record was read.
+    mutating func finish(runDirectories dirs: [String]) throws(InputError) {
+        if Set(manifestHashes.map(\.hash)).count > 1 {
+            warnings.append("the runs are of different matrices (" + manifestHashes.map { "\($0.dir): \($0.hash)" }.joined(separator: ", ")
+                            + "): only scenarios and labels that match are pooled; check that each label means the same transport options in every run")
+        }
+        if points.isEmpty { throw InputError(source: dirs.joined(separator: ", "), "no records to compare") }
+        floor = ComparisonFloor(manifestFloors)
+        if floor != nil, manifestFloors.count < dirs.count {
+            floor?.notes.append("\(dirs.count - manifestFloors.count) of \(dirs.count) runs have no measurement_floor in their manifest; the others' floor is applied to all")
+        }
+        try loadProbes(dirs: dirs)
     }
 
     /// The `measurement_floor` of a manifest read on its own; nil when absent or unreadable.

@@ -5,8 +5,9 @@ import PeerBenchCore
 struct MetricValues: Sendable {
     private var values = [Double](repeating: .nan, count: ComparisonMetric.allCases.count)
 
-    init(line: RecordLine) throws(RecordLine.Problem) {
-        for (i, m) in ComparisonMetric.allCases.enumerated() { values[i] = try m.value(in: line) ?? .nan }
+    /// One value per `ComparisonMetric.allCases` (`ComparedRecord.values`).
+    init(_ values: [Double?]) {
+        self.values = values.map { $0 ?? .nan }
     }
 
     subscript(metric: ComparisonMetric) -> Double? {

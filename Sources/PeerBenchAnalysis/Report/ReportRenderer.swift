@@ -35,31 +35,63 @@ public struct ReportRenderer: Sendable {
     }
 
     /// Renders `specs` (paths of `NAME.vl.json`) to SVG and PNG beside them and returns
-    /// the JavaScript bundle.
+    /// the JavaScript bundle. The figures are shared out over one renderer process per
+    /// core, largest specification first: one chart engine draws one figure at a time,
+    /// and the largest figures take seconds.
     public func render(specs: [String], scratch: String) throws(ReportError) -> String {
         let bundlePath = scratch + "/.vega-bundle-\(getpid()).js"
         defer { try? FileManager.default.removeItem(atPath: bundlePath) }
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = [python, script, "--bundle", bundlePath] + specs
-        let err = Pipe()
-        p.standardError = err
-        p.standardOutput = FileHandle.nullDevice
-        do { try p.run() } catch {
-            throw ReportError("cannot start \(python) \(script): \(error.localizedDescription)")
+        let groups = Self.share(specs, over: max(1, min(ProcessInfo.processInfo.activeProcessorCount, specs.count)))
+        var running: [(process: Process, errors: String)] = []
+        defer { for r in running { try? FileManager.default.removeItem(atPath: r.errors) } }
+        for (i, group) in groups.enumerated() {
+            // Errors to a file, not a pipe: nothing must wait on one process's pipe while another fills its own.
+            let errors = scratch + "/.render-errors-\(getpid())-\(i).txt"
+            guard FileManager.default.createFile(atPath: errors, contents: nil), let handle = FileHandle(forWritingAtPath: errors) else {
+                throw ReportError("cannot write \(errors)")
+            }
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            p.arguments = [python, script] + (i == 0 ? ["--bundle", bundlePath] : []) + group
+            p.standardError = handle
+            p.standardOutput = FileHandle.nullDevice
+            do { try p.run() } catch {
+                throw ReportError("cannot start \(python) \(script): \(error.localizedDescription)")
+            }
+            try? handle.close()
+            running.append((p, errors))
         }
-        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            .trimmingCharacters(in: .whitespacesAndNewlines)
-        p.waitUntilExit()
-        switch p.terminationStatus {
-        case 0: break
-        case 3: throw ReportError("\(message)\nThe figure specifications (*.vl.json) are written; the page and its SVG/PNG need vl-convert-python.")
-        case 127: throw ReportError("\(python) was not found: the report's chart renderer needs Python 3 (scripts/setup.sh installs it)")
-        default: throw ReportError("the chart renderer failed (\(script), exit \(p.terminationStatus)):\n\(message)")
+        var failure: ReportError?
+        for (p, errors) in running {
+            p.waitUntilExit()
+            let message = String(decoding: FileManager.default.contents(atPath: errors) ?? Data(), as: UTF8.self)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+            guard failure == nil else { continue }
+            switch p.terminationStatus {
+            case 0: break
+            case 3: failure = ReportError("\(message)\nThe figure specifications (*.vl.json) are written; the page and its SVG/PNG need vl-convert-python.")
+            case 127: failure = ReportError("\(python) was not found: the report's chart renderer needs Python 3 (scripts/setup.sh installs it)")
+            default: failure = ReportError("the chart renderer failed (\(script), exit \(p.terminationStatus)):\n\(message)")
+            }
         }
+        if let failure { throw failure }
         guard let js = FileManager.default.contents(atPath: bundlePath), !js.isEmpty else {
             throw ReportError("the chart renderer wrote no JavaScript bundle to \(bundlePath)")
         }
         return String(decoding: js, as: UTF8.self)
+    }
+
+    /// `specs` in `count` groups of about equal size (bytes of specification, a proxy for
+    /// drawing time): the largest first, each to the lightest group. Never an empty group
+    /// (the first, which writes the bundle, exists even without specs).
+    static func share(_ specs: [String], over count: Int) -> [[String]] {
+        let sized = specs.map { s in (s, (try? FileManager.default.attributesOfItem(atPath: s)[.size] as? Int) ?? 0) }
+        var groups = [[String]](repeating: [], count: max(1, count)), load = [Int](repeating: 0, count: max(1, count))
+        for (spec, size) in sized.sorted(by: { $0.1 > $1.1 }) {
+            let lightest = load.indices.min { load[$0] < load[$1] }!
+            groups[lightest].append(spec)
+            load[lightest] += size
+        }
+        return [groups[0]] + groups.dropFirst().filter { !$0.isEmpty }
     }
 }

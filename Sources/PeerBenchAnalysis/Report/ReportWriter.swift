@@ -35,11 +35,8 @@ public enum ReportWriter {
             return try ReportRenderer.locate()
         }()
 
-        let data = try ReportInput.read(directories)
-        let document: ComparisonDocument
-        do { document = try ComparisonDocument.load(runDirectories: directories, alpha: alpha) } catch {
-            throw ReportError("\(error)")
-        }
+        let (data, comparison) = try ReportInput.readWithComparison(directories)
+        let document = ComparisonDocument.build(comparison, alpha: alpha)
         let figures = ReportFigures.all(data: data, document: document) + (measured.map { [ReportFigures.measured($0)] } ?? [])
 
         let stem = pageURL.deletingPathExtension().lastPathComponent
