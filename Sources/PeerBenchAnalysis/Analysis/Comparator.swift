@@ -89,18 +89,21 @@ extension ComparisonDocument {
 
     /// Scenarios built per batch on every core: enough to share out, few enough that
     /// memory holds a batch's rendered text only.
-    static let scenarioBatch = 512
+    static let scenarioBatch = 256
 
-    static func stream<R: Sendable>(_ data: ComparisonData, alpha: Double, render: @escaping @Sendable (Scenario) -> R,
-                                    _ each: (R) throws -> Void) rethrows -> [String] {
+    static func stream<R: Sendable, Failure: Error>(_ data: ComparisonData, alpha: Double, render: @escaping @Sendable (Scenario) -> R,
+                                                    _ each: (R) throws(Failure) -> Void) throws(Failure) -> [String] {
         var fewest = Int.max
         let groups = data.pointsByScenario()
-        for start in stride(from: 0, to: groups.count, by: scenarioBatch) {
-            let batch = Array(start..<min(start + scenarioBatch, groups.count))
-            let built = OrderedParallelMap.map(batch) { s in
+        // The next batch is built while `each` writes this one.
+        try BatchPipeline.run(produce: { k -> [(R, Int)]? in
+            let start = k * scenarioBatch
+            guard start < groups.count else { return nil }
+            return OrderedParallelMap.map(Array(start..<min(start + scenarioBatch, groups.count))) { s in
                 let (scenario, least) = Self.scenario(s, points: groups[s], data: data, alpha: alpha)
                 return (render(scenario), least)
             }
+        }) { (built: [(R, Int)]) throws(Failure) in
             for (rendered, least) in built {
                 fewest = min(fewest, least)
                 try each(rendered)
@@ -115,7 +118,7 @@ extension ComparisonDocument {
         return warnings
     }
 
-    static func stream(_ data: ComparisonData, alpha: Double, _ each: (Scenario) throws -> Void) rethrows -> [String] {
+    static func stream<Failure: Error>(_ data: ComparisonData, alpha: Double, _ each: (Scenario) throws(Failure) -> Void) throws(Failure) -> [String] {
         try stream(data, alpha: alpha, render: { $0 }, each)
     }
 

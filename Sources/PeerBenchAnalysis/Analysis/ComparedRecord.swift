@@ -5,8 +5,8 @@ import PeerBenchCore
 /// number per metric, read from the journal line's tokens (`RecordLine`), so 200 000
 /// records cost numbers, not parsed documents.
 struct ComparedRecord: Sendable {
-    var key: RecordKey
-    var runID: String { key.runID }
+    var key: HashedKey
+    var runID: String { key.key.runID }
     var environment: String
     var distanceLabel: String
     /// `"COUNTxSIZE"` or `"-"`.
@@ -18,7 +18,7 @@ struct ComparedRecord: Sendable {
     var values: [Double?]
 
     init(_ r: RecordLine) throws(RecordLine.Problem) {
-        key = r.key
+        key = HashedKey(r.key)
         environment = Self.scenarioEnvironment(r)
         distanceLabel = r.distanceLabel
         payload = r.payload.map { "\($0.count)x\($0.size)" } ?? "-"
@@ -59,4 +59,19 @@ struct ComparedRecord: Sendable {
             }
         }
     }
+}
+
+/// A record key with its hash computed once, where the line is decoded (on any core),
+/// so the sequential merge of 200 000 lines hashes one integer per line, not two strings.
+struct HashedKey: Sendable, Hashable {
+    let key: RecordKey
+    private let hash: Int
+
+    init(_ key: RecordKey) {
+        self.key = key
+        hash = key.hashValue
+    }
+
+    static func == (a: HashedKey, b: HashedKey) -> Bool { a.hash == b.hash && a.key == b.key }
+    func hash(into hasher: inout Hasher) { hasher.combine(hash) }
 }

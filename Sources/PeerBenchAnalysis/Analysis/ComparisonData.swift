@@ -33,7 +33,7 @@ struct ComparisonData: Sendable {
 
     private var scenarioIndex: [Scenario: Int] = [:]
     private var labelIndex: [String: Int] = [:]
-    private var pointIndex: [RecordKey: Int] = [:]
+    private var pointIndex: [HashedKey: Int] = [:]
     /// Run of each point (index into `runs`), to keep within-run evidence within one run.
     private(set) var pointRun: [Int] = []
     private var runs: [String: Int] = [:]
@@ -183,7 +183,7 @@ struct ComparisonData: Sendable {
                     skipped.append(line)
                     return
                 }
-                guard let i = pointIndex[samples.key], wanted.contains(i),
+                guard let i = pointIndex[HashedKey(samples.key)], wanted.contains(i),
                       !samples.rttNanos.isEmpty else { return }
                 probes[i] = samples.rttNanos.map { Double($0) / 1e6 }
             }

@@ -9,17 +9,19 @@ import PeerBenchPlugin
 /// (Johnson and Mizoguchi's selection in X + Y, with the pivot drawn at random). Small
 /// samples simply select among their differences.
 struct PairwiseDifferences {
-    /// x ascending.
+    /// x, ascending when there are more than `directLimit` differences.
     private let x: [Double]
-    /// y descending: `x[i] - z[j]` ascends with `j` (floating-point subtraction is monotone).
+    /// y, then descending: `x[i] - z[j]` ascends with `j` (floating-point subtraction is monotone).
     private let z: [Double]
 
     /// Up to this many candidates the rest are collected and selected directly.
     static let directLimit = 512
 
     init(_ x: [Double], _ y: [Double]) {
-        self.x = x.sorted()
-        self.z = y.sorted(by: >)
+        // Small samples select among all their differences: no order needed.
+        let direct = x.count * y.count <= Self.directLimit
+        self.x = direct ? x : x.sorted()
+        self.z = direct ? y : y.sorted(by: >)
     }
 
     var count: Int { x.count * z.count }
@@ -28,8 +30,9 @@ struct PairwiseDifferences {
     /// `differences.sorted()[r]` gives them.
     func values(ranks: [Int]) -> [Double] {
         guard count > Self.directLimit else {
-            var d = [Double](repeating: 0, count: count)
-            for i in x.indices { for j in z.indices { d[i * z.count + j] = x[i] - z[j] } }
+            var d: [Double] = []
+            d.reserveCapacity(count)
+            for a in x { for b in z { d.append(a - b) } }
             return OrderStatistics.select(&d, ranks: ranks)
         }
         return ranks.map(value(rank:))
@@ -38,6 +41,7 @@ struct PairwiseDifferences {
     /// The `k`-th smallest difference (0-based), exactly as `differences.sorted()[k]`.
     func value(rank k: Int) -> Double {
         precondition(k >= 0 && k < count, "rank \(k) of \(count) differences")
+        guard count > Self.directLimit else { return values(ranks: [k])[0] }
         let n = x.count, m = z.count
         // Row i's candidates are the columns lo[i]..<hi[i]; everything left of lo[i] is
         // below the rank's value, everything from hi[i] on above it.

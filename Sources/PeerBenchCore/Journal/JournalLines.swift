@@ -83,26 +83,30 @@ public enum JournalLines {
     }
 
     /// Lines decoded a batch at a time on every core (`decode` must be pure), handed to
-    /// `body` in file order with their 1-based numbers. Returns false when the file
-    /// cannot be opened.
+    /// `body` in file order with their 1-based numbers; the next batch is read and
+    /// decoded while `body` takes this one. Returns false when the file cannot be opened.
     public static func forEach<T: Sendable>(path: String, decode: @Sendable (ArraySlice<UInt8>) -> T,
                                   _ body: (T, Int) throws(InputError) -> Void) throws(InputError) -> Bool {
         guard let reader = JournalLineReader(path: path) else { return false }
-        var batch: [(line: ArraySlice<UInt8>, number: Int)] = []
-        batch.reserveCapacity(batchSize)
-        var done = false
-        while !done {
-            batch.removeAll(keepingCapacity: true)
-            while batch.count < batchSize {
-                let line: ArraySlice<UInt8>?
-                do { line = try reader.nextNonEmpty() } catch {
-                    throw InputError(source: path, "read failed after line \(reader.lineNumber): \(error)")
+        // Batches are made one at a time (BatchPipeline), so the reader is never used by two threads.
+        nonisolated(unsafe) let lines = reader
+        try withoutActuallyEscaping(decode) { (decode) throws(InputError) in
+            try BatchPipeline.run(produce: { _ -> Result<[(T, Int)], InputError>? in
+                var batch: [(line: ArraySlice<UInt8>, number: Int)] = []
+                batch.reserveCapacity(batchSize)
+                while batch.count < batchSize {
+                    let line: ArraySlice<UInt8>?
+                    do { line = try lines.nextNonEmpty() } catch {
+                        return .failure(InputError(source: path, "read failed after line \(lines.lineNumber): \(error)"))
+                    }
+                    guard let line else { break }
+                    batch.append((line, lines.lineNumber))
                 }
-                guard let line else { done = true; break }
-                batch.append((line, reader.lineNumber))
+                guard !batch.isEmpty else { return nil }
+                return .success(OrderedParallelMap.map(batch) { (decode($0.line), $0.number) })
+            }) { (batch) throws(InputError) in
+                for (d, number) in try batch.get() { try body(d, number) }
             }
-            let decoded = OrderedParallelMap.map(batch) { decode($0.line) }
-            for (k, d) in decoded.enumerated() { try body(d, batch[k].number) }
         }
         return true
     }
