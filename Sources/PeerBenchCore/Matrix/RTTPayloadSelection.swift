@@ -26,6 +26,13 @@ public struct RTTPayloadSelection: Sendable, Equatable {
         guard let payload else { return true }
         return (counts?.contains(payload.count) ?? true) && (sizes?.contains(payload.size) ?? true)
     }
+
+    /// The probes a cell with `payload` sends: `rttProbes`, or 0 where `selection`
+    /// leaves it out (nil = every cell probes). The one rule the plan, the cost model
+    /// and the executor share.
+    public static func probes(_ rttProbes: Int, payload: Payload?, selection: RTTPayloadSelection?) -> Int {
+        (selection?.probes(payload) ?? true) ? rttProbes : 0
+    }
 }
 
 extension Matrix {
@@ -37,7 +44,7 @@ extension Matrix {
 
     /// The RTT probes a cell with `payload` sends (see `rttProbes(for:)`).
     public func rttProbes(for payload: Payload?) -> Int {
-        (rttPayloads?.probes(payload) ?? true) ? rttProbes : 0
+        RTTPayloadSelection.probes(rttProbes, payload: payload, selection: rttPayloads)
     }
 }
 

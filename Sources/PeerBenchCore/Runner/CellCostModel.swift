@@ -38,7 +38,7 @@ public struct CellCostModel: Sendable {
     /// Seconds `cell` is expected to take over `link`.
     public func seconds(_ cell: Cell, link: ResolvedLink) -> Double {
         guard link.connected else { return CellCost.setUpSeconds }
-        let probes = (rttPayloads?.probes(cell.payload) ?? true) ? rttProbes : 0
+        let probes = RTTPayloadSelection.probes(rttProbes, payload: cell.payload, selection: rttPayloads)
         let own = plugins[cell.transport.label]?.estimatedSeconds(payload: cell.payload, rttProbes: probes, link: link)
         let s = own ?? CellCost.model(payload: cell.payload, rttProbes: probes, link: link, rttMethod: rttMethod,
                                       spacingNanos: rttProbeSpacingNanos)
