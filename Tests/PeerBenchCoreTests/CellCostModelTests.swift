@@ -59,6 +59,34 @@ import Testing
         #expect(model.seconds(cell, link: l) < 1, "\(model.seconds(cell, link: l))")
     }
 
+    /// `rttPayloads`: a cell left out costs no probe time, the listed ones what they did;
+    /// the field study's 1 000 pipelined probes at 1 ms intervals cost about a second each.
+    @Test func cellsWithoutProbesAreEstimatedWithoutThem() throws {
+        let l = link(rate: 50, loss: 0)
+        let keys = #""rttMethod": "pipelined", "rttProbes": 1000, "rttProbeIntervalMs": 1, "#
+        let tcp = #"[{"plugin": "tcp", "label": "t"}]"#
+        let all = try parse(matrixText(transports: tcp, counts: "[100, 1000]", extra: keys))
+        let some = try parse(matrixText(transports: tcp, counts: "[100, 1000]", extra: keys + #""rttPayloads": {"counts": [100]}, "#))
+        func model(_ m: Matrix) -> CellCostModel {
+            CellCostModel(transports: m.transports, rttProbes: m.rttProbes, cellTimeoutSeconds: 60, registry: nil, rttMethod: m.rttMethod,
+                          rttPayloads: m.rttPayloads, rttProbeSpacingNanos: m.rttProbeSpacingNanos)
+        }
+        let before = all.cells().map { model(all).seconds($0, link: l) }
+        let after = some.cells().map { model(some).seconds($0, link: l) }
+        #expect(some.cells().map { $0.payload?.count } == [100, 1000])
+        #expect(after[0] == before[0], "the probed cell is unchanged")
+        let probes = CellCost.probeSeconds(1_000, method: .pipelined, link: l, spacingNanos: 1_000_000)
+        // 999 x 1 ms between sends, plus one round trip (2 ms delay + turnaround).
+        #expect(abs(probes - (0.999 + 0.0025)) < 1e-9, "\(probes)")
+        #expect(abs((before[1] - after[1]) - probes) < 1e-9, "the skipped cell saves its probes: \(before[1]) -> \(after[1])")
+        // The plan's estimate (validate, --dry-run, the ETA) follows.
+        let options = RunOptions(matrixFile: "m.json", commandLine: [])
+        let planAll = try RunPlan(matrix: all, options: options, linkModel: FakeLinkModel())
+        let planSome = try RunPlan(matrix: some, options: options, linkModel: FakeLinkModel())
+        #expect(planSome.estimatedSeconds() < planAll.estimatedSeconds() - probes * 0.99,
+                "\(planAll.estimatedSeconds()) -> \(planSome.estimatedSeconds())")
+    }
+
     /// A cell ends at its timeout: 100 000 x 16 384 B at 33 Mbit/s with 18 % loss would
     /// take eight minutes, but the cell is stopped at 60 s.
     @Test func aCellIsNeverEstimatedPastItsTimeout() throws {

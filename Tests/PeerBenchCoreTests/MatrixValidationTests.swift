@@ -64,6 +64,44 @@ import Testing
         #expect(problems(matrixText(extra: #""rttMethod": "pipelined", "rttProbeIntervalMs": "1", "#)).map(\.path) == ["$.rttProbeIntervalMs"])
     }
 
+    @Test("rttPayloads: probe only in cells whose payload count (size) is listed; each value one of the matrix's")
+    func rttPayloads() throws {
+        let payloads = (counts: "[100, 1000, 10000]", sizes: "[128, 4096]")
+        func text(_ extra: String) -> String { matrixText(counts: payloads.counts, sizes: payloads.sizes, extra: extra) }
+        let m = try parse(text(#""rttPayloads": {"counts": [100]}, "#))
+        #expect(m.rttPayloads == RTTPayloadSelection(counts: [100], sizes: nil))
+        let cells = m.cells()
+        #expect(cells.count == 6)
+        #expect(cells.map { m.rttProbes(for: $0) } == cells.map { $0.payload?.count == 100 ? 100 : 0 })
+        #expect(cells.filter { m.rttProbes(for: $0) > 0 }.count == 2)
+        // Absent: every cell probes, and the cells keep their ids (the key is not a cell parameter).
+        let plain = try parse(text(""))
+        #expect(plain.rttPayloads == nil)
+        #expect(plain.cells().allSatisfy { plain.rttProbes(for: $0) == 100 })
+        #expect(plain.cells().map(\.id) == cells.map(\.id))
+        #expect(plain.cells().map(\.seed) == cells.map(\.seed))
+        // Both lists: a cell must match both; a payload-less transport always probes.
+        let both = try parse(text(#""rttPayloads": {"counts": [100, 1000], "sizes": [4096]}, "#))
+        #expect(both.cells().filter { both.rttProbes(for: $0) > 0 }.map { $0.payload! } == [Payload(count: 100, size: 4096), Payload(count: 1000, size: 4096)])
+        #expect(both.rttProbes(for: nil as Payload?) == 100)
+
+        let unknownCount = problems(text(#""rttPayloads": {"counts": [100, 500]}, "#))
+        #expect(unknownCount.map(\.path) == ["$.rttPayloads.counts[1]"])
+        #expect(unknownCount.first?.message == "500 is not one of the matrix's payload counts (100, 1000, 10000)")
+        let unknownSize = problems(text(#""rttPayloads": {"sizes": [4096, 9216]}, "#))
+        #expect(unknownSize.map(\.path) == ["$.rttPayloads.sizes[1]"])
+        #expect(unknownSize.first?.message == "9216 is not one of the matrix's payload sizes (128, 4096)")
+        #expect(problems(text(#""rttPayloads": {"counts": ["100"]}, "#)).map(\.path) == ["$.rttPayloads.counts[0]"])
+        #expect(problems(text(#""rttPayloads": {"counts": [100, 100]}, "#)).map(\.path) == ["$.rttPayloads.counts[1]"])
+        #expect(problems(text(#""rttPayloads": {"counts": []}, "#)).map(\.path) == ["$.rttPayloads.counts"])
+        #expect(problems(text(#""rttPayloads": {"count": [100]}, "#)).map(\.path) == ["$.rttPayloads.count"])
+        #expect(problems(text(#""rttPayloads": {}, "#)).map(\.path) == ["$.rttPayloads"])
+        #expect(problems(text(#""rttPayloads": [100], "#)).map(\.path) == ["$.rttPayloads"])
+        let noProbes = problems(text(#""rttProbes": 0, "rttPayloads": {"counts": [100]}, "#))
+        #expect(noProbes.map(\.path) == ["$.rttPayloads"])
+        #expect(noProbes.first?.message.contains("\"rttProbes\" is 0") == true)
+    }
+
     @Test func countsAndSizesMustBePositive() {
         let p = problems(matrixText(counts: "[0, 10]", sizes: "[128, -1]"))
         #expect(p.map(\.path) == ["$.matrix.payloads.counts[0]", "$.matrix.payloads.sizes[1]"])

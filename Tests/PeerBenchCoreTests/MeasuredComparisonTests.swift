@@ -50,7 +50,8 @@ import Testing
     }
 
     /// Writes the CSVs and a run folder and compares them as the command does.
-    static func comparison() throws -> MeasuredComparison {
+    /// `records`: the run's lines; nil = the hand-computed case below.
+    static func comparison(records: [String]? = nil) throws -> MeasuredComparison {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("measured-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: dir + "/run", withIntermediateDirectories: true)
         let rtt = """
@@ -66,7 +67,7 @@ import Testing
             + [10, 20, 40, 80, 160, 320].map { "TCP,Forest,1,\($0),0,128,100\n" }.joined()
         try Data(rtt.utf8).write(to: URL(fileURLWithPath: dir + "/rtt.csv"))
         try Data(transfer.utf8).write(to: URL(fileURLWithPath: dir + "/transfer.csv"))
-        let lines = [
+        let lines = records ?? [
             record(cell: "a", distance: 1, rtt: (3.0, 0.5), method: "pipelined", span: 150),
             // At 10 m: in the RTT rows (the RTT tests cover 1 and 10 m), in no transfer row (transfers only at 1 m).
             record(cell: "a", rep: 2, distance: 10, rtt: (3.5, 0.6), method: "pipelined", span: 999),
@@ -81,6 +82,22 @@ import Testing
         try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: dir + "/run/records.jsonl"))
         return try MeasuredComparison.load(runDirectories: [dir + "/run"], measuredFiles: [dir + "/rtt.csv", dir + "/transfer.csv"],
                                            mapping: .fieldStudy2025)
+    }
+
+    /// A matrix with `rttPayloads` writes cells without RTT (`rtt_ms`, `rtt_method` null):
+    /// their transfers count, the RTT rows and the method note take the probed cells only.
+    @Test func cellsThatSkippedTheProbesCountForTransferOnly() throws {
+        let doc = MeasuredDocument(try Self.comparison(records: [
+            Self.record(cell: "a", distance: 1, rtt: (3.0, 0.5), method: "pipelined", span: 150),
+            Self.record(cell: "a", rep: 2, distance: 1, rtt: nil, span: 200),
+            Self.record(cell: "a", rep: 3, distance: 1, rtt: nil, span: 250),
+        ]))
+        let mean = doc.tables[0].rows[0], jitter = doc.tables[1].rows[0], transfer = doc.tables[2].rows[0]
+        #expect(mean.place == "forest" && mean.emulated == side(1, 3, 3, 3))
+        #expect(jitter.emulated == side(1, 0.5, 0.5, 0.5))
+        #expect(transfer.place == "forest" && transfer.distanceM == 1 && transfer.emulated == side(3, 175, 200, 225))
+        #expect(doc.rttMethods == [.init(method: "pipelined", records: 1)])
+        #expect(!doc.notes.contains { $0.hasPrefix("the study used 1 000 pipelined RTT probes") }, "\(doc.notes)")
     }
 
     @Test func rowsInsideAndRatioMatchTheHandComputedCase() throws {

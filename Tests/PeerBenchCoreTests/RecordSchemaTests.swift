@@ -156,6 +156,13 @@ import Testing
         m.probesSent = 5
         m.rttMethod = nil
         #expect(record(of: m).rttMethod == .pingPong, "probes that all went unanswered still ran")
+        // A plugin names its method before it knows whether a probe goes out: with
+        // none sent (`rttProbes` 0, a cell `rttPayloads` leaves out) the record says null.
+        m.probesSent = 0
+        m.rttMethod = .pipelined
+        #expect(record(of: m).rttMethod == nil, "no probe ran")
+        #expect(record(of: m).json["rtt_method"] == .null)
+        #expect(record(of: m).rttMs == nil)
         #expect(RecordsCSV.columns.contains("rtt_method") && RecordsCSV.columns.contains("receiver_span_mbps"))
         #expect(RecordsCSV.columns.firstIndex(of: "rtt_method")! > RecordsCSV.columns.firstIndex(of: "rtt_ms.stddev")!)
     }

@@ -23,12 +23,13 @@ public struct LoopbackLinkModel: LinkModel {
 
 /// Runs `transports` (a JSON array text) of `plugins` through the real runner on
 /// `testbed` (loopback unless given) and returns the records, as `peerbench run
-/// --link none` would write them.
+/// --link none` would write them. `extra`: more top-level keys, each followed by a comma.
 public func runMatrix(_ plugins: [any TransportPlugin.Type], transports: String, counts: String = "[1000]",
                       sizes: String = "[1024]", probes: Int = 20, timeout: Double = 30,
-                      testbed: any Testbed = LoopbackTestbed(), rttMethod: RTTMethod = .pingPong) async throws -> [JSONValue] {
+                      testbed: any Testbed = LoopbackTestbed(), rttMethod: RTTMethod = .pingPong,
+                      extra: String = "") async throws -> [JSONValue] {
     let text = """
-    {"rttProbes": \(probes), "rttMethod": "\(rttMethod.name)", "transports": \(transports),
+    {\(extra)"rttProbes": \(probes), "rttMethod": "\(rttMethod.name)", "transports": \(transports),
      "matrix": {"environments": ["loopback"], "distances": [1], "payloads": {"counts": \(counts), "sizes": \(sizes)}}}
     """
     let registry = PluginRegistry(plugins)

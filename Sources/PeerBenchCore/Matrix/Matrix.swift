@@ -13,6 +13,9 @@ public struct Matrix: Sendable {
     public var rttMethod: RTTMethod = .pingPong
     /// Pipelined probes only: nanoseconds between probe sends (`"rttProbeIntervalMs"`); 0 = back to back.
     public var rttProbeSpacingNanos: UInt64 = 0
+    /// The cells that run the RTT probes (`"rttPayloads"`); nil = every cell.
+    /// `rttProbes(for:)` applies it.
+    public var rttPayloads: RTTPayloadSelection?
     public var cellTimeoutSeconds: Double
     /// The matrix's `"seed"`; a run's seed is `runSeed(_:)`.
     public var seed: UInt64

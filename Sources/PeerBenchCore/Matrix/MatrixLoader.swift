@@ -16,7 +16,7 @@ public struct MatrixLoader: Sendable {
         self.baseDirectory = baseDirectory
     }
 
-    static let topLevelKeys = ["name", "repetitions", "repetitionPrecision", "repetitionMetrics", "rttProbes", "rttMethod", "rttProbeIntervalMs", "cellTimeoutSeconds", "seed", "order", "transports", "matrix", "crossTraffic"]
+    static let topLevelKeys = ["name", "repetitions", "repetitionPrecision", "repetitionMetrics", "rttProbes", "rttMethod", "rttProbeIntervalMs", "rttPayloads", "cellTimeoutSeconds", "seed", "order", "transports", "matrix", "crossTraffic"]
     static let matrixKeys = ["environments", "distances", "payloads"]
     static let payloadKeys = ["counts", "sizes"]
     static let transportKeys = ["plugin", "label", "options", "wifi"]
@@ -220,6 +220,7 @@ struct Validator {
         let counts = positiveInts(po?["counts"], pp.key("counts"), what: "message count", max: 100_000_000)
         let sizes = positiveInts(po?["sizes"], pp.key("sizes"), what: "message size in bytes", max: 64 << 20)
 
+        let rttPayloads = rttPayloads(top["rttPayloads"], root.key("rttPayloads"), counts: counts, sizes: sizes, rttProbes: rttProbes)
         let transports = transportList(top["transports"], root.key("transports"), sizes: sizes, counts: counts)
         let cross = crossTraffic(top["crossTraffic"], root.key("crossTraffic"))
         guard problems.isEmpty else { return nil }
@@ -245,6 +246,7 @@ struct Validator {
                             seed: seed, transports: transports, environments: environments, distances: distances,
                             counts: counts, sizes: sizes, scenarios: scenarios, crossTraffic: cross, document: doc)
         matrix.rttProbeSpacingNanos = spacing
+        matrix.rttPayloads = rttPayloads
         matrix.autoRepetitions = auto
         return matrix
     }

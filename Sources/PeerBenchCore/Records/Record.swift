@@ -165,7 +165,9 @@ public struct Record: Sendable, Equatable, Codable {
         bulkSeconds = m?.bulkNanos.map { Double($0) / 1e9 }
         self.totalSeconds = totalSeconds
         rttMs = rtt.map(RTTStats.init)
-        rttMethod = m.flatMap { m in m.rttMethod ?? ((m.probesSent ?? m.rttNanos.count) > 0 ? .pingPong : nil) }
+        // Null when no probe ran (`rttProbes` 0, a cell `rttPayloads` leaves out): the
+        // plugins name their method before they know whether any probe goes out.
+        rttMethod = m.flatMap { m in (m.probesSent ?? m.rttNanos.count) > 0 ? m.rttMethod ?? .pingPong : nil }
         let loaded = m?.rttLoadedNanos.flatMap { RTTSummary(nanoseconds: $0) }
         rttLoadedMs = loaded.map(RTTStats.init)
         responsivenessRpm = loaded.flatMap { $0.p50 > 0 ? 60_000 / $0.p50 : nil }

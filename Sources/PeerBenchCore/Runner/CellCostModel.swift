@@ -12,11 +12,15 @@ public struct CellCostModel: Sendable {
     private let plugins: [String: any TransportPlugin]
     public let rttProbes: Int
     public let rttMethod: RTTMethod
+    /// The cells that probe (matrix key `rttPayloads`); the others cost no probe time.
+    public let rttPayloads: RTTPayloadSelection?
+    /// Pipelined probes: nanoseconds between sends (matrix key `rttProbeIntervalMs`).
+    public let rttProbeSpacingNanos: UInt64
     public let cellTimeoutSeconds: Double
 
     /// `registry` nil: the generic model for every transport (unit tests with fakes).
     public init(transports: [TransportSpec], rttProbes: Int, cellTimeoutSeconds: Double, registry: PluginRegistry?,
-                rttMethod: RTTMethod = .pingPong) {
+                rttMethod: RTTMethod = .pingPong, rttPayloads: RTTPayloadSelection? = nil, rttProbeSpacingNanos: UInt64 = 0) {
         var plugins: [String: any TransportPlugin] = [:]
         if let registry {
             for t in transports {
@@ -26,14 +30,18 @@ public struct CellCostModel: Sendable {
         self.plugins = plugins
         self.rttProbes = rttProbes
         self.rttMethod = rttMethod
+        self.rttPayloads = rttPayloads
+        self.rttProbeSpacingNanos = rttProbeSpacingNanos
         self.cellTimeoutSeconds = cellTimeoutSeconds
     }
 
     /// Seconds `cell` is expected to take over `link`.
     public func seconds(_ cell: Cell, link: ResolvedLink) -> Double {
         guard link.connected else { return CellCost.setUpSeconds }
-        let own = plugins[cell.transport.label]?.estimatedSeconds(payload: cell.payload, rttProbes: rttProbes, link: link)
-        let s = own ?? CellCost.model(payload: cell.payload, rttProbes: rttProbes, link: link, rttMethod: rttMethod)
+        let probes = RTTPayloadSelection.probes(rttProbes, payload: cell.payload, selection: rttPayloads)
+        let own = plugins[cell.transport.label]?.estimatedSeconds(payload: cell.payload, rttProbes: probes, link: link)
+        let s = own ?? CellCost.model(payload: cell.payload, rttProbes: probes, link: link, rttMethod: rttMethod,
+                                      spacingNanos: rttProbeSpacingNanos)
         // A cell that would outlast its timeout is stopped there (then torn down).
         return min(s, cellTimeoutSeconds + CellCost.setUpSeconds)
     }
@@ -88,12 +96,13 @@ public enum CellCost {
     ///   times (1 - loss), not the PHY rate) plus a per-message cost. The transports
     ///   fill the emulated link: at 18-23 % loss, 32 MB transfers reached 0.5-1.0 of
     ///   rate x (1 - loss) (tcp 0.9, udp 1.1, quic 0.7; matrices/edge-large.json).
-    public static func model(payload: Payload?, rttProbes: Int, link: ResolvedLink, rttMethod: RTTMethod = .pingPong) -> Double {
+    public static func model(payload: Payload?, rttProbes: Int, link: ResolvedLink, rttMethod: RTTMethod = .pingPong,
+                             spacingNanos: UInt64 = 0) -> Double {
         let rtt = 2 * (link.delayMs ?? 0.05) / 1000 + probeTurnaroundSeconds
         let loss = min(max((link.lossPercent ?? 0) / 100, 0), 0.95)
         let lostHandshake = 1 - pow1(1 - loss, 4)
         let handshake = handshakeRoundTrips * rtt + lostHandshake * handshakeLossSeconds
-        let probes = probeSeconds(rttProbes, method: rttMethod, link: link)
+        let probes = probeSeconds(rttProbes, method: rttMethod, link: link, spacingNanos: spacingNanos)
         var bulk = 0.0
         if let payload {
             let bytes = Double(payload.count) * Double(payload.size)
@@ -107,7 +116,10 @@ public enum CellCost {
     /// expected cost of a lost one); pipelined probes are all in flight at once, so they
     /// cost one round trip plus their serialisation on the link and at the hosts, plus
     /// the straggler wait of an unreliable transport when one of them is likely lost.
-    public static func probeSeconds(_ rttProbes: Int, method: RTTMethod, link: ResolvedLink) -> Double {
+    /// With `spacingNanos` (`rttProbeIntervalMs`) the sends alone take (n - 1) x the
+    /// spacing when that is longer than their serialisation: the field study's 1 000
+    /// probes at 1 ms take about a second.
+    public static func probeSeconds(_ rttProbes: Int, method: RTTMethod, link: ResolvedLink, spacingNanos: UInt64 = 0) -> Double {
         guard rttProbes > 0 else { return 0 }
         let rtt = 2 * (link.delayMs ?? 0.05) / 1000 + probeTurnaroundSeconds
         let loss = min(max((link.lossPercent ?? 0) / 100, 0), 0.95)
@@ -120,7 +132,8 @@ public enum CellCost {
             let serialisation = n * pipelinedProbeWireBytes * 8 / ((link.rateMbps ?? 5_000) * 1e6) + n * pipelinedProbeSeconds
             // Chance that at least one of the n probes (or its echo) is lost.
             let anyLost = 1 - pow1(1 - lostProbe, min(rttProbes, 10_000))
-            return rtt + serialisation + anyLost * pipelinedStragglerSeconds
+            let spaced = (n - 1) * Double(spacingNanos) / 1e9
+            return rtt + max(serialisation, spaced) + anyLost * pipelinedStragglerSeconds
         }
     }
 

@@ -22,6 +22,9 @@ public struct CellExecutor: Sendable {
     public var rttMethod: RTTMethod
     /// Pipelined probes: nanoseconds between sends (matrix key `rttProbeIntervalMs`).
     public var rttProbeSpacingNanos: UInt64
+    /// The cells that probe (matrix key `rttPayloads`); nil = every cell. A cell left
+    /// out is sent with 0 probes, so the worker and a remote peer need no new field.
+    public var rttPayloads: RTTPayloadSelection?
     public var timeoutSeconds: Double
     public var logger: Logger
     /// Runs the plugin part when set (process isolation); nil runs it in this process.
@@ -31,8 +34,9 @@ public struct CellExecutor: Sendable {
 
     public init(registry: PluginRegistry, testbed: any Testbed, rttProbes: Int, timeoutSeconds: Double, logger: Logger,
                 worker: WorkerProcess? = nil, stopper: CellStopper? = nil, rttMethod: RTTMethod = .pingPong,
-                rttProbeSpacingNanos: UInt64 = 0) {
+                rttProbeSpacingNanos: UInt64 = 0, rttPayloads: RTTPayloadSelection? = nil) {
         self.rttProbeSpacingNanos = rttProbeSpacingNanos
+        self.rttPayloads = rttPayloads
         self.registry = registry
         self.testbed = testbed
         self.rttProbes = rttProbes
@@ -108,8 +112,8 @@ public struct CellExecutor: Sendable {
     /// The plugin part: its server here (or on the peer, `--link remote`) and its client.
     private func runPluginPart(_ cell: Cell, link: ResolvedLink, endpoints: (client: Endpoint, server: Endpoint),
                                t0: UInt64) async -> PluginSession.Outcome {
-        let seed = CellContextSeed(cellID: cell.id, repetition: cell.repetition, seed: cell.seed, payload: cell.payload, rttProbes: rttProbes,
-                                    rttMethod: rttMethod, rttProbeSpacingNanos: rttProbeSpacingNanos)
+        let seed = CellContextSeed(cellID: cell.id, repetition: cell.repetition, seed: cell.seed, payload: cell.payload,
+                                    rttProbes: RTTPayloadSelection.probes(rttProbes, payload: cell.payload, selection: rttPayloads), rttMethod: rttMethod, rttProbeSpacingNanos: rttProbeSpacingNanos)
         guard let host = testbed.serverHost else {
             let remaining = max(0.001, timeoutSeconds - Double(MonotonicClock.elapsed(since: t0)) / 1e9)
             return await runPlugin(cell, seed: seed, link: link, endpoints: endpoints, source: .plugin, remaining: remaining)

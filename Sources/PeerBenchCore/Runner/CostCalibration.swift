@@ -63,7 +63,7 @@ extension RunPlan {
 
     /// One line on what the estimates rest on, for `validate` and `run --dry-run`.
     public var estimateBasis: String {
-        let model = "cost model (set-up \(CellCost.setUpSeconds) s, handshake, rttProbes x RTT with loss (pipelined: one RTT plus the probes' serialisation), bulk at the link's usable rate, capped at the cell timeout; plugins' own estimates where given)"
+        let model = "cost model (set-up \(CellCost.setUpSeconds) s, handshake, rttProbes x RTT with loss (pipelined: one RTT plus the probes' serialisation or their rttProbeIntervalMs spacing; none in cells rttPayloads leaves out), bulk at the link's usable rate, capped at the cell timeout; plugins' own estimates where given)"
         guard let c = calibration, !c.measured.isEmpty else {
             if let c = calibration { return model + "; \(c.source) has no measured cell of this matrix" }
             return model

@@ -134,7 +134,8 @@ public struct RunPlan: Sendable {
         }
         self.links = links
         let costModel = CellCostModel(transports: m.transports, rttProbes: m.rttProbes, cellTimeoutSeconds: m.cellTimeoutSeconds,
-                                      registry: registry, rttMethod: m.rttMethod)
+                                      registry: registry, rttMethod: m.rttMethod, rttPayloads: m.rttPayloads,
+                                      rttProbeSpacingNanos: m.rttProbeSpacingNanos)
         self.costModel = costModel
         let canonical = m.cells(seed: options.seed, repetitions: options.repetitions)
         matrixCellCount = canonical.count
@@ -204,7 +205,8 @@ public final class Runner: Sendable {
                     observer: (any RunObserver)?, judge: (any RepetitionJudge)? = nil) async throws -> RunSummary {
         let executor = CellExecutor(registry: registry, testbed: testbed, rttProbes: plan.matrix.rttProbes,
                                     timeoutSeconds: plan.matrix.cellTimeoutSeconds, logger: logger, worker: worker, stopper: stopper,
-                                    rttMethod: plan.matrix.rttMethod, rttProbeSpacingNanos: plan.matrix.rttProbeSpacingNanos)
+                                    rttMethod: plan.matrix.rttMethod, rttProbeSpacingNanos: plan.matrix.rttProbeSpacingNanos,
+                                    rttPayloads: plan.matrix.rttPayloads)
         var cells = cells ?? plan.cells
         var field = fieldPrompter.map(FieldGate.init)
         if field != nil { cells = FieldPrompter.groupedBySite(cells) }

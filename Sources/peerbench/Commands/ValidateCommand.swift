@@ -40,7 +40,13 @@ struct ValidateCommand: AsyncParsableCommand {
         Terminal.out("  transports: \(m.transports.map { "\($0.label) (\($0.plugin))" }.joined(separator: ", "))")
         Terminal.out("  matrix: \(m.environments.count) environments x \(m.distances.count) distances x \(m.payloads.count) payloads (\(m.counts.count) counts x \(m.sizes.count) sizes)"
             + (m.scenarios.count > 1 || !m.scenarios[0].isStatic ? " x \(m.scenarios.count) scenarios" : ""))
-        Terminal.out("  rtt probes: \(m.rttProbes), \(m.rttMethod.name)")
+        var probing = ""
+        if let only = m.rttPayloads {
+            let lists = [only.counts.map { "counts \($0.sorted().map(String.init).joined(separator: ", "))" },
+                         only.sizes.map { "sizes \($0.sorted().map(String.init).joined(separator: ", "))" }].compactMap { $0 }
+            probing = ", in \(plan.cells.filter { m.rttProbes(for: $0) > 0 }.count) of \(plan.cells.count) cells (rttPayloads: \(lists.joined(separator: "; ")))"
+        }
+        Terminal.out("  rtt probes: \(m.rttProbes), \(m.rttMethod.name)\(probing)")
         let perRep = plan.cells.count / m.repetitions
         let estimate = plan.estimatedSeconds()
         if let auto = m.autoRepetitions {
