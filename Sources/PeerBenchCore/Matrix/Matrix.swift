@@ -13,6 +13,10 @@ public struct Matrix: Sendable {
     public var rttMethod: RTTMethod = .pingPong
     /// Pipelined probes only: nanoseconds between probe sends (`"rttProbeIntervalMs"`); 0 = back to back.
     public var rttProbeSpacingNanos: UInt64 = 0
+    /// `"transportsAtOnce"`: each block's transports (one repetition x environment x
+    /// distance x payload) run at the same time over one shared link instead of one
+    /// after another; false when absent. See `CellExecutor.runTogether`.
+    public var transportsAtOnce = false
     public var cellTimeoutSeconds: Double
     /// The matrix's `"seed"`; a run's seed is `runSeed(_:)`.
     public var seed: UInt64
