@@ -79,4 +79,33 @@ struct SharedLinkRunTests {
         // Interleaved order: tcp's cell, then udp's (started_at has millisecond precision at best).
         #expect(u.start >= t.end - 0.005, "udp started \(u.start - t.end) s after tcp ended")
     }
+
+    @Test("a stop while a block runs leaves the whole block unrecorded; the resume runs it whole")
+    func aStoppedBlockIsRecordedWholeOrNotAtAll() async throws {
+        let d = CLI.tempDir()
+        defer { try? FileManager.default.removeItem(atPath: d) }
+        // 60 probes of 50 ms: each transport's part takes 3 s, plenty to stop in.
+        try CLI.write(Self.matrix(atOnce: true).replacingOccurrences(of: "\"rttProbes\": 20", with: "\"rttProbes\": 60"), to: d + "/m.json")
+        let out = d + "/out"
+        let p = try CLIRunnerDeathTests.Spawned(["run", d + "/m.json", "--out", out, "--link", "emulated"])
+        // Two workers at once: the block's transports are running (the second worker is
+        // started for the block only).
+        let running = try await CLIRunnerDeathTests.eventually(60) {
+            CLIRunnerDeathTests.children(of: p.pid, running: "cell-worker").count >= 2
+        }
+        #expect(running)
+        try await Task.sleep(for: .milliseconds(500))
+        kill(p.pid, SIGINT)
+        let r = await p.wait()
+        #expect(r.status == 130, "\(r.stderr)")
+        let journal = (try? String(contentsOfFile: out + "/records.jsonl", encoding: .utf8)) ?? ""
+        #expect(journal.split(separator: "\n").isEmpty, "neither transport of the stopped block is recorded: \(journal)")
+
+        let resumed = try CLI.run(["run", d + "/m.json", "--resume", out])
+        #expect(resumed.status == 0, "\(resumed.stdout)\n\(resumed.stderr)")
+        let recs = try CLI.records(in: out)
+        #expect(recs.count == 2)
+        #expect(Set(recs.compactMap { ($0["shared_link_with"] as? [String])?.first }) == ["tcp", "udp"])
+        #expect(recs.allSatisfy { $0["status"] as? String == "ok" })
+    }
 }

@@ -184,8 +184,9 @@ public struct RunPlan: Sendable {
     }
 }
 
-/// Runs a plan's cells one at a time, appending each record to the journal before the
-/// next starts. A failing, hanging or (with a worker) crashing cell is recorded and
+/// Runs a plan's cells one at a time (with `transportsAtOnce`: one block of cells at a
+/// time, its transports together over one link), appending each record to the journal
+/// before the next starts. A failing, hanging or (with a worker) crashing cell is recorded and
 /// the run goes on; a fired `stopper` ends the run after the current cell.
 public final class Runner: Sendable {
     public let registry: PluginRegistry
