@@ -109,3 +109,23 @@ struct SharedLinkRunTests {
         #expect(recs.allSatisfy { $0["status"] as? String == "ok" })
     }
 }
+
+/// What `transportsAtOnce` refuses on the command line, naming the file and JSON path
+/// (needs no root: refused before any link exists).
+@Suite struct SharedLinkRefusalTests {
+    @Test func remoteLinkAndOneTransportAreRefusedWithThePath() throws {
+        let d = CLI.tempDir()
+        defer { try? FileManager.default.removeItem(atPath: d) }
+        try CLI.write(SharedLinkRunTests.matrix(atOnce: true), to: d + "/m.json")
+        try CLI.run(["psk", "new", d + "/k.psk"])
+        let remote = try CLI.run(["run", d + "/m.json", "--link", "remote", "--peer", "127.0.0.1:9", "--psk-file", d + "/k.psk", "--out", d + "/out"])
+        #expect(remote.status == 2)
+        #expect(remote.stderr.contains("m.json: $.transportsAtOnce: transports cannot run at once over --link remote"), "\(remote.stderr)")
+        let order = try CLI.run(["run", d + "/m.json", "--order", "sequential", "--out", d + "/out2"])
+        #expect(order.status == 2 && order.stderr.contains("--order"), "\(order.stderr)")
+        try CLI.write(SharedLinkRunTests.matrix(atOnce: true).replacingOccurrences(of: #", {"plugin": "udp", "label": "udp"}"#, with: ""), to: d + "/one.json")
+        let one = try CLI.run(["validate", d + "/one.json"])
+        #expect(one.status == 2)
+        #expect(one.stderr.contains("one.json: $.transportsAtOnce: needs at least two transports"), "\(one.stderr)")
+    }
+}
