@@ -58,6 +58,11 @@ import Testing
             #expect(abs(shared[block].reduce(0, +) - each[block].max()!) < 1e-9)
         }
         #expect(shared.reduce(0, +) < each.reduce(0, +))
+        // Shards balance blocks by the same rule: the slowest transport's time.
+        let balance = atOnce.shardBalance(shards: 2)
+        for (b, block) in balance.blocks.enumerated() {
+            #expect(balance.blockMillis[b] == block.map { Int((atOnce.costModel.seconds($0, link: atOnce.link(for: $0)) * 1000).rounded()) }.max())
+        }
     }
 
     @Test func theRecordKeyIsNullUnlessShared() throws {

@@ -142,7 +142,7 @@ public struct RunPlan: Sendable {
         if m.transportsAtOnce && order == .sequential {
             throw InputError(source: "--order", "\"sequential\" runs a transport's cells back to back, but the matrix's \"transportsAtOnce\" runs each block's transports together; use interleaved or shuffled")
         }
-        let mine = options.shard.map { $0.select(canonical) { costModel.seconds($0, link: links[RunPlan.linkKey($0.environment, $0.distance, $0.scenario)]!) } } ?? canonical
+        let mine = options.shard.map { $0.select(canonical, atOnce: m.transportsAtOnce) { costModel.seconds($0, link: links[RunPlan.linkKey($0.environment, $0.distance, $0.scenario)]!) } } ?? canonical
         cells = order.arrange(mine, seed: m.runSeed(options.seed))
     }
 
@@ -178,7 +178,7 @@ public struct RunPlan: Sendable {
 
     /// The whole matrix (all shards) dealt to `shards` shards, as `--shard K/N` deals it.
     public func shardBalance(shards: Int) -> ShardBalance {
-        ShardBalance(matrix.cells(seed: options.seed, repetitions: options.repetitions), shards: shards) {
+        ShardBalance(matrix.cells(seed: options.seed, repetitions: options.repetitions), shards: shards, atOnce: matrix.transportsAtOnce) {
             costModel.seconds($0, link: link(for: $0))
         }
     }
