@@ -16,6 +16,10 @@ public struct Matrix: Sendable {
     /// The cells that run the RTT probes (`"rttPayloads"`); nil = every cell.
     /// `rttProbes(for:)` applies it.
     public var rttPayloads: RTTPayloadSelection?
+    /// `"transportsAtOnce"`: each block's transports (one repetition x environment x
+    /// distance x payload) run at the same time over one shared link instead of one
+    /// after another; false when absent. See `CellExecutor.runTogether`.
+    public var transportsAtOnce = false
     public var cellTimeoutSeconds: Double
     /// The matrix's `"seed"`; a run's seed is `runSeed(_:)`.
     public var seed: UInt64

@@ -16,7 +16,7 @@ public struct MatrixLoader: Sendable {
         self.baseDirectory = baseDirectory
     }
 
-    static let topLevelKeys = ["name", "repetitions", "repetitionPrecision", "repetitionMetrics", "rttProbes", "rttMethod", "rttProbeIntervalMs", "rttPayloads", "cellTimeoutSeconds", "seed", "order", "transports", "matrix", "crossTraffic"]
+    static let topLevelKeys = ["name", "repetitions", "repetitionPrecision", "repetitionMetrics", "rttProbes", "rttMethod", "rttProbeIntervalMs", "rttPayloads", "transportsAtOnce", "cellTimeoutSeconds", "seed", "order", "transports", "matrix", "crossTraffic"]
     static let matrixKeys = ["environments", "distances", "payloads"]
     static let payloadKeys = ["counts", "sizes"]
     static let transportKeys = ["plugin", "label", "options", "wifi"]
@@ -247,6 +247,8 @@ struct Validator {
                             counts: counts, sizes: sizes, scenarios: scenarios, crossTraffic: cross, document: doc)
         matrix.rttProbeSpacingNanos = spacing
         matrix.rttPayloads = rttPayloads
+        matrix.transportsAtOnce = transportsAtOnce(top["transportsAtOnce"], root.key("transportsAtOnce"), transports: transports, order: top["order"])
+        guard problems.isEmpty else { return nil }
         matrix.autoRepetitions = auto
         return matrix
     }

@@ -69,6 +69,11 @@ public struct Record: Sendable, Equatable, Codable {
     /// The competing background flow of the bulk phase (matrix key `crossTraffic`): every
     /// key null without one. nil only when read from a schema before /3.
     public var crossTraffic: CrossTraffic?
+    /// Matrix key `transportsAtOnce`: the labels of the other transports that ran at the
+    /// same time over the same emulated link as this cell (same link set-up, same
+    /// emulator, same counters). null when the cell had the link to itself — always in a
+    /// run without the key; absent (read as null) in records written before the key existed.
+    public var sharedLinkWith: [String]?
     public var extra: JSONObject
 
     /// What the plugin measured, kept beside the record in memory for the raw samples
@@ -232,7 +237,8 @@ public struct Record: Sendable, Equatable, Codable {
         case bulkSeconds = "bulk_seconds", totalSeconds = "total_seconds", rttMs = "rtt_ms", rttMethod = "rtt_method"
         case rttLoadedMs = "rtt_loaded_ms", responsivenessRpm = "responsiveness_rpm", jitterMs = "jitter_ms"
         case throughputMbps = "throughput_mbps", receiverSpanMbps = "receiver_span_mbps",
-             congestionControl = "congestion_control", cpuSeconds = "cpu_seconds", delivery, scenario, crossTraffic = "cross_traffic", extra
+             congestionControl = "congestion_control", cpuSeconds = "cpu_seconds", delivery, scenario, crossTraffic = "cross_traffic",
+             sharedLinkWith = "shared_link_with", extra
     }
 
     public static func rfc3339(_ date: Date) -> String {

@@ -41,7 +41,8 @@ struct RunSetup {
         // A past run, or the cells already run, tell how long the rest will take on this machine.
         if let past = r.calibrateFrom { try plan.calibrate(fromRunFolder: past) }
         if let path = r.resume, !records.isEmpty { plan.calibrate(from: records, source: path) }
-        let pending = JournalIndex(records: records).pending(plan.cells, retryFailed: r.retryFailed)
+        var pending = JournalIndex(records: records).pending(plan.cells, retryFailed: r.retryFailed)
+        if plan.matrix.transportsAtOnce { pending = RunSetup.wholeBlocks(of: pending, in: plan.cells) }
         var dir = resumed?.dir
         if r.resume == nil, let out = r.out, !r.dryRun {
             dir = try RunDirectory.create(out, for: plan.matrix)
@@ -82,6 +83,11 @@ struct RunSetup {
                          registry: PluginRegistry) throws -> RunPlan {
         if options.link == .remote { try RemoteRun.checkDistances(matrix, matrixPath: matrixFile) }
         try matrix.checkScenarios(linkMode: options.link, matrixFile: matrixFile)
+        if options.link == .remote && matrix.transportsAtOnce {
+            // The peer (`peerbench serve`) runs one cell's server at a time.
+            throw InputError(source: matrixFile, path: JSONPath.root.key("transportsAtOnce").description,
+                             "transports cannot run at once over --link remote (the peer serves one cell at a time); run this matrix over --link emulated or none, or remove the key")
+        }
         var plan = try RunPlan(matrix: matrix, options: options.run, linkModel: linkModel, registry: registry)
         if options.link == .remote { plan.links = plan.links.mapValues(RemoteRun.asWritten) }
         return plan
@@ -95,5 +101,20 @@ struct RunSetup {
         f.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
         let suffix = String(UInt32.random(in: 0...UInt32.max), radix: 16)
         return f.string(from: Date()) + "-" + String(repeating: "0", count: 8 - suffix.count) + suffix
+    }
+}
+
+extension RunSetup {
+    /// `transportsAtOnce`: a block whose cells are only partly recorded (a run killed
+    /// between two of its appends, or `--retry-failed` picking one failed transport)
+    /// runs again whole, so that every transport again shares the link with all the
+    /// others; the new records of its already-recorded cells supersede the old ones
+    /// (the last record of a cell wins). `cells`: the plan's cells in run order.
+    static func wholeBlocks(of pending: [Cell], in cells: [Cell]) -> [Cell] {
+        let wanted = Set(pending.map(\.key))
+        guard !wanted.isEmpty else { return pending }
+        return Runner.blockRanges(of: cells).flatMap { range in
+            cells[range].contains { wanted.contains($0.key) } ? Array(cells[range]) : []
+        }
     }
 }

@@ -55,13 +55,8 @@ public struct CellExecutor: Sendable {
         let t0 = MonotonicClock.now()
         var cross: Record.CrossTraffic?
         func record(_ status: CellStatus, _ error: String?, _ m: TransportMeasurement? = nil, counters: LinkCounters? = nil) -> Record {
-            var r = Record(runID: runID, cell: cell, link: link, linkMode: testbed.mode, counters: counters, status: status, error: error,
-                           startedAt: startedAt, totalSeconds: Double(MonotonicClock.elapsed(since: t0)) / 1e9, measurement: m)
-            testbed.annotate(&r.link)
-            r.fillWifi(cell.transport.effectiveWifi)
-            r.fillEnergy(link: link, mode: cell.transport.effectiveWifi.performanceMode, counters: counters, seconds: r.totalSeconds)
-            if let cross { r.crossTraffic = cross }
-            return r
+            makeRecord(cell, link: link, runID: runID, status: status, error: error, m, counters: counters, startedAt: startedAt,
+                       totalSeconds: Double(MonotonicClock.elapsed(since: t0)) / 1e9, cross: cross)
         }
         guard link.connected else {
             var r = record(.failed, "no radio link at \(cell.distance.label) m in \(link.environment)"
@@ -81,6 +76,19 @@ public struct CellExecutor: Sendable {
         case .timedOut(let e): record(.timeout, e, counters: counters)
         }
         if let event = link.scenario { applyScenario(event, to: &r, cell: cell, counters: counters, linkStart: linkStart, endedAt: endedAt) }
+        return r
+    }
+
+    /// The record of `cell` as it ended: the testbed's and the Wi-Fi settings' sections
+    /// filled in, the competing flow's figures when it had one.
+    func makeRecord(_ cell: Cell, link: ResolvedLink, runID: String, status: CellStatus, error: String?, _ m: TransportMeasurement?,
+                    counters: LinkCounters?, startedAt: Date, totalSeconds: Double, cross: Record.CrossTraffic?) -> Record {
+        var r = Record(runID: runID, cell: cell, link: link, linkMode: testbed.mode, counters: counters, status: status, error: error,
+                       startedAt: startedAt, totalSeconds: totalSeconds, measurement: m)
+        testbed.annotate(&r.link)
+        r.fillWifi(cell.transport.effectiveWifi)
+        r.fillEnergy(link: link, mode: cell.transport.effectiveWifi.performanceMode, counters: counters, seconds: r.totalSeconds)
+        if let cross { r.crossTraffic = cross }
         return r
     }
 
@@ -110,7 +118,7 @@ public struct CellExecutor: Sendable {
     }
 
     /// The plugin part: its server here (or on the peer, `--link remote`) and its client.
-    private func runPluginPart(_ cell: Cell, link: ResolvedLink, endpoints: (client: Endpoint, server: Endpoint),
+    func runPluginPart(_ cell: Cell, link: ResolvedLink, endpoints: (client: Endpoint, server: Endpoint),
                                t0: UInt64) async -> PluginSession.Outcome {
         let seed = CellContextSeed(cellID: cell.id, repetition: cell.repetition, seed: cell.seed, payload: cell.payload,
                                     rttProbes: RTTPayloadSelection.probes(rttProbes, payload: cell.payload, selection: rttPayloads), rttMethod: rttMethod, rttProbeSpacingNanos: rttProbeSpacingNanos)

@@ -140,7 +140,10 @@ public struct RunPlan: Sendable {
         let canonical = m.cells(seed: options.seed, repetitions: options.repetitions)
         matrixCellCount = canonical.count
         order = options.order ?? m.order
-        let mine = options.shard.map { $0.select(canonical) { costModel.seconds($0, link: links[RunPlan.linkKey($0.environment, $0.distance, $0.scenario)]!) } } ?? canonical
+        if m.transportsAtOnce && order == .sequential {
+            throw InputError(source: "--order", "\"sequential\" runs a transport's cells back to back, but the matrix's \"transportsAtOnce\" runs each block's transports together; use interleaved or shuffled")
+        }
+        let mine = options.shard.map { $0.select(canonical, atOnce: m.transportsAtOnce) { costModel.seconds($0, link: links[RunPlan.linkKey($0.environment, $0.distance, $0.scenario)]!) } } ?? canonical
         cells = order.arrange(mine, seed: m.runSeed(options.seed))
     }
 
@@ -158,23 +161,33 @@ public struct RunPlan: Sendable {
 
     /// Expected wall time of each of `cells`, seconds, in the same order: the cost
     /// model, or what a past run measured (`calibration`).
+    /// With `transportsAtOnce` a block takes as long as its slowest transport: each of
+    /// its cells is given an equal share of that, so the block's sum is its time.
     public func estimates(of cells: [Cell]) -> [Double] {
-        cells.map { cell in
+        let each = cells.map { cell in
             let modelled = costModel.seconds(cell, link: link(for: cell))
             return calibration?.seconds(cell, modelled: modelled) ?? modelled
         }
+        guard matrix.transportsAtOnce else { return each }
+        var shared = each
+        for block in Runner.blockRanges(of: cells) {
+            let share = each[block].max()! / Double(block.count)
+            for i in block { shared[i] = share }
+        }
+        return shared
     }
 
     /// The whole matrix (all shards) dealt to `shards` shards, as `--shard K/N` deals it.
     public func shardBalance(shards: Int) -> ShardBalance {
-        ShardBalance(matrix.cells(seed: options.seed, repetitions: options.repetitions), shards: shards) {
+        ShardBalance(matrix.cells(seed: options.seed, repetitions: options.repetitions), shards: shards, atOnce: matrix.transportsAtOnce) {
             costModel.seconds($0, link: link(for: $0))
         }
     }
 }
 
-/// Runs a plan's cells one at a time, appending each record to the journal before the
-/// next starts. A failing, hanging or (with a worker) crashing cell is recorded and
+/// Runs a plan's cells one at a time (with `transportsAtOnce`: one block of cells at a
+/// time, its transports together over one link), appending each record to the journal
+/// before the next starts. A failing, hanging or (with a worker) crashing cell is recorded and
 /// the run goes on; a fired `stopper` ends the run after the current cell.
 public final class Runner: Sendable {
     public let registry: PluginRegistry
@@ -210,8 +223,14 @@ public final class Runner: Sendable {
         var cells = cells ?? plan.cells
         var field = fieldPrompter.map(FieldGate.init)
         if field != nil { cells = FieldPrompter.groupedBySite(cells) }
+        // `transportsAtOnce`: a block's cells run together and are recorded together;
+        // otherwise every cell is a group of its own.
+        let groups: [Range<Int>] = plan.matrix.transportsAtOnce ? Runner.blockRanges(of: cells) : cells.indices.map { $0..<($0 + 1) }
+        let pool = WorkerPool(first: worker)
+        defer { pool.finishExtra() }
         var summary = RunSummary()
-        for (i, cell) in cells.enumerated() {
+        for group in groups {
+            let i = group.lowerBound
             if stopper.hasFired {
                 summary.interrupted = true
                 break
@@ -219,31 +238,40 @@ public final class Runner: Sendable {
             switch await field?.decide(cells, at: i, stopper: stopper) ?? .run {
             case .run: break
             case .skip:
-                summary.skippedCells += 1
+                summary.skippedCells += group.count
                 continue
             case .stop:
                 summary.interrupted = true
             }
             if summary.interrupted { break }
-            if let judge, !judge.needs(cell) {
-                summary.settledCells += 1
+            let members = Array(cells[group])
+            // A block runs whole while any of its transports still needs a repetition:
+            // leaving one out would change the load the others shared the link with.
+            if let judge, !members.contains(where: judge.needs) {
+                summary.settledCells += group.count
                 continue
             }
-            observer?.cellStarted(index: i, total: cells.count, cell: cell)
-            let record = await executor.run(cell, link: plan.link(for: cell), runID: runID)
+            for (k, cell) in zip(group, members) { observer?.cellStarted(index: k, total: cells.count, cell: cell) }
+            let records = members.count == 1 && !plan.matrix.transportsAtOnce
+                ? [await executor.run(members[0], link: plan.link(for: members[0]), runID: runID)]
+                : await executor.runTogether(members, link: plan.link(for: members[0]), runID: runID, workers: pool.workers(members.count))
             // A cell cut short by the stop measured nothing worth keeping: it is left
-            // unrecorded and runs again on resume. One that got to the end is kept.
-            if stopper.hasFired && record.status != .ok && record.status != .partial {
+            // unrecorded and runs again on resume. One that got to the end is kept. A
+            // block that ran at once is kept or dropped whole: its other transports'
+            // figures were measured beside the one cut short.
+            if stopper.hasFired, let cut = records.firstIndex(where: { $0.status != .ok && $0.status != .partial }) {
                 summary.interrupted = true
-                summary.interruptedCell = cell
-                observer?.cellInterrupted(index: i, total: cells.count, cell: cell)
+                summary.interruptedCell = members[cut]
+                for (k, cell) in zip(group, members) { observer?.cellInterrupted(index: k, total: cells.count, cell: cell) }
                 break
             }
-            try dir.append(record, withSamples: true)
-            judge?.add(record)
-            summary.total += 1
-            summary.byStatus[record.status, default: 0] += 1
-            observer?.cellFinished(index: i, total: cells.count, cell: cell, record: record)
+            for (k, (cell, record)) in zip(group, zip(members, records)) {
+                try dir.append(record, withSamples: true)
+                judge?.add(record)
+                summary.total += 1
+                summary.byStatus[record.status, default: 0] += 1
+                observer?.cellFinished(index: k, total: cells.count, cell: cell, record: record)
+            }
             if let lost = testbed.lostReason {
                 summary.testbedLost = lost
                 break
@@ -253,5 +281,19 @@ public final class Runner: Sendable {
         summary.skippedSites = field?.skipped ?? []
         worker?.finish()
         return summary
+    }
+}
+
+extension Runner {
+    /// The index ranges of the blocks (`CellOrder.blocks`) of `cells`, which keep each
+    /// block's cells next to each other (every order but `sequential` does).
+    static func blockRanges(of cells: [Cell]) -> [Range<Int>] {
+        var ranges: [Range<Int>] = []
+        var start = 0
+        for block in CellOrder.blocks(of: cells) {
+            ranges.append(start..<(start + block.count))
+            start += block.count
+        }
+        return ranges
     }
 }

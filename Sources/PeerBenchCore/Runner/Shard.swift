@@ -33,9 +33,10 @@ public struct Shard: Sendable, Equatable, CustomStringConvertible {
     public var description: String { "\(index)/\(count)" }
 
     /// This shard's cells, in canonical order. `estimate`: seconds of one cell.
-    public func select(_ canonicalCells: [Cell], estimate: (Cell) -> Double) -> [Cell] {
+    /// `atOnce` (`transportsAtOnce`): a block takes its slowest cell's time, not the sum.
+    public func select(_ canonicalCells: [Cell], atOnce: Bool = false, estimate: (Cell) -> Double) -> [Cell] {
         guard count > 1 else { return canonicalCells }
-        return ShardBalance(canonicalCells, shards: count, estimate: estimate).cells(ofShard: index)
+        return ShardBalance(canonicalCells, shards: count, atOnce: atOnce, estimate: estimate).cells(ofShard: index)
     }
 }
 
@@ -53,9 +54,14 @@ public struct ShardBalance: Sendable {
     /// For each shard (0-based), the indices of its blocks in canonical order.
     public let assignment: [[Int]]
 
-    public init(_ canonicalCells: [Cell], shards: Int, estimate: (Cell) -> Double) {
+    /// `atOnce` (`transportsAtOnce`): a block's cells run together, so it takes its
+    /// slowest cell's time rather than the sum.
+    public init(_ canonicalCells: [Cell], shards: Int, atOnce: Bool = false, estimate: (Cell) -> Double) {
         blocks = CellOrder.blocks(of: canonicalCells)
-        blockMillis = blocks.map { b in b.reduce(0) { $0 + Int((estimate($1) * 1000).rounded()) } }
+        blockMillis = blocks.map { b in
+            let millis = b.map { Int((estimate($0) * 1000).rounded()) }
+            return atOnce ? millis.max() ?? 0 : millis.reduce(0, +)
+        }
         assignment = ShardBalance.longestFirst(blockMillis, shards: max(1, shards))
     }
 

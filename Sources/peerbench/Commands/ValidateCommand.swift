@@ -37,7 +37,8 @@ struct ValidateCommand: AsyncParsableCommand {
         let m = plan.matrix
         Terminal.out("\(matrixArgument.matrix): valid (\(m.hash))")
         Terminal.out("  name: \(m.name)")
-        Terminal.out("  transports: \(m.transports.map { "\($0.label) (\($0.plugin))" }.joined(separator: ", "))")
+        Terminal.out("  transports: \(m.transports.map { "\($0.label) (\($0.plugin))" }.joined(separator: ", "))"
+                     + (m.transportsAtOnce ? "; at once over one link per block (transportsAtOnce)" : ""))
         Terminal.out("  matrix: \(m.environments.count) environments x \(m.distances.count) distances x \(m.payloads.count) payloads (\(m.counts.count) counts x \(m.sizes.count) sizes)"
             + (m.scenarios.count > 1 || !m.scenarios[0].isStatic ? " x \(m.scenarios.count) scenarios" : ""))
         var probing = ""

@@ -53,7 +53,10 @@ final class ProgressPrinter: RunObserver, Sendable {
 
     func cellFinished(index: Int, total: Int, cell: Cell, record: Record) {
         let line = state.withLock { s -> String in
-            s.estimate.finished(seconds: record.totalSeconds, ok: record.status == .ok)
+            // Cells that shared the link (`transportsAtOnce`) ran in the same wall time:
+            // each counts its share, as `RunPlan.estimates` gives each its share.
+            let sharers = Double((record.sharedLinkWith?.count ?? 0) + 1)
+            s.estimate.finished(seconds: record.totalSeconds / sharers, ok: record.status == .ok)
             s.current = nil
             var line = "[\(counter(index, total))] " + ProgressPrinter.describe(cell: cell, record: record)
             if !live, let eta = s.estimate.remainingSeconds, s.estimate.done < s.estimate.total { line += "  · ETA \(Format.duration(eta))" }
