@@ -18,14 +18,17 @@ public enum OrderStatistics {
     /// would give them, by selection: O(n) per rank, where a sort is O(n log n). The
     /// Hodges-Lehmann shift of two 260-value samples reads 4 of 67 600 differences.
     public static func select(_ values: inout [Double], ranks: [Int]) -> [Double] {
-        values.withUnsafeMutableBufferPointer { a in
-            var low = 0
-            return ranks.map { r in
-                // Everything left of `low` is already at most the previous rank's value.
-                let v = quickselect(a, r, from: low)
-                low = r
-                return v
-            }
+        values.withUnsafeMutableBufferPointer { select($0, ranks: ranks) }
+    }
+
+    /// As above, in a buffer (a scratch one, say, that no array owns).
+    static func select(_ a: UnsafeMutableBufferPointer<Double>, ranks: [Int]) -> [Double] {
+        var low = 0
+        return ranks.map { r in
+            // Everything left of `low` is already at most the previous rank's value.
+            let v = quickselect(a, r, from: low)
+            low = r
+            return v
         }
     }
 

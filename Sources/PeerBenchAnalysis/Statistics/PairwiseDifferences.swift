@@ -30,10 +30,12 @@ struct PairwiseDifferences {
     /// `differences.sorted()[r]` gives them.
     func values(ranks: [Int]) -> [Double] {
         guard count > Self.directLimit else {
-            var d: [Double] = []
-            d.reserveCapacity(count)
-            for a in x { for b in z { d.append(a - b) } }
-            return OrderStatistics.select(&d, ranks: ranks)
+            // A few hundred differences: on the stack, not the heap.
+            return withUnsafeTemporaryAllocation(of: Double.self, capacity: count) { d in
+                var k = 0
+                for a in x { for b in z { d.initializeElement(at: k, to: a - b); k += 1 } }
+                return OrderStatistics.select(d, ranks: ranks)
+            }
         }
         return ranks.map(value(rank:))
     }

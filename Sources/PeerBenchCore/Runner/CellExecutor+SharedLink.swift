@@ -26,41 +26,12 @@ extension CellExecutor {
             return [await solo.run(cells[0], link: resolved, runID: runID)]
         }
         // The loader refuses transports whose Wi-Fi modes differ: one adaptation fits all.
-        let link = resolved.adapted(to: cells[0].transport.effectiveWifi)
-        let labels = cells.map(\.transport.label)
-        let startedAt = Date()
-        let t0 = MonotonicClock.now()
-        func records(_ ends: [(PluginSession.Outcome, UInt64)], counters: LinkCounters?, cross: Record.CrossTraffic?,
-                     linkStart: UInt64?) -> [Record] {
-            zip(cells, ends).map { cell, end in
-                let (outcome, endedAt) = end
-                let seconds = Double(endedAt &- t0) / 1e9
-                var r = switch outcome {
-                case .measured(let m):
-                    makeRecord(cell, link: link, runID: runID, status: m.status, error: m.error, m, counters: counters, startedAt: startedAt,
-                               totalSeconds: seconds, cross: cross)
-                case .failed(let e):
-                    makeRecord(cell, link: link, runID: runID, status: .failed, error: e, nil, counters: counters, startedAt: startedAt,
-                               totalSeconds: seconds, cross: cross)
-                case .timedOut(let e):
-                    makeRecord(cell, link: link, runID: runID, status: .timeout, error: e, nil, counters: counters, startedAt: startedAt,
-                               totalSeconds: seconds, cross: cross)
-                }
-                if let event = link.scenario {
-                    applyScenario(event, to: &r, cell: cell, counters: counters, linkStart: linkStart, endedAt: endedAt)
-                }
-                r.sharedLinkWith = labels.filter { $0 != cell.transport.label }
-                return r
-            }
-        }
-        func allEnded(_ outcome: PluginSession.Outcome) -> [(PluginSession.Outcome, UInt64)] {
-            let now = MonotonicClock.now()
-            return cells.map { _ in (outcome, now) }
-        }
+        let block = SharedLinkBlock(executor: self, cells: cells, link: resolved.adapted(to: cells[0].transport.effectiveWifi), runID: runID)
+        let link = block.link
         guard link.connected else {
             let why = "no radio link at \(cells[0].distance.label) m in \(link.environment)"
                 + (link.snrDb.map { String(format: " (median SNR %.1f dB is below the MCS 0 threshold)", $0) } ?? "") + "; cell not run"
-            return records(allEnded(.failed(why)), counters: nil, cross: nil, linkStart: nil).map { r in
+            return block.records(block.allEnded(.failed(why)), counters: nil, cross: nil, linkStart: nil).map { r in
                 var r = r
                 // Nothing ran, so no scenario figures: name the scenario only, as `run` does.
                 if let e = link.scenario { r.scenario = Record.Scenario(name: e.name, kind: e.kind) }
@@ -74,14 +45,14 @@ extension CellExecutor {
                 try await testbed.configure(link, seed: cells[0].seed)
             }
         } catch let e as DeadlineExceeded {
-            return records(allEnded(.timedOut("setting up the link: \(e.description)")), counters: nil, cross: nil, linkStart: nil)
+            return block.records(block.allEnded(.timedOut("setting up the link: \(e.description)")), counters: nil, cross: nil, linkStart: nil)
         } catch {
-            return records(allEnded(.failed("setting up the link: \(error)")), counters: nil, cross: nil, linkStart: nil)
+            return block.records(block.allEnded(.failed("setting up the link: \(error)")), counters: nil, cross: nil, linkStart: nil)
         }
         let linkStart = MonotonicClock.now()
         let flow: CrossTrafficFlow?
         do { flow = try await startCrossTraffic(cells[0], link: link, endpoints: endpoints) } catch {
-            return records(allEnded(.failed("starting the cross traffic (\(cells[0].crossTraffic!)): \(error)")), counters: nil, cross: nil,
+            return block.records(block.allEnded(.failed("starting the cross traffic (\(cells[0].crossTraffic!)): \(error)")), counters: nil, cross: nil,
                            linkStart: linkStart)
         }
         // One stop must reach every transport: the run's stopper can hold one action, so
@@ -95,7 +66,7 @@ extension CellExecutor {
                 member.worker = workers[i]
                 member.stopper = stoppers[i]
                 group.addTask {
-                    let outcome = await member.runPluginPart(cell, link: link, endpoints: endpoints, t0: t0)
+                    let outcome = await member.runPluginPart(cell, link: link, endpoints: endpoints, t0: block.t0)
                     return (i, outcome, MonotonicClock.now())
                 }
             }
@@ -103,6 +74,53 @@ extension CellExecutor {
         }
         stopper?.disarm()
         let cross = flow?.finish()
-        return records(ends.map { $0! }, counters: testbed.counters(), cross: cross, linkStart: linkStart)
+        return block.records(ends.map { $0! }, counters: testbed.counters(), cross: cross, linkStart: linkStart)
+    }
+}
+
+/// One `transportsAtOnce` block in flight: its cells, the link they share, and when it
+/// started; makes the block's records from each transport's outcome and end.
+struct SharedLinkBlock {
+    let executor: CellExecutor
+    let cells: [Cell]
+    let link: ResolvedLink
+    let runID: String
+    let labels: [String]
+    let startedAt = Date()
+    let t0 = MonotonicClock.now()
+
+    init(executor: CellExecutor, cells: [Cell], link: ResolvedLink, runID: String) {
+        self.executor = executor
+        self.cells = cells
+        self.link = link
+        self.runID = runID
+        labels = cells.map(\.transport.label)
+    }
+
+    /// Every cell with the same outcome, ended now (the block failed before its transports ran).
+    func allEnded(_ outcome: PluginSession.Outcome) -> [(PluginSession.Outcome, UInt64)] {
+        let now = MonotonicClock.now()
+        return cells.map { _ in (outcome, now) }
+    }
+
+    /// One record per cell from its outcome and end instant, each naming the labels it shared the link with.
+    func records(_ ends: [(PluginSession.Outcome, UInt64)], counters: LinkCounters?, cross: Record.CrossTraffic?,
+                 linkStart: UInt64?) -> [Record] {
+        zip(cells, ends).map { cell, end in
+            let (outcome, endedAt) = end
+            let seconds = Double(endedAt &- t0) / 1e9
+            let (status, error, measurement): (CellStatus, String?, TransportMeasurement?) = switch outcome {
+            case .measured(let m): (m.status, m.error, m)
+            case .failed(let e): (.failed, e, nil)
+            case .timedOut(let e): (.timeout, e, nil)
+            }
+            var r = executor.makeRecord(cell, link: link, runID: runID, status: status, error: error, measurement, counters: counters,
+                                        startedAt: startedAt, totalSeconds: seconds, cross: cross)
+            if let event = link.scenario {
+                executor.applyScenario(event, to: &r, cell: cell, counters: counters, linkStart: linkStart, endedAt: endedAt)
+            }
+            r.sharedLinkWith = labels.filter { $0 != cell.transport.label }
+            return r
+        }
     }
 }

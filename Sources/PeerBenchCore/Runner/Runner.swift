@@ -229,49 +229,26 @@ public final class Runner: Sendable {
         let pool = WorkerPool(first: worker)
         defer { pool.finishExtra() }
         var summary = RunSummary()
-        for group in groups {
-            let i = group.lowerBound
-            if stopper.hasFired {
-                summary.interrupted = true
-                break
-            }
-            switch await field?.decide(cells, at: i, stopper: stopper) ?? .run {
+        groups: for group in groups {
+            let members = Array(cells[group])
+            switch await admission(members, at: group.lowerBound, of: cells, field: &field, judge: judge) {
             case .run: break
             case .skip:
                 summary.skippedCells += group.count
                 continue
-            case .stop:
-                summary.interrupted = true
-            }
-            if summary.interrupted { break }
-            let members = Array(cells[group])
-            // A block runs whole while any of its transports still needs a repetition:
-            // leaving one out would change the load the others shared the link with.
-            if let judge, !members.contains(where: judge.needs) {
+            case .settled:
                 summary.settledCells += group.count
                 continue
+            case .stop:
+                summary.interrupted = true
+                break groups
             }
             for (k, cell) in zip(group, members) { observer?.cellStarted(index: k, total: cells.count, cell: cell) }
             let records = members.count == 1 && !plan.matrix.transportsAtOnce
                 ? [await executor.run(members[0], link: plan.link(for: members[0]), runID: runID)]
                 : await executor.runTogether(members, link: plan.link(for: members[0]), runID: runID, workers: pool.workers(members.count))
-            // A cell cut short by the stop measured nothing worth keeping: it is left
-            // unrecorded and runs again on resume. One that got to the end is kept. A
-            // block that ran at once is kept or dropped whole: its other transports'
-            // figures were measured beside the one cut short.
-            if stopper.hasFired, let cut = records.firstIndex(where: { $0.status != .ok && $0.status != .partial }) {
-                summary.interrupted = true
-                summary.interruptedCell = members[cut]
-                for (k, cell) in zip(group, members) { observer?.cellInterrupted(index: k, total: cells.count, cell: cell) }
-                break
-            }
-            for (k, (cell, record)) in zip(group, zip(members, records)) {
-                try dir.append(record, withSamples: true)
-                judge?.add(record)
-                summary.total += 1
-                summary.byStatus[record.status, default: 0] += 1
-                observer?.cellFinished(index: k, total: cells.count, cell: cell, record: record)
-            }
+            guard try keep(records, of: members, at: group, total: cells.count, into: dir, observer: observer, judge: judge,
+                           summary: &summary) else { break }
             if let lost = testbed.lostReason {
                 summary.testbedLost = lost
                 break
@@ -285,6 +262,47 @@ public final class Runner: Sendable {
 }
 
 extension Runner {
+    /// What the run does with a group of cells before running it.
+    enum Admission { case run, skip, settled, stop }
+
+    /// The stop, the field prompt (`--interactive`) and the repetition judge, asked in that order.
+    func admission(_ members: [Cell], at index: Int, of cells: [Cell], field: inout FieldGate?,
+                   judge: (any RepetitionJudge)?) async -> Admission {
+        if stopper.hasFired { return .stop }
+        switch await field?.decide(cells, at: index, stopper: stopper) ?? .run {
+        case .run: break
+        case .skip: return .skip
+        case .stop: return .stop
+        }
+        // A block runs whole while any of its transports still needs a repetition:
+        // leaving one out would change the load the others shared the link with.
+        if let judge, !members.contains(where: judge.needs) { return .settled }
+        return .run
+    }
+
+    /// Appends a group's records to the journal; false (nothing appended) when the stop
+    /// cut one of them short, which ends the run. A cell cut short by the stop measured
+    /// nothing worth keeping: it is left unrecorded and runs again on resume. One that
+    /// got to the end is kept. A block that ran at once is kept or dropped whole: its
+    /// other transports' figures were measured beside the one cut short.
+    func keep(_ records: [Record], of members: [Cell], at group: Range<Int>, total: Int, into dir: RunDirectory,
+              observer: (any RunObserver)?, judge: (any RepetitionJudge)?, summary: inout RunSummary) throws -> Bool {
+        if stopper.hasFired, let cut = records.firstIndex(where: { $0.status != .ok && $0.status != .partial }) {
+            summary.interrupted = true
+            summary.interruptedCell = members[cut]
+            for (k, cell) in zip(group, members) { observer?.cellInterrupted(index: k, total: total, cell: cell) }
+            return false
+        }
+        for (k, (cell, record)) in zip(group, zip(members, records)) {
+            try dir.append(record, withSamples: true)
+            judge?.add(record)
+            summary.total += 1
+            summary.byStatus[record.status, default: 0] += 1
+            observer?.cellFinished(index: k, total: total, cell: cell, record: record)
+        }
+        return true
+    }
+
     /// The index ranges of the blocks (`CellOrder.blocks`) of `cells`, which keep each
     /// block's cells next to each other (every order but `sequential` does).
     static func blockRanges(of cells: [Cell]) -> [Range<Int>] {
