@@ -111,8 +111,9 @@ public enum JournalLines {
         return true
     }
 
-    /// Lines per batch: enough to keep every core busy, few enough to bound memory (~5 MB of records).
-    static let batchSize = 4096
+    /// Lines per batch: enough to keep every core busy, few enough to bound memory with
+    /// three batches alive at once (read, decoded, being consumed: ~2 MB of records each).
+    static let batchSize = 1024
 }
 
 /// Writes a file through a 1 MiB buffer and flushes it to disk once at the end
