@@ -38,7 +38,7 @@ import Testing
             Self.record(cell: "a", rep: 3, label: "tcp", tput: 30),
             Self.record(cell: "a", rep: 2, label: "tcp", tput: 14),
         ])
-        let data = try ReportInput.read([dir])
+        let data = try ReportInput.read([dir]).data
         #expect(data.cellCount == 3)
         #expect(data.finalFailures.isEmpty)
         let doc = try ComparisonDocument.load(runDirectories: [dir], alpha: 0.05)
@@ -50,7 +50,7 @@ import Testing
 
     @Test func aFailureStaysListedWithItsError() throws {
         let dir = try Self.folder([Self.record(cell: "a", rep: 1, label: "tcp", status: "timeout")])
-        let data = try ReportInput.read([dir])
+        let data = try ReportInput.read([dir]).data
         #expect(data.finalFailures.map(\.status) == ["timeout"])
         #expect(data.finalFailures.first?.error == "boom")
         #expect(data.finalFailures.first?.scenario == "forest · 10 m · 100x128 B")
@@ -65,7 +65,7 @@ import Testing
         let dir = try Self.folder(
             [Self.record(cell: "a", rep: 1, label: "tcp", tput: 10), Self.record(cell: "b", rep: 1, label: "tcp", status: "failed")],
             samples: [line("a", 1, [2_000_000, 4_000_000]), line("b", 1, [90_000_000]), line("zz", 1, [50_000_000])])
-        let data = try ReportInput.read([dir])
+        let data = try ReportInput.read([dir]).data
         #expect(data.runs.first?.samplesJoined == 1)
         #expect(data.rtt.values.map(\.total) == [2])
         #expect(data.warnings.contains { $0.contains("1 samples lines match no record") })
@@ -93,7 +93,7 @@ import Testing
         let b = try Self.folder([Self.record(cell: "b", rep: 1, label: "tcp", tput: 2)])
         try #"{"matrix_hash": "fnv1a64:aaaa", "cells_total": 1}"#.write(toFile: a + "/manifest.json", atomically: true, encoding: .utf8)
         try #"{"matrix_hash": "fnv1a64:bbbb", "cells_total": 3}"#.write(toFile: b + "/manifest.json", atomically: true, encoding: .utf8)
-        let data = try ReportInput.read([a, b])
+        let data = try ReportInput.read([a, b]).data
         #expect(data.warnings.contains { $0.hasPrefix("mixed runs: these folders ran 2 different matrices (fnv1a64:aaaa, fnv1a64:bbbb)") })
         #expect(data.warnings.contains("\(b): 2 of 3 cells have no record (run interrupted, or still running)"))
         #expect(!data.warnings.contains { $0.hasPrefix(a) })
@@ -104,7 +104,7 @@ import Testing
         let dir = try Self.folder([Self.record(cell: "a", rep: 1, label: "tcp", tput: 1), broken,
                                    Self.record(cell: "c", rep: 1, label: "tcp", tput: 1)])
         do {
-            _ = try ReportInput.read([dir])
+            _ = try ReportInput.read([dir]).data
             Issue.record("an incomplete record was accepted")
         } catch {
             #expect(error.description == "\(dir)/records.jsonl line 2: not a peerbench.record/5 record: $.status: missing")
@@ -114,8 +114,8 @@ import Testing
     @Test func unknownRecordSchemaIsRefusedWithFileAndLine() throws {
         let dir = try Self.folder([Self.record(cell: "a", rep: 1, label: "tcp", tput: 1),
                                    #"{"schema":"peerbench.record/9","run_id":"r1"}"#])
-        #expect(throws: ReportError.self) { try ReportInput.read([dir]) }
-        do { _ = try ReportInput.read([dir]) } catch {
+        #expect(throws: ReportError.self) { try ReportInput.read([dir]).data }
+        do { _ = try ReportInput.read([dir]).data } catch {
             #expect(error.description == "\(dir)/records.jsonl line 2: schema peerbench.record/9, this peerbench reads peerbench.record/5")
         }
     }

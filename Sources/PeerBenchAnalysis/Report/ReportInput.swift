@@ -7,15 +7,11 @@ import PeerBenchCore
 /// hundred bytes each, never with the size of the files. The same pass gathers what the
 /// comparison the report draws is built from: each record is read once.
 public enum ReportInput {
-    /// Reads `directories` in order. Throws a `ReportError` naming the folder or file
-    /// when a folder is missing, has no records.jsonl, or a record line (other than a
-    /// torn last line) is not a record.
-    public static func read(_ directories: [String]) throws(ReportError) -> ReportData {
-        try readWithComparison(directories).data
-    }
-
-    /// As `read`, with the comparison's numbers from the same lines.
-    static func readWithComparison(_ directories: [String]) throws(ReportError) -> (data: ReportData, comparison: ComparisonData) {
+    /// Reads `directories` in order: the report's cells and, from the same lines, the
+    /// numbers of the comparison it draws. Throws a `ReportError` naming the folder or
+    /// file when a folder is missing, has no records.jsonl, or a record line (other than
+    /// a torn last line) is not a record.
+    static func read(_ directories: [String]) throws(ReportError) -> (data: ReportData, comparison: ComparisonData) {
         var data = ReportData()
         var comparison = ComparisonData()
         for dir in directories {

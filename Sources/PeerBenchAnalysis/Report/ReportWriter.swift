@@ -35,7 +35,7 @@ public enum ReportWriter {
             return try ReportRenderer.locate()
         }()
 
-        let (data, comparison) = try ReportInput.readWithComparison(directories)
+        let (data, comparison) = try ReportInput.read(directories)
         let document = ComparisonDocument.build(comparison, alpha: alpha)
         let figures = ReportFigures.all(data: data, document: document) + (measured.map { [ReportFigures.measured($0)] } ?? [])
 
