@@ -29,15 +29,14 @@ public final class JSONTape: Sendable {
     /// (A class: the `Node`s of a tape share it with one reference count.)
     public init(parsing bytes: ArraySlice<UInt8>) throws(JSONSyntaxError) {
         self.bytes = bytes
-        var tokens: [Token] = []
-        // About one token per 12 bytes in a record: one allocation for most lines.
-        tokens.reserveCapacity(bytes.count / 8 + 16)
-        try bytes.withUnsafeBufferPointer { (b) throws(JSONSyntaxError) in
-            var scanner = TapeScanner(bytes: b, tokens: tokens)
-            defer { tokens = scanner.tokens }
+        // About one token per 12 bytes in a record: the scanner's buffer grows at most
+        // once for most lines, and the array is made from it in one copy.
+        tokens = try bytes.withUnsafeBufferPointer { (b) throws(JSONSyntaxError) in
+            var scanner = TapeScanner(bytes: b, capacity: bytes.count / 8 + 16)
+            defer { scanner.tokens.deallocate() }
             try scanner.document()
+            return scanner.tokens.array()
         }
-        self.tokens = tokens
     }
 
     public convenience init(parsing bytes: [UInt8]) throws(JSONSyntaxError) { try self.init(parsing: bytes[...]) }
