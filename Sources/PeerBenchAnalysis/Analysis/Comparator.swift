@@ -134,23 +134,25 @@ extension ComparisonDocument {
             if byLabel[l] == nil { labels.append(l) }
             byLabel[l, default: []].append(i)
         }
-        // metric -> label -> ok values, for the metrics that apply to the label.
-        var samples: [ComparisonMetric: [Int: [Double]]] = [:]
+        // By metric index: label -> ok values in ascending order, for the metrics that
+        // apply to the label. Sorted once here for the median, its interval and every pair.
+        var samples = [[Int: [Double]]?](repeating: nil, count: ComparisonData.metricCount)
         var transports: [Transport] = []
         for l in labels {
             var metrics: [String: MetricSummary] = [:]
+            let ok = byLabel[l]!.filter { data.points[$0].ok }
             for metric in ComparisonMetric.allCases where data.applies[l][metric.index] {
-                let xs = byLabel[l]!.filter { data.points[$0].ok }.compactMap { data.value(point: $0, metric: metric) }
-                samples[metric, default: [:]][l] = xs
-                let ci = OrderStatistics.medianInterval(xs)
-                metrics[metric.rawValue] = MetricSummary(n: xs.count, median: OrderStatistics.median(xs), ciLow: ci?.low, ciHigh: ci?.high)
+                let xs = ok.compactMap { data.value(point: $0, metric: metric) }.sorted()
+                if samples[metric.index] == nil { samples[metric.index] = [l: xs] } else { samples[metric.index]![l] = xs }
+                let ci = OrderStatistics.medianInterval(sorted: xs)
+                metrics[metric.rawValue] = MetricSummary(n: xs.count, median: OrderStatistics.medianOfSorted(xs), ciLow: ci?.low, ciHigh: ci?.high)
                 if labels.count > 1 { fewest = min(fewest, xs.count) }
             }
             transports.append(Transport(label: data.labels[l], metrics: metrics))
         }
         var pairs: [Pair] = []
         for metric in ComparisonMetric.allCases {
-            guard let byMetric = samples[metric] else { continue }
+            guard let byMetric = samples[metric.index] else { continue }
             pairs += Self.pairs(metric, labels: labels.filter { byMetric[$0] != nil }, samples: byMetric, data: data, alpha: alpha)
         }
         let sc = data.scenarios[s]
@@ -160,12 +162,13 @@ extension ComparisonDocument {
         return (scenario, fewest)
     }
 
-    /// Every pair of `labels` on `metric`: the test, Holm-adjusted over the pairs, and the verdict.
+    /// Every pair of `labels` on `metric` (samples in ascending order): the test,
+    /// Holm-adjusted over the pairs, and the verdict.
     static func pairs(_ metric: ComparisonMetric, labels present: [Int], samples byMetric: [Int: [Double]], data: ComparisonData,
                       alpha: Double) -> [Pair] {
         var tests: [(a: Int, b: Int, test: PairTest)] = []
         for (i, a) in present.enumerated() {
-            for b in present[(i + 1)...] { tests.append((a, b, PairTest(byMetric[a]!, byMetric[b]!, alpha: alpha))) }
+            for b in present[(i + 1)...] { tests.append((a, b, PairTest(sorted: byMetric[a]!, byMetric[b]!, alpha: alpha))) }
         }
         let pAdjusted = PairTest.holmAdjusted(tests.map(\.test))
         return tests.enumerated().map { i, t in

@@ -17,14 +17,18 @@ struct PairTest: Sendable {
     /// The smallest |delta| that counts as a difference: Romano et al.'s "medium" effect.
     static let minimumEffect = 0.33
 
-    init(_ a: [Double], _ b: [Double], alpha: Double) {
+    init(_ a: [Double], _ b: [Double], alpha: Double) { self.init(sorted: a.sorted(), b.sorted(), alpha: alpha) }
+
+    /// The same for samples in ascending order: compare sorts each label's values once
+    /// for every pair they are in.
+    init(sorted a: [Double], _ b: [Double], alpha: Double) {
         n = a.count
         m = b.count
         insufficient = PairTest.smallestP(n: n, m: m) >= alpha
-        guard let u = MannWhitneyU(a, b) else { return }
+        guard let u = MannWhitneyU(sorted: a, b) else { return }
         pValue = u.pValue
         method = u.method
-        cliffsDelta = EffectSize.cliffsDelta(a, b)
+        cliffsDelta = EffectSize.cliffsDelta(sorted: a, b)
         if let hl = EffectSize.hodgesLehmann(a, b) {
             shift = hl.shift
             shiftLow = hl.low

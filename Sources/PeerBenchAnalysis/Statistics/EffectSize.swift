@@ -2,13 +2,20 @@
 public enum EffectSize {
     /// Cliff's delta of x against y: P(X > Y) - P(X < Y) over all pairs, in [-1, 1]; nil when either is empty.
     public static func cliffsDelta(_ x: [Double], _ y: [Double]) -> Double? {
+        cliffsDelta(sorted: x.sorted(), y.sorted())
+    }
+
+    /// Cliff's delta of two samples in ascending order: one merge, O(n + m).
+    static func cliffsDelta(sorted x: [Double], _ y: [Double]) -> Double? {
         guard !x.isEmpty, !y.isEmpty else { return nil }
-        // Sorted y and two binary searches per x: O((n + m) log m), not O(n m).
-        let ys = y.sorted()
         var greater = 0, less = 0
+        // y[..<below] < v and y[..<atMost] <= v, for each v of x in turn (both only grow).
+        var below = 0, atMost = 0
         for v in x {
-            less += ys.count - upperBound(ys, v)
-            greater += lowerBound(ys, v)
+            while below < y.count, y[below] < v { below += 1 }
+            while atMost < y.count, y[atMost] <= v { atMost += 1 }
+            greater += below
+            less += y.count - atMost
         }
         return Double(greater - less) / Double(x.count * y.count)
     }
@@ -47,17 +54,5 @@ public enum EffectSize {
             k = Int((Double(nm) / 2 + 0.5 - Normal.z975 * sd).rounded(.down))
         }
         return k >= 1 && k <= (nm + 1) / 2 ? k : nil
-    }
-
-    private static func lowerBound(_ xs: [Double], _ v: Double) -> Int {
-        var lo = 0, hi = xs.count
-        while lo < hi { let mid = (lo + hi) / 2; if xs[mid] < v { lo = mid + 1 } else { hi = mid } }
-        return lo
-    }
-
-    private static func upperBound(_ xs: [Double], _ v: Double) -> Int {
-        var lo = 0, hi = xs.count
-        while lo < hi { let mid = (lo + hi) / 2; if xs[mid] <= v { lo = mid + 1 } else { hi = mid } }
-        return lo
     }
 }

@@ -20,12 +20,15 @@ public struct MannWhitneyU: Sendable, Equatable {
     public var method: Method
 
     /// Nil when either sample is empty.
-    public init?(_ x: [Double], _ y: [Double]) {
+    public init?(_ x: [Double], _ y: [Double]) { self.init(sorted: x.sorted(), y.sorted()) }
+
+    /// The same test of two samples already in ascending order (compare sorts each
+    /// sample once for all its pairs); nil when either is empty.
+    init?(sorted x: [Double], _ y: [Double]) {
         let n = x.count, m = y.count
         guard n > 0, m > 0 else { return nil }
-        let ranks = MannWhitneyU.ranks(x + y)
-        let r1 = ranks.ranks[0..<n].reduce(0, +)
-        u1 = r1 - Double(n * (n + 1)) / 2
+        let ranks = MannWhitneyU.rankSum(sorted: x, y)
+        u1 = ranks.r1 - Double(n * (n + 1)) / 2
         let u2 = Double(n * m) - u1
         if ranks.tieTerm == 0, n * m <= MannWhitneyU.exactLimit {
             method = .exact
@@ -45,22 +48,25 @@ public struct MannWhitneyU: Sendable, Equatable {
         }
     }
 
-    /// Mid-ranks (1-based) of `values` and the tie term sum(t^3 - t) over groups of ties.
-    static func ranks(_ values: [Double]) -> (ranks: [Double], tieTerm: Double) {
-        let order = values.indices.sorted { values[$0] < values[$1] }
-        var ranks = [Double](repeating: 0, count: values.count)
-        var tieTerm = 0.0
-        var i = 0
-        while i < order.count {
-            var j = i
-            while j + 1 < order.count, values[order[j + 1]] == values[order[i]] { j += 1 }
-            let mid = Double(i + j) / 2 + 1
-            for k in i...j { ranks[order[k]] = mid }
-            let t = Double(j - i + 1)
-            tieTerm += t * t * t - t
-            i = j + 1
+    /// The sum of x's mid-ranks (1-based) in the pooled sample and the tie term
+    /// sum(t^3 - t) over groups of ties, by merging the two ascending samples: each
+    /// group of equal values takes the ranks after those already placed. Mid-ranks are
+    /// multiples of 1/2, so the sum is exact in any order.
+    static func rankSum(sorted x: [Double], _ y: [Double]) -> (r1: Double, tieTerm: Double) {
+        var i = 0, j = 0, placed = 0
+        var r1 = 0.0, tieTerm = 0.0
+        while i < x.count || j < y.count {
+            let v = j == y.count || (i < x.count && x[i] <= y[j]) ? x[i] : y[j]
+            var inX = 0, inY = 0
+            while i < x.count, x[i] == v { i += 1; inX += 1 }
+            while j < y.count, y[j] == v { j += 1; inY += 1 }
+            let t = inX + inY
+            // The group holds ranks placed+1 ... placed+t; their middle:
+            r1 += Double(inX) * (Double(2 * placed + t + 1) / 2)
+            tieTerm += Double(t * t * t - t)
+            placed += t
         }
-        return (ranks, tieTerm)
+        return (r1, tieTerm)
     }
 }
 

@@ -21,22 +21,46 @@ public enum OrderStatistics {
         values.withUnsafeMutableBufferPointer { select($0, ranks: ranks) }
     }
 
-    /// As above, in a buffer (a scratch one, say, that no array owns).
+    /// As above, in a buffer (a scratch one, say, that no array owns). The middle rank is
+    /// selected first, then the lower ranks among the values left of it and the upper
+    /// ones among those right of it: the Hodges-Lehmann shift's four ranks of 100
+    /// differences visit about 400 values this way, 550 one rank after another.
     static func select(_ a: UnsafeMutableBufferPointer<Double>, ranks: [Int]) -> [Double] {
-        var low = 0
+        var unique: [Int] = []
+        for r in ranks where unique.last != r { unique.append(r) }
+        var found = [Double](repeating: 0, count: unique.count)
+        select(a, unique[...], lo: 0, hi: a.count, into: &found)
+        var k = 0
         return ranks.map { r in
-            // Everything left of `low` is already at most the previous rank's value.
-            let v = quickselect(a, r, from: low)
-            low = r
-            return v
+            while unique[k] != r { k += 1 }
+            return found[k]
         }
     }
 
-    /// Moves the `k`-th smallest of `a[from...]` to `a[k]` and returns it (Hoare partition,
-    /// median-of-three pivot); `a[from..<k]` end at most it, `a[(k+1)...]` at least it.
-    static func quickselect(_ a: UnsafeMutableBufferPointer<Double>, _ k: Int, from: Int) -> Double {
-        precondition(k >= from && k < a.count, "rank \(k) of \(a.count) values")
-        var lo = from, hi = a.count - 1
+    /// Selects the distinct ascending `ranks`, all in `lo..<hi`, whose values `a[lo..<hi]`
+    /// holds, into `found` (indexed like `ranks`).
+    private static func select(_ a: UnsafeMutableBufferPointer<Double>, _ ranks: ArraySlice<Int>, lo: Int, hi: Int,
+                               into found: inout [Double]) {
+        guard !ranks.isEmpty else { return }
+        let middle = ranks.startIndex + ranks.count / 2
+        let r = ranks[middle]
+        found[middle] = quickselect(a, r, from: lo, to: hi)
+        select(a, ranks[..<middle], lo: lo, hi: r, into: &found)
+        select(a, ranks[(middle + 1)...], lo: r + 1, hi: hi, into: &found)
+    }
+
+    /// Moves the `k`-th smallest of `a[from..<to]` to `a[k]` and returns it (Hoare
+    /// partition, median-of-three pivot; the smallest by one scan); `a[from..<k]` end at
+    /// most it, `a[(k+1)..<to]` at least it.
+    static func quickselect(_ a: UnsafeMutableBufferPointer<Double>, _ k: Int, from: Int, to: Int) -> Double {
+        precondition(k >= from && k < to && to <= a.count, "rank \(k) of \(from)..<\(to) in \(a.count) values")
+        if k == from {
+            var least = from
+            for i in (from + 1)..<to where a[i] < a[least] { least = i }
+            a.swapAt(from, least)
+            return a[from]
+        }
+        var lo = from, hi = to - 1
         while lo < hi {
             let mid = lo + (hi - lo) / 2
             if a[mid] < a[lo] { a.swapAt(mid, lo) }
@@ -63,7 +87,11 @@ public enum OrderStatistics {
     /// `B ~ Binomial(n, 1/2)`. Its coverage is at least `level` whatever the distribution.
     /// Nil when no such `k` exists (fewer than 6 values at 95 %).
     public static func medianInterval(_ values: [Double], level: Double = 0.95) -> (low: Double, high: Double)? {
-        let xs = values.sorted()
+        medianInterval(sorted: values.sorted(), level: level)
+    }
+
+    /// `medianInterval` of values already in ascending order.
+    public static func medianInterval(sorted xs: [Double], level: Double = 0.95) -> (low: Double, high: Double)? {
         guard let k = medianIntervalRank(n: xs.count, level: level) else { return nil }
         return (xs[k - 1], xs[xs.count - k])
     }
