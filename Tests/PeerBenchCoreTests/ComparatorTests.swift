@@ -1,6 +1,6 @@
 import Foundation
 import PeerBenchCore
-import PeerBenchAnalysis
+@testable import PeerBenchAnalysis
 import PeerBenchPlugin
 import Testing
 
@@ -149,5 +149,12 @@ func typed(_ records: [JSONValue]) throws -> [Record] { try records.map { try Re
 @Suite struct AutoRepetitionMetricNamesTests {
     @Test func theLoadersListIsComparesMetrics() {
         #expect(AutoRepetitions.metricNames == ComparisonMetric.allCases.map(\.rawValue))
+    }
+}
+
+/// A metric's `index` is its place in `allCases` (a switch kept in step by hand).
+@Suite struct ComparisonMetricIndexTests {
+    @Test func indexIsThePlaceInAllCases() {
+        #expect(ComparisonMetric.allCases.map(\.index) == Array(ComparisonMetric.allCases.indices))
     }
 }

@@ -5,29 +5,27 @@ import PeerBenchCore
 /// number per metric, read from the journal line's tokens (`RecordLine`), so 200 000
 /// records cost numbers, not parsed documents.
 struct ComparedRecord: Sendable {
-    var key: HashedKey
-    var runID: String { key.key.runID }
-    var environment: String
-    var distanceLabel: String
-    /// `"COUNTxSIZE"` or `"-"`.
-    var payload: String
-    var label: String
+    var key: Prehashed<RecordKey>
+    var runID: String { key.value.runID }
+    /// Environment (with its link scenario and flow), distance label and payload.
+    var scenario: Prehashed<ComparisonData.Scenario>
+    var label: Prehashed<String>
     var ok: Bool
     var linkMode: String
-    /// One value per `ComparisonMetric.allCases`, nil where the record has none.
-    var values: [Double?]
+    /// One value per `ComparisonMetric.allCases`, NaN where the record has none (as
+    /// `ComparisonData` keeps them).
+    var values: [Double]
 
     init(_ r: RecordLine) throws(RecordLine.Problem) {
-        key = HashedKey(r.key)
-        environment = Self.scenarioEnvironment(r)
-        distanceLabel = r.distanceLabel
-        payload = r.payload.map { "\($0.count)x\($0.size)" } ?? "-"
-        label = r.label
+        key = Prehashed(r.key)
+        scenario = Prehashed(ComparisonData.Scenario(environment: Self.scenarioEnvironment(r), distanceLabel: r.distanceLabel,
+                                                     payload: r.payload.map { "\($0.count)x\($0.size)" } ?? "-"))
+        label = Prehashed(r.label)
         ok = r.status == .ok
         linkMode = r.linkMode
-        var values: [Double?] = []
+        var values: [Double] = []
         values.reserveCapacity(ComparisonMetric.allCases.count)
-        for m in ComparisonMetric.allCases { values.append(try m.value(in: r)) }
+        for m in ComparisonMetric.allCases { values.append(try m.value(in: r) ?? .nan) }
         self.values = values
     }
 
@@ -61,17 +59,17 @@ struct ComparedRecord: Sendable {
     }
 }
 
-/// A record key with its hash computed once, where the line is decoded (on any core),
-/// so the sequential merge of 200 000 lines hashes one integer per line, not two strings.
-struct HashedKey: Sendable, Hashable {
-    let key: RecordKey
+/// A value with its hash computed once, where the line is decoded (on any core), so the
+/// sequential merge of 200 000 lines hashes one integer per key, not its strings.
+struct Prehashed<Value: Hashable & Sendable>: Sendable, Hashable {
+    let value: Value
     private let hash: Int
 
-    init(_ key: RecordKey) {
-        self.key = key
-        hash = key.hashValue
+    init(_ value: Value) {
+        self.value = value
+        hash = value.hashValue
     }
 
-    static func == (a: HashedKey, b: HashedKey) -> Bool { a.hash == b.hash && a.key == b.key }
+    static func == (a: Prehashed, b: Prehashed) -> Bool { a.hash == b.hash && a.value == b.value }
     func hash(into hasher: inout Hasher) { hasher.combine(hash) }
 }

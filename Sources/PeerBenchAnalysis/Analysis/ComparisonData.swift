@@ -31,9 +31,9 @@ struct ComparisonData: Sendable {
     private(set) var linkMode: String?
     private var linkModeSource = ""
 
-    private var scenarioIndex: [Scenario: Int] = [:]
-    private var labelIndex: [String: Int] = [:]
-    private var pointIndex: [HashedKey: Int] = [:]
+    private var scenarioIndex: [Prehashed<Scenario>: Int] = [:]
+    private var labelIndex: [Prehashed<String>: Int] = [:]
+    private var pointIndex: [Prehashed<RecordKey>: Int] = [:]
     /// Run of each point (index into `runs`), to keep within-run evidence within one run.
     private(set) var pointRun: [Int] = []
     private var runs: [String: Int] = [:]
@@ -51,35 +51,42 @@ struct ComparisonData: Sendable {
 
     init() {}
 
-    /// Adds one record; `source` names it in errors (`DIR/records.jsonl line 7`).
-    mutating func add(_ r: ComparedRecord, source: String) throws(InputError) {
+    /// Adds one record; `source` names it in errors (`DIR/records.jsonl line 7`), made
+    /// only for one. Runs on one thread for every record: one hash probe per index, with
+    /// the hashes made where the record was decoded.
+    mutating func add(_ r: ComparedRecord, source: @autoclosure () -> String) throws(InputError) {
         if let linkMode, linkMode != r.linkMode {
-            throw InputError(source: source, path: "$.link.mode",
+            throw InputError(source: source(), path: "$.link.mode",
                              "link mode \"\(r.linkMode)\" differs from \"\(linkMode)\" (\(linkModeSource)): figures over unlike links are not pooled; compare each link mode on its own")
         }
-        if linkMode == nil { linkMode = r.linkMode; linkModeSource = source }
-        let scenario = Scenario(environment: r.environment, distanceLabel: r.distanceLabel, payload: r.payload)
-        let s = scenarioIndex[scenario] ?? { scenarios.append(scenario); scenarioIndex[scenario] = scenarios.count - 1; return scenarios.count - 1 }()
-        let l = labelIndex[r.label] ?? {
-            labels.append(r.label); labelIndex[r.label] = labels.count - 1
+        if linkMode == nil { linkMode = r.linkMode; linkModeSource = source() }
+        let s = Self.index(of: r.scenario, in: &scenarioIndex, next: scenarios.count)
+        if s == scenarios.count { scenarios.append(r.scenario.value) }
+        let l = Self.index(of: r.label, in: &labelIndex, next: labels.count)
+        if l == labels.count {
+            labels.append(r.label.value)
             applies.append([Bool](repeating: false, count: ComparisonData.metricCount))
-            return labels.count - 1
-        }()
-        for (m, v) in r.values.enumerated() where v != nil { applies[l][m] = true }
+        }
+        for (m, v) in r.values.enumerated() where !v.isNaN { applies[l][m] = true }
         let point = Point(scenario: s, label: l, ok: r.ok)
-        let row = r.values.map { $0 ?? .nan }
-        let key = r.key
         let run = runs[r.runID] ?? { runs[r.runID] = runs.count; return runs.count - 1 }()
-        if let i = pointIndex[key] {
+        let i = Self.index(of: r.key, in: &pointIndex, next: points.count)
+        if i < points.count {
             points[i] = point
             pointRun[i] = run
-            values.replaceSubrange(i * ComparisonData.metricCount..<(i + 1) * ComparisonData.metricCount, with: row)
+            values.replaceSubrange(i * ComparisonData.metricCount..<(i + 1) * ComparisonData.metricCount, with: r.values)
         } else {
-            pointIndex[key] = points.count
             points.append(point)
             pointRun.append(run)
-            values += row
+            values += r.values
         }
+    }
+
+    /// The index of `key`, inserting `next` when it has none (then the caller appends):
+    /// one probe of the table, where a lookup and an insert are two.
+    private static func index<K: Hashable>(of key: K, in table: inout [K: Int], next: Int) -> Int {
+        func read(_ slot: inout Int) -> Int { slot }
+        return read(&table[key, default: next])
     }
 
     /// Reads run folders (each with records.jsonl and, normally, manifest.json), streaming.
@@ -135,6 +142,7 @@ struct ComparisonData: Sendable {
     /// skipped with a warning naming it (docs/RECORDS.md); any other unreadable line is
     /// an error naming it.
     mutating func addJournal(at journal: String, dir: String) throws(InputError) {
+        reserve(forJournalBytes: (try? FileManager.default.attributesOfItem(atPath: journal)[.size] as? Int) ?? 0)
         var torn: (line: Int, error: String)?
         var foreign: [String] = []
         let opened = try JournalLines.forEach(path: journal, decode: { bytes in
@@ -161,6 +169,17 @@ struct ComparisonData: Sendable {
         if let torn { warnings.append("\(journal): skipped a torn last line (line \(torn.line))") }
     }
 
+    /// Room for the points of a journal of `bytes` (a record line is about a kilobyte),
+    /// so 200 000 records fill their index without rehashing it as it grows.
+    private mutating func reserve(forJournalBytes bytes: Int) {
+        let more = bytes / 1024
+        guard more > 0 else { return }
+        pointIndex.reserveCapacity(points.count + more)
+        points.reserveCapacity(points.count + more)
+        pointRun.reserveCapacity(points.count + more)
+        values.reserveCapacity((points.count + more) * ComparisonData.metricCount)
+    }
+
     /// The points whose RTT probes give within-run evidence: the single ok repetition of
     /// a label in a scenario (with more, the repetitions are the evidence).
     func singleRepetitionPoints() -> Set<Int> {
@@ -183,7 +202,7 @@ struct ComparisonData: Sendable {
                     skipped.append(line)
                     return
                 }
-                guard let i = pointIndex[HashedKey(samples.key)], wanted.contains(i),
+                guard let i = pointIndex[Prehashed(samples.key)], wanted.contains(i),
                       !samples.rttNanos.isEmpty else { return }
                 probes[i] = samples.rttNanos.map { Double($0) / 1e6 }
             }

@@ -46,9 +46,20 @@ public enum ComparisonMetric: String, Sendable, CaseIterable, Codable {
         }
     }
 
-    /// Position in a record's flat value row.
-    var index: Int { Self.indices[self]! }
-    private static let indices = Dictionary(uniqueKeysWithValues: allCases.enumerated().map { ($1, $0) })
+    /// Position in a record's flat value row: the case's place in `allCases` (a switch,
+    /// as a dictionary would hash the raw value's text on every one of 200 000 x 8 reads).
+    var index: Int {
+        switch self {
+        case .throughputMbps: 0
+        case .rttP50: 1
+        case .rttP99: 2
+        case .jitter: 3
+        case .lossRatio: 4
+        case .connectMs: 5
+        case .uwbAvailability: 6
+        case .uwbErrorM: 7
+        }
+    }
 
     /// Where the metric is in a record: the one definition both readers use.
     public var path: [String] {

@@ -5,13 +5,13 @@ import PeerBenchCore
 struct MetricValues: Sendable {
     private var values = [Double](repeating: .nan, count: ComparisonMetric.allCases.count)
 
-    /// One value per `ComparisonMetric.allCases` (`ComparedRecord.values`).
-    init(_ values: [Double?]) {
-        self.values = values.map { $0 ?? .nan }
+    /// One value per `ComparisonMetric.allCases`, NaN where absent (`ComparedRecord.values`).
+    init(_ values: [Double]) {
+        self.values = values
     }
 
     subscript(metric: ComparisonMetric) -> Double? {
-        let v = values[ComparisonMetric.allCases.firstIndex(of: metric)!]
+        let v = values[metric.index]
         return v.isNaN ? nil : v
     }
 }
