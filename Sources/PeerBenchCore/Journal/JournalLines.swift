@@ -38,15 +38,24 @@ public final class JournalLineReader {
                 lineNumber += 1
                 return buffer[start...]
             }
-            buffer.removeSubrange(0..<start)
-            start = 0
-            let old = buffer.count
-            buffer.append(contentsOf: repeatElement(0, count: JournalLineReader.chunk))
-            let n = try buffer.withUnsafeMutableBytes { b in
-                try syscall("read(\(path))") { read(fd, b.baseAddress! + old, JournalLineReader.chunk) }
+            // A new buffer: the unfinished line, then the next chunk read straight after it.
+            // Lines already returned are slices of the old buffer, which they keep alive
+            // (a batch may still be decoding them): nothing is copied but the one partial
+            // line, and no byte is zeroed before read() fills it.
+            let tail = buffer.count - start
+            var failure: (any Error)?
+            buffer = buffer.withUnsafeBufferPointer { old in
+                [UInt8](unsafeUninitializedCapacity: tail + JournalLineReader.chunk) { b, count in
+                    if tail > 0 { _ = b.initialize(fromContentsOf: old[start...]) }
+                    count = tail
+                    do {
+                        count += try syscall("read(\(path))") { read(fd, b.baseAddress! + tail, JournalLineReader.chunk) }
+                    } catch { failure = error }
+                }
             }
-            buffer.removeLast(JournalLineReader.chunk - n)
-            if n == 0 { eof = true }
+            if let failure { throw failure }
+            if buffer.count == tail { eof = true }
+            start = 0
         }
     }
 
