@@ -59,9 +59,17 @@ extension JSONValue {
     }
 
     static func newline(_ out: inout [UInt8], _ level: Int) {
-        out.append(UInt8(ascii: "\n"))
-        out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * level))
+        guard level < indents.count else {
+            out.append(UInt8(ascii: "\n"))
+            out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * level))
+            return
+        }
+        out += indents[level]
     }
+
+    /// A newline and the indentation of each of the first levels, made once: a pretty
+    /// document writes one per member (a copy, not a loop over spaces).
+    static let indents: [[UInt8]] = (0..<16).map { [UInt8(ascii: "\n")] + [UInt8](repeating: UInt8(ascii: " "), count: 2 * $0) }
 
     /// Whole numbers print without a fraction; others with up to 17 significant digits.
     public static func format(_ n: Double) -> String {
@@ -73,9 +81,15 @@ extension JSONValue {
 
     static func escape(_ s: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
-        // Most strings (keys, labels, verdicts) need no escape: copied whole.
-        if s.utf8.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
-            out += s.utf8
+        // Most strings (keys, labels, verdicts) need no escape: copied whole, from their
+        // contiguous bytes (a small string's on the stack).
+        var s = s
+        let plain = s.withUTF8 { b in
+            for u in b where u < 0x20 || u == UInt8(ascii: "\"") || u == UInt8(ascii: "\\") { return false }
+            out.append(contentsOf: b)
+            return true
+        }
+        if plain {
             out.append(UInt8(ascii: "\""))
             return
         }

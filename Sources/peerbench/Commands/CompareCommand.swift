@@ -83,6 +83,7 @@ struct CompareCommand: AsyncParsableCommand {
         let warnings: [String]
         var floor: ComparisonFloor?
         var first = true, noted = false
+        var output = OutputBuffer()
         do {
             // Each scenario's text is made on every core; it is written here, in order.
             let render: @Sendable (ComparisonDocument.Scenario) -> Rendered = { [format] s in
@@ -96,7 +97,7 @@ struct CompareCommand: AsyncParsableCommand {
                                                      render: render) { r in
                 defer { first = false }
                 switch format {
-                case .json: FileHandle.standardOutput.write(Data(try json.scenario(r.json)))
+                case .json: output.append(try json.scenario(r.json))
                 case .csv: Terminal.out(r.text)
                 case .text, .markdown:
                     if first, notes != nil { Terminal.out(CompareRender.notes(notes, markdown: format == .markdown)) }
@@ -108,10 +109,13 @@ struct CompareCommand: AsyncParsableCommand {
                 }
             }
         } catch let e as InputError {
+            output.flush()
             throw fail(e)
         }
         switch format {
-        case .json: FileHandle.standardOutput.write(Data(try json.end(warnings: warnings)))
+        case .json:
+            output.append(try json.end(warnings: warnings))
+            output.flush()
         case .csv: break
         case .text, .markdown:
             // The note above the tables already said it: the warning would say it twice.
