@@ -31,7 +31,7 @@ TIMING=(
     TLSPluginTests TLSLoadedProbesTests TLSSeparateFlowTests TLSVanishedServerTests
     UDPPluginTests UDPKeepAliveTests UDPSeparateFlowTests
     QUICLatencyTests QUICLoadedProbesTests QUICRecoveryTests QUICStrayClientTests QUICTLSFailureTests
-    QUICWorkloadTests QUICIdleTimeoutTests QUICBulkSeriesTests
+    QUICWorkloadTests QUICIdleTimeoutTests QUICBulkSeriesTests QUICResumptionTests
     UWBPluginTests TokenChannelTests RangingProtocolTests
     ExecFailureTests IperfTransportTests BuiltInPluginContractTests
     # control channel and remote peers: RTTs, handshake and idle deadlines
@@ -43,6 +43,8 @@ TIMING=(
     MeasurementFloorClockTests RunnerTests InterruptionTests WorkerProcessTests SocketCloseTests
     CLIMeasurementFloorTests CLIUnattendedTests CLIUnattendedTCPTests ScenarioRunTests FragmentReassemblyTests
     CLITimeoutStatusTests ScenarioKeepAliveIdleTimeoutTests CLIRunnerDeathTests CLIAutoRepetitionsTests
+    # session resumption and 0-RTT over a 20 ms emulated link: round trips saved or not
+    ResumptionRunTests
 )
 # Compiles a copy of the package for minutes: phase 1's second process.
 SCAFFOLD=ScaffoldEndToEndTests
