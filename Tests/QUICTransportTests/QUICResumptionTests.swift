@@ -53,6 +53,23 @@ import QUICTransport
         #expect(m.delivery?.receivedBytes == 819_200)
     }
 
+    @Test("a server whose tickets allow no early data: HELLO and the PING go again after the handshake, the cell is ok")
+    func earlyDataRefused() async throws {
+        // The server resumes sessions but accepts no early data (no zeroRTT on its side):
+        // ngtcp2 is told the early data was refused and drops the streams that held it.
+        let server = try makePlugin(["resumption": true]), client = try makePlugin(["resumption": true, "zeroRTT": true])
+        let cell = CellContext.loopback(payload: Payload(count: 50, size: 4096), rttProbes: 3)
+        let s = try await server.startServer(cell)
+        let m = try await withTimeout(30) { try await client.runClient(cell, server: s.address) }
+        try await s.finish()
+        #expect(m.status == .ok)
+        #expect(m.resumed == true)
+        let quic = try #require(m.extra["quic"]?.objectValue)
+        #expect(quic["early_data_accepted"] == .bool(false), "\(quic)")
+        #expect(m.rttNanos.count == 3)
+        #expect(m.delivery?.receivedBytes == 204_800)
+    }
+
     @Test("without resumption the record has no resumption keys and no priming connection is made")
     func offByDefault() async throws {
         let m = try await withTimeout(30) { try await runCell(try makePlugin(), payload: nil, probes: 2) }
