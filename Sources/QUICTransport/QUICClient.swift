@@ -43,9 +43,9 @@ final class QUICClient: QUICConnectionDelegate {
     /// The sequence number of the PING sent as 0-RTT early data with HELLO (`zeroRTT`):
     /// apart from the idle probes' 0, 1, ... and the loaded probes' top bit.
     static let earlyProbeSeq: UInt64 = 1 << 62
-    /// This connection offered a session ticket / sent HELLO and a PING as 0-RTT data.
-    private var resuming = false
-    private var earlyDataSent = false
+    /// This connection queued HELLO and a PING as 0-RTT data (sent as such only when
+    /// the ticket allows early data).
+    private var earlyDataAttempted = false
     /// The server refused the 0-RTT data: HELLO and the PING were sent again after the handshake.
     private var earlyDataRejected = false
     private var helloQueued = false
@@ -127,7 +127,7 @@ final class QUICClient: QUICConnectionDelegate {
             stats["priming_connect_ms"] = primingNanos.map { .number(Double($0) / 1e6) } ?? .null
             m.resumed = connection.tls.isResumed
             if config.zeroRTT {
-                stats["early_data_accepted"] = .bool(earlyDataSent && !earlyDataRejected && connection.tls.isEarlyDataAccepted)
+                stats["early_data_accepted"] = .bool(earlyDataAttempted && !earlyDataRejected && connection.tls.isEarlyDataAccepted)
             }
         }
         m.extra["quic"] = .object(stats)
@@ -265,8 +265,10 @@ final class QUICClient: QUICConnectionDelegate {
     }
 
     /// From creating the TLS session to the handshake_completed callback; returns the
-    /// connection and when the handshake started.
-    private func handshake() throws -> (QUICConnection, UInt64) {
+    /// connection and when the handshake started. Every connection of the client is
+    /// made here (measured, separate probe flow, priming; a reconnect too): it resumes
+    /// the store's session when there is one, and with `zeroRTT` queues the early data.
+    func handshake() throws -> (QUICConnection, UInt64) {
         let credentials = try QUICConnection.tlsCredentials(caFile: config.caFile,
                                                             certFile: config.mutualTLS ? config.clientCertFile : nil,
                                                             keyFile: config.mutualTLS ? config.clientKeyFile : nil)
@@ -280,7 +282,6 @@ final class QUICClient: QUICConnectionDelegate {
         if let ticket {
             // Before the connection exists: its first Initial carries the ClientHello.
             do { try tls.resume(with: ticket.session) } catch { throw QUICFailure.protocolViolation("the saved session cannot be resumed: \(error)") }
-            resuming = true
         }
         let ctx = QUICFailure.TLSContext(isServer: false, caFile: config.caFile, verifyName: name, alpn: config.alpn)
         let connection = try QUICConnection(.client, local: try SockAddrBox(channel.socket.localAddress()), remote: try SockAddrBox(server),
@@ -326,7 +327,7 @@ final class QUICClient: QUICConnectionDelegate {
         connection.sender(control).append(copying: FrameEncoder.encode(.hello(token)))
         connection.sender(control).append(copying: FrameEncoder.encode(.ping(Self.earlyProbeSeq)))
         helloQueued = true
-        earlyDataSent = true
+        earlyDataAttempted = true
     }
 
     /// The priming connection (`resumption`, docs/protocol/quic.md): a full handshake,
@@ -467,7 +468,7 @@ final class QUICClient: QUICConnectionDelegate {
 
     func handshakeCompleted(_ connection: QUICConnection) {
         handshakeDone = true
-        if earlyDataSent && !connection.tls.isEarlyDataAccepted {
+        if earlyDataAttempted && !connection.tls.isEarlyDataAccepted {
             // ngtcp2 0.12 learns of the refusal from the application (GnuTLS reports it
             // only now): it discards what it sent as 0-RTT and the streams that carried it.
             _ = ngtcp2_conn_early_data_rejected(connection.conn)

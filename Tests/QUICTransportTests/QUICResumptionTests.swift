@@ -70,6 +70,16 @@ import QUICTransport
         #expect(m.delivery?.receivedBytes == 204_800)
     }
 
+    @Test("with a separate probe flow too: the priming connection's PROBE_HELLO place is free again for it")
+    func separateFlow() async throws {
+        let plugin = try makePlugin(["resumption": true, "zeroRTT": true, "loadedRttProbes": ["intervalMs": 2, "flow": "separate"]])
+        let m = try await withTimeout(30) { try await runCell(plugin, payload: Payload(count: 3_000, size: 4096), probes: 3) }
+        #expect(m.status == .ok)
+        #expect(m.resumed == true)
+        #expect((m.rttLoadedNanos?.count ?? 0) >= 1, "the separate flow was served: \(String(describing: m.rttLoadedNanos))")
+        #expect(m.delivery?.receivedBytes == 12_288_000)
+    }
+
     @Test("without resumption the record has no resumption keys and no priming connection is made")
     func offByDefault() async throws {
         let m = try await withTimeout(30) { try await runCell(try makePlugin(), payload: nil, probes: 2) }
