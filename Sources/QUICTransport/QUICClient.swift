@@ -275,6 +275,12 @@ final class QUICClient: QUICConnectionDelegate {
         // With serve's pinned identity, the certificate is checked by its digest once the
         // handshake completes, before any stream data: not by the CA and a name.
         let name = config.certificatePin == nil ? config.expectedName(for: server.host) : nil
+        // A new connection starts with no stream and no handshake (a reconnect calls this again).
+        handshakeDone = false
+        controlStream = -1
+        helloQueued = false
+        earlyDataAttempted = false
+        earlyDataRejected = false
         let start = MonotonicClock.now()
         let ticket = store?.latest
         let tls = try QUICConnection.makeTLS(server: false, credentials: credentials, alpn: config.alpn, verifyName: name, requireClientCertificate: false,
