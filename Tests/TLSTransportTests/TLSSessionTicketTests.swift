@@ -54,6 +54,17 @@ import TLSTransport
         #expect((m.rttLoadedNanos?.count ?? 0) >= 1)
     }
 
+    @Test("with a pre-shared key instead of certificates the session resumes too")
+    func withPSK() async throws {
+        var o = options(true)
+        o.psk = TLSOptions.PreSharedKey(hex: "00112233445566778899aabbccddeeff")
+        let plugin = TLSPlugin(o)
+        let m = try await runCell(server: plugin, client: plugin, payload: Payload(count: 10, size: 1_000), probes: 2)
+        #expect(m.status == .ok)
+        #expect(m.resumed == true)
+        #expect(m.extra["tls"]?.objectValue?["authentication"] == .string("psk"))
+    }
+
     @Test("sessionTickets is read from the matrix and must be a bool")
     func option() throws {
         let on = try TLSPlugin(options: PluginOptions(.object(JSONObject(["sessionTickets": .bool(true)])), path: .root))
