@@ -43,7 +43,7 @@ import TLSTransport
         }
     }
 
-    @Test("with a separate probe flow too: three connections served, the probe flow resumes as well")
+    @Test("with a separate probe flow too: the server serves three connections (priming, measured, probe flow)")
     func separateFlow() async throws {
         var o = options(true)
         o.loadedRttProbes = LoadedRttProbes(intervalMs: 5, flow: .separate)
