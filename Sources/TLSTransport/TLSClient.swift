@@ -16,6 +16,7 @@ enum TLSClient {
             var info = tls.description()
             info["tcp_connect_ms"] = .number(timing.tcpConnect.milliseconds)
             info["handshake_ms"] = .number(timing.handshake.milliseconds)
+            if let bytes = timing.handshakeBytesReceived { info["handshake_bytes_received"] = JSONValue(Int(bytes)) }
             if let priming {
                 info["resumed"] = .bool(tls.isResumed)
                 info["priming_connect_ms"] = .number(priming.milliseconds)

@@ -1,3 +1,4 @@
+import CPeerBenchSystem
 import GnuTLSSupport
 import PeerBenchPlugin
 
@@ -30,6 +31,10 @@ struct TLSConnector {
         /// What an application waits for before its first byte: TCP's three-way
         /// handshake, the session's set-up and TLS's handshake.
         var total: UInt64
+        /// TCP payload bytes the client had received when its handshake ended: the
+        /// server's flight, with its certificate unless the session was resumed; nil
+        /// when TCP_INFO cannot say.
+        var handshakeBytesReceived: UInt64?
     }
 
     /// Connects, runs the handshake (resuming the saved session when there is one) and
@@ -43,7 +48,10 @@ struct TLSConnector {
             let t1 = MonotonicClock.now()
             try tls.handshake()
             let now = MonotonicClock.now()
-            return try body(tls, Timing(tcpConnect: tcpConnect, handshake: now - t1, total: tcpConnect + (now - t0)))
+            var info = pb_tcp_info()
+            let read = (try? s.withDescriptor("getsockopt(TCP_INFO)", { pb_get_tcp_info($0, &info) })) == 0
+            return try body(tls, Timing(tcpConnect: tcpConnect, handshake: now - t1, total: tcpConnect + (now - t0),
+                                        handshakeBytesReceived: read ? info.bytes_received : nil))
         }
     }
 
