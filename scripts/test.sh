@@ -31,18 +31,20 @@ TIMING=(
     TLSPluginTests TLSLoadedProbesTests TLSSeparateFlowTests TLSVanishedServerTests
     UDPPluginTests UDPKeepAliveTests UDPSeparateFlowTests
     QUICLatencyTests QUICLoadedProbesTests QUICRecoveryTests QUICStrayClientTests QUICTLSFailureTests
-    QUICWorkloadTests QUICIdleTimeoutTests QUICBulkSeriesTests
+    QUICWorkloadTests QUICIdleTimeoutTests QUICBulkSeriesTests QUICResumptionTests
     UWBPluginTests TokenChannelTests RangingProtocolTests
     ExecFailureTests IperfTransportTests BuiltInPluginContractTests
     # control channel and remote peers: RTTs, handshake and idle deadlines
     ControlChannelRTTTests ControlChannelRobustnessTests ControlChannelTests ControlFuzzTests
-    FieldPromptTests RemoteEmulatedLinkTests RemoteEndToEndTests
+    FieldPromptTests RemoteEmulatedLinkTests RemoteEndToEndTests RemoteResumptionTests
     # serve under hostile input: handshake slots and timeouts, cut-short cells, spoofed udp
     ServeLockoutTests ServeSessionHygieneTests ServeCellOutcomeTests UDPAuthenticationTests
     # runner and CLI: cell deadlines, grace periods, the measurement floor
     MeasurementFloorClockTests RunnerTests InterruptionTests WorkerProcessTests SocketCloseTests
     CLIMeasurementFloorTests CLIUnattendedTests CLIUnattendedTCPTests ScenarioRunTests FragmentReassemblyTests
     CLITimeoutStatusTests ScenarioKeepAliveIdleTimeoutTests CLIRunnerDeathTests CLIAutoRepetitionsTests
+    # session resumption and 0-RTT over a 20 ms emulated link: round trips saved or not
+    ResumptionRunTests
 )
 # Compiles a copy of the package for minutes: phase 1's second process.
 SCAFFOLD=ScaffoldEndToEndTests

@@ -100,6 +100,26 @@ static inline void pb_ngtcp2_conn_get_conn_stat(ngtcp2_conn *conn, ngtcp2_conn_s
 
 static inline void pb_gnutls_free(void *p) { gnutls_free(p); }
 
+/// 0-RTT: the server's transport parameters as this connection received them
+/// (encoded as the server sent them), for the client to remember with its session
+/// ticket; the byte count, 0 when there are none yet, or a negative ngtcp2 error.
+static inline ngtcp2_ssize pb_ngtcp2_encode_remote_transport_params(ngtcp2_conn *conn, uint8_t *dest, size_t destlen) {
+  const ngtcp2_transport_params *params = ngtcp2_conn_get_remote_transport_params(conn);
+  if (params == NULL) return 0;
+  return ngtcp2_encode_transport_params(dest, destlen, NGTCP2_TRANSPORT_PARAMS_TYPE_ENCRYPTED_EXTENSIONS, params);
+}
+
+/// 0-RTT: hands a new client connection the server's remembered transport parameters
+/// (what `pb_ngtcp2_encode_remote_transport_params` saved), so it may send early data
+/// within them; 0 or a negative ngtcp2 error (malformed bytes).
+static inline int pb_ngtcp2_conn_set_early_remote_transport_params(ngtcp2_conn *conn, const uint8_t *data, size_t datalen) {
+  ngtcp2_transport_params params;
+  int rv = ngtcp2_decode_transport_params(&params, NGTCP2_TRANSPORT_PARAMS_TYPE_ENCRYPTED_EXTENSIONS, data, datalen);
+  if (rv != 0) return rv;
+  ngtcp2_conn_set_early_remote_transport_params(conn, &params);
+  return 0;
+}
+
 /// ngtcp2's `rand` callback: GnuTLS's random generator (Swift cannot hand
 /// ngtcp2 a function pointer that captures nothing *and* uses a C macro-free
 /// API more cheaply than this).

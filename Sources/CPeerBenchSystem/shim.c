@@ -25,6 +25,7 @@ int pb_get_tcp_info(int fd, pb_tcp_info *out) {
     out->bytes_acked = ti.tcpi_bytes_acked;
     out->bytes_retrans = ti.tcpi_bytes_retrans;
     out->delivery_rate = ti.tcpi_delivery_rate;
+    out->bytes_received = ti.tcpi_bytes_received;
     return 0;
 }
 

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 internal import CGnuTLS
 
 extension GnuTLSSession {
@@ -29,11 +32,17 @@ extension GnuTLSSession {
     /// At most one record's plaintext into `buffer`; 0 at the end of the stream: the
     /// peer's close_notify, or a connection that closed without one (its users frame
     /// their data, so a cut shows as an incomplete frame).
+    /// A TLS 1.3 post-handshake message (a NewSessionTicket, a KeyUpdate) is taken in
+    /// on the way and reading goes on; GnuTLS reports one as `GNUTLS_E_AGAIN` although
+    /// the socket did not time out, which errno (set by the socket's own EAGAIN only)
+    /// tells apart.
     public func receive(into buffer: UnsafeMutableRawBufferPointer) throws(GnuTLSError) -> Int {
         while true {
+            errno = 0
             let n = gnutls_record_recv(handle, buffer.baseAddress, buffer.count)
             if n >= 0 { return n }
             if n == Int(GNUTLS_E_INTERRUPTED) { continue }
+            if n == Int(GNUTLS_E_AGAIN) && errno != EAGAIN && errno != EWOULDBLOCK { continue }
             if n == Int(GNUTLS_E_PREMATURE_TERMINATION) { return 0 }
             throw GnuTLSError("gnutls_record_recv", code: Int32(n))
         }

@@ -28,13 +28,24 @@ public final class GnuTLSSession: @unchecked Sendable {
     private var verifyName: UnsafeMutablePointer<CChar>?
     /// A PSK server's key record, reached from GnuTLS's key callback.
     private let pskServer: PSKServerLookup?
+    /// What GnuTLS keeps pointers to for resumption (a ticket key, an anti-replay
+    /// context): alive as long as the session.
+    var retained: [AnyObject] = []
 
     /// A session with `credentials` and their priorities.
     /// - Parameter forQUIC: ngtcp2 carries the handshake: early data allowed, and no
     ///   EndOfEarlyData message (RFC 9001, section 8.3).
-    public init(_ role: Role, credentials: GnuTLSCredentials, forQUIC: Bool = false) throws(GnuTLSError) {
+    /// - Parameter earlyData: with `forQUIC`, whether 0-RTT early data may be used (a
+    ///   client that resumes without wanting 0-RTT passes false, so it does not offer it).
+    /// - Parameter sendsTicketsItself: server only: GnuTLS does not send session tickets
+    ///   when the handshake ends; the owner calls `sendSessionTicket()` when it suits
+    ///   (QUIC: once ngtcp2 reports the handshake completed, as ngtcp2's examples do).
+    public init(_ role: Role, credentials: GnuTLSCredentials, forQUIC: Bool = false, earlyData: Bool = true,
+                sendsTicketsItself: Bool = false) throws(GnuTLSError) {
         var flags = UInt32(role == .client ? GNUTLS_CLIENT.rawValue : GNUTLS_SERVER.rawValue) | UInt32(GNUTLS_NO_SIGNAL.rawValue)
-        if forQUIC { flags |= UInt32(GNUTLS_ENABLE_EARLY_DATA.rawValue) | UInt32(GNUTLS_NO_END_OF_EARLY_DATA.rawValue) }
+        if forQUIC { flags |= UInt32(GNUTLS_NO_END_OF_EARLY_DATA.rawValue) }
+        if forQUIC && earlyData { flags |= UInt32(GNUTLS_ENABLE_EARLY_DATA.rawValue) }
+        if sendsTicketsItself { flags |= UInt32(GNUTLS_NO_AUTO_SEND_TICKET.rawValue) }
         var s: gnutls_session_t?
         try GnuTLSError.check(gnutls_init(&s, flags), "gnutls_init")
         handle = s!

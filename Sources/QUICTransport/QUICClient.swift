@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CNgtcp2
+import GnuTLSSupport
 import PeerBenchPlugin
 
 /// The client side of one cell: handshake, probes, bulk phase, close
@@ -35,8 +36,25 @@ final class QUICClient: QUICConnectionDelegate {
     private let token: CellToken
     private let serviceClass: ServiceClass
 
+    /// The session to resume and where the priming connection saves it (`resumption`); nil = off.
+    private let store: QUICResumptionStore?
+    /// The priming connection's set-up time, for `extra.quic` (set by whoever primed `store`).
+    var primingNanos: UInt64?
+    /// The sequence number of the PING sent as 0-RTT early data with HELLO (`zeroRTT`):
+    /// apart from the idle probes' 0, 1, ... and the loaded probes' top bit.
+    static let earlyProbeSeq: UInt64 = 1 << 62
+    /// This connection queued HELLO and a PING as 0-RTT data (sent as such only when
+    /// the ticket allows early data).
+    private var earlyDataAttempted = false
+    /// The server refused the 0-RTT data: HELLO and the PING were sent again after the handshake.
+    private var earlyDataRejected = false
+    private var helloQueued = false
+    /// When the first PONG of the connection arrived (the early PING's, else probe 0's).
+    private var firstPongAt: UInt64?
+
     init(config: QUICConfiguration, server: SocketAddress, token: CellToken, deadline: UInt64, cancellation: CellCancellation,
-         serviceClass: ServiceClass) throws {
+         serviceClass: ServiceClass, store: QUICResumptionStore? = nil) throws {
+        self.store = store
         self.serviceClass = serviceClass
         self.config = config
         self.token = token
@@ -102,6 +120,16 @@ final class QUICClient: QUICConnectionDelegate {
 
         var stats = QUICStats.record(connection, start: start, report: r, config: config)
         if let loadedProbesSent { stats["loaded_probes_sent"] = JSONValue(loadedProbesSent) }
+        // Time to the first echoed probe: what 0-RTT shortens (the handshake time does not change).
+        stats["first_echo_ms"] = firstPongAt.map { .number(Double($0 - start) / 1e6) } ?? .null
+        if store != nil {
+            stats["resumed"] = .bool(connection.tls.isResumed)
+            stats["priming_connect_ms"] = primingNanos.map { .number(Double($0) / 1e6) } ?? .null
+            m.resumed = connection.tls.isResumed
+            if config.zeroRTT {
+                stats["early_data_accepted"] = .bool(earlyDataAttempted && !earlyDataRejected && connection.tls.isEarlyDataAccepted)
+            }
+        }
         m.extra["quic"] = .object(stats)
 
         // Clean close: CONNECTION_CLOSE with application NO_ERROR; nothing to wait for.
@@ -116,10 +144,10 @@ final class QUICClient: QUICConnectionDelegate {
     private func idleProbes(_ probes: Int, method: RTTMethod, on connection: QUICConnection,
                             into m: inout TransportMeasurement) throws -> Int64 {
         // Probes: one PING at a time on the control stream, timed until its PONG.
-        guard let control = connection.openBidiStream() else { throw QUICFailure.protocolViolation("the server allows no bidirectional stream") }
-        controlStream = control
+        let control = try openControlStream(on: connection)
         // HELLO first: it travels with the first PING (or DONE) and costs no round trip.
-        connection.sender(control).append(copying: FrameEncoder.encode(.hello(token)))
+        if !helloQueued { connection.sender(control).append(copying: FrameEncoder.encode(.hello(token))) }
+        helloQueued = true
         m.rttNanos.reserveCapacity(probes)
         m.rttMethod = method
         switch method {
@@ -237,26 +265,119 @@ final class QUICClient: QUICConnectionDelegate {
     }
 
     /// From creating the TLS session to the handshake_completed callback; returns the
-    /// connection and when the handshake started.
-    private func handshake() throws -> (QUICConnection, UInt64) {
+    /// connection and when the handshake started. Every connection of the client is
+    /// made here (measured, separate probe flow, priming; a reconnect too): it resumes
+    /// the store's session when there is one, and with `zeroRTT` queues the early data.
+    func handshake() throws -> (QUICConnection, UInt64) {
         let credentials = try QUICConnection.tlsCredentials(caFile: config.caFile,
                                                             certFile: config.mutualTLS ? config.clientCertFile : nil,
                                                             keyFile: config.mutualTLS ? config.clientKeyFile : nil)
         // With serve's pinned identity, the certificate is checked by its digest once the
         // handshake completes, before any stream data: not by the CA and a name.
         let name = config.certificatePin == nil ? config.expectedName(for: server.host) : nil
+        // A new connection starts with no stream and no handshake (a reconnect calls this again).
+        handshakeDone = false
+        controlStream = -1
+        helloQueued = false
+        earlyDataAttempted = false
+        earlyDataRejected = false
         let start = MonotonicClock.now()
-        let tls = try QUICConnection.makeTLS(server: false, credentials: credentials, alpn: config.alpn, verifyName: name, requireClientCertificate: false)
+        let ticket = store?.latest
+        let tls = try QUICConnection.makeTLS(server: false, credentials: credentials, alpn: config.alpn, verifyName: name, requireClientCertificate: false,
+                                             earlyData: config.zeroRTT)
+        if let ticket {
+            // Before the connection exists: its first Initial carries the ClientHello.
+            do { try tls.resume(with: ticket.session) } catch { throw QUICFailure.protocolViolation("the saved session cannot be resumed: \(error)") }
+        }
         let ctx = QUICFailure.TLSContext(isServer: false, caFile: config.caFile, verifyName: name, alpn: config.alpn)
         let connection = try QUICConnection(.client, local: try SockAddrBox(channel.socket.localAddress()), remote: try SockAddrBox(server),
                                             tls: tls, settings: config.connection, tlsContext: ctx, peer: server.description)
         connection.delegate = self
         self.connection = connection
+        if config.zeroRTT, let ticket {
+            try queueEarlyData(on: connection, serverParameters: ticket.transportParameters)
+        }
         try pump("handshake") { self.handshakeDone }
+        if earlyDataRejected {
+            // ngtcp2 dropped the streams of the refused 0-RTT data: the same frames again, in 1-RTT.
+            if controlStream >= 0 { connection.scheduler.remove(controlStream) }
+            controlStream = -1
+            let control = try openControlStream(on: connection)
+            connection.sender(control).append(copying: FrameEncoder.encode(.hello(token)))
+            connection.sender(control).append(copying: FrameEncoder.encode(.ping(Self.earlyProbeSeq)))
+        }
         if let pin = config.certificatePin {
             try tls.checkPeerCertificate(pinned: pin, who: "quic client")
         }
         return (connection, start)
+    }
+
+    /// The control stream: the one 0-RTT already opened, else a new one (the first
+    /// bidirectional stream, 0, which the server takes for the control stream).
+    private func openControlStream(on connection: QUICConnection) throws -> Int64 {
+        if controlStream >= 0 { return controlStream }
+        guard let control = connection.openBidiStream() else { throw QUICFailure.protocolViolation("the server allows no bidirectional stream") }
+        controlStream = control
+        return control
+    }
+
+    /// 0-RTT (`zeroRTT`): within the server's remembered transport parameters, HELLO and
+    /// one PING (`earlyProbeSeq`) go out as early data with the ClientHello, so the
+    /// server can answer before the handshake completes.
+    private func queueEarlyData(on connection: QUICConnection, serverParameters: [UInt8]) throws {
+        let rv = serverParameters.withUnsafeBufferPointer {
+            pb_ngtcp2_conn_set_early_remote_transport_params(connection.conn, $0.baseAddress, $0.count)
+        }
+        guard rv == 0 else { throw QUICFailure.library("restoring the server's transport parameters for 0-RTT", code: rv) }
+        let control = try openControlStream(on: connection)
+        connection.sender(control).append(copying: FrameEncoder.encode(.hello(token)))
+        connection.sender(control).append(copying: FrameEncoder.encode(.ping(Self.earlyProbeSeq)))
+        helloQueued = true
+        earlyDataAttempted = true
+    }
+
+    /// The priming connection (`resumption`, docs/protocol/quic.md): a full handshake,
+    /// PROBE_HELLO and one PING; once its PONG is in (the server's NewSessionTicket comes
+    /// with its handshake completion, before the PONG), the session and the server's
+    /// transport parameters are saved in the store, and the connection closes cleanly.
+    /// Returns the handshake time.
+    func prime() throws -> UInt64 {
+        guard let store else { return 0 }
+        cancellation.register(channel.socket)
+        cancellation.onCancel { [waker = channel.waker] in waker.wake() }
+        defer { cancellation.unregister(channel.socket) }
+        do {
+            let (connection, start) = try handshake()
+            let control = try openControlStream(on: connection)
+            connection.sender(control).append(copying: FrameEncoder.encode(.probeHello(token)))
+            connection.sender(control).append(copying: FrameEncoder.encode(.ping(0)))
+            try pump("priming connection") { self.pongs[0] != nil }
+            guard connection.tls.hasReceivedSessionTicket else {
+                throw QUICFailure.protocolViolation("the server sent no session ticket on the priming connection")
+            }
+            let session: ResumptionData
+            do { session = try connection.tls.resumptionData() } catch {
+                throw QUICFailure.protocolViolation("the primed session cannot be saved: \(error)")
+            }
+            store.save(QUICResumptionTicket(session: session, transportParameters: try Self.remoteTransportParameters(connection)))
+            connection.close(.application(ApplicationError.noError, ""), transmit: transmit)
+            self.connection = nil
+            return (connection.handshakeCompletedAt ?? start) - start
+        } catch {
+            if let c = connection, !c.isFinished {
+                c.close(.application(ApplicationError.aborted, "client gave up: \(error)"), transmit: transmit)
+            }
+            connection = nil
+            throw error
+        }
+    }
+
+    /// The server's transport parameters as ngtcp2 received them, encoded.
+    private static func remoteTransportParameters(_ connection: QUICConnection) throws -> [UInt8] {
+        var buffer = [UInt8](repeating: 0, count: 512)
+        let n = buffer.withUnsafeMutableBufferPointer { pb_ngtcp2_encode_remote_transport_params(connection.conn, $0.baseAddress, $0.count) }
+        guard n > 0 else { throw QUICFailure.library("saving the server's transport parameters", code: Int32(n)) }
+        return Array(buffer.prefix(Int(n)))
     }
 
     /// Queues the loaded probe `schedule` has due now as a PING on `control` (sequence
@@ -351,7 +472,15 @@ final class QUICClient: QUICConnectionDelegate {
 
     // MARK: QUICConnectionDelegate
 
-    func handshakeCompleted(_ connection: QUICConnection) { handshakeDone = true }
+    func handshakeCompleted(_ connection: QUICConnection) {
+        handshakeDone = true
+        if earlyDataAttempted && !connection.tls.isEarlyDataAccepted {
+            // ngtcp2 0.12 learns of the refusal from the application (GnuTLS reports it
+            // only now): it discards what it sent as 0-RTT and the streams that carried it.
+            _ = ngtcp2_conn_early_data_rejected(connection.conn)
+            earlyDataRejected = true
+        }
+    }
     func streamClosed(_ connection: QUICConnection, stream: Int64) {}
 
     func received(_ connection: QUICConnection, stream: Int64, data: UnsafeRawBufferPointer, fin: Bool) throws {
@@ -364,7 +493,11 @@ final class QUICClient: QUICConnectionDelegate {
             throw FramingError(description: "DATA frame from the server")
         }, onControl: { frame in
             switch frame {
-            case .pong(let seq): self.pongs[seq] = MonotonicClock.now()
+            case .pong(let seq):
+                let now = MonotonicClock.now()
+                if self.firstPongAt == nil { self.firstPongAt = now }
+                // The early PING is not an idle probe: kept out of `pongs`, which counts those.
+                if seq != Self.earlyProbeSeq { self.pongs[seq] = now }
             case .report(let r): self.report = r
             case .series(let s):
                 guard self.report == nil else { throw FramingError(description: "SERIES after REPORT") }

@@ -47,6 +47,12 @@ struct QUICConfiguration: Sendable {
     /// `idleTimeoutSeconds` as the matrix gave it; nil = absent (the default applies).
     /// The dead-peer timeout of scenario cells (QUICIdleTimeout.swift).
     var configuredIdleTimeoutSeconds: Double?
+    /// TLS session resumption: the server hands out tickets; the client primes a
+    /// session on a first connection and resumes it on the measured one.
+    var resumption = false
+    /// With `resumption`: the measured connection sends HELLO and its first probe as
+    /// 0-RTT early data, and the server accepts early data (with anti-replay).
+    var zeroRTT = false
 
     /// The name the client verifies for a server reached at `host`.
     func expectedName(for host: String) -> String { serverName ?? host }

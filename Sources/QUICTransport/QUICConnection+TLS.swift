@@ -21,12 +21,19 @@ extension QUICConnection {
     ///   - verifyName: client only: the name (DNS name or IP address) the server's
     ///     certificate must cover; nil when it is checked otherwise (a pin).
     ///   - requireClientCertificate: server only: mutual TLS.
+    ///   - resumption: server only: hand out session tickets (sent once the handshake
+    ///     completed: `sendSessionTicket`) and resume them; with its anti-replay, accept 0-RTT.
+    ///   - earlyData: client only: offer 0-RTT when resuming a session that allows it.
     static func makeTLS(server: Bool, credentials: GnuTLSCredentials, alpn: String, verifyName: String?,
-                        requireClientCertificate: Bool) throws -> GnuTLSSession {
-        let tls = try GnuTLSSession(server ? .server : .client, credentials: credentials, forQUIC: true)
+                        requireClientCertificate: Bool, resumption: QUICServerResumption? = nil,
+                        earlyData: Bool = true) throws -> GnuTLSSession {
+        let tls = try GnuTLSSession(server ? .server : .client, credentials: credentials, forQUIC: true,
+                                    earlyData: server || earlyData, sendsTicketsItself: resumption != nil)
+        if let resumption { try tls.enableSessionTickets(key: resumption.ticketKey) }
         let configured = server ? ngtcp2_crypto_gnutls_configure_server_session(tls.handle)
                                 : ngtcp2_crypto_gnutls_configure_client_session(tls.handle)
         if configured != 0 { throw TransportError("ngtcp2_crypto_gnutls could not configure the TLS session") }
+        if let antiReplay = resumption?.antiReplay { try tls.enableEarlyData(antiReplay: antiReplay) }
         // ALPN is mandatory: a peer that speaks another application protocol is refused
         // during the handshake (TLS alert 120) instead of misreading our frames.
         try tls.requireALPN(alpn)

@@ -26,6 +26,8 @@ public struct QUICPlugin: TransportPlugin {
             OptionDescriptor("clientKeyFile", type: "path", default: "certs/client-key.pem", help: "Client private key for mutualTLS."),
             OptionDescriptor("serverName", type: "string", default: "the server's address", help: "Name the server certificate must cover."),
             OptionDescriptor("mutualTLS", type: "bool", default: "false", help: "The server requires and verifies a client certificate."),
+            OptionDescriptor("resumption", type: "bool", default: "false", help: "TLS session resumption: a priming connection fetches a session ticket, the measured connection resumes with it."),
+            OptionDescriptor("zeroRTT", type: "bool", default: "false", help: "With resumption: the measured connection sends HELLO and a first probe as 0-RTT early data (extra.quic.first_echo_ms)."),
         ] + LoadedRttProbes.descriptors
     )
 
@@ -43,6 +45,12 @@ public struct QUICPlugin: TransportPlugin {
             ?? QUICDefaults.handshakeTimeoutSeconds
         let idle = try options.double("idleTimeoutSeconds", default: QUICDefaults.idleTimeoutSeconds, range: 0.1...3600)
             ?? QUICDefaults.idleTimeoutSeconds
+        let resumption = try options.bool("resumption", default: false)
+        let zeroRTT = try options.bool("zeroRTT", default: false)
+        if zeroRTT && !resumption {
+            throw InputError(path: options.path.key("zeroRTT").description,
+                             "0-RTT needs a resumed session: set \"resumption\": true as well")
+        }
         let certs = BundledCertificates.directory()
         func path(_ key: String, _ file: String) throws -> String {
             let bundled = certs.map { "\($0)/\(file)" }
@@ -65,7 +73,8 @@ public struct QUICPlugin: TransportPlugin {
             serverName: try options.string("serverName", default: nil),
             mutualTLS: try options.bool("mutualTLS", default: false),
             loadedRttProbes: try LoadedRttProbes.read(options),
-            configuredIdleTimeoutSeconds: options.has("idleTimeoutSeconds") ? idle : nil)
+            configuredIdleTimeoutSeconds: options.has("idleTimeoutSeconds") ? idle : nil,
+            resumption: resumption, zeroRTT: zeroRTT)
     }
 
     /// The ngtcp2 and GnuTLS versions linked at run time, for the run's manifest.
@@ -104,8 +113,17 @@ public struct QUICPlugin: TransportPlugin {
         settings.connection.maxUDPPayload = cell.link.mtu.map { Self.udpPayload(mtu: $0, host: server.host) }
         settings.certificatePin = cell.certificatePin
         return try await cell.client.run("quic-client") { [settings] in
+            // resumption: a priming connection (its own socket) fills the store first.
+            let store = settings.resumption ? QUICResumptionStore() : nil
+            var primingNanos: UInt64?
+            if let store {
+                let primer = try QUICClient(config: settings, server: server, token: CellToken(cell: cell), deadline: cell.deadline,
+                                            cancellation: cell.cancellation, serviceClass: cell.wifi.serviceClass, store: store)
+                primingNanos = try primer.prime()
+            }
             let client = try QUICClient(config: settings, server: server, token: CellToken(cell: cell), deadline: cell.deadline,
-                                        cancellation: cell.cancellation, serviceClass: cell.wifi.serviceClass)
+                                        cancellation: cell.cancellation, serviceClass: cell.wifi.serviceClass, store: store)
+            client.primingNanos = primingNanos
             return try client.run(payload: cell.payload, probes: cell.rttProbes, seed: cell.seed, method: cell.rttMethod,
                                   probeSpacing: cell.rttProbeSpacingNanos, askSpan: cell.serverHello[QUICServerHandle.reportSpanKey]?.boolValue == true)
         }

@@ -26,6 +26,8 @@ final class QUICServerLoop: @unchecked Sendable {
     private let local: SockAddrBox
     private let config: QUICConfiguration
     private let credentials: GnuTLSCredentials
+    /// Ticket key and anti-replay memory shared by all connections (`resumption`); nil = off.
+    private let resumption: QUICServerResumption?
     private let token: CellToken
     /// Which connection proved to be the cell's client (at most one).
     private let claim = CellClaim()
@@ -43,6 +45,7 @@ final class QUICServerLoop: @unchecked Sendable {
         self.token = token
         self.logger = logger
         credentials = try QUICConnection.tlsCredentials(caFile: config.mutualTLS ? config.caFile : nil, certFile: config.certFile, keyFile: config.keyFile)
+        resumption = config.resumption ? try QUICServerResumption(earlyData: config.zeroRTT) : nil
         readPath = .allocate(capacity: 1)
         ngtcp2_path_storage_zero(readPath)
     }
@@ -143,7 +146,7 @@ final class QUICServerLoop: @unchecked Sendable {
         let peerText = peer.withPointer { p, _ in SocketAddress(storage: UnsafeRawPointer(p).load(as: sockaddr_storage.self)) }?.description ?? "client"
         do {
             let tls = try QUICConnection.makeTLS(server: true, credentials: credentials, alpn: config.alpn, verifyName: nil,
-                                                 requireClientCertificate: config.mutualTLS)
+                                                 requireClientCertificate: config.mutualTLS, resumption: resumption)
             let ctx = QUICFailure.TLSContext(isServer: true, caFile: config.caFile, verifyName: nil, alpn: config.alpn)
             var settings = config.connection
             // The control stream plus up to 128 bulk streams at once; each closed bulk
@@ -151,7 +154,7 @@ final class QUICServerLoop: @unchecked Sendable {
             settings.maxBidiStreams = 129
             settings.maxUniStreams = 0
             let c = try QUICConnection(.server(initial: hd), local: local, remote: peer, tls: tls, settings: settings, tlsContext: ctx, peer: peerText)
-            let s = ServerSession(connection: c, token: token, claim: claim)
+            let s = ServerSession(connection: c, token: token, claim: claim, sendsTicket: resumption != nil)
             c.delegate = s
             s.onNewID = { [unowned self, unowned s] cid in self.routes[cid] = s }
             sessions.append(s)
@@ -208,8 +211,12 @@ final class ServerSession: QUICConnectionDelegate {
     private var reportEnd: UInt64 = 0
     private var controlStream: Int64?
 
-    init(connection: QUICConnection, token: CellToken, claim: CellClaim) {
+    /// Sends a session ticket once the handshake completed (`resumption`).
+    private let sendsTicket: Bool
+
+    init(connection: QUICConnection, token: CellToken, claim: CellClaim, sendsTicket: Bool = false) {
         self.connection = connection
+        self.sendsTicket = sendsTicket
         self.token = token
         self.claim = claim
     }
@@ -227,7 +234,10 @@ final class ServerSession: QUICConnectionDelegate {
         return now > max(reportSentAt, connection.lastReadAt) + linger
     }
 
-    func handshakeCompleted(_ connection: QUICConnection) {}
+    func handshakeCompleted(_ connection: QUICConnection) {
+        // Best effort: a client that gets no ticket says so (its priming connection fails).
+        if sendsTicket { try? connection.tls.sendSessionTicket() }
+    }
     func streamClosed(_ connection: QUICConnection, stream: Int64) { parsers[stream] = nil }
     func issuedConnectionID(_ connection: QUICConnection, _ cid: [UInt8]) { onNewID?(cid) }
 

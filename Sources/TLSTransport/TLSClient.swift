@@ -2,34 +2,35 @@ import GnuTLSSupport
 import PeerBenchPlugin
 
 /// The client side: the standard workload (Core's `StreamWorkloadClient`) over one
-/// TLS 1.3 connection; GnuTLS cuts each bulk write into 16 KiB records.
+/// TLS 1.3 connection; GnuTLS cuts each bulk write into 16 KiB records. With
+/// `sessionTickets`, a priming connection comes first and the measured one resumes.
 enum TLSClient {
     static func run(_ cell: CellContext, server: SocketAddress, options: TLSOptions) throws -> TransportMeasurement {
         var m = TransportMeasurement()
-        let files = try options.psk == nil ? TLSFiles(options) : TLSFiles(ca: "", cert: "", key: "")
-        let credentials = try TLSCredentials.client(options, files: files)
-        try cell.withStreamConnection("tls", to: server, configure: { try $0.setUp(options) }) { s, tcpConnect in
-            let t0 = MonotonicClock.now()
-            let tls = try TLSSession(client: s, credentials: credentials,
-                                     verifyName: options.serverName ?? server.host, caFile: files.ca, pin: cell.certificatePin)
-            let t1 = MonotonicClock.now()
-            try tls.handshake()
-            let handshake = MonotonicClock.elapsed(since: t1)
+        let connector = try TLSConnector(cell, server: server, options: options)
+        let priming = options.sessionTickets ? try connector.prime() : nil
+        try connector.connect { tls, timing in
             // The timed set-up is what an application waits for before its first byte:
             // TCP's three-way handshake plus TLS 1.3's one round trip.
-            m.connectNanos = tcpConnect + MonotonicClock.elapsed(since: t0)
+            m.connectNanos = timing.total
             var info = tls.description()
-            info["tcp_connect_ms"] = .number(tcpConnect.milliseconds)
-            info["handshake_ms"] = .number(handshake.milliseconds)
+            info["tcp_connect_ms"] = .number(timing.tcpConnect.milliseconds)
+            info["handshake_ms"] = .number(timing.handshake.milliseconds)
+            if let bytes = timing.handshakeBytesReceived { info["handshake_bytes_received"] = JSONValue(Int(bytes)) }
+            if let priming {
+                info["resumed"] = .bool(tls.isResumed)
+                info["priming_connect_ms"] = .number(priming.milliseconds)
+                m.resumed = tls.isResumed
+            }
             // The controller in force, set or the host's default (the record's `congestion_control`).
-            m.congestionControl = s.congestionControl()
+            m.congestionControl = tls.congestionControl()
             m.extra["tls"] = .object(info)
 
             // No HELLO: the TLS handshake already opened the session.
             let workload = StreamWorkloadClient("tls", over: tls)
             try workload.probe(count: cell.rttProbes, method: cell.rttMethod, spacingNanos: cell.rttProbeSpacingNanos, into: &m)
             if let payload = cell.payload, payload.count > 0 {
-                try withProbeFlow(cell, server: server, options: options, credentials: credentials, files: files) { probeFlow in
+                try withProbeFlow(connector) { probeFlow in
                     try workload.bulk(payload, loadedProbes: options.loadedRttProbes, probeFlow: probeFlow, into: &m)
                 }
             }
@@ -39,16 +40,10 @@ enum TLSClient {
     }
 
     /// With `loadedRttProbes.flow` `separate`: a second TLS connection to the server,
-    /// with its own handshake, for the probes only; else nil.
-    static func withProbeFlow(_ cell: CellContext, server: SocketAddress, options: TLSOptions, credentials: GnuTLSCredentials, files: TLSFiles,
-                              _ body: (StreamWorkloadClient?) throws -> Void) throws {
-        guard options.loadedRttProbes?.flow == .separate else { return try body(nil) }
-        try cell.withStreamConnection("tls", to: server, configure: { try $0.setUp(options) }) { s, _ in
-            let tls = try TLSSession(client: s, credentials: credentials,
-                                     verifyName: options.serverName ?? server.host, caFile: files.ca, pin: cell.certificatePin)
-            try tls.handshake()
-            try body(StreamWorkloadClient("tls", over: tls))
-        }
+    /// with its own handshake (resumed with `sessionTickets`), for the probes only; else nil.
+    static func withProbeFlow(_ connector: TLSConnector, _ body: (StreamWorkloadClient?) throws -> Void) throws {
+        guard connector.options.loadedRttProbes?.flow == .separate else { return try body(nil) }
+        try connector.connect { tls, _ in try body(StreamWorkloadClient("tls", over: tls)) }
     }
 }
 

@@ -33,6 +33,9 @@ public struct TLSOptions: Sendable, Equatable {
     public var loadedRttProbes: LoadedRttProbes? = nil
     /// TCP_CONGESTION on both ends; nil = the host's default.
     public var congestionControl: String? = nil
+    /// TLS 1.3 session tickets: the server hands them out (a key per server), the client
+    /// makes a priming connection first and the measured connection resumes its session.
+    public var sessionTickets = false
 
     public init(noDelay: Bool = false, psk: PreSharedKey? = nil, pskIdentity: String = "peerbench", caFile: String? = nil,
                 certFile: String? = nil, keyFile: String? = nil, serverName: String? = nil) {
@@ -65,6 +68,7 @@ public struct TLSOptions: Sendable, Equatable {
         serverName = try options.string("serverName", default: nil)
         loadedRttProbes = try LoadedRttProbes.read(options)
         congestionControl = try CongestionControl.read(options)
+        sessionTickets = try options.bool("sessionTickets", default: false)
     }
 
     static let descriptors: [OptionDescriptor] = [
@@ -77,5 +81,7 @@ public struct TLSOptions: Sendable, Equatable {
         OptionDescriptor("keyFile", type: "path", default: "certs/server-key.pem", help: "PEM private key of the server certificate."),
         OptionDescriptor("serverName", type: "string", default: "server address",
                          help: "Name the client verifies in the certificate (sent as SNI when it is a DNS name)."),
+        OptionDescriptor("sessionTickets", type: "bool", default: "false",
+                         help: "TLS 1.3 session resumption: a priming connection fetches a ticket, the measured connection resumes with it (connect_ms is the resumed handshake's)."),
     ] + LoadedRttProbes.descriptors + [CongestionControl.descriptor]
 }

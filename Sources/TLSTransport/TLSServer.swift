@@ -1,3 +1,4 @@
+import GnuTLSSupport
 import PeerBenchPlugin
 
 /// The server side: accepts one TCP connection, runs the TLS handshake and answers
@@ -8,10 +9,19 @@ enum TLSServer {
     static func start(_ cell: CellContext, options: TLSOptions) async throws -> SessionServer {
         let files = try options.psk == nil ? TLSFiles(options) : TLSFiles(ca: "", cert: "", key: "")
         let credentials = try TLSCredentials.server(options, files: files)
+        // sessionTickets: one key per server, so the client's measured connection can
+        // resume the session of its priming connection (served first, alike).
+        let ticketKey: TLSSessionTicketKey?
+        do {
+            ticketKey = options.sessionTickets ? try TLSSessionTicketKey() : nil
+        } catch {
+            throw TransportError("tls server: \(error)")
+        }
         // A separate probe flow (loadedRttProbes.flow) is a second TLS connection, served alike.
-        return try await cell.serveConnections("tls", count: options.loadedRttProbes?.flow == .separate ? 2 : 1) { conn in
+        return try await cell.serveConnections("tls", count: options.loadedRttProbes?.flow == .separate ? 2 : 1,
+                                               primingFirst: options.sessionTickets) { conn in
             try conn.setUp(options)
-            let tls = try TLSSession(server: conn, credentials: credentials)
+            let tls = try TLSSession(server: conn, credentials: credentials, ticketKey: ticketKey)
             try tls.handshake()
             try StreamWorkloadServer.serve("tls", over: tls, greeting: nil)
             tls.bye()  // close_notify: the client reads it as the end of the stream

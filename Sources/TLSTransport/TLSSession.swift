@@ -35,8 +35,10 @@ final class TLSSession {
         }
     }
 
-    /// A server session presenting the configured identity (or accepting the PSK).
-    init(server socket: Socket, credentials: GnuTLSCredentials) throws {
+    /// A server session presenting the configured identity (or accepting the PSK);
+    /// with `ticketKey`, it hands out session tickets sealed with it and resumes the
+    /// sessions of tickets it sealed (`sessionTickets`).
+    init(server socket: Socket, credentials: GnuTLSCredentials, ticketKey: TLSSessionTicketKey? = nil) throws {
         self.socket = socket
         kind = credentials.kind
         role = "server"
@@ -45,6 +47,7 @@ final class TLSSession {
         pin = nil
         do {
             tls = try GnuTLSSession(.server, credentials: credentials)
+            if let ticketKey { try tls.enableSessionTickets(key: ticketKey) }
         } catch {
             throw TransportError("tls: \(error)")
         }
@@ -82,6 +85,23 @@ final class TLSSession {
         return TransportError("tls client: the server's certificate does not verify: " + causes.joined(separator: "; "))
     }
 
+    /// Client: offers the saved session in the handshake (call before it). A server
+    /// that cannot resume it (another key, expired) makes a full handshake instead.
+    func resume(with saved: ResumptionData) throws {
+        do { try tls.resume(with: saved) } catch { throw TransportError("tls client: \(error)") }
+    }
+
+    /// The handshake resumed a saved session (GnuTLS's `gnutls_session_is_resumed`).
+    var isResumed: Bool { tls.isResumed }
+
+    /// Client: the server's NewSessionTicket has arrived (read past the handshake first).
+    var hasReceivedSessionTicket: Bool { tls.hasReceivedSessionTicket }
+
+    /// Client: the session to offer on the next connection.
+    func resumptionData() throws -> ResumptionData {
+        do { return try tls.resumptionData() } catch { throw TransportError("tls client: \(error)") }
+    }
+
     /// Sends every byte (as many records as needed).
     func sendAll(_ buffer: UnsafeRawBufferPointer) throws {
         var off = 0
@@ -115,6 +135,9 @@ final class TLSSession {
     func shutdownSocket() {
         socket.shutdown()
     }
+
+    /// The TCP socket's congestion controller (the record's `congestion_control`).
+    func congestionControl() -> String? { socket.congestionControl() }
 
     /// What was negotiated, for `extra.tls`.
     func description() -> JSONObject {

@@ -195,6 +195,7 @@ import Testing
         m.peerLostAtNanos = 9_000_000_000
         m.congestionControl = "cubic"
         m.cpuSeconds = EndPair(client: 0.125, server: 0.5)
+        m.resumed = true
         m.status = .partial
         m.error = "cut short"
         m.extra = JSONObject(["quic": ["handshake_confirmed_ms": 0.5], "a": 1])

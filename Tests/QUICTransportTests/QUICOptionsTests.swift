@@ -10,7 +10,8 @@ import Testing
         #expect(d.name == "quic")
         #expect(Set(d.options.map(\.key)) == ["streams", "congestionControl", "maxStreamWindow", "maxWindow", "handshakeTimeoutSeconds",
                                               "idleTimeoutSeconds", "caFile", "certFile", "keyFile", "clientCertFile", "clientKeyFile",
-                                              "serverName", "mutualTLS", "loadedRttProbes.intervalMs", "loadedRttProbes.flow"])
+                                              "serverName", "mutualTLS", "loadedRttProbes.intervalMs", "loadedRttProbes.flow",
+                                              "resumption", "zeroRTT"])
         #expect(d.options.first { $0.key == "loadedRttProbes.flow" }?.type == "same|separate")
     }
 
@@ -28,6 +29,10 @@ import Testing
         #expect { _ = try makePlugin(["streams": 3]) } throws: { "\($0)".contains("streams") }
         #expect { _ = try makePlugin(["maxWindow": 10]) } throws: { "\($0)".contains("maxWindow") && "\($0)".contains("out of range") }
         #expect { _ = try makePlugin(["streamz": "single"]) } throws: { "\($0)".contains("unknown option \"streamz\"") }
+        let path = JSONPath.root.key("transports").index(2).key("options")
+        #expect { _ = try QUICPlugin(options: PluginOptions(.object(JSONObject(["zeroRTT": true])), path: path)) } throws: {
+            "\($0)" == #"$.transports[2].options.zeroRTT: 0-RTT needs a resumed session: set "resumption": true as well"#
+        }
         #expect { _ = try makePlugin(["loadedRttProbes": ["flow": "aside"]]) } throws: {
             "\($0)".contains("loadedRttProbes.flow") && "\($0)".contains("\"separate\"")
         }

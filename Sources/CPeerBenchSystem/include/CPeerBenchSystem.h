@@ -20,6 +20,7 @@ typedef struct {
     uint64_t bytes_acked;      // tcpi_bytes_acked
     uint64_t bytes_retrans;    // tcpi_bytes_retrans
     uint64_t delivery_rate;    // tcpi_delivery_rate, bytes per second
+    uint64_t bytes_received;   // tcpi_bytes_received: payload bytes received so far
 } pb_tcp_info;
 
 /// getsockopt(TCP_INFO) into `out`. Returns 0 or -1 with errno.

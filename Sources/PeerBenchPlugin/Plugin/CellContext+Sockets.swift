@@ -85,7 +85,10 @@ extension CellContext {
     /// `loadedRttProbes.flow` `separate`). The first session runs on its own thread
     /// while the next connection is awaited; when it ends no further connection is
     /// awaited (a client that opens fewer is fine). An error of any session fails `finish()`.
-    public func serveConnections(_ transport: String, count: Int, _ session: @escaping @Sendable (Socket) throws -> Void) async throws -> SessionServer {
+    /// With `primingFirst`, one more connection comes before those and is served to its
+    /// end first: a client's priming connection (e.g. fetching a TLS session ticket).
+    public func serveConnections(_ transport: String, count: Int, primingFirst: Bool = false,
+                                 _ session: @escaping @Sendable (Socket) throws -> Void) async throws -> SessionServer {
         let stopper = CellCancellation()
         let cell = self
         let listener = try await server.run("\(transport)-listen") { () throws -> Socket in
@@ -93,7 +96,7 @@ extension CellContext {
             do {
                 try s.setReuseAddress()
                 _ = try cell.server.bindServer(s)
-                try s.listen(backlog: Int32(count))
+                try s.listen(backlog: Int32(count + (primingFirst ? 1 : 0)))
             } catch {
                 s.close()
                 throw error
@@ -111,6 +114,11 @@ extension CellContext {
         let task = Task<Void, any Error> {
             try await cell.server.run("\(transport)-server") {
                 do {
+                    if primingFirst {
+                        // The listener stays open (tracked above) for the connections that follow.
+                        let priming = try cell.acceptOne(on: listener, "\(transport) server (priming connection)")
+                        try cell.withSocket(priming, stopper: stopper, session)
+                    }
                     guard count > 1 else {
                         let connection = try cell.withSocket(listener, stopper: stopper) { try cell.acceptOne(on: $0, "\(transport) server") }
                         try cell.withSocket(connection, stopper: stopper, session)
