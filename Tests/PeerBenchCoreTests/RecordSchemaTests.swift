@@ -269,5 +269,7 @@ import Testing
         #expect(RecordsCSV.quoted("say \"hi\"") == "\"say \"\"hi\"\"\"")
         #expect(RecordsCSV.quoted("two\nlines") == "\"two\nlines\"")
         #expect(RecordsCSV.quoted("carriage\rreturn") == "\"carriage\rreturn\"")
+        // CR LF is one Character, equal to neither CR nor LF: it must be found all the same.
+        #expect(RecordsCSV.quoted("windows\r\nline") == "\"windows\r\nline\"")
     }
 }

@@ -252,7 +252,7 @@ public enum RunMerge {
             if line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\r") }) { self = .blank; return }
             switch readRecord(line, runIDs: runIDs) {
             case .failure(let refusal): self = .refused(refusal.reason)
-            case .success(let r): self = .record(r, hash: StableHash.fnv1a64(bytes: line), csv: RecordsCSV.row(r.root))
+            case .success(let r): self = .record(r, hash: StableHash.lineHash(line), csv: RecordsCSV.row(r.root))
             }
         }
     }
@@ -301,7 +301,7 @@ public enum RunMerge {
                 try state.setAside(line, file: path, line: number, why)
                 continue
             }
-            guard state.seenLines.insert(StableHash.fnv1a64(bytes: line)).inserted else { continue }
+            guard state.seenLines.insert(StableHash.lineHash(line)).inserted else { continue }
             if writer == nil { writer = try BufferedFileWriter(path: out + "/samples.jsonl") }
             try writer!.write(line: line)
             state.samplesWritten += 1
