@@ -8,16 +8,7 @@ import QUICTransport
 /// The time saved over a 20 ms link is shown by ResumptionRunTests (PeerBenchCLITests).
 @Suite(.timeLimit(.minutes(2))) struct QUICResumptionTests {
     func runCell(_ plugin: QUICPlugin, payload: Payload?, probes: Int) async throws -> TransportMeasurement {
-        let cell = CellContext.loopback(payload: payload, rttProbes: probes)
-        let server = try await plugin.startServer(cell)
-        do {
-            let m = try await plugin.runClient(cell, server: server.address)
-            try await server.finish()
-            return m
-        } catch {
-            server.stop()
-            throw error
-        }
+        try await runLoopbackCell(plugin, payload: payload, probes: probes)
     }
 
     @Test("resumption: the measured connection resumes; no early data is offered")

@@ -7,16 +7,7 @@ import QUICTransport
 @Suite(.timeLimit(.minutes(2))) struct QUICWorkloadTests {
     /// Runs one loopback cell and waits for the server to finish too.
     func runCell(_ plugin: QUICPlugin, payload: Payload?, probes: Int = 10) async throws -> TransportMeasurement {
-        let cell = CellContext.loopback(payload: payload, rttProbes: probes)
-        let server = try await plugin.startServer(cell)
-        do {
-            let m = try await plugin.runClient(cell, server: server.address)
-            try await server.finish()
-            return m
-        } catch {
-            server.stop()
-            throw error
-        }
+        try await runLoopbackCell(plugin, payload: payload, probes: probes)
     }
 
     @Test(arguments: [StreamMode.single, .perMessage])

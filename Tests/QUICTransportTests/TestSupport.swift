@@ -54,3 +54,18 @@ func withTimeout<T: Sendable>(_ seconds: Double, _ body: @escaping @Sendable () 
         return value
     }
 }
+
+/// Runs one loopback cell of `plugin` and waits for its server to finish too (stopped
+/// when the client fails).
+func runLoopbackCell(_ plugin: QUICPlugin, payload: Payload?, probes: Int) async throws -> TransportMeasurement {
+    let cell = CellContext.loopback(payload: payload, rttProbes: probes)
+    let server = try await plugin.startServer(cell)
+    do {
+        let m = try await plugin.runClient(cell, server: server.address)
+        try await server.finish()
+        return m
+    } catch {
+        server.stop()
+        throw error
+    }
+}

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import PeerBenchPlugin
 
 /// One journal line as the analysis reads it: the fields that say which cell it is and
@@ -74,8 +77,11 @@ public struct RecordLine: Sendable {
         }()
 
         static func of(_ key: UnsafeBufferPointer<UInt8>) -> Field? {
-            guard key.count < byLength.count else { return nil }
-            for candidate in byLength[key.count] where candidate.key.elementsEqual(key) { return candidate.field }
+            guard key.count > 0, key.count < byLength.count else { return nil }
+            for candidate in byLength[key.count]
+            where candidate.key.withUnsafeBufferPointer({ memcmp($0.baseAddress!, key.baseAddress!, key.count) == 0 }) {
+                return candidate.field
+            }
             return nil
         }
     }
