@@ -27,15 +27,48 @@ enum TLSClient {
 
             // No HELLO: the TLS handshake already opened the session.
             let workload = StreamWorkloadClient("tls", over: tls)
+            let token = try options.reconnect.map { _ in try workload.requestResumption() }
             try workload.probe(count: cell.rttProbes, method: cell.rttMethod, spacingNanos: cell.rttProbeSpacingNanos, into: &m)
             if let payload = cell.payload, payload.count > 0 {
-                try withProbeFlow(cell, server: server, options: options, credentials: credentials, files: files) { probeFlow in
-                    try workload.bulk(payload, loadedProbes: options.loadedRttProbes, probeFlow: probeFlow, into: &m)
+                if let policy = options.reconnect, let token {
+                    let resumable = StreamResumableBulk(policy: policy, token: token, deadline: cell.deadline, greeting: nil,
+                                                        cancelled: { cell.cancellation.isCancelled }) { timeout in
+                        try connectTLS(cell, server: server, options: options, credentials: credentials, files: files, timeoutNanos: timeout)
+                    }
+                    if let remade = try resumable.run(payload, on: workload, into: &m) {
+                        defer { remade.close() }
+                        return try remade.workload.goodbye()
+                    }
+                } else {
+                    try withProbeFlow(cell, server: server, options: options, credentials: credentials, files: files) { probeFlow in
+                        try workload.bulk(payload, loadedProbes: options.loadedRttProbes, probeFlow: probeFlow, into: &m)
+                    }
                 }
             }
             try workload.goodbye()
         }
         return m
+    }
+
+    /// A re-made connection for `StreamResumableBulk` (`reconnect`): TCP connected within
+    /// `timeoutNanos`, then a full TLS handshake (bounded by the same time) over it.
+    static func connectTLS(_ cell: CellContext, server: SocketAddress, options: TLSOptions, credentials: GnuTLSCredentials,
+                           files: TLSFiles, timeoutNanos: UInt64) throws -> StreamConnection {
+        let s = try cell.openStreamConnection(to: server, timeoutNanos: timeoutNanos, configure: { try $0.setUp(options) })
+        do {
+            try s.setReceiveTimeout(nanoseconds: max(timeoutNanos, 1_000_000))
+            let tls = try TLSSession(client: s, credentials: credentials,
+                                     verifyName: options.serverName ?? server.host, caFile: files.ca, pin: cell.certificatePin)
+            try tls.handshake()
+            try cell.applyDeadline(to: s)
+            return StreamConnection(workload: StreamWorkloadClient("tls", over: tls), socket: s, connectedAt: MonotonicClock.now()) {
+                cell.closeStreamConnection(s)
+                withExtendedLifetime(tls) {}
+            }
+        } catch {
+            cell.closeStreamConnection(s)
+            throw error
+        }
     }
 
     /// With `loadedRttProbes.flow` `separate`: a second TLS connection to the server,

@@ -33,6 +33,10 @@ public struct TLSOptions: Sendable, Equatable {
     public var loadedRttProbes: LoadedRttProbes? = nil
     /// TCP_CONGESTION on both ends; nil = the host's default.
     public var congestionControl: String? = nil
+    /// TCP_USER_TIMEOUT on both ends (as tcp's `userTimeoutMs`); nil = the kernel's default.
+    public var userTimeout: TCPUserTimeout? = nil
+    /// Connect (and handshake) again and resume after a lost connection in the bulk phase; nil = off.
+    public var reconnect: ReconnectPolicy? = nil
 
     public init(noDelay: Bool = false, psk: PreSharedKey? = nil, pskIdentity: String = "peerbench", caFile: String? = nil,
                 certFile: String? = nil, keyFile: String? = nil, serverName: String? = nil) {
@@ -65,6 +69,8 @@ public struct TLSOptions: Sendable, Equatable {
         serverName = try options.string("serverName", default: nil)
         loadedRttProbes = try LoadedRttProbes.read(options)
         congestionControl = try CongestionControl.read(options)
+        userTimeout = try TCPUserTimeout.read(options)
+        reconnect = try ReconnectPolicy.readForStream(options, userTimeout: userTimeout, loadedRttProbes: loadedRttProbes)
     }
 
     static let descriptors: [OptionDescriptor] = [
@@ -77,5 +83,5 @@ public struct TLSOptions: Sendable, Equatable {
         OptionDescriptor("keyFile", type: "path", default: "certs/server-key.pem", help: "PEM private key of the server certificate."),
         OptionDescriptor("serverName", type: "string", default: "server address",
                          help: "Name the client verifies in the certificate (sent as SNI when it is a DNS name)."),
-    ] + LoadedRttProbes.descriptors + [CongestionControl.descriptor]
+    ] + LoadedRttProbes.descriptors + [CongestionControl.descriptor, TCPUserTimeout.descriptor] + ReconnectPolicy.descriptors
 }
