@@ -117,4 +117,45 @@ struct StreamResumeTests {
         #expect(m.delivery == Delivery(sentMessages: 2_000, receivedMessages: 2_000, sentBytes: 2_000 * 4_096, receivedBytes: 2_000 * 4_096))
         #expect(m.rttNanos.count == 5)
     }
+
+    @Test("20 000 mutated resumable sessions, each followed by a RESUME on a second connection: GOODBYE or a protocol error, never a trap or a hang")
+    func fuzzResumable() {
+        let f = Self.frame
+        let clean: [[UInt8]] = [
+            TCPHello.frame(), f(.resumable, []), f(.resume, UInt64(7).wireBytes), f(.resume, [1, 2, 3]),
+            f(.probe, UInt32(3).wireBytes + UInt64(42).wireBytes), Self.data, Array(Self.data.prefix(40)),
+            f(.end, UInt64(2).wireBytes + UInt64(200).wireBytes + UInt64(1).wireBytes), f(.goodbye, []),
+        ]
+        // Frames valid anywhere after RESUMABLE: a clean session is made of these.
+        let valid = [clean[4], clean[5], clean[7]]
+        var rng = WireFuzz(seed: 0x27_2E5)
+        var outcomes: [String: Int] = [:]
+        for i in 0..<20_000 {
+            let host = StreamResumeHost()
+            let body = (0..<rng.int(0...4)).flatMap { _ in valid[rng.int(0...valid.count - 1)] }
+            let (bytes, mutation) = rng.mutate(TCPHello.frame() + f(.resumable, []) + body + f(.goodbye, []), pool: clean)
+            var outcome = "goodbye"
+            do {
+                try StreamWorkloadServer.serve("tcp", over: StreamServerFuzzTests.ReplayStream(bytes, rng: WireFuzz(seed: UInt64(i))),
+                                               greeting: TCPHello.greeting, resume: host)
+            } catch {
+                outcome = "error"
+            }
+            // A second connection of the same "client": a RESUME with a guessed token and
+            // more mutated frames. The first connection has ended, so nothing waits.
+            let (again, _) = rng.mutate(TCPHello.frame() + f(.resume, UInt64(rng.int(0...3)).wireBytes) + body + f(.goodbye, []), pool: clean)
+            do {
+                try StreamWorkloadServer.serve("tcp", over: StreamServerFuzzTests.ReplayStream(again, rng: WireFuzz(seed: UInt64(i) + 1)),
+                                               greeting: TCPHello.greeting, resume: host)
+                outcome += " -> goodbye"
+            } catch {
+                outcome += " -> error"
+            }
+            #expect(host.reconnects == 0, "input \(i): a guessed token (0-3) is never the random one")
+            if mutation == "none" { #expect(outcome.hasPrefix("goodbye"), "input \(i): a clean session ends in GOODBYE") }
+            outcomes["\(mutation): \(outcome)", default: 0] += 1
+        }
+        print("resumable stream server fuzz: \(outcomes.sorted { $0.key < $1.key })")
+        #expect(outcomes.keys.contains { $0.hasPrefix("none: goodbye") })
+    }
 }
