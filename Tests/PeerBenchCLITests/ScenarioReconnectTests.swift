@@ -4,25 +4,28 @@ import Testing
 /// `reconnect` end to end through `peerbench run` over the emulated link: tcp and tls
 /// with a 1.5 s user timeout lose their connection in a 3 s outage in the middle of
 /// the bulk phase, connect again once the link is back, and finish the transfer with
-/// every message delivered exactly once.
+/// every message delivered exactly once; udp with a 1.5 s keepalive resumes from the
+/// server's next sequence number, so the datagrams sent into the outage are sent again.
 @Suite(.serialized, .enabled(if: CLIRunnerDeathTests.canEmulate, "needs root and /dev/net/tun"))
 struct ScenarioReconnectTests {
-    /// 400 x 16 KiB at 20 Mbit/s take 2.6 s without the outage: it falls inside the bulk phase.
+    /// 400 x 16 KiB at 20 Mbit/s take 2.6 s without the outage (udp paced at 8 Mbit/s:
+    /// 6.5 s): it falls inside the bulk phase.
     static let matrix = """
         {"name": "reconnect-test", "rttProbes": 5, "cellTimeoutSeconds": 40,
          "transports": [
            {"plugin": "tcp", "label": "tcp-rc", "options": {"userTimeoutMs": 1500, "reconnect": true}},
            {"plugin": "tls", "label": "tls-rc", "options": {"userTimeoutMs": 1500, "reconnect": true}},
+           {"plugin": "udp", "label": "udp-rc", "options": {"rateMbps": 8, "keepAlive": {"intervalMs": 500, "missed": 3}, "reconnect": true}},
            {"plugin": "tcp", "label": "tcp"}],
          "matrix": {"environments": [\(ScenarioRunTests.lab)], "distances": [1],
                     "scenarios": [{"name": "o", "kind": "outage", "atSeconds": 0.8, "durationSeconds": 3}],
                     "payloads": {"counts": [400], "sizes": [16384]}}}
         """
 
-    @Test("outage of 3 s: tcp and tls with userTimeoutMs 1500 and reconnect complete ok, every message once, reconnect_ms measured")
+    @Test("outage of 3 s: tcp and tls with userTimeoutMs 1500, udp with keepAlive 500 ms x 3, each with reconnect, complete ok, every message once, reconnect_ms measured")
     func outage() throws {
         let recs = try ScenarioRunTests().run(Self.matrix)
-        for label in ["tcp-rc", "tls-rc"] {
+        for label in ["tcp-rc", "tls-rc", "udp-rc"] {
             let r = try #require(recs[label], "\(label) has a record")
             let s = ScenarioRunTests().scenario(r)
             let d = r["delivery"] as? [String: Any] ?? [:]
@@ -32,9 +35,10 @@ struct ScenarioReconnectTests {
             #expect(s["duplicates"] as? Int == 0, "\(label): \(s)")
             #expect((s["reconnects"] as? Int ?? 0) >= 1, "\(label): the 1.5 s user timeout ends the connection in a 3 s outage: \(s)")
             #expect(s["survived"] as? Bool == true, "\(label): the transfer completed: \(s)")
-            // The connection dies 1.5 s (plus up to a retransmission timeout) into the outage.
+            // The connection dies 1.5 s (plus up to a retransmission timeout) into the
+            // outage; udp's keepalive 1-1.5 s after its last answer.
             let detect = s["detect_ms"] as? Double ?? -1
-            #expect(detect >= 1_400 && detect <= 3_000, "\(label): \(s)")
+            #expect(detect >= (label == "udp-rc" ? 900 : 1_400) && detect <= 3_000, "\(label): \(s)")
             // Back within one capped backoff slot (2 s) of the link's return, plus the
             // set-up's round trips (10 ms each) and a loaded machine's scheduling.
             let back = s["reconnect_ms"] as? Double ?? -1
@@ -49,7 +53,7 @@ struct ScenarioReconnectTests {
         #expect(plain["resent_bytes"] is NSNull && plain["survived"] as? Bool == true, "\(plain)")
     }
 
-    @Test("reconnect without userTimeoutMs is refused at validation, naming the option and saying why")
+    @Test("reconnect without userTimeoutMs (tls) or keepAlive (udp) is refused at validation, naming the option and saying why")
     func refusedWithoutDetection() throws {
         let d = CLI.tempDir()
         defer { try? FileManager.default.removeItem(atPath: d) }
@@ -61,5 +65,13 @@ struct ScenarioReconnectTests {
         #expect(r.status != 0)
         #expect(r.stderr.contains("$.transports[0].options.reconnect: reconnect needs userTimeoutMs"), "\(r.stdout)\n\(r.stderr)")
         #expect(r.stderr.contains("never noticed lost"), "\(r.stderr)")
+
+        try CLI.write("""
+            {"name": "refused", "transports": [{"plugin": "udp", "options": {"reconnect": true}}],
+             "matrix": {"environments": [\(ScenarioRunTests.lab)], "distances": [1], "payloads": {"counts": [10], "sizes": [100]}}}
+            """, to: d + "/u.json")
+        let u = try CLI.run(["validate", d + "/u.json"])
+        #expect(u.status != 0)
+        #expect(u.stderr.contains("$.transports[0].options.reconnect: reconnect needs keepAlive"), "\(u.stdout)\n\(u.stderr)")
     }
 }

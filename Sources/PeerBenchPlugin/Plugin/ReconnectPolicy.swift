@@ -72,11 +72,18 @@ public struct ReconnectPolicy: Sendable, Equatable {
     /// probes are not carried across a reconnect.
     public static func readForStream(_ options: PluginOptions, userTimeout: TCPUserTimeout?,
                                      loadedRttProbes: LoadedRttProbes?) throws(InputError) -> ReconnectPolicy? {
+        try read(options, detectedBy: userTimeout != nil, loadedRttProbes: loadedRttProbes,
+                 missing: "userTimeoutMs: without it a connection whose peer is gone stalls with data in flight for the kernel's ~15 minutes and is never noticed lost (keepAlive only probes an idle connection), so no reconnect would ever start")
+    }
+
+    /// `read`, refused without the transport's loss detection (`detectedBy` false;
+    /// `missing` names the option and why) or with loaded RTT probes, which are not
+    /// carried across a reconnect.
+    public static func read(_ options: PluginOptions, detectedBy detection: Bool, loadedRttProbes: LoadedRttProbes?,
+                            missing: String) throws(InputError) -> ReconnectPolicy? {
         guard let policy = try read(options) else { return nil }
         let path = options.path.key(key).description
-        guard userTimeout != nil else {
-            throw InputError(path: path, "reconnect needs userTimeoutMs: without it a connection whose peer is gone stalls with data in flight for the kernel's ~15 minutes and is never noticed lost (keepAlive only probes an idle connection), so no reconnect would ever start")
-        }
+        guard detection else { throw InputError(path: path, "reconnect needs \(missing)") }
         guard loadedRttProbes == nil else {
             throw InputError(path: path, "reconnect cannot be combined with \(LoadedRttProbes.key) yet: the loaded probes are not carried across a re-made connection")
         }
