@@ -176,7 +176,7 @@ public final class StreamFrameReader {
 
     /// Body bytes of a DATA frame begun but not finished, already added to the count's
     /// `bytes`: a connection cut there leaves them counted without their message, so a
-    /// server resuming the client takes them off again (StreamResume.swift).
+    /// server resuming the client takes them off again (StreamResumeHost.swift).
     public var partialDataBytes: Int { dataRemaining > 0 ? dataLength - dataRemaining : 0 }
 
     /// True when the next frame is a control frame already in the buffer whole, so

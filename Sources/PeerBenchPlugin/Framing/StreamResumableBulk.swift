@@ -1,36 +1,3 @@
-/// Where a bulk phase is and where it started (`StreamWorkloadClient.bulk(_:loadedProbes:progress:into:)`):
-/// shared between the attempts of a resumable bulk phase.
-public final class BulkProgress {
-    /// Messages the server already holds; this attempt sends from here.
-    public var offset = 0
-    /// Messages written so far (the offset included): handed to the connection, not
-    /// necessarily received.
-    public var handed = 0
-    /// When the first attempt began; the bulk time runs from here across reconnects.
-    public let startedAt: UInt64
-
-    public init(startedAt: UInt64 = MonotonicClock.now()) { self.startedAt = startedAt }
-}
-
-/// One connection of a resumable stream client as the transport set it up (tcp:
-/// connected; tls: connected and handshaken), before any frame of the workload.
-public struct StreamConnection {
-    public let workload: StreamWorkloadClient
-    /// The TCP socket under it (TCP_INFO, the congestion controller).
-    public let socket: Socket
-    /// When the set-up ended (`ReconnectEvent.connectedAtNanos`).
-    public let connectedAt: UInt64
-    /// Closes what the transport opened and forgets it in the cell's cancellation.
-    public let close: () -> Void
-
-    public init(workload: StreamWorkloadClient, socket: Socket, connectedAt: UInt64, close: @escaping () -> Void) {
-        self.workload = workload
-        self.socket = socket
-        self.connectedAt = connectedAt
-        self.close = close
-    }
-}
-
 /// The bulk phase of a stream client with `reconnect` (docs/protocol/tcp.md,
 /// "Reconnect"): when the connection fails, the client connects again with the
 /// policy's backoff until the cell's deadline, presents its session token (RESUME),

@@ -271,7 +271,7 @@ public struct StreamWorkloadClient {
 /// start with `"<transport> server:"`.
 public enum StreamWorkloadServer {
     /// With `resume` (the cell's `reconnect`), RESUMABLE and RESUME are answered and the
-    /// DATA count lives in the host across the client's connections (StreamResume.swift);
+    /// DATA count lives in the host across the client's connections (StreamResumeHost.swift);
     /// without, those frames are protocol errors and nothing changes on the wire.
     public static func serve(_ transport: String, over stream: any ByteStream, greeting: StreamGreeting?,
                              resume host: StreamResumeHost? = nil) throws {

@@ -93,7 +93,7 @@ public struct ReconnectPolicy: Sendable, Equatable {
     /// What `peerbench list` prints for the option.
     public static let descriptors: [OptionDescriptor] = [
         OptionDescriptor(key, type: "bool|object", default: "off",
-                         help: "After the connection is lost in the bulk phase (needs userTimeoutMs or keepAlive to notice), connect again and resume where the server got to, every message exactly once; true = the defaults below."),
+                         help: "After the plugin's own loss detection in the bulk phase (tcp, tls: userTimeoutMs; udp: keepAlive), connect again (udp: ask the peer again) and resume where the server got to, no message counted twice; true = the defaults below."),
         OptionDescriptor("\(key).backoffMs", type: "int", default: "100",
                          help: "The first reconnect attempt's time (connect timeout and wait), doubling per attempt (1-60000 ms)."),
         OptionDescriptor("\(key).maxBackoffMs", type: "int", default: "2000",
