@@ -46,11 +46,18 @@ struct ScenarioReconnectTests {
             // Whatever sat in the lost connection's buffers is sent again, and counted.
             #expect((s["resent_bytes"] as? Int ?? -1) >= 0, "\(label): \(s)")
             #expect(s["resumed"] is NSNull, "no resumption asked for: \(s)")
+            // The same reconnects in extra, with the client's own view of each.
+            let extra = (r["extra"] as? [String: Any])?["reconnect"] as? [String: Any] ?? [:]
+            #expect(extra["count"] as? Int == s["reconnects"] as? Int, "\(label): \(extra)")
+            #expect((extra["attempts"] as? [Int])?.allSatisfy { $0 >= 1 } == true, "\(label): \(extra)")
+            // From noticing the loss to RESUMED: the rest of the outage, at most the 3 s it lasted, plus one slot.
+            #expect((extra["lost_to_resumed_ms"] as? [Double])?.allSatisfy { $0 > 0 && $0 < 5_000 } == true, "\(label): \(extra)")
         }
         // Without the option nothing changes: the connection rides the outage out.
         let plain = ScenarioRunTests().scenario(recs["tcp"])
         #expect(plain["reconnects"] as? Int == 0 && plain["reconnect_ms"] is NSNull && plain["duplicates"] is NSNull, "\(plain)")
         #expect(plain["resent_bytes"] is NSNull && plain["survived"] as? Bool == true, "\(plain)")
+        #expect((recs["tcp"]?["extra"] as? [String: Any])?["reconnect"] == nil)
     }
 
     @Test("reconnect without userTimeoutMs (tls) or keepAlive (udp) is refused at validation, naming the option and saying why")
