@@ -42,8 +42,6 @@ public struct TransportMeasurement: Sendable, Equatable, Codable {
     /// read it back (tcp/tls: `TCP_CONGESTION` of the socket; quic: ngtcp2's); nil where
     /// the transport has none (udp, uwb) or cannot tell (exec).
     public var congestionControl: String?
-    /// Whether the connection that carried the workload used a resumed TLS session or a QUIC resumed/0-RTT handshake; nil = no resumption attempted.
-    public var resumed: Bool?
     /// CPU time (user + system) each side of the plugin spent in the cell, seconds
     /// (`CPUAccount`); set by the runner, not by the plugin. nil for a side not measured.
     public var cpuSeconds: EndPair?
