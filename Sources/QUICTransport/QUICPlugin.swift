@@ -104,6 +104,11 @@ public struct QUICPlugin: TransportPlugin {
         let config = self.config
         var settings = config
         settings.connection.maxUDPPayload = cell.link.mtu.map { Self.udpPayload(mtu: $0, host: cell.server.address) }
+        if config.reconnect != nil {
+            let now = MonotonicClock.now()
+            let cellMs = (cell.deadline > now ? cell.deadline - now : 0) / 1_000_000 + 1_000
+            settings.antiReplayWindowMilliseconds = UInt32(clamping: max(10_000, cellMs))
+        }
         let loop = try await cell.server.run("quic-server-bind") { [settings] in
             try QUICServerLoop(server: cell.server, config: settings, token: CellToken(cell: cell), logger: cell.logger,
                                serviceClass: cell.wifi.serviceClass)

@@ -55,6 +55,28 @@ struct QUICReconnectRunTests {
         #expect(quic["resumed"] as? Bool == true && quic["early_data_accepted"] as? Bool == true, "the last connection resumed with 0-RTT: \(quic)")
     }
 
+    /// GnuTLS refuses early data with a ticket from before its anti-replay window began
+    /// (10 s by default): with `reconnect` the server's window spans the cell, so the
+    /// re-made connection after a 12 s outage still sends its RESUME as accepted 0-RTT data.
+    @Test("outage of 12 s, longer than GnuTLS's default 10 s anti-replay window: the re-made connection is resumed and its early data accepted")
+    func zeroRTTAfterLongOutage() throws {
+        let matrix = """
+            {"name": "quic-reconnect-long", "rttProbes": 5, "cellTimeoutSeconds": 60,
+             "transports": [{"plugin": "quic", "label": "quic-rc-0rtt",
+                             "options": {"idleTimeoutSeconds": 2, "reconnect": true, "resumption": true, "zeroRTT": true}}],
+             "matrix": {"environments": [\(ScenarioRunTests.lab)], "distances": [1],
+                        "scenarios": [{"name": "o", "kind": "outage", "atSeconds": 0.8, "durationSeconds": 12}],
+                        "payloads": {"counts": [600], "sizes": [16384]}}}
+            """
+        let recs = try ScenarioRunTests().run(matrix)
+        let r = try #require(recs["quic-rc-0rtt"])
+        let s = ScenarioRunTests().scenario(r)
+        #expect(r["status"] as? String == "ok" && (r["delivery"] as? [String: Any])?["received_messages"] as? Int == 600, "\(r)")
+        #expect((s["reconnects"] as? Int ?? 0) >= 1 && s["resumed"] as? Bool == true, "\(s)")
+        let quic = (r["extra"] as? [String: Any])?["quic"] as? [String: Any] ?? [:]
+        #expect(quic["early_data_accepted"] as? Bool == true, "0-RTT on the connection re-made 12+ s after the ticket: \(quic)")
+    }
+
     @Test("reconnect without idleTimeoutSeconds is refused at validation, naming the option and saying why")
     func refusedWithoutIdleTimeout() throws {
         let d = CLI.tempDir()
