@@ -193,8 +193,8 @@ final class QUICClient: QUICConnectionDelegate {
     /// sends the rest), `bulkStart` the first connection's bulk clock, and `handed`
     /// tells, when the connection fails, how many of its messages went to ngtcp2.
     func bulkPhase(count: Int, size: Int, block: MessageBlock, askSpan: Bool, on connection: QUICConnection,
-                           stream control: Int64, offset: Int = 0, bulkStart: UInt64 = MonotonicClock.now(),
-                           handed: ((Int) -> Void)? = nil, into m: inout TransportMeasurement) throws -> Int? {
+                   stream control: Int64, offset: Int = 0, bulkStart: UInt64 = MonotonicClock.now(),
+                   handed: ((Int) -> Void)? = nil, into m: inout TransportMeasurement) throws -> Int? {
         var bulk = BulkSchedule(count: count - offset, mode: config.streams)
         var doneSent = false
         let separate = config.loadedRttProbes?.flow == .separate

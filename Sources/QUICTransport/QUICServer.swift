@@ -46,8 +46,8 @@ final class QUICServerLoop: @unchecked Sendable {
         self.logger = logger
         claim = CellClaim(acceptsResume: config.reconnect != nil)
         credentials = try QUICConnection.tlsCredentials(caFile: config.mutualTLS ? config.caFile : nil, certFile: config.certFile, keyFile: config.keyFile)
-        resumption = config.resumption ? try QUICServerResumption(earlyData: config.zeroRTT,
-                                                                             windowMilliseconds: config.antiReplayWindowMilliseconds ?? 10_000) : nil
+        resumption = config.resumption
+            ? try QUICServerResumption(earlyData: config.zeroRTT, windowMilliseconds: config.antiReplayWindowMilliseconds ?? 10_000) : nil
         readPath = .allocate(capacity: 1)
         ngtcp2_path_storage_zero(readPath)
     }
