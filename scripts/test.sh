@@ -42,7 +42,7 @@ TIMING=(
     # runner and CLI: cell deadlines, grace periods, the measurement floor
     MeasurementFloorClockTests RunnerTests InterruptionTests WorkerProcessTests SocketCloseTests
     CLIMeasurementFloorTests CLIUnattendedTests CLIUnattendedTCPTests ScenarioRunTests FragmentReassemblyTests
-    CLITimeoutStatusTests ScenarioKeepAliveIdleTimeoutTests CLIRunnerDeathTests CLIAutoRepetitionsTests
+    CLITimeoutStatusTests ScenarioKeepAliveIdleTimeoutTests ScenarioReconnectTests QUICReconnectRunTests CLIRunnerDeathTests CLIAutoRepetitionsTests
     # session resumption and 0-RTT over a 20 ms emulated link: round trips saved or not
     ResumptionRunTests
 )

@@ -25,6 +25,11 @@ enum FrameType: UInt8 {
     /// Client -> server, control stream, first frame of a second connection that
     /// carries only loaded probes (`loadedRttProbes.flow` `separate`): the cell token.
     case probeHello = 0x08
+    /// Client -> server, control stream, first frame of a re-made connection
+    /// (`reconnect`): the 32-byte cell token; the session goes on from where it was.
+    case resume = 0x09
+    /// Server -> client, control stream: answer to `resume`, what the server holds.
+    case resumed = 0x0A
 }
 
 /// Application error codes used in CONNECTION_CLOSE (application variant).
@@ -64,6 +69,13 @@ struct ReportBody: Equatable, Sendable {
     var spanNanos: UInt64? = nil
 }
 
+/// Body of `resumed`: the whole messages and their bytes the server has counted for the
+/// cell's session over all its connections; the client sends on from `messages`.
+struct ResumedBody: Equatable, Sendable {
+    var messages: UInt64
+    var bytes: UInt64
+}
+
 /// A control frame, decoded.
 enum ControlFrame: Equatable {
     case ping(UInt64)
@@ -72,6 +84,8 @@ enum ControlFrame: Equatable {
     case report(ReportBody)
     case hello(CellToken)
     case probeHello(CellToken)
+    case resume(CellToken)
+    case resumed(ResumedBody)
     /// nil: the server received no bulk byte (zero entries on the wire).
     case series(BulkSeries?)
 }
@@ -105,6 +119,8 @@ enum FrameEncoder {
             return header(.report, length: 40) + fixed + be(span)
         case .hello(let token): return header(.hello, length: UInt32(CellToken.length)) + token.bytes
         case .probeHello(let token): return header(.probeHello, length: UInt32(CellToken.length)) + token.bytes
+        case .resume(let token): return header(.resume, length: UInt32(CellToken.length)) + token.bytes
+        case .resumed(let r): return header(.resumed, length: 16) + be(r.messages) + be(r.bytes)
         case .series(let series):
             let entries = series?.bytes ?? []
             var out = header(.series, length: UInt32(SeriesBody.fixedSize + 8 * entries.count))
@@ -198,7 +214,7 @@ struct FrameParser {
             control.removeAll(keepingCapacity: true)
         } else if t != .data {
             // DONE and REPORT have a longer form that carries the span request and answer.
-            let expected: [UInt32] = t == .ping || t == .pong ? [8] : t == .done ? [24, 32] : t == .report ? [32, 40] : [32]
+            let expected: [UInt32] = t == .ping || t == .pong ? [8] : t == .done ? [24, 32] : t == .report ? [32, 40] : t == .resumed ? [16] : [32]
             guard expected.contains(length) else {
                 throw FramingError(description: "frame type 0x\(String(t.rawValue, radix: 16)) has a \(length)-byte body; expected \(expected.map(String.init).joined(separator: " or "))")
             }
@@ -224,6 +240,8 @@ struct FrameParser {
                                                        spanNanos: control.count == 40 ? u64(32) : nil)))
         case .hello: try onControl(.hello(CellToken(bytes: Array(control))))
         case .probeHello: try onControl(.probeHello(CellToken(bytes: Array(control))))
+        case .resume: try onControl(.resume(CellToken(bytes: Array(control))))
+        case .resumed: try onControl(.resumed(ResumedBody(messages: u64(0), bytes: u64(8))))
         case .series:
             let interval = u64(0)
             let n = Int(control[8]) << 24 | Int(control[9]) << 16 | Int(control[10]) << 8 | Int(control[11])

@@ -16,8 +16,8 @@ final class QUICClient: QUICConnectionDelegate {
     private let channel: UDPChannel
     /// The connection while the workload runs (nil before the handshake starts and after the close).
     private var connection: QUICConnection?
-    private let deadline: UInt64
-    private let cancellation: CellCancellation
+    let deadline: UInt64
+    let cancellation: CellCancellation
 
     private var controlStream: Int64 = -1
     private var controlParser = FrameParser(acceptsSeries: true)
@@ -33,11 +33,11 @@ final class QUICClient: QUICConnectionDelegate {
     private var series: BulkSeries?
     private var handshakeDone = false
 
-    private let token: CellToken
+    let token: CellToken
     private let serviceClass: ServiceClass
 
     /// The session to resume and where the priming connection saves it (`resumption`); nil = off.
-    private let store: QUICResumptionStore?
+    let store: QUICResumptionStore?
     /// The priming connection's set-up time, for `extra.quic` (set by whoever primed `store`).
     var primingNanos: UInt64?
     /// The sequence number of the PING sent as 0-RTT early data with HELLO (`zeroRTT`):
@@ -48,9 +48,15 @@ final class QUICClient: QUICConnectionDelegate {
     private var earlyDataAttempted = false
     /// The server refused the 0-RTT data: HELLO and the PING were sent again after the handshake.
     private var earlyDataRejected = false
-    private var helloQueued = false
+    var helloQueued = false
     /// When the first PONG of the connection arrived (the early PING's, else probe 0's).
     private var firstPongAt: UInt64?
+    /// `reconnect`: the server's RESUMED on a re-made connection (nil until it arrives).
+    var resumedAnswer: ResumedBody?
+    /// `reconnect`: the end of the current attempt's slot (`MonotonicClock`); nil = none.
+    var attemptDeadline: UInt64?
+    /// When the current connection's handshake started (`handshake`).
+    private var handshakeStartedAt: UInt64 = 0
 
     init(config: QUICConfiguration, server: SocketAddress, token: CellToken, deadline: UInt64, cancellation: CellCancellation,
          serviceClass: ServiceClass, store: QUICResumptionStore? = nil) throws {
@@ -101,31 +107,45 @@ final class QUICClient: QUICConnectionDelegate {
         // ngtcp2's controller, as configured on this connection (the record's `congestion_control`).
         m.congestionControl = config.connection.congestionControl.rawValue
 
-        let (connection, start) = try handshake()
-        m.connectNanos = (connection.handshakeCompletedAt ?? start) - start
-        let control = try idleProbes(probes, method: method, on: connection, into: &m)
+        let (first, start) = try handshake()
+        m.connectNanos = (first.handshakeCompletedAt ?? start) - start
+        let control = try idleProbes(probes, method: method, on: first, into: &m)
 
         // Bulk phase: every message is the same immutable block (frame header + body),
         // borrowed by ngtcp2 until acknowledged; memory does not grow with the count.
         let count = payload?.count ?? 0
         let size = payload?.size ?? 0
         let block = MessageBlock(size: size, seed: seed)
-        let loadedProbesSent = try bulkPhase(count: count, size: size, block: block, askSpan: askSpan,
-                                             on: connection, stream: control, into: &m)
+        let loadedProbesSent: Int?
+        // The connection the bulk phase ended on: the first, or the last re-made one.
+        let connection: QUICConnection
+        if let policy = config.reconnect, count > 0 {
+            connection = try resumableBulk(policy, count: count, size: size, block: block, askSpan: askSpan,
+                                           first: first, control: control, into: &m)
+            loadedProbesSent = nil
+        } else {
+            loadedProbesSent = try bulkPhase(count: count, size: size, block: block, askSpan: askSpan,
+                                             on: first, stream: control, into: &m)
+            connection = first
+        }
         guard let r = report else { throw QUICFailure.protocolViolation("no REPORT after the bulk phase") }
         m.delivery = Delivery(sentMessages: count, receivedMessages: Int(r.messages), sentBytes: count * size, receivedBytes: Int(r.bytes))
         if r.messages < UInt64(count) { m.status = .partial }
+        // Never hidden: a message the server counted twice over a reconnect.
+        if r.messages > UInt64(count) { m.delivery?.duplicated = Int(r.messages) - count }
         m.bulkSeries = series
         m.receiverSpanNanos = r.spanNanos
 
-        var stats = QUICStats.record(connection, start: start, report: r, config: config)
+        // The handshake timings of the connection that carried the end of the bulk phase.
+        var stats = QUICStats.record(connection, start: connection === first ? start : handshakeStartedAt, report: r, config: config)
         if let loadedProbesSent { stats["loaded_probes_sent"] = JSONValue(loadedProbesSent) }
         // Time to the first echoed probe: what 0-RTT shortens (the handshake time does not change).
         stats["first_echo_ms"] = firstPongAt.map { .number(Double($0 - start) / 1e6) } ?? .null
         if store != nil {
             stats["resumed"] = .bool(connection.tls.isResumed)
             stats["priming_connect_ms"] = primingNanos.map { .number(Double($0) / 1e6) } ?? .null
-            m.resumed = connection.tls.isResumed
+            // With reconnect, `resumableBulk` set it over every connection of the cell.
+            if m.resumed == nil { m.resumed = connection.tls.isResumed }
             if config.zeroRTT {
                 stats["early_data_accepted"] = .bool(earlyDataAttempted && !earlyDataRejected && connection.tls.isEarlyDataAccepted)
             }
@@ -169,10 +189,13 @@ final class QUICClient: QUICConnectionDelegate {
     /// event loop until the REPORT (and the echoes of loaded probes still in flight).
     /// Sets the bulk time and the loaded RTTs; returns how many loaded probes were
     /// sent, nil without loaded probes.
-    private func bulkPhase(count: Int, size: Int, block: MessageBlock, askSpan: Bool, on connection: QUICConnection,
-                           stream control: Int64, into m: inout TransportMeasurement) throws -> Int? {
-        let bulkStart = MonotonicClock.now()
-        var bulk = BulkSchedule(count: count, mode: config.streams)
+    /// With `reconnect`: `offset` messages the server already holds (this connection
+    /// sends the rest), `bulkStart` the first connection's bulk clock, and `handed`
+    /// tells, when the connection fails, how many of its messages went to ngtcp2.
+    func bulkPhase(count: Int, size: Int, block: MessageBlock, askSpan: Bool, on connection: QUICConnection,
+                   stream control: Int64, offset: Int = 0, bulkStart: UInt64 = MonotonicClock.now(),
+                   handed: ((Int) -> Void)? = nil, into m: inout TransportMeasurement) throws -> Int? {
+        var bulk = BulkSchedule(count: count - offset, mode: config.streams)
         var doneSent = false
         let separate = config.loadedRttProbes?.flow == .separate
         var loaded = LoadedProbeSchedule(separate ? nil : config.loadedRttProbes)
@@ -184,7 +207,7 @@ final class QUICClient: QUICConnectionDelegate {
         var bulkNanos: UInt64?
         // A probe queued after this turn's service pass: turn again at once so it leaves now.
         var probeQueued = false
-        try pump("bulk phase", wakeIn: {
+        do { try pump("bulk phase", wakeIn: {
             if probeQueued { probeQueued = false; return 0 }
             return loaded.intervalNanos == nil || bulkNanos != nil ? nil : loaded.nanosUntilDue()
         }) {
@@ -209,6 +232,9 @@ final class QUICClient: QUICConnectionDelegate {
             // After the REPORT: the echoes of loaded probes still in flight (a server that
             // closed once the REPORT was acknowledged leaves the rest unanswered).
             return connection.isFinished || loadedSent.allSatisfy { pongs[$0.seq] != nil }
+        } } catch {
+            handed?(bulk.handed(blockSize: block.bytes.count))
+            throw error
         }
         m.bulkNanos = bulkNanos ?? (MonotonicClock.now() - bulkStart)
         if loaded.intervalNanos != nil {
@@ -268,7 +294,9 @@ final class QUICClient: QUICConnectionDelegate {
     /// connection and when the handshake started. Every connection of the client is
     /// made here (measured, separate probe flow, priming; a reconnect too): it resumes
     /// the store's session when there is one, and with `zeroRTT` queues the early data.
-    func handshake() throws -> (QUICConnection, UInt64) {
+    /// `greeting`: the control stream's first frame, `HELLO` (RESUME on a re-made connection).
+    func handshake(greeting: ControlFrame? = nil) throws -> (QUICConnection, UInt64) {
+        let greeting = greeting ?? .hello(token)
         let credentials = try QUICConnection.tlsCredentials(caFile: config.caFile,
                                                             certFile: config.mutualTLS ? config.clientCertFile : nil,
                                                             keyFile: config.mutualTLS ? config.clientKeyFile : nil)
@@ -281,7 +309,9 @@ final class QUICClient: QUICConnectionDelegate {
         helloQueued = false
         earlyDataAttempted = false
         earlyDataRejected = false
+        controlParser = FrameParser(acceptsSeries: true)
         let start = MonotonicClock.now()
+        handshakeStartedAt = start
         let ticket = store?.latest
         let tls = try QUICConnection.makeTLS(server: false, credentials: credentials, alpn: config.alpn, verifyName: name, requireClientCertificate: false,
                                              earlyData: config.zeroRTT)
@@ -295,7 +325,7 @@ final class QUICClient: QUICConnectionDelegate {
         connection.delegate = self
         self.connection = connection
         if config.zeroRTT, let ticket {
-            try queueEarlyData(on: connection, serverParameters: ticket.transportParameters)
+            try queueEarlyData(on: connection, serverParameters: ticket.transportParameters, greeting: greeting)
         }
         try pump("handshake") { self.handshakeDone }
         if earlyDataRejected {
@@ -303,7 +333,7 @@ final class QUICClient: QUICConnectionDelegate {
             if controlStream >= 0 { connection.scheduler.remove(controlStream) }
             controlStream = -1
             let control = try openControlStream(on: connection)
-            connection.sender(control).append(copying: FrameEncoder.encode(.hello(token)))
+            connection.sender(control).append(copying: FrameEncoder.encode(greeting))
             connection.sender(control).append(copying: FrameEncoder.encode(.ping(Self.earlyProbeSeq)))
         }
         if let pin = config.certificatePin {
@@ -314,7 +344,7 @@ final class QUICClient: QUICConnectionDelegate {
 
     /// The control stream: the one 0-RTT already opened, else a new one (the first
     /// bidirectional stream, 0, which the server takes for the control stream).
-    private func openControlStream(on connection: QUICConnection) throws -> Int64 {
+    func openControlStream(on connection: QUICConnection) throws -> Int64 {
         if controlStream >= 0 { return controlStream }
         guard let control = connection.openBidiStream() else { throw QUICFailure.protocolViolation("the server allows no bidirectional stream") }
         controlStream = control
@@ -324,13 +354,13 @@ final class QUICClient: QUICConnectionDelegate {
     /// 0-RTT (`zeroRTT`): within the server's remembered transport parameters, HELLO and
     /// one PING (`earlyProbeSeq`) go out as early data with the ClientHello, so the
     /// server can answer before the handshake completes.
-    private func queueEarlyData(on connection: QUICConnection, serverParameters: [UInt8]) throws {
+    private func queueEarlyData(on connection: QUICConnection, serverParameters: [UInt8], greeting: ControlFrame) throws {
         let rv = serverParameters.withUnsafeBufferPointer {
             pb_ngtcp2_conn_set_early_remote_transport_params(connection.conn, $0.baseAddress, $0.count)
         }
         guard rv == 0 else { throw QUICFailure.library("restoring the server's transport parameters for 0-RTT", code: rv) }
         let control = try openControlStream(on: connection)
-        connection.sender(control).append(copying: FrameEncoder.encode(.hello(token)))
+        connection.sender(control).append(copying: FrameEncoder.encode(greeting))
         connection.sender(control).append(copying: FrameEncoder.encode(.ping(Self.earlyProbeSeq)))
         helloQueued = true
         earlyDataAttempted = true
@@ -430,6 +460,9 @@ final class QUICClient: QUICConnectionDelegate {
         return (sent.compactMap { p in pongs[p.seq].map { $0 - p.at } }, sent.count)
     }
 
+    /// Forgets the current connection without closing it (a failed reconnect attempt).
+    func dropConnection() { connection = nil }
+
     /// Ends a `probeFlow` wait at once (from another thread).
     var waker: ChannelWaker { channel.waker }
 
@@ -441,7 +474,7 @@ final class QUICClient: QUICConnectionDelegate {
     /// the cell's deadline passes or the cell is cancelled.
     /// `wakeIn`: nanoseconds until `done` has work again without any datagram (a loaded
     /// probe falling due), or nil.
-    private func pump(_ phase: String, wakeIn: () -> UInt64? = { nil }, until done: () -> Bool) throws {
+    func pump(_ phase: String, wakeIn: () -> UInt64? = { nil }, until done: () -> Bool) throws {
         let loop = QUICEventLoop(channel: channel)
         while true {
             if done() { return }
@@ -451,8 +484,10 @@ final class QUICClient: QUICConnectionDelegate {
             if done() { return }
             let now = MonotonicClock.now()
             if now >= deadline { throw QUICFailure.deadline(phase: phase) }
+            // A reconnect attempt ends with its backoff slot; the next one starts then.
+            if let end = attemptDeadline, now >= end { throw AttemptExpired() }
             let expiry = connection.expiry
-            let timeout = min(deadline - now, expiry > now ? expiry - now : 0, wakeIn() ?? .max)
+            let timeout = min(min(deadline, attemptDeadline ?? .max) - now, expiry > now ? expiry - now : 0, wakeIn() ?? .max)
             let turn = try loop.turn(timeoutNanos: timeout, withSender: false) { datagram, _, _, now in
                 connection.read(datagram, now: now)
                 return !connection.isFinished
@@ -502,7 +537,10 @@ final class QUICClient: QUICConnectionDelegate {
             case .series(let s):
                 guard self.report == nil else { throw FramingError(description: "SERIES after REPORT") }
                 self.series = s
-            case .ping, .done, .hello, .probeHello: throw FramingError(description: "server sent a client-only frame (\(frame))")
+            case .resumed(let r):
+                guard self.resumedAnswer == nil else { throw FramingError(description: "second RESUMED") }
+                self.resumedAnswer = r
+            case .ping, .done, .hello, .probeHello, .resume: throw FramingError(description: "server sent a client-only frame (\(frame))")
             }
         })
     }
@@ -545,6 +583,17 @@ struct BulkSchedule {
 
     /// Every message (and FIN) has been handed to ngtcp2.
     var isHandedOver: Bool { opened == count && unwritten.isEmpty }
+
+    /// Messages of which ngtcp2 has taken at least a byte (`ReconnectEvent.resentBytes`).
+    func handed(blockSize: Int) -> Int {
+        switch mode {
+        case .single:
+            guard let s = unwritten.first else { return opened }
+            return min(count, Int((s.offset + UInt64(blockSize) - 1) / UInt64(max(blockSize, 1))))
+        case .perMessage:
+            return opened - unwritten.filter { $0.offset == 0 }.count
+        }
+    }
 
     mutating func advance(connection: QUICConnection, block: MessageBlock) {
         unwritten.removeAll { $0.isFullyWritten }

@@ -53,6 +53,14 @@ struct QUICConfiguration: Sendable {
     /// With `resumption`: the measured connection sends HELLO and its first probe as
     /// 0-RTT early data, and the server accepts early data (with anti-replay).
     var zeroRTT = false
+    /// After the idle timeout ends the connection in the bulk phase, make a new one
+    /// (resumed with `resumption`) and send on from the server's count; nil = off.
+    var reconnect: ReconnectPolicy?
+    /// Server, `zeroRTT`: the anti-replay window; nil = GnuTLS's 10 s. With `reconnect`
+    /// the whole cell, so a re-made connection after a long outage may still send 0-RTT
+    /// with the primed ticket (replays stay refused: the ClientHello memory is bounded
+    /// by count, not by the window).
+    var antiReplayWindowMilliseconds: UInt32?
 
     /// The name the client verifies for a server reached at `host`.
     func expectedName(for host: String) -> String { serverName ?? host }

@@ -28,7 +28,9 @@ public struct QUICPlugin: TransportPlugin {
             OptionDescriptor("mutualTLS", type: "bool", default: "false", help: "The server requires and verifies a client certificate."),
             OptionDescriptor("resumption", type: "bool", default: "false", help: "TLS session resumption: a priming connection fetches a session ticket, the measured connection resumes with it."),
             OptionDescriptor("zeroRTT", type: "bool", default: "false", help: "With resumption: the measured connection sends HELLO and a first probe as 0-RTT early data (extra.quic.first_echo_ms)."),
-        ] + LoadedRttProbes.descriptors
+            OptionDescriptor(ReconnectPolicy.key, type: "bool|object", default: "off",
+                             help: "Needs idleTimeoutSeconds: when the idle timeout ends the connection in the bulk phase, make a new one (resumed with resumption, 0-RTT with zeroRTT) with the backoff below until the cell's deadline, RESUME and send on from the server's count; true = the defaults."),
+        ] + ReconnectPolicy.descriptors.dropFirst() + LoadedRttProbes.descriptors
     )
 
     let config: QUICConfiguration
@@ -51,6 +53,9 @@ public struct QUICPlugin: TransportPlugin {
             throw InputError(path: options.path.key("zeroRTT").description,
                              "0-RTT needs a resumed session: set \"resumption\": true as well")
         }
+        let loadedRttProbes = try LoadedRttProbes.read(options)
+        let reconnect = try ReconnectPolicy.read(options, detectedBy: options.has("idleTimeoutSeconds"), loadedRttProbes: loadedRttProbes,
+                                                 missing: "idleTimeoutSeconds: QUIC notices a vanished peer only by its idle timeout, and the 30 s default is longer than most cells, so without it the connection stalls through the outage and no reconnect would ever start")
         let certs = BundledCertificates.directory()
         func path(_ key: String, _ file: String) throws -> String {
             let bundled = certs.map { "\($0)/\(file)" }
@@ -72,9 +77,9 @@ public struct QUICPlugin: TransportPlugin {
             clientKeyFile: try path("clientKeyFile", "client-key.pem"),
             serverName: try options.string("serverName", default: nil),
             mutualTLS: try options.bool("mutualTLS", default: false),
-            loadedRttProbes: try LoadedRttProbes.read(options),
+            loadedRttProbes: loadedRttProbes,
             configuredIdleTimeoutSeconds: options.has("idleTimeoutSeconds") ? idle : nil,
-            resumption: resumption, zeroRTT: zeroRTT)
+            resumption: resumption, zeroRTT: zeroRTT, reconnect: reconnect)
     }
 
     /// The ngtcp2 and GnuTLS versions linked at run time, for the run's manifest.
@@ -99,6 +104,11 @@ public struct QUICPlugin: TransportPlugin {
         let config = self.config
         var settings = config
         settings.connection.maxUDPPayload = cell.link.mtu.map { Self.udpPayload(mtu: $0, host: cell.server.address) }
+        if config.reconnect != nil {
+            let now = MonotonicClock.now()
+            let cellMs = (cell.deadline > now ? cell.deadline - now : 0) / 1_000_000 + 1_000
+            settings.antiReplayWindowMilliseconds = UInt32(clamping: max(10_000, cellMs))
+        }
         let loop = try await cell.server.run("quic-server-bind") { [settings] in
             try QUICServerLoop(server: cell.server, config: settings, token: CellToken(cell: cell), logger: cell.logger,
                                serviceClass: cell.wifi.serviceClass)

@@ -30,7 +30,7 @@ final class QUICServerLoop: @unchecked Sendable {
     private let resumption: QUICServerResumption?
     private let token: CellToken
     /// Which connection proved to be the cell's client (at most one).
-    private let claim = CellClaim()
+    private let claim: CellClaim
     private var sessions: [ServerSession] = []
     private var routes: [[UInt8]: ServerSession] = [:]
     private let readPath: UnsafeMutablePointer<ngtcp2_path_storage>
@@ -44,8 +44,10 @@ final class QUICServerLoop: @unchecked Sendable {
         self.config = config
         self.token = token
         self.logger = logger
+        claim = CellClaim(acceptsResume: config.reconnect != nil)
         credentials = try QUICConnection.tlsCredentials(caFile: config.mutualTLS ? config.caFile : nil, certFile: config.certFile, keyFile: config.keyFile)
-        resumption = config.resumption ? try QUICServerResumption(earlyData: config.zeroRTT) : nil
+        resumption = config.resumption
+            ? try QUICServerResumption(earlyData: config.zeroRTT, windowMilliseconds: config.antiReplayWindowMilliseconds ?? 10_000) : nil
         readPath = .allocate(capacity: 1)
         ngtcp2_path_storage_zero(readPath)
     }
@@ -98,7 +100,12 @@ final class QUICServerLoop: @unchecked Sendable {
             }
             if c.isFinished {
                 c.flushClose(transmit)
-                if isCellClient, outcome == nil {
+                if isCellClient, outcome == nil, s.awaitsResume {
+                    // `reconnect`: the client lost this connection too (idle timeout) and
+                    // comes back with RESUME; the counts stay in the claim's receipt.
+                    logger.debug("QUIC server: the cell's client connection ended before the report (\(c.failure.map { "\($0)" } ?? "closed")); waiting for its RESUME")
+                    s.release()
+                } else if isCellClient, outcome == nil {
                     outcome = s.isComplete(now: now) || c.peerClosedCleanly && s.reportSent
                         ? .served : .failed(c.failure ?? .protocolViolation("the client closed the connection before the report"))
                 } else if !isCellClient {
@@ -180,6 +187,14 @@ final class CellClaim {
     var holder: ServerSession?
     /// The cell client's second connection, carrying only loaded probes (PROBE_HELLO).
     var probeFlow: ServerSession?
+    /// The cell's bulk counts, from its HELLO on (shared by the RESUME connections).
+    var receipt: BulkReceipt?
+    /// RESUME connections accepted so far (at most `ReconnectPolicy.maxReconnects`).
+    var resumes = 0
+    /// The cell runs with `reconnect`: a lost client connection is waited for, not the session's end.
+    let acceptsResume: Bool
+
+    init(acceptsResume: Bool = false) { self.acceptsResume = acceptsResume }
 }
 
 /// A connection that is not the cell's client: closed with application error 3
@@ -195,16 +210,15 @@ final class ServerSession: QUICConnectionDelegate {
     private unowned let claim: CellClaim
     var onNewID: (([UInt8]) -> Void)?
     private var parsers: [Int64: FrameParser] = [:]
-    private var messages: UInt64 = 0
-    private var bytes: UInt64 = 0
+    /// This connection's counts until it claims the cell (HELLO: they become the
+    /// cell's; RESUME: the cell's take their place).
+    private var receipt = BulkReceipt()
+    /// Bulk streams of this connection that ended (DONE counts this connection's).
     private var finishedStreams: UInt64 = 0
-    private var firstByteAt: UInt64?
-    private var lastByteAt: UInt64 = 0
-    /// When the first and the latest whole bulk message arrived (the receiver's span).
-    private var firstMessageAt: UInt64?
-    private var lastMessageAt: UInt64 = 0
-    /// Bytes per 100 ms from the first bulk byte, sent in SERIES before the report.
-    private var series = BulkSeriesRecorder(maxIntervals: SeriesBody.maxIntervals)
+    /// Body bytes of the message in progress on each bulk stream (`release`).
+    private var partial: [Int64: UInt64] = [:]
+    /// Lost or superseded by a RESUME connection: nothing it still delivers counts.
+    private var released = false
     private var done: DoneBody?
     private(set) var reportSent = false
     private var reportSentAt: UInt64 = 0
@@ -249,7 +263,7 @@ final class ServerSession: QUICConnectionDelegate {
         var parser = parsers[stream] ?? FrameParser()
         try parser.feed(data, onData: { n, complete in
             guard bulk else { throw FramingError(description: "DATA frame on the control stream") }
-            countBulk(n, complete: complete)
+            countBulk(n, complete: complete, on: stream)
         }, onControl: { frame in
             guard !bulk else { throw FramingError(description: "control frame on bulk stream \(stream)") }
             try control(frame, on: stream)
@@ -271,17 +285,30 @@ final class ServerSession: QUICConnectionDelegate {
 
     /// `n` bytes of a bulk message arrived (`complete`: its last): the counts, the
     /// series and the receiver's span.
-    private func countBulk(_ n: Int, complete: Bool) {
-        let now = MonotonicClock.now()
-        if firstByteAt == nil { firstByteAt = now }
-        lastByteAt = now
-        bytes += UInt64(n)
-        if n > 0 { series.record(bytes: n, at: now) }
-        if complete {
-            messages += 1
-            if firstMessageAt == nil { firstMessageAt = now }
-            lastMessageAt = now
-        }
+    private func countBulk(_ n: Int, complete: Bool, on stream: Int64) {
+        guard !released else { return }
+        receipt.count(n, complete: complete, at: MonotonicClock.now())
+        if complete { partial[stream] = nil } else { partial[stream, default: 0] += UInt64(n) }
+    }
+
+    /// With `reconnect`, the cell's client connection ended before its REPORT: the
+    /// client comes back with RESUME rather than the session failing.
+    var awaitsResume: Bool {
+        guard claim.acceptsResume, !reportSent, !released, claim.resumes < ReconnectPolicy.maxReconnects else { return false }
+        // The client closing with an error is its giving up, not a lost link.
+        if case .peerClosed? = connection.failure { return false }
+        return !connection.peerClosedCleanly
+    }
+
+    /// This connection no longer carries the cell's session (lost, or a RESUME came on
+    /// another): the bytes of its messages cut short leave the count, and whatever it
+    /// still delivers is ignored, so the resent messages count once.
+    func release() {
+        guard !released else { return }
+        released = true
+        receipt.discard(partialBytes: partial.values.reduce(0, +))
+        partial = [:]
+        if claim.holder === self { claim.holder = nil }
     }
 
     /// One frame on the control stream (docs/protocol/quic.md): HELLO or PROBE_HELLO
@@ -292,8 +319,29 @@ final class ServerSession: QUICConnectionDelegate {
             guard controlStream == nil else { throw FramingError(description: "second HELLO") }
             guard presented == token else { throw NotThisCell(description: "HELLO carries another cell's token (not this cell's client)") }
             guard claim.holder == nil else { throw NotThisCell(description: "this cell's client is already connected") }
+            guard claim.receipt == nil else {
+                throw NotThisCell(description: "this cell's session has begun; a re-made connection opens with RESUME")
+            }
             claim.holder = self
+            claim.receipt = receipt
             controlStream = stream
+        case .resume(let presented):
+            // `reconnect`: the cell's client again, on a new connection after losing its
+            // last one; it sends on from the counts in RESUMED.
+            guard controlStream == nil else { throw FramingError(description: "RESUME after HELLO") }
+            guard presented == token else { throw NotThisCell(description: "RESUME carries another cell's token (not this cell's client)") }
+            guard claim.acceptsResume else { throw NotThisCell(description: "RESUME to a cell without reconnect") }
+            guard let shared = claim.receipt else { throw NotThisCell(description: "RESUME before the cell's session began with HELLO") }
+            guard claim.resumes < ReconnectPolicy.maxReconnects else {
+                throw NotThisCell(description: "this cell's client already resumed \(claim.resumes) times (at most \(ReconnectPolicy.maxReconnects))")
+            }
+            // The old connection may not have timed out here yet: it is superseded.
+            claim.holder?.release()
+            claim.holder = self
+            claim.resumes += 1
+            receipt = shared
+            controlStream = stream
+            connection.sender(stream).append(copying: FrameEncoder.encode(.resumed(ResumedBody(messages: shared.messages, bytes: shared.bytes))))
         case .probeHello(let presented):
             // A second connection of the cell's client for loaded probes only: it is
             // answered like any session but never ends the server's loop.
@@ -310,7 +358,7 @@ final class ServerSession: QUICConnectionDelegate {
             guard claim.probeFlow !== self else { throw FramingError(description: "DONE on the probe flow") }
             guard done == nil else { throw FramingError(description: "second DONE frame") }
             done = d
-        case .pong, .report, .series:
+        case .pong, .report, .series, .resumed:
             throw FramingError(description: "client sent a server-only frame (\(frame))")
         }
     }
@@ -323,15 +371,16 @@ final class ServerSession: QUICConnectionDelegate {
     /// The report goes out once DONE arrived and every bulk stream it announced has ended,
     /// right after the bulk series (SERIES), in the same packet when it fits.
     private func maybeReport() {
-        guard !reportSent, let d = done, finishedStreams >= d.streams, let control = controlStream else { return }
+        guard !reportSent, !released, let d = done, finishedStreams >= d.streams, let control = controlStream else { return }
         reportSent = true
         reportSentAt = MonotonicClock.now()
-        let span = firstByteAt.map { lastByteAt - $0 } ?? 0
+        let r = receipt
+        let span = r.firstByteAt.map { r.lastByteAt - $0 } ?? 0
         // Only a client that asked gets the 40-byte REPORT; an older one could not read it.
-        let messageSpan = d.wantsSpan ? firstMessageAt.map { lastMessageAt - $0 } ?? 0 : nil
+        let messageSpan = d.wantsSpan ? r.firstMessageAt.map { r.lastMessageAt - $0 } ?? 0 : nil
         let sender = connection.sender(control)
-        sender.append(copying: FrameEncoder.encode(.series(series.series)))
-        sender.append(copying: FrameEncoder.encode(.report(ReportBody(messages: messages, bytes: bytes, streams: finishedStreams,
+        sender.append(copying: FrameEncoder.encode(.series(r.series.series)))
+        sender.append(copying: FrameEncoder.encode(.report(ReportBody(messages: r.messages, bytes: r.bytes, streams: finishedStreams,
                                                                       receiveNanos: span, spanNanos: messageSpan))))
         reportEnd = sender.queuedEnd
     }

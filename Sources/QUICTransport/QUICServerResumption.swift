@@ -8,8 +8,10 @@ final class QUICServerResumption: Sendable {
     /// nil: tickets without early data.
     let antiReplay: TLSAntiReplay?
 
-    init(earlyData: Bool) throws {
+    /// `windowMilliseconds`: how old a ticket offered with early data may be (GnuTLS
+    /// refuses early data with a ticket from before its window began).
+    init(earlyData: Bool, windowMilliseconds: UInt32 = 10_000) throws {
         ticketKey = try TLSSessionTicketKey()
-        antiReplay = earlyData ? try TLSAntiReplay() : nil
+        antiReplay = earlyData ? try TLSAntiReplay(windowMilliseconds: windowMilliseconds) : nil
     }
 }

@@ -14,6 +14,8 @@ public struct TCPOptions: Sendable, Equatable {
     public var userTimeout: TCPUserTimeout?
     /// TCP_CONGESTION on both ends; nil = the host's default.
     public var congestionControl: String?
+    /// Connect again and resume after a lost connection in the bulk phase; nil = off.
+    public var reconnect: ReconnectPolicy?
 
     public init(noDelay: Bool = false, keepAlive: TCPKeepAlive = .default, loadedRttProbes: LoadedRttProbes? = nil) {
         self.noDelay = noDelay
@@ -28,6 +30,7 @@ public struct TCPOptions: Sendable, Equatable {
         loadedRttProbes = try LoadedRttProbes.read(options)
         userTimeout = try TCPUserTimeout.read(options)
         congestionControl = try CongestionControl.read(options)
+        reconnect = try ReconnectPolicy.readForStream(options, userTimeout: userTimeout, loadedRttProbes: loadedRttProbes)
     }
 
     /// What `peerbench list` prints.
@@ -41,6 +44,7 @@ public struct TCPOptions: Sendable, Equatable {
         OptionDescriptor("keepAlive.count", type: "int", default: "\(TCPKeepAlive.default.count)",
                          help: "TCP_KEEPCNT: unanswered probes before the connection drops (1-127)."),
     ] + LoadedRttProbes.descriptors + [TCPUserTimeout.descriptor, CongestionControl.descriptor]
+        + ReconnectPolicy.descriptors
 
     /// Applies every option to a connected (or listening) socket.
     func apply(to socket: Socket) throws(SystemError) {

@@ -1,11 +1,20 @@
 import PeerBenchPlugin
 
 /// The server side: accepts one connection (two with a separate probe flow), echoes
-/// probes, counts DATA, answers END with a REPORT, and ends at GOODBYE.
+/// probes, counts DATA, answers END with a REPORT, and ends at GOODBYE. With
+/// `reconnect` it accepts the client's re-made connections too, and the DATA count
+/// lives across them (`StreamResumeHost`).
 enum TCPServer {
     static func start(_ cell: CellContext, options: TCPOptions) async throws -> any TransportServer {
+        if options.reconnect != nil {
+            let host = StreamResumeHost()
+            return try await cell.serveResumableConnections("tcp", finished: { host.finished }) { conn in
+                try options.apply(to: conn)
+                try StreamWorkloadServer.serve("tcp", over: conn, greeting: TCPHello.greeting, resume: host)
+            }
+        }
         // A separate probe flow (loadedRttProbes.flow) is a second connection, served alike.
-        try await cell.serveConnections("tcp", count: options.loadedRttProbes?.flow == .separate ? 2 : 1) { conn in
+        return try await cell.serveConnections("tcp", count: options.loadedRttProbes?.flow == .separate ? 2 : 1) { conn in
             try options.apply(to: conn)
             try StreamWorkloadServer.serve("tcp", over: conn, greeting: TCPHello.greeting)
         }

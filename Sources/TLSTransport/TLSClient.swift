@@ -8,7 +8,8 @@ enum TLSClient {
     static func run(_ cell: CellContext, server: SocketAddress, options: TLSOptions) throws -> TransportMeasurement {
         var m = TransportMeasurement()
         let connector = try TLSConnector(cell, server: server, options: options)
-        let priming = options.sessionTickets ? try connector.prime() : nil
+        // With reconnect the first connection's own ticket resumes the re-made ones: no priming.
+        let priming = options.sessionTickets && options.reconnect == nil ? try connector.prime() : nil
         try connector.connect { tls, timing in
             // The timed set-up is what an application waits for before its first byte:
             // TCP's three-way handshake plus TLS 1.3's one round trip.
@@ -28,13 +29,29 @@ enum TLSClient {
 
             // No HELLO: the TLS handshake already opened the session.
             let workload = StreamWorkloadClient("tls", over: tls)
+            let token = try options.reconnect.map { _ in try workload.requestResumption() }
             try workload.probe(count: cell.rttProbes, method: cell.rttMethod, spacingNanos: cell.rttProbeSpacingNanos, into: &m)
-            if let payload = cell.payload, payload.count > 0 {
+            guard let payload = cell.payload, payload.count > 0 else { return try workload.goodbye() }
+            guard let policy = options.reconnect, let token else {
                 try withProbeFlow(connector) { probeFlow in
                     try workload.bulk(payload, loadedProbes: options.loadedRttProbes, probeFlow: probeFlow, into: &m)
                 }
+                return try workload.goodbye()
             }
-            try workload.goodbye()
+            // sessionTickets: the ticket came in with the probes' echoes; the re-made connections resume it.
+            if let store = connector.store, tls.hasReceivedSessionTicket { store.save(try tls.resumptionData()) }
+            var resumed: Bool?
+            let resumable = StreamResumableBulk(policy: policy, token: token, deadline: cell.deadline, greeting: nil,
+                                                cancelled: { cell.cancellation.isCancelled }) { timeout in
+                let (connection, wasResumed) = try connector.reconnect(timeoutNanos: timeout)
+                if connector.store != nil { resumed = (resumed ?? true) && wasResumed }
+                return connection
+            }
+            let remade = try resumable.run(payload, on: workload, into: &m)
+            m.resumed = resumed
+            guard let remade else { return try workload.goodbye() }
+            defer { remade.close() }
+            try remade.workload.goodbye()
         }
         return m
     }

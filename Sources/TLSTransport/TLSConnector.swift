@@ -55,6 +55,29 @@ struct TLSConnector {
         }
     }
 
+    /// A re-made connection for `StreamResumableBulk` (`reconnect`): TCP connected within
+    /// `timeoutNanos`, then the handshake (resuming the saved session when there is one)
+    /// bounded by the same time. Returns it and whether the session was resumed.
+    func reconnect(timeoutNanos: UInt64) throws -> (StreamConnection, resumed: Bool) {
+        let s = try cell.openStreamConnection(to: server, timeoutNanos: timeoutNanos, configure: { try $0.setUp(options) })
+        do {
+            try s.setReceiveTimeout(nanoseconds: max(timeoutNanos, 1_000_000))
+            let tls = try TLSSession(client: s, credentials: credentials,
+                                     verifyName: options.serverName ?? server.host, caFile: files.ca, pin: cell.certificatePin)
+            if let saved = store?.latest { try tls.resume(with: saved) }
+            try tls.handshake()
+            try cell.applyDeadline(to: s)
+            let connection = StreamConnection(workload: StreamWorkloadClient("tls", over: tls), socket: s, connectedAt: MonotonicClock.now()) {
+                cell.closeStreamConnection(s)
+                withExtendedLifetime(tls) {}
+            }
+            return (connection, tls.isResumed)
+        } catch {
+            cell.closeStreamConnection(s)
+            throw error
+        }
+    }
+
     /// The priming connection (`sessionTickets`, docs/protocol/tls.md): a full
     /// handshake, one probe echoed (TLS 1.3's NewSessionTicket comes after the handshake,
     /// before that echo, and GnuTLS takes it in while reading the echo), the session

@@ -34,8 +34,13 @@ public struct TLSOptions: Sendable, Equatable {
     /// TCP_CONGESTION on both ends; nil = the host's default.
     public var congestionControl: String? = nil
     /// TLS 1.3 session tickets: the server hands them out (a key per server), the client
-    /// makes a priming connection first and the measured connection resumes its session.
+    /// makes a priming connection first and the measured connection resumes its session
+    /// (with `reconnect`: the first connection's ticket resumes the re-made ones).
     public var sessionTickets = false
+    /// TCP_USER_TIMEOUT on both ends (as tcp's `userTimeoutMs`); nil = the kernel's default.
+    public var userTimeout: TCPUserTimeout? = nil
+    /// Connect (and handshake) again and resume after a lost connection in the bulk phase; nil = off.
+    public var reconnect: ReconnectPolicy? = nil
 
     public init(noDelay: Bool = false, psk: PreSharedKey? = nil, pskIdentity: String = "peerbench", caFile: String? = nil,
                 certFile: String? = nil, keyFile: String? = nil, serverName: String? = nil) {
@@ -69,6 +74,8 @@ public struct TLSOptions: Sendable, Equatable {
         loadedRttProbes = try LoadedRttProbes.read(options)
         congestionControl = try CongestionControl.read(options)
         sessionTickets = try options.bool("sessionTickets", default: false)
+        userTimeout = try TCPUserTimeout.read(options)
+        reconnect = try ReconnectPolicy.readForStream(options, userTimeout: userTimeout, loadedRttProbes: loadedRttProbes)
     }
 
     static let descriptors: [OptionDescriptor] = [
@@ -82,6 +89,6 @@ public struct TLSOptions: Sendable, Equatable {
         OptionDescriptor("serverName", type: "string", default: "server address",
                          help: "Name the client verifies in the certificate (sent as SNI when it is a DNS name)."),
         OptionDescriptor("sessionTickets", type: "bool", default: "false",
-                         help: "TLS 1.3 session resumption: a priming connection fetches a ticket, the measured connection resumes with it (connect_ms is the resumed handshake's)."),
-    ] + LoadedRttProbes.descriptors + [CongestionControl.descriptor]
+                         help: "TLS 1.3 session resumption: a priming connection fetches a ticket, the measured connection resumes with it (connect_ms is the resumed handshake's); with reconnect, the re-made connections resume."),
+    ] + LoadedRttProbes.descriptors + [CongestionControl.descriptor, TCPUserTimeout.descriptor] + ReconnectPolicy.descriptors
 }

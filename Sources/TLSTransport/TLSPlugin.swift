@@ -35,6 +35,9 @@ public struct TLSPlugin: TransportPlugin {
         return try await cell.client.run("tls-client") { try TLSClient.run(cell, server: server, options: options) }
     }
 
+    /// With data in flight only TCP_USER_TIMEOUT (`userTimeoutMs`) ends the connection within a cell.
+    public var deadPeerTimeoutSeconds: Double? { options.userTimeout.map { Double($0.milliseconds) / 1_000 } }
+
     public static func libraryVersions() -> [String: String] {
         ["gnutls": GnuTLSLibrary.version]
     }

@@ -9,22 +9,36 @@ enum TLSServer {
     static func start(_ cell: CellContext, options: TLSOptions) async throws -> SessionServer {
         let files = try options.psk == nil ? TLSFiles(options) : TLSFiles(ca: "", cert: "", key: "")
         let credentials = try TLSCredentials.server(options, files: files)
-        // sessionTickets: one key per server, so the client's measured connection can
-        // resume the session of its priming connection (served first, alike).
+        // sessionTickets: one key per server, so a later connection of the client (the
+        // measured one after the priming one, or a re-made one) can resume an earlier one.
         let ticketKey: TLSSessionTicketKey?
         do {
             ticketKey = options.sessionTickets ? try TLSSessionTicketKey() : nil
         } catch {
             throw TransportError("tls server: \(error)")
         }
+        if options.reconnect != nil {
+            // Every re-made connection has its own handshake; the DATA count lives across them.
+            let host = StreamResumeHost()
+            return try await cell.serveResumableConnections("tls", finished: { host.finished }) { conn in
+                try serveOne(conn, options: options, credentials: credentials, ticketKey: ticketKey, resume: host)
+            }
+        }
         // A separate probe flow (loadedRttProbes.flow) is a second TLS connection, served alike.
         return try await cell.serveConnections("tls", count: options.loadedRttProbes?.flow == .separate ? 2 : 1,
                                                primingFirst: options.sessionTickets) { conn in
-            try conn.setUp(options)
-            let tls = try TLSSession(server: conn, credentials: credentials, ticketKey: ticketKey)
-            try tls.handshake()
-            try StreamWorkloadServer.serve("tls", over: tls, greeting: nil)
-            tls.bye()  // close_notify: the client reads it as the end of the stream
+            try serveOne(conn, options: options, credentials: credentials, ticketKey: ticketKey, resume: nil)
         }
+    }
+
+    /// One connection: handshake, the workload (with `resume`, as part of the client's
+    /// resumable session), close_notify.
+    private static func serveOne(_ conn: Socket, options: TLSOptions, credentials: GnuTLSCredentials, ticketKey: TLSSessionTicketKey?,
+                                 resume: StreamResumeHost?) throws {
+        try conn.setUp(options)
+        let tls = try TLSSession(server: conn, credentials: credentials, ticketKey: ticketKey)
+        try tls.handshake()
+        try StreamWorkloadServer.serve("tls", over: tls, greeting: nil, resume: resume)
+        tls.bye()  // close_notify: the client reads it as the end of the stream
     }
 }

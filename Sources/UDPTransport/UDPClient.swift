@@ -11,15 +11,15 @@ final class UDPClient {
     /// HELLO is retransmitted this often until acknowledged.
     static let helloInterval: UInt64 = 200_000_000
 
-    private let cell: CellContext
-    private let options: UDPOptions
+    let cell: CellContext
+    let options: UDPOptions
     private let socket: Socket
     private let session = UInt32.random(in: 1...UInt32.max)
     /// Tags every datagram to the server in an authenticated cell (a remote link's key).
     private let tag: UDPDatagramTag?
     /// Big enough for a REPORT with its whole bulk series (8 KiB of intervals).
     private var rx = [UInt8](repeating: 0, count: 16_384)
-    private var m = TransportMeasurement()
+    var m = TransportMeasurement()
     private var maxRtt: UInt64 = 0
     private var helloAttempts = 0
     /// Loaded RTT probes (option `loadedRttProbes`): their schedule and answers.
@@ -28,8 +28,10 @@ final class UDPClient {
     /// Loaded probes' sequence numbers start here, apart from the pre-bulk probes'
     /// (0..<rttProbes), so a late pre-bulk echo is never taken for a loaded one.
     static let loadedSequenceBase: UInt64 = 1 << 32
+    /// DATA datagrams handed to the kernel so far (for `resent_bytes` after a resume).
+    var handed = 0
     /// The keepalive (option `keepAlive`), running from HELLO_ACK to the end; nil = off.
-    private var keepAlive: UDPKeepAliveClock?
+    var keepAlive: UDPKeepAliveClock?
 
     private let server: SocketAddress
     /// The server's separate probe-flow port (HELLO_ACK), with `loadedRttProbes.flow` `separate`.
@@ -62,7 +64,7 @@ final class UDPClient {
         }
     }
 
-    private func header(_ type: UDPMessageType, _ sequence: UInt64, _ timestamp: UInt64 = MonotonicClock.now()) -> UDPDatagramHeader {
+    func header(_ type: UDPMessageType, _ sequence: UInt64, _ timestamp: UInt64 = MonotonicClock.now()) -> UDPDatagramHeader {
         UDPDatagramHeader(type: type, session: session, sequence: sequence, timestamp: timestamp)
     }
 
@@ -166,8 +168,10 @@ final class UDPClient {
         let separate = try startSeparateProber()
         defer { if let separate { stopSeparateProber(separate) } }
         let start = MonotonicClock.now()
-        let sendNanos = try sendData(payload, tx: tx, capacity: capacity, untagged: untagged, echoes: echoes, start: start)
-        let (report, endAttempts) = try endUntilReport(payload)
+        let (sendNanos, report, endAttempts) = try sendUntilReport(start: start) { from in
+            (try sendData(payload, from: from, tx: tx, capacity: capacity, untagged: untagged, echoes: echoes, start: start),
+             try endUntilReport(payload))
+        }
         m.bulkNanos = MonotonicClock.elapsed(since: start)
         if loaded.intervalNanos != nil {
             try drainLoadedEchoes()
@@ -184,11 +188,15 @@ final class UDPClient {
     /// Every DATA datagram, in batches of up to `capacity` from `tx`, paced when the
     /// options give a rate, with loaded probes and keepalives between batches; returns
     /// the sender's own time from `start` to the last datagram handed to the kernel.
-    private func sendData(_ payload: Payload, tx: UDPBatchSender, capacity: Int, untagged: Int, echoes: LoadedEchoPoller?,
+    /// From DATA `from` on (0, or where a resumed bulk phase carries on: `handed` counts
+    /// what was handed to the kernel, and the pace restarts there).
+    private func sendData(_ payload: Payload, from: Int, tx: UDPBatchSender, capacity: Int, untagged: Int, echoes: LoadedEchoPoller?,
                           start: UInt64) throws -> UInt64 {
         loaded.begin(at: start)
-        let pacer = options.rateMbps.map { UDPPacer(rateMbps: $0, payloadBytes: payload.size, start: start) }
-        var sent = 0
+        let paceFrom = from == 0 ? start : MonotonicClock.now()
+        let pacer = options.rateMbps.map { UDPPacer(rateMbps: $0, payloadBytes: payload.size, start: paceFrom) }
+        var sent = from
+        handed = from
         while sent < payload.count {
             if let echoes {
                 try sendLoadedProbeIfDue()
@@ -197,9 +205,9 @@ final class UDPClient {
             }
             var k = min(capacity, payload.count - sent)
             if let pacer {
-                UDPPacer.wait(until: pacer.due(sent))
+                UDPPacer.wait(until: pacer.due(sent - from))
                 // Catch up in one batch if the thread was descheduled, never run ahead.
-                k = min(k, max(1, pacer.dueCount(at: MonotonicClock.now()) - sent))
+                k = min(k, max(1, pacer.dueCount(at: MonotonicClock.now()) - (sent - from)))
             }
             let now = MonotonicClock.now()
             for i in 0..<k {
@@ -208,6 +216,7 @@ final class UDPClient {
             }
             try tx.send(socket, count: k)
             sent += k
+            handed = sent
         }
         return MonotonicClock.elapsed(since: start)
     }
@@ -361,7 +370,7 @@ final class UDPClient {
         let now = MonotonicClock.now()
         if k.isLost(now: now) {
             let silent = Double(now - k.lastHeard) / 1e6
-            throw TransportError("udp client: peer lost: nothing from the server for \(Int(silent)) ms "
+            throw UDPPeerLost(description: "udp client: peer lost: nothing from the server for \(Int(silent)) ms "
                 + "(keepAlive \(options.keepAlive!.intervalMs) ms x \(options.keepAlive!.missed))")
         }
         if let seq = k.takeDue(now: now) {
@@ -373,7 +382,7 @@ final class UDPClient {
     /// Set while only loaded echoes are awaited: `waitFor` returns once all are in.
     private var draining = false
 
-    private func send(_ datagram: [UInt8]) throws {
+    func send(_ datagram: [UInt8]) throws {
         let bytes = tag?.tagged(datagram) ?? datagram
         guard try bytes.withUnsafeBytes({ try socket.send($0) }) != nil else {
             throw TransportError("timed out sending to the udp server (cell deadline)")
@@ -383,7 +392,7 @@ final class UDPClient {
     /// Waits up to `within` (and never past the cell's deadline) for a datagram of this
     /// session with `type` (and `sequence`, if given); returns its u64 fields, or nil
     /// when the wait is over. Other datagrams (late echoes, duplicates) are skipped.
-    private func waitFor(_ type: UDPMessageType, sequence: UInt64?, within: UInt64) throws -> [UInt64]? {
+    func waitFor(_ type: UDPMessageType, sequence: UInt64?, within: UInt64) throws -> [UInt64]? {
         let until = MonotonicClock.now() + within
         while true {
             if cell.remainingNanos == 0 { throw TransportError("udp client: cell deadline passed waiting for \(type)") }

@@ -6,6 +6,10 @@ enum UDPMessageType: UInt8 {
     case echo = 0x04
     case keepAlive = 0x05
     case keepAliveAck = 0x06
+    /// c → s, `seq` = attempt: after a keepalive verdict, "are you there, where did you get to?" (`reconnect`).
+    case resume = 0x07
+    /// s → c, `seq` copied: {received u64, next sequence u64 = highest received + 1}.
+    case resumed = 0x08
     case data = 0x10
     case end = 0x11
     case report = 0x12

@@ -66,6 +66,10 @@ public struct UDPReceiverStats: Sendable {
         jitter.add(sentNanos: sentNanos, arrivedNanos: arrivedNanos)
     }
 
+    /// One past the highest sequence number received (0 before any): where a client
+    /// resuming after a lost peer carries on (`reconnect`, docs/protocol/udp.md).
+    public var nextSequence: UInt64 { highest.map { $0 + 1 } ?? 0 }
+
     /// Whether every announced datagram has arrived.
     public var complete: Bool { received >= expected }
 }

@@ -164,10 +164,14 @@ final class UDPServerSession {
                 pendingEnd = (Int(clamping: d.field(0)), MonotonicClock.now() + linger, wantsSpan, wantsUnauthenticated)
             }
             sendReportIfDue()
+        case .resume:
+            // Stateless, like a KEEPALIVE: where the client's DATA got to, for it to carry on.
+            reply(UDPDatagramHeader(type: .resumed, session: h.session, sequence: h.sequence, timestamp: h.timestamp)
+                .datagram([UInt64(stats.received), stats.nextSequence]))
         case .bye:
             reply(UDPDatagramHeader(type: .byeAck, session: h.session, sequence: h.sequence, timestamp: h.timestamp).datagram())
             finished = true
-        case .hello, .helloAck, .echo, .data, .report, .byeAck, .keepAliveAck:
+        case .hello, .helloAck, .echo, .data, .report, .byeAck, .keepAliveAck, .resumed:
             break
         }
     }

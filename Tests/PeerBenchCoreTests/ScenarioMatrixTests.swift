@@ -145,6 +145,22 @@ import Testing
         #expect(s.detectMs == nil)
     }
 
+    /// With `reconnect`: lost 1.6 s into the outage, a first re-made connection resumed
+    /// before the link's return (it cannot count for reconnect_ms), a second 0.35 s after it.
+    @Test func reconnectedTransfer() {
+        let reconnects = [ScenarioFigures.Reconnect(lostAtSeconds: 3.6, resumedAtSeconds: 3.9, resentBytes: 1_000),
+                          ScenarioFigures.Reconnect(lostAtSeconds: 3.95, resumedAtSeconds: 4.35, resentBytes: 500)]
+        let s = ScenarioFigures(event: outage).figures(receiver: nil, delivery: delivery(),
+                                                       ending: .init(completed: true, failedAtSeconds: nil, reconnects: reconnects, duplicates: 0))
+        #expect(s.survived == true && s.reconnects == 2)
+        #expect(s.reconnectMs == 350)
+        #expect(s.detectMs == 1_600)
+        #expect(s.resentBytes == 1_500 && s.duplicates == 0 && s.resumed == nil)
+        // Without the option every new figure stays null.
+        let plain = ScenarioFigures(event: outage).figures(receiver: nil, delivery: delivery(), ending: .init(completed: true, failedAtSeconds: nil))
+        #expect(plain.reconnectMs == nil && plain.resentBytes == nil && plain.duplicates == nil && plain.reconnects == 0)
+    }
+
     @Test func deadConnectionAndTheOKRule() {
         let f = ScenarioFigures(event: outage)
         let s = f.figures(receiver: nil, delivery: delivery(), ending: .init(completed: false, failedAtSeconds: 3.25))

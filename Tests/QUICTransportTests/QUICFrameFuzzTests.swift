@@ -12,12 +12,12 @@ struct QUICFrameFuzzTests {
     func fuzzFrameParser(asClient: Bool) {
         let token = CellToken(cellID: "fuzz", repetition: 0, seed: 1)
         var clean: [[UInt8]] = [
-            FrameEncoder.encode(.hello(token)), FrameEncoder.encode(.ping(5)),
+            FrameEncoder.encode(.hello(token)), FrameEncoder.encode(.resume(token)), FrameEncoder.encode(.ping(5)),
             FrameEncoder.encode(.done(DoneBody(messages: 3, bytes: 300, streams: 1, flags: 1))),
             FrameEncoder.header(.data, length: 100) + [UInt8](repeating: 1, count: 100), FrameEncoder.header(.data, length: 0),
         ]
         if asClient {
-            clean += [FrameEncoder.encode(.pong(5)),
+            clean += [FrameEncoder.encode(.pong(5)), FrameEncoder.encode(.resumed(ResumedBody(messages: 3, bytes: 300))),
                       FrameEncoder.encode(.report(ReportBody(messages: 3, bytes: 300, streams: 1, receiveNanos: 9, spanNanos: 8))),
                       FrameEncoder.encode(.series(BulkSeries(intervalNanos: 100_000_000, bytes: [1, 2, 3])))]
         }

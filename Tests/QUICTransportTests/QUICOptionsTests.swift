@@ -11,7 +11,7 @@ import Testing
         #expect(Set(d.options.map(\.key)) == ["streams", "congestionControl", "maxStreamWindow", "maxWindow", "handshakeTimeoutSeconds",
                                               "idleTimeoutSeconds", "caFile", "certFile", "keyFile", "clientCertFile", "clientKeyFile",
                                               "serverName", "mutualTLS", "loadedRttProbes.intervalMs", "loadedRttProbes.flow",
-                                              "resumption", "zeroRTT"])
+                                              "resumption", "zeroRTT", "reconnect", "reconnect.backoffMs", "reconnect.maxBackoffMs"])
         #expect(d.options.first { $0.key == "loadedRttProbes.flow" }?.type == "same|separate")
     }
 
@@ -33,6 +33,17 @@ import Testing
         #expect { _ = try QUICPlugin(options: PluginOptions(.object(JSONObject(["zeroRTT": true])), path: path)) } throws: {
             "\($0)" == #"$.transports[2].options.zeroRTT: 0-RTT needs a resumed session: set "resumption": true as well"#
         }
+        // reconnect needs the idle timeout, quic's only loss detection, and no loaded probes.
+        #expect { _ = try QUICPlugin(options: PluginOptions(.object(JSONObject(["reconnect": true])), path: path)) } throws: {
+            "\($0)".hasPrefix("$.transports[2].options.reconnect: reconnect needs idleTimeoutSeconds")
+        }
+        #expect { _ = try makePlugin(["idleTimeoutSeconds": 2, "reconnect": ["backoffMs": 500, "maxBackoffMs": 100]]) } throws: {
+            "\($0)".contains("reconnect.maxBackoffMs") && "\($0)".contains("below backoffMs")
+        }
+        #expect { _ = try makePlugin(["idleTimeoutSeconds": 2, "reconnect": true, "loadedRttProbes": ["intervalMs": 50]]) } throws: {
+            "\($0)".contains("reconnect cannot be combined with loadedRttProbes")
+        }
+        _ = try makePlugin(["idleTimeoutSeconds": 2, "reconnect": ["backoffMs": 50]])
         #expect { _ = try makePlugin(["loadedRttProbes": ["flow": "aside"]]) } throws: {
             "\($0)".contains("loadedRttProbes.flow") && "\($0)".contains("\"separate\"")
         }

@@ -55,7 +55,7 @@ struct UDPServerFuzzTests {
         }
         let clean: [[UInt8]] = [
             header(0x01, 0) + UInt64(payload.count).wireBytes + UInt64(payload.size).wireBytes,
-            header(0x03, 3), header(0x05, 1), header(0x13, 0),
+            header(0x03, 3), header(0x05, 1), header(0x07, 2), header(0x13, 0),
             header(0x10, 5) + [UInt8](repeating: 0xAB, count: payload.size),
             header(0x11, 0) + UInt64(1_000).wireBytes + UInt64(64_000).wireBytes + UInt64(1_000_000).wireBytes + UInt64(1).wireBytes,
         ]

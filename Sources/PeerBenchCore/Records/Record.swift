@@ -204,12 +204,22 @@ public struct Record: Sendable, Equatable, Codable {
         if let m, let sent = m.probesSent, sent != m.rttNanos.count {
             extra["rtt_probes"] = ["sent": JSONValue(sent), "answered": JSONValue(m.rttNanos.count)]
         }
+        if let events = m?.reconnects, !events.isEmpty { extra["reconnect"] = reconnectDetail(events) }
         if let c = counters, !c.dropCauses.isEmpty {
             var causes = JSONObject()
             for (k, v) in c.dropCauses.sorted(by: { $0.key < $1.key }) { causes[k] = JSONValue(v) }
             extra["link_drops"] = .object(causes)
         }
         return extra
+    }
+
+    /// `extra.reconnect` of a cell that re-made its connection (`reconnect`), in any
+    /// cell, a static one too: how many times, the attempts each took, and from the
+    /// client's noticing the loss to the first byte on the new connection, ms.
+    private static func reconnectDetail(_ events: [ReconnectEvent]) -> JSONValue {
+        let ms = events.map { JSONValue(Double($0.resumedAtNanos &- $0.lostAtNanos) / 1e6) }
+        return ["count": JSONValue(events.count), "attempts": .array(events.map { JSONValue($0.attempts) }),
+                "lost_to_resumed_ms": .array(ms), "resent_bytes": JSONValue(events.reduce(0) { $0 + $1.resentBytes })]
     }
 
     /// The key a journal files this record under (the last record of a key wins).

@@ -15,11 +15,21 @@ extension Record {
         public var recoverMs: Double?
         /// From the link's return until throughput is back to 90 % of before, ms.
         public var recover90Ms: Double?
-        /// Whether the connection outlived the event (false: it died or was re-made).
+        /// Whether the transfer outlived the event: the client ran to the end, over the
+        /// same connection or (with `reconnect`) over re-made ones.
         public var survived: Bool?
+        /// Connections re-made during the cell.
         public var reconnects: Int?
         /// Bytes the receiver got while the event lasted.
         public var bytesDuringEvent: Int?
+        /// From the link's return to the first byte delivered on a re-made connection, ms.
+        public var reconnectMs: Double?
+        /// Whether the connection that carried the workload used a resumed handshake.
+        public var resumed: Bool?
+        /// Messages the server received more than once (with `reconnect`).
+        public var duplicates: Int?
+        /// Payload bytes the client sent again after reconnecting.
+        public var resentBytes: Int?
 
         public init(name: String, kind: String, stallMs: Double? = nil, detectMs: Double? = nil, recoverMs: Double? = nil,
                     recover90Ms: Double? = nil, survived: Bool? = nil, reconnects: Int? = nil, bytesDuringEvent: Int? = nil) {
@@ -39,6 +49,7 @@ extension Record {
         enum CodingKeys: String, CodingKey {
             case name, kind, stallMs = "stall_ms", detectMs = "detect_ms", recoverMs = "recover_ms", recover90Ms = "recover90_ms"
             case survived, reconnects, bytesDuringEvent = "bytes_during_event"
+            case reconnectMs = "reconnect_ms", resumed, duplicates, resentBytes = "resent_bytes"
         }
     }
 

@@ -14,8 +14,17 @@ extension CellExecutor {
         // The transport's own verdict when it reported one, else the moment the client
         // failed. A cell stopped at its deadline detected nothing: no time for it.
         let failedAt = m?.peerLostAtNanos.flatMap(onLinkClock) ?? (record.status == .failed ? onLinkClock(endedAt) : nil)
-        var scenario = figures.figures(receiver: m?.bulkSeries, delivery: counters?.delivery,
-                                       ending: .init(completed: completed && m?.peerLostAtNanos == nil, failedAtSeconds: failedAt))
+        // Re-made connections (`reconnect`) on the link clock, like the failure.
+        let reconnects = m?.reconnects.map { events in
+            events.compactMap { e in
+                onLinkClock(e.lostAtNanos).flatMap { lost in
+                    onLinkClock(e.resumedAtNanos).map { ScenarioFigures.Reconnect(lostAtSeconds: lost, resumedAtSeconds: $0, resentBytes: e.resentBytes) }
+                }
+            }
+        }
+        let ending = ScenarioFigures.Ending(completed: completed && m?.peerLostAtNanos == nil, failedAtSeconds: failedAt, reconnects: reconnects,
+                                           resumed: m?.resumed, duplicates: m?.reconnects == nil ? nil : m?.delivery?.duplicated)
+        var scenario = figures.figures(receiver: m?.bulkSeries, delivery: counters?.delivery, ending: ending)
         if !completed || m?.peerLostAtNanos != nil {
             scenario.survived = false
         }

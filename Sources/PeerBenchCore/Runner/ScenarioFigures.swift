@@ -20,9 +20,31 @@ public struct ScenarioFigures: Sendable {
         public var completed: Bool
         /// When the client failed or was stopped, seconds on the link clock; nil if it completed.
         public var failedAtSeconds: Double?
-        public init(completed: Bool, failedAtSeconds: Double?) {
+        /// The connections the client re-made (`reconnect`), on the link clock; nil
+        /// when the transport does not reconnect.
+        public var reconnects: [Reconnect]?
+        /// The measurement's `resumed` and `delivery.duplicated` (with `reconnect`).
+        public var resumed: Bool?
+        public var duplicates: Int?
+        public init(completed: Bool, failedAtSeconds: Double?, reconnects: [Reconnect]? = nil, resumed: Bool? = nil,
+                    duplicates: Int? = nil) {
             self.completed = completed
             self.failedAtSeconds = failedAtSeconds
+            self.reconnects = reconnects
+            self.resumed = resumed
+            self.duplicates = duplicates
+        }
+    }
+
+    /// A `ReconnectEvent` on the link clock (seconds).
+    public struct Reconnect: Sendable {
+        public var lostAtSeconds: Double
+        public var resumedAtSeconds: Double
+        public var resentBytes: Int
+        public init(lostAtSeconds: Double, resumedAtSeconds: Double, resentBytes: Int) {
+            self.lostAtSeconds = lostAtSeconds
+            self.resumedAtSeconds = resumedAtSeconds
+            self.resentBytes = resentBytes
         }
     }
 
@@ -42,9 +64,11 @@ public struct ScenarioFigures: Sendable {
             if let i = up.indices.first(where: { $0 >= endBin && up[$0] > 0 }) { s.recoverMs = Self.ms(Double(i - endBin) * bin) }
             s.recover90Ms = recovery90(up, endBin: endBin, bin: bin)
         }
+        s.resumed = ending.resumed
+        if let reconnects = ending.reconnects { reconnectFigures(reconnects, ending: ending, into: &s) }
         if ending.completed {
             s.survived = true
-            s.reconnects = 0
+            s.reconnects = ending.reconnects?.count ?? 0
         } else if let failed = ending.failedAtSeconds, let start = event.deadStartSeconds ?? event.startSeconds, failed >= start {
             // The connection died during or after the event: the transport gave up on its peer.
             s.survived = false
@@ -52,6 +76,21 @@ public struct ScenarioFigures: Sendable {
             s.detectMs = Self.ms(failed - start)
         }
         return s
+    }
+
+    /// `reconnects`, `resent_bytes`, `duplicates`; `reconnect_ms` from the link's return
+    /// to the first re-made connection resumed after it; `detect_ms` from the dead
+    /// stretch's start to the first loss the client noticed in it.
+    func reconnectFigures(_ reconnects: [Reconnect], ending: Ending, into s: inout Record.Scenario) {
+        s.reconnects = reconnects.count
+        s.resentBytes = reconnects.reduce(0) { $0 + $1.resentBytes }
+        s.duplicates = ending.duplicates
+        if let end = event.endSeconds, let back = reconnects.first(where: { $0.resumedAtSeconds >= end }) {
+            s.reconnectMs = Self.ms(back.resumedAtSeconds - end)
+        }
+        if let start = event.deadStartSeconds ?? event.startSeconds, let lost = reconnects.first(where: { $0.lostAtSeconds >= start }) {
+            s.detectMs = Self.ms(lost.lostAtSeconds - start)
+        }
     }
 
     /// Whether a cell that failed died the way its settings predict: the link was dead

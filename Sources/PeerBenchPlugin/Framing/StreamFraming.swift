@@ -7,6 +7,14 @@ public enum StreamFrameType: UInt8, Sendable {
     case hello = 0x01
     case probe = 0x02
     case echo = 0x03
+    /// Client, empty: "give me a session token, I may come back" (`reconnect`; StreamResume.swift).
+    case resumable = 0x04
+    /// Server, {token u64}: the answer to RESUMABLE.
+    case session = 0x05
+    /// Client, {token u64}: the first frame (after HELLO for tcp) on a re-made connection.
+    case resume = 0x06
+    /// Server, {DATA messages u64, DATA bytes u64}: what it holds; the client carries on from there.
+    case resumed = 0x07
     case data = 0x10
     case end = 0x11
     case report = 0x12
@@ -102,8 +110,9 @@ public final class StreamFrameReader {
     private let storage: UnsafeMutableRawBufferPointer
     private var head = 0
     private var tail = 0
-    /// Bytes of the current DATA body not yet consumed.
+    /// Bytes of the current DATA body not yet consumed, and the body's whole length.
     private var dataRemaining = 0
+    private var dataLength = 0
     /// What the caller is waiting for, for timeout messages.
     public var waitingFor = "data"
     /// When the bytes in the buffer arrived: the return of the recv() that brought them.
@@ -146,6 +155,7 @@ public final class StreamFrameReader {
                     }
                     head += StreamFraming.headerSize
                     if length == 0 { count.messageArrived(at: filledAt) } else { dataRemaining = length }
+                    dataLength = length
                     continue
                 }
                 guard length <= StreamFraming.maxBody(type) else {
@@ -163,6 +173,11 @@ public final class StreamFrameReader {
             }
         }
     }
+
+    /// Body bytes of a DATA frame begun but not finished, already added to the count's
+    /// `bytes`: a connection cut there leaves them counted without their message, so a
+    /// server resuming the client takes them off again (StreamResumeHost.swift).
+    public var partialDataBytes: Int { dataRemaining > 0 ? dataLength - dataRemaining : 0 }
 
     /// True when the next frame is a control frame already in the buffer whole, so
     /// `nextControl` returns it without reading: a server answers everything one

@@ -31,7 +31,7 @@ public struct StreamWorkloadClient {
     /// probes on schedule (32 KiB is 13 ms at 20 Mbit/s; 256 KiB would be 105 ms).
     public static let loadedBatchBytes = 32 << 10
 
-    private let transport: String
+    let transport: String
     private let who: String
     /// The connection's stream and reader; a helper thread of the bulk phase borrows
     /// them (`HelperConnection`).
@@ -45,11 +45,11 @@ public struct StreamWorkloadClient {
         reader = StreamFrameReader(stream)
     }
 
-    private func send(_ bytes: UnsafeRawBufferPointer, during phase: String) throws {
+    func send(_ bytes: UnsafeRawBufferPointer, during phase: String) throws {
         guard try stream.writeAll(bytes) else { throw TransportError("\(who): the server closed the connection \(phase)") }
     }
 
-    private func nextControl(_ waitingFor: String, closed phase: String) throws -> (type: StreamFrameType, body: UnsafeRawBufferPointer) {
+    func nextControl(_ waitingFor: String, closed phase: String) throws -> (type: StreamFrameType, body: UnsafeRawBufferPointer) {
         var ignored = StreamDataCount()  // the client receives no DATA
         reader.waitingFor = waitingFor
         guard let frame = try reader.nextControl(counting: &ignored) else {
@@ -165,7 +165,11 @@ public struct StreamWorkloadClient {
     /// server's REPORT, so it covers delivery, not just filling buffers. With
     /// `loadedProbes`, a PROBE goes between DATA batches (and after END until the
     /// REPORT) every interval, and its echo is timed into `m.rttLoadedNanos`.
-    public func bulk(_ payload: Payload, loadedProbes: LoadedRttProbes? = nil, into m: inout TransportMeasurement) throws {
+    /// With `progress` (a resumed bulk phase, StreamResumableBulk.swift), the first
+    /// `progress.offset` messages are not sent (the server holds them), the time runs
+    /// from `progress.startedAt`, and `progress.handed` counts what was written.
+    public func bulk(_ payload: Payload, loadedProbes: LoadedRttProbes? = nil, progress: BulkProgress? = nil,
+                     into m: inout TransportMeasurement) throws {
         let frameSize = StreamFraming.headerSize + payload.size
         let perBatch = max(1, min(payload.count, (loadedProbes == nil ? Self.batchBytes : Self.loadedBatchBytes) / frameSize))
         // Every DATA frame is identical, so one prebuilt batch is sent over and over:
@@ -191,9 +195,11 @@ public struct StreamWorkloadClient {
             }
         }
         var probes = LoadedProbeSchedule(loadedProbes)
-        let start = MonotonicClock.now()
+        let start = progress?.startedAt ?? MonotonicClock.now()
         probes.begin(at: start)
-        var left = payload.count
+        var left = payload.count - (progress?.offset ?? 0)
+        // Resumed after every message had arrived (the REPORT was lost): END alone.
+        if left <= 0 { try end.withUnsafeBytes { try write($0) } }
         while left > 0 {
             if let frame = probes.probeIfDue() { try frame.withUnsafeBytes { try write($0) } }
             let n = min(left, perBatch)
@@ -205,6 +211,7 @@ public struct StreamWorkloadClient {
             }
             try write(UnsafeRawBufferPointer(rebasing: batch[0..<bytes]))
             left -= n
+            progress?.handed += n
         }
         // The data may still be queued for a while: with loaded probes, keep probing until the REPORT.
         while !collector.waitForReport(nanos: loadedProbes == nil ? nil : probes.nanosUntilDue()) {
@@ -263,7 +270,11 @@ public struct StreamWorkloadClient {
 /// (the transport closes, which is the answer the client waits for). Error texts
 /// start with `"<transport> server:"`.
 public enum StreamWorkloadServer {
-    public static func serve(_ transport: String, over stream: any ByteStream, greeting: StreamGreeting?) throws {
+    /// With `resume` (the cell's `reconnect`), RESUMABLE and RESUME are answered and the
+    /// DATA count lives in the host across the client's connections (StreamResumeHost.swift);
+    /// without, those frames are protocol errors and nothing changes on the wire.
+    public static func serve(_ transport: String, over stream: any ByteStream, greeting: StreamGreeting?,
+                             resume host: StreamResumeHost? = nil) throws {
         let who = "\(transport) server"
         func send(_ bytes: UnsafeRawBufferPointer, _ phase: String) throws {
             guard try stream.writeAll(bytes) else { throw TransportError("\(who): the client closed the connection \(phase)") }
@@ -271,7 +282,11 @@ public enum StreamWorkloadServer {
         let reader = StreamFrameReader(stream)
         reader.waitingFor = "the client's next frame"
         var count = StreamDataCount(series: BulkSeriesRecorder(maxIntervals: StreamFraming.maxReportIntervals))
+        var resume = host.map { StreamResumeConnection(host: $0, stream: stream) }
+        var saidGoodbye = false
+        defer { resume?.end(count: count, reader: reader, goodbye: saidGoodbye) }
         var greeted = greeting == nil
+        var sawFrames = false
         // The echoes of the probes one read brought, written together once the buffer
         // holds no further whole frame: one write per read, as an app answers what one
         // receive delivered. One write per echo would, with Nagle on, hold every echo
@@ -302,19 +317,30 @@ public enum StreamWorkloadServer {
                 echoes.append(contentsOf: frame.body)
                 if !reader.hasBufferedControlFrame { try flushEchoes() }
             case .end:
-                // END {messages, bytes[, flags]}: a client that knows the receiver's span
-                // asks for it; an older one gets the REPORT it can read.
-                let flags = frame.body.count >= 24 ? frame.body.readBE(UInt64.self, at: 16) : 0
-                let span = flags & StreamFraming.endFlagReceiverSpan != 0 ? count.spanNanos : nil
-                try StreamReport(messages: count.messages, bytes: count.bytes, series: count.series?.series, spanNanos: span).frame()
-                    .withUnsafeBytes { try send($0, "before the REPORT") }
+                try report(frame.body, count: count, send: send)
             case .goodbye:
+                saidGoodbye = true
                 return
-            case .echo, .report, .data:
+            case .resumable where resume != nil && greeted, .resume where resume != nil && greeted:
+                let first = !sawFrames && count.messages == 0 && count.bytes == 0
+                try resume!.answer(frame.type, body: frame.body, count: &count, sawFrames: !first)
+                    .withUnsafeBytes { try send($0, "after \(frame.type)") }
+            case .echo, .report, .data, .resumable, .session, .resume, .resumed:
                 throw TransportError("\(who): unexpected \(frame.type) frame from the client")
             }
             if !greeted { throw TransportError("\(who): the client did not start with HELLO") }
+            if frame.type != .hello { sawFrames = true }
         }
         throw TransportError("\(who): the client closed the connection without GOODBYE")
+    }
+
+    /// END {messages, bytes[, flags]}: a client that knows the receiver's span asks for
+    /// it; an older one gets the REPORT it can read.
+    private static func report(_ body: UnsafeRawBufferPointer, count: StreamDataCount,
+                               send: (UnsafeRawBufferPointer, String) throws -> Void) throws {
+        let flags = body.count >= 24 ? body.readBE(UInt64.self, at: 16) : 0
+        let span = flags & StreamFraming.endFlagReceiverSpan != 0 ? count.spanNanos : nil
+        try StreamReport(messages: count.messages, bytes: count.bytes, series: count.series?.series, spanNanos: span).frame()
+            .withUnsafeBytes { try send($0, "before the REPORT") }
     }
 }

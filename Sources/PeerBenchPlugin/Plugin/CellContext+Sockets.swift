@@ -148,6 +148,106 @@ extension CellContext {
         return SessionServer(address: address, stopper: stopper, task: task)
     }
 
+    /// The server of a client with `reconnect`: every connection the client opens
+    /// (up to 1 + `ReconnectPolicy.maxReconnects`) runs `session` on its own thread,
+    /// and connections are accepted until `finished()` (the client's GOODBYE: the
+    /// session that saw it stops the listener) or the cell's deadline. A session that
+    /// failed is the server's failure only when no session ended with GOODBYE: a
+    /// connection the client lost and replaced is expected to fail.
+    public func serveResumableConnections(_ transport: String, finished: @escaping @Sendable () -> Bool,
+                                          _ session: @escaping @Sendable (Socket) throws -> Void) async throws -> SessionServer {
+        let cell = self
+        return try await serveListener(transport, backlog: 4) { listener, stopper in
+            var threads: [JoinableThread] = []
+            for i in 0...ReconnectPolicy.maxReconnects {
+                let next: Socket
+                if i == 0 {
+                    next = try cell.acceptOne(on: listener, "\(transport) server")
+                } else {
+                    guard !finished(), let another = try? cell.acceptOne(on: listener, "\(transport) server") else { break }
+                    next = another
+                }
+                threads.append(JoinableThread("\(transport) session") {
+                    defer { if finished() { listener.shutdown() } }
+                    try cell.withSocket(next, stopper: stopper, session)
+                })
+            }
+            var failure: (any Error)?
+            for thread in threads {
+                do { try thread.join() } catch { failure = error }
+            }
+            if let failure, !finished() { throw failure }
+        }
+    }
+
+    /// A listening socket on the server endpoint and, in the background, `serve` with
+    /// it scoped as in `withSocket`; errors after `stop()` or the cell's cancellation
+    /// are not the server's failure.
+    private func serveListener(_ transport: String, backlog: Int32,
+                               _ serve: @escaping @Sendable (Socket, CellCancellation) throws -> Void) async throws -> SessionServer {
+        let stopper = CellCancellation()
+        let cell = self
+        let listener = try await server.run("\(transport)-listen") { () throws -> Socket in
+            let s = try Socket(family: SocketAddress(host: cell.server.address, port: 0).family, type: Int32(SOCK_STREAM.rawValue))
+            do {
+                try s.setReuseAddress()
+                _ = try cell.server.bindServer(s)
+                try s.listen(backlog: backlog)
+            } catch {
+                s.close()
+                throw error
+            }
+            return s
+        }
+        let address: SocketAddress
+        do {
+            address = try listener.localAddress()
+        } catch {
+            listener.close()
+            throw error
+        }
+        track(listener, stopper)
+        let task = Task<Void, any Error> {
+            try await cell.server.run("\(transport)-server") {
+                do {
+                    try cell.withSocket(listener, stopper: stopper) { try serve($0, stopper) }
+                } catch {
+                    if stopper.isCancelled || cell.cancellation.isCancelled { return }
+                    throw error
+                }
+            }
+        }
+        return SessionServer(address: address, stopper: stopper, task: task)
+    }
+
+    /// A re-made connection of a stream client (`reconnect`): a TCP socket from the
+    /// client endpoint (call on the client's thread, inside `client.run`), tracked for
+    /// the cell's cancellation, `configure`d, and connected within `timeoutNanos` (its
+    /// send timeout: a SYN into a dead link gives up then); afterwards its timeouts are
+    /// at the cell's deadline. The caller closes it with `closeStreamConnection`.
+    public func openStreamConnection(to server: SocketAddress, timeoutNanos: UInt64,
+                                     configure: (Socket) throws -> Void = { _ in }) throws -> Socket {
+        let s = try Socket(family: server.family, type: Int32(SOCK_STREAM.rawValue))
+        track(s)
+        do {
+            try configure(s)
+            try s.setReceiveTimeout(nanoseconds: Swift.max(Swift.min(timeoutNanos, remainingNanos), 1_000_000))
+            try s.setSendTimeout(nanoseconds: Swift.max(Swift.min(timeoutNanos, remainingNanos), 1_000_000))
+            try s.connect(server)
+            try applyDeadline(to: s)
+            return s
+        } catch {
+            closeStreamConnection(s)
+            throw error
+        }
+    }
+
+    /// Forgets and closes a socket of `openStreamConnection`.
+    public func closeStreamConnection(_ socket: Socket) {
+        untrack(socket)
+        socket.close()
+    }
+
     /// The client's connection of a stream transport: a TCP socket from the client
     /// endpoint (call inside `client.run`), `configure`d before connecting, connected
     /// to `server` with the set-up timed, then `body` with it scoped as in

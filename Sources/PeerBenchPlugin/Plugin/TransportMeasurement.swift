@@ -33,12 +33,15 @@ public struct TransportMeasurement: Sendable, Equatable, Codable {
     /// keepalive's verdict it survived to report), `MonotonicClock` nanoseconds; nil = never.
     /// Scenario cells measure `detect_ms` from it (or from the client's failure).
     public var peerLostAtNanos: UInt64?
+    /// Connections the client re-made in the bulk phase (`reconnect`), in order; nil
+    /// when the option is off, empty when it is on and the first connection lasted.
+    public var reconnects: [ReconnectEvent]?
+    /// Whether the connection that carried the workload used a resumed TLS session or a QUIC resumed/0-RTT handshake; nil = no resumption attempted.
+    public var resumed: Bool?
     /// The congestion controller in force for the cell's connection, as the transport
     /// read it back (tcp/tls: `TCP_CONGESTION` of the socket; quic: ngtcp2's); nil where
     /// the transport has none (udp, uwb) or cannot tell (exec).
     public var congestionControl: String?
-    /// Whether the connection that carried the workload used a resumed TLS session or a QUIC resumed/0-RTT handshake; nil = no resumption attempted.
-    public var resumed: Bool?
     /// CPU time (user + system) each side of the plugin spent in the cell, seconds
     /// (`CPUAccount`); set by the runner, not by the plugin. nil for a side not measured.
     public var cpuSeconds: EndPair?
@@ -88,6 +91,7 @@ extension TransportMeasurement {
         case rfc3550JitterMs = "rfc3550_jitter_ms", rttLoadedNanos = "rtt_loaded_ns", bulkSeries = "bulk_series", ranging
         case peerLostAtNanos = "peer_lost_at_ns", congestionControl = "congestion_control", cpuSeconds = "cpu_seconds"
         case status, error, extra
+        case reconnects
         case resumed = "resumed"
     }
 }
