@@ -36,7 +36,7 @@ TIMING=(
     ExecFailureTests IperfTransportTests BuiltInPluginContractTests
     # control channel and remote peers: RTTs, handshake and idle deadlines
     ControlChannelRTTTests ControlChannelRobustnessTests ControlChannelTests ControlFuzzTests
-    FieldPromptTests RemoteEmulatedLinkTests RemoteEndToEndTests RemoteResumptionTests
+    FieldPromptTests RemoteEmulatedLinkTests RemoteReconnectTests RemoteEndToEndTests RemoteResumptionTests
     # serve under hostile input: handshake slots and timeouts, cut-short cells, spoofed udp
     ServeLockoutTests ServeSessionHygieneTests ServeCellOutcomeTests UDPAuthenticationTests
     # runner and CLI: cell deadlines, grace periods, the measurement floor

@@ -156,6 +156,13 @@ import Testing
         #expect(s.reconnectMs == 350)
         #expect(s.detectMs == 1_600)
         #expect(s.resentBytes == 1_500 && s.duplicates == 0 && s.resumed == nil)
+        // A walk away and back: the link is usable again when its dead stretch ends
+        // (1.2 + 4.4 = 5.6 s), before the walker is back at 6.67 s.
+        let walk = ScenarioEvent(name: "w", kind: "walk-away", startSeconds: 0, endSeconds: 6.67, deadSeconds: 4.4, deadStartSeconds: 1.2,
+                                 timeline: [])
+        let walked = ScenarioFigures(event: walk).figures(receiver: nil, delivery: nil, ending: .init(
+            completed: true, failedAtSeconds: nil, reconnects: [.init(lostAtSeconds: 2.5, resumedAtSeconds: 5.9, resentBytes: 0)], duplicates: 0))
+        #expect(walked.reconnectMs == 300 && walked.detectMs == 1_300)
         // Without the option every new figure stays null.
         let plain = ScenarioFigures(event: outage).figures(receiver: nil, delivery: delivery(), ending: .init(completed: true, failedAtSeconds: nil))
         #expect(plain.reconnectMs == nil && plain.resentBytes == nil && plain.duplicates == nil && plain.reconnects == 0)

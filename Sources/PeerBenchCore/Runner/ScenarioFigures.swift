@@ -79,18 +79,28 @@ public struct ScenarioFigures: Sendable {
     }
 
     /// `reconnects`, `resent_bytes`, `duplicates`; `reconnect_ms` from the link's return
-    /// to the first re-made connection resumed after it; `detect_ms` from the dead
-    /// stretch's start to the first loss the client noticed in it.
+    /// (`linkBackSeconds`) to the first re-made connection resumed after it; `detect_ms`
+    /// from the dead stretch's start to the first loss the client noticed in it.
     func reconnectFigures(_ reconnects: [Reconnect], ending: Ending, into s: inout Record.Scenario) {
         s.reconnects = reconnects.count
         s.resentBytes = reconnects.reduce(0) { $0 + $1.resentBytes }
         s.duplicates = ending.duplicates
-        if let end = event.endSeconds, let back = reconnects.first(where: { $0.resumedAtSeconds >= end }) {
-            s.reconnectMs = Self.ms(back.resumedAtSeconds - end)
+        if let back = linkBackSeconds, let first = reconnects.first(where: { $0.resumedAtSeconds >= back }) {
+            s.reconnectMs = Self.ms(first.resumedAtSeconds - back)
         }
         if let start = event.deadStartSeconds ?? event.startSeconds, let lost = reconnects.first(where: { $0.lostAtSeconds >= start }) {
             s.detectMs = Self.ms(lost.lostAtSeconds - start)
         }
+    }
+
+    /// When the link is usable again: the end of its dead stretch when that comes before
+    /// the event's end (a walk away and back: the median SNR back above MCS 0, while the
+    /// walker is still on the way back), else the event's end (an outage's end is its
+    /// dead stretch's end); nil when the link does not come back.
+    var linkBackSeconds: Double? {
+        guard let end = event.endSeconds else { return nil }
+        guard let deadStart = event.deadStartSeconds, event.deadSeconds > 0 else { return end }
+        return min(end, deadStart + event.deadSeconds)
     }
 
     /// Whether a cell that failed died the way its settings predict: the link was dead

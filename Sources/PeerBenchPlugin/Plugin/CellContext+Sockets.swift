@@ -236,6 +236,10 @@ extension CellContext {
             try s.connect(server)
             try applyDeadline(to: s)
             return s
+        } catch let e as SystemError where e.errno == EINPROGRESS {
+            // What a blocking connect says when its send timeout expired.
+            closeStreamConnection(s)
+            throw TransportError("connect to \(server) timed out after \(timeoutNanos / 1_000_000) ms")
         } catch {
             closeStreamConnection(s)
             throw error
