@@ -3,8 +3,9 @@ import Testing
 
 /// `reconnect` end to end through `peerbench run` over the emulated link: tcp and tls
 /// with a 1.5 s user timeout lose their connection in a 3 s outage in the middle of
-/// the bulk phase, connect again once the link is back, and finish the transfer with
-/// every message delivered exactly once; udp with a 1.5 s keepalive resumes from the
+/// the bulk phase, connect again once the link is back (tls with `sessionTickets`
+/// resuming the first connection's session), and finish the transfer with every
+/// message delivered exactly once; udp with a 1.5 s keepalive resumes from the
 /// server's next sequence number, so the datagrams sent into the outage are sent again.
 @Suite(.serialized, .enabled(if: CLIRunnerDeathTests.canEmulate, "needs root and /dev/net/tun"))
 struct ScenarioReconnectTests {
@@ -15,6 +16,7 @@ struct ScenarioReconnectTests {
          "transports": [
            {"plugin": "tcp", "label": "tcp-rc", "options": {"userTimeoutMs": 1500, "reconnect": true}},
            {"plugin": "tls", "label": "tls-rc", "options": {"userTimeoutMs": 1500, "reconnect": true}},
+           {"plugin": "tls", "label": "tls-tickets-rc", "options": {"userTimeoutMs": 1500, "reconnect": true, "sessionTickets": true}},
            {"plugin": "udp", "label": "udp-rc", "options": {"rateMbps": 8, "keepAlive": {"intervalMs": 500, "missed": 3}, "reconnect": true}},
            {"plugin": "tcp", "label": "tcp"}],
          "matrix": {"environments": [\(ScenarioRunTests.lab)], "distances": [1],
@@ -25,7 +27,7 @@ struct ScenarioReconnectTests {
     @Test("outage of 3 s: tcp and tls with userTimeoutMs 1500, udp with keepAlive 500 ms x 3, each with reconnect, complete ok, every message once, reconnect_ms measured")
     func outage() throws {
         let recs = try ScenarioRunTests().run(Self.matrix)
-        for label in ["tcp-rc", "tls-rc", "udp-rc"] {
+        for label in ["tcp-rc", "tls-rc", "tls-tickets-rc", "udp-rc"] {
             let r = try #require(recs[label], "\(label) has a record")
             let s = ScenarioRunTests().scenario(r)
             let d = r["delivery"] as? [String: Any] ?? [:]
@@ -45,7 +47,14 @@ struct ScenarioReconnectTests {
             #expect(back >= 0 && back <= 2_500, "\(label): \(s)")
             // Whatever sat in the lost connection's buffers is sent again, and counted.
             #expect((s["resent_bytes"] as? Int ?? -1) >= 0, "\(label): \(s)")
-            #expect(s["resumed"] is NSNull, "no resumption asked for: \(s)")
+            if label == "tls-tickets-rc" {
+                // No priming connection with reconnect: the first connection's ticket (it
+                // came with the probes' echoes) resumes the re-made one.
+                #expect(s["resumed"] as? Bool == true, "the re-made tls connection resumed the first one's session: \(s)")
+                #expect((r["extra"] as? [String: Any])?["tls"].flatMap { ($0 as? [String: Any])?["priming_connect_ms"] } == nil, "\(r)")
+            } else {
+                #expect(s["resumed"] is NSNull, "no resumption asked for: \(s)")
+            }
             // The same reconnects in extra, with the client's own view of each.
             let extra = (r["extra"] as? [String: Any])?["reconnect"] as? [String: Any] ?? [:]
             #expect(extra["count"] as? Int == s["reconnects"] as? Int, "\(label): \(extra)")
