@@ -91,61 +91,34 @@ extension CellContext {
                                  _ session: @escaping @Sendable (Socket) throws -> Void) async throws -> SessionServer {
         let stopper = CellCancellation()
         let cell = self
-        let listener = try await server.run("\(transport)-listen") { () throws -> Socket in
-            let s = try Socket(family: SocketAddress(host: cell.server.address, port: 0).family, type: Int32(SOCK_STREAM.rawValue))
-            do {
-                try s.setReuseAddress()
-                _ = try cell.server.bindServer(s)
-                try s.listen(backlog: Int32(count + (primingFirst ? 1 : 0)))
-            } catch {
-                s.close()
-                throw error
+        let (listener, address) = try await listen(transport, backlog: Int32(count + (primingFirst ? 1 : 0)), stopper: stopper)
+        return serveInBackground(transport, address: address, stopper: stopper) {
+            if primingFirst {
+                // The listener stays open (tracked above) for the connections that follow.
+                let priming = try cell.acceptOne(on: listener, "\(transport) server (priming connection)")
+                try cell.withSocket(priming, stopper: stopper, session)
             }
-            return s
-        }
-        let address: SocketAddress
-        do {
-            address = try listener.localAddress()
-        } catch {
-            listener.close()
-            throw error
-        }
-        track(listener, stopper)
-        let task = Task<Void, any Error> {
-            try await cell.server.run("\(transport)-server") {
-                do {
-                    if primingFirst {
-                        // The listener stays open (tracked above) for the connections that follow.
-                        let priming = try cell.acceptOne(on: listener, "\(transport) server (priming connection)")
-                        try cell.withSocket(priming, stopper: stopper, session)
-                    }
-                    guard count > 1 else {
-                        let connection = try cell.withSocket(listener, stopper: stopper) { try cell.acceptOne(on: $0, "\(transport) server") }
-                        try cell.withSocket(connection, stopper: stopper, session)
-                        return
-                    }
-                    try cell.withSocket(listener, stopper: stopper) { listener in
-                        let first = try cell.acceptOne(on: listener, "\(transport) server")
-                        let main = JoinableThread("\(transport) session") {
-                            defer { listener.shutdown() }  // no more connections once the client's session ended
-                            try cell.withSocket(first, stopper: stopper, session)
-                        }
-                        var failure: (any Error)?
-                        for _ in 1..<count {
-                            // acceptOne, so the second flow is held to the same admitted peer as the first.
-                            guard let next = try? cell.acceptOne(on: listener, "\(transport) server") else { break }
-                            do { try cell.withSocket(next, stopper: stopper, session) } catch { failure = failure ?? error }
-                        }
-                        try main.join()
-                        if let failure { throw failure }
-                    }
-                } catch {
-                    if stopper.isCancelled || cell.cancellation.isCancelled { return }
-                    throw error
+            guard count > 1 else {
+                let connection = try cell.withSocket(listener, stopper: stopper) { try cell.acceptOne(on: $0, "\(transport) server") }
+                try cell.withSocket(connection, stopper: stopper, session)
+                return
+            }
+            try cell.withSocket(listener, stopper: stopper) { listener in
+                let first = try cell.acceptOne(on: listener, "\(transport) server")
+                let main = JoinableThread("\(transport) session") {
+                    defer { listener.shutdown() }  // no more connections once the client's session ended
+                    try cell.withSocket(first, stopper: stopper, session)
                 }
+                var failure: (any Error)?
+                for _ in 1..<count {
+                    // acceptOne, so the second flow is held to the same admitted peer as the first.
+                    guard let next = try? cell.acceptOne(on: listener, "\(transport) server") else { break }
+                    do { try cell.withSocket(next, stopper: stopper, session) } catch { failure = failure ?? error }
+                }
+                try main.join()
+                if let failure { throw failure }
             }
         }
-        return SessionServer(address: address, stopper: stopper, task: task)
     }
 
     /// The server of a client with `reconnect`: every connection the client opens
@@ -187,6 +160,16 @@ extension CellContext {
                                _ serve: @escaping @Sendable (Socket, CellCancellation) throws -> Void) async throws -> SessionServer {
         let stopper = CellCancellation()
         let cell = self
+        let (listener, address) = try await listen(transport, backlog: backlog, stopper: stopper)
+        return serveInBackground(transport, address: address, stopper: stopper) {
+            try cell.withSocket(listener, stopper: stopper) { try serve($0, stopper) }
+        }
+    }
+
+    /// A listening socket on the server endpoint (port chosen by the kernel), tracked
+    /// for `stopper`, and its address.
+    private func listen(_ transport: String, backlog: Int32, stopper: CellCancellation) async throws -> (Socket, SocketAddress) {
+        let cell = self
         let listener = try await server.run("\(transport)-listen") { () throws -> Socket in
             let s = try Socket(family: SocketAddress(host: cell.server.address, port: 0).family, type: Int32(SOCK_STREAM.rawValue))
             do {
@@ -207,11 +190,17 @@ extension CellContext {
             throw error
         }
         track(listener, stopper)
+        return (listener, address)
+    }
+
+    /// Runs `body` on the server endpoint in the background; an error after `stop()` or
+    /// the cell's cancellation is not the server's failure.
+    private func serveInBackground(_ transport: String, address: SocketAddress, stopper: CellCancellation,
+                                   _ body: @escaping @Sendable () throws -> Void) -> SessionServer {
+        let cell = self
         let task = Task<Void, any Error> {
             try await cell.server.run("\(transport)-server") {
-                do {
-                    try cell.withSocket(listener, stopper: stopper) { try serve($0, stopper) }
-                } catch {
+                do { try body() } catch {
                     if stopper.isCancelled || cell.cancellation.isCancelled { return }
                     throw error
                 }
