@@ -30,10 +30,13 @@ public enum RemoteCell {
         /// The transport's Wi-Fi settings, so serve marks its sockets with the same
         /// service class as the client (null = the defaults).
         public var wifi: WifiSettings?
+        /// The cell's workload as the matrix wrote it (docs/WORKLOADS.md); nil (absent)
+        /// for the plain upload, and from a client before the key existed.
+        public var workload: JSONValue?
 
         enum CodingKeys: String, CodingKey {
             case plugin, label, options, cellID = "cell_id", repetition, seed, payload, rttProbes = "rtt_probes", rttMethod = "rtt_method"
-            case timeoutSeconds = "timeout_seconds", environment, distanceLabel = "distance_label", distanceMeters = "distance_m", wifi
+            case timeoutSeconds = "timeout_seconds", environment, distanceLabel = "distance_label", distanceMeters = "distance_m", wifi, workload
         }
 
         public init(transport: TransportSpec, cell: CellContextSeed, link: ResolvedLink, timeoutSeconds: Double) {
@@ -51,6 +54,17 @@ public enum RemoteCell {
             distanceLabel = link.distanceLabel
             distanceMeters = link.distanceMeters
             wifi = transport.wifi
+            workload = cell.workload.json
+        }
+
+        /// The workload, read by the matrix's rules and bounds; throws naming `$.workload`.
+        public func workloadSpec() throws -> WorkloadSpec {
+            guard let workload else { return .upload }
+            var parser = WorkloadListParser()
+            guard let w = parser.entry(workload, JSONPath.root.key("workload")) else {
+                throw TransportError("cell request: " + parser.problems.map(\.description).joined(separator: "; "))
+            }
+            return w
         }
 
         /// The cell as the server's plugin sees it; nil when the seed is not a 64-bit number.

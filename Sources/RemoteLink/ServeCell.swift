@@ -41,6 +41,10 @@ public final class ServeCell: Sendable {
         if let payload = request.payload, let problem = plugin.check(payload: payload, path: JSONPath.root.key("payload")).first {
             throw TransportError("\(problem.path ?? "$.payload"): \(problem.message)")
         }
+        let workload = try request.workloadSpec()
+        if let problem = plugin.check(workload: workload, path: JSONPath.root.key("workload")).first {
+            throw TransportError("\(problem.path ?? "$.workload"): \(problem.message)")
+        }
         let started = MonotonicClock.now()
         let deadline = started + UInt64(request.timeoutSeconds * 1e9)
         let cancellation = CellCancellation()
@@ -51,6 +55,7 @@ public final class ServeCell: Sendable {
                                   client: Endpoint(address: peer), server: endpoint, cancellation: cancellation, logger: cellLogger,
                                   rttMethod: request.rttMethod ?? .pingPong)
         context.wifi = request.wifi ?? .default
+        context.workload = workload
         context.dataKey = try CellDataKey.random()
         let cell = context
         let cpu = CPUAccount()

@@ -40,7 +40,7 @@ import Testing
         let after = CLIUnattendedTests.lines(out)
         #expect(Array(after.prefix(6)) == journal, "nothing already in the journal is rewritten or dropped")
         #expect(after.count == 8, "cells 2 and 3 ran again: their only records were foreign")
-        let mine = try CLI.records(in: out).filter { $0["run_id"] as? String == runID && $0["schema"] as? String == "peerbench.record/5" && $0["cell_id"] as? String != "ffffffffffffffff" }
+        let mine = try CLI.records(in: out).filter { $0["run_id"] as? String == runID && $0["schema"] as? String == "peerbench.record/6" && $0["cell_id"] as? String != "ffffffffffffffff" }
         #expect(Set(CLIUnattendedTests.keys(mine)) == Set(CLIUnattendedTests.keys(own)), "each of the run's cells exactly once")
         #expect(mine.count == 3)
         let csv = try String(contentsOfFile: out + "/records.csv", encoding: .utf8).split(separator: "\n")

@@ -74,7 +74,7 @@ import Testing
         #expect(old.rttLoadedMs == nil && old.responsivenessRpm == nil)
         #expect(old.scenario == nil && old.crossTraffic == nil && old.link.pathMtu == nil)
         #expect(Record.readableSchemas.contains(old.schema))
-        #expect(Record.currentSchema == "peerbench.record/5")
+        #expect(Record.currentSchema == "peerbench.record/6")
     }
 
     /// Schema /4 only added `rtt_method` and `receiver_span_mbps`: a /3 line reads with both null.
@@ -197,7 +197,10 @@ import Testing
         m.resumed = true
         m.congestionControl = "cubic"
         m.cpuSeconds = EndPair(client: 0.125, server: 0.5)
-        m.resumed = true
+        m.byDirection = DirectionalDelivery(up: .init(delivery: Delivery(sentMessages: 1, receivedMessages: 1, sentBytes: 8, receivedBytes: 8), nanos: 10),
+                                            down: .init(delivery: Delivery(sentMessages: 2, receivedMessages: 2, sentBytes: 16, receivedBytes: 16), nanos: 20))
+        m.transactionNanos = [3_000_000, 4_000_000]
+        m.frames = FrameReport(sent: 5, received: 4, late: 1, deadlineNanos: 100_000_000, delayNanos: [0, 1_000, 200_000_000, 5])
         m.status = .partial
         m.error = "cut short"
         m.extra = JSONObject(["quic": ["handshake_confirmed_ms": 0.5], "a": 1])

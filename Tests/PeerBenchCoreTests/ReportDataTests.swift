@@ -107,7 +107,7 @@ import Testing
             _ = try ReportInput.read([dir]).data
             Issue.record("an incomplete record was accepted")
         } catch {
-            #expect(error.description == "\(dir)/records.jsonl line 2: not a peerbench.record/5 record: $.status: missing")
+            #expect(error.description == "\(dir)/records.jsonl line 2: not a \(Record.currentSchema) record: $.status: missing")
         }
     }
 
@@ -116,7 +116,7 @@ import Testing
                                    #"{"schema":"peerbench.record/9","run_id":"r1"}"#])
         #expect(throws: ReportError.self) { try ReportInput.read([dir]).data }
         do { _ = try ReportInput.read([dir]).data } catch {
-            #expect(error.description == "\(dir)/records.jsonl line 2: schema peerbench.record/9, this peerbench reads peerbench.record/5")
+            #expect(error.description == "\(dir)/records.jsonl line 2: schema peerbench.record/9, this peerbench reads \(Record.currentSchema)")
         }
     }
 }

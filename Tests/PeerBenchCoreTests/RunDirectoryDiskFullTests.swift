@@ -22,8 +22,8 @@ import Testing
             u.waitUntilExit()
         }
         let dir = RunDirectoryAccess.open(mnt)
-        // 36 records (about 1.7 kB each) fill most of the 64 KiB; the filler takes the rest.
-        let lines = (1...36).map { Fixtures.line("c\($0)") }.joined(separator: "\n") + "\n"
+        // 32 records (about 1.9 kB each) fill most of the 64 KiB; the filler takes the rest.
+        let lines = (1...32).map { Fixtures.line("c\($0)") }.joined(separator: "\n") + "\n"
         let wrote = FileManager.default.createFile(atPath: dir.journalPath, contents: Data(lines.utf8))
         try #require(wrote, "the journal fits")
         let fd = open(mnt + "/filler", O_WRONLY | O_CREAT, 0o644)

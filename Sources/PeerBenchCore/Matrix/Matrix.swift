@@ -30,6 +30,8 @@ public struct Matrix: Sendable {
     public var sizes: [Int]
     /// How the link changes during a cell (`"scenarios"`); `[.static]` when absent.
     public var scenarios: [ScenarioSpec] = [.static]
+    /// What the application sends (`"workloads"`, docs/WORKLOADS.md); `[.upload]` when absent.
+    public var workloads: [WorkloadSpec] = [.upload]
     /// The competing-flow variants each cell runs with (`crossTraffic`); nil = none.
     /// `[nil]` when the matrix has no `crossTraffic`.
     public var crossTraffic: [CrossTrafficSpec?] = [nil]

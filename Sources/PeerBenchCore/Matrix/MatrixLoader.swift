@@ -89,8 +89,17 @@ extension Matrix {
         let withPayload = transports.filter(\.usesPayload).count
         // Each cross-traffic variant runs the whole block again, like a repetition.
         return Matrix.cellCount(repetitions: (reps ?? repetitions) * crossTraffic.count, environments: environments.count, distances: distances.count,
-                                payloads: counts.count * sizes.count, transportsWithPayload: withPayload,
-                                transportsWithout: transports.count - withPayload, scenarios: scenarios.count)
+                                payloads: Matrix.payloadRuns(payloads: counts.count * sizes.count, workloads: workloads),
+                                transportsWithPayload: withPayload, transportsWithout: transports.count - withPayload,
+                                scenarios: scenarios.count)
+    }
+
+    /// Cells a payload-using transport runs per block: each bulk workload once per
+    /// payload, every other workload once (it carries its own sizes).
+    static func payloadRuns(payloads: Int, workloads: [WorkloadSpec]) -> Int {
+        let bulk = workloads.filter(\.usesPayload).count
+        let (r, o) = payloads.multipliedReportingOverflow(by: bulk)
+        return o ? .max : r + (workloads.count - bulk)
     }
 
     /// The product, saturating at `Int.max` instead of trapping on overflow.
@@ -211,8 +220,11 @@ struct Validator {
 
         // matrix: environments x distances x payloads
         let mp = root.key("matrix")
-        let mo = object(top["matrix"], mp, allowed: MatrixLoader.matrixKeys + ["scenarios"], required: MatrixLoader.matrixKeys)
+        let mo = object(top["matrix"], mp, allowed: MatrixLoader.matrixKeys + ["scenarios", "workloads"], required: MatrixLoader.matrixKeys)
         let scenarios = scenarioList(mo?["scenarios"], mp.key("scenarios"))
+        var workloadParser = WorkloadListParser()
+        let workloads = workloadParser.parse(mo?["workloads"], mp.key("workloads"), maxEntries: MatrixLoader.Limits.listEntries)
+        problems += workloadParser.problems
         let environments = environmentList(mo?["environments"], mp.key("environments"))
         let distances = distanceList(mo?["distances"], mp.key("distances"))
         let pp = mp.key("payloads")
@@ -221,7 +233,8 @@ struct Validator {
         let sizes = positiveInts(po?["sizes"], pp.key("sizes"), what: "message size in bytes", max: 64 << 20)
 
         let rttPayloads = rttPayloads(top["rttPayloads"], root.key("rttPayloads"), counts: counts, sizes: sizes, rttProbes: rttProbes)
-        let transports = transportList(top["transports"], root.key("transports"), sizes: sizes, counts: counts)
+        let transports = transportList(top["transports"], root.key("transports"), sizes: sizes, counts: counts,
+                                       workloads: (workloads, mp.key("workloads")))
         let cross = crossTraffic(top["crossTraffic"], root.key("crossTraffic"))
         guard problems.isEmpty else { return nil }
         // Counted, not expanded: the check costs the same for 10 cells and 10 million.
@@ -233,9 +246,11 @@ struct Validator {
         ]
         // The optional dimensions are named only when the matrix has them.
         if top["matrix"]?["scenarios"] != nil { factors.append((mp.key("scenarios"), "scenarios", scenarios.count)) }
+        if top["matrix"]?["workloads"] != nil { factors.append((mp.key("workloads"), "workloads", workloads.count)) }
         if top["crossTraffic"] != nil { factors.append((root.key("crossTraffic"), "cross-traffic variants", cross.count)) }
         let total = Matrix.cellCount(repetitions: repetitions * cross.count, environments: environments.count, distances: distances.count,
-                                     payloads: counts.count * sizes.count, transportsWithPayload: withPayload,
+                                     payloads: Matrix.payloadRuns(payloads: counts.count * sizes.count, workloads: workloads),
+                                     transportsWithPayload: withPayload,
                                      transportsWithout: transports.count - withPayload, scenarios: scenarios.count)
         if total > MatrixLoader.Limits.cells {
             let biggest = factors.max { $0.n < $1.n }!
@@ -246,6 +261,7 @@ struct Validator {
                             seed: seed, transports: transports, environments: environments, distances: distances,
                             counts: counts, sizes: sizes, scenarios: scenarios, crossTraffic: cross, document: doc)
         matrix.rttProbeSpacingNanos = spacing
+        matrix.workloads = workloads
         matrix.rttPayloads = rttPayloads
         matrix.transportsAtOnce = transportsAtOnce(top["transportsAtOnce"], root.key("transportsAtOnce"), transports: transports, order: top["order"])
         guard problems.isEmpty else { return nil }
@@ -367,7 +383,8 @@ struct Validator {
         return problems.count == before ? f : nil
     }
 
-    mutating func transportList(_ v: JSONValue?, _ path: JSONPath, sizes: [Int], counts: [Int]) -> [TransportSpec] {
+    mutating func transportList(_ v: JSONValue?, _ path: JSONPath, sizes: [Int], counts: [Int],
+                                workloads: (list: [WorkloadSpec], path: JSONPath) = ([.upload], .root)) -> [TransportSpec] {
         var out: [TransportSpec] = []
         var labels: [String: Int] = [:]
         for (i, e) in nonEmptyArray(v, path, max: MatrixLoader.Limits.transports).enumerated() {
@@ -395,6 +412,12 @@ struct Validator {
                     for (si, size) in sizes.enumerated() {
                         let pl = Payload(count: counts.first ?? 1, size: size)
                         for var problem in plugin.check(payload: pl, path: JSONPath.root.key("matrix").key("payloads").key("sizes").index(si)) {
+                            problem.message = "transport \"\(label)\": " + problem.message
+                            problems.append(problem)
+                        }
+                    }
+                    for (wi, workload) in workloads.list.enumerated() {
+                        for var problem in plugin.check(workload: workload, path: workloads.path.index(wi)) {
                             problem.message = "transport \"\(label)\": " + problem.message
                             problems.append(problem)
                         }

@@ -13,13 +13,16 @@ public struct Record: Sendable, Equatable, Codable {
     /// `/3` added the remote link's context (`link.peer_address` ... `link.control_rtt_ms`),
     /// the platform's link choices (`link.performance_mode` ... `link.energy_mj`),
     /// `scenario` and `cross_traffic`; `/4` added `rtt_method` and `receiver_span_mbps`;
-    /// `/5` added `congestion_control` and `cpu_seconds`.
-    public static let currentSchema = "peerbench.record/5"
+    /// `/5` added `congestion_control` and `cpu_seconds`; `/6` added the workload's
+    /// `workload`, `throughput_by_direction_mbps`, `delivery_by_direction`,
+    /// `request_response_ms`, `frames` and `frame_delay_ms`.
+    public static let currentSchema = "peerbench.record/6"
     /// The schemas this version reads: older records are newer ones without the keys
     /// added since (they read as `null`, `scenario` as `static`), so runs written before
     /// a bump can still be resumed, merged and compared.
     public static let readableSchemas: Set<String> = ["peerbench.record/1", "peerbench.record/2", "peerbench.record/3",
-                                                                "peerbench.record/4", "peerbench.record/5"]
+                                                                "peerbench.record/4", "peerbench.record/5",
+                                                                "peerbench.record/6"]
 
     public var schema: String
     public var runID: String
@@ -62,6 +65,22 @@ public struct Record: Sendable, Equatable, Codable {
     /// the record is nil only when read from a schema before /5.
     public var cpuSeconds: EndPair?
     public var delivery: DeliveryStats?
+    /// What the application sent (docs/WORKLOADS.md): the matrix's workload entry as
+    /// resolved, `{name, kind, direction, streams, ...}`; the plain upload when the
+    /// matrix has no `workloads`. null for transports without a payload (uwb) and in
+    /// records before /6.
+    public var workload: JSONValue?
+    /// Each direction's throughput when data moved down or both ways (`{up, down}`,
+    /// Mbit/s, null for a direction that moved nothing); `throughput_mbps` is the total.
+    public var throughputByDirectionMbps: ByDirection<Double>?
+    /// Each direction's counts, same shape as `delivery`, when data moved down or both ways.
+    public var deliveryByDirection: ByDirection<DeliveryStats>?
+    /// Request-response: the transaction times (request written to response read), ms.
+    public var requestResponseMs: RTTStats?
+    /// Isochronous: the frames sent, received, late and lost.
+    public var frames: Frames?
+    /// Isochronous: each received frame's delay against its sending schedule, ms.
+    public var frameDelayMs: RTTStats?
     /// How the link changed during the cell and how the transport coped (`static`: no
     /// change, figures null). Every record written since /3 has it; nil only when read
     /// from an older schema.
@@ -126,6 +145,21 @@ public struct Record: Sendable, Equatable, Codable {
         enum CodingKeys: String, CodingKey { case ipdvMean = "ipdv_mean", rfc3550 }
     }
 
+    /// A figure per direction of a workload that moved data down or both ways.
+    public struct ByDirection<T: Sendable & Equatable & Codable>: Sendable, Equatable, Codable {
+        public var up: T?
+        public var down: T?
+    }
+
+    public struct Frames: Sendable, Equatable, Codable {
+        public var sent: Int
+        public var received: Int
+        public var late: Int
+        public var lost: Int
+        public var deadlineMs: Double
+        enum CodingKeys: String, CodingKey { case sent, received, late, lost, deadlineMs = "deadline_ms" }
+    }
+
     public struct DeliveryStats: Sendable, Equatable, Codable {
         public var sentMessages: Int
         public var receivedMessages: Int
@@ -138,6 +172,21 @@ public struct Record: Sendable, Equatable, Codable {
         enum CodingKeys: String, CodingKey {
             case sentMessages = "sent_messages", receivedMessages = "received_messages", sentBytes = "sent_bytes"
             case receivedBytes = "received_bytes", lossRatio = "loss_ratio", reordered, duplicated
+        }
+
+        init(_ d: Delivery) {
+            self.init(sentMessages: d.sentMessages, receivedMessages: d.receivedMessages, sentBytes: d.sentBytes,
+                      receivedBytes: d.receivedBytes, lossRatio: d.lossRatio, reordered: d.reordered, duplicated: d.duplicated)
+        }
+
+        init(sentMessages: Int, receivedMessages: Int, sentBytes: Int, receivedBytes: Int, lossRatio: Double, reordered: Int, duplicated: Int) {
+            self.sentMessages = sentMessages
+            self.receivedMessages = receivedMessages
+            self.sentBytes = sentBytes
+            self.receivedBytes = receivedBytes
+            self.lossRatio = lossRatio
+            self.reordered = reordered
+            self.duplicated = duplicated
         }
     }
 
@@ -189,9 +238,16 @@ public struct Record: Sendable, Equatable, Codable {
         }
         congestionControl = m?.congestionControl
         cpuSeconds = m?.cpuSeconds ?? EndPair(client: nil, server: nil)
-        delivery = m?.delivery.map {
-            DeliveryStats(sentMessages: $0.sentMessages, receivedMessages: $0.receivedMessages, sentBytes: $0.sentBytes,
-                          receivedBytes: $0.receivedBytes, lossRatio: $0.lossRatio, reordered: $0.reordered, duplicated: $0.duplicated)
+        delivery = m?.delivery.map(DeliveryStats.init)
+        workload = cell.transport.usesPayload ? cell.workload.resolvedJSON : nil
+        if let flows = m?.byDirection {
+            throughputByDirectionMbps = ByDirection(up: flows.up?.throughputMbps, down: flows.down?.throughputMbps)
+            deliveryByDirection = ByDirection(up: flows.up.map { DeliveryStats($0.delivery) }, down: flows.down.map { DeliveryStats($0.delivery) })
+        }
+        requestResponseMs = m?.transactionNanos.flatMap { RTTSummary(nanoseconds: $0) }.map(RTTStats.init)
+        if let f = m?.frames {
+            frames = Frames(sent: f.sent, received: f.received, late: f.late, lost: f.lost, deadlineMs: Double(f.deadlineNanos) / 1e6)
+            frameDelayMs = RTTSummary(nanoseconds: f.delayNanos).map(RTTStats.init)
         }
         extra = Record.extra(of: m, counters: counters)
         self.measurement = measurement
@@ -247,7 +303,9 @@ public struct Record: Sendable, Equatable, Codable {
         case bulkSeconds = "bulk_seconds", totalSeconds = "total_seconds", rttMs = "rtt_ms", rttMethod = "rtt_method"
         case rttLoadedMs = "rtt_loaded_ms", responsivenessRpm = "responsiveness_rpm", jitterMs = "jitter_ms"
         case throughputMbps = "throughput_mbps", receiverSpanMbps = "receiver_span_mbps",
-             congestionControl = "congestion_control", cpuSeconds = "cpu_seconds", delivery, scenario, crossTraffic = "cross_traffic",
+             congestionControl = "congestion_control", cpuSeconds = "cpu_seconds", delivery, workload,
+             throughputByDirectionMbps = "throughput_by_direction_mbps", deliveryByDirection = "delivery_by_direction",
+             requestResponseMs = "request_response_ms", frames, frameDelayMs = "frame_delay_ms", scenario, crossTraffic = "cross_traffic",
              sharedLinkWith = "shared_link_with", extra
     }
 

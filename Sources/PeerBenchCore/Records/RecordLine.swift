@@ -49,18 +49,20 @@ public struct RecordLine: Sendable {
     public let linkMode: String
     /// `scenario.name` and `.kind`; nil in records before /3.
     public let scenario: (name: String, kind: String)?
+    /// `workload.name`; nil in records before /6 and for transports without a payload.
+    public let workloadName: String?
     /// `cross_traffic.service_class` and `.offered_mbps`; nil service class: no competing flow.
     public let crossTraffic: (serviceClass: String?, offeredMbps: Double?)
 
     /// The top-level keys read, found in one pass over the record's members.
     enum Field: Int, CaseIterable {
         case schema, runID, cellID, repetition, status, error, environment, distanceLabel, distanceM, payload, transport, link
-        case scenario, crossTraffic, throughputMbps, rttMs, jitterMs, delivery, connectMs, extra
+        case scenario, crossTraffic, throughputMbps, rttMs, jitterMs, delivery, connectMs, extra, workload
 
         /// The record's key, in case order.
         static let keys = ["schema", "run_id", "cell_id", "repetition", "status", "error", "environment", "distance_label", "distance_m",
                            "payload", "transport", "link", "scenario", "cross_traffic", "throughput_mbps", "rtt_ms", "jitter_ms",
-                           "delivery", "connect_ms", "extra"]
+                           "delivery", "connect_ms", "extra", "workload"]
         var key: String { Self.keys[rawValue] }
         var index: Int { rawValue }
         init?(key: String) {
@@ -127,6 +129,12 @@ public struct RecordLine: Sendable {
         } else {
             scenario = nil
         }
+        if let w = field(.workload), !w.isNull {
+            guard w.kind == .object else { throw .field("$.workload: expected an object") }
+            workloadName = try Self.string(w["name"], "$.workload.name")
+        } else {
+            workloadName = nil
+        }
         if let c = field(.crossTraffic), !c.isNull {
             guard c.kind == .object else { throw .field("$.cross_traffic: expected an object") }
             crossTraffic = (try Self.optional(c["service_class"], "$.cross_traffic.service_class") { $0.string },
@@ -166,6 +174,12 @@ public struct RecordLine: Sendable {
 
     /// The run, cell and repetition the line records.
     public var key: RecordKey { RecordKey(runID: runID, cellID: cellID, repetition: repetition) }
+
+    /// `" · voice"`: what compare and report append to the environment of a cell whose
+    /// workload is not the upload (docs/WORKLOADS.md); empty for the upload and older records.
+    public var workloadSuffix: String {
+        workloadName.map { $0 == WorkloadSpec.upload.name ? "" : " · " + $0 } ?? ""
+    }
 
     /// `" + background saturating"`: what compare and report append to the environment
     /// of a cell that ran with a competing flow (`Record.CrossTraffic.scenarioSuffix`).

@@ -120,8 +120,9 @@ public struct CellExecutor: Sendable {
     /// The plugin part: its server here (or on the peer, `--link remote`) and its client.
     func runPluginPart(_ cell: Cell, link: ResolvedLink, endpoints: (client: Endpoint, server: Endpoint),
                                t0: UInt64) async -> PluginSession.Outcome {
-        let seed = CellContextSeed(cellID: cell.id, repetition: cell.repetition, seed: cell.seed, payload: cell.payload,
+        var seed = CellContextSeed(cellID: cell.id, repetition: cell.repetition, seed: cell.seed, payload: cell.payload,
                                     rttProbes: RTTPayloadSelection.probes(rttProbes, payload: cell.payload, selection: rttPayloads), rttMethod: rttMethod, rttProbeSpacingNanos: rttProbeSpacingNanos)
+        seed.workload = cell.workload
         guard let host = testbed.serverHost else {
             let remaining = max(0.001, timeoutSeconds - Double(MonotonicClock.elapsed(since: t0)) / 1e9)
             return await runPlugin(cell, seed: seed, link: link, endpoints: endpoints, source: .plugin, remaining: remaining)

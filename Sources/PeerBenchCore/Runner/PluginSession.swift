@@ -77,6 +77,7 @@ public struct PluginSession: Sendable {
                                   rttProbes: cell.rttProbes, deadline: deadline, link: link, client: client,
                                   server: server, cancellation: cancellation, logger: cellLogger, rttMethod: cell.rttMethod)
         context.rttProbeSpacingNanos = cell.rttProbeSpacingNanos
+        context.workload = cell.workload
         context.wifi = transport.effectiveWifi
         return (plugin, context)
     }

@@ -87,7 +87,7 @@ extension PluginSession.Outcome: Codable {
 
 
 extension CellContextSeed: Codable {
-    enum CodingKeys: String, CodingKey { case cellID = "cell_id", repetition, seed, payload, rttProbes = "rtt_probes", rttMethod = "rtt_method", rttProbeSpacingNanos = "rtt_probe_spacing_ns" }
+    enum CodingKeys: String, CodingKey { case cellID = "cell_id", repetition, seed, payload, rttProbes = "rtt_probes", rttMethod = "rtt_method", rttProbeSpacingNanos = "rtt_probe_spacing_ns", workload }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -101,6 +101,14 @@ extension CellContextSeed: Codable {
                   // A request without the key comes from a runner before `rttMethod`: ping-pong.
                   rttMethod: try c.decodeIfPresent(RTTMethod.self, forKey: .rttMethod) ?? .pingPong,
                   rttProbeSpacingNanos: try c.decodeIfPresent(UInt64.self, forKey: .rttProbeSpacingNanos) ?? 0)
+        // The matrix entry as written, read by the matrix's own rules; absent: the upload.
+        if let json = try c.decodeIfPresent(JSONValue.self, forKey: .workload) {
+            var parser = WorkloadListParser()
+            guard let w = parser.entry(json, JSONPath.root.key("workload")) else {
+                throw DecodingError.dataCorruptedError(forKey: .workload, in: c, debugDescription: parser.problems.map(\.description).joined(separator: "; "))
+            }
+            workload = w
+        }
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -112,5 +120,6 @@ extension CellContextSeed: Codable {
         try c.encode(rttProbes, forKey: .rttProbes)
         try c.encode(rttMethod, forKey: .rttMethod)
         try c.encode(rttProbeSpacingNanos, forKey: .rttProbeSpacingNanos)
+        try c.encodeIfPresent(workload.json, forKey: .workload)
     }
 }

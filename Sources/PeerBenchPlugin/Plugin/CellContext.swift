@@ -10,6 +10,9 @@ public struct CellContext: Sendable {
     /// The bulk phase; nil for plugins that do not use payloads.
     public var payload: Payload?
     public var rttProbes: Int
+    /// What the application sends (matrix key `workloads`); `.upload` unless the matrix
+    /// says otherwise. Only a plugin whose `check(workload:path:)` accepted it sees another.
+    public var workload: WorkloadSpec = .upload
     /// How the `rttProbes` probes are sent (matrix key `rttMethod`). A plugin that
     /// cannot pipeline runs ping-pong and says so in `TransportMeasurement.rttMethod`.
     public var rttMethod: RTTMethod

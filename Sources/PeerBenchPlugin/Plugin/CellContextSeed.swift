@@ -10,6 +10,8 @@ public struct CellContextSeed: Sendable {
     public var rttMethod: RTTMethod
     /// Pipelined probes: nanoseconds between sends (matrix key `rttProbeIntervalMs`).
     public var rttProbeSpacingNanos: UInt64
+    /// What the application sends (matrix key `workloads`).
+    public var workload: WorkloadSpec = .upload
 
     public init(cellID: String, repetition: Int, seed: UInt64, payload: Payload?, rttProbes: Int, rttMethod: RTTMethod = .pingPong,
                 rttProbeSpacingNanos: UInt64 = 0) {

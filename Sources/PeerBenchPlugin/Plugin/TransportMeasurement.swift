@@ -45,6 +45,15 @@ public struct TransportMeasurement: Sendable, Equatable, Codable {
     /// CPU time (user + system) each side of the plugin spent in the cell, seconds
     /// (`CPUAccount`); set by the runner, not by the plugin. nil for a side not measured.
     public var cpuSeconds: EndPair?
+    /// A workload that moves data down or both ways (docs/WORKLOADS.md): each direction's
+    /// counts and time; `delivery` and `bulkNanos` then hold the total (the sum, and the
+    /// longer of the two times). nil for the upload.
+    public var byDirection: DirectionalDelivery?
+    /// Request-response: each transaction's time, request written to whole response
+    /// read, nanoseconds, in request order; nil for the other kinds.
+    public var transactionNanos: [UInt64]?
+    /// Isochronous: what the receiving side(s) saw of the frames; nil for the other kinds.
+    public var frames: FrameReport?
     /// `ok` unless the plugin knows the workload did not complete (`partial`).
     public var status: CellStatus = .ok
     public var error: String?
@@ -93,6 +102,7 @@ extension TransportMeasurement {
         case status, error, extra
         case reconnects
         case resumed = "resumed"
+        case byDirection = "by_direction", transactionNanos = "transaction_ns", frames
     }
 }
 

@@ -31,6 +31,11 @@ public protocol TransportPlugin: Sendable {
     /// 65 507 bytes). Called during validation, before anything runs.
     func check(payload: Payload, path: JSONPath) -> [InputProblem]
 
+    /// Refuses a workload (docs/WORKLOADS.md) the transport cannot run, naming `path`.
+    /// The default accepts the plain upload only, so a plugin that knows nothing of
+    /// workloads says "unsupported" for the others instead of running the wrong thing.
+    func check(workload: WorkloadSpec, path: JSONPath) -> [InputProblem]
+
     /// Binds and listens on `cell.server`, then returns. The returned server serves
     /// one client session in the background.
     func startServer(_ cell: CellContext) async throws -> any TransportServer
@@ -54,6 +59,10 @@ public protocol TransportPlugin: Sendable {
 
 extension TransportPlugin {
     public func check(payload: Payload, path: JSONPath) -> [InputProblem] { [] }
+    public func check(workload: WorkloadSpec, path: JSONPath) -> [InputProblem] {
+        if case .bulk(.up) = workload.kind { return [] }
+        return [InputProblem(path: path.description, "\(Self.descriptor.name): the \(workload.kindName) workload\(workload.usesPayload ? " \(workload.direction.rawValue)" : "") is unsupported by this transport")]
+    }
     public static func libraryVersions() -> [String: String] { [:] }
     public func estimatedSeconds(payload: Payload?, rttProbes: Int, link: ResolvedLink) -> Double? { nil }
     public var deadPeerTimeoutSeconds: Double? { nil }
