@@ -13,7 +13,10 @@ enum TCPClient {
             let token = try options.reconnect.map { _ in try workload.requestResumption() }
             try workload.probe(count: cell.rttProbes, method: cell.rttMethod, spacingNanos: cell.rttProbeSpacingNanos, into: &m)
             let first = (socket: s, workload: workload)
-            if let payload = cell.payload, payload.count > 0 {
+            if !cell.workload.isUpload {
+                try workload.run(cell.workload, payload: cell.payload, into: &m)
+                if let info = TCPInfo.read(s) { m.extra["tcp"] = info }
+            } else if let payload = cell.payload, payload.count > 0 {
                 if let policy = options.reconnect, let token {
                     let resumable = StreamResumableBulk(policy: policy, token: token, deadline: cell.deadline, greeting: TCPHello.greeting,
                                                         cancelled: { cell.cancellation.isCancelled },

@@ -25,6 +25,12 @@ public struct TCPPlugin: TransportPlugin {
                              "tcp: a message of \(payload.size) bytes exceeds the plugin's limit of \(StreamFraming.maxMessageSize) bytes (64 MiB)")]
     }
 
+    /// Every kind and direction; `reconnect` and `loadedRttProbes` with the upload only.
+    public func check(workload: WorkloadSpec, path: JSONPath) -> [InputProblem] {
+        workload.check(transport: "tcp", uploadOnly: [("reconnect", options.reconnect != nil), ("loadedRttProbes", options.loadedRttProbes != nil)],
+                       path: path)
+    }
+
     public func startServer(_ cell: CellContext) async throws -> any TransportServer {
         try await TCPServer.start(cell, options: options)
     }

@@ -31,6 +31,10 @@ enum TLSClient {
             let workload = StreamWorkloadClient("tls", over: tls)
             let token = try options.reconnect.map { _ in try workload.requestResumption() }
             try workload.probe(count: cell.rttProbes, method: cell.rttMethod, spacingNanos: cell.rttProbeSpacingNanos, into: &m)
+            if !cell.workload.isUpload {
+                try workload.run(cell.workload, payload: cell.payload, into: &m)
+                return try workload.goodbye()
+            }
             guard let payload = cell.payload, payload.count > 0 else { return try workload.goodbye() }
             guard let policy = options.reconnect, let token else {
                 try withProbeFlow(connector) { probeFlow in

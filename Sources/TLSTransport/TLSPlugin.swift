@@ -26,6 +26,12 @@ public struct TLSPlugin: TransportPlugin {
         return [InputProblem(path: path.description, "tls: a message of \(payload.size) bytes exceeds the plugin's limit of 64 MiB")]
     }
 
+    /// Every kind and direction; `reconnect` and `loadedRttProbes` with the upload only.
+    public func check(workload: WorkloadSpec, path: JSONPath) -> [InputProblem] {
+        workload.check(transport: "tls", uploadOnly: [("reconnect", options.reconnect != nil), ("loadedRttProbes", options.loadedRttProbes != nil)],
+                       path: path)
+    }
+
     public func startServer(_ cell: CellContext) async throws -> any TransportServer {
         try await TLSServer.start(cell, options: options)
     }

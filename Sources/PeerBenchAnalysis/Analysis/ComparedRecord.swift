@@ -35,12 +35,12 @@ struct ComparedRecord: Sendable {
         try! self.init(RecordLine(Array(r.json.compactText.utf8)[...]))
     }
 
-    /// Cells with a competing flow, or under a link scenario other than static, are
-    /// another scenario of the comparison than the same cell without: never pooled,
-    /// shown as `forest · outage-5s` (and the flow's suffix).
+    /// Cells with a competing flow, under a link scenario other than static, or with a
+    /// workload other than the upload are another scenario of the comparison than the
+    /// same cell without: never pooled, shown as `forest · outage-5s · voice` (and the flow's suffix).
     static func scenarioEnvironment(_ r: RecordLine) -> String {
         let linkScenario = r.scenario.map { $0.kind == "static" ? "" : " · " + $0.name } ?? ""
-        return r.environment + linkScenario + r.crossTrafficSuffix
+        return r.environment + linkScenario + r.workloadSuffix + r.crossTrafficSuffix
     }
 
     /// Reads one journal line; nil (with the reason) when it is not a record of the

@@ -15,6 +15,12 @@ public enum ComparisonMetric: String, Sendable, CaseIterable, Codable {
     case uwbAvailability = "uwb_availability"
     /// `extra.uwb.distance_error_m.p95`: 95th percentile of |measured - true distance|, metres.
     case uwbErrorM = "uwb_error_m"
+    /// `request_response_ms.p50`: a request-response workload's median transaction time.
+    case transactionP50 = "request_response_p50_ms"
+    /// `frame_delay_ms.p99`: an isochronous workload's 99th-percentile frame delay against its schedule.
+    case frameDelayP99 = "frame_delay_p99_ms"
+    /// `frames.late`: an isochronous workload's frames past their deadline (same count sent by every transport).
+    case lateFrames = "late_frames"
 
     public var higherIsBetter: Bool { self == .throughputMbps || self == .uwbAvailability }
 
@@ -29,6 +35,9 @@ public enum ComparisonMetric: String, Sendable, CaseIterable, Codable {
         case .connectMs: "connect ms"
         case .uwbAvailability: "uwb avail"
         case .uwbErrorM: "uwb err m"
+        case .transactionP50: "txn p50 ms"
+        case .frameDelayP99: "frame delay p99 ms"
+        case .lateFrames: "late frames"
         }
     }
 
@@ -43,6 +52,9 @@ public enum ComparisonMetric: String, Sendable, CaseIterable, Codable {
         case .connectMs: "connect time (ms)"
         case .uwbAvailability: "distance availability"
         case .uwbErrorM: "p95 |distance error| (m)"
+        case .transactionP50: "request-response time p50 (ms)"
+        case .frameDelayP99: "frame delay p99 (ms)"
+        case .lateFrames: "late frames"
         }
     }
 
@@ -58,6 +70,9 @@ public enum ComparisonMetric: String, Sendable, CaseIterable, Codable {
         case .connectMs: 5
         case .uwbAvailability: 6
         case .uwbErrorM: 7
+        case .transactionP50: 8
+        case .frameDelayP99: 9
+        case .lateFrames: 10
         }
     }
 
@@ -72,6 +87,9 @@ public enum ComparisonMetric: String, Sendable, CaseIterable, Codable {
         case .connectMs: ["connect_ms"]
         case .uwbAvailability: ["extra", "uwb", "distance_availability"]
         case .uwbErrorM: ["extra", "uwb", "distance_error_m", "p95"]
+        case .transactionP50: ["request_response_ms", "p50"]
+        case .frameDelayP99: ["frame_delay_ms", "p99"]
+        case .lateFrames: ["frames", "late"]
         }
     }
 

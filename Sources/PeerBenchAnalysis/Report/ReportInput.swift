@@ -107,7 +107,7 @@ public enum ReportInput {
 
     static func add(_ r: RecordLine, _ values: MetricValues, run: Int, into data: inout ReportData) {
         let payload = r.payload.map { "\($0.count)x\($0.size)" } ?? "-"
-        let scenario = ReportData.Scenario(environment: r.environment, distanceLabel: r.distanceLabel, payload: payload)
+        let scenario = ReportData.Scenario(environment: r.environment + r.workloadSuffix, distanceLabel: r.distanceLabel, payload: payload)
         let s = data.scenarioID(scenario, distanceMeters: r.distanceM)
         let label = r.label
         let t = data.transportID(label)

@@ -19,6 +19,28 @@ public enum StreamFrameType: UInt8, Sendable {
     case end = 0x11
     case report = 0x12
     case goodbye = 0x13
+    // Workloads (docs/WORKLOADS.md, docs/protocol/tcp.md "Workloads"): the server needs
+    // no knowledge of the cell's workload; each frame says what to do.
+    /// Client, {messages u64, size u64}: send me that many DATA frames, then PUSHED.
+    case pull = 0x20
+    /// Server, {messages u64, bytes u64}: the DATA of a PULL is all sent.
+    case pushed = 0x21
+    /// Client, {seq u32, response bytes u32}, after the request's DATA: answer it.
+    case request = 0x22
+    /// Server, {seq u32}, after the response's DATA.
+    case response = 0x23
+    /// Either side, {seq u32}, after the frame's DATA: isochronous frame `seq` is whole.
+    case frame = 0x24
+    /// Client, {frames sent u32}: the client's frames are all sent; answer with FRAME_REPORT.
+    case frameEnd = 0x25
+    /// Server, {received u32, late u32, delays...}: what it saw of the client's frames
+    /// (`FrameReportFrames`), in as many frames as the delays need.
+    case frameReport = 0x26
+    /// Client, {frames u32, size u32, period ns u64}: send me frames on that schedule,
+    /// then FRAMES_SENT.
+    case framePull = 0x27
+    /// Server, {frames sent u32}: the frames of a FRAME_PULL are all sent.
+    case framesSent = 0x28
 }
 
 public enum StreamFraming {
@@ -38,7 +60,13 @@ public enum StreamFraming {
 
     /// The body limit a receiver enforces for a control frame of `type`.
     @inline(__always)
-    public static func maxBody(_ type: StreamFrameType) -> Int { type == .report ? maxReportBody : maxControlBody }
+    public static func maxBody(_ type: StreamFrameType) -> Int {
+        switch type {
+        case .report: maxReportBody
+        case .frameReport: FrameReportFrames.maxBody
+        default: maxControlBody
+        }
+    }
     /// Writes a frame header at `p`.
     @inline(__always)
     public static func writeHeader(_ type: StreamFrameType, bodyLength: Int, to p: UnsafeMutableRawPointer) {
@@ -115,8 +143,9 @@ public final class StreamFrameReader {
     private var dataLength = 0
     /// What the caller is waiting for, for timeout messages.
     public var waitingFor = "data"
-    /// When the bytes in the buffer arrived: the return of the recv() that brought them.
-    private var filledAt: UInt64 = 0
+    /// When the bytes in the buffer arrived: the return of the recv() that brought them
+    /// (a frame returned by `nextControl` arrived whole then).
+    public private(set) var filledAt: UInt64 = 0
 
     public init(_ stream: any ByteStream, capacity: Int = 256 << 10) {
         self.stream = stream

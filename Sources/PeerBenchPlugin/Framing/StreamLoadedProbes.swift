@@ -26,6 +26,8 @@ final class StreamEchoCollector: Sendable {
     private let who: String
     /// Whether loaded probes are sent, so ECHOs may come; without, only the REPORT.
     private let expectsEchoes: Bool
+    /// A bidir bulk phase: the server's DATA is counted and its PUSHED awaited too.
+    private let expectsPush: Bool
     private let reportArrived = DispatchSemaphore(value: 0)
     private let sentKnown = DispatchSemaphore(value: 0)
     private let ended = DispatchSemaphore(value: 0)
@@ -37,14 +39,22 @@ final class StreamEchoCollector: Sendable {
     /// Set by the reading thread before `ended` is signalled, read after it.
     private let outcome = Mutex<Result<Answers, any Error>?>(nil)
 
-    /// The loaded RTTs (send order), the REPORT body and when it was read.
-    typealias Answers = (rtts: [UInt64], report: [UInt8], reportAt: UInt64)
+    /// What came down in a bidir bulk phase: the DATA counted, PUSHED's body, when it was read.
+    struct Down: Sendable {
+        var count = StreamDataCount()
+        var pushed: [UInt8] = []
+        var pushedAt: UInt64 = 0
+    }
+
+    /// The loaded RTTs (send order), the REPORT body and when it was read, and the down half of a bidir phase.
+    typealias Answers = (rtts: [UInt64], report: [UInt8], reportAt: UInt64, down: Down?)
 
     /// `client`'s reader is this thread's until it ends; the client's thread writes meanwhile.
-    init(_ client: StreamWorkloadClient, who: String, expectsEchoes: Bool) {
+    init(_ client: StreamWorkloadClient, who: String, expectsEchoes: Bool, expectsPush: Bool = false) {
         connection = HelperConnection(client: client)
         self.who = who
         self.expectsEchoes = expectsEchoes
+        self.expectsPush = expectsPush
     }
 
     func start() {
@@ -98,11 +108,12 @@ final class StreamEchoCollector: Sendable {
         var reportAt: UInt64 = 0
         var signalled = false
         do {
-            var ignored = StreamDataCount()
+            var down = Down()
+            var pushed = !expectsPush
             var target: Int?
             reader.waitingFor = expectsEchoes ? "a probe echo or the server's REPORT" : "the server's REPORT"
-            while target.map({ rtts.count < $0 }) ?? true {
-                guard let frame = try reader.nextControl(counting: &ignored) else {
+            while (target.map({ rtts.count < $0 }) ?? true) || !pushed {
+                guard let frame = try reader.nextControl(counting: &down.count) else {
                     throw TransportError("\(who): the server closed the connection during the bulk phase")
                 }
                 switch frame.type {
@@ -115,14 +126,18 @@ final class StreamEchoCollector: Sendable {
                     reportArrived.signal()
                     sentKnown.wait()
                     target = probesSent.withLock { $0 }
-                    reader.waitingFor = "the echoes of the last loaded probes"
+                    reader.waitingFor = pushed ? "the echoes of the last loaded probes" : "the server's DATA after PULL"
+                case .pushed where !pushed:
+                    down.pushed = Array(frame.body)
+                    down.pushedAt = reader.filledAt
+                    pushed = true
                 default:
                     throw TransportError(expectsEchoes
                         ? "\(who): expected a probe echo or REPORT during the bulk phase, got a \(frame.type) frame"
                         : "\(who): expected REPORT, got a \(frame.type) frame")
                 }
             }
-            outcome.withLock { $0 = .success((rtts, report ?? [], reportAt)) }
+            outcome.withLock { $0 = .success((rtts, report ?? [], reportAt, expectsPush ? down : nil)) }
         } catch {
             outcome.withLock { $0 = .failure(error) }
             if !signalled {

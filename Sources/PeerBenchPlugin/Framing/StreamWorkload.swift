@@ -168,7 +168,9 @@ public struct StreamWorkloadClient {
     /// With `progress` (a resumed bulk phase, StreamResumableBulk.swift), the first
     /// `progress.offset` messages are not sent (the server holds them), the time runs
     /// from `progress.startedAt`, and `progress.handed` counts what was written.
-    public func bulk(_ payload: Payload, loadedProbes: LoadedRttProbes? = nil, progress: BulkProgress? = nil,
+    /// With `alsoDown` (a bidir workload), a PULL of the same payload goes first and the
+    /// server's DATA is counted while this side's goes up (`recordDown`).
+    public func bulk(_ payload: Payload, loadedProbes: LoadedRttProbes? = nil, progress: BulkProgress? = nil, alsoDown: Bool = false,
                      into m: inout TransportMeasurement) throws {
         let frameSize = StreamFraming.headerSize + payload.size
         let perBatch = max(1, min(payload.count, (loadedProbes == nil ? Self.batchBytes : Self.loadedBatchBytes) / frameSize))
@@ -183,7 +185,7 @@ public struct StreamWorkloadClient {
         // A reader thread for the whole bulk phase, with or without loaded probes: it
         // takes the REPORT (and the probes' ECHOs), and if the server goes away it ends
         // a write blocked on a window that will never open (StreamEchoCollector).
-        let collector = StreamEchoCollector(self, who: who, expectsEchoes: loadedProbes != nil)
+        let collector = StreamEchoCollector(self, who: who, expectsEchoes: loadedProbes != nil, expectsPush: alsoDown)
         collector.start()
         var collected = false
         defer { if !collected { collector.abandon() } }
@@ -196,6 +198,7 @@ public struct StreamWorkloadClient {
         }
         var probes = LoadedProbeSchedule(loadedProbes)
         let start = progress?.startedAt ?? MonotonicClock.now()
+        if alsoDown { try StreamFraming.controlFrame(.pull, [UInt64(payload.count), UInt64(payload.size)]).withUnsafeBytes { try write($0) } }
         probes.begin(at: start)
         var left = payload.count - (progress?.offset ?? 0)
         // Resumed after every message had arrived (the REPORT was lost): END alone.
@@ -224,6 +227,7 @@ public struct StreamWorkloadClient {
         m.bulkNanos = answers.reportAt > start ? answers.reportAt - start : 0
         if loadedProbes != nil { m.rttLoadedNanos = answers.rtts }
         try record(report: answers.report, of: payload, into: &m)
+        if let down = answers.down { try recordDown(down, of: payload, start: start, into: &m) }
     }
 
     /// `frames` identical DATA frames of `bodySize` bytes back to back, with `room`
@@ -276,9 +280,10 @@ public enum StreamWorkloadServer {
     public static func serve(_ transport: String, over stream: any ByteStream, greeting: StreamGreeting?,
                              resume host: StreamResumeHost? = nil) throws {
         let who = "\(transport) server"
-        func send(_ bytes: UnsafeRawBufferPointer, _ phase: String) throws {
-            guard try stream.writeAll(bytes) else { throw TransportError("\(who): the client closed the connection \(phase)") }
-        }
+        let writer = StreamServerWriter(stream, who: who)
+        func send(_ bytes: UnsafeRawBufferPointer, _ phase: String) throws { try writer.write(bytes, phase) }
+        var kinds = StreamWorkloadServerKinds(who: who, writer: writer)
+        defer { kinds.abandon() }
         let reader = StreamFrameReader(stream)
         reader.waitingFor = "the client's next frame"
         var count = StreamDataCount(series: BulkSeriesRecorder(maxIntervals: StreamFraming.maxReportIntervals))
@@ -319,13 +324,16 @@ public enum StreamWorkloadServer {
             case .end:
                 try report(frame.body, count: count, send: send)
             case .goodbye:
+                try kinds.finish()
                 saidGoodbye = true
                 return
+            case .pull, .request, .frame, .frameEnd, .framePull:
+                _ = try kinds.answer(frame.type, body: frame.body, arrivedAt: reader.filledAt)
             case .resumable where resume != nil && greeted, .resume where resume != nil && greeted:
                 let first = !sawFrames && count.messages == 0 && count.bytes == 0
                 try resume!.answer(frame.type, body: frame.body, count: &count, sawFrames: !first)
                     .withUnsafeBytes { try send($0, "after \(frame.type)") }
-            case .echo, .report, .data, .resumable, .session, .resume, .resumed:
+            case .echo, .report, .data, .resumable, .session, .resume, .resumed, .pushed, .response, .frameReport, .framesSent:
                 throw TransportError("\(who): unexpected \(frame.type) frame from the client")
             }
             if !greeted { throw TransportError("\(who): the client did not start with HELLO") }
