@@ -80,6 +80,11 @@ struct NamedPlugin<Tag: PluginTag>: TransportPlugin {
     }
     func startServer(_ cell: CellContext) async throws -> any TransportServer { ScriptedPlugin.Server() }
     func runClient(_ cell: CellContext, server: SocketAddress) async throws -> TransportMeasurement { TransportMeasurement() }
+    /// The stand-in tcp runs every workload, as the real one does; the others keep the default (the upload only).
+    func check(workload: WorkloadSpec, path: JSONPath) -> [InputProblem] {
+        Tag.name == "tcp" || workload.isUpload ? []
+            : [InputProblem(path: path.description, "\(Tag.name): the \(workload.kindName) workload is unsupported by this transport")]
+    }
 }
 protocol PluginTag: Sendable { static var name: String { get }; static var usesPayload: Bool { get } }
 enum TCPTag: PluginTag { static let name = "tcp"; static let usesPayload = true }

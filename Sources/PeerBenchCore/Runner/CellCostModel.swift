@@ -40,8 +40,9 @@ public struct CellCostModel: Sendable {
         guard link.connected else { return CellCost.setUpSeconds }
         let probes = RTTPayloadSelection.probes(rttProbes, payload: cell.payload, selection: rttPayloads)
         let own = plugins[cell.transport.label]?.estimatedSeconds(payload: cell.payload, rttProbes: probes, link: link)
-        let s = own ?? CellCost.model(payload: cell.payload, rttProbes: probes, link: link, rttMethod: rttMethod,
-                                      spacingNanos: rttProbeSpacingNanos)
+        let s = (own ?? CellCost.model(payload: cell.payload, rttProbes: probes, link: link, rttMethod: rttMethod,
+                                       spacingNanos: rttProbeSpacingNanos))
+            + CellCost.workloadSeconds(cell.workload, link: link)
         // A cell that would outlast its timeout is stopped there (then torn down).
         return min(s, cellTimeoutSeconds + CellCost.setUpSeconds)
     }
@@ -110,6 +111,22 @@ public enum CellCost {
             bulk = bytes / usable + Double(payload.count) * perMessageSeconds
         }
         return setUpSeconds + handshake + probes + bulk
+    }
+
+    /// Seconds a workload other than the payload's bulk adds (docs/WORKLOADS.md): an
+    /// isochronous flow lasts its frames x period; request-response pays a round trip
+    /// and both messages on the link per `concurrency` transactions. Bulk (its payload
+    /// is in `model`) adds nothing; bidir is counted as one direction, since the emulated
+    /// link has a queue each way.
+    public static func workloadSeconds(_ w: WorkloadSpec, link: ResolvedLink) -> Double {
+        switch w.kind {
+        case .bulk: return 0
+        case .isochronous(_, let period, let frames, _, _): return Double(frames) * Double(period) / 1e9
+        case .requestResponse(let n, let a, let b, let c):
+            let rtt = 2 * (link.delayMs ?? 0.05) / 1000 + probeTurnaroundSeconds
+            let wire = Double(a + b) * 8 / ((link.rateMbps ?? 5_000) * 1e6)
+            return Double(n) * (rtt + wire) / Double(c)
+        }
     }
 
     /// Seconds the idle RTT probes take. Ping-pong pays a round trip per probe (and the

@@ -41,6 +41,9 @@ struct ValidateCommand: AsyncParsableCommand {
                      + (m.transportsAtOnce ? "; at once over one link per block (transportsAtOnce)" : ""))
         Terminal.out("  matrix: \(m.environments.count) environments x \(m.distances.count) distances x \(m.payloads.count) payloads (\(m.counts.count) counts x \(m.sizes.count) sizes)"
             + (m.scenarios.count > 1 || !m.scenarios[0].isStatic ? " x \(m.scenarios.count) scenarios" : ""))
+        if !m.workloads[0].isDefault {
+            Terminal.out("  workloads (docs/WORKLOADS.md): " + m.workloads.map(\.summary).joined(separator: "; "))
+        }
         var probing = ""
         if let only = m.rttPayloads {
             let lists = [only.counts.map { "counts \($0.sorted().map(String.init).joined(separator: ", "))" },

@@ -1,0 +1,106 @@
+import Foundation
+import Testing
+
+/// Workloads end to end (docs/WORKLOADS.md): `peerbench run` over the emulated link of a
+/// lab environment (10 ms each way, 20 Mbit/s), so every figure is checked against
+/// the link it ran over; then `compare` on the records.
+@Suite(.serialized, .timeLimit(.minutes(6)))
+struct WorkloadRunTests {
+    static let lab = #"{"name": "lab", "link": {"delayMs": 10, "rateMbps": 20, "mtu": 1500}}"#
+
+    /// One run; the records by workload name, and the run folder (removed by the caller).
+    func run(workloads: String, scenarios: String? = nil, transports: String = #"[{"plugin": "tcp", "label": "tcp", "options": {"noDelay": true}}]"#,
+             payload: String = #"{"counts": [400], "sizes": [16384]}"#) throws -> (records: [String: [[String: Any]]], dir: String) {
+        let d = CLI.tempDir()
+        try CLI.write("""
+            {"name": "workload-test", "rttProbes": 5, "cellTimeoutSeconds": 40, "transports": \(transports),
+             "matrix": {"environments": [\(Self.lab)], "distances": [1], "payloads": \(payload),
+                        \(scenarios.map { "\"scenarios\": \($0)," } ?? "") "workloads": \(workloads)}}
+            """, to: d + "/m.json")
+        let r = try CLI.run(["run", d + "/m.json", "--out", d + "/out"])
+        #expect(r.status == 0, "\(r.stdout)\n\(r.stderr)")
+        var out: [String: [[String: Any]]] = [:]
+        for rec in try CLI.records(in: d + "/out") {
+            let name = (rec["workload"] as? [String: Any])?["name"] as? String ?? "?"
+            out[name, default: []].append(rec)
+        }
+        return (out, d)
+    }
+
+    func object(_ r: [String: Any]?, _ key: String) -> [String: Any] { r?[key] as? [String: Any] ?? [:] }
+
+    @Test("request-response over an idle 20 ms link: each transaction takes one round trip; compare names the workload")
+    func transactionsTakeOneRoundTrip() throws {
+        let (recs, dir) = try run(workloads: #"["upload", {"name": "rpc", "kind": "request-response", "requests": 30, "requestBytes": 100, "responseBytes": 1000}]"#)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let rpc = try #require(recs["rpc"]?.first)
+        #expect(rpc["status"] as? String == "ok", "\(rpc["error"] ?? "")")
+        #expect(rpc["payload"] is NSNull, "request-response carries its own sizes")
+        let t = object(rpc, "request_response_ms")
+        let p50 = try #require(t["p50"] as? Double), count = t["count"] as? Int
+        print("request-response over a 20 ms RTT link: p50 \(p50) ms, p99 \(t["p99"] ?? "?") ms")
+        #expect(count == 30)
+        // 20 ms of propagation plus 1 100 bytes at 20 Mbit/s (0.44 ms) and the hosts' stacks.
+        #expect(p50 >= 20 && p50 < 24, "one round trip per transaction: \(p50) ms")
+        #expect(object(rpc, "workload")["kind"] as? String == "request-response")
+        #expect(object(recs["upload"]?.first, "workload")["name"] as? String == "upload")
+
+        let c = try CLI.run(["compare", dir + "/out", "--format", "json"])
+        #expect(c.status == 0, "\(c.stderr)")
+        #expect(c.stdout.contains("lab · rpc"), "the workload is part of compare's scenario")
+        #expect(c.stdout.contains("request_response_p50_ms"))
+    }
+
+    @Test("download and bidir: each direction runs near the link's 20 Mbit/s, and both at once over a link with a queue each way")
+    func directions() throws {
+        let (recs, dir) = try run(workloads: #"["download", "bidir"]"#)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let down = try #require(recs["download"]?.first), both = try #require(recs["bidir"]?.first)
+        #expect(down["status"] as? String == "ok" && both["status"] as? String == "ok", "\(down["error"] ?? "") \(both["error"] ?? "")")
+        let downRate = try #require(object(down, "throughput_by_direction_mbps")["down"] as? Double)
+        #expect(object(down, "throughput_by_direction_mbps")["up"] is NSNull)
+        let bothRates = object(both, "throughput_by_direction_mbps")
+        let up = try #require(bothRates["up"] as? Double), dn = try #require(bothRates["down"] as? Double)
+        print("20 Mbit/s link: download \(downRate) Mbit/s; bidir up \(up), down \(dn), total \(both["throughput_mbps"] ?? "?")")
+        #expect(downRate > 15 && downRate < 20.5)
+        // The emulator has a queue per direction: both run close to the rate at once.
+        #expect(up > 12 && up < 20.5 && dn > 12 && dn < 20.5)
+        #expect(object(object(both, "delivery_by_direction"), "down")["received_bytes"] as? Int == 400 * 16_384)
+    }
+
+    @Test("voice (160 B every 20 ms, 3 % of the link): no late frame on a clean link, late frames through a 1 s outage, none lost over tcp")
+    func voiceThroughAnOutage() throws {
+        let voice = #"{"name": "voice", "kind": "isochronous", "frameBytes": 160, "periodMs": 20, "durationSeconds": 3, "direction": "bidir"}"#
+        let (recs, dir) = try run(workloads: "[\(voice)]", scenarios: #"["static", {"name": "cut", "kind": "outage", "atSeconds": 1.5, "durationSeconds": 1}]"#)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let cells = recs["voice"] ?? []
+        #expect(cells.count == 2)
+        let clean = try #require(cells.first { object($0, "scenario")["kind"] as? String == "static" })
+        let cut = try #require(cells.first { object($0, "scenario")["kind"] as? String == "outage" })
+        let f0 = object(clean, "frames"), f1 = object(cut, "frames")
+        print("voice: clean \(f0), delay p99 \(object(clean, "frame_delay_ms")["p99"] ?? "?") ms; outage \(f1), delay max \(object(cut, "frame_delay_ms")["max"] ?? "?") ms")
+        #expect(f0["sent"] as? Int == 300 && f0["received"] as? Int == 300 && f0["late"] as? Int == 0)
+        // A few ms on a quiet machine (5.6 measured); a busy one adds scheduling delay.
+        #expect((object(clean, "frame_delay_ms")["p99"] as? Double ?? 99) < 15, "a clean link delays no frame past its neighbours")
+        // The frames of the outage's second wait for the link (and TCP's retransmission):
+        // at least the 40 that fell inside it, each way, are past the 100 ms deadline.
+        #expect((f1["late"] as? Int ?? 0) >= 40, "\(f1)")
+        #expect(f1["lost"] as? Int == 0, "tcp delivers every frame, late")
+        #expect((object(cut, "frame_delay_ms")["max"] as? Double ?? 0) > 900)
+    }
+
+    @Test("a workload a transport cannot run is refused before anything runs, naming its path")
+    func unsupportedIsRefused() throws {
+        let d = CLI.tempDir()
+        defer { try? FileManager.default.removeItem(atPath: d) }
+        try CLI.write("""
+            {"transports": [{"plugin": "uwb"}, {"plugin": "exec", "label": "x", "options": {"client": ["/bin/true"]}}],
+             "matrix": {"environments": ["forest"], "distances": [1], "payloads": {"counts": [1], "sizes": [1]},
+                        "workloads": ["upload", "download"]}}
+            """, to: d + "/m.json")
+        let r = try CLI.run(["validate", d + "/m.json"])
+        #expect(r.status != 0)
+        #expect(r.stderr.contains("$.matrix.workloads[1]") && r.stderr.contains("unsupported"), "\(r.stderr)")
+        #expect(!r.stderr.contains("uwb"), "uwb has no payload: the workloads do not apply to it")
+    }
+}
