@@ -10,6 +10,10 @@ UDP received goodput with 1 400-byte datagrams >= 0.9 x iperf3 -u -b 0 -l 1400;
 per-cell overhead of a 100 x 128-byte TCP cell (wall time minus transfer) median <= 20 ms.
 Each figure is the median of --rounds alternating runs (iperf3, PeerBench, iperf3, ...),
 so slow drift of the machine does not favour either side.
+
+With --workloads, the workload kinds' harness overhead too (docs/WORKLOADS.md): TCP
+`bidir` (both directions at once, their sum) against `iperf3 --bidir -l 16384`, and TCP
+`download` against `iperf3 -R -l 16384`, same alternation.
 """
 import argparse, json, os, statistics, subprocess, sys, tempfile, time
 
@@ -41,14 +45,19 @@ def iperf3(extra, seconds):
         if "sum_received" not in end:
             bps *= 1 - s.get("lost_percent", 0) / 100
         return bps / 1e6
+    if "--bidir" in extra:
+        # Both directions at once: what each receiver got, summed.
+        return (end["sum_received"]["bits_per_second"] + end["sum_received_bidir_reverse"]["bits_per_second"]) / 1e6
     return end["sum_received"]["bits_per_second"] / 1e6
 
 
-def peerbench(binary, plugin, count, size, probes=0, reps=1):
+def peerbench(binary, plugin, count, size, probes=0, reps=1, workload=None):
     with tempfile.TemporaryDirectory() as d:
         m = {"name": "bench", "rttProbes": probes, "repetitions": reps, "cellTimeoutSeconds": 120,
              "transports": [{"plugin": plugin}],
              "matrix": {"environments": ["free-field"], "distances": [1], "payloads": {"counts": [count], "sizes": [size]}}}
+        if workload:
+            m["matrix"]["workloads"] = [workload]
         path = os.path.join(d, "m.json")
         with open(path, "w") as f:
             json.dump(m, f)
@@ -67,8 +76,11 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--seconds", type=int, default=4, help="iperf3 duration per round")
+    ap.add_argument("--workloads", action="store_true", help="also bidir and download against iperf3 --bidir and -R")
     a = ap.parse_args()
     binary = peerbench_bin()
+    if a.workloads:
+        workloads(binary, a.rounds, a.seconds)
     tcp_i, tcp_p, udp_i, udp_p = [], [], [], []
     for r in range(a.rounds):
         tcp_i.append(iperf3(["-l", "16384"], a.seconds))
@@ -93,6 +105,23 @@ def main():
     print(f"UDP  1400-byte datagrams: iperf3 {med(udp_i):8.0f} Mbit/s  peerbench {med(udp_p):8.0f} Mbit/s  ratio {udp_ratio:.2f}  (target >= 0.9)")
     print(f"per-cell overhead, 100x128 B TCP: median {med(inner) * 1000:.2f} ms in the runner (target <= 20 ms); "
           f"{(wall - transfer) / len(recs) * 1000:.2f} ms per cell including process start-up")
+
+
+def workloads(binary, rounds, seconds):
+    """TCP bidir and download against iperf3 --bidir and -R, alternating rounds."""
+    med = statistics.median
+    bi_i, bi_p, dn_i, dn_p = [], [], [], []
+    for r in range(rounds):
+        bi_i.append(iperf3(["-l", "16384", "--bidir"], seconds))
+        recs, _ = peerbench(binary, "tcp", 100000, 16384, workload="bidir")
+        bi_p.append(recs[0]["throughput_mbps"])
+        dn_i.append(iperf3(["-l", "16384", "-R"], seconds))
+        recs, _ = peerbench(binary, "tcp", 200000, 16384, workload="download")
+        dn_p.append(recs[0]["throughput_by_direction_mbps"]["down"])
+        print(f"round {r + 1}: bidir iperf3 {bi_i[-1]:.0f} / peerbench {bi_p[-1]:.0f} Mbit/s (both ways); "
+              f"download iperf3 {dn_i[-1]:.0f} / peerbench {dn_p[-1]:.0f} Mbit/s", file=sys.stderr)
+    print(f"TCP bidir, 16384-byte messages, sum of both ways: iperf3 {med(bi_i):8.0f} Mbit/s  peerbench {med(bi_p):8.0f} Mbit/s  ratio {med(bi_p) / med(bi_i):.2f}")
+    print(f"TCP download (iperf3 -R):                         iperf3 {med(dn_i):8.0f} Mbit/s  peerbench {med(dn_p):8.0f} Mbit/s  ratio {med(dn_p) / med(dn_i):.2f}")
 
 
 if __name__ == "__main__":

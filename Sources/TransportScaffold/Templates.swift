@@ -51,6 +51,12 @@ public struct __Name__Plugin: TransportPlugin {
         return [InputProblem(path: path.description, "__name__: a message of \(payload.size) bytes exceeds the limit of 64 MiB")]
     }
 
+    /// The stream workload runs every kind (docs/WORKLOADS.md): download, bidir,
+    /// request-response, isochronous. Refuse here what your transport cannot run.
+    public func check(workload: WorkloadSpec, path: JSONPath) -> [InputProblem] {
+        workload.check(transport: "__name__", uploadOnly: [], path: path)
+    }
+
     public func startServer(_ cell: CellContext) async throws -> any TransportServer {
         let noDelay = noDelay
         // Listens now; accepts one client and answers the workload in the background.
@@ -70,9 +76,8 @@ public struct __Name__Plugin: TransportPlugin {
                 let workload = StreamWorkloadClient("__name__", over: s)
                 try workload.greet(Self.greeting)
                 try workload.probe(count: cell.rttProbes, method: cell.rttMethod, spacingNanos: cell.rttProbeSpacingNanos, into: &m)
-                if let payload = cell.payload, payload.count > 0 {
-                    try workload.bulk(payload, into: &m)
-                }
+                // The cell's workload: the upload of the payload unless the matrix says otherwise.
+                try workload.run(cell.workload, payload: cell.payload, into: &m)
                 try workload.goodbye()
             }
             return m

@@ -215,8 +215,11 @@ final class FrameCollector: Sendable {
             }
             switch frame.type {
             case .frame where expectsDown && !downDone && frame.body.count == 4:
-                guard seen.arrivals.count < WorkloadSpec.Limits.frames else { throw TransportError("\(who): more frames than asked for") }
-                seen.arrivals.append((Int(frame.body.readBE(UInt32.self, at: 0)), reader.filledAt))
+                let seq = Int(frame.body.readBE(UInt32.self, at: 0))
+                guard seen.arrivals.count < WorkloadSpec.Limits.frames, seq < WorkloadSpec.Limits.frames else {
+                    throw TransportError("\(who): frame \(seq) is beyond the frames asked for")
+                }
+                seen.arrivals.append((seq, reader.filledAt))
             case .framesSent where expectsDown && !downDone && frame.body.count == 4:
                 seen.downSent = Int(frame.body.readBE(UInt32.self, at: 0))
                 downDone = true

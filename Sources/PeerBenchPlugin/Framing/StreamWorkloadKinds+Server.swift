@@ -34,13 +34,16 @@ struct StreamWorkloadServerKinds {
             try writer.write(StreamWorkloadFrames.dataFrame(size: size) + StreamFraming.controlFrame(.response, [seq]), "answering a REQUEST")
         case .frame:
             guard body.count == 4 else { throw malformed(type, body) }
-            guard arrivals.count < L.frames else { throw bound("more than \(L.frames) frames", "at most \(L.frames)") }
-            arrivals.append((Int(body.readBE(UInt32.self, at: 0)), arrivedAt))
+            let seq = Int(body.readBE(UInt32.self, at: 0))
+            // Bounded, so a delay's arithmetic (seq x period) cannot overflow.
+            guard arrivals.count < L.frames, seq < L.frames else { throw bound("frame \(seq) (the \(arrivals.count + 1)th)", "at most \(L.frames) frames") }
+            arrivals.append((seq, arrivedAt))
         case .frameEnd:
             guard body.count == 20 else { throw malformed(type, body) }
             let sent = Int(body.readBE(UInt32.self, at: 0))
             let period = body.readBE(UInt64.self, at: 4)
             let deadline = body.readBE(UInt64.self, at: 12)
+            guard L.periodMs.contains(Double(period) / 1e6) else { throw bound("a period of \(Double(period) / 1e6) ms", "\(L.periodMs)") }
             let report = FrameSchedule.report(arrivals: arrivals, sent: sent, periodNanos: period, deadlineNanos: deadline)
             arrivals = []
             try writer.write(FrameReportFrames.encode(report), "sending the FRAME_REPORT")
