@@ -71,11 +71,11 @@ final class RemoteRig: @unchecked Sendable {
 
     /// A small matrix: `transports` (JSON array text), one environment at 10 m, one payload.
     static func matrix(transports: String, count: Int = 100, size: Int = 128, timeout: Int = 20, probes: Int = 10,
-                       rttMethod: String = "ping-pong") -> String {
+                       rttMethod: String = "ping-pong", workloads: String? = nil) -> String {
         """
         {"name": "remote-test", "repetitions": 1, "rttProbes": \(probes), "rttMethod": "\(rttMethod)", "cellTimeoutSeconds": \(timeout), "seed": 7,
          "transports": \(transports),
-         "matrix": {"environments": ["free-field"], "distances": [10], "payloads": {"counts": [\(count)], "sizes": [\(size)]}}}
+         "matrix": {"environments": ["free-field"], "distances": [10], \(workloads.map { "\"workloads\": \($0), " } ?? "")"payloads": {"counts": [\(count)], "sizes": [\(size)]}}}
         """
     }
 }

@@ -55,4 +55,28 @@ import TransportTestSupport
             #expect("\(error)".contains("1073741824 bytes is above 1000"), "\(error)")
         }
     }
+
+    /// serve reads the cell's workload by the matrix's rules and its plugin's check: the
+    /// stand-in (the default check) runs the upload only.
+    @Test func aWorkloadThePluginRefusesOrAMalformedOneIsRefusedNamingIt() async throws {
+        for (workload, words) in [(#""download""#, "$.workload: tcp: the bulk workload down is unsupported"),
+                                  (#"{"name": "x", "kind": "isochronous", "frameBytes": 1, "periodMs": 0, "durationSeconds": 1}"#, "$.workload.periodMs")] {
+            var request = ServeLimitsTests.request("tcp")
+            request.workload = try JSONParser.parse(workload)
+            do {
+                _ = try await ServeCell.start(request, registry: PluginRegistry([ReturnsWhenStopped.self]), endpoint: Endpoint(address: "127.0.0.1"),
+                                              peer: "127.0.0.1", limits: ServeLimits())
+                Issue.record("serve started a cell with workload \(workload)")
+            } catch {
+                #expect("\(error)".contains(words), "\(error)")
+            }
+        }
+        // The upload, named or not, starts.
+        var request = ServeLimitsTests.request("tcp")
+        request.workload = try JSONParser.parse(#""upload""#)
+        let cell = try await ServeCell.start(request, registry: PluginRegistry([ReturnsWhenStopped.self]), endpoint: Endpoint(address: "127.0.0.1"),
+                                             peer: "127.0.0.1", limits: ServeLimits())
+        cell.stop()
+        _ = await cell.result()
+    }
 }

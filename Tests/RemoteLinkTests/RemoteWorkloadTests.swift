@@ -1,0 +1,57 @@
+import Foundation
+import Testing
+import LinkEmulation
+import PeerBenchCore
+
+/// Workloads over `--link remote` (docs/WORKLOADS.md): serve in the emulated link's
+/// server namespace (5 ms each way, 50 Mbit/s), run in its client namespace. serve
+/// learns each cell's workload from CELL_REQUEST, checks it against its plugin, and
+/// its tcp and tls servers answer the workload frames as the local ones do.
+@Suite(.serialized) struct RemoteWorkloadTests {
+    @Test func downloadTransactionsAndFramesRunAgainstServe() async throws {
+        let testbed = try EmulatedTestbed(initialMTU: 1_500)
+        defer { testbed.shutdownNow() }
+        let endpoints = try testbed.configure(EmulatorParameters(delayNanos: 5_000_000, rateBitsPerSecond: 50e6, mtu: 1_500), seed: 1)
+        let (clientNS, serverNS) = (try #require(endpoints.client.namespace), try #require(endpoints.server.namespace))
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pbr-wl-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let key = dir + "/key.psk"
+        #expect(try PeerbenchProcess(["psk", "new", key], in: nil).wait(seconds: 30) == 0)
+        let peer = "\(endpoints.server.address):47840"
+        let serve = try PeerbenchProcess(["serve", "--listen", peer, "--psk-file", key, "--data-ports", "47841-47850"], in: serverNS)
+        defer { serve.kill(SIGKILL); serve.wait(seconds: 5) }
+        #expect(serve.waitFor("listening on", seconds: 30), "\(serve.stderr)")
+        let workloads = #"""
+            ["download", {"name": "rpc", "kind": "request-response", "requests": 20, "requestBytes": 100, "responseBytes": 1000},
+             {"name": "voice", "kind": "isochronous", "frameBytes": 160, "periodMs": 20, "durationSeconds": 1, "direction": "bidir"}]
+            """#
+        let matrix = dir + "/m.json"
+        try Data(RemoteRig.matrix(transports: #"[{"plugin": "tcp", "options": {"noDelay": true}}, {"plugin": "tls", "options": {"noDelay": true}}]"#,
+                                  count: 200, size: 16_384, timeout: 30, probes: 3, workloads: workloads).utf8)
+            .write(to: URL(fileURLWithPath: matrix))
+        let run = try PeerbenchProcess(["run", matrix, "--out", dir + "/out", "--link", "remote", "--peer", peer, "--psk-file", key], in: clientNS)
+        #expect(run.wait(seconds: 120) == 0, "run: \(run.stderr)\nserve: \(serve.stderr)")
+        let text = (try? String(contentsOfFile: dir + "/out/records.jsonl", encoding: .utf8)) ?? ""
+        let records = try text.split(separator: "\n").map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
+        #expect(records.count == 6)
+        for r in records {
+            let label = (r["transport"] as? [String: Any])?["label"] as? String ?? "?"
+            let name = (r["workload"] as? [String: Any])?["name"] as? String ?? "?"
+            #expect(r["status"] as? String == "ok", "\(label) \(name): \(r["error"] ?? "")")
+            #expect((r["link"] as? [String: Any])?["mode"] as? String == "remote")
+            switch name {
+            case "download":
+                let down = ((r["delivery_by_direction"] as? [String: Any])?["down"] as? [String: Any]) ?? [:]
+                #expect(down["received_bytes"] as? Int == 200 * 16_384, "\(label): \(down)")
+            case "rpc":
+                let p50 = ((r["request_response_ms"] as? [String: Any])?["p50"] as? Double) ?? 0
+                // One 10 ms round trip a transaction, plus 1 100 bytes at 50 Mbit/s.
+                #expect(p50 >= 10 && p50 < 14, "\(label): \(p50) ms")
+            default:
+                let f = r["frames"] as? [String: Any] ?? [:]
+                #expect(f["sent"] as? Int == 100 && f["received"] as? Int == 100 && f["late"] as? Int == 0, "\(label): \(f)")
+            }
+        }
+    }
+}
