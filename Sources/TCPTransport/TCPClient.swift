@@ -13,7 +13,13 @@ enum TCPClient {
             let token = try options.reconnect.map { _ in try workload.requestResumption() }
             try workload.probe(count: cell.rttProbes, method: cell.rttMethod, spacingNanos: cell.rttProbeSpacingNanos, into: &m)
             let first = (socket: s, workload: workload)
-            if !cell.workload.isUpload {
+            if cell.workload.streams > 1, let payload = cell.payload {
+                try StreamParallelFlows.run(cell.workload, payload: payload, first: workload, open: {
+                    let flow = try reconnect(cell, server: server, options: options, timeoutNanos: cell.remainingNanos)
+                    try flow.workload.greet(TCPHello.greeting)
+                    return flow
+                }, into: &m)
+            } else if !cell.workload.isUpload {
                 try workload.run(cell.workload, payload: cell.payload, into: &m)
                 if let info = TCPInfo.read(s) { m.extra["tcp"] = info }
             } else if let payload = cell.payload, payload.count > 0 {

@@ -28,7 +28,7 @@ public struct TCPPlugin: TransportPlugin {
     /// Every kind and direction; `reconnect` and `loadedRttProbes` with the upload only.
     public func check(workload: WorkloadSpec, path: JSONPath) -> [InputProblem] {
         workload.check(transport: "tcp", uploadOnly: [("reconnect", options.reconnect != nil), ("loadedRttProbes", options.loadedRttProbes != nil)],
-                       path: path)
+                       parallelStreams: true, path: path)
     }
 
     public func startServer(_ cell: CellContext) async throws -> any TransportServer {

@@ -14,7 +14,9 @@ enum TCPServer {
             }
         }
         // A separate probe flow (loadedRttProbes.flow) is a second connection, served alike.
-        return try await cell.serveConnections("tcp", count: options.loadedRttProbes?.flow == .separate ? 2 : 1) { conn in
+        // A workload's parallel streams are as many connections.
+        let count = max(options.loadedRttProbes?.flow == .separate ? 2 : 1, cell.workload.streams)
+        return try await cell.serveConnections("tcp", count: count) { conn in
             try options.apply(to: conn)
             try StreamWorkloadServer.serve("tcp", over: conn, greeting: TCPHello.greeting)
         }

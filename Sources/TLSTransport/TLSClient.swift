@@ -31,6 +31,11 @@ enum TLSClient {
             let workload = StreamWorkloadClient("tls", over: tls)
             let token = try options.reconnect.map { _ in try workload.requestResumption() }
             try workload.probe(count: cell.rttProbes, method: cell.rttMethod, spacingNanos: cell.rttProbeSpacingNanos, into: &m)
+            if cell.workload.streams > 1, let payload = cell.payload {
+                try StreamParallelFlows.run(cell.workload, payload: payload, first: workload,
+                                            open: { try connector.reconnect(timeoutNanos: cell.remainingNanos).0 }, into: &m)
+                return try workload.goodbye()
+            }
             if !cell.workload.isUpload {
                 try workload.run(cell.workload, payload: cell.payload, into: &m)
                 return try workload.goodbye()

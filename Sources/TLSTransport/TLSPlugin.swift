@@ -29,7 +29,7 @@ public struct TLSPlugin: TransportPlugin {
     /// Every kind and direction; `reconnect` and `loadedRttProbes` with the upload only.
     public func check(workload: WorkloadSpec, path: JSONPath) -> [InputProblem] {
         workload.check(transport: "tls", uploadOnly: [("reconnect", options.reconnect != nil), ("loadedRttProbes", options.loadedRttProbes != nil)],
-                       path: path)
+                       parallelStreams: true, path: path)
     }
 
     public func startServer(_ cell: CellContext) async throws -> any TransportServer {

@@ -25,7 +25,8 @@ enum TLSServer {
             }
         }
         // A separate probe flow (loadedRttProbes.flow) is a second TLS connection, served alike.
-        return try await cell.serveConnections("tls", count: options.loadedRttProbes?.flow == .separate ? 2 : 1,
+        // A separate probe flow and a workload's parallel streams are as many connections.
+        return try await cell.serveConnections("tls", count: max(options.loadedRttProbes?.flow == .separate ? 2 : 1, cell.workload.streams),
                                                primingFirst: options.sessionTickets) { conn in
             try serveOne(conn, options: options, credentials: credentials, ticketKey: ticketKey, resume: nil)
         }

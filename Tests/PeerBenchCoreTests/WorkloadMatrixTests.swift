@@ -52,7 +52,8 @@ import Testing
         (#"["upload", "upload"]"#, "$.matrix.workloads[1]", "listed twice"),
         (#"["sideways"]"#, "$.matrix.workloads[0]", "unknown workload \"sideways\""),
         (#"[{"name": "x", "kind": "bulk", "direction": "sideways"}]"#, "$.matrix.workloads[0].direction", "expected \"up\""),
-        (#"[{"name": "x", "kind": "bulk", "streams": 4}]"#, "$.matrix.workloads[0].streams", "not built yet"),
+        (#"[{"name": "x", "kind": "bulk", "streams": 17}]"#, "$.matrix.workloads[0].streams", "expected a whole number 1...16"),
+        (#"[{"name": "x", "kind": "request-response", "requests": 1, "requestBytes": 1, "responseBytes": 1, "streams": 2}]"#, "$.matrix.workloads[0].streams", "unknown key for a request-response workload"),
         (#"[{"name": "x", "kind": "firehose"}]"#, "$.matrix.workloads[0].kind", "expected one of"),
         (#"[{"kind": "bulk"}]"#, "$.matrix.workloads[0].name", "non-empty name"),
         (#"[{"name": "x", "kind": "bulk", "requests": 3}]"#, "$.matrix.workloads[0].requests", "unknown key for a bulk workload"),
@@ -64,6 +65,17 @@ import Testing
     func badEntriesAreNamedByPath(list: String, path: String, words: String) {
         let found = problems(withWorkloads(list))
         #expect(found.contains { $0.path == path && $0.message.contains(words) }, "\(found)")
+    }
+
+    @Test func parallelStreamsJoinTheResolvedEntryAndATransportWithoutThemRefusesThem() throws {
+        let m = try parse(withWorkloads(#"[{"name": "p4", "kind": "bulk", "direction": "down", "streams": 4}]"#))
+        #expect(m.workloads[0].streams == 4 && !m.workloads[0].isUpload)
+        #expect(m.workloads[0].resolvedJSON["streams"]?.intValue == 4)
+        let four = try parse(withWorkloads(#"[{"name": "p4", "kind": "bulk", "streams": 4}]"#, transports: #"[{"plugin": "tcp"}]"#))
+        let one = try parse(withWorkloads(#"[{"name": "p4", "kind": "bulk", "streams": 1}]"#, transports: #"[{"plugin": "tcp"}]"#))
+        #expect(four.cells()[0].id != one.cells()[0].id)
+        let found = problems(withWorkloads(#"[{"name": "p4", "kind": "bulk", "streams": 4}]"#, transports: #"[{"plugin": "udp"}]"#))
+        #expect(found.count == 1 && found[0].path == "$.matrix.workloads[0]", "\(found)")
     }
 
     @Test func aTransportThatCannotRunAWorkloadIsRefusedNamingIt() {

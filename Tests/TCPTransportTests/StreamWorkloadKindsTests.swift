@@ -63,3 +63,22 @@ struct StreamWorkloadKindsTests {
         #expect(MonotonicClock.elapsed(since: start) >= 195_000_000)
     }
 }
+
+/// Parallel streams (iperf3's `-P`): one connection per flow, the payload's messages
+/// dealt among them, all at once.
+@Suite("Stream workloads: parallel flows (tcp)", .timeLimit(.minutes(3)))
+struct StreamParallelFlowsTests {
+    @Test("upload over 4 flows and download over 3: the payload's 1 001 messages exactly, dealt among the flows", arguments: [("up", 4), ("down", 3)])
+    func flows(direction: String, streams: Int) async throws {
+        let w = try WorkloadCells.spec(#"{"name": "p", "kind": "bulk", "direction": "\#(direction)", "streams": \#(streams)}"#)
+        let m = try await WorkloadCells.run(TCPPlugin(), w, payload: Payload(count: 1_001, size: 4_096))
+        #expect(m.status == .ok, "\(m.error ?? "")")
+        #expect(m.delivery == Delivery(sentMessages: 1_001, receivedMessages: 1_001, sentBytes: 4_100_096, receivedBytes: 4_100_096))
+        let each = try #require(m.extra["streams"]?.arrayValue)
+        #expect(each.count == streams)
+        #expect(each.allSatisfy { ($0["throughput_mbps"]?.doubleValue ?? 0) > 0 }, "every flow moved data")
+        if direction == "down" {
+            #expect(m.byDirection?.down?.delivery.receivedMessages == 1_001 && m.byDirection?.up == nil)
+        }
+    }
+}

@@ -32,3 +32,16 @@ struct TLSWorkloadKindsTests {
         #expect(f.frames?.sent == 60 && f.frames?.received == 60 && f.frames?.late == 0)
     }
 }
+
+@Suite("Stream workloads: parallel flows (tls)", .timeLimit(.minutes(3)))
+struct TLSParallelFlowsTests {
+    @Test("bidir over 2 TLS connections at once: 200 x 16 KiB each way, exactly")
+    func bidirOverTwoFlows() async throws {
+        let w = try WorkloadCells.spec(#"{"name": "p", "kind": "bulk", "direction": "bidir", "streams": 2}"#)
+        let m = try await WorkloadCells.run(TLSPlugin(), w, payload: Payload(count: 200, size: 16_384))
+        #expect(m.status == .ok, "\(m.error ?? "")")
+        #expect(m.byDirection?.up?.delivery.receivedBytes == 3_276_800)
+        #expect(m.byDirection?.down?.delivery.receivedBytes == 3_276_800)
+        #expect(m.extra["streams"]?.arrayValue?.count == 2)
+    }
+}

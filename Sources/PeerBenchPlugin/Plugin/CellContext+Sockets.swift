@@ -82,8 +82,8 @@ extension CellContext {
 
     /// `serveOneConnection` for up to `count` connections of one client, each with its
     /// own `session`, at the same time (the second a separate probe flow,
-    /// `loadedRttProbes.flow` `separate`). The first session runs on its own thread
-    /// while the next connection is awaited; when it ends no further connection is
+    /// `loadedRttProbes.flow` `separate`, a workload's parallel `streams`). Each session
+    /// runs on its own thread while the next connection is awaited; when it ends no further connection is
     /// awaited (a client that opens fewer is fine). An error of any session fails `finish()`.
     /// With `primingFirst`, one more connection comes before those and is served to its
     /// end first: a client's priming connection (e.g. fetching a TLS session ticket).
@@ -109,11 +109,16 @@ extension CellContext {
                     defer { listener.shutdown() }  // no more connections once the client's session ended
                     try cell.withSocket(first, stopper: stopper, session)
                 }
-                var failure: (any Error)?
+                // Every further flow on a thread of its own: parallel streams run at once.
+                var others: [JoinableThread] = []
                 for _ in 1..<count {
-                    // acceptOne, so the second flow is held to the same admitted peer as the first.
+                    // acceptOne, so the other flows are held to the same admitted peer as the first.
                     guard let next = try? cell.acceptOne(on: listener, "\(transport) server") else { break }
-                    do { try cell.withSocket(next, stopper: stopper, session) } catch { failure = failure ?? error }
+                    others.append(JoinableThread("\(transport) session") { try cell.withSocket(next, stopper: stopper, session) })
+                }
+                var failure: (any Error)?
+                for other in others {
+                    do { try other.join() } catch { failure = failure ?? error }
                 }
                 try main.join()
                 if let failure { throw failure }

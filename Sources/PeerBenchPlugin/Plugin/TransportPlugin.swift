@@ -60,7 +60,7 @@ public protocol TransportPlugin: Sendable {
 extension TransportPlugin {
     public func check(payload: Payload, path: JSONPath) -> [InputProblem] { [] }
     public func check(workload: WorkloadSpec, path: JSONPath) -> [InputProblem] {
-        if case .bulk(.up) = workload.kind { return [] }
+        if workload.isUpload { return [] }
         return [InputProblem(path: path.description, "\(Self.descriptor.name): the \(workload.kindName) workload\(workload.usesPayload ? " \(workload.direction.rawValue)" : "") is unsupported by this transport")]
     }
     public static func libraryVersions() -> [String: String] { [:] }

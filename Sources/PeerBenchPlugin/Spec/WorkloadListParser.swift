@@ -58,22 +58,25 @@ public struct WorkloadListParser {
             fail(p.key(m.key), "unknown key for a \(kind) workload (its keys: \(allowed.joined(separator: ", ")))")
         }
         let before = problems.count
+        // Only bulk has parallel flows (its key list admits `streams`).
+        let streams = kind == "bulk" ? streamCount(o, p) : 1
         let k: WorkloadSpec.Kind?
         switch kind {
         case "bulk": k = bulk(o, p)
         case "request-response": k = requestResponse(o, p)
         default: k = isochronous(o, p)
         }
-        guard let k, problems.count == before else { return nil }
-        return WorkloadSpec(name: name, kind: k, json: e)
+        guard let k, let streams, problems.count == before else { return nil }
+        return WorkloadSpec(name: name, kind: k, json: e, streams: streams)
     }
 
     private mutating func bulk(_ o: JSONObject, _ p: JSONPath) -> WorkloadSpec.Kind? {
-        let d = direction(o, p)
-        if let s = o["streams"], s.intValue != 1 {
-            fail(p.key("streams"), "parallel streams are not built yet: only 1 is accepted, got \(s.compactText)")
-        }
-        return d.map { .bulk(direction: $0) }
+        direction(o, p).map { .bulk(direction: $0) }
+    }
+
+    /// `streams`: 1 (the default) to `Limits.streams` parallel flows.
+    private mutating func streamCount(_ o: JSONObject, _ p: JSONPath) -> Int? {
+        int(o, "streams", p, 1...WorkloadSpec.Limits.streams, default: 1)
     }
 
     private mutating func requestResponse(_ o: JSONObject, _ p: JSONPath) -> WorkloadSpec.Kind? {

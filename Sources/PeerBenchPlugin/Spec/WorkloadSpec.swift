@@ -9,8 +9,8 @@ public struct WorkloadSpec: Sendable, Hashable {
     }
 
     public enum Kind: Sendable, Hashable {
-        /// The payload's count x size as fast as the transport takes it, in `direction`.
-        /// `streams` > 1 is not built yet; the parser refuses it.
+        /// The payload's count x size as fast as the transport takes it, in `direction`,
+        /// dealt among `WorkloadSpec.streams` parallel flows.
         case bulk(direction: Direction)
         /// `requests` transactions: `requestBytes` to the server answered by `responseBytes`
         /// back, at most `concurrency` outstanding at a time.
@@ -25,19 +25,23 @@ public struct WorkloadSpec: Sendable, Hashable {
     public var kind: Kind
     /// As written in matrix.json; nil for the implicit `upload`.
     public var json: JSONValue?
+    /// Bulk: parallel flows the payload's messages are dealt among (tcp and tls: one
+    /// connection each), all at once; 1 for every other kind.
+    public var streams: Int
 
-    public init(name: String, kind: Kind, json: JSONValue?) {
+    public init(name: String, kind: Kind, json: JSONValue?, streams: Int = 1) {
         self.name = name
         self.kind = kind
         self.json = json
+        self.streams = streams
     }
 
     /// Every matrix without `"workloads"` has only this: today's upload.
     public static let upload = WorkloadSpec(name: "upload", kind: .bulk(direction: .up), json: nil)
 
-    /// Bulk up: what every cell ran before workloads, named `upload` or otherwise.
+    /// Bulk up on one flow: what every cell ran before workloads, named `upload` or otherwise.
     public var isUpload: Bool {
-        if case .bulk(.up) = kind { return true }
+        if case .bulk(.up) = kind { return streams == 1 }
         return false
     }
 
@@ -74,7 +78,7 @@ public struct WorkloadSpec: Sendable, Hashable {
         o["name"] = .string(name)
         o["kind"] = .string(kindName)
         o["direction"] = .string(direction.rawValue)
-        o["streams"] = JSONValue(1)
+        o["streams"] = JSONValue(streams)
         switch kind {
         case .bulk: break
         case .requestResponse(let n, let a, let b, let c):
@@ -95,7 +99,7 @@ public struct WorkloadSpec: Sendable, Hashable {
     public var summary: String {
         func ms(_ ns: UInt64) -> String { JSONValue.format(Double(ns) / 1e6) }
         switch kind {
-        case .bulk(let d): return "\(name) (bulk): the payload, \(d.rawValue)"
+        case .bulk(let d): return "\(name) (bulk): the payload, \(d.rawValue)" + (streams > 1 ? ", over \(streams) parallel flows" : "")
         case .requestResponse(let n, let a, let b, let c):
             return "\(name) (request-response): \(n) x \(a) B answered by \(b) B, \(c) outstanding"
         case .isochronous(let size, let period, let frames, let d, let deadline):
@@ -109,6 +113,7 @@ extension WorkloadSpec {
     public enum Limits {
         public static let requests = 1_000_000
         public static let concurrency = 64
+        public static let streams = 16
         public static let messageBytes = 16 << 20
         public static let frames = 100_000
         public static let frameBytes = 1 << 20
@@ -117,10 +122,16 @@ extension WorkloadSpec {
     }
 
     /// For a plugin that runs every kind: refuses a workload other than the upload with
-    /// the options in `uploadOnly` (name, set) that assume the upload (`reconnect`, `loadedRttProbes`).
-    public func check(transport: String, uploadOnly: [(name: String, set: Bool)], path: JSONPath) -> [InputProblem] {
-        if case .bulk(.up) = kind { return [] }
-        return uploadOnly.filter(\.set).map {
+    /// the options in `uploadOnly` (name, set) that assume the upload (`reconnect`,
+    /// `loadedRttProbes`), and parallel `streams` unless the plugin runs them.
+    public func check(transport: String, uploadOnly: [(name: String, set: Bool)], parallelStreams: Bool = false,
+                      path: JSONPath) -> [InputProblem] {
+        var problems: [InputProblem] = []
+        if streams > 1 && !parallelStreams {
+            problems.append(InputProblem(path: path.description, "\(transport): parallel streams (\(streams)) are unsupported by this transport"))
+        }
+        if isUpload { return problems }
+        return problems + uploadOnly.filter(\.set).map {
             InputProblem(path: path.description, "\(transport): option \"\($0.name)\" runs with the upload only; the \(kindName) workload \"\(name)\" is unsupported with it")
         }
     }
