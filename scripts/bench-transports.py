@@ -12,8 +12,9 @@ Each figure is the median of --rounds alternating runs (iperf3, PeerBench, iperf
 so slow drift of the machine does not favour either side.
 
 With --workloads, the workload kinds' harness overhead too (docs/WORKLOADS.md): TCP
-`bidir` (both directions at once, their sum) against `iperf3 --bidir -l 16384`, and TCP
-`download` against `iperf3 -R -l 16384`, same alternation.
+`bidir` (both directions at once, their sum) against `iperf3 --bidir -l 16384`, TCP
+`download` against `iperf3 -R -l 16384`, and TCP over 4 parallel streams against
+`iperf3 -P 4 -l 16384`, same alternation.
 """
 import argparse, json, os, statistics, subprocess, sys, tempfile, time
 
@@ -110,7 +111,7 @@ def main():
 def workloads(binary, rounds, seconds):
     """TCP bidir and download against iperf3 --bidir and -R, alternating rounds."""
     med = statistics.median
-    bi_i, bi_p, dn_i, dn_p = [], [], [], []
+    bi_i, bi_p, dn_i, dn_p, p4_i, p4_p = [], [], [], [], [], []
     for r in range(rounds):
         bi_i.append(iperf3(["-l", "16384", "--bidir"], seconds))
         recs, _ = peerbench(binary, "tcp", 100000, 16384, workload="bidir")
@@ -118,10 +119,15 @@ def workloads(binary, rounds, seconds):
         dn_i.append(iperf3(["-l", "16384", "-R"], seconds))
         recs, _ = peerbench(binary, "tcp", 200000, 16384, workload="download")
         dn_p.append(recs[0]["throughput_by_direction_mbps"]["down"])
+        p4_i.append(iperf3(["-l", "16384", "-P", "4"], seconds))
+        recs, _ = peerbench(binary, "tcp", 200000, 16384, workload={"name": "p4", "kind": "bulk", "streams": 4})
+        p4_p.append(recs[0]["throughput_mbps"])
         print(f"round {r + 1}: bidir iperf3 {bi_i[-1]:.0f} / peerbench {bi_p[-1]:.0f} Mbit/s (both ways); "
-              f"download iperf3 {dn_i[-1]:.0f} / peerbench {dn_p[-1]:.0f} Mbit/s", file=sys.stderr)
+              f"download iperf3 {dn_i[-1]:.0f} / peerbench {dn_p[-1]:.0f}; 4 streams iperf3 {p4_i[-1]:.0f} / peerbench {p4_p[-1]:.0f} Mbit/s",
+              file=sys.stderr)
     print(f"TCP bidir, 16384-byte messages, sum of both ways: iperf3 {med(bi_i):8.0f} Mbit/s  peerbench {med(bi_p):8.0f} Mbit/s  ratio {med(bi_p) / med(bi_i):.2f}")
     print(f"TCP download (iperf3 -R):                         iperf3 {med(dn_i):8.0f} Mbit/s  peerbench {med(dn_p):8.0f} Mbit/s  ratio {med(dn_p) / med(dn_i):.2f}")
+    print(f"TCP 4 parallel streams (iperf3 -P 4):             iperf3 {med(p4_i):8.0f} Mbit/s  peerbench {med(p4_p):8.0f} Mbit/s  ratio {med(p4_p) / med(p4_i):.2f}")
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ import Testing
         let samples = try Self.jsonLines(out + "/samples.jsonl")
         try #require(samples.count == 2 && records.count == 2)
         for (s, rec) in zip(samples, records) {
-            #expect(Set(s.keys) == ["schema", "run_id", "cell_id", "repetition", "rtt_ns", "rtt_loaded_ns", "bulk_series", "ranging"],
+            #expect(Set(s.keys) == ["schema", "run_id", "cell_id", "repetition", "rtt_ns", "rtt_loaded_ns", "bulk_series", "ranging", "transaction_ns", "frame_delay_ns"],
                     "every key written, nulls explicit: \(s.keys.sorted())")
             #expect(s["schema"] as? String == "peerbench.samples/1")
             #expect(s["run_id"] as? String == rec["run_id"] as? String)

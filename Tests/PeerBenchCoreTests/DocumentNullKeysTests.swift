@@ -94,15 +94,16 @@ import Testing
     @Test func cellSamples() throws {
         let full = CellSamples(runID: "r", cellID: "c", repetition: 1, rttNanos: [1_000, 2_000], rttLoadedNanos: [3_000],
                                bulkSeries: BulkSeries(intervalNanos: 100_000_000, bytes: [10, 20], datagrams: [1, 2]),
-                               ranging: [RangingUpdateSample(tNanos: 5, distanceM: 1.5, errorM: -0.25, directionAvailable: true)])
-        try Self.check(full, ordered: #"{"schema":"peerbench.samples/1","run_id":"r","cell_id":"c","repetition":1,"rtt_ns":[1000,2000],"rtt_loaded_ns":[3000],"bulk_series":{"interval_ns":100000000,"bytes":[10,20],"datagrams":[1,2]},"ranging":[{"t_ns":5,"distance_m":1.5,"error_m":-0.25,"direction_available":true}]}"#)
+                               ranging: [RangingUpdateSample(tNanos: 5, distanceM: 1.5, errorM: -0.25, directionAvailable: true)],
+                               transactionNanos: [7, 8], frameDelayNanos: [0, 9])
+        try Self.check(full, ordered: #"{"schema":"peerbench.samples/1","run_id":"r","cell_id":"c","repetition":1,"rtt_ns":[1000,2000],"rtt_loaded_ns":[3000],"bulk_series":{"interval_ns":100000000,"bytes":[10,20],"datagrams":[1,2]},"ranging":[{"t_ns":5,"distance_m":1.5,"error_m":-0.25,"direction_available":true}],"transaction_ns":[7,8],"frame_delay_ns":[0,9]}"#)
 
         let bare = CellSamples(runID: "r", cellID: "c", repetition: 1, rttNanos: [],
                                bulkSeries: BulkSeries(bytes: [10]),
                                ranging: [RangingUpdateSample(tNanos: 5, distanceM: nil, errorM: nil, directionAvailable: false)])
-        try Self.check(bare, ordered: #"{"schema":"peerbench.samples/1","run_id":"r","cell_id":"c","repetition":1,"rtt_ns":[],"rtt_loaded_ns":null,"bulk_series":{"interval_ns":100000000,"bytes":[10],"datagrams":null},"ranging":[{"t_ns":5,"distance_m":null,"error_m":null,"direction_available":false}]}"#)
+        try Self.check(bare, ordered: #"{"schema":"peerbench.samples/1","run_id":"r","cell_id":"c","repetition":1,"rtt_ns":[],"rtt_loaded_ns":null,"bulk_series":{"interval_ns":100000000,"bytes":[10],"datagrams":null},"ranging":[{"t_ns":5,"distance_m":null,"error_m":null,"direction_available":false}],"transaction_ns":null,"frame_delay_ns":null}"#)
         let none = CellSamples(runID: "r", cellID: "c", repetition: 1, rttNanos: [])
-        try Self.check(none, ordered: #"{"schema":"peerbench.samples/1","run_id":"r","cell_id":"c","repetition":1,"rtt_ns":[],"rtt_loaded_ns":null,"bulk_series":null,"ranging":null}"#)
+        try Self.check(none, ordered: #"{"schema":"peerbench.samples/1","run_id":"r","cell_id":"c","repetition":1,"rtt_ns":[],"rtt_loaded_ns":null,"bulk_series":null,"ranging":null,"transaction_ns":null,"frame_delay_ns":null}"#)
     }
 
     /// Documents written before a key existed leave it out; it reads as nil.

@@ -19,9 +19,14 @@ public struct CellSamples: Sendable, Equatable, Codable {
     public var bulkSeries: BulkSeries?
     /// Every ranging update of an emulated UWB session; nil for other plugins.
     public var ranging: [RangingUpdateSample]?
+    /// Request-response workload: every answered transaction's time, nanoseconds, in request order; nil for other workloads.
+    public var transactionNanos: [UInt64]?
+    /// Isochronous workload: every received frame's delay against its schedule, nanoseconds, in arrival order; nil for other workloads.
+    public var frameDelayNanos: [UInt64]?
 
     public init(runID: String, cellID: String, repetition: Int, rttNanos: [UInt64], rttLoadedNanos: [UInt64]? = nil,
-                bulkSeries: BulkSeries? = nil, ranging: [RangingUpdateSample]? = nil) {
+                bulkSeries: BulkSeries? = nil, ranging: [RangingUpdateSample]? = nil, transactionNanos: [UInt64]? = nil,
+                frameDelayNanos: [UInt64]? = nil) {
         self.schema = CellSamples.schema
         self.runID = runID
         self.cellID = cellID
@@ -30,11 +35,13 @@ public struct CellSamples: Sendable, Equatable, Codable {
         self.rttLoadedNanos = rttLoadedNanos
         self.bulkSeries = bulkSeries
         self.ranging = ranging
+        self.transactionNanos = transactionNanos
+        self.frameDelayNanos = frameDelayNanos
     }
 
     enum CodingKeys: String, CodingKey {
         case schema, runID = "run_id", cellID = "cell_id", repetition, rttNanos = "rtt_ns", rttLoadedNanos = "rtt_loaded_ns"
-        case bulkSeries = "bulk_series", ranging
+        case bulkSeries = "bulk_series", ranging, transactionNanos = "transaction_ns", frameDelayNanos = "frame_delay_ns"
     }
 }
 

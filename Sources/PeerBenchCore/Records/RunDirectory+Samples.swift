@@ -8,7 +8,7 @@ extension RunDirectory {
         let m = record.measurement
         let samples = CellSamples(runID: record.runID, cellID: record.cellID, repetition: record.repetition,
                                   rttNanos: m?.rttNanos ?? [], rttLoadedNanos: m?.rttLoadedNanos, bulkSeries: m?.bulkSeries,
-                                  ranging: m?.ranging)
+                                  ranging: m?.ranging, transactionNanos: m?.transactionNanos, frameDelayNanos: m?.frames?.delayNanos)
         // Only a non-finite Double could fail to encode; an empty line is never written.
         let text = (try? JSONCoding.encode(samples).text(.compact, sortedKeys: true)) ?? "{}"
         return Array(text.utf8) + [UInt8(ascii: "\n")]
