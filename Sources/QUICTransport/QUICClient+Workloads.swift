@@ -112,6 +112,10 @@ extension QUICClient {
             }
             return (!up || streams.upArrivals != nil) && (!down || streams.downEnded)
         }
+        // More frames than were sent is the server's error, not a measurement.
+        guard (streams.upArrivals?.count ?? 0) <= frames, streams.downArrivals.count <= frames else {
+            throw QUICFailure.protocolViolation("the server reported \(streams.upArrivals?.count ?? 0) arrivals and sent \(streams.downArrivals.count) frames; \(frames) were due")
+        }
         var report: FrameReport?
         if up, let at = streams.upArrivals {
             report = FrameSchedule.report(arrivals: at.enumerated().map { ($0.offset, $0.element) }, sent: frames,
