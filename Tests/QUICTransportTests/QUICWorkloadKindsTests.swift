@@ -84,6 +84,8 @@ struct QUICWorkloadKindsTests {
         #expect(frames.delayNanos.allSatisfy { $0 < 50_000_000 }, "loopback: \(frames.delayNanos.max() ?? 0) ns")
         #expect(frames.deadlineNanos == 100_000_000, "default: three periods, at least 100 ms")
         #expect(m.delivery == Delivery(sentMessages: expected, receivedMessages: expected, sentBytes: expected * 160, receivedBytes: expected * 160))
+        let d = frames.delayNanos.sorted()
+        print("quic voice \(direction): delay median \(Double(d[d.count / 2]) / 1e6) ms, max \(Double(d.last ?? 0) / 1e6) ms")
         // The senders kept the schedule: 40 frames 5 ms apart take at least 195 ms.
         #expect(MonotonicClock.elapsed(since: start) >= 195_000_000)
     }
@@ -118,6 +120,20 @@ struct QUICWorkloadKindsTests {
             let d = frames.delayNanos.sorted()
             print("quic voice through 5 % loss: \(relay.dropped) datagrams dropped, \(frames.late) late, delay median \(Double(d[d.count / 2]) / 1e6) ms, max \(Double(d.last ?? 0) / 1e6) ms")
         }
+    }
+
+    /// `resumption` and `zeroRTT` change only the handshake: the workload streams run
+    /// on the resumed connection (after 0-RTT HELLO and the early probe) as on any other.
+    @Test("request-response on a 0-RTT resumed connection")
+    func resumedConnection() async throws {
+        let plugin = try makePlugin(["resumption": .bool(true), "zeroRTT": .bool(true)])
+        let w = try WorkloadCells.spec(#"{"name": "rpc", "kind": "request-response", "requests": 20, "requestBytes": 64, "responseBytes": 512, "concurrency": 4}"#)
+        #expect(plugin.check(workload: w, path: JSONPath.root).isEmpty)
+        let m = try await WorkloadCells.run(plugin, w, payload: nil)
+        #expect(m.status == .ok, "\(m.error ?? "")")
+        #expect(m.delivery == Delivery(sentMessages: 20, receivedMessages: 20, sentBytes: 1_280, receivedBytes: 10_240))
+        #expect(m.extra["quic"]?["resumed"] == .bool(true))
+        #expect(m.extra["quic"]?["early_data_accepted"] == .bool(true))
     }
 
     @Test("check(workload:): every kind runs; reconnect and loaded probes are refused with anything but the upload, naming the option")
