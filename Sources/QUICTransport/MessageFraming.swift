@@ -10,7 +10,8 @@ enum FrameType: UInt8 {
     case ping = 0x01
     /// Server -> client, control stream: the `ping` body echoed.
     case pong = 0x02
-    /// Client -> server, bulk streams: one message of the bulk phase.
+    /// One message: client -> server on bulk, request and frame-up streams; server ->
+    /// client on request, frame-down and pull streams (the workloads, section 4c).
     case data = 0x03
     /// Client -> server, control stream: what the client sent (messages, bytes, bulk streams).
     case done = 0x04

@@ -5,8 +5,9 @@ import CNgtcp2
 import GnuTLSSupport
 import PeerBenchPlugin
 
-/// The client side of one cell: handshake, probes, bulk phase, close
-/// (docs/protocol/quic.md), on one thread with one event loop.
+/// The client side of one cell: handshake, probes, bulk phase (or another workload's
+/// streams, `QUICClient+Workloads`), close (docs/protocol/quic.md), on one thread with
+/// one event loop.
 final class QUICClient: QUICConnectionDelegate {
     /// Bulk streams being written at once in `perMessage` mode (the server allows 128 open).
     static let perMessageWindow = 100
