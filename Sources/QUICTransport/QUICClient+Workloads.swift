@@ -125,14 +125,11 @@ extension QUICClient {
             let mine = FrameSchedule.report(arrivals: streams.downArrivals, sent: frames, periodNanos: periodNanos, deadlineNanos: deadlineNanos)
             report = report.map { $0 + mine } ?? mine
         }
+        // As tcp's: the frames are the measurement (no delivery or bulk time, so no throughput).
         m.frames = report
-        m.bulkNanos = MonotonicClock.elapsed(since: start)
-        if let r = report {
-            m.delivery = Delivery(sentMessages: r.sent, receivedMessages: r.received, sentBytes: r.sent * size, receivedBytes: r.received * size)
-            if r.received < r.sent {
-                m.status = .partial
-                m.error = "\(r.received) of \(r.sent) frames arrived"
-            }
+        if let r = report, r.received < r.sent {
+            m.status = .partial
+            m.error = "quic: \(r.received) of \(r.sent) frames arrived"
         }
     }
 
