@@ -10,7 +10,8 @@ enum FrameType: UInt8 {
     case ping = 0x01
     /// Server -> client, control stream: the `ping` body echoed.
     case pong = 0x02
-    /// Client -> server, bulk streams: one message of the bulk phase.
+    /// One message: client -> server on bulk, request and frame-up streams; server ->
+    /// client on request, frame-down and pull streams (the workloads, section 4c).
     case data = 0x03
     /// Client -> server, control stream: what the client sent (messages, bytes, bulk streams).
     case done = 0x04
@@ -30,6 +31,21 @@ enum FrameType: UInt8 {
     case resume = 0x09
     /// Server -> client, control stream: answer to `resume`, what the server holds.
     case resumed = 0x0A
+    /// Client -> server, first frame of a request stream (request-response workload):
+    /// the response's size; one `data` (the request) follows, then the client's FIN.
+    case request = 0x0B
+    /// Either way on a frame stream (isochronous workload): the sequence number of the
+    /// frame whose bytes (one `data`) follow.
+    case frame = 0x0C
+    /// Client -> server, only frame of a frame-down stream: frames, frame size, period;
+    /// the server sends the frames on the stream's other direction on that schedule.
+    case framePull = 0x0D
+    /// Server -> client on a frame-up stream, after the client's FIN: each frame's
+    /// arrival on the server's monotonic clock (n x u64, in sequence order).
+    case frameArrivals = 0x0E
+    /// Client -> server, only frame of a pull stream (bulk down/bidir): count and size
+    /// of the messages the server sends on the stream's other direction.
+    case pull = 0x0F
 }
 
 /// Application error codes used in CONNECTION_CLOSE (application variant).
@@ -76,8 +92,24 @@ struct ResumedBody: Equatable, Sendable {
     var bytes: UInt64
 }
 
+/// Body of `frame_pull`: what an isochronous down flow sends.
+struct FramePullBody: Equatable, Sendable {
+    var frames: UInt64
+    var frameBytes: UInt64
+    var periodNanos: UInt64
+}
+
 /// A control frame, decoded.
 enum ControlFrame: Equatable {
+    /// Request stream: the response's size in bytes.
+    case request(UInt64)
+    /// Frame stream: the next DATA is this frame (its sequence number).
+    case frame(UInt64)
+    case framePull(FramePullBody)
+    /// Arrival times of the frames of a frame-up stream, in sequence order (server's clock).
+    case frameArrivals([UInt64])
+    /// Pull stream: messages and their size.
+    case pull(count: UInt64, size: UInt64)
     case ping(UInt64)
     case pong(UInt64)
     case done(DoneBody)
@@ -96,6 +128,11 @@ enum SeriesBody {
     static let maxIntervals = 3_000
     static let fixedSize = 12
     static let maxSize = fixedSize + 8 * maxIntervals
+}
+
+/// The FRAME_ARRIVALS body: n x u64, at most one per frame a flow may have.
+enum FrameArrivalsBody {
+    static let maxSize = 8 * WorkloadSpec.Limits.frames
 }
 
 /// Frame encoding (the bytes one frame occupies on the wire).
@@ -128,6 +165,15 @@ enum FrameEncoder {
             out += [UInt8(entries.count >> 24 & 0xff), UInt8(entries.count >> 16 & 0xff), UInt8(entries.count >> 8 & 0xff), UInt8(entries.count & 0xff)]
             for e in entries { out += be(UInt64(e)) }
             return out
+        case .request(let bytes): return header(.request, length: 8) + be(bytes)
+        case .frame(let seq): return header(.frame, length: 8) + be(seq)
+        case .framePull(let p): return header(.framePull, length: 24) + be(p.frames) + be(p.frameBytes) + be(p.periodNanos)
+        case .frameArrivals(let at):
+            var out = header(.frameArrivals, length: UInt32(8 * at.count))
+            out.reserveCapacity(out.count + 8 * at.count)
+            for t in at { out += be(t) }
+            return out
+        case .pull(let count, let size): return header(.pull, length: 16) + be(count) + be(size)
         }
     }
 
@@ -153,7 +199,8 @@ struct FrameParser {
     private var inBody = false
     private var control: [UInt8] = []
     /// Only a client parses SERIES (the server's bulk series, up to `SeriesBody.maxSize`
-    /// bytes); a server rejects it at its header, so it never holds more than 64 bytes.
+    /// bytes) and FRAME_ARRIVALS (up to `FrameArrivalsBody.maxSize`); a server rejects
+    /// both at their header, so it never holds more than 64 bytes.
     private let acceptsSeries: Bool
 
     init(acceptsSeries: Bool = false) {
@@ -212,9 +259,27 @@ struct FrameParser {
                 throw FramingError(description: "SERIES frame has a \(length)-byte body; expected 12 + 8 x n with n <= \(SeriesBody.maxIntervals)")
             }
             control.removeAll(keepingCapacity: true)
+        } else if t == .frameArrivals {
+            guard acceptsSeries else { throw FramingError(description: "FRAME_ARRIVALS frame from a client (server-only)") }
+            guard length <= FrameArrivalsBody.maxSize, length % 8 == 0 else {
+                throw FramingError(description: "FRAME_ARRIVALS frame has a \(length)-byte body; expected 8 x n with n <= \(WorkloadSpec.Limits.frames)")
+            }
+            control.removeAll(keepingCapacity: true)
+            if length == 0 {
+                // No frame arrived: the frame is whole at its header.
+                try onControl(.frameArrivals([]))
+                return
+            }
         } else if t != .data {
             // DONE and REPORT have a longer form that carries the span request and answer.
-            let expected: [UInt32] = t == .ping || t == .pong ? [8] : t == .done ? [24, 32] : t == .report ? [32, 40] : t == .resumed ? [16] : [32]
+            let expected: [UInt32] = switch t {
+            case .ping, .pong, .request, .frame: [8]
+            case .done: [24, 32]
+            case .report: [32, 40]
+            case .resumed, .pull: [16]
+            case .framePull: [24]
+            default: [32]
+            }
             guard expected.contains(length) else {
                 throw FramingError(description: "frame type 0x\(String(t.rawValue, radix: 16)) has a \(length)-byte body; expected \(expected.map(String.init).joined(separator: " or "))")
             }
@@ -242,6 +307,11 @@ struct FrameParser {
         case .probeHello: try onControl(.probeHello(CellToken(bytes: Array(control))))
         case .resume: try onControl(.resume(CellToken(bytes: Array(control))))
         case .resumed: try onControl(.resumed(ResumedBody(messages: u64(0), bytes: u64(8))))
+        case .request: try onControl(.request(u64(0)))
+        case .frame: try onControl(.frame(u64(0)))
+        case .framePull: try onControl(.framePull(FramePullBody(frames: u64(0), frameBytes: u64(8), periodNanos: u64(16))))
+        case .pull: try onControl(.pull(count: u64(0), size: u64(8)))
+        case .frameArrivals: try onControl(.frameArrivals((0..<control.count / 8).map { u64(8 * $0) }))
         case .series:
             let interval = u64(0)
             let n = Int(control[8]) << 24 | Int(control[9]) << 16 | Int(control[10]) << 8 | Int(control[11])

@@ -5,17 +5,18 @@ import CNgtcp2
 import GnuTLSSupport
 import PeerBenchPlugin
 
-/// The client side of one cell: handshake, probes, bulk phase, close
-/// (docs/protocol/quic.md), on one thread with one event loop.
+/// The client side of one cell: handshake, probes, bulk phase (or another workload's
+/// streams, `QUICClient+Workloads`), close (docs/protocol/quic.md), on one thread with
+/// one event loop.
 final class QUICClient: QUICConnectionDelegate {
     /// Bulk streams being written at once in `perMessage` mode (the server allows 128 open).
     static let perMessageWindow = 100
 
-    private let config: QUICConfiguration
+    let config: QUICConfiguration
     private let server: SocketAddress
     private let channel: UDPChannel
     /// The connection while the workload runs (nil before the handshake starts and after the close).
-    private var connection: QUICConnection?
+    private(set) var connection: QUICConnection?
     let deadline: UInt64
     let cancellation: CellCancellation
 
@@ -28,10 +29,12 @@ final class QUICClient: QUICConnectionDelegate {
     /// numbers with the top bit set so they never meet the idle probes' (0, 1, ...).
     static let loadedFlag: UInt64 = 1 << 63
     private var loadedSent: [(seq: UInt64, at: UInt64)] = []
-    private var report: ReportBody?
+    private(set) var report: ReportBody?
     /// The server's bulk series (SERIES, before REPORT); nil when it sent none.
-    private var series: BulkSeries?
+    private(set) var series: BulkSeries?
     private var handshakeDone = false
+    /// The request, frame and pull streams of a workload beyond the upload (`runWorkload`).
+    let workloadStreams = ClientWorkloadStreams()
 
     let token: CellToken
     private let serviceClass: ServiceClass
@@ -78,11 +81,12 @@ final class QUICClient: QUICConnectionDelegate {
     /// runner's deadline does.
     /// `method`: how the idle probes are sent; `askSpan`: the server's hello offers the
     /// receiver's span, so DONE asks for it.
+    /// `workload`: what runs after the probes (docs/WORKLOADS.md); the upload by default.
     func run(payload: Payload?, probes: Int, seed: UInt64, method: RTTMethod = .pingPong, probeSpacing: UInt64 = 0,
-             askSpan: Bool = false) throws -> TransportMeasurement {
+             askSpan: Bool = false, workload spec: WorkloadSpec = .upload) throws -> TransportMeasurement {
         self.probeSpacing = probeSpacing
         do {
-            return try workload(payload: payload, probes: probes, seed: seed, method: method, askSpan: askSpan)
+            return try workload(spec, payload: payload, probes: probes, seed: seed, method: method, askSpan: askSpan)
         } catch {
             if let c = connection, !c.isFinished {
                 c.close(.application(ApplicationError.aborted, "client gave up: \(error)"), transmit: transmit)
@@ -98,7 +102,8 @@ final class QUICClient: QUICConnectionDelegate {
         }
     }
 
-    private func workload(payload: Payload?, probes: Int, seed: UInt64, method: RTTMethod, askSpan: Bool) throws -> TransportMeasurement {
+    private func workload(_ spec: WorkloadSpec, payload: Payload?, probes: Int, seed: UInt64, method: RTTMethod,
+                          askSpan: Bool) throws -> TransportMeasurement {
         cancellation.register(channel.socket)
         cancellation.onCancel { [waker = channel.waker] in waker.wake() }
         defer { cancellation.unregister(channel.socket) }
@@ -119,7 +124,12 @@ final class QUICClient: QUICConnectionDelegate {
         let loadedProbesSent: Int?
         // The connection the bulk phase ended on: the first, or the last re-made one.
         let connection: QUICConnection
-        if let policy = config.reconnect, count > 0 {
+        if !spec.isUpload {
+            // Another workload (check(workload:) refused reconnect and loaded probes with it).
+            try runWorkload(spec, payload: payload, seed: seed, on: first, control: control, into: &m)
+            connection = first
+            loadedProbesSent = nil
+        } else if let policy = config.reconnect, count > 0 {
             connection = try resumableBulk(policy, count: count, size: size, block: block, askSpan: askSpan,
                                            first: first, control: control, into: &m)
             loadedProbesSent = nil
@@ -129,16 +139,19 @@ final class QUICClient: QUICConnectionDelegate {
             connection = first
         }
         guard let r = report else { throw QUICFailure.protocolViolation("no REPORT after the bulk phase") }
-        m.delivery = Delivery(sentMessages: count, receivedMessages: Int(r.messages), sentBytes: count * size, receivedBytes: Int(r.bytes))
-        if r.messages < UInt64(count) { m.status = .partial }
-        // Never hidden: a message the server counted twice over a reconnect.
-        if r.messages > UInt64(count) { m.delivery?.duplicated = Int(r.messages) - count }
-        m.bulkSeries = series
-        m.receiverSpanNanos = r.spanNanos
+        if spec.isUpload {
+            m.delivery = Delivery(sentMessages: count, receivedMessages: Int(r.messages), sentBytes: count * size, receivedBytes: Int(r.bytes))
+            if r.messages < UInt64(count) { m.status = .partial }
+            // Never hidden: a message the server counted twice over a reconnect.
+            if r.messages > UInt64(count) { m.delivery?.duplicated = Int(r.messages) - count }
+            m.bulkSeries = series
+            m.receiverSpanNanos = r.spanNanos
+        }
 
         // The handshake timings of the connection that carried the end of the bulk phase.
         var stats = QUICStats.record(connection, start: connection === first ? start : handshakeStartedAt, report: r, config: config)
         if let loadedProbesSent { stats["loaded_probes_sent"] = JSONValue(loadedProbesSent) }
+        for (k, v) in workloadStreams.extra { stats[k] = v }
         // Time to the first echoed probe: what 0-RTT shortens (the handshake time does not change).
         stats["first_echo_ms"] = firstPongAt.map { .number(Double($0 - start) / 1e6) } ?? .null
         if store != nil {
@@ -520,6 +533,10 @@ final class QUICClient: QUICConnectionDelegate {
 
     func received(_ connection: QUICConnection, stream: Int64, data: UnsafeRawBufferPointer, fin: Bool) throws {
         guard stream == controlStream else {
+            if workloadStreams.handles(stream) {
+                try workloadStreams.received(stream: stream, data: data, fin: fin)
+                return
+            }
             // A bulk stream: the server only ends its direction, without data.
             guard data.isEmpty else { throw FramingError(description: "\(data.count) bytes on bulk stream \(stream); the server only ends bulk streams") }
             return
@@ -540,7 +557,9 @@ final class QUICClient: QUICConnectionDelegate {
             case .resumed(let r):
                 guard self.resumedAnswer == nil else { throw FramingError(description: "second RESUMED") }
                 self.resumedAnswer = r
-            case .ping, .done, .hello, .probeHello, .resume: throw FramingError(description: "server sent a client-only frame (\(frame))")
+            case .ping, .done, .hello, .probeHello, .resume, .request, .frame, .framePull, .pull:
+                throw FramingError(description: "server sent a client-only frame (\(frame))")
+            case .frameArrivals: throw FramingError(description: "FRAME_ARRIVALS on the control stream")
             }
         })
     }

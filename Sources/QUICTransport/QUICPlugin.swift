@@ -100,6 +100,13 @@ public struct QUICPlugin: TransportPlugin {
         return []
     }
 
+    /// Every kind runs (docs/protocol/quic.md, section 4c); `reconnect` and
+    /// `loadedRttProbes` assume the upload's bulk phase, so another workload is refused with them.
+    public func check(workload: WorkloadSpec, path: JSONPath) -> [InputProblem] {
+        workload.check(transport: Self.descriptor.name, uploadOnly: [(ReconnectPolicy.key, config.reconnect != nil),
+                                                                      ("loadedRttProbes", config.loadedRttProbes != nil)], path: path)
+    }
+
     public func startServer(_ cell: CellContext) async throws -> any TransportServer {
         let config = self.config
         var settings = config
@@ -135,7 +142,8 @@ public struct QUICPlugin: TransportPlugin {
                                         cancellation: cell.cancellation, serviceClass: cell.wifi.serviceClass, store: store)
             client.primingNanos = primingNanos
             return try client.run(payload: cell.payload, probes: cell.rttProbes, seed: cell.seed, method: cell.rttMethod,
-                                  probeSpacing: cell.rttProbeSpacingNanos, askSpan: cell.serverHello[QUICServerHandle.reportSpanKey]?.boolValue == true)
+                                  probeSpacing: cell.rttProbeSpacingNanos, askSpan: cell.serverHello[QUICServerHandle.reportSpanKey]?.boolValue == true,
+                                  workload: cell.workload)
         }
     }
 

@@ -62,7 +62,8 @@ final class QUICServerLoop: @unchecked Sendable {
         let loop = QUICEventLoop(channel: channel)
         while true {
             let now = MonotonicClock.now()
-            let next = sessions.map(\.connection.expiry).min() ?? .max
+            // Timers, and the next frame a frame-down flow owes (isochronous workload).
+            let next = sessions.map { min($0.connection.expiry, $0.workload.nextDue ?? .max) }.min() ?? .max
             // While a report waits for its acknowledgement, look again soon (see `isComplete`).
             let cap: UInt64 = sessions.contains(where: \.reportSent) ? 20_000_000 : 1_000_000_000
             let timeout = next <= now ? 0 : min(next - now, cap)
@@ -92,6 +93,7 @@ final class QUICServerLoop: @unchecked Sendable {
         var outcome: Outcome?
         for s in sessions {
             let c = s.connection
+            if !c.isFinished { s.workload.tick(now: now) }
             c.service(now: now, transmit: transmit)
             let isCellClient = claim.holder === s
             if isCellClient, s.isComplete(now: now) {
@@ -227,9 +229,12 @@ final class ServerSession: QUICConnectionDelegate {
 
     /// Sends a session ticket once the handshake completed (`resumption`).
     private let sendsTicket: Bool
+    /// The request, frame and pull streams of the workloads beyond the upload.
+    let workload: ServerWorkloadStreams
 
     init(connection: QUICConnection, token: CellToken, claim: CellClaim, sendsTicket: Bool = false) {
         self.connection = connection
+        workload = ServerWorkloadStreams(connection: connection)
         self.sendsTicket = sendsTicket
         self.token = token
         self.claim = claim
@@ -252,7 +257,10 @@ final class ServerSession: QUICConnectionDelegate {
         // Best effort: a client that gets no ticket says so (its priming connection fails).
         if sendsTicket { try? connection.tls.sendSessionTicket() }
     }
-    func streamClosed(_ connection: QUICConnection, stream: Int64) { parsers[stream] = nil }
+    func streamClosed(_ connection: QUICConnection, stream: Int64) {
+        parsers[stream] = nil
+        workload.closed(stream)
+    }
     func issuedConnectionID(_ connection: QUICConnection, _ cid: [UInt8]) { onNewID?(cid) }
 
     func received(_ connection: QUICConnection, stream: Int64, data: UnsafeRawBufferPointer, fin: Bool) throws {
@@ -261,16 +269,24 @@ final class ServerSession: QUICConnectionDelegate {
         // Stream 0 (the client's first bidirectional stream) is the control stream; the others carry bulk data.
         let bulk = stream != 0
         var parser = parsers[stream] ?? FrameParser()
+        // A later stream's first frame says what it is: DATA a bulk stream of the upload,
+        // REQUEST, FRAME, FRAME_PULL or PULL a workload stream (`ServerWorkloadStreams`).
         try parser.feed(data, onData: { n, complete in
             guard bulk else { throw FramingError(description: "DATA frame on the control stream") }
-            countBulk(n, complete: complete, on: stream)
+            if workload.noteBulkData(on: stream) {
+                countBulk(n, complete: complete, on: stream)
+            } else {
+                try workload.data(n, complete: complete, on: stream)
+            }
         }, onControl: { frame in
-            guard !bulk else { throw FramingError(description: "control frame on bulk stream \(stream)") }
-            try control(frame, on: stream)
+            guard bulk else { try control(frame, on: stream); return }
+            try workload.control(frame, on: stream)
         })
         if fin {
             guard parser.atFrameBoundary else { throw FramingError(description: "stream \(stream) ended inside a frame") }
-            if bulk {
+            if workload.handles(stream) {
+                try workload.ended(stream)
+            } else if bulk {
                 finishedStreams += 1
                 // End our (empty) direction too: ngtcp2 0.12 frees a stream, and returns
                 // its credit to the client, only once both directions are finished.
@@ -325,6 +341,8 @@ final class ServerSession: QUICConnectionDelegate {
             claim.holder = self
             claim.receipt = receipt
             controlStream = stream
+            // Workload streams that came before HELLO (a lost packet) are answered now.
+            workload.claim()
         case .resume(let presented):
             // `reconnect`: the cell's client again, on a new connection after losing its
             // last one; it sends on from the counts in RESUMED.
@@ -348,6 +366,7 @@ final class ServerSession: QUICConnectionDelegate {
             guard controlStream == nil else { throw FramingError(description: "PROBE_HELLO after HELLO") }
             guard presented == token else { throw NotThisCell(description: "PROBE_HELLO carries another cell's token (not this cell's client)") }
             guard claim.probeFlow == nil else { throw NotThisCell(description: "this cell's probe flow is already connected") }
+            guard !workload.hasDeferred else { throw FramingError(description: "workload streams on the probe flow") }
             claim.probeFlow = self
             controlStream = stream
         case .ping(let seq):
@@ -358,8 +377,10 @@ final class ServerSession: QUICConnectionDelegate {
             guard claim.probeFlow !== self else { throw FramingError(description: "DONE on the probe flow") }
             guard done == nil else { throw FramingError(description: "second DONE frame") }
             done = d
-        case .pong, .report, .series, .resumed:
+        case .pong, .report, .series, .resumed, .frameArrivals:
             throw FramingError(description: "client sent a server-only frame (\(frame))")
+        case .request, .frame, .framePull, .pull:
+            throw FramingError(description: "\(frame) on the control stream; it opens a workload stream of its own")
         }
     }
 

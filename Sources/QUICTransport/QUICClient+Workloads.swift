@@ -1,0 +1,190 @@
+import PeerBenchPlugin
+
+/// The workloads beyond the upload (docs/WORKLOADS.md; docs/protocol/quic.md section
+/// 4c), run after the probes on the cell's connection, each on streams of its own:
+/// a stream per request, a frame stream each way, a pull stream for the download.
+/// The session then ends as every session does: DONE and the server's REPORT.
+extension QUICClient {
+    func runWorkload(_ spec: WorkloadSpec, payload: Payload?, seed: UInt64, on connection: QUICConnection, control: Int64,
+                     into m: inout TransportMeasurement) throws {
+        switch spec.kind {
+        case .bulk(let direction):
+            try bulk(direction, payload: payload ?? Payload(count: 0, size: 0), seed: seed, on: connection, control: control, into: &m)
+            return
+        case .requestResponse(let n, let a, let b, let c):
+            try transact(requests: n, requestBytes: a, responseBytes: b, concurrency: c, on: connection, into: &m)
+        case .isochronous(let size, let period, let frames, let direction, let deadline):
+            try isochronous(frames: frames, size: size, periodNanos: period, direction: direction, deadlineNanos: deadline,
+                            on: connection, into: &m)
+        }
+        // Nothing went up as bulk: DONE(0, 0, 0) and the server's REPORT end the session.
+        let kept = m.bulkNanos
+        _ = try bulkPhase(count: 0, size: 0, block: MessageBlock(size: 0, seed: seed), askSpan: false, on: connection,
+                          stream: control, into: &m)
+        m.bulkNanos = kept
+    }
+
+    /// Opens a client bidirectional stream, waiting in the event loop while the server's
+    /// stream limit (MAX_STREAMS) allows none.
+    private func openStream(_ connection: QUICConnection, for phase: String) throws -> Int64 {
+        var id: Int64?
+        try pump(phase) {
+            id = connection.openBidiStream()
+            return id != nil
+        }
+        return id!
+    }
+
+    // MARK: Request-response
+
+    /// `n` transactions, each on a stream of its own: REQUEST(response size), one DATA of
+    /// the request's size, FIN; the server answers on the same stream with one DATA of
+    /// the response's size and FIN. At most `c` are outstanding; they never wait for each
+    /// other (no head-of-line blocking between streams). Each is timed from handing its
+    /// request to QUIC to the end of its response.
+    private func transact(requests n: Int, requestBytes a: Int, responseBytes b: Int, concurrency c: Int,
+                          on connection: QUICConnection, into m: inout TransportMeasurement) throws {
+        let streams = workloadStreams
+        var sentAt = [UInt64](repeating: 0, count: n)
+        var next = 0
+        var peak = 0
+        // The request's frames before its body; the same for every request.
+        let head = FrameEncoder.encode(.request(UInt64(b))) + FrameEncoder.header(.data, length: UInt32(a))
+        let start = MonotonicClock.now()
+        try pump("request-response") {
+            while next < n, next - streams.responseAt.count < c, let id = connection.openBidiStream() {
+                streams.expectResponse(on: id, request: next)
+                let s = connection.sender(id)
+                s.append(copying: head)
+                s.appendFiller(a)
+                s.finish()
+                sentAt[next] = MonotonicClock.now()
+                next += 1
+                peak = max(peak, next - streams.responseAt.count)
+            }
+            return streams.responseAt.count == n
+        }
+        m.bulkNanos = MonotonicClock.elapsed(since: start)
+        m.transactionNanos = (0..<n).map { i in streams.responseAt[i].map { $0 > sentAt[i] ? $0 - sentAt[i] : 0 } ?? 0 }
+        m.delivery = Delivery(sentMessages: n, receivedMessages: streams.responseMessages, sentBytes: n * a, receivedBytes: streams.responseBytes)
+        // How many request streams were open at once at most (the concurrency really used).
+        streams.extra["request_streams_peak"] = JSONValue(peak)
+        streams.extra["request_streams"] = JSONValue(next)
+    }
+
+    // MARK: Isochronous
+
+    /// Up: a frame stream carries FRAME(i) and a DATA of the frame's size, frame i handed
+    /// to QUIC at start + i x period (one that falls behind, its window full in an outage,
+    /// goes with what it owes at once), then FIN; the server answers on that stream with
+    /// its arrival times (FRAME_ARRIVALS). Down: FRAME_PULL on a stream of its own has the
+    /// server send the frames on its schedule, and this side stamps them. Bidir: both.
+    private func isochronous(frames: Int, size: Int, periodNanos: UInt64, direction: WorkloadSpec.Direction, deadlineNanos: UInt64,
+                             on connection: QUICConnection, into m: inout TransportMeasurement) throws {
+        let streams = workloadStreams
+        let up = direction != .down, down = direction != .up
+        if down {
+            let id = try openStream(connection, for: "opening the frame-down stream")
+            streams.expectFrames(on: id)
+            let s = connection.sender(id)
+            s.append(copying: FrameEncoder.encode(.framePull(FramePullBody(frames: UInt64(frames), frameBytes: UInt64(size), periodNanos: periodNanos))))
+            s.finish()
+        }
+        let upStream = up ? try openStream(connection, for: "opening the frame-up stream") : nil
+        if let upStream { streams.expectArrivals(on: upStream) }
+        var sent = 0
+        let start = MonotonicClock.now()
+        func due(_ i: Int) -> UInt64 { start &+ UInt64(i) &* periodNanos }
+        try pump("isochronous frames", wakeIn: {
+            guard upStream != nil, sent < frames else { return nil }
+            let now = MonotonicClock.now()
+            return due(sent) > now ? due(sent) - now : 0
+        }) {
+            if let upStream, sent < frames {
+                let s = connection.sender(upStream)
+                let now = MonotonicClock.now()
+                while sent < frames, due(sent) <= now {
+                    s.append(copying: FrameEncoder.encode(.frame(UInt64(sent))) + FrameEncoder.header(.data, length: UInt32(size)))
+                    s.appendFiller(size)
+                    sent += 1
+                }
+                if sent == frames { s.finish() }
+            }
+            return (!up || streams.upArrivals != nil) && (!down || streams.downEnded)
+        }
+        // More frames than were sent is the server's error, not a measurement.
+        guard (streams.upArrivals?.count ?? 0) <= frames, streams.downArrivals.count <= frames else {
+            throw QUICFailure.protocolViolation("the server reported \(streams.upArrivals?.count ?? 0) arrivals and sent \(streams.downArrivals.count) frames; \(frames) were due")
+        }
+        var report: FrameReport?
+        if up, let at = streams.upArrivals {
+            report = FrameSchedule.report(arrivals: at.enumerated().map { ($0.offset, $0.element) }, sent: frames,
+                                          periodNanos: periodNanos, deadlineNanos: deadlineNanos)
+        }
+        if down {
+            let mine = FrameSchedule.report(arrivals: streams.downArrivals, sent: frames, periodNanos: periodNanos, deadlineNanos: deadlineNanos)
+            report = report.map { $0 + mine } ?? mine
+        }
+        // As tcp's: the frames are the measurement (no delivery or bulk time, so no throughput).
+        m.frames = report
+        if let r = report, r.received < r.sent {
+            m.status = .partial
+            m.error = "quic: \(r.received) of \(r.sent) frames arrived"
+        }
+    }
+
+    // MARK: Bulk down and bidir
+
+    /// Down: PULL(count, size) on a stream of its own; the server sends the messages on
+    /// that stream and ends it. Timed from the PULL handed to QUIC to the last whole
+    /// message read. Bidir: the PULL, then the upload's bulk phase at once (its DONE and
+    /// REPORT as always), then the rest of the download.
+    private func bulk(_ direction: WorkloadSpec.Direction, payload: Payload, seed: UInt64, on connection: QUICConnection, control: Int64,
+                      into m: inout TransportMeasurement) throws {
+        let streams = workloadStreams
+        let id = try openStream(connection, for: "opening the pull stream")
+        streams.expectPull(on: id)
+        let s = connection.sender(id)
+        s.append(copying: FrameEncoder.encode(.pull(count: UInt64(payload.count), size: UInt64(payload.size))))
+        s.finish()
+        let start = MonotonicClock.now()
+        var upFlow: DirectionalDelivery.Flow?
+        if direction == .bidir {
+            let block = MessageBlock(size: payload.size, seed: seed)
+            _ = try bulkPhase(count: payload.count, size: payload.size, block: block, askSpan: false, on: connection,
+                              stream: control, bulkStart: start, into: &m)
+            withExtendedLifetime(block) {}
+            guard let r = report else { throw QUICFailure.protocolViolation("no REPORT after the bulk phase") }
+            upFlow = DirectionalDelivery.Flow(delivery: Delivery(sentMessages: payload.count, receivedMessages: Int(r.messages),
+                                                                 sentBytes: payload.count * payload.size, receivedBytes: Int(r.bytes)),
+                                              nanos: m.bulkNanos ?? 0)
+            m.bulkSeries = series
+        }
+        try pump("download") { streams.pullEnded }
+        let downNanos = (streams.lastPulledAt ?? MonotonicClock.now()) - start
+        let downFlow = DirectionalDelivery.Flow(delivery: Delivery(sentMessages: payload.count, receivedMessages: streams.pulledMessages,
+                                                                   sentBytes: payload.count * payload.size, receivedBytes: streams.pulledBytes),
+                                                nanos: downNanos)
+        if direction == .down {
+            // Nothing went up: DONE(0, 0, 0) and the REPORT end the session.
+            _ = try bulkPhase(count: 0, size: 0, block: MessageBlock(size: 0, seed: seed), askSpan: false, on: connection,
+                              stream: control, into: &m)
+            // This side received: its span from the first whole message to the last.
+            m.receiverSpanNanos = streams.firstPulledAt.flatMap { f in streams.lastPulledAt.map { $0 - f } }
+        } else {
+            m.receiverSpanNanos = nil
+        }
+        let flows = DirectionalDelivery(up: upFlow, down: downFlow)
+        m.byDirection = flows
+        if let total = flows.total {
+            m.delivery = total.delivery
+            m.bulkNanos = total.nanos
+        }
+        for (way, flow) in [("up", upFlow), ("down", downFlow)] {
+            guard let flow, flow.delivery.receivedMessages < payload.count else { continue }
+            m.status = .partial
+            m.error = [m.error, "\(flow.delivery.receivedMessages) of \(payload.count) messages arrived \(way)"]
+                .compactMap { $0 }.joined(separator: "; ")
+        }
+    }
+}
