@@ -245,7 +245,7 @@ final class ServerSession: QUICConnectionDelegate {
     /// link) the client stayed silent for three probe timeouts since then: a client
     /// that still had the connection would have answered our retransmitted report.
     func isComplete(now: UInt64) -> Bool {
-        guard reportSent, let id = controlStream else { return false }
+        guard reportSent, !workload.isSending, let id = controlStream else { return false }
         if connection.ackedOffset(of: id).map({ $0 >= reportEnd }) ?? true { return true }
         let s = connection.stats
         let pto = s.smoothed_rtt + max(4 * s.rttvar, 1_000_000) + 25_000_000

@@ -234,6 +234,18 @@ final class ServerWorkloadStreams {
     /// ngtcp2 freed the stream (both directions over).
     func closed(_ stream: Int64) { roles[stream] = nil }
 
+    /// A pull or a frame-down flow still has data to send or unacknowledged: the
+    /// session is not over while it does, even when the upload's REPORT was acknowledged
+    /// (bidir: the upload can end first).
+    var isSending: Bool {
+        !schedules.isEmpty || roles.values.contains {
+            switch $0 {
+            case .pull, .frameDown: true
+            default: false
+            }
+        }
+    }
+
     /// When the next frame of a frame-down flow is due (monotonic ns), or nil.
     var nextDue: UInt64? { schedules.map(\.due).min() }
 

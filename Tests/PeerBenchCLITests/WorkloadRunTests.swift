@@ -51,6 +51,27 @@ struct WorkloadRunTests {
         #expect(c.stdout.contains("request_response_p50_ms"))
     }
 
+    /// The same kinds through the other transports that run them, each checked against the link.
+    @Test("tls and quic over the 20 ms, 20 Mbit/s link: a round trip a transaction, the link's rate each way, every frame on time",
+          arguments: [#"{"plugin": "tls", "label": "tls", "options": {"noDelay": true}}"#, #"{"plugin": "quic", "label": "quic"}"#])
+    func everyKindThrough(transport: String) throws {
+        let voice = #"{"name": "voice", "kind": "isochronous", "frameBytes": 160, "periodMs": 20, "durationSeconds": 2, "direction": "bidir"}"#
+        let rpc = #"{"name": "rpc", "kind": "request-response", "requests": 30, "requestBytes": 100, "responseBytes": 1000}"#
+        let (recs, dir) = try run(workloads: "[\"download\", \"bidir\", \(rpc), \(voice)]", transports: "[\(transport)]")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let all = recs.values.flatMap { $0 }
+        #expect(all.count == 4 && all.allSatisfy { $0["status"] as? String == "ok" }, "\(all.map { $0["error"] ?? "" })")
+        let down = object(recs["download"]?.first, "throughput_by_direction_mbps")["down"] as? Double ?? 0
+        let both = object(recs["bidir"]?.first, "throughput_by_direction_mbps")
+        let p50 = object(recs["rpc"]?.first, "request_response_ms")["p50"] as? Double ?? 0
+        let frames = object(recs["voice"]?.first, "frames")
+        print("\(transport): download \(down) Mbit/s, bidir \(both), rpc p50 \(p50) ms, voice \(frames), delay p99 \(object(recs["voice"]?.first, "frame_delay_ms")["p99"] ?? "?") ms")
+        #expect(down > 12 && down < 20.5, "download near the link's 20 Mbit/s: \(down)")
+        #expect((both["up"] as? Double ?? 0) > 8 && (both["down"] as? Double ?? 0) > 8, "both ways at once: \(both)")
+        #expect(p50 >= 20 && p50 < 25, "one round trip per transaction: \(p50) ms")
+        #expect(frames["sent"] as? Int == 200 && frames["received"] as? Int == 200 && frames["late"] as? Int == 0, "\(frames)")
+    }
+
     @Test("download and bidir: each direction runs near the link's 20 Mbit/s, and both at once over a link with a queue each way")
     func directions() throws {
         let (recs, dir) = try run(workloads: #"["download", "bidir"]"#)
