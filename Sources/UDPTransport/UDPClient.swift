@@ -13,14 +13,15 @@ final class UDPClient {
 
     let cell: CellContext
     let options: UDPOptions
-    private let socket: Socket
-    private let session = UInt32.random(in: 1...UInt32.max)
+    let socket: Socket
+    let session = UInt32.random(in: 1...UInt32.max)
     /// Tags every datagram to the server in an authenticated cell (a remote link's key).
-    private let tag: UDPDatagramTag?
-    /// Big enough for a REPORT with its whole bulk series (8 KiB of intervals).
-    private var rx = [UInt8](repeating: 0, count: 16_384)
+    let tag: UDPDatagramTag?
+    /// Big enough for any datagram: a REPORT with its whole bulk series (8 KiB of
+    /// intervals), a RESPONSE of up to 65 483 bytes.
+    var rx = [UInt8](repeating: 0, count: 65_536)
     var m = TransportMeasurement()
-    private var maxRtt: UInt64 = 0
+    private(set) var maxRtt: UInt64 = 0
     private var helloAttempts = 0
     /// Loaded RTT probes (option `loadedRttProbes`): their schedule and answers.
     private var loaded: LoadedProbeSchedule
@@ -72,7 +73,15 @@ final class UDPClient {
         try hello()
         keepAlive = options.keepAlive.map { UDPKeepAliveClock($0, start: MonotonicClock.now()) }
         try probes()
-        if let payload = cell.payload, payload.count > 0 { try bulk(payload) }
+        switch cell.workload.kind {
+        case .bulk:
+            // check(workload:) lets only the upload through.
+            if let payload = cell.payload, payload.count > 0 { try bulk(payload) }
+        case .requestResponse(let n, let a, let b, let c):
+            try transact(requests: n, requestBytes: a, responseBytes: b, concurrency: c)
+        case .isochronous(let size, let period, let frames, let direction, let deadline):
+            try isochronous(frames: frames, size: size, periodNanos: period, direction: direction, deadlineNanos: deadline)
+        }
         bye()
         return m
     }
@@ -244,6 +253,15 @@ final class UDPClient {
     }
 
     /// The REPORT `r` as the record's delivery, series and jitter, and the `udp` object.
+    /// The `udp` object's keys every workload has.
+    func commonExtra() -> JSONObject {
+        var udp = JSONObject()
+        udp["hello_attempts"] = JSONValue(helloAttempts)
+        udp["probes_lost"] = JSONValue((m.probesSent ?? 0) - m.rttNanos.count)
+        if tag != nil { udp["authenticated"] = .bool(true) }
+        return udp
+    }
+
     private func record(_ r: [UInt64], payload: Payload, datagramSize: Int, sendNanos: UInt64, endAttempts: UInt64,
                         separate: UDPProbeFlowProber?) {
         m.bulkSeries = UDPReportSeries.decode(r)
@@ -285,7 +303,7 @@ final class UDPClient {
 
     /// BYE until BYE_ACK, backing off like END, for at most `goodbyeWindow`: the
     /// measurement is complete, but the server waits for this (or that window) to end.
-    private func bye() {
+    func bye() {
         var wait = max(4 * maxRtt, 20_000_000)
         let start = MonotonicClock.now()
         var attempt: UInt64 = 0

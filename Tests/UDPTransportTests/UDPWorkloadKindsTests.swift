@@ -1,0 +1,154 @@
+import PeerBenchCore
+import PeerBenchPlugin
+import TransportTestSupport
+import Testing
+@testable import UDPTransport
+
+/// The workload kinds beyond the upload over the udp plugin's real client and server on
+/// loopback (docs/WORKLOADS.md, docs/protocol/udp.md "Workloads"), and, through
+/// `LossyRelay`, what a lost request, response, frame or control datagram does.
+@Suite("UDP workloads on loopback", .serialized, .timeLimit(.minutes(3)))
+struct UDPWorkloadKindsTests {
+    static func rpc(_ requests: Int, concurrency: Int, response: Int = 2_000) throws -> WorkloadSpec {
+        try WorkloadCells.spec(#"{"name": "rpc", "kind": "request-response", "requests": \#(requests), "requestBytes": 100, "responseBytes": \#(response), "concurrency": \#(concurrency)}"#)
+    }
+
+    static func voice(_ direction: String) throws -> WorkloadSpec {
+        try WorkloadCells.spec(#"{"name": "voice", "kind": "isochronous", "frameBytes": 160, "periodMs": 5, "durationSeconds": 0.2, "direction": "\#(direction)"}"#)
+    }
+
+    @Test("request-response: every transaction is timed and answered with its bytes", arguments: [1, 4])
+    func requestResponse(concurrency: Int) async throws {
+        let m = try await WorkloadCells.run(UDPPlugin(), try Self.rpc(60, concurrency: concurrency), payload: nil)
+        #expect(m.status == .ok, "\(m.error ?? "")")
+        let times = try #require(m.transactionNanos)
+        #expect(times.count == 60)
+        #expect(times.allSatisfy { $0 > 0 && $0 < 1_000_000_000 })
+        #expect(m.delivery == Delivery(sentMessages: 60, receivedMessages: 60, sentBytes: 6_000, receivedBytes: 120_000))
+        #expect(m.rttNanos.count == 3, "the probes still run first")
+        #expect(m.extra["udp"]?["transactions_lost"] == JSONValue(0))
+        #expect(m.extra["udp"]?["response_datagram_bytes"] == JSONValue(24 + 2_000))
+    }
+
+    @Test("request-response in an authenticated cell: tagged REQUESTs are answered, as many as sent")
+    func requestResponseAuthenticated() async throws {
+        var cell = makeCell(payload: nil, probes: 2)
+        cell.dataKey = try CellDataKey.random()
+        cell.workload = try Self.rpc(20, concurrency: 2, response: 60_000)
+        let server = try await UDPPlugin().startServer(cell)
+        let m = try await UDPPlugin().runClient(cell, server: server.address)
+        try await server.finish()
+        #expect(m.status == .ok, "\(m.error ?? "")")
+        #expect(m.delivery == Delivery(sentMessages: 20, receivedMessages: 20, sentBytes: 2_000, receivedBytes: 1_200_000))
+        #expect(m.extra["udp"]?["request_datagram_bytes"] == JSONValue(24 + 8 + 100 + 8))
+    }
+
+    @Test("lost requests and responses: counted as lost transactions after the stated timeout, the rest timed")
+    func requestResponseLoss() async throws {
+        var cell = makeCell(payload: nil, probes: 3)
+        cell.workload = try Self.rpc(60, concurrency: 1)
+        let plugin = UDPPlugin(UDPOptions(probeTimeoutMs: 100))
+        let server = try await plugin.startServer(cell)
+        // REQUESTs 3, 13, ..., 53 (6) never reach the server; the RESPONSE to 7 never comes back.
+        let relay = try LossyRelay(server: server.address, drop: { type, seq, _ in type == 0x20 && seq % 10 == 3 },
+                                   dropReply: { type, seq, _ in type == 0x21 && seq == 7 })
+        defer { relay.close() }
+        let start = MonotonicClock.now()
+        let m = try await plugin.runClient(cell, server: relay.address)
+        let took = MonotonicClock.elapsed(since: start)
+        try await server.finish()
+        #expect(relay.droppedCount(type: 0x20) == 6)
+        #expect(relay.droppedReplyCount(type: 0x21) == 1)
+        #expect(m.status == .partial)
+        #expect(m.error?.contains("7 of 60 transactions got no response within 100 ms") == true, "\(m.error ?? "")")
+        #expect(m.transactionNanos?.count == 53)
+        #expect(m.transactionNanos?.allSatisfy { $0 < 100_000_000 } == true)
+        let d = try #require(m.delivery)
+        #expect(d == Delivery(sentMessages: 60, receivedMessages: 53, sentBytes: 6_000, receivedBytes: 106_000))
+        #expect(abs(d.lossRatio - 7.0 / 60) < 1e-9)
+        #expect(m.extra["udp"]?["transactions_lost"] == JSONValue(7))
+        #expect(m.extra["udp"]?["transaction_timeout_ms"] == JSONValue(100))
+        // One at a time, each lost one holds the next up for the timeout, and no longer.
+        #expect(took >= 700_000_000 && took < 5_000_000_000, "took \(Double(took) / 1e6) ms")
+    }
+
+    @Test("isochronous: 40 frames every 5 ms arrive on schedule, none late, in each direction", arguments: ["up", "down", "bidir"])
+    func isochronous(direction: String) async throws {
+        let start = MonotonicClock.now()
+        let m = try await WorkloadCells.run(UDPPlugin(), try Self.voice(direction), payload: nil)
+        #expect(m.status == .ok, "\(m.error ?? "")")
+        let frames = try #require(m.frames)
+        let expected = direction == "bidir" ? 80 : 40
+        #expect(frames.sent == expected && frames.received == expected && frames.lost == 0)
+        #expect(frames.late == 0, "delays: \(frames.delayNanos)")
+        #expect(frames.delayNanos.count == expected)
+        #expect(frames.delayNanos.contains(0), "delays are measured from the least-delayed frame")
+        #expect(frames.delayNanos.allSatisfy { $0 < 50_000_000 })
+        #expect(frames.deadlineNanos == 100_000_000, "default: three periods, at least 100 ms")
+        // The sender kept the schedule: 40 frames 5 ms apart take at least 195 ms.
+        #expect(MonotonicClock.elapsed(since: start) >= 195_000_000)
+        #expect(m.extra["udp"]?["frame_datagram_bytes"] == JSONValue(24 + 160))
+    }
+
+    @Test("lost frames both ways, a lost FRAME_PULL, FRAME_END and FRAME_REPORT: counted, repaired, reported")
+    func isochronousLoss() async throws {
+        var cell = makeCell(payload: nil, probes: 3)
+        cell.workload = try Self.voice("bidir")
+        let plugin = UDPPlugin()
+        let server = try await plugin.startServer(cell)
+        // Up: frames 0, 8, ..., 32 (5) and the first FRAME_PULL and FRAME_END are lost;
+        // down: frames 3 and 4 and the first FRAME_REPORT.
+        let relay = try LossyRelay(server: server.address, drop: { type, seq, k in
+            (type == 0x22 && seq % 8 == 0) || (type == 0x25 && k == 0) || (type == 0x23 && k == 0)
+        }, dropReply: { type, seq, k in (type == 0x22 && (seq == 3 || seq == 4)) || (type == 0x24 && k == 0) })
+        defer { relay.close() }
+        let m = try await plugin.runClient(cell, server: relay.address)
+        try await server.finish()
+        #expect(m.status == .partial)
+        #expect(m.error == "udp: 73 of 80 frames arrived")
+        let frames = try #require(m.frames)
+        #expect(frames.sent == 80 && frames.received == 73 && frames.lost == 7)
+        #expect(frames.delayNanos.count == 73)
+        let udp = try #require(m.extra["udp"]?.objectValue)
+        #expect(udp["frame_pull_attempts"] == JSONValue(2))
+        #expect(udp["frame_end_attempts"] == JSONValue(3))
+        #expect(relay.droppedCount(type: 0x22) == 5 && relay.droppedReplyCount(type: 0x22) == 2)
+    }
+
+    @Test("a report of more delays than one datagram holds arrives in pieces, each asked for")
+    func longReport() async throws {
+        // 2 500 frames every 1 ms: three FRAME_REPORTs of at most 1 000 delays.
+        let w = try WorkloadCells.spec(#"{"name": "video", "kind": "isochronous", "frameBytes": 64, "periodMs": 1, "durationSeconds": 2.5, "direction": "up"}"#)
+        let m = try await WorkloadCells.run(UDPPlugin(), w, payload: nil)
+        #expect(m.status == .ok, "\(m.error ?? "")")
+        let frames = try #require(m.frames)
+        #expect(frames.sent == 2_500 && frames.received == 2_500)
+        #expect(frames.delayNanos.count == 2_500)
+        #expect(frames.delayNanos.contains(0))
+        #expect(m.extra["udp"]?["frame_end_attempts"] == JSONValue(3))
+    }
+
+    @Test("what udp cannot run is refused at validation, naming the path and the key")
+    func refusals() throws {
+        let path = JSONPath.root.key("matrix").key("workloads").index(1)
+        let download = UDPPlugin().check(workload: try WorkloadCells.spec(#""download""#), path: path)
+        #expect(download.count == 1 && download[0].path == path.description)
+        #expect(download.first?.message.contains("unsupported") == true)
+        #expect(UDPPlugin().check(workload: try Self.rpc(10, concurrency: 1), path: path).isEmpty)
+        #expect(UDPPlugin().check(workload: try Self.voice("bidir"), path: path).isEmpty)
+        #expect(UDPPlugin().check(workload: .upload, path: path).isEmpty)
+
+        let big = try Self.rpc(10, concurrency: 1, response: UDPWorkloadLimits.maxResponseBytes + 1)
+        let tooBig = UDPPlugin().check(workload: big, path: path)
+        #expect(tooBig.map(\.path) == ["$.matrix.workloads[1].responseBytes"])
+        #expect(tooBig.first?.message.contains("65483") == true, "\(tooBig)")
+        #expect(UDPPlugin().check(workload: try Self.rpc(10, concurrency: 1, response: UDPWorkloadLimits.maxResponseBytes), path: path).isEmpty)
+        let frame = try WorkloadCells.spec(#"{"name": "v", "kind": "isochronous", "frameBytes": 65476, "periodMs": 20, "durationSeconds": 1}"#)
+        #expect(UDPPlugin().check(workload: frame, path: path).map(\.path) == ["$.matrix.workloads[1].frameBytes"])
+
+        let withKeepAlive = try UDPPlugin(options: try PluginOptions(["keepAlive": ["missed": 3]], path: .root))
+        let refused = withKeepAlive.check(workload: try Self.rpc(10, concurrency: 1), path: path)
+        #expect(refused.count == 1 && refused.first?.message.contains("\"keepAlive\"") == true, "\(refused)")
+        #expect(withKeepAlive.check(workload: .upload, path: path).isEmpty)
+    }
+}
