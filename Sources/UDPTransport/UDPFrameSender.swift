@@ -52,13 +52,13 @@ final class UDPFrameSender: Sendable {
         return o.sent
     }
 
-    /// Stops after the frame in progress (within 20 ms of a long period) and waits.
+    /// Stops after the frame in progress (within 5 ms during a long period) and waits.
     func stop() {
         stopRequested.withLock { $0 = true }
         _ = try? join()
     }
 
-    /// The schedule: frame i at start + i x period, sleeping in slices of at most 20 ms
+    /// The schedule: frame i at start + i x period, sleeping in slices of at most 5 ms
     /// so `stop()` is heard during a long period. An ICMP error for an earlier frame
     /// (ECONNREFUSED: the peer's port is not open yet, or not any more) does not stop the
     /// schedule: the receiver counts what it missed.
@@ -76,7 +76,7 @@ final class UDPFrameSender: Sendable {
                 if stopped { return seq }
                 let now = MonotonicClock.now()
                 guard now < due else { break }
-                MonotonicClock.sleep(until: min(due, now + 20_000_000))
+                MonotonicClock.sleep(until: min(due, now + 5_000_000))
             }
             let ok: Bool = try datagram.withUnsafeMutableBytes { p in
                 UDPDatagramHeader.writeSequence(UInt64(seq), timestamp: MonotonicClock.now(), to: p.baseAddress!)
