@@ -33,6 +33,9 @@ final class UDPClient {
     var handed = 0
     /// The keepalive (option `keepAlive`), running from HELLO_ACK to the end; nil = off.
     var keepAlive: UDPKeepAliveClock?
+    /// While a bidir bulk phase runs: the down receiver owns the socket's reading and
+    /// hands `waitFor` every datagram that is not the download's.
+    var mailbox: UDPMailbox?
 
     private let server: SocketAddress
     /// The server's separate probe-flow port (HELLO_ACK), with `loadedRttProbes.flow` `separate`.
@@ -74,9 +77,10 @@ final class UDPClient {
         keepAlive = options.keepAlive.map { UDPKeepAliveClock($0, start: MonotonicClock.now()) }
         try probes()
         switch cell.workload.kind {
-        case .bulk:
-            // check(workload:) lets only the upload through.
-            if let payload = cell.payload, payload.count > 0 { try bulk(payload) }
+        case .bulk(let direction):
+            if let payload = cell.payload, payload.count > 0 {
+                if direction == .up { try bulk(payload) } else { try download(payload, alsoUp: direction == .bidir) }
+            }
         case .requestResponse(let n, let a, let b, let c):
             try transact(requests: n, requestBytes: a, responseBytes: b, concurrency: c)
         case .isochronous(let size, let period, let frames, let direction, let deadline):
@@ -164,7 +168,7 @@ final class UDPClient {
 
     /// The bulk phase: DATA at the configured pace, END until the REPORT, then the
     /// record's delivery figures and `udp` object.
-    private func bulk(_ payload: Payload) throws {
+    func bulk(_ payload: Payload) throws {
         let untagged = UDPDatagramHeader.size + payload.size
         let datagramSize = untagged + (tag == nil ? 0 : UDPDatagramTag.size)
         let capacity = min(Self.batch, payload.count)
@@ -418,12 +422,21 @@ final class UDPClient {
             let now = MonotonicClock.now()
             guard now < until else { return nil }
             let keepAliveWait = keepAlive.map { max($0.nanosUntilNext(now: now), 1_000_000) } ?? .max
-            try UDPSocketSetup.receiveTimeout(socket, nanos: min(until - now, cell.remainingNanos, keepAliveWait))
+            let wait = min(until - now, cell.remainingNanos, keepAliveWait)
             let n: Int?
-            do {
-                n = try rx.withUnsafeMutableBytes { try socket.receive($0) }
-            } catch let e as SystemError where e.errno == ECONNREFUSED {
-                throw TransportError("udp client: the server at \(cell.server.address) is unreachable (ICMP port unreachable)")
+            if let mailbox {
+                // bidir: the down receiver reads the socket and hands over the rest.
+                guard let d = mailbox.pop(within: wait) else { continue }
+                let k = min(d.count, rx.count)
+                rx.replaceSubrange(0..<k, with: d[0..<k])
+                n = k
+            } else {
+                try UDPSocketSetup.receiveTimeout(socket, nanos: wait)
+                do {
+                    n = try rx.withUnsafeMutableBytes { try socket.receive($0) }
+                } catch let e as SystemError where e.errno == ECONNREFUSED {
+                    throw TransportError("udp client: the server at \(cell.server.address) is unreachable (ICMP port unreachable)")
+                }
             }
             guard let n else { continue }
             if n == 0 { throw TransportError("udp client: socket shut down (cell cancelled)") }

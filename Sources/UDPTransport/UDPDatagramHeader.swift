@@ -29,6 +29,10 @@ enum UDPMessageType: UInt8 {
     case framePull = 0x25
     /// s → c, `seq` 0: {frames sent}, after the last frame of a FRAME_PULL, and again for each repeated FRAME_PULL.
     case framesSent = 0x26
+    /// c → s, `seq` = attempt: {count, size}: the server sends `count` DATA of `size` bytes (bulk down, bidir).
+    case pull = 0x27
+    /// s → c, `seq` 0: {sent, bytes}, after a PULL's last DATA, and again for each repeated PULL.
+    case pushed = 0x28
 }
 
 /// The 24-byte header every PeerBench UDP datagram starts with (big-endian):

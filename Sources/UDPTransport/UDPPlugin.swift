@@ -35,10 +35,10 @@ public struct UDPPlugin: TransportPlugin {
         return problems
     }
 
-    /// The upload, request-response and isochronous (up, down, bidir), each request,
-    /// response and frame one datagram (docs/protocol/udp.md, "Workloads"); a size that
-    /// does not fit one is refused naming its key. `reconnect`, `keepAlive` and
-    /// `loadedRttProbes` run with the upload only; bulk `down` and `bidir` are not built.
+    /// Every kind: bulk (up, down, bidir), request-response and isochronous (up, down,
+    /// bidir), each message, request, response and frame one datagram
+    /// (docs/protocol/udp.md, "Workloads"); a size that does not fit one is refused
+    /// naming its key. `reconnect`, `keepAlive` and `loadedRttProbes` run with the upload only.
     public func check(workload: WorkloadSpec, path: JSONPath) -> [InputProblem] {
         var problems = workload.check(transport: "udp", uploadOnly: [
             ("reconnect", options.reconnect != nil), ("keepAlive", options.keepAlive != nil),
@@ -49,11 +49,8 @@ public struct UDPPlugin: TransportPlugin {
                                          "udp: \(what) of \(bytes) bytes does not fit in one UDP datagram; the largest is \(most) bytes (65507-byte IPv4 UDP payload minus \(overhead))"))
         }
         switch workload.kind {
-        case .bulk(.up):
-            break
-        case .bulk(let direction):
-            problems.append(InputProblem(path: path.description,
-                                         "udp: the bulk workload \(direction.rawValue) (\"\(workload.name)\") is unsupported by this transport (not built yet: udp runs the upload, request-response and isochronous)"))
+        case .bulk:
+            break  // the payload's size is check(payload:)'s
         case .requestResponse(_, let a, let b, _):
             if a > UDPWorkloadLimits.maxRequestBytes {
                 tooBig("requestBytes", "a request", a, UDPWorkloadLimits.maxRequestBytes, "the 24-byte header, the 8-byte response size and an 8-byte authentication tag")

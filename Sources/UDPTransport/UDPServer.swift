@@ -38,7 +38,7 @@ enum UDPServer {
                 }
             }
             try await cell.server.run("udp-server") {
-                try UDPServerSession(socket: socket, cell: cell, stopper: stopper, probePort: echo?.port).run()
+                try UDPServerSession(socket: socket, cell: cell, stopper: stopper, probePort: echo?.port, rateMbps: options.rateMbps).run()
             }
         }
         return SessionServer(address: address, stopper: stopper, task: task)
@@ -74,8 +74,11 @@ final class UDPServerSession {
     private let probePort: UInt16?
     /// Request-response and isochronous (docs/protocol/udp.md, "Workloads").
     private var workloads = UDPServerWorkloads()
+    /// The plugin's `rateMbps`: paces a PULL's DATA as it paces the client's upload.
+    private let rateMbps: Double?
 
-    init(socket: Socket, cell: CellContext, stopper: CellCancellation, probePort: UInt16? = nil) {
+    init(socket: Socket, cell: CellContext, stopper: CellCancellation, probePort: UInt16? = nil, rateMbps: Double? = nil) {
+        self.rateMbps = rateMbps
         self.socket = socket
         self.cell = cell
         self.stopper = stopper
@@ -184,7 +187,9 @@ final class UDPServerSession {
             if let r = workloads.frameEnd(d, session: h.session, now: MonotonicClock.now()) { reply(r) }
         case .framePull:
             if let r = workloads.framePull(d, socket: socket, session: h.session) { reply(r) }
-        case .hello, .helloAck, .echo, .data, .report, .byeAck, .keepAliveAck, .resumed, .response, .frameReport, .framesSent:
+        case .pull:
+            if let r = workloads.pull(d, socket: socket, session: h.session, payload: cell.payload, rateMbps: rateMbps) { reply(r) }
+        case .hello, .helloAck, .echo, .data, .report, .byeAck, .keepAliveAck, .resumed, .response, .frameReport, .framesSent, .pushed:
             break
         }
     }

@@ -2,7 +2,7 @@ import PeerBenchPlugin
 
 /// The server's half of the workload kinds beyond the upload (docs/protocol/udp.md,
 /// "Workloads"): answering REQUESTs, recording the client's FRAMEs and reporting them
-/// at FRAME_END, and sending frames on a FRAME_PULL. Like the stream servers it keeps
+/// at FRAME_END, sending frames on a FRAME_PULL and DATA on a PULL. Like the stream servers it keeps
 /// no knowledge of the cell's workload: the datagrams say what to do, and every number
 /// in them is bounded (`WorkloadSpec.Limits`, `UDPWorkloadLimits`) before it sizes
 /// anything. A datagram with a number out of bounds is ignored, as any malformed one.
@@ -20,15 +20,18 @@ struct UDPServerWorkloads {
     /// A FRAME_PULL's sender and what it asked for.
     private var sender: UDPFrameSender?
     private(set) var pulled: (frames: Int, size: Int, periodNanos: UInt64)?
+    /// A PULL's sender and what it asked for.
+    private var bulkSender: UDPBulkSender?
+    private(set) var pulledData: (count: Int, size: Int)?
     private var answered = false
 
     /// The client has had an answer from a workload exchange (a RESPONSE, the frame
     /// report, a FRAME_PULL's frames all sent): the server may end at the deadline, or
     /// after its idle time, without the BYE.
-    var concluded: Bool { answered || frameReport != nil || sender?.isDone == true }
+    var concluded: Bool { answered || frameReport != nil || sender?.isDone == true || bulkSender?.isDone == true }
 
-    /// A FRAME_PULL's frames are still going out: the session is busy, not idle.
-    var sending: Bool { sender.map { !$0.isDone } ?? false }
+    /// A FRAME_PULL's frames or a PULL's DATA are still going out: the session is busy, not idle.
+    var sending: Bool { sender.map { !$0.isDone } ?? false || bulkSender.map { !$0.isDone } ?? false }
 
     /// A REQUEST's RESPONSE (same `seq` and `ts`, `responseBytes` bytes), or nil when the
     /// size it asks for is out of bounds.
@@ -108,6 +111,22 @@ struct UDPServerWorkloads {
         return nil
     }
 
+    /// PULL {count, size}: starts sending DATA on the first one in bounds (at most the
+    /// cell's own payload: count and size, as a HELLO's count is bounded); a repeated one
+    /// is answered with PUSHED once the DATA is out.
+    mutating func pull(_ d: UnsafeRawBufferPointer, socket: Socket, session: UInt32, payload: Payload?, rateMbps: Double?) -> [UInt8]? {
+        if let bulkSender, let asked = pulledData {
+            return bulkSender.isDone ? UDPBulkSender.pushed(sent: bulkSender.sent, size: asked.size, session: session) : nil
+        }
+        guard let payload, d.count >= UDPDatagramHeader.size + 16 else { return nil }
+        let count = d.field(0), size = d.field(1)
+        guard (1...UInt64(max(1, payload.count))).contains(count),
+              (1...UInt64(max(1, min(payload.size, UDPDatagramHeader.maxMessageSize)))).contains(size) else { return nil }
+        pulledData = (Int(count), Int(size))
+        bulkSender = UDPBulkSender(socket: socket, session: session, count: Int(count), size: Int(size), rateMbps: rateMbps)
+        return nil
+    }
+
     static func framesSent(_ n: Int, session: UInt32) -> [UInt8] {
         UDPDatagramHeader(type: .framesSent, session: session, sequence: 0, timestamp: MonotonicClock.now()).datagram([UInt64(n)])
     }
@@ -115,5 +134,6 @@ struct UDPServerWorkloads {
     /// Stops a FRAME_PULL's sender still sending and waits for it: the session is over.
     func stop() {
         sender?.stop()
+        bulkSender?.stop()
     }
 }

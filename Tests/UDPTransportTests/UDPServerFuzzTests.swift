@@ -65,12 +65,14 @@ struct UDPServerFuzzTests {
             header(0x23, 0) + UInt64(40).wireBytes + UInt64(20_000_000).wireBytes + UInt64(100_000_000).wireBytes
                 + UInt64(0).wireBytes + UInt64(0).wireBytes,
             header(0x25, 0) + UInt64(50).wireBytes + UInt64(160).wireBytes + UInt64(20_000_000).wireBytes,
+            // PULL {count, size}: bulk down, bounded by the cell's own payload.
+            header(0x27, 0) + UInt64(100).wireBytes + UInt64(payload.size).wireBytes,
         ]
         var rng = WireFuzz(seed: 0x0D_A7A_F022)
         var outcomes: [String: Int] = [:]
         var accepted = 0
         var input = 0
-        var pulls = 0, reports = 0
+        var pulls = 0, reports = 0, bulkPulls = 0
         while input < WireFuzz.inputs {
             // A fresh session every 50 inputs, so HELLOs keep meeting one with no client.
             let socket = try Socket(family: AF_INET, type: Int32(SOCK_DGRAM.rawValue))
@@ -88,6 +90,10 @@ struct UDPServerFuzzTests {
                             && UDPWorkloadLimits.periodNanos.contains(p.periodNanos), "input \(input) (\(mutation)): pulled \(p)")
                     pulls += 1
                 }
+                if let p = w.pulledData {
+                    #expect((1...payload.count).contains(p.count) && (1...payload.size).contains(p.size), "input \(input) (\(mutation)): PULL \(p)")
+                    bulkPulls += 1
+                }
                 if let r = w.frameReport {
                     #expect(r.sent <= WorkloadSpec.Limits.frames && r.received <= r.sent + w.arrivals.count)
                     reports += 1
@@ -103,7 +109,7 @@ struct UDPServerFuzzTests {
         print("udp server fuzz: \(WireFuzz.inputs) inputs, \(outcomes.sorted { $0.key < $1.key }), \(accepted) after a HELLO")
         #expect(accepted > 1_000, "clean HELLOs must still open sessions")
         #expect(outcomes["edge", default: 0] > 10_000)
-        print("udp server fuzz: \(pulls) inputs after a FRAME_PULL started a sender, \(reports) after a frame report")
-        #expect(pulls > 100 && reports > 100, "clean FRAME_PULLs and FRAME_ENDs must still be taken")
+        print("udp server fuzz: \(pulls) inputs after a FRAME_PULL started a sender, \(bulkPulls) after a PULL, \(reports) after a frame report")
+        #expect(pulls > 100 && reports > 100 && bulkPulls > 100, "clean FRAME_PULLs, PULLs and FRAME_ENDs must still be taken")
     }
 }
