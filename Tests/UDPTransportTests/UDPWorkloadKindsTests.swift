@@ -193,6 +193,52 @@ struct UDPWorkloadKindsTests {
         #expect(m.extra["udp"]?["frame_end_attempts"] == JSONValue(3))
     }
 
+    @Test("the server counts a frame's first copy only and reports against the stated schedule")
+    func serverDedupesFrames() throws {
+        var w = UDPServerWorkloads()
+        // Frames 0, 1, 1 (a duplicate), 3 at their slots of a 20 ms period, 2 lost; 99 999 is out of the limit's range.
+        for (seq, at) in [(0, 1_000_000_000), (1, 1_020_000_000), (1, 1_021_000_000), (3, 1_065_000_000), (100_000, 1_070_000_000)] as [(UInt64, UInt64)] {
+            w.frame(seq: seq, at: at)
+        }
+        #expect(w.arrivals.count == 3)
+        let end = UDPDatagramHeader(type: .frameEnd, session: 7, sequence: 0, timestamp: 0)
+            .datagram([4, 20_000_000, 3_000_000, 0, 0])
+        let reply = try #require(end.withUnsafeBytes { w.frameEnd($0, session: 7, now: 5_000_000_000) })
+        let fields = reply.withUnsafeBytes { p in (0..<((reply.count - UDPDatagramHeader.size) / 8)).map { p.field($0) } }
+        // received 3, late 1 (frame 3: 5 ms after its slot, deadline 3 ms), delays 0, 0, 5 ms.
+        #expect(fields == [3, 1, 0, 0, 5_000_000])
+        #expect(w.frameReport?.lost == 1)
+        // Frozen: a straggler no longer counts; a FRAME_END asking from 2 gets the rest.
+        w.frame(seq: 2, at: 1_090_000_000)
+        #expect(w.arrivals.count == 3)
+        let more = UDPDatagramHeader(type: .frameEnd, session: 7, sequence: 1, timestamp: 0).datagram([4, 20_000_000, 3_000_000, 0, 2])
+        let rest = try #require(more.withUnsafeBytes { w.frameEnd($0, session: 7, now: 5_000_000_000) })
+        #expect(rest.withUnsafeBytes { p in (0..<3).map { p.field($0) } } == [3, 1, 5_000_000])
+        #expect(UDPDatagramHeader(rest.withUnsafeBytes { $0 })?.sequence == 2)
+    }
+
+    @Test("a FRAME_PULL or PULL out of bounds starts nothing")
+    func serverBoundsPulls() throws {
+        var w = UDPServerWorkloads()
+        let socket = try Socket(family: 2, type: 2)  // AF_INET, SOCK_DGRAM: never sent on
+        defer { socket.close() }
+        for fields: [UInt64] in [[100_001, 160, 20_000_000], [10, 0, 20_000_000], [10, 65_476, 20_000_000], [10, 160, 999_999], [10, 160, 10_000_000_001]] {
+            let d = UDPDatagramHeader(type: .framePull, session: 7, sequence: 0, timestamp: 0).datagram(fields)
+            _ = d.withUnsafeBytes { w.framePull($0, socket: socket, session: 7) }
+            #expect(w.pulled == nil, "\(fields)")
+        }
+        let payload = Payload(count: 100, size: 64)
+        for fields: [UInt64] in [[101, 64], [0, 64], [100, 65], [100, 0]] {
+            let d = UDPDatagramHeader(type: .pull, session: 7, sequence: 0, timestamp: 0).datagram(fields)
+            _ = d.withUnsafeBytes { w.pull($0, socket: socket, session: 7, payload: payload, rateMbps: nil) }
+            #expect(w.pulledData == nil, "\(fields)")
+        }
+        let request = UDPDatagramHeader(type: .request, session: 7, sequence: 0, timestamp: 0).datagram([65_484])
+        #expect(request.withUnsafeBytes { w.response(to: UDPDatagramHeader($0)!, $0) } == nil)
+        let fine = UDPDatagramHeader(type: .request, session: 7, sequence: 0, timestamp: 0).datagram([65_483])
+        #expect(fine.withUnsafeBytes { w.response(to: UDPDatagramHeader($0)!, $0) }?.count == 65_507)
+    }
+
     @Test("what udp cannot run is refused at validation, naming the path and the key")
     func refusals() throws {
         let path = JSONPath.root.key("matrix").key("workloads").index(1)
