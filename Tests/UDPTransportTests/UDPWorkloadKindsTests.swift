@@ -108,6 +108,23 @@ struct UDPWorkloadKindsTests {
         #expect(m.extra["udp"]?["request_datagram_bytes"] == JSONValue(24 + 8 + 100 + 8))
     }
 
+    @Test("an authenticated cell: tagged FRAMEs, FRAME_PULL, FRAME_END and PULL are all taken", arguments: ["voice", "download"])
+    func authenticatedFlows(kind: String) async throws {
+        var cell = makeCell(payload: kind == "download" ? Self.payload : nil, probes: 2)
+        cell.dataKey = try CellDataKey.random()
+        cell.workload = kind == "download" ? try WorkloadCells.spec(#""bidir""#) : try Self.voice("bidir")
+        let server = try await UDPPlugin().startServer(cell)
+        let m = try await UDPPlugin().runClient(cell, server: server.address)
+        try await server.finish()
+        #expect(m.status == .ok, "\(m.error ?? "")")
+        if kind == "download" {
+            #expect(m.delivery?.receivedMessages == 800)
+            #expect(m.extra["udp"]?["unauthenticated_dropped"] == JSONValue(0))
+        } else {
+            #expect(m.frames?.received == 80)
+        }
+    }
+
     @Test("lost requests and responses: counted as lost transactions after the stated timeout, the rest timed")
     func requestResponseLoss() async throws {
         var cell = makeCell(payload: nil, probes: 3)
