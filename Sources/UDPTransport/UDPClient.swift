@@ -256,7 +256,6 @@ final class UDPClient {
         return (report!, attempt)
     }
 
-    /// The REPORT `r` as the record's delivery, series and jitter, and the `udp` object.
     /// The `udp` object's keys every workload has.
     func commonExtra() -> JSONObject {
         var udp = JSONObject()
@@ -266,6 +265,7 @@ final class UDPClient {
         return udp
     }
 
+    /// The REPORT `r` as the record's delivery, series and jitter, and the `udp` object.
     private func record(_ r: [UInt64], payload: Payload, datagramSize: Int, sendNanos: UInt64, endAttempts: UInt64,
                         separate: UDPProbeFlowProber?) {
         m.bulkSeries = UDPReportSeries.decode(r)

@@ -72,7 +72,7 @@ final class UDPServerSession {
     private var finished = false
     /// The separate probe flow's port, announced in HELLO_ACK; nil without one.
     private let probePort: UInt16?
-    /// Request-response and isochronous (docs/protocol/udp.md, "Workloads").
+    /// Download, request-response and isochronous (docs/protocol/udp.md, "Workloads").
     private var workloads = UDPServerWorkloads()
     /// The plugin's `rateMbps`: paces a PULL's DATA as it paces the client's upload.
     private let rateMbps: Double?
@@ -89,7 +89,7 @@ final class UDPServerSession {
     private var stopped: Bool { stopper.isCancelled || cell.cancellation.isCancelled }
 
     func run() throws {
-        // A FRAME_PULL's sender must not outlive the session: the socket closes after it.
+        // A FRAME_PULL's or PULL's sender must not outlive the session: the socket closes after it.
         defer { endWorkloads() }
         try UDPSocketSetup.receiveTimeout(socket, nanos: Self.tick)
         let rx = UDPBatchReceiver(capacity: 64)
@@ -206,13 +206,13 @@ final class UDPServerSession {
     /// The workload kinds' state so far (tests look at its bounds).
     var workloadState: UDPServerWorkloads { workloads }
 
-    /// Stops a FRAME_PULL's sender still sending, and waits for it.
+    /// Stops a FRAME_PULL's or PULL's sender still sending, and waits for it.
     func endWorkloads() { workloads.stop() }
 
     private func timers() throws {
         sendReportIfDue()
         if let session, let r = workloads.reportIfDue(session: session, now: MonotonicClock.now()) { reply(r) }
-        // Sending a FRAME_PULL's frames is activity: the idle time starts after the last.
+        // Sending a FRAME_PULL's frames or a PULL's DATA is activity: the idle time starts after the last.
         if workloads.sending { lastHeard = MonotonicClock.now() }
         if report != nil || workloads.concluded, MonotonicClock.elapsed(since: lastHeard) > Self.idleAfterReport { finished = true }
     }

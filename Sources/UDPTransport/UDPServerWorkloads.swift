@@ -6,7 +6,7 @@ import PeerBenchPlugin
 /// no knowledge of the cell's workload: the datagrams say what to do, and every number
 /// in them is bounded (`WorkloadSpec.Limits`, `UDPWorkloadLimits`) before it sizes
 /// anything. A datagram with a number out of bounds is ignored, as any malformed one.
-/// Runs on the session's thread; only a FRAME_PULL's sender has its own.
+/// Runs on the session's thread; only a FRAME_PULL's or PULL's sender has its own.
 struct UDPServerWorkloads {
     typealias L = WorkloadSpec.Limits
     /// The client's frames so far: (seq, arrival on the monotonic clock), first copies only.
