@@ -139,10 +139,13 @@ extension UDPClient {
                 continue
             }
             // The server's figures, bounded by what was sent: a report never sizes more.
-            let total = Int(min(r[0], UInt64(sent)))
-            received = total
-            late = Int(min(r[1], UInt64(total)))
-            delays += r[2...].prefix(total - delays.count)
+            // The first FRAME_REPORT's count holds; a later one that disagrees adds nothing.
+            let total = received ?? Int(min(r[0], UInt64(sent)))
+            if received == nil {
+                received = total
+                late = Int(min(r[1], UInt64(total)))
+            }
+            delays += r[2...].prefix(max(0, total - delays.count))
             rto = max(4 * maxRtt, 10_000_000)
         }
         let report = FrameReport(sent: sent, received: received ?? 0, late: late, deadlineNanos: deadlineNanos, delayNanos: delays)
