@@ -13,14 +13,15 @@ final class UDPClient {
 
     let cell: CellContext
     let options: UDPOptions
-    private let socket: Socket
-    private let session = UInt32.random(in: 1...UInt32.max)
+    let socket: Socket
+    let session = UInt32.random(in: 1...UInt32.max)
     /// Tags every datagram to the server in an authenticated cell (a remote link's key).
-    private let tag: UDPDatagramTag?
-    /// Big enough for a REPORT with its whole bulk series (8 KiB of intervals).
-    private var rx = [UInt8](repeating: 0, count: 16_384)
+    let tag: UDPDatagramTag?
+    /// Big enough for any datagram: a REPORT with its whole bulk series (8 KiB of
+    /// intervals), a RESPONSE of up to 65 483 bytes.
+    var rx = [UInt8](repeating: 0, count: 65_536)
     var m = TransportMeasurement()
-    private var maxRtt: UInt64 = 0
+    private(set) var maxRtt: UInt64 = 0
     private var helloAttempts = 0
     /// Loaded RTT probes (option `loadedRttProbes`): their schedule and answers.
     private var loaded: LoadedProbeSchedule
@@ -32,6 +33,9 @@ final class UDPClient {
     var handed = 0
     /// The keepalive (option `keepAlive`), running from HELLO_ACK to the end; nil = off.
     var keepAlive: UDPKeepAliveClock?
+    /// While a bidir bulk phase runs: the down receiver owns the socket's reading and
+    /// hands `waitFor` every datagram that is not the download's.
+    var mailbox: UDPMailbox?
 
     private let server: SocketAddress
     /// The server's separate probe-flow port (HELLO_ACK), with `loadedRttProbes.flow` `separate`.
@@ -72,7 +76,16 @@ final class UDPClient {
         try hello()
         keepAlive = options.keepAlive.map { UDPKeepAliveClock($0, start: MonotonicClock.now()) }
         try probes()
-        if let payload = cell.payload, payload.count > 0 { try bulk(payload) }
+        switch cell.workload.kind {
+        case .bulk(let direction):
+            if let payload = cell.payload, payload.count > 0 {
+                if direction == .up { try bulk(payload) } else { try download(payload, alsoUp: direction == .bidir) }
+            }
+        case .requestResponse(let n, let a, let b, let c):
+            try transact(requests: n, requestBytes: a, responseBytes: b, concurrency: c)
+        case .isochronous(let size, let period, let frames, let direction, let deadline):
+            try isochronous(frames: frames, size: size, periodNanos: period, direction: direction, deadlineNanos: deadline)
+        }
         bye()
         return m
     }
@@ -155,7 +168,7 @@ final class UDPClient {
 
     /// The bulk phase: DATA at the configured pace, END until the REPORT, then the
     /// record's delivery figures and `udp` object.
-    private func bulk(_ payload: Payload) throws {
+    func bulk(_ payload: Payload) throws {
         let untagged = UDPDatagramHeader.size + payload.size
         let datagramSize = untagged + (tag == nil ? 0 : UDPDatagramTag.size)
         let capacity = min(Self.batch, payload.count)
@@ -243,6 +256,15 @@ final class UDPClient {
         return (report!, attempt)
     }
 
+    /// The `udp` object's keys every workload has.
+    func commonExtra() -> JSONObject {
+        var udp = JSONObject()
+        udp["hello_attempts"] = JSONValue(helloAttempts)
+        udp["probes_lost"] = JSONValue((m.probesSent ?? 0) - m.rttNanos.count)
+        if tag != nil { udp["authenticated"] = .bool(true) }
+        return udp
+    }
+
     /// The REPORT `r` as the record's delivery, series and jitter, and the `udp` object.
     private func record(_ r: [UInt64], payload: Payload, datagramSize: Int, sendNanos: UInt64, endAttempts: UInt64,
                         separate: UDPProbeFlowProber?) {
@@ -285,7 +307,7 @@ final class UDPClient {
 
     /// BYE until BYE_ACK, backing off like END, for at most `goodbyeWindow`: the
     /// measurement is complete, but the server waits for this (or that window) to end.
-    private func bye() {
+    func bye() {
         var wait = max(4 * maxRtt, 20_000_000)
         let start = MonotonicClock.now()
         var attempt: UInt64 = 0
@@ -400,12 +422,21 @@ final class UDPClient {
             let now = MonotonicClock.now()
             guard now < until else { return nil }
             let keepAliveWait = keepAlive.map { max($0.nanosUntilNext(now: now), 1_000_000) } ?? .max
-            try UDPSocketSetup.receiveTimeout(socket, nanos: min(until - now, cell.remainingNanos, keepAliveWait))
+            let wait = min(until - now, cell.remainingNanos, keepAliveWait)
             let n: Int?
-            do {
-                n = try rx.withUnsafeMutableBytes { try socket.receive($0) }
-            } catch let e as SystemError where e.errno == ECONNREFUSED {
-                throw TransportError("udp client: the server at \(cell.server.address) is unreachable (ICMP port unreachable)")
+            if let mailbox {
+                // bidir: the down receiver reads the socket and hands over the rest.
+                guard let d = mailbox.pop(within: wait) else { continue }
+                let k = min(d.count, rx.count)
+                rx.replaceSubrange(0..<k, with: d[0..<k])
+                n = k
+            } else {
+                try UDPSocketSetup.receiveTimeout(socket, nanos: wait)
+                do {
+                    n = try rx.withUnsafeMutableBytes { try socket.receive($0) }
+                } catch let e as SystemError where e.errno == ECONNREFUSED {
+                    throw TransportError("udp client: the server at \(cell.server.address) is unreachable (ICMP port unreachable)")
+                }
             }
             guard let n else { continue }
             if n == 0 { throw TransportError("udp client: socket shut down (cell cancelled)") }

@@ -15,6 +15,24 @@ enum UDPMessageType: UInt8 {
     case report = 0x12
     case bye = 0x13
     case byeAck = 0x14
+    /// c → s, `seq` = transaction: {response bytes u64} then the request's bytes (request-response).
+    case request = 0x20
+    /// s → c, `seq` and `ts` copied from REQUEST: the response's bytes.
+    case response = 0x21
+    /// Either way, `seq` = frame number, `ts` = send time: the frame's bytes (isochronous).
+    case frame = 0x22
+    /// c → s, `seq` = attempt: {sent, period ns, deadline ns, linger ns, from} until the FRAME_REPORT.
+    case frameEnd = 0x23
+    /// s → c, `seq` = index of its first delay: {received, late, then up to 1 000 delays ns}.
+    case frameReport = 0x24
+    /// c → s, `seq` = attempt: {frames, frame bytes, period ns}: the server sends frames on that schedule.
+    case framePull = 0x25
+    /// s → c, `seq` 0: {frames sent}, after the last frame of a FRAME_PULL, and again for each repeated FRAME_PULL.
+    case framesSent = 0x26
+    /// c → s, `seq` = attempt: {count, size}: the server sends `count` DATA of `size` bytes (bulk down, bidir).
+    case pull = 0x27
+    /// s → c, `seq` 0: {sent, bytes}, after a PULL's last DATA, and again for each repeated PULL.
+    case pushed = 0x28
 }
 
 /// The 24-byte header every PeerBench UDP datagram starts with (big-endian):

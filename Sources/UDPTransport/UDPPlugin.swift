@@ -35,6 +35,37 @@ public struct UDPPlugin: TransportPlugin {
         return problems
     }
 
+    /// Every kind: bulk (up, down, bidir), request-response and isochronous (up, down,
+    /// bidir), each message, request, response and frame one datagram
+    /// (docs/protocol/udp.md, "Workloads"); a size that does not fit one is refused
+    /// naming its key. `reconnect`, `keepAlive` and `loadedRttProbes` run with the upload only.
+    public func check(workload: WorkloadSpec, path: JSONPath) -> [InputProblem] {
+        var problems = workload.check(transport: "udp", uploadOnly: [
+            ("reconnect", options.reconnect != nil), ("keepAlive", options.keepAlive != nil),
+            ("loadedRttProbes", options.loadedRttProbes != nil),
+        ], path: path)
+        func tooBig(_ key: String, _ what: String, _ bytes: Int, _ most: Int, _ overhead: String) {
+            problems.append(InputProblem(path: path.key(key).description,
+                                         "udp: \(what) of \(bytes) bytes does not fit in one UDP datagram; the largest is \(most) bytes (65507-byte IPv4 UDP payload minus \(overhead))"))
+        }
+        switch workload.kind {
+        case .bulk:
+            break  // the payload's size is check(payload:)'s
+        case .requestResponse(_, let a, let b, _):
+            if a > UDPWorkloadLimits.maxRequestBytes {
+                tooBig("requestBytes", "a request", a, UDPWorkloadLimits.maxRequestBytes, "the 24-byte header, the 8-byte response size and an 8-byte authentication tag")
+            }
+            if b > UDPWorkloadLimits.maxResponseBytes {
+                tooBig("responseBytes", "a response", b, UDPWorkloadLimits.maxResponseBytes, "the 24-byte header")
+            }
+        case .isochronous(let size, _, _, _, _):
+            if size > UDPWorkloadLimits.maxFrameBytes {
+                tooBig("frameBytes", "a frame", size, UDPWorkloadLimits.maxFrameBytes, "the 24-byte header and an 8-byte authentication tag")
+            }
+        }
+        return problems
+    }
+
     /// A paced run lasts at least its payload over the rate; unpaced, the runner estimates.
     public func estimatedSeconds(payload: Payload?, rttProbes: Int, link: ResolvedLink) -> Double? {
         guard let rate = options.rateMbps, let payload else { return nil }

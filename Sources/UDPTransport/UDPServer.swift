@@ -38,7 +38,7 @@ enum UDPServer {
                 }
             }
             try await cell.server.run("udp-server") {
-                try UDPServerSession(socket: socket, cell: cell, stopper: stopper, probePort: echo?.port).run()
+                try UDPServerSession(socket: socket, cell: cell, stopper: stopper, probePort: echo?.port, rateMbps: options.rateMbps).run()
             }
         }
         return SessionServer(address: address, stopper: stopper, task: task)
@@ -72,8 +72,13 @@ final class UDPServerSession {
     private var finished = false
     /// The separate probe flow's port, announced in HELLO_ACK; nil without one.
     private let probePort: UInt16?
+    /// Download, request-response and isochronous (docs/protocol/udp.md, "Workloads").
+    private var workloads = UDPServerWorkloads()
+    /// The plugin's `rateMbps`: paces a PULL's DATA as it paces the client's upload.
+    private let rateMbps: Double?
 
-    init(socket: Socket, cell: CellContext, stopper: CellCancellation, probePort: UInt16? = nil) {
+    init(socket: Socket, cell: CellContext, stopper: CellCancellation, probePort: UInt16? = nil, rateMbps: Double? = nil) {
+        self.rateMbps = rateMbps
         self.socket = socket
         self.cell = cell
         self.stopper = stopper
@@ -84,12 +89,15 @@ final class UDPServerSession {
     private var stopped: Bool { stopper.isCancelled || cell.cancellation.isCancelled }
 
     func run() throws {
+        // A FRAME_PULL's or PULL's sender must not outlive the session: the socket closes after it.
+        defer { endWorkloads() }
         try UDPSocketSetup.receiveTimeout(socket, nanos: Self.tick)
         let rx = UDPBatchReceiver(capacity: 64)
         while !finished {
             if stopped { return }
             if cell.remainingNanos == 0 {
-                if report != nil { return }  // the client got its report; only the BYE is missing
+                // The client got its report (or its workload's answers); only the BYE is missing.
+                if report != nil || workloads.concluded { return }
                 throw TransportError(session == nil ? "udp server: no client before the cell deadline"
                                                     : "udp server: the bulk phase did not end before the cell deadline")
             }
@@ -171,7 +179,17 @@ final class UDPServerSession {
         case .bye:
             reply(UDPDatagramHeader(type: .byeAck, session: h.session, sequence: h.sequence, timestamp: h.timestamp).datagram())
             finished = true
-        case .hello, .helloAck, .echo, .data, .report, .byeAck, .keepAliveAck, .resumed:
+        case .request:
+            if let r = workloads.response(to: h, d) { reply(r) }
+        case .frame:
+            workloads.frame(seq: h.sequence, at: monotonicArrival)
+        case .frameEnd:
+            if let r = workloads.frameEnd(d, session: h.session, now: MonotonicClock.now()) { reply(r) }
+        case .framePull:
+            if let r = workloads.framePull(d, socket: socket, session: h.session) { reply(r) }
+        case .pull:
+            if let r = workloads.pull(d, socket: socket, session: h.session, payload: cell.payload, rateMbps: rateMbps) { reply(r) }
+        case .hello, .helloAck, .echo, .data, .report, .byeAck, .keepAliveAck, .resumed, .response, .frameReport, .framesSent, .pushed:
             break
         }
     }
@@ -185,10 +203,18 @@ final class UDPServerSession {
 
     /// The receiver's accounting so far (tests look at its bound).
     var receiverStats: UDPReceiverStats { stats }
+    /// The workload kinds' state so far (tests look at its bounds).
+    var workloadState: UDPServerWorkloads { workloads }
+
+    /// Stops a FRAME_PULL's or PULL's sender still sending, and waits for it.
+    func endWorkloads() { workloads.stop() }
 
     private func timers() throws {
         sendReportIfDue()
-        if report != nil, MonotonicClock.elapsed(since: lastHeard) > Self.idleAfterReport { finished = true }
+        if let session, let r = workloads.reportIfDue(session: session, now: MonotonicClock.now()) { reply(r) }
+        // Sending a FRAME_PULL's frames or a PULL's DATA is activity: the idle time starts after the last.
+        if workloads.sending { lastHeard = MonotonicClock.now() }
+        if report != nil || workloads.concluded, MonotonicClock.elapsed(since: lastHeard) > Self.idleAfterReport { finished = true }
     }
 
     /// Reports once every announced datagram is in, or when the END's linger time is up.

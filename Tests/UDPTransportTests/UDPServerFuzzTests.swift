@@ -58,11 +58,21 @@ struct UDPServerFuzzTests {
             header(0x03, 3), header(0x05, 1), header(0x07, 2), header(0x13, 0),
             header(0x10, 5) + [UInt8](repeating: 0xAB, count: payload.size),
             header(0x11, 0) + UInt64(1_000).wireBytes + UInt64(64_000).wireBytes + UInt64(1_000_000).wireBytes + UInt64(1).wireBytes,
+            // The workload kinds: REQUEST {response bytes} + request, FRAME, FRAME_END
+            // {sent, period, deadline, linger, from}, FRAME_PULL {frames, size, period}.
+            header(0x20, 4) + UInt64(512).wireBytes + [UInt8](repeating: 0x5A, count: 40),
+            header(0x22, 9) + [UInt8](repeating: 0x22, count: 160),
+            header(0x23, 0) + UInt64(40).wireBytes + UInt64(20_000_000).wireBytes + UInt64(100_000_000).wireBytes
+                + UInt64(0).wireBytes + UInt64(0).wireBytes,
+            header(0x25, 0) + UInt64(50).wireBytes + UInt64(160).wireBytes + UInt64(20_000_000).wireBytes,
+            // PULL {count, size}: bulk down, bounded by the cell's own payload.
+            header(0x27, 0) + UInt64(100).wireBytes + UInt64(payload.size).wireBytes,
         ]
         var rng = WireFuzz(seed: 0x0D_A7A_F022)
         var outcomes: [String: Int] = [:]
         var accepted = 0
         var input = 0
+        var pulls = 0, reports = 0, bulkPulls = 0
         while input < WireFuzz.inputs {
             // A fresh session every 50 inputs, so HELLOs keep meeting one with no client.
             let socket = try Socket(family: AF_INET, type: Int32(SOCK_DGRAM.rawValue))
@@ -73,14 +83,33 @@ struct UDPServerFuzzTests {
                 bytes.withUnsafeBytes { session.handle($0, source: { peer }, arrival: 1, monotonicArrival: 1) }
                 let expected = session.receiverStats.expected
                 #expect(expected <= payload.count, "input \(input) (\(mutation)): the receiver was sized for \(expected) datagrams")
+                let w = session.workloadState
+                #expect(w.arrivals.count <= WorkloadSpec.Limits.frames && w.arrivals.allSatisfy { $0.seq < WorkloadSpec.Limits.frames })
+                if let p = w.pulled {
+                    #expect((1...WorkloadSpec.Limits.frames).contains(p.frames) && (1...UDPWorkloadLimits.maxFrameBytes).contains(p.size)
+                            && UDPWorkloadLimits.periodNanos.contains(p.periodNanos), "input \(input) (\(mutation)): pulled \(p)")
+                    pulls += 1
+                }
+                if let p = w.pulledData {
+                    #expect((1...payload.count).contains(p.count) && (1...payload.size).contains(p.size), "input \(input) (\(mutation)): PULL \(p)")
+                    bulkPulls += 1
+                }
+                if let r = w.frameReport {
+                    #expect(r.sent <= WorkloadSpec.Limits.frames && r.received <= r.sent + w.arrivals.count)
+                    reports += 1
+                }
                 if expected > 0 { accepted += 1 }
                 outcomes[mutation, default: 0] += 1
                 input += 1
             }
+            // A FRAME_PULL's sender stops before its socket closes, as at a session's end.
+            session.endWorkloads()
             socket.close()
         }
         print("udp server fuzz: \(WireFuzz.inputs) inputs, \(outcomes.sorted { $0.key < $1.key }), \(accepted) after a HELLO")
         #expect(accepted > 1_000, "clean HELLOs must still open sessions")
         #expect(outcomes["edge", default: 0] > 10_000)
+        print("udp server fuzz: \(pulls) inputs after a FRAME_PULL started a sender, \(bulkPulls) after a PULL, \(reports) after a frame report")
+        #expect(pulls > 100 && reports > 100 && bulkPulls > 100, "clean FRAME_PULLs, PULLs and FRAME_ENDs must still be taken")
     }
 }

@@ -1,0 +1,78 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import PeerBenchPlugin
+import Synchronization
+
+/// The server's DATA for a PULL (bulk `down` and `bidir`, docs/protocol/udp.md,
+/// "Download"), on a thread of its own so the session thread keeps reading the client's
+/// datagrams (bidir: its DATA) meanwhile. DATA `seq` = 0 … count-1, `ts` = the batch's
+/// send time, in `sendmmsg` batches of up to 64 as fast as the socket takes them, or
+/// paced to the plugin's `rateMbps` as the client's upload is; then PUSHED {sent, bytes}.
+final class UDPBulkSender: Sendable {
+    private let stopRequested = Mutex(false)
+    private let ended = DispatchSemaphore(value: 0)
+    private let state = Mutex<(sent: Int, done: Bool)>((0, false))
+
+    init(socket: Socket, session: UInt32, count: Int, size: Int, rateMbps: Double?) {
+        CPUAccount.startThread("udp bulk sender") { [self] in
+            run(socket: socket, session: session, count: count, size: size, rateMbps: rateMbps)
+            state.withLock { $0.done = true }
+            ended.signal()
+        }
+    }
+
+    private var stopped: Bool { stopRequested.withLock { $0 } }
+
+    /// Whether every datagram and the PUSHED have gone out (or the sender gave up).
+    var isDone: Bool { state.withLock { $0.done } }
+    /// DATA handed to the kernel so far.
+    var sent: Int { state.withLock { $0.sent } }
+
+    /// Stops after the batch in progress and waits for the thread.
+    func stop() {
+        stopRequested.withLock { $0 = true }
+        ended.wait()
+        ended.signal()
+    }
+
+    /// PUSHED {sent, bytes}: what the server handed to the kernel.
+    static func pushed(sent: Int, size: Int, session: UInt32) -> [UInt8] {
+        UDPDatagramHeader(type: .pushed, session: session, sequence: 0, timestamp: MonotonicClock.now()).datagram([UInt64(sent), UInt64(sent * size)])
+    }
+
+    private func run(socket: Socket, session: UInt32, count: Int, size: Int, rateMbps: Double?) {
+        let capacity = min(UDPClient.batch, count)
+        let tx = UDPBatchSender(capacity: capacity, datagramSize: UDPDatagramHeader.size + size) { slot in
+            UDPDatagramHeader(type: .data, session: session, sequence: 0, timestamp: 0).write(to: slot.baseAddress!)
+            for j in UDPDatagramHeader.size..<slot.count { slot[j] = UInt8(truncatingIfNeeded: j) }
+        }
+        let pacer = rateMbps.map { UDPPacer(rateMbps: $0, payloadBytes: size, start: MonotonicClock.now()) }
+        var sent = 0
+        while sent < count {
+            var k = min(capacity, count - sent)
+            if let pacer {
+                // Sleep in slices so `stop()` is heard at a slow rate; spin the last one.
+                let due = pacer.due(sent)
+                while !stopped, MonotonicClock.now() + 5_000_000 < due { MonotonicClock.sleep(until: MonotonicClock.now() + 5_000_000) }
+                UDPPacer.wait(until: due)
+                k = min(k, max(1, pacer.dueCount(at: MonotonicClock.now()) - sent))
+            }
+            if stopped { return }
+            let now = MonotonicClock.now()
+            for i in 0..<k { UDPDatagramHeader.writeSequence(UInt64(sent + i), timestamp: now, to: tx.slot(i)) }
+            do {
+                try tx.send(socket, count: k)
+            } catch let e as SystemError where e.errno == ECONNREFUSED {
+                // An ICMP error for an earlier datagram: this batch may be short; go on,
+                // the client counts what it missed.
+            } catch {
+                return  // shut down (cell cancelled) or the cell's deadline
+            }
+            sent += k
+            state.withLock { $0.sent = sent }
+        }
+        _ = try? Self.pushed(sent: sent, size: size, session: session).withUnsafeBytes { try socket.send($0) }
+    }
+}

@@ -1,0 +1,52 @@
+import PeerBenchPlugin
+
+/// Bulk `down` and `bidir` over udp (docs/protocol/udp.md, "Download"): PULL has the
+/// server send the payload's count x size as DATA; with `bidir` the client sends its own
+/// upload (DATA, END until REPORT) at the same time.
+extension UDPClient {
+    func download(_ payload: Payload, alsoUp: Bool) throws {
+        // Repeat PULL after max(4 x the largest probe RTT, 50 ms) without DATA or PUSHED.
+        let receiver = try UDPDownReceiver(socket: socket, session: session, tag: tag, cell: cell, count: payload.count, size: payload.size,
+                                           linger: min(max(2 * maxRtt, 2_000_000), 500_000_000),
+                                           baseWait: max(4 * maxRtt, 50_000_000), forwarding: alsoUp)
+        let start = MonotonicClock.now()
+        if alsoUp {
+            mailbox = receiver.mailbox
+            defer { mailbox = nil }
+            do { try bulk(payload) } catch {
+                receiver.stop()
+                throw error
+            }
+        }
+        let down = receiver.result()
+        receiver.stop()
+        if let failure = down.failure { throw TransportError(failure) }
+        let stats = down.stats
+        let pushed = down.pushed ?? (payload.count, payload.count * payload.size)
+        // PULL sent to the last DATA read (its kernel stamp); PUSHED's arrival without any.
+        let nanos = (stats.lastArrivalAt ?? down.pushedAt) &- start
+        let flow = DirectionalDelivery.Flow(delivery: Delivery(sentMessages: pushed.sent, receivedMessages: stats.received,
+                                                               sentBytes: pushed.bytes, receivedBytes: stats.receivedBytes,
+                                                               reordered: stats.reordered, duplicated: stats.duplicated), nanos: nanos)
+        let up = alsoUp ? m.delivery.map { DirectionalDelivery.Flow(delivery: $0, nanos: m.bulkNanos ?? 0) } : nil
+        let flows = DirectionalDelivery(up: up, down: flow)
+        m.byDirection = flows
+        if let total = flows.total {
+            m.delivery = total.delivery
+            m.bulkNanos = total.nanos
+        }
+        var udp = alsoUp ? (m.extra["udp"]?.objectValue ?? commonExtra()) : commonExtra()
+        if alsoUp {
+            m.receiverSpanNanos = nil  // two receivers: no single span
+        } else {
+            m.receiverSpanNanos = stats.spanNanos
+            if stats.jitter.samples >= 2 { m.rfc3550JitterMs = stats.jitter.jitterNanos / 1e6 }
+            udp["datagram_bytes"] = JSONValue(UDPDatagramHeader.size + payload.size)
+            udp["rate_mbps"] = JSONValue(options.rateMbps)
+        }
+        udp["pull_attempts"] = JSONValue(down.pulls)
+        udp["down_jitter_ms"] = JSONValue(stats.jitter.samples >= 2 ? stats.jitter.jitterNanos / 1e6 : nil)
+        udp["down_out_of_range"] = JSONValue(stats.outOfRange)
+        m.extra["udp"] = .object(udp)
+    }
+}
