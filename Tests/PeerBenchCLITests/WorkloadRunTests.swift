@@ -52,8 +52,11 @@ struct WorkloadRunTests {
     }
 
     /// The same kinds through the other transports that run them, each checked against the link.
-    @Test("tls and quic over the 20 ms, 20 Mbit/s link: a round trip a transaction, the link's rate each way, every frame on time",
-          arguments: [#"{"plugin": "tls", "label": "tls", "options": {"noDelay": true}}"#, #"{"plugin": "quic", "label": "quic"}"#])
+    /// udp paces its data at 15 Mbit/s, below the link's rate: unpaced it would fill the
+    /// emulator's queue and lose what does not fit, which is udp's business, not this test's.
+    @Test("tls, quic and udp over the 20 ms, 20 Mbit/s link: a round trip a transaction, the link's rate each way, every frame on time",
+          arguments: [#"{"plugin": "tls", "label": "tls", "options": {"noDelay": true}}"#, #"{"plugin": "quic", "label": "quic"}"#,
+                      #"{"plugin": "udp", "label": "udp", "options": {"rateMbps": 15}}"#])
     func everyKindThrough(transport: String) throws {
         let voice = #"{"name": "voice", "kind": "isochronous", "frameBytes": 160, "periodMs": 20, "durationSeconds": 2, "direction": "bidir"}"#
         let rpc = #"{"name": "rpc", "kind": "request-response", "requests": 30, "requestBytes": 100, "responseBytes": 1000}"#
