@@ -37,7 +37,12 @@ def iperf3(extra, seconds):
         time.sleep(0.3)
         out = json.loads(sh(["iperf3", "-c", "127.0.0.1", "-p", port, "-t", str(seconds), "-J"] + extra).stdout)
     finally:
-        server.wait(timeout=10)
+        # A server still there (the client failed) must not hold the port for the next round.
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            raise
     end = out["end"]
     if "-u" in extra:
         # Received goodput: what the server got (sum_received where iperf3 reports it).
