@@ -45,6 +45,8 @@ TIMING=(
     CLITimeoutStatusTests ScenarioKeepAliveIdleTimeoutTests ScenarioReconnectTests QUICReconnectRunTests CLIRunnerDeathTests CLIAutoRepetitionsTests
     # session resumption and 0-RTT over a 20 ms emulated link: round trips saved or not
     ResumptionRunTests
+    # workloads: frames on schedule and none late, transactions a round trip, rates per direction
+    StreamWorkloadKindsTests TLSWorkloadKindsTests QUICWorkloadKindsTests UDPWorkloadKindsTests WorkloadRunTests RemoteWorkloadTests
 )
 # Compiles a copy of the package for minutes: phase 1's second process.
 SCAFFOLD=ScaffoldEndToEndTests

@@ -148,7 +148,19 @@ final class QUICClient: QUICConnectionDelegate {
             m.receiverSpanNanos = r.spanNanos
         }
 
-        // The handshake timings of the connection that carried the end of the bulk phase.
+        m.extra["quic"] = .object(stats(of: connection, first: first, start: start, report: r, loadedProbesSent: loadedProbesSent, into: &m))
+
+        // Clean close: CONNECTION_CLOSE with application NO_ERROR; nothing to wait for.
+        connection.close(.application(ApplicationError.noError, ""), transmit: transmit)
+        self.connection = nil
+        withExtendedLifetime(block) {}
+        return m
+    }
+
+    /// `extra.quic`: the handshake timings of the connection that carried the end of the
+    /// bulk phase, the workload streams' counts, and resumption; sets `m.resumed`.
+    private func stats(of connection: QUICConnection, first: QUICConnection, start: UInt64, report r: ReportBody,
+                       loadedProbesSent: Int?, into m: inout TransportMeasurement) -> JSONObject {
         var stats = QUICStats.record(connection, start: connection === first ? start : handshakeStartedAt, report: r, config: config)
         if let loadedProbesSent { stats["loaded_probes_sent"] = JSONValue(loadedProbesSent) }
         for (k, v) in workloadStreams.extra { stats[k] = v }
@@ -163,13 +175,7 @@ final class QUICClient: QUICConnectionDelegate {
                 stats["early_data_accepted"] = .bool(earlyDataAttempted && !earlyDataRejected && connection.tls.isEarlyDataAccepted)
             }
         }
-        m.extra["quic"] = .object(stats)
-
-        // Clean close: CONNECTION_CLOSE with application NO_ERROR; nothing to wait for.
-        connection.close(.application(ApplicationError.noError, ""), transmit: transmit)
-        self.connection = nil
-        withExtendedLifetime(block) {}
-        return m
+        return stats
     }
 
     /// Opens the control stream, queues HELLO and runs the idle probes by `method`;

@@ -82,17 +82,9 @@ extension UDPClient {
                 wait = min(2 * wait, max(1_000_000_000, baseWait))
                 continue
             }
-            let remaining = cell.remainingNanos
-            if remaining == 0 { throw TransportError("udp client: cell deadline passed receiving frames (\(arrivals.count) of \(frames) in)") }
             var until = lastActivity + wait
             if serverSent != nil { until = min(until, sentAt + frameLinger) }
-            try UDPSocketSetup.receiveTimeout(socket, nanos: min(until - now, remaining))
-            let n: Int?
-            do { n = try rx.receive(socket) } catch let e as SystemError where e.errno == ECONNREFUSED {
-                throw TransportError("udp client: the server at \(cell.server.address) is unreachable (ICMP port unreachable)")
-            }
-            guard let n else { continue }
-            if n == 0 { throw TransportError("udp client: socket shut down (cell cancelled)") }
+            guard let n = try receiveFrames(rx, waitingUntil: until, now: now, have: "\(arrivals.count) of \(frames)") else { continue }
             let mono = MonotonicClock.now()
             let real = LoadedEchoPoller.realtimeNow()
             for i in 0..<n {
@@ -117,6 +109,20 @@ extension UDPClient {
         }
         let report = FrameSchedule.report(arrivals: arrivals, sent: serverSent ?? frames, periodNanos: periodNanos, deadlineNanos: deadlineNanos)
         return (report, JSONValue(Int(attempts)))
+    }
+
+    /// One batch of datagrams for `pullFrames`, waiting until `until` at most (and never
+    /// past the cell's deadline); nil when the wait ended empty.
+    private func receiveFrames(_ rx: UDPBatchReceiver, waitingUntil until: UInt64, now: UInt64, have: String) throws -> Int? {
+        let remaining = cell.remainingNanos
+        if remaining == 0 { throw TransportError("udp client: cell deadline passed receiving frames (\(have) in)") }
+        try UDPSocketSetup.receiveTimeout(socket, nanos: min(until > now ? until - now : 0, remaining))
+        let n: Int?
+        do { n = try rx.receive(socket) } catch let e as SystemError where e.errno == ECONNREFUSED {
+            throw TransportError("udp client: the server at \(cell.server.address) is unreachable (ICMP port unreachable)")
+        }
+        if n == 0 { throw TransportError("udp client: socket shut down (cell cancelled)") }
+        return n
     }
 
     /// FRAME_END {sent, period, deadline, linger, from} until the FRAME_REPORTs hold every

@@ -58,6 +58,8 @@ final class UDPDownReceiver: Sendable {
         ended.signal()
     }
 
+    // One loop over the pull's whole life: its retries, deadline and datagram kinds all
+    // update the one outcome it publishes. Long because split up, every piece would take and return that state.
     private func run(socket: Socket, session: UInt32, tag: UDPDatagramTag?, cell: CellContext, count: Int, size: Int,
                      linger: UInt64, baseWait: UInt64) {
         var o = outcome.withLock { $0 }

@@ -140,22 +140,7 @@ final class UDPServerSession {
             return
         }
         lastHeard = MonotonicClock.now()
-        if h.type == .hello {
-            if session == nil {
-                // A HELLO announcing more DATA than this cell carries is not this cell's
-                // client: ignored before its count sizes anything (issue 24, finding 1).
-                guard let expected = Self.announcedCount(d.field(0), cell: cell.payload), let from = source() else { return }
-                // Connecting filters out every other sender from now on.
-                guard (try? socket.connect(from)) != nil else { return }
-                session = h.session
-                stats = UDPReceiverStats(expected: expected)
-            }
-            if h.session == session {
-                reply(UDPDatagramHeader(type: .helloAck, session: h.session, sequence: h.sequence, timestamp: h.timestamp)
-                    .datagram(probePort.map { [UInt64($0)] } ?? []))
-            }
-            return
-        }
+        if h.type == .hello { return hello(h, d, source: source) }
         guard h.session == session else { return }
         switch h.type {
         case .probe:
@@ -191,6 +176,24 @@ final class UDPServerSession {
             if let r = workloads.pull(d, socket: socket, session: h.session, payload: cell.payload, rateMbps: rateMbps) { reply(r) }
         case .hello, .helloAck, .echo, .data, .report, .byeAck, .keepAliveAck, .resumed, .response, .frameReport, .framesSent, .pushed:
             break
+        }
+    }
+
+    /// HELLO: the first from a client this cell can serve starts the session; any of
+    /// the session's own is answered.
+    private func hello(_ h: UDPDatagramHeader, _ d: UnsafeRawBufferPointer, source: () -> SocketAddress?) {
+        if session == nil {
+            // A HELLO announcing more DATA than this cell carries is not this cell's
+            // client: ignored before its count sizes anything (issue 24, finding 1).
+            guard let expected = Self.announcedCount(d.field(0), cell: cell.payload), let from = source() else { return }
+            // Connecting filters out every other sender from now on.
+            guard (try? socket.connect(from)) != nil else { return }
+            session = h.session
+            stats = UDPReceiverStats(expected: expected)
+        }
+        if h.session == session {
+            reply(UDPDatagramHeader(type: .helloAck, session: h.session, sequence: h.sequence, timestamp: h.timestamp)
+                .datagram(probePort.map { [UInt64($0)] } ?? []))
         }
     }
 

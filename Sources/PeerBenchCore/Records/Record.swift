@@ -240,6 +240,14 @@ public struct Record: Sendable, Equatable, Codable {
         cpuSeconds = m?.cpuSeconds ?? EndPair(client: nil, server: nil)
         delivery = m?.delivery.map(DeliveryStats.init)
         workload = cell.transport.usesPayload ? cell.workload.resolvedJSON : nil
+        extra = Record.extra(of: m, counters: counters)
+        self.measurement = measurement
+        summarizeWorkload(m)
+    }
+
+    /// What a workload other than the upload measured (docs/WORKLOADS.md): each
+    /// direction's figures, the transaction times, the frames.
+    private mutating func summarizeWorkload(_ m: TransportMeasurement?) {
         if let flows = m?.byDirection {
             throughputByDirectionMbps = ByDirection(up: flows.up?.throughputMbps, down: flows.down?.throughputMbps)
             deliveryByDirection = ByDirection(up: flows.up.map { DeliveryStats($0.delivery) }, down: flows.down.map { DeliveryStats($0.delivery) })
@@ -249,8 +257,6 @@ public struct Record: Sendable, Equatable, Codable {
             frames = Frames(sent: f.sent, received: f.received, late: f.late, lost: f.lost, deadlineMs: Double(f.deadlineNanos) / 1e6)
             frameDelayMs = RTTSummary(nanoseconds: f.delayNanos).map(RTTStats.init)
         }
-        extra = Record.extra(of: m, counters: counters)
-        self.measurement = measurement
     }
 
     /// The plugin's own extra figures, plus how many probes went unanswered and why the

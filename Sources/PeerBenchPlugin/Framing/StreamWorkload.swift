@@ -292,20 +292,9 @@ public enum StreamWorkloadServer {
         defer { resume?.end(count: count, reader: reader, goodbye: saidGoodbye) }
         var greeted = greeting == nil
         var sawFrames = false
-        // The echoes of the probes one read brought, written together once the buffer
-        // holds no further whole frame: one write per read, as an app answers what one
-        // receive delivered. One write per echo would, with Nagle on, hold every echo
-        // but the first of a pipelined batch until the client's next batch acknowledged
-        // it: a whole extra round (docs/FIELD-STUDY.md). One probe per read (ping-pong,
-        // loaded probes) is answered at once, as before.
-        var echoes: [UInt8] = []
-        func flushEchoes() throws {
-            guard !echoes.isEmpty else { return }
-            try echoes.withUnsafeBytes { try send($0, "during the RTT probes") }
-            echoes.removeAll(keepingCapacity: true)
-        }
+        var echoes = EchoBatch()
         while let frame = try reader.nextControl(counting: &count) {
-            if frame.type != .probe { try flushEchoes() }
+            if frame.type != .probe { try echoes.flush(writer) }
             switch frame.type {
             case .hello:
                 guard let greeting else { throw TransportError("\(who): unexpected hello frame from the client") }
@@ -315,12 +304,8 @@ public enum StreamWorkloadServer {
                 greeted = true
                 try greeting.frame.withUnsafeBytes { try send($0, "after HELLO") }
             case .probe:
-                // Echo the body unchanged; the client matches sequence and timestamp.
-                let at = echoes.count
-                echoes.append(contentsOf: repeatElement(0, count: StreamFraming.headerSize))
-                echoes.withUnsafeMutableBytes { StreamFraming.writeHeader(.echo, bodyLength: frame.body.count, to: $0.baseAddress! + at) }
-                echoes.append(contentsOf: frame.body)
-                if !reader.hasBufferedControlFrame { try flushEchoes() }
+                echoes.add(frame.body)
+                if !reader.hasBufferedControlFrame { try echoes.flush(writer) }
             case .end:
                 try report(frame.body, count: count, send: send)
             case .goodbye:
@@ -340,6 +325,30 @@ public enum StreamWorkloadServer {
             if frame.type != .hello { sawFrames = true }
         }
         throw TransportError("\(who): the client closed the connection without GOODBYE")
+    }
+
+    /// The echoes of the probes one read brought, written together once the buffer
+    /// holds no further whole frame: one write per read, as an app answers what one
+    /// receive delivered. One write per echo would, with Nagle on, hold every echo
+    /// but the first of a pipelined batch until the client's next batch acknowledged
+    /// it: a whole extra round (docs/FIELD-STUDY.md). One probe per read (ping-pong,
+    /// loaded probes) is answered at once, as before.
+    struct EchoBatch {
+        private var bytes: [UInt8] = []
+
+        /// An ECHO of a PROBE's body, unchanged: the client matches sequence and timestamp.
+        mutating func add(_ body: UnsafeRawBufferPointer) {
+            let at = bytes.count
+            bytes.append(contentsOf: repeatElement(0, count: StreamFraming.headerSize))
+            bytes.withUnsafeMutableBytes { StreamFraming.writeHeader(.echo, bodyLength: body.count, to: $0.baseAddress! + at) }
+            bytes.append(contentsOf: body)
+        }
+
+        mutating func flush(_ writer: StreamServerWriter) throws {
+            guard !bytes.isEmpty else { return }
+            try writer.write(bytes, "during the RTT probes")
+            bytes.removeAll(keepingCapacity: true)
+        }
     }
 
     /// END {messages, bytes[, flags]}: a client that knows the receiver's span asks for
