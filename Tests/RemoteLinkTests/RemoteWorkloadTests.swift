@@ -6,7 +6,8 @@ import PeerBenchCore
 /// Workloads over `--link remote` (docs/WORKLOADS.md): serve in the emulated link's
 /// server namespace (5 ms each way, 50 Mbit/s), run in its client namespace. serve
 /// learns each cell's workload from CELL_REQUEST, checks it against its plugin, and
-/// its tcp and tls servers answer the workload frames as the local ones do.
+/// its tcp, tls, quic and udp servers (udp's datagrams authenticated) answer the
+/// workload as the local ones do.
 @Suite(.serialized) struct RemoteWorkloadTests {
     @Test func downloadTransactionsAndFramesRunAgainstServe() async throws {
         let testbed = try EmulatedTestbed(initialMTU: 1_500)
@@ -27,14 +28,17 @@ import PeerBenchCore
              {"name": "voice", "kind": "isochronous", "frameBytes": 160, "periodMs": 20, "durationSeconds": 1, "direction": "bidir"}]
             """#
         let matrix = dir + "/m.json"
-        try Data(RemoteRig.matrix(transports: #"[{"plugin": "tcp", "options": {"noDelay": true}}, {"plugin": "tls", "options": {"noDelay": true}}]"#,
+        try Data(RemoteRig.matrix(transports: #"""
+                [{"plugin": "tcp", "options": {"noDelay": true}}, {"plugin": "tls", "options": {"noDelay": true}},
+                 {"plugin": "quic"}, {"plugin": "udp", "options": {"rateMbps": 30}}]
+                """#,
                                   count: 200, size: 16_384, timeout: 30, probes: 3, workloads: workloads).utf8)
             .write(to: URL(fileURLWithPath: matrix))
         let run = try PeerbenchProcess(["run", matrix, "--out", dir + "/out", "--link", "remote", "--peer", peer, "--psk-file", key], in: clientNS)
         #expect(run.wait(seconds: 120) == 0, "run: \(run.stderr)\nserve: \(serve.stderr)")
         let text = (try? String(contentsOfFile: dir + "/out/records.jsonl", encoding: .utf8)) ?? ""
         let records = try text.split(separator: "\n").map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
-        #expect(records.count == 6)
+        #expect(records.count == 12)
         for r in records {
             let label = (r["transport"] as? [String: Any])?["label"] as? String ?? "?"
             let name = (r["workload"] as? [String: Any])?["name"] as? String ?? "?"
