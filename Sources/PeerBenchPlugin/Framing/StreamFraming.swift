@@ -74,6 +74,16 @@ public enum StreamFraming {
         p.storeBytes(of: type.rawValue, toByteOffset: 4, as: UInt8.self)
     }
 
+    /// Writes `n` identical DATA frames of `bodySize` bytes back to back at `p` (body
+    /// byte j is j mod 256): the bulk sender's batch and the workloads' frames.
+    static func writeDataFrames(_ n: Int, bodySize: Int, to p: UnsafeMutableRawPointer) {
+        for i in 0..<n {
+            let f = p + i * (headerSize + bodySize)
+            writeHeader(.data, bodyLength: bodySize, to: f)
+            for j in 0..<bodySize { f.storeBytes(of: UInt8(truncatingIfNeeded: j), toByteOffset: headerSize + j, as: UInt8.self) }
+        }
+    }
+
     /// Encodes a control frame whose body is a list of big-endian integers.
     public static func controlFrame(_ type: StreamFrameType, _ fields: [any FixedWidthInteger]) -> [UInt8] {
         var body: [UInt8] = []

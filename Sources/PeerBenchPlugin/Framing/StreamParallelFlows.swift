@@ -51,16 +51,7 @@ public enum StreamParallelFlows {
 
     /// The flows' sum: counts added, the longest time, each direction the same way.
     static func combine(_ each: [TransportMeasurement], into m: inout TransportMeasurement) {
-        func sum(_ ds: [Delivery]) -> Delivery? {
-            guard var total = ds.first else { return nil }
-            for d in ds.dropFirst() {
-                total.sentMessages += d.sentMessages
-                total.receivedMessages += d.receivedMessages
-                total.sentBytes += d.sentBytes
-                total.receivedBytes += d.receivedBytes
-            }
-            return total
-        }
+        func sum(_ ds: [Delivery]) -> Delivery? { ds.first.map { ds.dropFirst().reduce($0, +) } }
         m.delivery = sum(each.compactMap(\.delivery))
         m.bulkNanos = each.compactMap(\.bulkNanos).max()
         func flow(_ pick: (DirectionalDelivery) -> DirectionalDelivery.Flow?) -> DirectionalDelivery.Flow? {

@@ -233,13 +233,8 @@ public struct StreamWorkloadClient {
     /// `frames` identical DATA frames of `bodySize` bytes back to back, with `room`
     /// bytes spare after them (for END); the caller deallocates it.
     private static func dataBatch(frames: Int, bodySize: Int, room: Int) -> UnsafeMutableRawBufferPointer {
-        let frameSize = StreamFraming.headerSize + bodySize
-        let batch = UnsafeMutableRawBufferPointer.allocate(byteCount: frames * frameSize + room, alignment: 16)
-        for i in 0..<frames {
-            let f = batch.baseAddress! + i * frameSize
-            StreamFraming.writeHeader(.data, bodyLength: bodySize, to: f)
-            for j in 0..<bodySize { f.storeBytes(of: UInt8(truncatingIfNeeded: j), toByteOffset: StreamFraming.headerSize + j, as: UInt8.self) }
-        }
+        let batch = UnsafeMutableRawBufferPointer.allocate(byteCount: frames * (StreamFraming.headerSize + bodySize) + room, alignment: 16)
+        StreamFraming.writeDataFrames(frames, bodySize: bodySize, to: batch.baseAddress!)
         return batch
     }
 

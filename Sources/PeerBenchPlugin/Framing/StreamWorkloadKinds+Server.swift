@@ -178,13 +178,7 @@ public enum StreamWorkloadFrames {
     /// `n` identical DATA frames of `size` bytes back to back.
     static func dataFrames(_ n: Int, size: Int) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: n * (StreamFraming.headerSize + size))
-        out.withUnsafeMutableBytes { p in
-            for i in 0..<n {
-                let f = p.baseAddress! + i * (StreamFraming.headerSize + size)
-                StreamFraming.writeHeader(.data, bodyLength: size, to: f)
-                for j in 0..<size { f.storeBytes(of: UInt8(truncatingIfNeeded: j), toByteOffset: StreamFraming.headerSize + j, as: UInt8.self) }
-            }
-        }
+        out.withUnsafeMutableBytes { StreamFraming.writeDataFrames(n, bodySize: size, to: $0.baseAddress!) }
         return out
     }
 

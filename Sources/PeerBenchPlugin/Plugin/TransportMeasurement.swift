@@ -81,6 +81,13 @@ public struct Delivery: Sendable, Codable, Equatable {
         self.duplicated = duplicated
     }
 
+    /// Two flows' deliveries as one: every count added.
+    public static func + (a: Delivery, b: Delivery) -> Delivery {
+        Delivery(sentMessages: a.sentMessages + b.sentMessages, receivedMessages: a.receivedMessages + b.receivedMessages,
+                 sentBytes: a.sentBytes + b.sentBytes, receivedBytes: a.receivedBytes + b.receivedBytes,
+                 reordered: a.reordered + b.reordered, duplicated: a.duplicated + b.duplicated)
+    }
+
     /// Fraction of sent messages that never arrived (duplicates do not count as arrivals).
     public var lossRatio: Double {
         guard sentMessages > 0 else { return 0 }

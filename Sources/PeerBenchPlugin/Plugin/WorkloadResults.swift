@@ -26,18 +26,7 @@ public struct DirectionalDelivery: Sendable, Codable, Equatable {
     public var total: (delivery: Delivery, nanos: UInt64)? {
         let flows = [up, down].compactMap { $0 }
         guard let first = flows.first else { return nil }
-        var d = first.delivery
-        var nanos = first.nanos
-        for f in flows.dropFirst() {
-            d.sentMessages += f.delivery.sentMessages
-            d.receivedMessages += f.delivery.receivedMessages
-            d.sentBytes += f.delivery.sentBytes
-            d.receivedBytes += f.delivery.receivedBytes
-            d.reordered += f.delivery.reordered
-            d.duplicated += f.delivery.duplicated
-            nanos = max(nanos, f.nanos)
-        }
-        return (d, nanos)
+        return (flows.dropFirst().map(\.delivery).reduce(first.delivery, +), flows.map(\.nanos).max()!)
     }
 }
 
