@@ -110,6 +110,58 @@ struct ReportCommandTests {
         #expect(HeadlessChromium.count("class=\"marks\"", in: page.dom) == 0)
     }
 
+    /// A run with workloads gains a figure per workload metric, one panel per place and
+    /// workload, drawn like the others; a report of uploads at the same path afterwards
+    /// has none of them, and their exports are gone (the fixture above draws exactly
+    /// `allFigures`).
+    @Test(.enabled(if: HeadlessChromium.binary != nil, "needs Debian's chromium (scripts/setup.sh installs it)"))
+    func workloadMetricsHaveFiguresOnlyWhenTheRunHasThem() throws {
+        let dir = CLI.tempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try CLICompareTests.runFolder(dir + "/run", distances: [1, 10], rows: [("tcp", [10, 11, 12, 13]), ("quic", [15, 16, 17, 18])])
+        // Each upload record becomes an rpc one and a call one (their own cell ids).
+        var lines: [String] = []
+        for line in try String(contentsOfFile: dir + "/run/records.jsonl", encoding: .utf8).split(separator: "\n") {
+            let r = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            let slow = (r["transport"] as? [String: Any])?["label"] as? String == "tcp" ? 3.0 : 1.0
+            let rep = Double(r["repetition"] as? Int ?? 0)
+            func summary(_ v: Double) -> [String: Any] { ["count": 50, "min": v / 2, "mean": v, "p50": v, "p90": v, "p99": v, "max": v, "stddev": 1.0] }
+            var rpc = r, call = r
+            rpc["cell_id"] = "\(r["cell_id"]!)-rpc"
+            rpc["workload"] = ["name": "rpc", "kind": "request-response"]
+            rpc["request_response_ms"] = summary(20 * slow + rep)
+            call["cell_id"] = "\(r["cell_id"]!)-call"
+            call["workload"] = ["name": "call", "kind": "isochronous"]
+            call["frames"] = ["sent": 300, "received": 300, "late": Int(5 * slow + rep), "lost": 0, "deadline_ms": 100]
+            call["frame_delay_ms"] = summary(40 * slow + rep)
+            for w in [rpc, call] { lines.append(String(decoding: try JSONSerialization.data(withJSONObject: w), as: UTF8.self)) }
+        }
+        try CLI.write(lines.joined(separator: "\n") + "\n", to: dir + "/run/records.jsonl")
+        let r = try CLI.run(["report", dir + "/run", "--out", dir + "/report.html"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let page = try HeadlessChromium.load(dir + "/report.html")
+        #expect(HeadlessChromium.errors(page.console) == [], "console: \(page.console)")
+        let workloadFigures = ["request-response-vs-distance", "frame-delay-vs-distance", "late-frames-vs-distance"]
+        for name in workloadFigures {
+            let div = try #require(page.dom.range(of: "id=\"fig-\(name)\""), "figure \(name) has no element")
+            let after = page.dom[div.upperBound...].prefix(20_000)
+            #expect(after.contains("<svg"), "figure \(name) did not draw")
+            #expect(FileManager.default.fileExists(atPath: dir + "/report-figures/\(name).png"))
+        }
+        // One panel per place and workload: only the rpc cells have transaction times.
+        let rpcFigure = try #require(page.dom.range(of: "id=\"fig-request-response-vs-distance\""))
+        let panels = String(page.dom[rpcFigure.upperBound...].prefix(20_000))
+        #expect(panels.contains("forest · rpc") && !panels.contains("forest · call"), "\(panels.prefix(600))")
+
+        try CLICompareTests.runFolder(dir + "/uploads", distances: [1, 10], rows: [("tcp", [10, 11, 12, 13])])
+        #expect(try CLI.run(["report", dir + "/uploads", "--out", dir + "/report.html"]).status == 0)
+        let html = try String(contentsOfFile: dir + "/report.html", encoding: .utf8)
+        for name in workloadFigures {
+            #expect(!html.contains("id=\"\(name)\""), "an upload-only run has no \(name) section")
+            #expect(!FileManager.default.fileExists(atPath: dir + "/report-figures/\(name).png"), "stale \(name).png")
+        }
+    }
+
     @Test func exportedFiguresAreImagesAndEditableSpecs() throws {
         let dir = CLI.tempDir()
         try ReportFixture.write(to: dir + "/run")

@@ -14,8 +14,22 @@ public enum ReportFigures {
             metricVsDistance(.uwbAvailability, name: "uwb-availability", title: "UWB distance availability vs distance", data: data, document: document),
             metricVsDistance(.uwbErrorM, name: "uwb-error", title: "UWB distance error vs distance", data: data, document: document),
             bulkSeries(data),
-        ]
+        ] + workloadFigures(data: data, document: document)
     }
+
+    /// The workload metrics (docs/WORKLOADS.md) against distance, one panel per place and
+    /// workload; only those some cell has, so a run of uploads gains no empty sections.
+    static func workloadFigures(data: ReportData, document: ComparisonDocument) -> [ReportFigure] {
+        workloadFigureNames.map { metricVsDistance($0.metric, name: $0.name, title: $0.title, data: data, document: document) }
+            .filter { $0.spec != nil }
+    }
+
+    /// The workload figures: their metric, file name and title.
+    static let workloadFigureNames: [(metric: ComparisonMetric, name: String, title: String)] = [
+        (.transactionP50, "request-response-vs-distance", "Request-response time (median of p50) vs distance"),
+        (.frameDelayP99, "frame-delay-vs-distance", "Frame delay (median of p99) vs distance"),
+        (.lateFrames, "late-frames-vs-distance", "Late frames vs distance"),
+    ]
 
     static let verdictColours: [(ComparisonDocument.Verdict, String)] = [
         (.better, "#1a9850"), (.worse, "#d73027"), (.noDifference, "#a6a6a6"), (.insufficient, "#e6dfc8"),

@@ -45,17 +45,7 @@ public enum ReportWriter {
         do { try fm.createDirectory(atPath: folder, withIntermediateDirectories: true) } catch {
             throw ReportError("cannot create \(folder): \(error.localizedDescription)")
         }
-        var specs: [String] = []
-        for f in figures {
-            guard let spec = f.spec else {
-                // An export left by an earlier report of other runs would pass for this one's.
-                for ext in ["vl.json", "svg", "png"] { try? fm.removeItem(atPath: "\(folder)/\(f.name).\(ext)") }
-                continue
-            }
-            let path = folder + "/" + f.name + ".vl.json"
-            try writeAtomically(spec.prettyText, to: path)
-            specs.append(path)
-        }
+        let specs = try writeSpecs(figures, to: folder)
         try writeAtomically(encode(document), to: folder + "/comparison.json")
         if let measured {
             do { try writeAtomically(try JSONCoding.encode(MeasuredDocument(measured)).prettyText, to: folder + "/measured-comparison.json") } catch let e as ReportError {
@@ -73,6 +63,27 @@ public enum ReportWriter {
         return Written(page: page, figureFolder: folder, drawn: figures.filter { $0.spec != nil }.map(\.name),
                        missing: figures.compactMap { f in f.missing.map { (f.name, $0) } },
                        warnings: data.warnings + document.warnings + (measured?.warnings ?? []), cells: data.cellCount)
+    }
+
+    /// Each drawn figure's specification in `folder`; returns their paths. The exports of
+    /// a figure with nothing to draw, or of a workload figure this run has none for, are
+    /// removed: left by an earlier report of other runs, they would pass for this one's.
+    static func writeSpecs(_ figures: [ReportFigure], to folder: String) throws(ReportError) -> [String] {
+        func removeExports(_ name: String) {
+            for ext in ["vl.json", "svg", "png"] { try? FileManager.default.removeItem(atPath: "\(folder)/\(name).\(ext)") }
+        }
+        for w in ReportFigures.workloadFigureNames where !figures.contains(where: { $0.name == w.name }) { removeExports(w.name) }
+        var specs: [String] = []
+        for f in figures {
+            guard let spec = f.spec else {
+                removeExports(f.name)
+                continue
+            }
+            let path = folder + "/" + f.name + ".vl.json"
+            try writeAtomically(spec.prettyText, to: path)
+            specs.append(path)
+        }
+        return specs
     }
 
     static func encode(_ document: ComparisonDocument) throws(ReportError) -> String {
