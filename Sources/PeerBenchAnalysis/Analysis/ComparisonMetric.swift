@@ -21,6 +21,9 @@ public enum ComparisonMetric: String, Sendable, CaseIterable, Codable {
     case frameDelayP99 = "frame_delay_p99_ms"
     /// `frames.late`: an isochronous workload's frames past their deadline (same count sent by every transport).
     case lateFrames = "late_frames"
+    /// `scenario.reconnect_ms`: from the link's return to the first byte delivered on a
+    /// new connection (issue 27's `reconnect`); only cells that reconnected have it.
+    case reconnectMs = "reconnect_ms"
 
     public var higherIsBetter: Bool { self == .throughputMbps || self == .uwbAvailability }
 
@@ -38,6 +41,7 @@ public enum ComparisonMetric: String, Sendable, CaseIterable, Codable {
         case .transactionP50: "txn p50 ms"
         case .frameDelayP99: "frame delay p99 ms"
         case .lateFrames: "late frames"
+        case .reconnectMs: "reconnect ms"
         }
     }
 
@@ -55,6 +59,7 @@ public enum ComparisonMetric: String, Sendable, CaseIterable, Codable {
         case .transactionP50: "request-response time p50 (ms)"
         case .frameDelayP99: "frame delay p99 (ms)"
         case .lateFrames: "late frames"
+        case .reconnectMs: "time back to work after the link returns (ms)"
         }
     }
 
@@ -73,6 +78,7 @@ public enum ComparisonMetric: String, Sendable, CaseIterable, Codable {
         case .transactionP50: 8
         case .frameDelayP99: 9
         case .lateFrames: 10
+        case .reconnectMs: 11
         }
     }
 
@@ -90,6 +96,7 @@ public enum ComparisonMetric: String, Sendable, CaseIterable, Codable {
         case .transactionP50: ["request_response_ms", "p50"]
         case .frameDelayP99: ["frame_delay_ms", "p99"]
         case .lateFrames: ["frames", "late"]
+        case .reconnectMs: ["scenario", "reconnect_ms"]
         }
     }
 

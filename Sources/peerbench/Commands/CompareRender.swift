@@ -17,6 +17,7 @@ enum CompareRender {
         case .throughputMbps: 1
         case .lossRatio: 4
         case .connectMs: 2
+        case .reconnectMs: 0
         default: 3
         }
     }
