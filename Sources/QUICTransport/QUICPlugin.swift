@@ -102,9 +102,17 @@ public struct QUICPlugin: TransportPlugin {
 
     /// Every kind runs (docs/protocol/quic.md, section 4c); `reconnect` and
     /// `loadedRttProbes` assume the upload's bulk phase, so another workload is refused with them.
+    /// Parallel `streams` are streams of the one connection, each a flow of its own, so the
+    /// `streams` option's `perMessage` (a stream per message) is refused with them.
     public func check(workload: WorkloadSpec, path: JSONPath) -> [InputProblem] {
-        workload.check(transport: Self.descriptor.name, uploadOnly: [(ReconnectPolicy.key, config.reconnect != nil),
-                                                                      ("loadedRttProbes", config.loadedRttProbes != nil)], path: path)
+        var problems = workload.check(transport: Self.descriptor.name, uploadOnly: [(ReconnectPolicy.key, config.reconnect != nil),
+                                                                                    ("loadedRttProbes", config.loadedRttProbes != nil)],
+                                      parallelStreams: true, path: path)
+        if workload.streams > 1, config.streams == .perMessage {
+            problems.append(InputProblem(path: path.key("streams").description,
+                                         "quic: \(workload.streams) parallel streams send each flow's messages on one stream of its own; option \"streams\": \"perMessage\" (a stream per message) is unsupported with them (use \"single\", the default)"))
+        }
+        return problems
     }
 
     public func startServer(_ cell: CellContext) async throws -> any TransportServer {
