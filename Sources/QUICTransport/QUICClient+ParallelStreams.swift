@@ -41,6 +41,10 @@ extension QUICClient {
             }
         }
         try pump("parallel streams") { streams.pullEnded && streams.flowReports.count == flowsUp }
+        // More than was sent is the server's error, not a measurement.
+        for (i, r) in streams.flowReports where r.report.messages > UInt64(shares[i]) || r.report.bytes > UInt64(shares[i] * payload.size) {
+            throw QUICFailure.protocolViolation("FLOW_REPORT of flow \(i + 1) counts \(r.report.messages) messages, \(r.report.bytes) bytes; \(shares[i]) of \(payload.size) B were sent")
+        }
         let each = (0..<n).map { i in
             flowMeasurement(i, share: shares[i], size: payload.size, direction: direction, pull: pullIDs[i], start: start)
         }
