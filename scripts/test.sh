@@ -48,7 +48,7 @@ TIMING=(
     # workloads: frames on schedule and none late, transactions a round trip, rates per direction
     StreamWorkloadKindsTests TLSWorkloadKindsTests QUICWorkloadKindsTests UDPWorkloadKindsTests WorkloadRunTests RemoteWorkloadTests
     # parallel streams: flows at once (first bytes before last bytes), udp paced at a shared rate
-    QUICParallelStreamsTests UDPParallelFlowsTests
+    QUICParallelStreamsTests UDPParallelFlowsTests RemoteParallelStreamsTests
 )
 # Compiles a copy of the package for minutes: phase 1's second process.
 SCAFFOLD=ScaffoldEndToEndTests
