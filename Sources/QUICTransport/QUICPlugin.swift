@@ -13,7 +13,7 @@ public struct QUICPlugin: TransportPlugin {
         name: "quic",
         summary: "QUIC on ngtcp2 + GnuTLS (TLS 1.3), probes on a control stream, bulk on further streams",
         options: [
-            OptionDescriptor("streams", type: "single|perMessage", default: QUICDefaults.streams.rawValue, help: "One stream for all bulk messages, or one stream per message."),
+            OptionDescriptor("streams", type: "single|perMessage", default: QUICDefaults.streams.rawValue, help: "One stream for all bulk messages, or one stream per message (the upload's; a bulk workload's streams N runs N flow streams, with single only)."),
             OptionDescriptor("congestionControl", type: "cubic|reno|bbr|bbr2", default: QUICDefaults.congestionControl.rawValue, help: "ngtcp2's congestion controller."),
             OptionDescriptor("maxStreamWindow", type: "bytes", default: "\(QUICDefaults.maxStreamWindow)", help: "Stream flow-control window (initial and auto-tuning maximum)."),
             OptionDescriptor("maxWindow", type: "bytes", default: "\(QUICDefaults.maxWindow)", help: "Connection flow-control window (initial and auto-tuning maximum)."),
