@@ -80,10 +80,11 @@ final class UDPClient {
         try probes()
         switch cell.workload.kind {
         case .bulk(let direction):
-            if let payload = cell.payload, payload.count > 0 {
-                if UDPParallelFlows.count(of: cell.workload) > 1 {
-                    try parallelFlows(direction, payload)
-                } else if direction == .up { try bulk(payload) } else { try download(payload, alsoUp: direction == .bidir) }
+            // Parallel flows whatever the count: the server waits for every flow's HELLO and BYE.
+            if UDPParallelFlows.count(of: cell.workload) > 1 {
+                try parallelFlows(direction, cell.payload ?? Payload(count: 0, size: 0))
+            } else if let payload = cell.payload, payload.count > 0 {
+                if direction == .up { try bulk(payload) } else { try download(payload, alsoUp: direction == .bidir) }
             }
         case .requestResponse(let n, let a, let b, let c):
             try transact(requests: n, requestBytes: a, responseBytes: b, concurrency: c)
