@@ -47,6 +47,8 @@ TIMING=(
     ResumptionRunTests
     # workloads: frames on schedule and none late, transactions a round trip, rates per direction
     StreamWorkloadKindsTests TLSWorkloadKindsTests QUICWorkloadKindsTests UDPWorkloadKindsTests WorkloadRunTests RemoteWorkloadTests
+    # parallel streams: flows at once (first bytes before last bytes), udp paced at a shared rate
+    QUICParallelStreamsTests UDPParallelFlowsTests RemoteParallelStreamsTests
 )
 # Compiles a copy of the package for minutes: phase 1's second process.
 SCAFFOLD=ScaffoldEndToEndTests

@@ -13,6 +13,17 @@ final class ClientWorkloadStreams {
         case frameUp
         case frameDown
         case pull
+        /// Flow stream `index` of a bulk up over parallel streams: FLOW_REPORT answers it.
+        case flow(index: Int)
+    }
+
+    /// What one pull stream delivered, stamped on arrival.
+    struct PullFlow {
+        var messages = 0
+        var bytes = 0
+        var firstAt: UInt64?
+        var lastAt: UInt64?
+        var ended = false
     }
 
     private var roles: [Int64: Role] = [:]
@@ -30,12 +41,20 @@ final class ClientWorkloadStreams {
     private(set) var downArrivals: [(seq: Int, at: UInt64)] = []
     private(set) var downEnded = false
     private var downPending: UInt64?
-    /// Pull: whole messages and body bytes read, when the last whole one arrived, the first one's arrival.
-    private(set) var pulledMessages = 0
-    private(set) var pulledBytes = 0
-    private(set) var firstPulledAt: UInt64?
-    private(set) var lastPulledAt: UInt64?
-    private(set) var pullEnded = false
+    /// Pull streams: what each delivered (one, or one per parallel flow).
+    private(set) var pulls: [Int64: PullFlow] = [:]
+    /// Flow streams: the server's FLOW_REPORT and when it arrived, by flow index.
+    private(set) var flowReports: [Int: (report: FlowReportBody, at: UInt64)] = [:]
+    /// Message blocks the flow streams borrow: ngtcp2 may resend from them until the connection is gone.
+    private var blocks: [MessageBlock] = []
+
+    /// The pulls together: whole messages and body bytes, the first and last whole
+    /// message's arrival, and whether every pull stream has ended.
+    var pulledMessages: Int { pulls.values.reduce(0) { $0 + $1.messages } }
+    var pulledBytes: Int { pulls.values.reduce(0) { $0 + $1.bytes } }
+    var firstPulledAt: UInt64? { pulls.values.compactMap(\.firstAt).min() }
+    var lastPulledAt: UInt64? { pulls.values.compactMap(\.lastAt).max() }
+    var pullEnded: Bool { pulls.values.allSatisfy(\.ended) }
 
     /// Figures for `extra.quic` (set by the workload that ran).
     var extra: [String: JSONValue] = [:]
@@ -45,7 +64,13 @@ final class ClientWorkloadStreams {
     func expectResponse(on stream: Int64, request index: Int) { roles[stream] = .request(index: index) }
     func expectArrivals(on stream: Int64) { roles[stream] = .frameUp }
     func expectFrames(on stream: Int64) { roles[stream] = .frameDown }
-    func expectPull(on stream: Int64) { roles[stream] = .pull }
+    func expectPull(on stream: Int64) {
+        roles[stream] = .pull
+        pulls[stream] = PullFlow()
+    }
+    func expectFlowReport(on stream: Int64, flow index: Int) { roles[stream] = .flow(index: index) }
+    /// Keeps `block` alive for the connection's lifetime (flow streams borrow it).
+    func keep(_ block: MessageBlock) { blocks.append(block) }
 
     func received(stream: Int64, data: UnsafeRawBufferPointer, fin: Bool) throws {
         guard let role = roles[stream] else { return }
@@ -75,7 +100,9 @@ final class ClientWorkloadStreams {
             guard downPending == nil else { throw FramingError(description: "frame stream \(stream) ended before the DATA of its last FRAME") }
             downEnded = true
         case .pull:
-            pullEnded = true
+            pulls[stream]?.ended = true
+        case .flow(let index):
+            guard flowReports[index] != nil else { throw FramingError(description: "flow stream \(stream) ended without FLOW_REPORT") }
         }
     }
 
@@ -95,15 +122,15 @@ final class ClientWorkloadStreams {
                 downPending = nil
             }
         case .pull:
-            pulledBytes += n
+            pulls[stream]?.bytes += n
             if complete {
                 let now = MonotonicClock.now()
-                pulledMessages += 1
-                if firstPulledAt == nil { firstPulledAt = now }
-                lastPulledAt = now
+                pulls[stream]?.messages += 1
+                if pulls[stream]?.firstAt == nil { pulls[stream]?.firstAt = now }
+                pulls[stream]?.lastAt = now
             }
-        case .frameUp:
-            throw FramingError(description: "DATA on frame-up stream \(stream); the server sends only FRAME_ARRIVALS there")
+        case .frameUp, .flow:
+            throw FramingError(description: "DATA on frame-up or flow stream \(stream); the server sends only its report there")
         }
     }
 
@@ -117,6 +144,9 @@ final class ClientWorkloadStreams {
         case (.frameUp, .frameArrivals(let at)):
             guard upArrivals == nil else { throw FramingError(description: "a second FRAME_ARRIVALS on stream \(stream)") }
             upArrivals = at
+        case (.flow(let index), .flowReport(let r)):
+            guard flowReports[index] == nil else { throw FramingError(description: "a second FLOW_REPORT on stream \(stream)") }
+            flowReports[index] = (r, MonotonicClock.now())
         default:
             throw FramingError(description: "\(frame) is not allowed on workload stream \(stream)")
         }

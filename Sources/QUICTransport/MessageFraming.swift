@@ -46,6 +46,11 @@ enum FrameType: UInt8 {
     /// Client -> server, only frame of a pull stream (bulk down/bidir): count and size
     /// of the messages the server sends on the stream's other direction.
     case pull = 0x0F
+    /// Client -> server, first frame of a flow stream (bulk with `streams` > 1): the
+    /// flow's index; `data` frames follow, then the client's FIN.
+    case flow = 0x10
+    /// Server -> client on a flow stream, after the client's FIN: what arrived on it.
+    case flowReport = 0x11
 }
 
 /// Application error codes used in CONNECTION_CLOSE (application variant).
@@ -99,6 +104,16 @@ struct FramePullBody: Equatable, Sendable {
     var periodNanos: UInt64
 }
 
+/// Body of `flow_report`: the whole messages and body bytes a flow stream delivered, and
+/// when its first and last body byte arrived on the server's monotonic clock (0, 0 when
+/// none did): only comparable with the other flow streams' of the same connection.
+struct FlowReportBody: Equatable, Sendable {
+    var messages: UInt64
+    var bytes: UInt64
+    var firstByteNanos: UInt64
+    var lastByteNanos: UInt64
+}
+
 /// A control frame, decoded.
 enum ControlFrame: Equatable {
     /// Request stream: the response's size in bytes.
@@ -110,6 +125,9 @@ enum ControlFrame: Equatable {
     case frameArrivals([UInt64])
     /// Pull stream: messages and their size.
     case pull(count: UInt64, size: UInt64)
+    /// Flow stream: the flow's index (0 ..< `WorkloadSpec.Limits.streams`).
+    case flow(UInt64)
+    case flowReport(FlowReportBody)
     case ping(UInt64)
     case pong(UInt64)
     case done(DoneBody)
@@ -174,6 +192,8 @@ enum FrameEncoder {
             for t in at { out += be(t) }
             return out
         case .pull(let count, let size): return header(.pull, length: 16) + be(count) + be(size)
+        case .flow(let index): return header(.flow, length: 8) + be(index)
+        case .flowReport(let r): return header(.flowReport, length: 32) + be(r.messages) + be(r.bytes) + be(r.firstByteNanos) + be(r.lastByteNanos)
         }
     }
 
@@ -273,7 +293,7 @@ struct FrameParser {
         } else if t != .data {
             // DONE and REPORT have a longer form that carries the span request and answer.
             let expected: [UInt32] = switch t {
-            case .ping, .pong, .request, .frame: [8]
+            case .ping, .pong, .request, .frame, .flow: [8]
             case .done: [24, 32]
             case .report: [32, 40]
             case .resumed, .pull: [16]
@@ -311,6 +331,8 @@ struct FrameParser {
         case .frame: try onControl(.frame(u64(0)))
         case .framePull: try onControl(.framePull(FramePullBody(frames: u64(0), frameBytes: u64(8), periodNanos: u64(16))))
         case .pull: try onControl(.pull(count: u64(0), size: u64(8)))
+        case .flow: try onControl(.flow(u64(0)))
+        case .flowReport: try onControl(.flowReport(FlowReportBody(messages: u64(0), bytes: u64(8), firstByteNanos: u64(16), lastByteNanos: u64(24))))
         case .frameArrivals: try onControl(.frameArrivals((0..<control.count / 8).map { u64(8 * $0) }))
         case .series:
             let interval = u64(0)

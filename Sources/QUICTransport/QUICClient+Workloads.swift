@@ -8,6 +8,10 @@ extension QUICClient {
     func runWorkload(_ spec: WorkloadSpec, payload: Payload?, seed: UInt64, on connection: QUICConnection, control: Int64,
                      into m: inout TransportMeasurement) throws {
         switch spec.kind {
+        case .bulk(let direction) where spec.streams > 1:
+            // Parallel streams end as the other workloads: DONE(0, 0, 0) below.
+            try parallelBulk(direction, streams: spec.streams, payload: payload ?? Payload(count: 0, size: 0), seed: seed,
+                             on: connection, into: &m)
         case .bulk(let direction):
             try bulk(direction, payload: payload ?? Payload(count: 0, size: 0), seed: seed, on: connection, control: control, into: &m)
             return
@@ -26,7 +30,7 @@ extension QUICClient {
 
     /// Opens a client bidirectional stream, waiting in the event loop while the server's
     /// stream limit (MAX_STREAMS) allows none.
-    private func openStream(_ connection: QUICConnection, for phase: String) throws -> Int64 {
+    func openStream(_ connection: QUICConnection, for phase: String) throws -> Int64 {
         var id: Int64?
         try pump(phase) {
             id = connection.openBidiStream()

@@ -563,9 +563,10 @@ final class QUICClient: QUICConnectionDelegate {
             case .resumed(let r):
                 guard self.resumedAnswer == nil else { throw FramingError(description: "second RESUMED") }
                 self.resumedAnswer = r
-            case .ping, .done, .hello, .probeHello, .resume, .request, .frame, .framePull, .pull:
+            case .ping, .done, .hello, .probeHello, .resume, .request, .frame, .framePull, .pull, .flow:
                 throw FramingError(description: "server sent a client-only frame (\(frame))")
             case .frameArrivals: throw FramingError(description: "FRAME_ARRIVALS on the control stream")
+            case .flowReport: throw FramingError(description: "FLOW_REPORT on the control stream")
             }
         })
     }

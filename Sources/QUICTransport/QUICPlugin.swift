@@ -13,7 +13,7 @@ public struct QUICPlugin: TransportPlugin {
         name: "quic",
         summary: "QUIC on ngtcp2 + GnuTLS (TLS 1.3), probes on a control stream, bulk on further streams",
         options: [
-            OptionDescriptor("streams", type: "single|perMessage", default: QUICDefaults.streams.rawValue, help: "One stream for all bulk messages, or one stream per message."),
+            OptionDescriptor("streams", type: "single|perMessage", default: QUICDefaults.streams.rawValue, help: "One stream for all bulk messages, or one stream per message (the upload's; a bulk workload's streams N runs N flow streams, with single only)."),
             OptionDescriptor("congestionControl", type: "cubic|reno|bbr|bbr2", default: QUICDefaults.congestionControl.rawValue, help: "ngtcp2's congestion controller."),
             OptionDescriptor("maxStreamWindow", type: "bytes", default: "\(QUICDefaults.maxStreamWindow)", help: "Stream flow-control window (initial and auto-tuning maximum)."),
             OptionDescriptor("maxWindow", type: "bytes", default: "\(QUICDefaults.maxWindow)", help: "Connection flow-control window (initial and auto-tuning maximum)."),
@@ -102,9 +102,17 @@ public struct QUICPlugin: TransportPlugin {
 
     /// Every kind runs (docs/protocol/quic.md, section 4c); `reconnect` and
     /// `loadedRttProbes` assume the upload's bulk phase, so another workload is refused with them.
+    /// Parallel `streams` are streams of the one connection, each a flow of its own, so the
+    /// `streams` option's `perMessage` (a stream per message) is refused with them.
     public func check(workload: WorkloadSpec, path: JSONPath) -> [InputProblem] {
-        workload.check(transport: Self.descriptor.name, uploadOnly: [(ReconnectPolicy.key, config.reconnect != nil),
-                                                                      ("loadedRttProbes", config.loadedRttProbes != nil)], path: path)
+        var problems = workload.check(transport: Self.descriptor.name, uploadOnly: [(ReconnectPolicy.key, config.reconnect != nil),
+                                                                                    ("loadedRttProbes", config.loadedRttProbes != nil)],
+                                      parallelStreams: true, path: path)
+        if workload.streams > 1, config.streams == .perMessage {
+            problems.append(InputProblem(path: path.key("streams").description,
+                                         "quic: \(workload.streams) parallel streams send each flow's messages on one stream of its own; option \"streams\": \"perMessage\" (a stream per message) is unsupported with them (use \"single\", the default)"))
+        }
+        return problems
     }
 
     public func startServer(_ cell: CellContext) async throws -> any TransportServer {

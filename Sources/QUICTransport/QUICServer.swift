@@ -377,9 +377,9 @@ final class ServerSession: QUICConnectionDelegate {
             guard claim.probeFlow !== self else { throw FramingError(description: "DONE on the probe flow") }
             guard done == nil else { throw FramingError(description: "second DONE frame") }
             done = d
-        case .pong, .report, .series, .resumed, .frameArrivals:
+        case .pong, .report, .series, .resumed, .frameArrivals, .flowReport:
             throw FramingError(description: "client sent a server-only frame (\(frame))")
-        case .request, .frame, .framePull, .pull:
+        case .request, .frame, .framePull, .pull, .flow:
             throw FramingError(description: "\(frame) on the control stream; it opens a workload stream of its own")
         }
     }

@@ -13,9 +13,16 @@ final class ServerWorkloadStreams {
     /// A PULL asks for at most this many messages of at most `maxPullSize` bytes (tcp's limits).
     static let maxPullCount: UInt64 = 100_000_000
     static let maxPullSize: UInt64 = 64 << 20
-    /// Frame and pull streams a connection may open over its life: each holds a schedule,
-    /// up to 100 000 arrival times or a message block, so they are few (bidir uses 2).
+    /// Frame streams a connection may open over its life: each holds a schedule or up to
+    /// 100 000 arrival times, so they are few (bidir uses 2).
     static let maxScheduledStreams = 4
+    /// Pull streams a connection may open (one per parallel flow), and the distinct
+    /// message sizes among them: pulls of one size share one message block, so the
+    /// memory they hold is at most `maxPullSizes` x `maxPullSize`.
+    static let maxPullStreams = WorkloadSpec.Limits.streams
+    static let maxPullSizes = 4
+    /// Flow streams (bulk up over parallel streams) a connection may open: a few counters each.
+    static let maxFlowStreams = WorkloadSpec.Limits.streams
     /// Answers held back until the connection proves to be the cell's client (its HELLO
     /// may arrive after a workload stream when a packet is lost); bounded by the stream limit.
     static let maxDeferred = 256
@@ -29,8 +36,17 @@ final class ServerWorkloadStreams {
         case frameDown
         /// PULL read: likewise.
         case pull
-        /// A frame-up stream whose arrivals are answered: nothing more may come.
+        /// FLOW read: DATA frames follow, counted per stream; FLOW_REPORT answers the FIN.
+        case flow(FlowState)
+        /// A frame-up or flow stream whose report is queued: nothing more may come.
         case answered
+    }
+
+    private struct FlowState {
+        var messages: UInt64 = 0
+        var bytes: UInt64 = 0
+        var firstByteAt: UInt64 = 0
+        var lastByteAt: UInt64 = 0
     }
 
     private struct RequestState {
@@ -60,9 +76,12 @@ final class ServerWorkloadStreams {
     private unowned let connection: QUICConnection
     private var roles: [Int64: Role] = [:]
     private var schedules: [DownSchedule] = []
-    /// Message blocks of the pulls, borrowed by ngtcp2 until the connection is gone.
-    private var blocks: [MessageBlock] = []
+    /// Message blocks of the pulls by message size, borrowed by ngtcp2 until the connection is gone.
+    private var blocks: [UInt64: MessageBlock] = [:]
     private var scheduledStreams = 0
+    private var pullStreams = 0
+    private var pullSizes: Set<UInt64> = []
+    private var flowStreams = 0
     private var deferred: [() -> Void] = []
     /// The connection is the cell's client (HELLO with the cell's token).
     private var claimed = false
@@ -131,18 +150,13 @@ final class ServerWorkloadStreams {
                 if p.frames == 0 { connection.sender(stream).finish() }
             }
         case (nil, .pull(let count, let size)):
-            guard count <= Self.maxPullCount, size <= Self.maxPullSize else {
-                throw FramingError(description: "PULL of \(count) messages of \(size) B is out of bounds (at most \(Self.maxPullCount) of at most \(Self.maxPullSize) B)")
+            try openPull(count: count, size: size, on: stream)
+        case (nil, .flow(let index)):
+            guard index < UInt64(WorkloadSpec.Limits.streams), flowStreams < Self.maxFlowStreams else {
+                throw FramingError(description: "FLOW \(index) is out of bounds (flow indices 0 to \(WorkloadSpec.Limits.streams - 1), at most \(Self.maxFlowStreams) flow streams per connection)")
             }
-            try takeScheduledStream(frame)
-            roles[stream] = .pull
-            try whenClaimed { [unowned self] in
-                let block = MessageBlock(size: Int(size), seed: count)
-                blocks.append(block)
-                let s = connection.sender(stream)
-                s.append(borrowing: block.region, repeats: count)
-                s.finish()
-            }
+            flowStreams += 1
+            roles[stream] = .flow(FlowState())
         case (.bulk?, _):
             throw FramingError(description: "control frame on bulk stream \(stream)")
         default:
@@ -152,9 +166,32 @@ final class ServerWorkloadStreams {
 
     private func takeScheduledStream(_ frame: ControlFrame) throws {
         guard scheduledStreams < Self.maxScheduledStreams else {
-            throw FramingError(description: "more than \(Self.maxScheduledStreams) frame or pull streams on one connection (\(frame))")
+            throw FramingError(description: "more than \(Self.maxScheduledStreams) frame streams on one connection (\(frame))")
         }
         scheduledStreams += 1
+    }
+
+    /// A pull stream: `count` messages of `size` bytes go out on it once the connection is
+    /// claimed, borrowing the block of that size (shared by the connection's pulls).
+    private func openPull(count: UInt64, size: UInt64, on stream: Int64) throws {
+        guard count <= Self.maxPullCount, size <= Self.maxPullSize else {
+            throw FramingError(description: "PULL of \(count) messages of \(size) B is out of bounds (at most \(Self.maxPullCount) of at most \(Self.maxPullSize) B)")
+        }
+        guard pullStreams < Self.maxPullStreams, pullSizes.contains(size) || pullSizes.count < Self.maxPullSizes else {
+            throw FramingError(description: "more than \(Self.maxPullStreams) pull streams or \(Self.maxPullSizes) message sizes on one connection (PULL of \(size) B)")
+        }
+        pullStreams += 1
+        pullSizes.insert(size)
+        roles[stream] = .pull
+        try whenClaimed { [unowned self] in
+            let block = blocks[size] ?? MessageBlock(size: Int(size), seed: size)
+            blocks[size] = block
+            let s = connection.sender(stream)
+            // Parallel pulls take turns; a single one is alone in its turn.
+            s.sharesFairly = true
+            s.append(borrowing: block.region, repeats: count)
+            s.finish()
+        }
     }
 
     private func frameUp(_ frame: ControlFrame, on stream: Int64) throws {
@@ -192,6 +229,13 @@ final class ServerWorkloadStreams {
                 f.arrivals.append(MonotonicClock.now())
             }
             roles[stream] = .frameUp(f)
+        case .flow(var f)?:
+            let now = MonotonicClock.now()
+            if f.bytes == 0 && f.messages == 0 { f.firstByteAt = now }
+            f.lastByteAt = now
+            f.bytes += UInt64(n)
+            if complete { f.messages += 1 }
+            roles[stream] = .flow(f)
         default:
             throw FramingError(description: "DATA on workload stream \(stream), which carries only its request frame")
         }
@@ -219,6 +263,14 @@ final class ServerWorkloadStreams {
             try whenClaimed { [unowned self] in
                 let s = connection.sender(stream)
                 s.append(copying: FrameEncoder.encode(.frameArrivals(arrivals)))
+                s.finish()
+            }
+            roles[stream] = .answered
+        case .flow(let f)?:
+            try whenClaimed { [unowned self] in
+                let s = connection.sender(stream)
+                s.append(copying: FrameEncoder.encode(.flowReport(FlowReportBody(messages: f.messages, bytes: f.bytes,
+                                                                                 firstByteNanos: f.firstByteAt, lastByteNanos: f.lastByteAt))))
                 s.finish()
             }
             roles[stream] = .answered

@@ -31,6 +31,10 @@ final class StreamSender {
     private var totalQueued: UInt64 = 0
     private(set) var finQueued = false
     private(set) var finWritten = false
+    /// Takes turns with the other such streams (`StreamScheduler`): a parallel flow.
+    var sharesFairly = false
+    /// Bytes handed to ngtcp2 since this stream's last turn began (`StreamScheduler.quantum`).
+    var servedThisTurn: UInt64 = 0
 
     init(streamID: Int64) { self.streamID = streamID }
 
@@ -101,6 +105,7 @@ final class StreamSender {
     func consumed(_ count: Int, fin: Bool) {
         var left = UInt64(count)
         offset += left
+        servedThisTurn += left
         while left > 0 {
             let item = items[head]
             let size = UInt64(item.length) * item.repeats

@@ -12,7 +12,8 @@ final class UDPClient {
     static let helloInterval: UInt64 = 200_000_000
 
     let cell: CellContext
-    let options: UDPOptions
+    /// The plugin's options; with parallel flows `rateMbps` is this flow's share of the rate.
+    var options: UDPOptions
     let socket: Socket
     let session = UInt32.random(in: 1...UInt32.max)
     /// Tags every datagram to the server in an authenticated cell (a remote link's key).
@@ -21,7 +22,8 @@ final class UDPClient {
     /// intervals), a RESPONSE of up to 65 483 bytes.
     var rx = [UInt8](repeating: 0, count: 65_536)
     var m = TransportMeasurement()
-    private(set) var maxRtt: UInt64 = 0
+    /// The largest probe RTT (the timeouts scale with it); parallel flows take the first flow's.
+    var maxRtt: UInt64 = 0
     private var helloAttempts = 0
     /// Loaded RTT probes (option `loadedRttProbes`): their schedule and answers.
     private var loaded: LoadedProbeSchedule
@@ -37,12 +39,12 @@ final class UDPClient {
     /// hands `waitFor` every datagram that is not the download's.
     var mailbox: UDPMailbox?
 
-    private let server: SocketAddress
+    let server: SocketAddress
     /// The server's separate probe-flow port (HELLO_ACK), with `loadedRttProbes.flow` `separate`.
     private var probePort: UInt16?
     private var separateFlow: Bool { options.loadedRttProbes?.flow == .separate }
 
-    private init(cell: CellContext, options: UDPOptions, socket: Socket, server: SocketAddress) {
+    init(cell: CellContext, options: UDPOptions, socket: Socket, server: SocketAddress) {
         tag = cell.dataKey.map(UDPDatagramTag.init(key:))
         self.cell = cell
         self.options = options
@@ -78,7 +80,10 @@ final class UDPClient {
         try probes()
         switch cell.workload.kind {
         case .bulk(let direction):
-            if let payload = cell.payload, payload.count > 0 {
+            // Parallel flows whatever the count: the server waits for every flow's HELLO and BYE.
+            if UDPParallelFlows.count(of: cell.workload) > 1 {
+                try parallelFlows(direction, cell.payload ?? Payload(count: 0, size: 0))
+            } else if let payload = cell.payload, payload.count > 0 {
                 if direction == .up { try bulk(payload) } else { try download(payload, alsoUp: direction == .bidir) }
             }
         case .requestResponse(let n, let a, let b, let c):
@@ -91,7 +96,7 @@ final class UDPClient {
     }
 
     /// HELLO {count u64, size u64} until HELLO_ACK; the time is the connection set-up.
-    private func hello() throws {
+    func hello() throws {
         let count = UInt64(cell.payload?.count ?? 0)
         let size = UInt64(cell.payload?.size ?? 0)
         let start = MonotonicClock.now()

@@ -43,7 +43,7 @@ public struct UDPPlugin: TransportPlugin {
         var problems = workload.check(transport: "udp", uploadOnly: [
             ("reconnect", options.reconnect != nil), ("keepAlive", options.keepAlive != nil),
             ("loadedRttProbes", options.loadedRttProbes != nil),
-        ], path: path)
+        ], parallelStreams: true, path: path)
         func tooBig(_ key: String, _ what: String, _ bytes: Int, _ most: Int, _ overhead: String) {
             problems.append(InputProblem(path: path.key(key).description,
                                          "udp: \(what) of \(bytes) bytes does not fit in one UDP datagram; the largest is \(most) bytes (65507-byte IPv4 UDP payload minus \(overhead))"))

@@ -8,16 +8,23 @@ import PeerBenchPlugin
 enum UDPServer {
     static func start(_ cell: CellContext, options: UDPOptions = UDPOptions()) async throws -> any TransportServer {
         let stopper = CellCancellation()
-        let socket = try await cell.server.run("udp-bind") { () throws -> Socket in
-            let bindAddress = SocketAddress(host: cell.server.address, port: 0)
-            let s = try UDPSocketSetup.make(family: bindAddress.family)
-            cell.markServiceClass(s)
-            try s.setOption(SOL_SOCKET, SO_TIMESTAMPNS, Int32(1), "SO_TIMESTAMPNS")
-            _ = try cell.server.bindServer(s)
-            return s
+        // Parallel flows (a bulk's `streams`): a socket and session per flow, the pace shared.
+        let flows = UDPParallelFlows.count(of: cell.workload)
+        let rate = options.rateMbps.map { $0 / Double(flows) }
+        var sockets: [Socket] = []
+        for _ in 0..<flows {
+            let s = try await cell.server.run("udp-bind") { () throws -> Socket in
+                let s = try UDPSocketSetup.make(family: SocketAddress(host: cell.server.address, port: 0).family)
+                cell.markServiceClass(s)
+                try s.setOption(SOL_SOCKET, SO_TIMESTAMPNS, Int32(1), "SO_TIMESTAMPNS")
+                _ = try cell.server.bindServer(s)
+                return s
+            }
+            cell.cancellation.register(s)
+            stopper.register(s)
+            sockets.append(s)
         }
-        cell.cancellation.register(socket)
-        stopper.register(socket)
+        let socket = sockets[0]
         // A separate probe flow (loadedRttProbes.flow): a second socket, announced in HELLO_ACK.
         let echo = options.loadedRttProbes?.flow == .separate
             ? try await cell.server.run("udp-probe-bind") { try UDPProbeFlowEcho(cell: cell) } : nil
@@ -26,8 +33,9 @@ enum UDPServer {
             stopper.register(echo.socket)
         }
         let address = try socket.localAddress()
+        let flowPorts = try sockets.dropFirst().map { Int(try $0.localAddress().port) }
         let task = Task<Void, any Error> {
-            defer { cell.cancellation.unregister(socket); stopper.unregister(socket) }
+            defer { for s in sockets { cell.cancellation.unregister(s); stopper.unregister(s) } }
             echo?.start()
             defer {
                 if let echo {
@@ -37,11 +45,20 @@ enum UDPServer {
                     echo.socket.close()
                 }
             }
-            try await cell.server.run("udp-server") {
-                try UDPServerSession(socket: socket, cell: cell, stopper: stopper, probePort: echo?.port, rateMbps: options.rateMbps).run()
+            // Every flow's session at once, each on its own thread; the first error is the server's.
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for (i, s) in sockets.enumerated() {
+                    group.addTask {
+                        try await cell.server.run(i == 0 ? "udp-server" : "udp-server flow \(i + 1)") {
+                            try UDPServerSession(socket: s, cell: cell, stopper: stopper, probePort: i == 0 ? echo?.port : nil, rateMbps: rate).run()
+                        }
+                    }
+                }
+                try await group.waitForAll()
             }
         }
-        return SessionServer(address: address, stopper: stopper, task: task)
+        let server = SessionServer(address: address, stopper: stopper, task: task)
+        return flows > 1 ? UDPParallelFlows.Server(server: server, ports: flowPorts) : server
     }
 }
 

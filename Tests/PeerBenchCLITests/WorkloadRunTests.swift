@@ -128,6 +128,64 @@ struct WorkloadRunTests {
         #expect(!r.stderr.contains("uwb"), "uwb has no payload: the workloads do not apply to it")
     }
 
+    /// quic's 4 streams of one connection and udp's 4 flows over the 20 Mbit/s link: the
+    /// bytes arrive exactly, each flow has its throughput, the flows share the link at
+    /// once (quic: every stream's first byte before any stream's last; udp: every flow
+    /// began before any ended), and the total is the link's rate. udp paces at 16 Mbit/s
+    /// in all (4 each), below the link's rate, so its counts are exact too.
+    @Test("parallel streams over the 20 ms, 20 Mbit/s link: quic's 4 streams and udp's 4 flows share the link at once",
+          arguments: [#"{"plugin": "quic", "label": "quic"}"#, #"{"plugin": "udp", "label": "udp", "options": {"rateMbps": 16}}"#])
+    func parallelStreams(transport: String) throws {
+        let udp = transport.contains("udp")
+        let entries = ["up", "down", "bidir"].map { #"{"name": "p4-\#($0)", "kind": "bulk", "direction": "\#($0)", "streams": 4}"# }
+        let (recs, dir) = try run(workloads: "[\(entries.joined(separator: ", "))]", transports: "[\(transport)]",
+                                  payload: #"{"counts": [202], "sizes": [16384]}"#)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        for direction in ["up", "down", "bidir"] {
+            let rec = try #require(recs["p4-\(direction)"]?.first)
+            #expect(rec["status"] as? String == "ok", "\(direction): \(rec["error"] ?? "")")
+            let ways = direction == "bidir" ? 2 : 1
+            let d = object(rec, "delivery")
+            #expect(d["received_bytes"] as? Int == 202 * 16_384 * ways && d["received_messages"] as? Int == 202 * ways, "\(direction): \(d)")
+            let streams = try #require(object(rec, "extra")["streams"] as? [[String: Any]])
+            let mbps = streams.compactMap { $0["throughput_mbps"] as? Double }
+            #expect(mbps.count == 4 && mbps.allSatisfy { $0 > 0 }, "\(direction): \(streams)")
+            let total = rec["throughput_mbps"] as? Double ?? 0
+            print("\(udp ? "udp 4 flows" : "quic 4 streams") \(direction) over 20 Mbit/s, 20 ms: \(mbps) Mbit/s, total \(total), by direction \(object(rec, "throughput_by_direction_mbps"))")
+            if udp {
+                let began = streams.compactMap { $0["started_ms"] as? Double }, ended = streams.compactMap { $0["ended_ms"] as? Double }
+                #expect(began.count == 4 && (began.max() ?? .infinity) < (ended.min() ?? 0), "\(direction): began \(began), ended \(ended)")
+                #expect(Set(streams.compactMap { $0["source_port"] as? Int }).count == 4)
+                // 16 Mbit/s paced in all, a little less delivered per direction (the first and last datagram's spacing).
+                #expect(total > 12 * Double(ways) && total < 16.5 * Double(ways), "\(direction): \(total)")
+            } else {
+                for way in direction == "bidir" ? ["up", "down"] : [direction] {
+                    let firsts = streams.compactMap { $0["\(way)_first_ms"] as? Double }, lasts = streams.compactMap { $0["\(way)_last_ms"] as? Double }
+                    #expect(firsts.count == 4 && (firsts.max() ?? .infinity) < (lasts.min() ?? 0), "\(way): first \(firsts), last \(lasts)")
+                }
+                // 4 flows fill the link as one does: each direction near its 20 Mbit/s, each stream near a quarter.
+                #expect(total > 14 * Double(ways) && total < 20.5 * Double(ways), "\(direction): \(total)")
+                // A flow's throughput counts both its directions (as tcp's flows): bidir's are twice.
+                #expect(mbps.allSatisfy { $0 > 2.5 * Double(ways) && $0 < 6 * Double(ways) }, "\(direction): a fair share each: \(mbps)")
+            }
+        }
+    }
+
+    @Test("parallel streams on a transport that cannot run them (exec) are refused before anything runs, naming the workload's path")
+    func parallelStreamsRefused() throws {
+        let d = CLI.tempDir()
+        defer { try? FileManager.default.removeItem(atPath: d) }
+        try CLI.write("""
+            {"transports": [{"plugin": "quic"}, {"plugin": "udp"}, {"plugin": "exec", "label": "x", "options": {"client": ["/bin/true"]}}],
+             "matrix": {"environments": ["forest"], "distances": [1], "payloads": {"counts": [8], "sizes": [100]},
+                        "workloads": ["upload", {"name": "p4", "kind": "bulk", "streams": 4}]}}
+            """, to: d + "/m.json")
+        let r = try CLI.run(["validate", d + "/m.json"])
+        #expect(r.status != 0)
+        #expect(r.stderr.contains("$.matrix.workloads[1]") && r.stderr.contains("exec"), "\(r.stderr)")
+        #expect(!r.stderr.contains("quic:") && !r.stderr.contains("udp:"), "quic and udp run parallel streams: \(r.stderr)")
+    }
+
     /// 8 outstanding transactions on one tcp connection wait for each other's lost
     /// segments (the byte stream delivers in order); on quic each has its own stream.
     @Test("head-of-line blocking: 8 outstanding transactions over 2 % loss, one tcp connection against quic's stream per request")

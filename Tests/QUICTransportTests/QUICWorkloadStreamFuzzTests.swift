@@ -34,6 +34,7 @@ struct QUICWorkloadStreamFuzzTests {
         (12, FrameEncoder.encode(.framePull(FramePullBody(frames: 3, frameBytes: 160, periodNanos: 5_000_000)))),
         (16, FrameEncoder.encode(.pull(count: 3, size: 4_096))),
         (20, data(50) + data(0)),
+        (24, FrameEncoder.encode(.flow(2)) + data(100) + data(0)),
     ]
 
     @Test("20 000 mutated workload streams: answered or refused, never a trap, never beyond the limits")
@@ -103,6 +104,7 @@ struct QUICWorkloadStreamFuzzTests {
                     case 8: 5 + 16
                     case 12: 3 * (13 + 5 + 160)
                     case 16: 3 * (5 + 4_096)
+                    case 24: 5 + 32
                     default: 0
                     }
                     if queued(stream) != expected { findings.append("input \(i): stream \(stream) queued \(queued(stream)) bytes, not \(expected)") }
@@ -129,6 +131,11 @@ struct QUICWorkloadStreamFuzzTests {
         (FrameEncoder.encode(.frame(0)) + FrameEncoder.encode(.frame(1)), "before the DATA"),
         (data(3) + FrameEncoder.encode(.request(10)), "control frame on bulk stream"),
         (FrameEncoder.encode(.frameArrivals([1])), "server-only"),
+        (FrameEncoder.encode(.flow(UInt64(WorkloadSpec.Limits.streams))), "out of bounds"),
+        (FrameEncoder.encode(.flow(.max)), "out of bounds"),
+        (FrameEncoder.encode(.flow(0)) + FrameEncoder.encode(.flow(1)), "not allowed"),
+        (FrameEncoder.encode(.flowReport(FlowReportBody(messages: 1, bytes: 1, firstByteNanos: 1, lastByteNanos: 1))), "not allowed"),
+        ([FrameType.flow.rawValue, 0, 0, 0, 9] + [UInt8](repeating: 0, count: 9), "9-byte body"),
     ]
 
     @Test("out-of-bounds requests are refused by name", arguments: Self.refused.indices)
@@ -166,5 +173,46 @@ struct QUICWorkloadStreamFuzzTests {
             try pull.withUnsafeBytes { try session.received(connection, stream: 24, data: $0, fin: true) }
         }
         #expect(fifth?.description.contains("more than 4") == true)
+    }
+
+    @Test("flow and pull streams are bounded: 16 of each, pulls of at most 4 message sizes; FLOW_REPORT counts what came")
+    func parallelStreamLimits() throws {
+        let connection = try Self.connection()
+        let claim = CellClaim()
+        defer { withExtendedLifetime(claim) {} }
+        let session = ServerSession(connection: connection, token: Self.token, claim: claim)
+        try FrameEncoder.encode(.hello(Self.token)).withUnsafeBytes { try session.received(connection, stream: 0, data: $0, fin: false) }
+        func deliver(_ stream: Int64, _ bytes: [UInt8]) throws {
+            try bytes.withUnsafeBytes { try session.received(connection, stream: stream, data: $0, fin: true) }
+        }
+        var id: Int64 = 4
+        func next() -> Int64 { defer { id += 4 }; return id }
+        for k in 0..<16 {
+            let s = next()
+            try deliver(s, FrameEncoder.encode(.flow(UInt64(k))) + Self.data(1_000) + Self.data(24))
+            // FLOW_REPORT: 5 + 32 bytes, then FIN.
+            #expect(connection.scheduler.existing(s)?.queuedEnd == 37)
+        }
+        let seventeenth = #expect(throws: FramingError.self) { try deliver(next(), FrameEncoder.encode(.flow(0))) }
+        #expect(seventeenth?.description.contains("at most 16 flow streams") == true, "\(seventeenth?.description ?? "")")
+        for k in 0..<16 {
+            try deliver(next(), FrameEncoder.encode(.pull(count: 2, size: UInt64(100 + k % 4))))
+        }
+        let pull17 = #expect(throws: FramingError.self) { try deliver(next(), FrameEncoder.encode(.pull(count: 2, size: 100))) }
+        #expect(pull17?.description.contains("more than 16 pull streams") == true)
+
+        // A fresh session: a fifth message size is refused (each size holds a block of its own).
+        let other = try Self.connection()
+        let claim2 = CellClaim()
+        defer { withExtendedLifetime(claim2) {} }
+        let session2 = ServerSession(connection: other, token: Self.token, claim: claim2)
+        try FrameEncoder.encode(.hello(Self.token)).withUnsafeBytes { try session2.received(other, stream: 0, data: $0, fin: false) }
+        for k in 0..<4 {
+            try FrameEncoder.encode(.pull(count: 1, size: UInt64(10 + k))).withUnsafeBytes { try session2.received(other, stream: Int64(4 + 4 * k), data: $0, fin: true) }
+        }
+        let fifthSize = #expect(throws: FramingError.self) {
+            try FrameEncoder.encode(.pull(count: 1, size: 99)).withUnsafeBytes { try session2.received(other, stream: 20, data: $0, fin: true) }
+        }
+        #expect(fifthSize?.description.contains("4 message sizes") == true)
     }
 }

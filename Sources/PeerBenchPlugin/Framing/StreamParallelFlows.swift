@@ -49,8 +49,10 @@ public enum StreamParallelFlows {
         for o in others { try o.workload.goodbye() }
     }
 
-    /// The flows' sum: counts added, the longest time, each direction the same way.
-    static func combine(_ each: [TransportMeasurement], into m: inout TransportMeasurement) {
+    /// The flows' sum: counts added, the longest time, each direction the same way; a
+    /// flow not `ok` makes the sum `partial`; each flow's throughput under `extra.streams`.
+    /// Public for transports whose parallel flows are not connections (quic's streams, udp's flows).
+    public static func combine(_ each: [TransportMeasurement], into m: inout TransportMeasurement) {
         func sum(_ ds: [Delivery]) -> Delivery? { ds.first.map { ds.dropFirst().reduce($0, +) } }
         m.delivery = sum(each.compactMap(\.delivery))
         m.bulkNanos = each.compactMap(\.bulkNanos).max()
