@@ -13,8 +13,9 @@ final class QUICClient: QUICConnectionDelegate {
     static let perMessageWindow = 100
 
     let config: QUICConfiguration
-    private let server: SocketAddress
-    private let channel: UDPChannel
+    let server: SocketAddress
+    /// The client's UDP socket; a migration (`migrate`) puts a new one in its place.
+    var channel: UDPChannel
     /// The connection while the workload runs (nil before the handshake starts and after the close).
     private(set) var connection: QUICConnection?
     let deadline: UInt64
@@ -37,7 +38,7 @@ final class QUICClient: QUICConnectionDelegate {
     let workloadStreams = ClientWorkloadStreams()
 
     let token: CellToken
-    private let serviceClass: ServiceClass
+    let serviceClass: ServiceClass
 
     /// The session to resume and where the priming connection saves it (`resumption`); nil = off.
     let store: QUICResumptionStore?
@@ -60,6 +61,9 @@ final class QUICClient: QUICConnectionDelegate {
     var attemptDeadline: UInt64?
     /// When the current connection's handshake started (`handshake`).
     private var handshakeStartedAt: UInt64 = 0
+    /// `migrate`: the current path's judge (nil = off) and the migrations made so far.
+    var pathWatch: PathWatch?
+    var migrationEvents: [MigrationEvent] = []
 
     init(config: QUICConfiguration, server: SocketAddress, token: CellToken, deadline: UInt64, cancellation: CellCancellation,
          serviceClass: ServiceClass, store: QUICResumptionStore? = nil) throws {
@@ -72,6 +76,7 @@ final class QUICClient: QUICConnectionDelegate {
         self.cancellation = cancellation
         channel = try UDPChannel(family: server.family, serviceClass: serviceClass)
         try channel.socket.connect(server)
+        pathWatch = config.migrate.map { PathWatch(policy: $0, now: MonotonicClock.now()) }
     }
 
     /// Runs the whole workload and returns the measurement. If it fails after the
@@ -149,6 +154,13 @@ final class QUICClient: QUICConnectionDelegate {
         }
 
         m.extra["quic"] = .object(stats(of: connection, first: first, start: start, report: r, loadedProbesSent: loadedProbesSent, into: &m))
+        if config.migrate != nil {
+            m.migrations = migrations(settledOn: connection)
+            if case .object(var quic)? = m.extra["quic"] {
+                quic["migrations"] = Self.migrationDetail(m.migrations ?? [])
+                m.extra["quic"] = .object(quic)
+            }
+        }
 
         // Clean close: CONNECTION_CLOSE with application NO_ERROR; nothing to wait for.
         connection.close(.application(ApplicationError.noError, ""), transmit: transmit)
@@ -485,8 +497,9 @@ final class QUICClient: QUICConnectionDelegate {
     /// Ends a `probeFlow` wait at once (from another thread).
     var waker: ChannelWaker { channel.waker }
 
-    private lazy var transmit: QUICConnection.Transmit = { [channel] bytes, segment, _ in
-        channel.send(bytes, segment: segment, to: nil, length: 0)
+    /// Sends on the current socket (connected to the server); after a migration, the new one.
+    lazy var transmit: QUICConnection.Transmit = { [unowned self] bytes, segment, _ in
+        self.channel.send(bytes, segment: segment, to: nil, length: 0)
     }
 
     /// Runs the event loop until `done()` is true; throws when the connection fails,
@@ -494,19 +507,22 @@ final class QUICClient: QUICConnectionDelegate {
     /// `wakeIn`: nanoseconds until `done` has work again without any datagram (a loaded
     /// probe falling due), or nil.
     func pump(_ phase: String, wakeIn: () -> UInt64? = { nil }, until done: () -> Bool) throws {
-        let loop = QUICEventLoop(channel: channel)
         while true {
             if done() { return }
             guard let connection else { throw QUICFailure.protocolViolation("no connection during the \(phase)") }
             connection.service(now: MonotonicClock.now(), transmit: transmit)
             try checkAlive(phase)
             if done() { return }
+            // `migrate`: a dead path moves the connection to a new socket (read below).
+            let pathDue = try watchPath(connection)
+            let loop = QUICEventLoop(channel: channel)
             let now = MonotonicClock.now()
             if now >= deadline { throw QUICFailure.deadline(phase: phase) }
             // A reconnect attempt ends with its backoff slot; the next one starts then.
             if let end = attemptDeadline, now >= end { throw AttemptExpired() }
             let expiry = connection.expiry
-            let timeout = min(min(deadline, attemptDeadline ?? .max) - now, expiry > now ? expiry - now : 0, wakeIn() ?? .max)
+            let until = min(deadline, attemptDeadline ?? .max, pathDue ?? .max)
+            let timeout = min(until > now ? until - now : 0, expiry > now ? expiry - now : 0, wakeIn() ?? .max)
             let turn = try loop.turn(timeoutNanos: timeout, withSender: false) { datagram, _, _, now in
                 connection.read(datagram, now: now)
                 return !connection.isFinished

@@ -24,11 +24,12 @@ final class UDPChannel {
     let receiveBuffer: UnsafeMutableRawBufferPointer
 
     /// A socket of `family` marked with `serviceClass` (DSCP and SO_PRIORITY, as Core
-    /// marks every socket of a cell).
-    init(family: Int32, serviceClass: ServiceClass) throws {
+    /// marks every socket of a cell). `waker`: another channel's, for a channel that
+    /// takes its place (a migration's new socket), so wake-ups still reach the loop.
+    init(family: Int32, serviceClass: ServiceClass, waker: ChannelWaker? = nil) throws {
         socket = try Socket(family: family, type: Int32(SOCK_DGRAM.rawValue))
         try socket.setServiceClass(serviceClass)
-        waker = try ChannelWaker()
+        self.waker = try waker ?? ChannelWaker()
         let flags = fcntl(socket.fd, F_GETFL)
         _ = fcntl(socket.fd, F_SETFL, flags | O_NONBLOCK)
         // Room for a congestion window's worth of datagrams in flight through loopback.
