@@ -154,13 +154,6 @@ final class QUICClient: QUICConnectionDelegate {
         }
 
         m.extra["quic"] = .object(stats(of: connection, first: first, start: start, report: r, loadedProbesSent: loadedProbesSent, into: &m))
-        if config.migrate != nil {
-            m.migrations = migrations(settledOn: connection)
-            if case .object(var quic)? = m.extra["quic"] {
-                quic["migrations"] = Self.migrationDetail(m.migrations ?? [])
-                m.extra["quic"] = .object(quic)
-            }
-        }
 
         // Clean close: CONNECTION_CLOSE with application NO_ERROR; nothing to wait for.
         connection.close(.application(ApplicationError.noError, ""), transmit: transmit)
@@ -170,11 +163,17 @@ final class QUICClient: QUICConnectionDelegate {
     }
 
     /// `extra.quic`: the handshake timings of the connection that carried the end of the
-    /// bulk phase, the workload streams' counts, and resumption; sets `m.resumed`.
+    /// bulk phase, the workload streams' counts, resumption and migrations; sets
+    /// `m.resumed` and `m.migrations`.
     private func stats(of connection: QUICConnection, first: QUICConnection, start: UInt64, report r: ReportBody,
                        loadedProbesSent: Int?, into m: inout TransportMeasurement) -> JSONObject {
         var stats = QUICStats.record(connection, start: connection === first ? start : handshakeStartedAt, report: r, config: config)
         if let loadedProbesSent { stats["loaded_probes_sent"] = JSONValue(loadedProbesSent) }
+        if config.migrate != nil {
+            // `migrate`: the connection's moves, each brought up to date (sets `m.migrations`).
+            m.migrations = migrations(settledOn: connection)
+            stats["migrations"] = Self.migrationDetail(m.migrations ?? [])
+        }
         for (k, v) in workloadStreams.extra { stats[k] = v }
         // Time to the first echoed probe: what 0-RTT shortens (the handshake time does not change).
         stats["first_echo_ms"] = firstPongAt.map { .number(Double($0 - start) / 1e6) } ?? .null

@@ -194,6 +194,7 @@ import Testing
         m.ranging = [RangingUpdateSample(tNanos: 10, distanceM: 1.5, errorM: -0.02, directionAvailable: true)]
         m.peerLostAtNanos = 9_000_000_000
         m.reconnects = [ReconnectEvent(lostAtNanos: 1, connectedAtNanos: 2, resumedAtNanos: 3, attempts: 4, resentBytes: 5)]
+        m.migrations = [MigrationEvent(silentSinceNanos: 1, migratedAtNanos: 2, validatedAtNanos: 3, backAtNanos: 4)]
         m.resumed = true
         m.congestionControl = "cubic"
         m.cpuSeconds = EndPair(client: 0.125, server: 0.5)
