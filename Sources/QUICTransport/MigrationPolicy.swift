@@ -7,8 +7,8 @@ public import PeerBenchPlugin
 public struct MigrationPolicy: Sendable, Equatable {
     /// The matrix key.
     public static let key = "migrate"
-    /// The path is judged dead after this many probe timeouts without stream data
-    /// acknowledged while data is in flight.
+    /// The path is judged dead after this many probe timeouts without a datagram from
+    /// the server while data is in flight.
     public var afterPTOs: Int
     /// Migrations one connection may make (each uses one of the server's spare
     /// connection IDs; the server issues 3 at a time, `active_connection_id_limit` 4).
@@ -42,16 +42,19 @@ public struct MigrationPolicy: Sendable, Equatable {
     /// How long the path may stay silent, for a connection whose RTT estimator says
     /// `smoothedRTT` and `rttVariance` (ns): `afterPTOs` probe timeouts of RFC 9002
     /// (smoothed RTT + max(4 x variance, 1 ms) + the peer's 25 ms max_ack_delay),
-    /// bounded by `minSilenceNanos` and `maxSilenceNanos`.
-    func silenceNanos(smoothedRTT: UInt64, rttVariance: UInt64) -> UInt64 {
+    /// bounded by `minSilenceNanos` and `maxSilenceNanos`; doubled for each migration
+    /// the connection already made (`moves`), since ngtcp2 starts a new path's RTT
+    /// estimate afresh and a single first sample would make the next judgement hasty.
+    func silenceNanos(smoothedRTT: UInt64, rttVariance: UInt64, moves: Int = 0) -> UInt64 {
         let pto = smoothedRTT + max(4 * rttVariance, 1_000_000) + 25_000_000
-        return min(max(UInt64(afterPTOs) * pto, Self.minSilenceNanos), Self.maxSilenceNanos)
+        let base = max(UInt64(afterPTOs) * pto, Self.minSilenceNanos)
+        return min(base << UInt64(min(moves, 8)), Self.maxSilenceNanos)
     }
 
     /// What `peerbench list` prints for the option.
     static let descriptors: [OptionDescriptor] = [
         OptionDescriptor(key, type: "bool|object", default: "off",
-                         help: "Connection migration: when no stream data is acknowledged for afterPTOs probe timeouts (150 ms to 3 s) while data is in flight, the client moves the same connection to a new UDP socket (new local port), no new handshake; scenario.migrations counts it. true = the defaults."),
+                         help: "Connection migration: when nothing comes from the server for afterPTOs probe timeouts (150 ms to 3 s) while data is in flight, the client moves the same connection to a new UDP socket (new local port), no new handshake; scenario.migrations counts it. true = the defaults."),
         OptionDescriptor("\(key).afterPTOs", type: "int", default: "\(MigrationPolicy.default.afterPTOs)",
                          help: "Probe timeouts (RFC 9002: smoothed RTT + max(4 x RTT variance, 1 ms) + 25 ms) of silence before migrating (1-10)."),
     ]

@@ -4,8 +4,8 @@ import Glibc
 import CNgtcp2
 import PeerBenchPlugin
 
-/// `migrate` for quic (docs/protocol/quic.md, section 4d): when no stream data has been
-/// acknowledged for the policy's silence while data is in flight, the path is judged
+/// `migrate` for quic (docs/protocol/quic.md, section 4d): when nothing has come from the
+/// server for the policy's silence while data is in flight, the path is judged
 /// dead and the same connection moves to a new UDP socket (a new local port, the same
 /// server address), with no new handshake: ngtcp2 switches to a spare connection ID of
 /// the server's and validates the new path, and the server, which routes by connection
@@ -19,7 +19,7 @@ extension QUICClient {
         noteProgress(connection)
         let stats = connection.stats
         let sample = PathWatch.Sample(now: MonotonicClock.now(), bytesInFlight: stats.bytes_in_flight,
-                                      lastProgressAt: max(connection.lastStreamAckAt, confirmed),
+                                      lastProgressAt: max(connection.lastReadAt, connection.lastStreamAckAt, confirmed),
                                       smoothedRTT: stats.smoothed_rtt, rttVariance: stats.rttvar)
         guard watch.isDead(sample) else { return watch.deadline(sample) }
         let silentSince = watch.silentSince(sample) ?? sample.now
@@ -28,6 +28,7 @@ extension QUICClient {
             return nil
         }
         if try moveToNewSocket(connection, now: sample.now) {
+            watch.moved(at: sample.now)
             migrationEvents.append(MigrationEvent(silentSinceNanos: silentSince, migratedAtNanos: sample.now))
             // Turn at once: the next service pass writes on the new path.
             return sample.now
@@ -51,15 +52,19 @@ extension QUICClient {
         return true
     }
 
-    /// Fills in, for the last migration, when the new path was validated and when the
-    /// server first acknowledged stream data after it (back to work).
+    /// Fills in when the last migration's path was validated, and for every migration
+    /// the first stream data the server acknowledged after it (back to work; for one a
+    /// later migration superseded, the same moment as for that one).
     private func noteProgress(_ connection: QUICConnection) {
-        guard var last = migrationEvents.last, last.backAtNanos == nil || last.validatedAtNanos == nil else { return }
-        if last.validatedAtNanos == nil, let v = connection.lastPathValidation, v.succeeded, v.at >= last.migratedAtNanos {
-            last.validatedAtNanos = v.at
+        guard let lastIndex = migrationEvents.indices.last else { return }
+        if migrationEvents[lastIndex].validatedAtNanos == nil, let v = connection.lastPathValidation, v.succeeded,
+           v.at >= migrationEvents[lastIndex].migratedAtNanos {
+            migrationEvents[lastIndex].validatedAtNanos = v.at
         }
-        if last.backAtNanos == nil, connection.lastStreamAckAt > last.migratedAtNanos { last.backAtNanos = connection.lastStreamAckAt }
-        migrationEvents[migrationEvents.count - 1] = last
+        let ack = connection.lastStreamAckAt
+        for i in migrationEvents.indices where migrationEvents[i].backAtNanos == nil && ack > migrationEvents[i].migratedAtNanos {
+            migrationEvents[i].backAtNanos = ack
+        }
     }
 
     /// The cell's migrations, the last one's progress brought up to date on `connection`

@@ -32,6 +32,9 @@ import Testing
         #expect(p.silenceNanos(smoothedRTT: 1_000_000, rttVariance: 500_000) == 150_000_000)
         // 100 ms RTT, 20 ms variance: 3 x (100 + 80 + 25) ms.
         #expect(p.silenceNanos(smoothedRTT: 100_000_000, rttVariance: 20_000_000) == 615_000_000)
+        // Each migration already made doubles it: 2 x 615 ms, then 4 x.
+        #expect(p.silenceNanos(smoothedRTT: 100_000_000, rttVariance: 20_000_000, moves: 1) == 1_230_000_000)
+        #expect(p.silenceNanos(smoothedRTT: 100_000_000, rttVariance: 20_000_000, moves: 2) == 2_460_000_000)
         // A 2 s RTT is capped at 3 s.
         #expect(p.silenceNanos(smoothedRTT: 2_000_000_000, rttVariance: 0) == 3_000_000_000)
     }
@@ -49,9 +52,12 @@ import Testing
         #expect(!early && due)
         let acked = w.isDead(at(1_200, ack: 1_100))
         #expect(!acked, "an acknowledgement moves the silence's start")
-        w.restart(at: 1_300_000_000)
-        let afterMove = w.isDead(at(1_400)), againDue = w.isDead(at(1_450))
-        #expect(!afterMove && againDue, "after a migration, one more silence")
+        w.moved(at: 1_300_000_000)
+        let afterMove = w.isDead(at(1_599)), againDue = w.isDead(at(1_600))
+        #expect(!afterMove && againDue, "after a migration, a silence twice as long")
+        w.restart(at: 2_000_000_000)
+        let retry = w.isDead(at(2_300))
+        #expect(retry, "a failed attempt waits one more silence, not a longer one")
     }
 
     /// scenario.migrations and migration_ms; a migration is not a reconnect.
