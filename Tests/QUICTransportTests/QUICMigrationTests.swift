@@ -32,12 +32,16 @@ struct QUICMigrationTests {
     /// One cell in a fresh namespace (removed on every path): the client's port is cut
     /// `cutAfter` s after its socket appears (nil = never), and let through again
     /// `liftAfter` s after the cut (nil = never).
-    func run(_ options: KeyValuePairs<String, JSONValue>, tag: String, cutAfter: Double?, liftAfter: Double? = nil) async throws -> Run {
+    /// `allowedPeer`: the server endpoint's only admitted address, as serve's data sockets
+    /// have it over `--link remote` (a socket filter on the source address).
+    func run(_ options: KeyValuePairs<String, JSONValue>, tag: String, cutAfter: Double?, liftAfter: Double? = nil,
+             allowedPeer: String? = nil) async throws -> Run {
         let ns = try PathBlackholeNamespace(tag: tag, rateMbit: Self.rateMbit)
         defer { ns.remove() }
         let plugin = try makePlugin(options)
         var cell = CellContext.loopback(payload: Self.payload, rttProbes: 3, timeoutSeconds: 40)
         (cell.client, cell.server) = (ns.endpoint, ns.endpoint)
+        cell.server.allowedPeer = allowedPeer
         let c = cell
         let server = try await plugin.startServer(c)
         let serverPort = server.address.port
@@ -124,6 +128,18 @@ struct QUICMigrationTests {
         #expect(redoneSeconds > 4.5, "reconnect: bulk \(redoneSeconds) s")
         #expect(redoneSeconds - movedSeconds > 2, "migrate \(movedSeconds) s vs reconnect \(redoneSeconds) s")
         print("QUICMigrationTests: migrate detect \(detect) ms, validated \(validated) ms, back \(back) ms, bulk \(movedSeconds) s, \(events.count) migration(s); reconnect bulk \(redoneSeconds) s, \(r.reconnects?.count ?? 0) reconnect(s), lost-to-resumed \(r.reconnects?.first.map { Self.ms($0.lostAtNanos, $0.resumedAtNanos) } ?? -1) ms")
+    }
+
+    /// Over `--link remote` serve binds its data sockets with `Endpoint.allowedPeer`, which
+    /// admits only the client's address: a new port of that address gets through, so the
+    /// migration works there as here (docs/protocol/quic.md, section 4d).
+    @Test("a server that admits only the client's address (serve's allowedPeer) follows the migration to a new port of it")
+    func migrationPastServesFilter() async throws {
+        let moved = try await run(["migrate": true, "idleTimeoutSeconds": 2], tag: "peer", cutAfter: 0.5, allowedPeer: "127.0.0.1")
+        expectAllOnce(moved.measurement, "migrate, allowedPeer")
+        let first = try #require(moved.measurement.migrations?.first)
+        #expect(Self.ms(first.migratedAtNanos, first.backAtNanos) >= 0 && Self.ms(first.migratedAtNanos, first.backAtNanos) <= 300, "\(first)")
+        #expect(moved.measurement.reconnects == nil)
     }
 
     @Test("no blackhole: migrate never moves on a busy shaped link (no false alarm)")
