@@ -10,8 +10,8 @@ public struct MigrationPolicy: Sendable, Equatable {
     /// The path is judged dead after this many probe timeouts without a datagram from
     /// the server while data is in flight.
     public var afterPTOs: Int
-    /// Migrations one connection may make (each uses one of the server's spare
-    /// connection IDs; the server issues 3 at a time, `active_connection_id_limit` 4).
+    /// Migration attempts one connection may make (each uses one or two of the server's
+    /// spare connection IDs; the server issues 3 at a time, `active_connection_id_limit` 4).
     public static let maxMigrations = 8
     /// The silence is at least this long (a loopback PTO is ~26 ms, mostly the 25 ms
     /// ACK delay: three of them would move on a scheduling hiccup)...

@@ -64,6 +64,10 @@ final class QUICClient: QUICConnectionDelegate {
     /// `migrate`: the current path's judge (nil = off) and the migrations made so far.
     var pathWatch: PathWatch?
     var migrationEvents: [MigrationEvent] = []
+    /// `migrate`: the new socket while its path is validated (nil = none).
+    var probing: MigrationProbe?
+    /// `migrate`: moves abandoned because the new path did not validate.
+    var failedMigrations = 0
 
     init(config: QUICConfiguration, server: SocketAddress, token: CellToken, deadline: UInt64, cancellation: CellCancellation,
          serviceClass: ServiceClass, store: QUICResumptionStore? = nil) throws {
@@ -173,6 +177,7 @@ final class QUICClient: QUICConnectionDelegate {
             // `migrate`: the connection's moves, each brought up to date (sets `m.migrations`).
             m.migrations = migrations(settledOn: connection)
             stats["migrations"] = Self.migrationDetail(m.migrations ?? [])
+            stats["migrations_not_validated"] = JSONValue(failedMigrations)
         }
         for (k, v) in workloadStreams.extra { stats[k] = v }
         // Time to the first echoed probe: what 0-RTT shortens (the handshake time does not change).
@@ -496,9 +501,11 @@ final class QUICClient: QUICConnectionDelegate {
     /// Ends a `probeFlow` wait at once (from another thread).
     var waker: ChannelWaker { channel.waker }
 
-    /// Sends on the current socket (connected to the server); after a migration, the new one.
-    lazy var transmit: QUICConnection.Transmit = { [unowned self] bytes, segment, _ in
-        self.channel.send(bytes, segment: segment, to: nil, length: 0)
+    /// Sends on the socket of the packet's path: the current one (connected to the
+    /// server), or during a migration the new one for what ngtcp2 wrote for the new path.
+    lazy var transmit: QUICConnection.Transmit = { [unowned self] bytes, segment, path in
+        let socket = self.probing.map { $0.local.matches(path.pointee.local) ? $0.channel : self.channel } ?? self.channel
+        return socket.send(bytes, segment: segment, to: nil, length: 0)
     }
 
     /// Runs the event loop until `done()` is true; throws when the connection fails,
@@ -514,7 +521,8 @@ final class QUICClient: QUICConnectionDelegate {
             if done() { return }
             // `migrate`: a dead path moves the connection to a new socket (read below).
             let pathDue = try watchPath(connection)
-            let loop = QUICEventLoop(channel: channel)
+            var loop = QUICEventLoop(channel: channel)
+            loop.probe = probing?.channel
             let now = MonotonicClock.now()
             if now >= deadline { throw QUICFailure.deadline(phase: phase) }
             // A reconnect attempt ends with its backoff slot; the next one starts then.
@@ -522,7 +530,9 @@ final class QUICClient: QUICConnectionDelegate {
             let expiry = connection.expiry
             let until = min(deadline, attemptDeadline ?? .max, pathDue ?? .max)
             let timeout = min(until > now ? until - now : 0, expiry > now ? expiry - now : 0, wakeIn() ?? .max)
-            let turn = try loop.turn(timeoutNanos: timeout, withSender: false) { datagram, _, _, now in
+            let turn = try loop.turn(timeoutNanos: timeout, withSender: false, deliverProbe: { datagram, now in
+                connection.read(datagram, path: UnsafePointer(connection.probePath.pathPointer), now: now)
+            }) { datagram, _, _, now in
                 connection.read(datagram, now: now)
                 return !connection.isFinished
             }

@@ -57,6 +57,8 @@ final class QUICConnection {
     /// Where the packets of the batch being gathered go (`writePackets`): a packet
     /// for another path (path validation, a migrated peer) never joins their send.
     let batchPath: UnsafeMutablePointer<ngtcp2_path_storage>
+    /// The path a migration is validating (client): reads from the new socket pass it.
+    let probePath: UnsafeMutablePointer<ngtcp2_path_storage>
     /// Stream senders and their order (set by the callbacks and the write pass too).
     var scheduler = StreamScheduler()
     let vecs: UnsafeMutableBufferPointer<ngtcp2_vec>
@@ -107,6 +109,8 @@ final class QUICConnection {
         ngtcp2_path_storage_zero(writePath)
         batchPath = .allocate(capacity: 1)
         ngtcp2_path_storage_zero(batchPath)
+        probePath = .allocate(capacity: 1)
+        ngtcp2_path_storage_zero(probePath)
         vecs = .allocate(capacity: 32)
         packetBuffer = .allocate(byteCount: 65536, alignment: 16)
         connRef = .allocate(capacity: 1)
@@ -148,6 +152,7 @@ final class QUICConnection {
         path.deallocate()
         writePath.deallocate()
         batchPath.deallocate()
+        probePath.deallocate()
         vecs.deallocate()
         packetBuffer.deallocate()
         connRef.deallocate()

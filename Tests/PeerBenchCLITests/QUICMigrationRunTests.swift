@@ -7,8 +7,9 @@ import Testing
 /// QUICMigrationTests shows that case), but it is what the emulator's scenarios offer,
 /// and the record must say honestly what the client did: it judged its path dead in the
 /// outage and moved to a new port, and once the link was back the connection carried on
-/// over the new path, with no reconnect and every message once. (It costs time here:
-/// measured stall 3.4 s against 1.7-2.2 s without `migrate`, docs/protocol/quic.md 4d.)
+/// over the new path, with no reconnect and every message once. The old path keeps its
+/// state while the new one is validated, so the outage costs no more than without
+/// `migrate` (docs/protocol/quic.md 4d).
 @Suite(.serialized, .enabled(if: CLIRunnerDeathTests.canEmulate, "needs root and /dev/net/tun"))
 struct QUICMigrationRunTests {
     @Test("outage of 1.5 s: quic with migrate moves in the outage and carries on over the new port; scenario.migrations >= 1, reconnects 0")
@@ -30,13 +31,15 @@ struct QUICMigrationRunTests {
         #expect(s["survived"] as? Bool == true && s["reconnects"] as? Int == 0, "a migration is not a reconnect: \(s)")
         let migrations = s["migrations"] as? Int ?? 0
         #expect(migrations >= 1 && migrations <= 4, "\(s)")
-        // From the first migration (about 0.2 s into the outage: three PTOs of silence)
-        // to the first datagram acknowledged after it: the link is back 1.3 s later, but
-        // ngtcp2 0.12 starts the new path's RTT estimate afresh (333 ms), so its probe
-        // timeouts back off from about 1 s and the next probe, or the second migration
-        // after the 3 s silence cap, gets through about 3 s after the first migration.
+        // From the first migration's start (about 0.2 s into the outage: three PTOs of
+        // silence) to the first stream data acknowledged on the new path: the link is
+        // back 1.3 s later, and the new path is validated with the next PATH_CHALLENGE.
         let back = s["migration_ms"] as? Double ?? -1
         #expect(back >= 1_000 && back <= 4_500, "\(s)")
+        // Validated first, so the old path keeps its state: no worse than without migrate
+        // (1.8-2.1 s measured without; 1.9-2.2 s with), a tolerance of 0.8 s.
+        let plainStall = ScenarioRunTests().scenario(recs["quic"])["stall_ms"] as? Double ?? 0
+        #expect((s["stall_ms"] as? Double ?? .infinity) <= plainStall + 800, "migrate \(s), without \(plainStall) ms")
         let quic = (r["extra"] as? [String: Any])?["quic"] as? [String: Any] ?? [:]
         #expect((quic["migrations"] as? [[String: Any]])?.count == migrations, "\(quic)")
         // Without the option: the keys stay null.

@@ -8,7 +8,8 @@ import QUICTransport
 /// namespace of the test's own, shaped to 40 Mbit/s, the client's UDP port is blackholed
 /// in the middle of a 500 x 16 KiB upload (`PathBlackholeNamespace`: the route from and
 /// to it is forbidden, as a NAT rebinding leaves it). With `migrate` the same connection
-/// moves to a new port and the upload completes, every message once, no reconnect; with
+/// moves to a new port (validated first, docs/protocol/quic.md 4d) and the upload
+/// completes, every message once, no reconnect; with
 /// `reconnect` alone it stalls until the idle timeout and reconnects only once the port
 /// works again.
 @Suite(.serialized, .timeLimit(.minutes(3)), .enabled(if: PathBlackholeNamespace.canCreate, "needs root, ip and tc for a namespace"))
@@ -105,10 +106,11 @@ struct QUICMigrationTests {
         // 150 ms, counted from the last acknowledgement, a moment before the cut); on this
         // link (RTT a few ms plus tbf's queue of at most 30 ms) under 1.2 s.
         #expect(detect >= 100 && detect <= 1_200, "cut to migration \(detect) ms")
-        // The server answers the new path's PATH_CHALLENGE and acknowledges data on it
-        // within a few round trips.
-        #expect(validated >= 0 && validated <= 300, "migration to path validated \(validated) ms")
-        #expect(back >= 0 && back <= 300, "migration to the first acknowledged stream data \(back) ms")
+        // The new path's PATH_CHALLENGE leaves with the old path's next probe timeout
+        // (~100 ms here) and is answered a round trip later; the move onto one more new
+        // socket then resends what the dead path lost, acknowledged a few ms later.
+        #expect(validated >= 0 && validated <= 500, "move started to path validated \(validated) ms")
+        #expect(back >= validated && back <= 600, "move started to the first acknowledged stream data \(back) ms")
         #expect(moved.portsAfterCut.contains { $0 != moved.cutPort } && !moved.lastPorts.contains(moved.cutPort),
                 "the client left the blackholed port \(moved.cutPort) for a new one: seen \(moved.portsAfterCut), last \(moved.lastPorts)")
         let quic = try #require(m.extra["quic"]?.objectValue)
@@ -138,7 +140,7 @@ struct QUICMigrationTests {
         let moved = try await run(["migrate": true, "idleTimeoutSeconds": 2], tag: "peer", cutAfter: 0.5, allowedPeer: "127.0.0.1")
         expectAllOnce(moved.measurement, "migrate, allowedPeer")
         let first = try #require(moved.measurement.migrations?.first)
-        #expect(Self.ms(first.migratedAtNanos, first.backAtNanos) >= 0 && Self.ms(first.migratedAtNanos, first.backAtNanos) <= 300, "\(first)")
+        #expect(Self.ms(first.migratedAtNanos, first.backAtNanos) >= 0 && Self.ms(first.migratedAtNanos, first.backAtNanos) <= 600, "\(first)")
         #expect(moved.measurement.reconnects == nil)
     }
 

@@ -7,10 +7,10 @@ public struct MigrationEvent: Sendable, Equatable, Codable {
     /// The start of the silence that made the client migrate: the last acknowledgement
     /// of stream data (or the last datagram) before it.
     public var silentSinceNanos: UInt64
-    /// When the client moved to its new local address (new socket, the migration started).
+    /// When the client judged its path dead and started the move (opened the new socket).
     public var migratedAtNanos: UInt64
-    /// When the server answered the new path's PATH_CHALLENGE (QUIC path validation);
-    /// nil when it never did.
+    /// When the server answered on the new path (QUIC path validation); nil when the
+    /// transport does not validate first.
     public var validatedAtNanos: UInt64?
     /// The first stream data the server acknowledged on the new path: back to work. nil
     /// when nothing was acknowledged after the migration.
