@@ -104,6 +104,16 @@ extension QUICClient {
         }
     }
 
+    /// A new connection (a reconnect's) starts with a fresh judge of its path; a
+    /// migration the lost connection was validating is dropped with it.
+    func forgetPathWatch(now: UInt64) {
+        if let probe = probing {
+            cancellation.unregister(probe.channel.socket)
+            probing = nil
+        }
+        pathWatch = config.migrate.map { PathWatch(policy: $0, now: now) }
+    }
+
     /// The cell's migrations, their progress brought up to date on `connection` (the one
     /// the workload ended on); a migration still being validated is dropped uncounted.
     func migrations(settledOn connection: QUICConnection) -> [MigrationEvent] {

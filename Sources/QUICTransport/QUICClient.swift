@@ -347,6 +347,7 @@ final class QUICClient: QUICConnectionDelegate {
         controlParser = FrameParser(acceptsSeries: true)
         let start = MonotonicClock.now()
         handshakeStartedAt = start
+        forgetPathWatch(now: start)
         let ticket = store?.latest
         let tls = try QUICConnection.makeTLS(server: false, credentials: credentials, alpn: config.alpn, verifyName: name, requireClientCertificate: false,
                                              earlyData: config.zeroRTT)
