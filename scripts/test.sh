@@ -33,7 +33,7 @@ TIMING=(
     QUICLatencyTests QUICLoadedProbesTests QUICRecoveryTests QUICStrayClientTests QUICTLSFailureTests
     QUICWorkloadTests QUICIdleTimeoutTests QUICBulkSeriesTests QUICResumptionTests
     # connection migration: a blackholed 4-tuple in a namespace, migration vs reconnect times
-    QUICMigrationTests QUICMigrationRunTests
+    QUICMigrationTests QUICMigrationRunTests RemoteQUICMigrationTests
     UWBPluginTests TokenChannelTests RangingProtocolTests
     ExecFailureTests IperfTransportTests BuiltInPluginContractTests
     # control channel and remote peers: RTTs, handshake and idle deadlines
