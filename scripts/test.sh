@@ -32,6 +32,8 @@ TIMING=(
     UDPPluginTests UDPKeepAliveTests UDPSeparateFlowTests
     QUICLatencyTests QUICLoadedProbesTests QUICRecoveryTests QUICStrayClientTests QUICTLSFailureTests
     QUICWorkloadTests QUICIdleTimeoutTests QUICBulkSeriesTests QUICResumptionTests
+    # connection migration: a blackholed 4-tuple in a namespace, migration vs reconnect times
+    QUICMigrationTests QUICMigrationRunTests RemoteQUICMigrationTests
     UWBPluginTests TokenChannelTests RangingProtocolTests
     ExecFailureTests IperfTransportTests BuiltInPluginContractTests
     # control channel and remote peers: RTTs, handshake and idle deadlines

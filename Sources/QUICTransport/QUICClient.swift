@@ -13,8 +13,9 @@ final class QUICClient: QUICConnectionDelegate {
     static let perMessageWindow = 100
 
     let config: QUICConfiguration
-    private let server: SocketAddress
-    private let channel: UDPChannel
+    let server: SocketAddress
+    /// The client's UDP socket; a migration (`migrate`) puts a new one in its place.
+    var channel: UDPChannel
     /// The connection while the workload runs (nil before the handshake starts and after the close).
     private(set) var connection: QUICConnection?
     let deadline: UInt64
@@ -37,7 +38,7 @@ final class QUICClient: QUICConnectionDelegate {
     let workloadStreams = ClientWorkloadStreams()
 
     let token: CellToken
-    private let serviceClass: ServiceClass
+    let serviceClass: ServiceClass
 
     /// The session to resume and where the priming connection saves it (`resumption`); nil = off.
     let store: QUICResumptionStore?
@@ -60,6 +61,13 @@ final class QUICClient: QUICConnectionDelegate {
     var attemptDeadline: UInt64?
     /// When the current connection's handshake started (`handshake`).
     private var handshakeStartedAt: UInt64 = 0
+    /// `migrate`: the current path's judge (nil = off) and the migrations made so far.
+    var pathWatch: PathWatch?
+    var migrationEvents: [MigrationEvent] = []
+    /// `migrate`: the new socket while its path is validated (nil = none).
+    var probing: MigrationProbe?
+    /// `migrate`: moves abandoned because the new path did not validate.
+    var failedMigrations = 0
 
     init(config: QUICConfiguration, server: SocketAddress, token: CellToken, deadline: UInt64, cancellation: CellCancellation,
          serviceClass: ServiceClass, store: QUICResumptionStore? = nil) throws {
@@ -72,6 +80,7 @@ final class QUICClient: QUICConnectionDelegate {
         self.cancellation = cancellation
         channel = try UDPChannel(family: server.family, serviceClass: serviceClass)
         try channel.socket.connect(server)
+        pathWatch = config.migrate.map { PathWatch(policy: $0, now: MonotonicClock.now()) }
     }
 
     /// Runs the whole workload and returns the measurement. If it fails after the
@@ -158,11 +167,18 @@ final class QUICClient: QUICConnectionDelegate {
     }
 
     /// `extra.quic`: the handshake timings of the connection that carried the end of the
-    /// bulk phase, the workload streams' counts, and resumption; sets `m.resumed`.
+    /// bulk phase, the workload streams' counts, resumption and migrations; sets
+    /// `m.resumed` and `m.migrations`.
     private func stats(of connection: QUICConnection, first: QUICConnection, start: UInt64, report r: ReportBody,
                        loadedProbesSent: Int?, into m: inout TransportMeasurement) -> JSONObject {
         var stats = QUICStats.record(connection, start: connection === first ? start : handshakeStartedAt, report: r, config: config)
         if let loadedProbesSent { stats["loaded_probes_sent"] = JSONValue(loadedProbesSent) }
+        if config.migrate != nil {
+            // `migrate`: the connection's moves, each brought up to date (sets `m.migrations`).
+            m.migrations = migrations(settledOn: connection)
+            stats["migrations"] = Self.migrationDetail(m.migrations ?? [])
+            stats["migrations_not_validated"] = JSONValue(failedMigrations)
+        }
         for (k, v) in workloadStreams.extra { stats[k] = v }
         // Time to the first echoed probe: what 0-RTT shortens (the handshake time does not change).
         stats["first_echo_ms"] = firstPongAt.map { .number(Double($0 - start) / 1e6) } ?? .null
@@ -331,6 +347,7 @@ final class QUICClient: QUICConnectionDelegate {
         controlParser = FrameParser(acceptsSeries: true)
         let start = MonotonicClock.now()
         handshakeStartedAt = start
+        forgetPathWatch(now: start)
         let ticket = store?.latest
         let tls = try QUICConnection.makeTLS(server: false, credentials: credentials, alpn: config.alpn, verifyName: name, requireClientCertificate: false,
                                              earlyData: config.zeroRTT)
@@ -485,8 +502,11 @@ final class QUICClient: QUICConnectionDelegate {
     /// Ends a `probeFlow` wait at once (from another thread).
     var waker: ChannelWaker { channel.waker }
 
-    private lazy var transmit: QUICConnection.Transmit = { [channel] bytes, segment, _ in
-        channel.send(bytes, segment: segment, to: nil, length: 0)
+    /// Sends on the socket of the packet's path: the current one (connected to the
+    /// server), or during a migration the new one for what ngtcp2 wrote for the new path.
+    lazy var transmit: QUICConnection.Transmit = { [unowned self] bytes, segment, path in
+        let socket = self.probing.map { $0.local.matches(path.pointee.local) ? $0.channel : self.channel } ?? self.channel
+        return socket.send(bytes, segment: segment, to: nil, length: 0)
     }
 
     /// Runs the event loop until `done()` is true; throws when the connection fails,
@@ -494,20 +514,26 @@ final class QUICClient: QUICConnectionDelegate {
     /// `wakeIn`: nanoseconds until `done` has work again without any datagram (a loaded
     /// probe falling due), or nil.
     func pump(_ phase: String, wakeIn: () -> UInt64? = { nil }, until done: () -> Bool) throws {
-        let loop = QUICEventLoop(channel: channel)
         while true {
             if done() { return }
             guard let connection else { throw QUICFailure.protocolViolation("no connection during the \(phase)") }
             connection.service(now: MonotonicClock.now(), transmit: transmit)
             try checkAlive(phase)
             if done() { return }
+            // `migrate`: a dead path moves the connection to a new socket (read below).
+            let pathDue = try watchPath(connection)
+            var loop = QUICEventLoop(channel: channel)
+            loop.probe = probing?.channel
             let now = MonotonicClock.now()
             if now >= deadline { throw QUICFailure.deadline(phase: phase) }
             // A reconnect attempt ends with its backoff slot; the next one starts then.
             if let end = attemptDeadline, now >= end { throw AttemptExpired() }
             let expiry = connection.expiry
-            let timeout = min(min(deadline, attemptDeadline ?? .max) - now, expiry > now ? expiry - now : 0, wakeIn() ?? .max)
-            let turn = try loop.turn(timeoutNanos: timeout, withSender: false) { datagram, _, _, now in
+            let until = min(deadline, attemptDeadline ?? .max, pathDue ?? .max)
+            let timeout = min(until > now ? until - now : 0, expiry > now ? expiry - now : 0, wakeIn() ?? .max)
+            let turn = try loop.turn(timeoutNanos: timeout, withSender: false, deliverProbe: { datagram, now in
+                connection.read(datagram, path: UnsafePointer(connection.probePath.pathPointer), now: now)
+            }) { datagram, _, _, now in
                 connection.read(datagram, now: now)
                 return !connection.isFinished
             }

@@ -56,6 +56,9 @@ struct QUICConfiguration: Sendable {
     /// After the idle timeout ends the connection in the bulk phase, make a new one
     /// (resumed with `resumption`) and send on from the server's count; nil = off.
     var reconnect: ReconnectPolicy?
+    /// When the path dies under a live connection, move it to a new local port
+    /// (client, `MigrationPolicy`); nil = off.
+    var migrate: MigrationPolicy?
     /// Server, `zeroRTT`: the anti-replay window; nil = GnuTLS's 10 s. With `reconnect`
     /// the whole cell, so a re-made connection after a long outage may still send 0-RTT
     /// with the primed ticket (replays stay refused: the ClientHello memory is bounded

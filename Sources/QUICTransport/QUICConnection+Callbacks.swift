@@ -14,7 +14,14 @@ extension QUICConnection {
             return c.onStreamData(streamID, data, datalen, fin: flags & UInt32(NGTCP2_STREAM_DATA_FLAG_FIN) != 0)
         }
         cb.acked_stream_data_offset = { _, streamID, offset, datalen, user, _ in
-            QUICConnection.from(user)?.scheduler.existing(streamID)?.acknowledged(upTo: offset + datalen)
+            guard let c = QUICConnection.from(user) else { return NGTCP2_ERR_CALLBACK_FAILURE }
+            c.scheduler.existing(streamID)?.acknowledged(upTo: offset + datalen)
+            c.lastStreamAckAt = MonotonicClock.now()
+            return 0
+        }
+        cb.path_validation = { _, _, _, result, user in
+            // A migration's new path (client), or a migrated peer's (server): answered or not.
+            QUICConnection.from(user)?.lastPathValidation = (MonotonicClock.now(), result == NGTCP2_PATH_VALIDATION_RESULT_SUCCESS)
             return 0
         }
         cb.stream_close = { _, _, streamID, _, user, _ in

@@ -13,7 +13,9 @@ extension QUICConnection {
 
     /// Writes packets (stream data, ACKs, retransmissions, handshake) until ngtcp2
     /// has nothing more, the congestion window or pacing says stop, or `maxPackets`.
-    /// Equal-sized packets are sent in batches with one system call.
+    /// Equal-sized packets for the same path are sent in batches with one system call.
+    // Long because the batch's send, the carrying of a packet that cannot join it and the
+    // pacing epilogue share the buffer and the batcher; split, they would pass both around.
     func writePackets(now: UInt64, maxPackets: Int = 64, transmit: @escaping Transmit) {
         if isFinished { flushClose(transmit) }
         guard !isClosed, let base = packetBuffer.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
@@ -35,7 +37,15 @@ extension QUICConnection {
         }
         func send() -> Bool {
             guard let batch = batcher.take() else { return true }
-            return transmit(UnsafeRawBufferPointer(start: base, count: batch.bytes), batch.segment, UnsafePointer(writePath.pathPointer))
+            return transmit(UnsafeRawBufferPointer(start: base, count: batch.bytes), batch.segment, UnsafePointer(batchPath.pathPointer))
+        }
+        /// Sends the batch without the packet just written at `out` (which cannot join it),
+        /// then moves that packet to the buffer's start, where the next batch begins.
+        func sendEarlierKeeping(_ out: UnsafeMutablePointer<UInt8>, _ written: Int) -> Bool {
+            let carried = Array(UnsafeBufferPointer(start: out, count: written))
+            if !send() { return false }
+            carried.withUnsafeBufferPointer { base.update(from: $0.baseAddress!, count: written) }
+            return true
         }
         while packets < limit {
             let out = base + batcher.nextOffset
@@ -52,12 +62,16 @@ extension QUICConnection {
             datagramsSent += 1
             bytesSent += written
             packets += 1
+            if !batcher.isEmpty, ngtcp2_path_eq(batchPath.pathPointer, writePath.pathPointer) == 0 {
+                // A packet for another path (a migration's PATH_CHALLENGE, a peer that
+                // moved): the batch so far goes to its own path first.
+                if !sendEarlierKeeping(out, written) { return }
+            }
+            if batcher.isEmpty { ngtcp2_path_copy(batchPath.pathPointer, writePath.pathPointer) }
             var step = batcher.add(written)
             if step == .sendEarlierFirst {
                 // A bigger packet cannot follow smaller ones in a batch: send those first.
-                let carried = Array(UnsafeBufferPointer(start: out, count: written))
-                if !send() { return }
-                carried.withUnsafeBufferPointer { base.update(from: $0.baseAddress!, count: written) }
+                if !sendEarlierKeeping(base + batcher.nextOffset, written) { return }
                 step = batcher.add(written)
             }
             if step == .send, !send() { return }

@@ -54,6 +54,11 @@ final class QUICConnection {
     let path: UnsafeMutablePointer<ngtcp2_path_storage>
     /// Filled by ngtcp2 when it writes a packet: where to send it.
     let writePath: UnsafeMutablePointer<ngtcp2_path_storage>
+    /// Where the packets of the batch being gathered go (`writePackets`): a packet
+    /// for another path (path validation, a migrated peer) never joins their send.
+    let batchPath: UnsafeMutablePointer<ngtcp2_path_storage>
+    /// The path a migration is validating (client): reads from the new socket pass it.
+    let probePath: UnsafeMutablePointer<ngtcp2_path_storage>
     /// Stream senders and their order (set by the callbacks and the write pass too).
     var scheduler = StreamScheduler()
     let vecs: UnsafeMutableBufferPointer<ngtcp2_vec>
@@ -76,6 +81,12 @@ final class QUICConnection {
     var localCIDs: [[UInt8]] = []
     /// When the last datagram for this connection arrived.
     private(set) var lastReadAt: UInt64 = 0
+    /// When the peer last acknowledged stream data we sent (set by the callbacks): the
+    /// application's progress, which a dead path stops (`migrate`).
+    var lastStreamAckAt: UInt64 = 0
+    /// The last path validation ngtcp2 finished (set by the callbacks): when, and
+    /// whether the peer answered on the path.
+    var lastPathValidation: (at: UInt64, succeeded: Bool)?
     /// Datagrams sent and received, payload bytes included (the record's overhead figures;
     /// the write pass counts what it sends).
     var datagramsSent = 0, bytesSent = 0
@@ -96,6 +107,10 @@ final class QUICConnection {
         ngtcp2_path_storage_zero(path)
         writePath = .allocate(capacity: 1)
         ngtcp2_path_storage_zero(writePath)
+        batchPath = .allocate(capacity: 1)
+        ngtcp2_path_storage_zero(batchPath)
+        probePath = .allocate(capacity: 1)
+        ngtcp2_path_storage_zero(probePath)
         vecs = .allocate(capacity: 32)
         packetBuffer = .allocate(byteCount: 65536, alignment: 16)
         connRef = .allocate(capacity: 1)
@@ -136,6 +151,8 @@ final class QUICConnection {
         if let conn { ngtcp2_conn_del(conn) }
         path.deallocate()
         writePath.deallocate()
+        batchPath.deallocate()
+        probePath.deallocate()
         vecs.deallocate()
         packetBuffer.deallocate()
         connRef.deallocate()

@@ -18,6 +18,9 @@ struct QUICEventLoop {
     static let stalledRetryNanos: UInt64 = 1_000_000
 
     let channel: UDPChannel
+    /// A second socket read beside `channel`: a client's new socket while the migration
+    /// to it is validated (`QUICClient+Migration`); nil otherwise.
+    var probe: UDPChannel? = nil
 
     /// What a turn ended with.
     enum Turn {
@@ -30,13 +33,31 @@ struct QUICEventLoop {
     /// One turn: waits at most `timeoutNanos`, then reads up to `readBatch` QUIC
     /// datagrams and calls `deliver(datagram, from, fromLength, now)` for each (`from`
     /// is nil unless `withSender`). `deliver` returns false to end the batch early.
+    /// With `probe` (a client's migration probe socket) its datagrams go to `deliverProbe`.
     func turn(timeoutNanos: UInt64, withSender: Bool,
+              deliverProbe: (UnsafeRawBufferPointer, UInt64) -> Void = { _, _ in },
               deliver: (UnsafeRawBufferPointer, UnsafeRawPointer?, socklen_t, UInt64) -> Bool) throws -> Turn {
-        let timeout = channel.isStalled ? min(timeoutNanos, Self.stalledRetryNanos) : timeoutNanos
-        let (readable, woken) = try channel.wait(timeoutNanos: timeout)
+        let timeout = channel.isStalled || probe?.isStalled == true ? min(timeoutNanos, Self.stalledRetryNanos) : timeoutNanos
+        let (readable, woken, probeReadable) = try channel.wait(timeoutNanos: timeout, also: probe)
         if woken { return .woken }
         channel.flushStalled()
-        guard readable, let buffer = channel.receiveBuffer.baseAddress else { return .ran }
+        if let probe {
+            probe.flushStalled()
+            if probeReadable {
+                try Self.readBatch(from: probe, withSender: false) { datagram, _, _, now in
+                    deliverProbe(datagram, now)
+                    return true
+                }
+            }
+        }
+        if readable { try Self.readBatch(from: channel, withSender: withSender, deliver: deliver) }
+        return .ran
+    }
+
+    /// Reads up to `readBatch` datagrams from `channel` (what `turn` does with each socket).
+    private static func readBatch(from channel: UDPChannel, withSender: Bool,
+                                  deliver: (UnsafeRawBufferPointer, UnsafeRawPointer?, socklen_t, UInt64) -> Bool) throws {
+        guard let buffer = channel.receiveBuffer.baseAddress else { return }
         var from = sockaddr_storage()
         var fromLength = socklen_t(0)
         var datagrams = 0
@@ -62,6 +83,5 @@ struct QUICEventLoop {
             }
             if !more { break }
         }
-        return .ran
     }
 }

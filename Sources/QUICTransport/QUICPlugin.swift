@@ -30,7 +30,7 @@ public struct QUICPlugin: TransportPlugin {
             OptionDescriptor("zeroRTT", type: "bool", default: "false", help: "With resumption: the measured connection sends HELLO and a first probe as 0-RTT early data (extra.quic.first_echo_ms)."),
             OptionDescriptor(ReconnectPolicy.key, type: "bool|object", default: "off",
                              help: "Needs idleTimeoutSeconds: when the idle timeout ends the connection in the bulk phase, make a new one (resumed with resumption, 0-RTT with zeroRTT) with the backoff below until the cell's deadline, RESUME and send on from the server's count; true = the defaults."),
-        ] + ReconnectPolicy.descriptors.dropFirst() + LoadedRttProbes.descriptors
+        ] + ReconnectPolicy.descriptors.dropFirst() + LoadedRttProbes.descriptors + MigrationPolicy.descriptors
     )
 
     let config: QUICConfiguration
@@ -79,7 +79,7 @@ public struct QUICPlugin: TransportPlugin {
             mutualTLS: try options.bool("mutualTLS", default: false),
             loadedRttProbes: loadedRttProbes,
             configuredIdleTimeoutSeconds: options.has("idleTimeoutSeconds") ? idle : nil,
-            resumption: resumption, zeroRTT: zeroRTT, reconnect: reconnect)
+            resumption: resumption, zeroRTT: zeroRTT, reconnect: reconnect, migrate: try MigrationPolicy.read(options))
     }
 
     /// The ngtcp2 and GnuTLS versions linked at run time, for the run's manifest.

@@ -33,6 +33,12 @@ final class SockAddrBox {
     func withPointer<R>(_ body: (UnsafePointer<sockaddr>, socklen_t) -> R) -> R {
         UnsafeRawPointer(storage).withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, length) }
     }
+
+    /// Whether `address` is this one, byte for byte.
+    func matches(_ address: ngtcp2_addr) -> Bool {
+        guard let a = address.addr, address.addrlen == length else { return false }
+        return memcmp(a, storage, Int(length)) == 0
+    }
 }
 
 extension UnsafeMutablePointer where Pointee == ngtcp2_path_storage {

@@ -24,11 +24,12 @@ final class UDPChannel {
     let receiveBuffer: UnsafeMutableRawBufferPointer
 
     /// A socket of `family` marked with `serviceClass` (DSCP and SO_PRIORITY, as Core
-    /// marks every socket of a cell).
-    init(family: Int32, serviceClass: ServiceClass) throws {
+    /// marks every socket of a cell). `waker`: another channel's, for a channel that
+    /// takes its place (a migration's new socket), so wake-ups still reach the loop.
+    init(family: Int32, serviceClass: ServiceClass, waker: ChannelWaker? = nil) throws {
         socket = try Socket(family: family, type: Int32(SOCK_DGRAM.rawValue))
         try socket.setServiceClass(serviceClass)
-        waker = try ChannelWaker()
+        self.waker = try waker ?? ChannelWaker()
         let flags = fcntl(socket.fd, F_GETFL)
         _ = fcntl(socket.fd, F_SETFL, flags | O_NONBLOCK)
         // Room for a congestion window's worth of datagrams in flight through loopback.
@@ -45,14 +46,16 @@ final class UDPChannel {
     func wake() { waker.wake() }
 
     /// Waits until readable, woken, or `timeoutNanos` passes (writable too while a
-    /// batch is stalled).
-    func wait(timeoutNanos: UInt64) throws -> (readable: Bool, woken: Bool) {
+    /// batch is stalled). `also`: a second channel whose socket is polled beside this
+    /// one (a client's migration probe); `alsoReadable` says it has datagrams.
+    func wait(timeoutNanos: UInt64, also: UDPChannel? = nil) throws -> (readable: Bool, woken: Bool, alsoReadable: Bool) {
         var fds = [pollfd(fd: socket.fd, events: Int16(POLLIN) | (stalled != nil ? Int16(POLLOUT) : 0), revents: 0),
                    pollfd(fd: waker.fd, events: Int16(POLLIN), revents: 0)]
+        if let also { fds.append(pollfd(fd: also.socket.fd, events: Int16(POLLIN), revents: 0)) }
         // ppoll's nanosecond timeout: ngtcp2's pacing timers are microseconds apart.
         let t = min(timeoutNanos, 3_600_000_000_000)
         var ts = timespec(tv_sec: Int(t / 1_000_000_000), tv_nsec: Int(t % 1_000_000_000))
-        let r = try syscall("ppoll") { pb_ppoll(&fds, 2, &ts) }
+        let r = try syscall("ppoll") { pb_ppoll(&fds, nfds_t(fds.count), &ts) }
         var woken = false
         if r > 0, fds[1].revents != 0 {
             var v: UInt64 = 0
@@ -60,7 +63,8 @@ final class UDPChannel {
             woken = true
         }
         let readable = r > 0 && fds[0].revents & Int16(POLLIN | POLLERR | POLLHUP) != 0
-        return (readable, woken)
+        let alsoReadable = r > 0 && fds.count > 2 && fds[2].revents & Int16(POLLIN | POLLERR | POLLHUP) != 0
+        return (readable, woken, alsoReadable)
     }
 
     /// Receives into `receiveBuffer`: the byte count and the size of each coalesced

@@ -28,7 +28,7 @@ import Testing
     @Test func aNewRecordHasAStaticScenarioAndNullCrossTraffic() throws {
         let json = Fixtures.record("c1").json
         #expect(json["scenario"]?["name"] == "static" && json["scenario"]?["kind"] == "static")
-        #expect(json["scenario"]?["stall_ms"] == .null && json["scenario"]?.objectValue?.keys.count == 13)
+        #expect(json["scenario"]?["stall_ms"] == .null && json["scenario"]?.objectValue?.keys.count == 15)
         #expect(json["cross_traffic"]?.objectValue?.keys == ["service_class", "offered_mbps", "goodput_mbps"])
         #expect(RecordsCSV.columns.contains("scenario.recover90_ms") && RecordsCSV.columns.contains("link.energy_mj.server"))
     }
@@ -194,6 +194,7 @@ import Testing
         m.ranging = [RangingUpdateSample(tNanos: 10, distanceM: 1.5, errorM: -0.02, directionAvailable: true)]
         m.peerLostAtNanos = 9_000_000_000
         m.reconnects = [ReconnectEvent(lostAtNanos: 1, connectedAtNanos: 2, resumedAtNanos: 3, attempts: 4, resentBytes: 5)]
+        m.migrations = [MigrationEvent(silentSinceNanos: 1, migratedAtNanos: 2, validatedAtNanos: 3, backAtNanos: 4)]
         m.resumed = true
         m.congestionControl = "cubic"
         m.cpuSeconds = EndPair(client: 0.125, server: 0.5)

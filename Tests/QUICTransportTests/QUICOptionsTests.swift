@@ -11,7 +11,8 @@ import Testing
         #expect(Set(d.options.map(\.key)) == ["streams", "congestionControl", "maxStreamWindow", "maxWindow", "handshakeTimeoutSeconds",
                                               "idleTimeoutSeconds", "caFile", "certFile", "keyFile", "clientCertFile", "clientKeyFile",
                                               "serverName", "mutualTLS", "loadedRttProbes.intervalMs", "loadedRttProbes.flow",
-                                              "resumption", "zeroRTT", "reconnect", "reconnect.backoffMs", "reconnect.maxBackoffMs"])
+                                              "resumption", "zeroRTT", "reconnect", "reconnect.backoffMs", "reconnect.maxBackoffMs",
+                                              "migrate", "migrate.afterPTOs"])
         #expect(d.options.first { $0.key == "loadedRttProbes.flow" }?.type == "same|separate")
     }
 

@@ -30,6 +30,12 @@ extension Record {
         public var duplicates: Int?
         /// Payload bytes the client sent again after reconnecting.
         public var resentBytes: Int?
+        /// Connection migrations the client made (quic's `migrate`): the same connection
+        /// moved to a new local port, no new handshake (not a reconnect).
+        public var migrations: Int?
+        /// From the first migration to the first stream data the server acknowledged on
+        /// the new path, ms, on the client's clock.
+        public var migrationMs: Double?
 
         public init(name: String, kind: String, stallMs: Double? = nil, detectMs: Double? = nil, recoverMs: Double? = nil,
                     recover90Ms: Double? = nil, survived: Bool? = nil, reconnects: Int? = nil, bytesDuringEvent: Int? = nil) {
@@ -50,6 +56,7 @@ extension Record {
             case name, kind, stallMs = "stall_ms", detectMs = "detect_ms", recoverMs = "recover_ms", recover90Ms = "recover90_ms"
             case survived, reconnects, bytesDuringEvent = "bytes_during_event"
             case reconnectMs = "reconnect_ms", resumed, duplicates, resentBytes = "resent_bytes"
+            case migrations, migrationMs = "migration_ms"
         }
     }
 

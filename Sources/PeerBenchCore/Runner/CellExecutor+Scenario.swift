@@ -23,7 +23,8 @@ extension CellExecutor {
             }
         }
         let ending = ScenarioFigures.Ending(completed: completed && m?.peerLostAtNanos == nil, failedAtSeconds: failedAt, reconnects: reconnects,
-                                           resumed: m?.resumed, duplicates: m?.reconnects == nil ? nil : m?.delivery?.duplicated)
+                                           resumed: m?.resumed, duplicates: m?.reconnects == nil ? nil : m?.delivery?.duplicated,
+                                           migrations: m?.migrations)
         var scenario = figures.figures(receiver: m?.bulkSeries, delivery: counters?.delivery, ending: ending)
         if !completed || m?.peerLostAtNanos != nil {
             scenario.survived = false

@@ -26,13 +26,16 @@ public struct ScenarioFigures: Sendable {
         /// The measurement's `resumed` and `delivery.duplicated` (with `reconnect`).
         public var resumed: Bool?
         public var duplicates: Int?
+        /// The measurement's connection migrations (quic's `migrate`); nil when the option is off.
+        public var migrations: [MigrationEvent]?
         public init(completed: Bool, failedAtSeconds: Double?, reconnects: [Reconnect]? = nil, resumed: Bool? = nil,
-                    duplicates: Int? = nil) {
+                    duplicates: Int? = nil, migrations: [MigrationEvent]? = nil) {
             self.completed = completed
             self.failedAtSeconds = failedAtSeconds
             self.reconnects = reconnects
             self.resumed = resumed
             self.duplicates = duplicates
+            self.migrations = migrations
         }
     }
 
@@ -66,6 +69,12 @@ public struct ScenarioFigures: Sendable {
         }
         s.resumed = ending.resumed
         if let reconnects = ending.reconnects { reconnectFigures(reconnects, ending: ending, into: &s) }
+        if let migrations = ending.migrations {
+            // A migration keeps the connection: it is not a reconnect, and is timed on the
+            // client's own clock (no link clock needed: from moving to the first ACK after).
+            s.migrations = migrations.count
+            s.migrationMs = migrations.first.flatMap { e in e.backAtNanos.map { Self.ms(Double($0 &- e.migratedAtNanos) / 1e9) } }
+        }
         if ending.completed {
             s.survived = true
             s.reconnects = ending.reconnects?.count ?? 0

@@ -36,6 +36,9 @@ public struct TransportMeasurement: Sendable, Equatable, Codable {
     /// Connections the client re-made in the bulk phase (`reconnect`), in order; nil
     /// when the option is off, empty when it is on and the first connection lasted.
     public var reconnects: [ReconnectEvent]?
+    /// Connection migrations the client made (quic's `migrate`), in order; nil when the
+    /// option is off, empty when it is on and the first path lasted.
+    public var migrations: [MigrationEvent]?
     /// Whether the connection that carried the workload used a resumed TLS session or a QUIC resumed/0-RTT handshake; nil = no resumption attempted.
     public var resumed: Bool?
     /// The congestion controller in force for the cell's connection, as the transport
@@ -107,7 +110,7 @@ extension TransportMeasurement {
         case rfc3550JitterMs = "rfc3550_jitter_ms", rttLoadedNanos = "rtt_loaded_ns", bulkSeries = "bulk_series", ranging
         case peerLostAtNanos = "peer_lost_at_ns", congestionControl = "congestion_control", cpuSeconds = "cpu_seconds"
         case status, error, extra
-        case reconnects
+        case reconnects, migrations
         case resumed = "resumed"
         case byDirection = "by_direction", transactionNanos = "transaction_ns", frames
     }
