@@ -77,6 +77,7 @@ struct NamedPlugin<Tag: PluginTag>: TransportPlugin {
     init(options: PluginOptions) throws {
         _ = try options.bool("noDelay", default: false)
         _ = try options.object("keepAlive").int("idleSeconds", default: 2, range: 1...100)
+        _ = try options.string("congestionControl", default: nil)
     }
     func startServer(_ cell: CellContext) async throws -> any TransportServer { ScriptedPlugin.Server() }
     func runClient(_ cell: CellContext, server: SocketAddress) async throws -> TransportMeasurement { TransportMeasurement() }
