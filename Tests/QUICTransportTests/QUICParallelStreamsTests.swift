@@ -53,20 +53,14 @@ struct QUICParallelStreamsTests {
         let plugin = try makePlugin()
         var cell = CellContext.loopback(payload: Payload(count: 202, size: 16_384), rttProbes: 3, timeoutSeconds: 40)
         cell.workload = try Self.workload("bidir")
-        let server = try await plugin.startServer(cell)
-        defer { server.stop() }
-        let relay = try UDPRelay(to: server.address, lossPercent: 5, seed: 11)
-        defer { relay.stop() }
-        let c = cell
-        let m = try await withTimeout(40) { try await plugin.runClient(c, server: relay.address) }
-        try await withTimeout(10) { try await server.finish() }
+        let (m, dropped) = try await runThroughLossyRelay(plugin, cell, seed: 11)
         #expect(m.status == .ok, "\(m.error ?? "")")
-        #expect(relay.dropped > 0, "the relay dropped nothing")
+        #expect(dropped > 0, "the relay dropped nothing")
         let exact = Delivery(sentMessages: 202, receivedMessages: 202, sentBytes: 202 * 16_384, receivedBytes: 202 * 16_384)
         #expect(m.byDirection?.up?.delivery == exact && m.byDirection?.down?.delivery == exact)
         let streams = try #require(m.extra["streams"]?.arrayValue)
         #expect(streams.count == 4 && streams.allSatisfy { ($0["throughput_mbps"]?.doubleValue ?? 0) > 0 }, "\(streams)")
-        print("quic 4 streams bidir through 5 % loss: \(relay.dropped) datagrams dropped, \(streams.map { $0["throughput_mbps"]?.doubleValue ?? 0 }) Mbit/s")
+        print("quic 4 streams bidir through 5 % loss: \(dropped) datagrams dropped, \(streams.map { $0["throughput_mbps"]?.doubleValue ?? 0 }) Mbit/s")
     }
 
     @Test("fewer messages than streams: the empty flows open no stream and report no throughput")

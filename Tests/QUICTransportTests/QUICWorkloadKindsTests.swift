@@ -100,25 +100,19 @@ struct QUICWorkloadKindsTests {
         let plugin = try makePlugin()
         var cell = CellContext.loopback(payload: nil, rttProbes: 3, timeoutSeconds: 40)
         cell.workload = w
-        let server = try await plugin.startServer(cell)
-        defer { server.stop() }
-        let relay = try UDPRelay(to: server.address, lossPercent: 5, seed: 7)
-        defer { relay.stop() }
-        let c = cell
-        let m = try await withTimeout(40) { try await plugin.runClient(c, server: relay.address) }
-        try await withTimeout(10) { try await server.finish() }
+        let (m, dropped) = try await runThroughLossyRelay(plugin, cell, seed: 7)
         #expect(m.status == .ok, "\(m.error ?? "")")
-        #expect(relay.dropped > 0, "the relay dropped nothing")
+        #expect(dropped > 0, "the relay dropped nothing")
         if kind == "rpc" {
             #expect(m.delivery == Delivery(sentMessages: 200, receivedMessages: 200, sentBytes: 20_000, receivedBytes: 600_000))
             #expect(m.transactionNanos?.count == 200)
             let t = (m.transactionNanos ?? []).sorted()
-            print("quic rpc through 5 % loss: \(relay.dropped) datagrams dropped, median \(Double(t[t.count / 2]) / 1e6) ms, max \(Double(t.last ?? 0) / 1e6) ms")
+            print("quic rpc through 5 % loss: \(dropped) datagrams dropped, median \(Double(t[t.count / 2]) / 1e6) ms, max \(Double(t.last ?? 0) / 1e6) ms")
         } else {
             let frames = try #require(m.frames)
             #expect(frames.sent == 500 && frames.received == 500 && frames.lost == 0)
             let d = frames.delayNanos.sorted()
-            print("quic voice through 5 % loss: \(relay.dropped) datagrams dropped, \(frames.late) late, delay median \(Double(d[d.count / 2]) / 1e6) ms, max \(Double(d.last ?? 0) / 1e6) ms")
+            print("quic voice through 5 % loss: \(dropped) datagrams dropped, \(frames.late) late, delay median \(Double(d[d.count / 2]) / 1e6) ms, max \(Double(d.last ?? 0) / 1e6) ms")
         }
     }
 

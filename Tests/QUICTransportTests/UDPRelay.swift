@@ -4,6 +4,8 @@ import Glibc
 #endif
 import PeerBenchCore
 import PeerBenchPlugin
+import QUICTransport
+import TransportTestSupport
 
 /// A loopback UDP relay between a QUIC client and `server`: forwards datagrams both
 /// ways, drops a seeded `lossPercent` of them in each direction (a lossy path), and
@@ -67,4 +69,17 @@ final class UDPRelay: @unchecked Sendable {
             }
         }
     }
+}
+
+/// `cell` of `plugin` with the client's datagrams through a relay that drops a seeded
+/// `lossPercent` each way; the server finished; the measurement and what was dropped.
+func runThroughLossyRelay(_ plugin: QUICPlugin, _ cell: CellContext, lossPercent: Double = 5, seed: UInt64) async throws
+    -> (m: TransportMeasurement, dropped: Int) {
+    let server = try await plugin.startServer(cell)
+    defer { server.stop() }
+    let relay = try UDPRelay(to: server.address, lossPercent: lossPercent, seed: seed)
+    defer { relay.stop() }
+    let m = try await withTimeout(40) { try await plugin.runClient(cell, server: relay.address) }
+    try await withTimeout(10) { try await server.finish() }
+    return (m, relay.dropped)
 }
