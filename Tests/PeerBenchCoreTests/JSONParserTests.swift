@@ -66,4 +66,32 @@ import Testing
         #expect(JSONValue.number(0.25).compactText == "0.25")
         #expect(JSONValue.number(1e20).compactText == "1e+20")
     }
+
+    /// Numbers are written as bytes, not Strings (`JSONNumberText`): the text is the one
+    /// `JSONValue.format` makes (String(Int64) for whole numbers, `"\(n)"` otherwise) for
+    /// random doubles of every magnitude and sign, whole numbers up to 2^53 and past it,
+    /// negative zero, the smallest subnormal and the non-finite values.
+    @Test func numberBytesAreTheFormattedText() {
+        var rng = SeededRandom(seed: 31)
+        var values: [Double] = [0, -0.0, 1, -1, 9, 10, 99, 100, 12345, -9_007_199_254_740_992, 9_007_199_254_740_992,
+                                9_007_199_254_740_994, 1e20, 0.1, 0.30000000000000004, 5e-324, .greatestFiniteMagnitude,
+                                -.greatestFiniteMagnitude, .infinity, -.infinity, .nan, 1e-7, 123456.789, 2.5e15]
+        for _ in 0..<20_000 {
+            let bits = UInt64.random(in: 0...UInt64.max, using: &rng)
+            values.append(Double(bitPattern: bits))
+            values.append(Double.random(in: -1e6...1e6, using: &rng))
+            values.append(Double(Int64.random(in: -1_000_000_000_000...1_000_000_000_000, using: &rng)))
+            values.append((Double.random(in: 0...1000, using: &rng) * 1000).rounded() / 1000)
+        }
+        var out: [UInt8] = [UInt8(ascii: "[")]
+        for v in values {
+            let before = out.count
+            JSONNumberText.append(v, to: &out)
+            let text = String(decoding: out[before...], as: UTF8.self)
+            let expected = v.isFinite ? (v == v.rounded() && abs(v) <= 9_007_199_254_740_992 ? String(Int64(v)) : "\(v)") : "null"
+            #expect(text == expected, "\(v.bitPattern)")
+            #expect(JSONValue.format(v) == expected)
+        }
+        #expect(out.first == UInt8(ascii: "["), "appends, keeping what was there")
+    }
 }

@@ -29,7 +29,7 @@ struct PairTest: Sendable {
         pValue = u.pValue
         method = u.method
         cliffsDelta = EffectSize.cliffsDelta(sorted: a, b)
-        if let hl = EffectSize.hodgesLehmann(a, b) {
+        if let hl = EffectSize.hodgesLehmann(sorted: a, b) {
             shift = hl.shift
             shiftLow = hl.low
             shiftHigh = hl.high

@@ -27,13 +27,22 @@ public enum EffectSize {
     /// approximation `k = floor(nm/2 + 1/2 - 1.96 sqrt(nm(n+m+1)/12))`).
     /// The interval is nil when the samples are too small to have one.
     public static func hodgesLehmann(_ x: [Double], _ y: [Double]) -> (shift: Double, low: Double?, high: Double?)? {
+        hodgesLehmann(sorted: x.sorted(), y.sorted())
+    }
+
+    /// `hodgesLehmann` of two samples in ascending order (compare sorts each once).
+    static func hodgesLehmann(sorted x: [Double], _ y: [Double]) -> (shift: Double, low: Double?, high: Double?)? {
         guard !x.isEmpty, !y.isEmpty else { return nil }
         // Only four order statistics of the differences are read, found without forming them.
-        let d = PairwiseDifferences(x, y)
+        let d = PairwiseDifferences(sorted: x, y)
         let n = d.count, mid = n / 2
         let k = shiftIntervalRank(n: x.count, m: y.count)
-        var ranks = n % 2 == 1 ? [mid] : [mid - 1, mid]
-        if let k { ranks = [k - 1] + ranks + [n - k] }
+        var ranks: [Int] = []
+        ranks.reserveCapacity(4)
+        if let k { ranks.append(k - 1) }
+        if n % 2 == 0 { ranks.append(mid - 1) }
+        ranks.append(mid)
+        if let k { ranks.append(n - k) }
         let v = d.values(ranks: ranks)
         let middle = k == nil ? v[...] : v[1..<(v.count - 1)]
         let shift = middle.count == 1 ? middle.first! : (middle.first! + middle.last!) / 2

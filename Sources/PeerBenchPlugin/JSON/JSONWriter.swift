@@ -30,7 +30,7 @@ extension JSONValue {
         switch self {
         case .null: out += "null".utf8
         case .bool(let b): out += (b ? "true" : "false").utf8
-        case .number(let n): out += JSONValue.format(n).utf8
+        case .number(let n): JSONNumberText.append(n, to: &out)
         case .string(let s): JSONValue.escape(s, into: &out)
         case .array(let a):
             if a.isEmpty { out += "[]".utf8; return }
@@ -59,17 +59,17 @@ extension JSONValue {
     }
 
     static func newline(_ out: inout [UInt8], _ level: Int) {
-        guard level < indents.count else {
+        guard 1 + 2 * level <= indents.utf8CodeUnitCount else {
             out.append(UInt8(ascii: "\n"))
             out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * level))
             return
         }
-        out += indents[level]
+        out.append(contentsOf: UnsafeBufferPointer(start: indents.utf8Start, count: 1 + 2 * level))
     }
 
-    /// A newline and the indentation of each of the first levels, made once: a pretty
-    /// document writes one per member (a copy, not a loop over spaces).
-    static let indents: [[UInt8]] = (0..<16).map { [UInt8(ascii: "\n")] + [UInt8](repeating: UInt8(ascii: " "), count: 2 * $0) }
+    /// A newline and the indentation of the first 16 levels, whose start a pretty
+    /// document copies once per member: static text, so no array is retained for it.
+    static let indents: StaticString = "\n                                "
 
     /// Whole numbers print without a fraction; others with up to 17 significant digits.
     public static func format(_ n: Double) -> String {
@@ -156,7 +156,7 @@ public struct JSONStreamWriter: Sendable {
     /// (nil: an element), as `JSONValue.number` would be written.
     public mutating func write(_ key: String?, number: Double?) {
         start(key)
-        if let number { out += JSONValue.format(number).utf8 } else { out += "null".utf8 }
+        if let number { JSONNumberText.append(number, to: &out) } else { out += "null".utf8 }
     }
 
     /// Writes a string (null for nil) as the member `key` (nil: an element).
