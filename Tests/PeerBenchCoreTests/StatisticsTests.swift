@@ -104,6 +104,11 @@ import Testing
                 #expect(hl.low == nil && hl.high == nil)
             }
         }
+        // Differences past a double's range are infinite: sorted another way, same values.
+        let huge = [1.7e308, 1, -1.7e308, 3], opposite = [-1.7e308, 2, 1.7e308]
+        let hugeSorted = huge.flatMap { u in opposite.map { u - $0 } }.sorted()
+        #expect(hugeSorted.first == -.infinity && hugeSorted.last == .infinity)
+        #expect(PairwiseDifferences(huge, opposite).values(ranks: Array(hugeSorted.indices)) == hugeSorted)
         // One value each side, and a sample of ten against ten at once: the usual case.
         #expect(PairwiseDifferences([2], [5]).values(ranks: [0]) == [-3])
         let a = [3.0, 1, 4, 1, 5, 9, 2, 6, 5, 3], b = [2.0, 7, 1, 8, 2, 8, 1, 8, 2, 8]

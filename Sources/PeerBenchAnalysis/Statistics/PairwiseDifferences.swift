@@ -65,6 +65,15 @@ struct PairwiseDifferences {
             run = m
             for i in 0..<n { for t in 0..<m { from[i * m + t] = x[i] - y[m - 1 - t] } }
         }
+        // The merge reads a used-up run as an infinity: with an infinite (or NaN)
+        // difference, which only samples near the limits of a double give, sort instead.
+        var zero = 0.0  // d - d is 0 for every finite d, NaN for the others
+        for k in 0..<total { zero += from[k] - from[k] }
+        if zero != 0 {
+            var sorted = UnsafeMutableBufferPointer(start: from, count: total)
+            sorted.sort()
+            return UnsafePointer(from)
+        }
         var width = run
         while width < total {
             var start = 0
@@ -82,10 +91,12 @@ struct PairwiseDifferences {
     /// Merges the ascending runs `src[start..<mid]` and `src[mid..<end]` into
     /// `dst[start..<end]`, from both ends at once: the smaller half from the front, the
     /// rest from the back, two independent chains the processor overlaps (each step's
-    /// loads wait on the previous comparison). Which side a step takes is arithmetic, not
-    /// a branch, so unpredictable data costs nothing extra. Among equal values the front
-    /// takes the left run's first and the back the right run's last, so the two ends
-    /// take complementary values. Reads `src[start - 1]` and `src[end]` without using them.
+    /// loads wait on the previous comparison). A run that is used up reads as +infinity
+    /// at the front, -infinity at the back, and which side a step takes is a conditional
+    /// move, not a branch, so unpredictable data costs nothing extra: the values must be
+    /// finite. Among equal values the front takes the left run's first and the back the
+    /// right run's last, so the two ends take complementary values. Reads
+    /// `src[start - 1]` and `src[end]` without using them.
     @inline(__always)
     private static func merge(_ src: UnsafeMutablePointer<Double>, _ start: Int, _ mid: Int, _ end: Int,
                               into dst: UnsafeMutablePointer<Double>) {
@@ -93,21 +104,24 @@ struct PairwiseDifferences {
         var i = start, j = mid, front = start  // the front's cursors
         var p = mid - 1, q = end - 1, back = end - 1  // the back's
         for _ in 0..<half {
-            let u = src[i], v = src[j]
-            let right = j < end && (i >= mid || v < u)
+            let u0 = src[i], v0 = src[j]
+            let u = i < mid ? u0 : .infinity, v = j < end ? v0 : .infinity
+            let right = v < u
             dst[front] = right ? v : u
             i &+= right ? 0 : 1
             j &+= right ? 1 : 0
             front &+= 1
-            let a = src[p], b = src[q]
-            let left = p >= start && (q < mid || b < a)
+            let a0 = src[p], b0 = src[q]
+            let a = p >= start ? a0 : -.infinity, b = q >= mid ? b0 : -.infinity
+            let left = b < a
             dst[back] = left ? a : b
             p &-= left ? 1 : 0
             q &-= left ? 0 : 1
             back &-= 1
         }
         if front == back {  // an odd count: the last value, taken from the back
-            dst[back] = p >= start && (q < mid || src[q] < src[p]) ? src[p] : src[q]
+            let a = p >= start ? src[p] : -.infinity, b = q >= mid ? src[q] : -.infinity
+            dst[back] = b < a ? a : b
         }
     }
 
