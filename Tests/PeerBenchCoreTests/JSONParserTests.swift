@@ -27,6 +27,29 @@ import Testing
         }
     }
 
+    /// Strings are scanned eight bytes at a time: a quote, a backslash escape, a control
+    /// character or a multi-byte character at every offset of strings of 0 to 40 bytes
+    /// (each position in and across an 8-byte word, and in the input's last bytes,
+    /// where the scan goes byte by byte) reads as it should, or fails with its column.
+    @Test func stringsReadTheSameAtEveryOffset() throws {
+        for length in 0...40 {
+            for at in 0...length {
+                let head = String(repeating: "a", count: at), tail = String(repeating: "b", count: length - at)
+                #expect(try JSONParser.parse("\"\(head)\\\"\(tail)\"") == .string(head + "\"" + tail))
+                #expect(try JSONParser.parse("\"\(head)\\\\n\(tail)\"") == .string(head + "\\n" + tail))
+                #expect(try JSONParser.parse("\"\(head)é€\(tail)\"") == .string(head + "é€" + tail))
+                #expect(try JSONParser.parse("[\"\(head)\",\"\(tail)\"]  ") == .array([.string(head), .string(tail)]))
+                do {
+                    _ = try JSONParser.parse("\"\(head)\u{01}\(tail)\"")
+                    Issue.record("a raw control character at \(at) of \(length) was accepted")
+                } catch {
+                    #expect(error.column == at + 2 && error.message.contains("control character"), "\(error)")
+                }
+                #expect(throws: JSONSyntaxError.self) { try JSONParser.parse("\"\(head)\(tail)") }
+            }
+        }
+    }
+
     /// Duplicate keys are found whatever their spelling: 400 objects of random keys
     /// (short, alike, some escaped as `\u00XX`), checked against a Set of the keys.
     @Test func duplicateKeysAgainstASetOfTheKeys() {
