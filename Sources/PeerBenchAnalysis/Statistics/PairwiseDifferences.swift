@@ -41,20 +41,22 @@ struct PairwiseDifferences {
             // with one slot either side that the merge may read (never use) at run ends.
             return withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * count + 2) { buffer in
                 buffer.initialize(repeating: 0)
-                let sorted = sortedDifferences(buffer.baseAddress! + 1)
-                return ranks.map { sorted[$0] }
+                let (runs, split) = sortedRuns(buffer.baseAddress! + 1)
+                return ranks.map { Self.select($0, runs, split: split, count: count) }
             }
         }
         return ranks.map(value(rank:))
     }
 
-    /// Every difference in ascending order, in `buffer` (room for `2 * count`, readable
-    /// one slot before and after): the longer sample gives runs that are already sorted
-    /// (`x_i - y_j` ascends with `x_i` and descends with `y_j`), one per value of the
-    /// shorter, merged pairwise until one is left. 100 differences of two 10-value
-    /// samples take four merges of every value, each a comparison and conditional moves:
-    /// a selection among them mispredicts about every other of its ~500 comparisons.
-    private func sortedDifferences(_ buffer: UnsafeMutablePointer<Double>) -> UnsafePointer<Double> {
+    /// Every difference in two ascending runs, `[0, split)` and `[split, count)`, in
+    /// `buffer` (room for `2 * count`, readable one slot before and after): the longer
+    /// sample gives runs that are already sorted (`x_i - y_j` ascends with `x_i` and
+    /// descends with `y_j`), one per value of the shorter, merged pairwise until two are
+    /// left, from which `select` reads a rank by bisection. 100 differences of two
+    /// 10-value samples take three merges of every value, each a comparison and
+    /// conditional moves: a selection among them mispredicts about every other of its
+    /// ~500 comparisons.
+    private func sortedRuns(_ buffer: UnsafeMutablePointer<Double>) -> (UnsafePointer<Double>, split: Int) {
         let n = x.count, m = y.count, total = count
         var from = buffer, to = buffer + total
         let run: Int
@@ -72,20 +74,42 @@ struct PairwiseDifferences {
         if zero != 0 {
             var sorted = UnsafeMutableBufferPointer(start: from, count: total)
             sorted.sort()
-            return UnsafePointer(from)
+            return (UnsafePointer(from), total)
         }
         var width = run
-        while width < total {
+        while 2 * width < total {
             var start = 0
             while start < total {
                 let mid = min(start + width, total), end = min(start + 2 * width, total)
-                Self.merge(from, start, mid, end, into: to)
+                if mid == end {
+                    (to + start).update(from: from + start, count: end - start)  // a run alone
+                } else {
+                    Self.merge(from, start, mid, end, into: to)
+                }
                 start = end
             }
             swap(&from, &to)
             width *= 2
         }
-        return UnsafePointer(from)
+        return (UnsafePointer(from), min(width, total))
+    }
+
+    /// The `r`-th smallest (0-based) of the ascending runs `a[0..<split]` and
+    /// `a[split..<count]`: the `r + 1` smallest are the first `i` of one and `r + 1 - i`
+    /// of the other, `i` found by bisection, and the rank's value is the larger of the
+    /// two last taken.
+    private static func select(_ r: Int, _ a: UnsafePointer<Double>, split: Int, count: Int) -> Double {
+        let b = a + split, p = split, q = count - split
+        var lo = max(0, r + 1 - q), hi = min(r + 1, p)
+        // Take more of the first run while the second's last taken exceeds its next.
+        while lo < hi {
+            let i = (lo + hi) / 2, j = r + 1 - i
+            if j > 0, i < p, b[j - 1] > a[i] { lo = i + 1 } else { hi = i }
+        }
+        let i = lo, j = r + 1 - lo
+        if i == 0 { return b[j - 1] }
+        if j == 0 { return a[i - 1] }
+        return a[i - 1] < b[j - 1] ? b[j - 1] : a[i - 1]
     }
 
     /// Merges the ascending runs `src[start..<mid]` and `src[mid..<end]` into
