@@ -79,13 +79,25 @@ extension JSONValue {
         return "\(n)"
     }
 
+    /// `null`, as bytes (a String's UTF-8 view would be appended through its generic path).
+    static func appendNull(_ out: inout [UInt8]) {
+        out.append(contentsOf: UnsafeBufferPointer(start: nullText.utf8Start, count: nullText.utf8CodeUnitCount))
+    }
+
+    private static let nullText: StaticString = "null"
+
     static func escape(_ s: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         // Most strings (keys, labels, verdicts) need no escape: copied whole, from their
-        // contiguous bytes (a small string's on the stack).
+        // contiguous bytes (a small string's on the stack), after a scan by index.
         var s = s
         let plain = s.withUTF8 { b in
-            for u in b where u < 0x20 || u == UInt8(ascii: "\"") || u == UInt8(ascii: "\\") { return false }
+            var k = 0
+            while k < b.count {
+                let u = b[k]
+                if u < 0x20 || u == UInt8(ascii: "\"") || u == UInt8(ascii: "\\") { return false }
+                k += 1
+            }
             out.append(contentsOf: b)
             return true
         }
@@ -156,13 +168,13 @@ public struct JSONStreamWriter: Sendable {
     /// (nil: an element), as `JSONValue.number` would be written.
     public mutating func write(_ key: String?, number: Double?) {
         start(key)
-        if let number { JSONNumberText.append(number, to: &out) } else { out += "null".utf8 }
+        if let number { JSONNumberText.append(number, to: &out) } else { JSONValue.appendNull(&out) }
     }
 
     /// Writes a string (null for nil) as the member `key` (nil: an element).
     public mutating func write(_ key: String?, string: String?) {
         start(key)
-        if let string { JSONValue.escape(string, into: &out) } else { out += "null".utf8 }
+        if let string { JSONValue.escape(string, into: &out) } else { JSONValue.appendNull(&out) }
     }
 
     /// Writes as the member `key` (nil: an element) a value whose text `JSONValue.write`
@@ -185,6 +197,10 @@ public struct JSONStreamWriter: Sendable {
         out.append(UInt8(ascii: bracket == "}" ? "}" : "]"))
         if counts.isEmpty, base == 0 { out.append(UInt8(ascii: "\n")) }
     }
+
+    /// Room for `bytes` more bytes of text, for a writer that knows roughly how much it
+    /// will write: the buffer is not copied again and again as it doubles.
+    public mutating func reserveCapacity(_ bytes: Int) { out.reserveCapacity(out.count + bytes) }
 
     /// The text written since the last call.
     public mutating func take() -> [UInt8] {
@@ -214,7 +230,8 @@ public struct JSONStreamWriter: Sendable {
             lastKeys[lastKeys.count - 1] = key
             #endif
             JSONValue.escape(key, into: &out)
-            out += ": ".utf8
+            out.append(UInt8(ascii: ":"))
+            out.append(UInt8(ascii: " "))
         }
     }
 }
