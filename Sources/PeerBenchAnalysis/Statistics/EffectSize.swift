@@ -37,17 +37,13 @@ public enum EffectSize {
         let d = PairwiseDifferences(sorted: x, y)
         let n = d.count, mid = n / 2
         let k = shiftIntervalRank(n: x.count, m: y.count)
-        var ranks: [Int] = []
-        ranks.reserveCapacity(4)
-        if let k { ranks.append(k - 1) }
-        if n % 2 == 0 { ranks.append(mid - 1) }
-        ranks.append(mid)
-        if let k { ranks.append(n - k) }
-        let v = d.values(ranks: ranks)
-        let middle = k == nil ? v[...] : v[1..<(v.count - 1)]
-        let shift = middle.count == 1 ? middle.first! : (middle.first! + middle.last!) / 2
+        // The interval's ends (the middle again when there is no interval) and the middle
+        // two (the same one twice for an odd count).
+        let lower = n % 2 == 0 ? mid - 1 : mid
+        let (low, a, b, high) = d.values(k.map { $0 - 1 } ?? lower, lower, mid, k.map { n - $0 } ?? mid)
+        let shift = lower == mid ? b : (a + b) / 2
         guard k != nil else { return (shift, nil, nil) }
-        return (shift, v[0], v[v.count - 1])
+        return (shift, low, high)
     }
 
     /// The `k` of the Hodges-Lehmann interval, nil when there is none.

@@ -48,6 +48,21 @@ struct PairwiseDifferences {
         return ranks.map(value(rank:))
     }
 
+    /// The differences at four 0-based sorted positions (the Hodges-Lehmann shift's
+    /// interval ends and middle), as `values(ranks:)` gives them, without an array for
+    /// the ranks or the values: compare asks this of every pair and metric.
+    func values(_ r0: Int, _ r1: Int, _ r2: Int, _ r3: Int) -> (Double, Double, Double, Double) {
+        guard count > Self.directLimit else {
+            return withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * count + 2) { buffer in
+                buffer.initialize(repeating: 0)
+                let (runs, split) = sortedRuns(buffer.baseAddress! + 1)
+                return (Self.select(r0, runs, split: split, count: count), Self.select(r1, runs, split: split, count: count),
+                        Self.select(r2, runs, split: split, count: count), Self.select(r3, runs, split: split, count: count))
+            }
+        }
+        return (value(rank: r0), value(rank: r1), value(rank: r2), value(rank: r3))
+    }
+
     /// Every difference in two ascending runs, `[0, split)` and `[split, count)`, in
     /// `buffer` (room for `2 * count`, readable one slot before and after): the longer
     /// sample gives runs that are already sorted (`x_i - y_j` ascends with `x_i` and
