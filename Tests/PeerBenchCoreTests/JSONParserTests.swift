@@ -27,6 +27,32 @@ import Testing
         }
     }
 
+    /// Numbers the exact fast path cannot take (16 and more digits, exponents) are read
+    /// by `strtod` on the stack: each reads as the standard library's `Double(String)`
+    /// reads it and as the double it was printed from, for random doubles of every
+    /// magnitude, their 17-significant-digit and exponent forms, and the extremes.
+    @Test func longNumbersReadAsTheStandardLibraryReadsThem() throws {
+        var rng = SeededRandom(seed: 17)
+        var texts = ["0.30000000000000004", "1.7976931348623157e308", "5e-324", "2.2250738585072014e-308", "1e-400", "-0.0",
+                     "123456789012345678901234567890", "9007199254740993", "0.1000000000000000055511151231257827", "1E+2", "4.9e-324"]
+        for _ in 0..<20_000 {
+            let v = Double(bitPattern: UInt64.random(in: 0...UInt64.max, using: &rng))
+            if v.isFinite { texts.append("\(v)") }
+            let w = Double.random(in: 0...100, using: &rng) + Double(Int.random(in: 0...1000, using: &rng))
+            texts.append("\(w)")
+            texts.append(String(format: "%.17g", w))
+        }
+        for text in texts {
+            let parsed = try JSONParser.parse(text)
+            guard case .number(let v) = parsed else {
+                Issue.record("\(text) did not read as a number")
+                continue
+            }
+            let expected = Double(text)!
+            #expect(v.bitPattern == expected.bitPattern, "\(text)")
+        }
+    }
+
     /// Strings are scanned eight bytes at a time: a quote, a backslash escape, a control
     /// character or a multi-byte character at every offset of strings of 0 to 40 bytes
     /// (each position in and across an 8-byte word, and in the input's last bytes,

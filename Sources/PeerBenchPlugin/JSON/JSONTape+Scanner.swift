@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The validating pass that fills a `JSONTape`: RFC 8259, nesting up to 512 levels, no
 /// duplicate keys, numbers a double can hold; the first error with its line and column.
 struct TapeScanner {
@@ -393,6 +397,27 @@ extension JSONTape {
             let v = scale == 0 ? Double(mantissa) : Double(mantissa) / exactPowers[-scale]
             return negative ? -v : v
         }
+        return correctlyRounded(b)
+    }
+
+    /// The correctly rounded double of a number's text: the C library's `strtod` on a
+    /// copy on the stack, which is what the standard library's `Double(String)` calls on
+    /// Linux (`strtod_l` in the C locale), without a String each (a Python-written
+    /// journal's 16- and 17-digit numbers all come here). Should the process's locale
+    /// not read `.` as the decimal point, `strtod` stops early and `Double(String)` reads it.
+    static func correctlyRounded(_ b: UnsafeBufferPointer<UInt8>) -> Double {
+        #if canImport(Glibc)
+        if b.count < 64 {
+            let v = withUnsafeTemporaryAllocation(of: CChar.self, capacity: b.count + 1) { text -> Double? in
+                for k in 0..<b.count { text[k] = CChar(bitPattern: b[k]) }
+                text[b.count] = 0
+                var end: UnsafeMutablePointer<CChar>?
+                let v = strtod(text.baseAddress!, &end)
+                return end == text.baseAddress! + b.count ? v : nil
+            }
+            if let v { return v }
+        }
+        #endif
         return Double(String(decoding: b, as: UTF8.self)) ?? .nan
     }
 
