@@ -5,10 +5,13 @@
 # then runs `compare --format json` (text for REF) under /usr/bin/time -v, and DuckDB's
 # group-by of the same file (scripts/duckdb-reference.py) in the same run: the ratio
 # of the two wall times is the figure docs/PERFORMANCE.md keeps. With REF=path/to/peerbench
-# (an older build), the same journal is measured with it too and the ratios printed.
+# (an older build), the same journal is measured with it too (the same --format json; an
+# old build without it: REF_FORMAT=text) and the ratios printed. ROUNDS=N (default 1)
+# repeats the three measurements in turn, REF, this build and DuckDB alternating, so a
+# shared machine's drift does not favour one of them.
 #
 #   scripts/bench-compare.sh                       # release build of this tree
-#   REF=/tmp/peerbench-old scripts/bench-compare.sh
+#   REF=/tmp/peerbench-old ROUNDS=3 scripts/bench-compare.sh
 #   BIN=.build/debug/peerbench RECORDS=50000 scripts/bench-compare.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -71,14 +74,21 @@ measure() {  # BINARY FORMAT: prints "wall_seconds cpu_seconds peak_kB"
   echo "$wall $cpu $rss"
 }
 # Both use every core: wall time is the figure; CPU time (user + system) is shown too.
-read -r t cpu rss < <(measure "$BIN" json)
-printf "compare %-40s wall %8.2f s  cpu %8.2f s  peak RSS %8.1f MB\n" "$BIN" "$t" "$cpu" "$(awk -v a="$rss" -v b="1024" 'BEGIN { print a / b }')"
-read -r _ _ _ dt _ dcpu _ < <("$python" scripts/duckdb-reference.py compare "$work/run/records.jsonl")
-printf "duckdb  %-40s wall %8.2f s  cpu %8.2f s\n" "group by scenario and label" "$dt" "$dcpu"
-printf "ratio compare/duckdb: wall %.2f, cpu %.2f\n" "$(awk -v a="$t" -v b="$dt" 'BEGIN { print a / b }')" "$(awk -v a="$cpu" -v b="$dcpu" 'BEGIN { print a / b }')"
-if [ -n "${REF:-}" ]; then
-  # An older peerbench has text and markdown only; the work measured is reading and grouping.
-  read -r rt rcpu rrss < <(measure "$REF" text)
-  printf "compare %-40s wall %8.2f s  cpu %8.2f s  peak RSS %8.1f MB\n" "$REF (reference)" "$rt" "$rcpu" "$(awk -v a="$rrss" -v b="1024" 'BEGIN { print a / b }')"
-  printf "ratio this/reference: cpu %.2f, peak RSS %.2f\n" "$(awk -v a="$cpu" -v b="$rcpu" 'BEGIN { print a / b }')" "$(awk -v a="$rss" -v b="$rrss" 'BEGIN { print a / b }')"
-fi
+mb() { awk -v a="$1" 'BEGIN { print a / 1024 }'; }
+for round in $(seq 1 "${ROUNDS:-1}"); do
+  [ "${ROUNDS:-1}" -gt 1 ] && echo "# round $round"
+  if [ -n "${REF:-}" ]; then
+    read -r rt rcpu rrss < <(measure "$REF" "${REF_FORMAT:-json}")
+    printf "compare %-40s wall %8.2f s  cpu %8.2f s  peak RSS %8.1f MB\n" "$REF (reference, ${REF_FORMAT:-json})" "$rt" "$rcpu" "$(mb "$rrss")"
+  fi
+  read -r t cpu rss < <(measure "$BIN" json)
+  printf "compare %-40s wall %8.2f s  cpu %8.2f s  peak RSS %8.1f MB\n" "$BIN" "$t" "$cpu" "$(mb "$rss")"
+  read -r _ _ _ dt _ dcpu _ < <("$python" scripts/duckdb-reference.py compare "$work/run/records.jsonl")
+  printf "duckdb  %-40s wall %8.2f s  cpu %8.2f s\n" "group by scenario and label" "$dt" "$dcpu"
+  printf "ratio compare/duckdb: wall %.2f, cpu %.2f\n" "$(awk -v a="$t" -v b="$dt" 'BEGIN { print a / b }')" "$(awk -v a="$cpu" -v b="$dcpu" 'BEGIN { print a / b }')"
+  if [ -n "${REF:-}" ]; then
+    printf "ratio reference/duckdb: wall %.2f\n" "$(awk -v a="$rt" -v b="$dt" 'BEGIN { print a / b }')"
+    printf "ratio this/reference: wall %.2f, cpu %.2f, peak RSS %.2f\n" "$(awk -v a="$t" -v b="$rt" 'BEGIN { print a / b }')" \
+      "$(awk -v a="$cpu" -v b="$rcpu" 'BEGIN { print a / b }')" "$(awk -v a="$rss" -v b="$rrss" 'BEGIN { print a / b }')"
+  fi
+done

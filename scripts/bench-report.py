@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Time and peak memory of `peerbench report` on large runs (docs/REPORT.md, "Scale").
 
-    scripts/bench-report.py [--records 200000] [--reference 20000] [--peerbench PATH]
+    scripts/bench-report.py [--records 200000] [--reference 20000] [--peerbench PATH] [--ref PATH] [--rounds N]
 
 Writes synthetic run folders (records.jsonl in the record schema, samples.jsonl with
 20 RTT probes and a 5-interval bulk series per cell, manifest.json) of REFERENCE and
@@ -12,7 +12,8 @@ ratios large/reference: memory that grows far less than the record count is boun
 by the condensed data, not by the files. DuckDB then groups the large run's records and
 probes (scripts/duckdb-reference.py report) and the ratio of wall times is printed. The release binary is built unless --peerbench
 names one. The chart renderer's own time is part of the wall time (the JavaScript bundle
-comes from its cache after the first run).
+comes from its cache after the first run). With --ref PATH (an older build), the large run
+is measured with it too, --rounds times alternating with this build, and the ratios printed.
 """
 import argparse
 import json
@@ -102,6 +103,8 @@ def main():
     ap.add_argument("--records", type=int, default=200_000)
     ap.add_argument("--reference", type=int, default=20_000)
     ap.add_argument("--peerbench", help="binary to measure (default: build and use .build/release/peerbench)")
+    ap.add_argument("--ref", help="an older binary to measure on the large run as well, alternating with this one")
+    ap.add_argument("--rounds", type=int, default=1, help="with --ref: how many times each is measured on the large run")
     args = ap.parse_args()
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     peerbench = args.peerbench
@@ -134,6 +137,12 @@ def main():
         dwall, dcpu = float(duck[3]), float(duck[5])
         print(f"duckdb   {args.records:>8} records  grouping {dwall:6.2f} s wall, {dcpu:6.2f} s CPU")
         print(f"ratio report/duckdb: wall {t1 / dwall:.2f}")
+        if args.ref:
+            for r in range(args.rounds):
+                rw, rc, rr = measure(args.ref, folder, os.path.join(work, "report-ref.html"))
+                w, c, m = measure(peerbench, folder, os.path.join(work, f"report-{args.records}.html"))
+                print(f"round {r + 1}: reference {rw:6.2f} s wall, {rc:6.2f} s CPU, {rr:7.1f} MiB; "
+                      f"this {w:6.2f} s wall, {c:6.2f} s CPU, {m:7.1f} MiB; ratio this/reference wall {w / rw:.2f}, CPU {c / rc:.2f}")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -27,6 +27,55 @@ import Testing
         }
     }
 
+    /// Numbers the exact fast path cannot take (16 and more digits, exponents) are read
+    /// by `strtod` on the stack: each reads as the standard library's `Double(String)`
+    /// reads it and as the double it was printed from, for random doubles of every
+    /// magnitude, their 17-significant-digit and exponent forms, and the extremes.
+    @Test func longNumbersReadAsTheStandardLibraryReadsThem() throws {
+        var rng = SeededRandom(seed: 17)
+        var texts = ["0.30000000000000004", "1.7976931348623157e308", "5e-324", "2.2250738585072014e-308", "1e-400", "-0.0",
+                     "123456789012345678901234567890", "9007199254740993", "0.1000000000000000055511151231257827", "1E+2", "4.9e-324"]
+        for _ in 0..<20_000 {
+            let v = Double(bitPattern: UInt64.random(in: 0...UInt64.max, using: &rng))
+            if v.isFinite { texts.append("\(v)") }
+            let w = Double.random(in: 0...100, using: &rng) + Double(Int.random(in: 0...1000, using: &rng))
+            texts.append("\(w)")
+            texts.append(String(format: "%.17g", w))
+        }
+        for text in texts {
+            let parsed = try JSONParser.parse(text)
+            guard case .number(let v) = parsed else {
+                Issue.record("\(text) did not read as a number")
+                continue
+            }
+            let expected = Double(text)!
+            #expect(v.bitPattern == expected.bitPattern, "\(text)")
+        }
+    }
+
+    /// Strings are scanned eight bytes at a time: a quote, a backslash escape, a control
+    /// character or a multi-byte character at every offset of strings of 0 to 40 bytes
+    /// (each position in and across an 8-byte word, and in the input's last bytes,
+    /// where the scan goes byte by byte) reads as it should, or fails with its column.
+    @Test func stringsReadTheSameAtEveryOffset() throws {
+        for length in 0...40 {
+            for at in 0...length {
+                let head = String(repeating: "a", count: at), tail = String(repeating: "b", count: length - at)
+                #expect(try JSONParser.parse("\"\(head)\\\"\(tail)\"") == .string(head + "\"" + tail))
+                #expect(try JSONParser.parse("\"\(head)\\\\n\(tail)\"") == .string(head + "\\n" + tail))
+                #expect(try JSONParser.parse("\"\(head)é€\(tail)\"") == .string(head + "é€" + tail))
+                #expect(try JSONParser.parse("[\"\(head)\",\"\(tail)\"]  ") == .array([.string(head), .string(tail)]))
+                do {
+                    _ = try JSONParser.parse("\"\(head)\u{01}\(tail)\"")
+                    Issue.record("a raw control character at \(at) of \(length) was accepted")
+                } catch {
+                    #expect(error.column == at + 2 && error.message.contains("control character"), "\(error)")
+                }
+                #expect(throws: JSONSyntaxError.self) { try JSONParser.parse("\"\(head)\(tail)") }
+            }
+        }
+    }
+
     /// Duplicate keys are found whatever their spelling: 400 objects of random keys
     /// (short, alike, some escaped as `\u00XX`), checked against a Set of the keys.
     @Test func duplicateKeysAgainstASetOfTheKeys() {
@@ -65,5 +114,33 @@ import Testing
         #expect(JSONValue.number(16384).compactText == "16384")
         #expect(JSONValue.number(0.25).compactText == "0.25")
         #expect(JSONValue.number(1e20).compactText == "1e+20")
+    }
+
+    /// Numbers are written as bytes, not Strings (`JSONNumberText`): the text is the one
+    /// `JSONValue.format` makes (String(Int64) for whole numbers, `"\(n)"` otherwise) for
+    /// random doubles of every magnitude and sign, whole numbers up to 2^53 and past it,
+    /// negative zero, the smallest subnormal and the non-finite values.
+    @Test func numberBytesAreTheFormattedText() {
+        var rng = SeededRandom(seed: 31)
+        var values: [Double] = [0, -0.0, 1, -1, 9, 10, 99, 100, 12345, -9_007_199_254_740_992, 9_007_199_254_740_992,
+                                9_007_199_254_740_994, 1e20, 0.1, 0.30000000000000004, 5e-324, .greatestFiniteMagnitude,
+                                -.greatestFiniteMagnitude, .infinity, -.infinity, .nan, 1e-7, 123456.789, 2.5e15]
+        for _ in 0..<20_000 {
+            let bits = UInt64.random(in: 0...UInt64.max, using: &rng)
+            values.append(Double(bitPattern: bits))
+            values.append(Double.random(in: -1e6...1e6, using: &rng))
+            values.append(Double(Int64.random(in: -1_000_000_000_000...1_000_000_000_000, using: &rng)))
+            values.append((Double.random(in: 0...1000, using: &rng) * 1000).rounded() / 1000)
+        }
+        var out: [UInt8] = [UInt8(ascii: "[")]
+        for v in values {
+            let before = out.count
+            JSONNumberText.append(v, to: &out)
+            let text = String(decoding: out[before...], as: UTF8.self)
+            let expected = v.isFinite ? (v == v.rounded() && abs(v) <= 9_007_199_254_740_992 ? String(Int64(v)) : "\(v)") : "null"
+            #expect(text == expected, "\(v.bitPattern)")
+            #expect(JSONValue.format(v) == expected)
+        }
+        #expect(out.first == UInt8(ascii: "["), "appends, keeping what was there")
     }
 }

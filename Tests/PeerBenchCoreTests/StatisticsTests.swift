@@ -70,4 +70,48 @@ import Testing
             #expect(ranks.map(d.value(rank:)) == ranks.map { sorted[$0] }, "n \(n) m \(m) ranks \(ranks), one at a time")
         }
     }
+
+    /// Compare's samples are small (ten repetitions: 100 differences), where the
+    /// differences are sorted by merging runs: every rank of every size up to the
+    /// direct limit, odd and even, with heavy ties and with -0.0 beside 0.0, is the
+    /// brute-force sorted differences' value, and the
+    /// Hodges-Lehmann shift is the brute-force median of the differences.
+    @Test func smallSamplesGiveTheBruteForceDifferencesAndShift() {
+        var rng = SeededRandom(seed: 2222)
+        for trial in 0..<400 {
+            let n = Int.random(in: 1...24, using: &rng), m = Int.random(in: 1...(512 / n), using: &rng)
+            let draw = { (rng: inout SeededRandom) -> Double in
+                switch trial % 4 {
+                case 0: Double(Int.random(in: 0...3, using: &rng))
+                case 1: [0.0, -0.0, 1.5, -1.5].randomElement(using: &rng)!
+                default: Double.random(in: -1e3...1e3, using: &rng)
+                }
+            }
+            let x = (0..<n).map { _ in draw(&rng) }, y = (0..<m).map { _ in draw(&rng) }
+            let sorted = x.flatMap { a in y.map { b in a - b } }.sorted()
+            let d = PairwiseDifferences(x, y)
+            #expect(d.count <= PairwiseDifferences.directLimit)
+            let all = d.values(ranks: Array(sorted.indices))
+            // Equal as numbers (-0.0 == 0.0 may come in either order, as from any sort).
+            #expect(all == sorted, "n \(n) m \(m)")
+            let mid = sorted.count / 2
+            let median = sorted.count % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
+            let hl = EffectSize.hodgesLehmann(x, y)!
+            #expect(hl.shift == median, "n \(n) m \(m)")
+            if let k = EffectSize.shiftIntervalRank(n: n, m: m) {
+                #expect(hl.low == sorted[k - 1] && hl.high == sorted[sorted.count - k], "n \(n) m \(m) k \(k)")
+            } else {
+                #expect(hl.low == nil && hl.high == nil)
+            }
+        }
+        // Differences past a double's range are infinite: sorted another way, same values.
+        let huge = [1.7e308, 1, -1.7e308, 3], opposite = [-1.7e308, 2, 1.7e308]
+        let hugeSorted = huge.flatMap { u in opposite.map { u - $0 } }.sorted()
+        #expect(hugeSorted.first == -.infinity && hugeSorted.last == .infinity)
+        #expect(PairwiseDifferences(huge, opposite).values(ranks: Array(hugeSorted.indices)) == hugeSorted)
+        // One value each side, and a sample of ten against ten at once: the usual case.
+        #expect(PairwiseDifferences([2], [5]).values(ranks: [0]) == [-3])
+        let a = [3.0, 1, 4, 1, 5, 9, 2, 6, 5, 3], b = [2.0, 7, 1, 8, 2, 8, 1, 8, 2, 8]
+        #expect(PairwiseDifferences(a, b).values(ranks: Array(0..<100)) == a.flatMap { u in b.map { u - $0 } }.sorted())
+    }
 }

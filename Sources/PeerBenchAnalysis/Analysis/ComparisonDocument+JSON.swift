@@ -45,6 +45,8 @@ extension ComparisonDocument {
         /// A scenario's text, made on any thread: indented for its place in the array.
         public static func render(_ s: Scenario) -> [UInt8] {
             var w = JSONStreamWriter(sortedKeys: true, base: scenarioLevel)
+            // A pair's object is some 400 bytes, a transport's some 170 per metric.
+            w.reserveCapacity(512 * (s.pairs.count + (s.withinRun?.count ?? 0)) + 2048 * s.transports.count + 512)
             s.write(to: &w)
             return w.take()
         }

@@ -29,7 +29,7 @@ struct PairTest: Sendable {
         pValue = u.pValue
         method = u.method
         cliffsDelta = EffectSize.cliffsDelta(sorted: a, b)
-        if let hl = EffectSize.hodgesLehmann(a, b) {
+        if let hl = EffectSize.hodgesLehmann(sorted: a, b) {
             shift = hl.shift
             shiftLow = hl.low
             shiftHigh = hl.high
@@ -74,12 +74,13 @@ extension PairTest {
         return (0, ComparisonFloor.belowFloor)
     }
 
-    /// Holm-adjusted p-values by index into `tests`. The family is the tests that can
-    /// reach alpha at all (not insufficient, with a p-value); the others get none.
-    static func holmAdjusted(_ tests: [PairTest]) -> [Int: Double] {
+    /// Holm-adjusted p-values indexed like `tests`. The family is the tests that can
+    /// reach alpha at all (not insufficient, with a p-value); the others get none (nil).
+    static func holmAdjusted(_ tests: [PairTest]) -> [Double?] {
         let family = tests.indices.filter { !tests[$0].insufficient && tests[$0].pValue != nil }
         let adjusted = Holm.adjust(family.map { tests[$0].pValue! })
-        var byIndex = [Int: Double]()
+        // An array, not a dictionary: compare makes one for every scenario and metric.
+        var byIndex = [Double?](repeating: nil, count: tests.count)
         for (k, i) in family.enumerated() { byIndex[i] = adjusted[k] }
         return byIndex
     }

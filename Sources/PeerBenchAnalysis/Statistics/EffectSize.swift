@@ -27,18 +27,23 @@ public enum EffectSize {
     /// approximation `k = floor(nm/2 + 1/2 - 1.96 sqrt(nm(n+m+1)/12))`).
     /// The interval is nil when the samples are too small to have one.
     public static func hodgesLehmann(_ x: [Double], _ y: [Double]) -> (shift: Double, low: Double?, high: Double?)? {
+        hodgesLehmann(sorted: x.sorted(), y.sorted())
+    }
+
+    /// `hodgesLehmann` of two samples in ascending order (compare sorts each once).
+    static func hodgesLehmann(sorted x: [Double], _ y: [Double]) -> (shift: Double, low: Double?, high: Double?)? {
         guard !x.isEmpty, !y.isEmpty else { return nil }
         // Only four order statistics of the differences are read, found without forming them.
-        let d = PairwiseDifferences(x, y)
+        let d = PairwiseDifferences(sorted: x, y)
         let n = d.count, mid = n / 2
         let k = shiftIntervalRank(n: x.count, m: y.count)
-        var ranks = n % 2 == 1 ? [mid] : [mid - 1, mid]
-        if let k { ranks = [k - 1] + ranks + [n - k] }
-        let v = d.values(ranks: ranks)
-        let middle = k == nil ? v[...] : v[1..<(v.count - 1)]
-        let shift = middle.count == 1 ? middle.first! : (middle.first! + middle.last!) / 2
+        // The interval's ends (the middle again when there is no interval) and the middle
+        // two (the same one twice for an odd count).
+        let lower = n % 2 == 0 ? mid - 1 : mid
+        let (low, a, b, high) = d.values(k.map { $0 - 1 } ?? lower, lower, mid, k.map { n - $0 } ?? mid)
+        let shift = lower == mid ? b : (a + b) / 2
         guard k != nil else { return (shift, nil, nil) }
-        return (shift, v[0], v[v.count - 1])
+        return (shift, low, high)
     }
 
     /// The `k` of the Hodges-Lehmann interval, nil when there is none.

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The validating pass that fills a `JSONTape`: RFC 8259, nesting up to 512 levels, no
 /// duplicate keys, numbers a double can hold; the first error with its line and column.
 struct TapeScanner {
@@ -141,12 +145,15 @@ struct TapeScanner {
     /// A key's fingerprint, 1..<128, from its length and three of its bytes: equal keys
     /// have equal fingerprints. An escaped key (rare) gets 0: its raw bytes say nothing
     /// about what it spells (`KeyFingerprints` then compares every key from there on).
+    /// The mix is scaled into 0..<127 by a multiply and a shift, not a division (`% 127`
+    /// was a tenth of the tokenizer's time: every key of every record takes this path).
     @inline(__always)
     func fingerprint(_ t: JSONTape.Token) -> Int {
         let start = Int(t.start), n = Int(t.end - t.start)
         guard !t.escaped, n > 0 else { return 0 }
         let h = n &* 37 &+ Int(bytes[start]) &* 31 &+ Int(bytes[start + n - 1]) &* 7 &+ Int(bytes[start + n / 2]) &* 3
-        return 1 + h % 127
+        let mixed = UInt64(UInt32(truncatingIfNeeded: h &* 0x9E37_79B1))
+        return 1 + Int((mixed &* 127) >> 32)
     }
 
     func sameKey(_ a: JSONTape.Token, _ b: JSONTape.Token) -> Bool {
@@ -174,6 +181,7 @@ struct TapeScanner {
         let start = i
         var escaped = false
         while true {
+            skipPlainWords()
             guard i < bytes.count else { throw error("unterminated string") }
             let b = bytes[i]
             if b == UInt8(ascii: "\"") { break }
@@ -204,6 +212,38 @@ struct TapeScanner {
         }
         append(.string, start, i, escaped: escaped)
         i += 1
+    }
+
+    /// Moves `i` past string bytes eight at a time, to the first quote, backslash or
+    /// control character (or to the last eight bytes of the input, where the byte loop
+    /// finishes): a record's timestamps, errors and labels are read a word per step.
+    @inline(__always)
+    mutating func skipPlainWords() {
+        guard let base = bytes.baseAddress else { return }
+        while i + 8 <= bytes.count {
+            let w = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
+            let special = Self.zeroBytes(w ^ 0x2222_2222_2222_2222) | Self.zeroBytes(w ^ 0x5C5C_5C5C_5C5C_5C5C)
+                | Self.bytesBelow0x20(w)
+            guard special == 0 else {
+                // The lowest flag is exact (a false flag only ever follows a true one);
+                // words are loaded little-endian, so it is the first such byte.
+                i += special.trailingZeroBitCount / 8
+                return
+            }
+            i += 8
+        }
+    }
+
+    /// 0x80 in each byte of `w` that is zero, and possibly in bytes above one that is.
+    @inline(__always)
+    static func zeroBytes(_ w: UInt64) -> UInt64 {
+        (w &- 0x0101_0101_0101_0101) & ~w & 0x8080_8080_8080_8080
+    }
+
+    /// 0x80 in each byte of `w` below 0x20, and possibly in bytes above one that is.
+    @inline(__always)
+    static func bytesBelow0x20(_ w: UInt64) -> UInt64 {
+        (w &- 0x2020_2020_2020_2020) & ~w & 0x8080_8080_8080_8080
     }
 
     mutating func hex4() throws(JSONSyntaxError) -> UInt32 {
@@ -357,6 +397,27 @@ extension JSONTape {
             let v = scale == 0 ? Double(mantissa) : Double(mantissa) / exactPowers[-scale]
             return negative ? -v : v
         }
+        return correctlyRounded(b)
+    }
+
+    /// The correctly rounded double of a number's text: the C library's `strtod` on a
+    /// copy on the stack, which is what the standard library's `Double(String)` calls on
+    /// Linux (`strtod_l` in the C locale), without a String each (a Python-written
+    /// journal's 16- and 17-digit numbers all come here). Should the process's locale
+    /// not read `.` as the decimal point, `strtod` stops early and `Double(String)` reads it.
+    static func correctlyRounded(_ b: UnsafeBufferPointer<UInt8>) -> Double {
+        #if canImport(Glibc)
+        if b.count < 64 {
+            let v = withUnsafeTemporaryAllocation(of: CChar.self, capacity: b.count + 1) { text -> Double? in
+                for k in 0..<b.count { text[k] = CChar(bitPattern: b[k]) }
+                text[b.count] = 0
+                var end: UnsafeMutablePointer<CChar>?
+                let v = strtod(text.baseAddress!, &end)
+                return end == text.baseAddress! + b.count ? v : nil
+            }
+            if let v { return v }
+        }
+        #endif
         return Double(String(decoding: b, as: UTF8.self)) ?? .nan
     }
 

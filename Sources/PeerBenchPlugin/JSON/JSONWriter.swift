@@ -30,7 +30,7 @@ extension JSONValue {
         switch self {
         case .null: out += "null".utf8
         case .bool(let b): out += (b ? "true" : "false").utf8
-        case .number(let n): out += JSONValue.format(n).utf8
+        case .number(let n): JSONNumberText.append(n, to: &out)
         case .string(let s): JSONValue.escape(s, into: &out)
         case .array(let a):
             if a.isEmpty { out += "[]".utf8; return }
@@ -59,17 +59,17 @@ extension JSONValue {
     }
 
     static func newline(_ out: inout [UInt8], _ level: Int) {
-        guard level < indents.count else {
+        guard 1 + 2 * level <= indents.utf8CodeUnitCount else {
             out.append(UInt8(ascii: "\n"))
             out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * level))
             return
         }
-        out += indents[level]
+        out.append(contentsOf: UnsafeBufferPointer(start: indents.utf8Start, count: 1 + 2 * level))
     }
 
-    /// A newline and the indentation of each of the first levels, made once: a pretty
-    /// document writes one per member (a copy, not a loop over spaces).
-    static let indents: [[UInt8]] = (0..<16).map { [UInt8(ascii: "\n")] + [UInt8](repeating: UInt8(ascii: " "), count: 2 * $0) }
+    /// A newline and the indentation of the first 16 levels, whose start a pretty
+    /// document copies once per member: static text, so no array is retained for it.
+    static let indents: StaticString = "\n                                "
 
     /// Whole numbers print without a fraction; others with up to 17 significant digits.
     public static func format(_ n: Double) -> String {
@@ -79,13 +79,25 @@ extension JSONValue {
         return "\(n)"
     }
 
+    /// `null`, as bytes (a String's UTF-8 view would be appended through its generic path).
+    static func appendNull(_ out: inout [UInt8]) {
+        out.append(contentsOf: UnsafeBufferPointer(start: nullText.utf8Start, count: nullText.utf8CodeUnitCount))
+    }
+
+    private static let nullText: StaticString = "null"
+
     static func escape(_ s: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         // Most strings (keys, labels, verdicts) need no escape: copied whole, from their
-        // contiguous bytes (a small string's on the stack).
+        // contiguous bytes (a small string's on the stack), after a scan by index.
         var s = s
         let plain = s.withUTF8 { b in
-            for u in b where u < 0x20 || u == UInt8(ascii: "\"") || u == UInt8(ascii: "\\") { return false }
+            var k = 0
+            while k < b.count {
+                let u = b[k]
+                if u < 0x20 || u == UInt8(ascii: "\"") || u == UInt8(ascii: "\\") { return false }
+                k += 1
+            }
             out.append(contentsOf: b)
             return true
         }
@@ -156,13 +168,13 @@ public struct JSONStreamWriter: Sendable {
     /// (nil: an element), as `JSONValue.number` would be written.
     public mutating func write(_ key: String?, number: Double?) {
         start(key)
-        if let number { out += JSONValue.format(number).utf8 } else { out += "null".utf8 }
+        if let number { JSONNumberText.append(number, to: &out) } else { JSONValue.appendNull(&out) }
     }
 
     /// Writes a string (null for nil) as the member `key` (nil: an element).
     public mutating func write(_ key: String?, string: String?) {
         start(key)
-        if let string { JSONValue.escape(string, into: &out) } else { out += "null".utf8 }
+        if let string { JSONValue.escape(string, into: &out) } else { JSONValue.appendNull(&out) }
     }
 
     /// Writes as the member `key` (nil: an element) a value whose text `JSONValue.write`
@@ -185,6 +197,10 @@ public struct JSONStreamWriter: Sendable {
         out.append(UInt8(ascii: bracket == "}" ? "}" : "]"))
         if counts.isEmpty, base == 0 { out.append(UInt8(ascii: "\n")) }
     }
+
+    /// Room for `bytes` more bytes of text, for a writer that knows roughly how much it
+    /// will write: the buffer is not copied again and again as it doubles.
+    public mutating func reserveCapacity(_ bytes: Int) { out.reserveCapacity(out.count + bytes) }
 
     /// The text written since the last call.
     public mutating func take() -> [UInt8] {
@@ -214,7 +230,8 @@ public struct JSONStreamWriter: Sendable {
             lastKeys[lastKeys.count - 1] = key
             #endif
             JSONValue.escape(key, into: &out)
-            out += ": ".utf8
+            out.append(UInt8(ascii: ":"))
+            out.append(UInt8(ascii: " "))
         }
     }
 }
