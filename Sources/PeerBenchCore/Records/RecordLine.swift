@@ -58,11 +58,14 @@ public struct RecordLine: Sendable {
     enum Field: Int, CaseIterable {
         case schema, runID, cellID, repetition, status, error, environment, distanceLabel, distanceM, payload, transport, link
         case scenario, crossTraffic, throughputMbps, rttMs, jitterMs, delivery, connectMs, extra, workload
+        // The workload metrics' keys: found in the one pass too, so a record without them
+        // (every upload, every record before /6) costs no search of its members for each.
+        case requestResponseMs, frameDelayMs, frames
 
         /// The record's key, in case order.
         static let keys = ["schema", "run_id", "cell_id", "repetition", "status", "error", "environment", "distance_label", "distance_m",
                            "payload", "transport", "link", "scenario", "cross_traffic", "throughput_mbps", "rtt_ms", "jitter_ms",
-                           "delivery", "connect_ms", "extra", "workload"]
+                           "delivery", "connect_ms", "extra", "workload", "request_response_ms", "frame_delay_ms", "frames"]
         var key: String { Self.keys[rawValue] }
         var index: Int { rawValue }
         init?(key: String) {
