@@ -13,41 +13,21 @@ import TransportTestSupport
 @Suite(.serialized, .enabled(if: geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/sbin/tc"), "needs root, ip and tc"))
 struct RemoteQUICMigrationTests {
 
-    /// Runs `program` and fails on a non-zero exit, with its stderr.
-    static func sh(_ program: String, _ args: [String]) throws {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: program)
-        p.arguments = args
-        let err = Pipe()
-        p.standardError = err
-        p.standardOutput = FileHandle.nullDevice
-        try p.run()
-        let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        if p.terminationStatus != 0 { throw CLIError("\(program) \(args.joined(separator: " ")): \(text)") }
-    }
-
-    struct CLIError: Error, CustomStringConvertible {
-        var description: String
-        init(_ d: String) { description = d }
-    }
-
     /// Server and client namespaces on a veth pair (10.219.x.1 and .2), both ends shaped
     /// to 40 Mbit/s, the client's local-table lookup moved behind the blackhole rules.
     static func makeHosts(_ s: String, _ c: String, subnet: Int) throws {
         let (a, b) = ("pbmgs\(getpid() % 10_000)", "pbmgc\(getpid() % 10_000)")
-        let ip = "/usr/sbin/ip"
-        try sh(ip, ["netns", "add", s])
-        try sh(ip, ["netns", "add", c])
-        try sh(ip, ["link", "add", a, "netns", s, "type", "veth", "peer", "name", b, "netns", c])
+        let ip = PortBlackhole.ip
+        try PortBlackhole.run(ip, ["netns", "add", s])
+        try PortBlackhole.run(ip, ["netns", "add", c])
+        try PortBlackhole.run(ip, ["link", "add", a, "netns", s, "type", "veth", "peer", "name", b, "netns", c])
         for (ns, dev, addr) in [(s, a, "10.219.\(subnet).1/24"), (c, b, "10.219.\(subnet).2/24")] {
-            try sh(ip, ["-n", ns, "link", "set", "lo", "up"])
-            try sh(ip, ["-n", ns, "addr", "add", addr, "dev", dev])
-            try sh(ip, ["-n", ns, "link", "set", dev, "up"])
-            try sh(ip, ["netns", "exec", ns, "/usr/sbin/tc", "qdisc", "add", "dev", dev, "root", "tbf", "rate", "40mbit", "burst", "32kb", "latency", "30ms"])
+            try PortBlackhole.run(ip, ["-n", ns, "link", "set", "lo", "up"])
+            try PortBlackhole.run(ip, ["-n", ns, "addr", "add", addr, "dev", dev])
+            try PortBlackhole.run(ip, ["-n", ns, "link", "set", dev, "up"])
+            try PortBlackhole.run(ip, ["netns", "exec", ns, "/usr/sbin/tc", "qdisc", "add", "dev", dev, "root", "tbf", "rate", "40mbit", "burst", "32kb", "latency", "30ms"])
         }
-        try sh(ip, ["-n", c, "rule", "add", "pref", "100", "lookup", "local"])
-        try sh(ip, ["-n", c, "rule", "del", "pref", "0"])
+        try PortBlackhole.prepare(namespace: c)
     }
 
     /// The local port of the client namespace's UDP socket connected to one of serve's data ports.
@@ -75,8 +55,8 @@ struct RemoteQUICMigrationTests {
         let (s, c) = ("pbmig-rs-\(tag)", "pbmig-rc-\(tag)")
         let subnet = 10 + Int(getpid() % 200)
         defer {
-            try? Self.sh("/usr/sbin/ip", ["netns", "del", s])
-            try? Self.sh("/usr/sbin/ip", ["netns", "del", c])
+            try? PortBlackhole.run(PortBlackhole.ip, ["netns", "del", s])
+            try? PortBlackhole.run(PortBlackhole.ip, ["netns", "del", c])
         }
         try Self.makeHosts(s, c, subnet: subnet)
         let dir = CLI.tempDir()
@@ -111,8 +91,7 @@ struct RemoteQUICMigrationTests {
         }
         let cut = try #require(port, "the QUIC client's socket appeared")
         try await Task.sleep(nanoseconds: 500_000_000)
-        try Self.sh("/usr/sbin/ip", ["-n", c, "rule", "add", "pref", "10", "ipproto", "udp", "sport", "\(cut)", "prohibit"])
-        try Self.sh("/usr/sbin/ip", ["-n", c, "rule", "add", "pref", "11", "ipproto", "udp", "dport", "\(cut)", "prohibit"])
+        try PortBlackhole.cut(port: cut, namespace: c)
         while run.isRunning { try await Task.sleep(nanoseconds: 50_000_000) }
         return try #require(try CLI.records(in: dir + "/out").first, "a record")
     }

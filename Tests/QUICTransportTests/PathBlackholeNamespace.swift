@@ -3,15 +3,14 @@ import Glibc
 #endif
 import Foundation
 import PeerBenchPlugin
+import TransportTestSupport
 
 /// A network namespace of the test's own, with only loopback, shaped to `rateMbit` (tbf
 /// on `lo`, so a bulk transfer lasts long enough to be cut in the middle), where one UDP
-/// port can be blackholed: policy-routing rules that forbid every packet from or to it
-/// (`ip rule ... sport/dport PORT prohibit`; the lookup of the local table moves behind
-/// them, else it would answer first). That is what a NAT rebinding or an interface change
-/// does to a QUIC client's 4-tuple: its old port no longer reaches the server, nor the
-/// server it; a new socket does. Sends on the blackholed port fail (EACCES), which the
-/// plugin counts as lost datagrams. `remove` deletes the namespace and all of it.
+/// port can be blackholed (`PortBlackhole`): the QUIC client's old port no longer
+/// reaches the server, nor the server it; a new socket does. Sends on the blackholed
+/// port fail (EACCES), which the plugin counts as lost datagrams. `remove` deletes the
+/// namespace and all of it.
 struct PathBlackholeNamespace {
     let namespace: NetworkNamespace
     var endpoint: Endpoint { Endpoint(address: "127.0.0.1", namespace: namespace) }
@@ -19,19 +18,18 @@ struct PathBlackholeNamespace {
     static var canCreate: Bool {
         getuid() == 0 && FileManager.default.isExecutableFile(atPath: ip) && FileManager.default.isExecutableFile(atPath: tc)
     }
-    static let ip = "/usr/sbin/ip"
-    static let tc = "/usr/sbin/tc"
+    static let ip = PortBlackhole.ip
+    static let tc = PortBlackhole.tc
 
     /// Creates it; on any failure whatever was made is removed before the error.
     init(tag: String, rateMbit: Int) throws {
         namespace = NetworkNamespace(name: "pbmig-\(tag)-\(getpid())")
-        try? Self.run(Self.ip, ["netns", "del", namespace.name])
-        try Self.run(Self.ip, ["netns", "add", namespace.name])
+        try? PortBlackhole.run(Self.ip, ["netns", "del", namespace.name])
+        try PortBlackhole.run(Self.ip, ["netns", "add", namespace.name])
         do {
-            try Self.run(Self.ip, ["-n", namespace.name, "link", "set", "lo", "up"])
-            try Self.run(Self.ip, ["-n", namespace.name, "rule", "add", "pref", "100", "lookup", "local"])
-            try Self.run(Self.ip, ["-n", namespace.name, "rule", "del", "pref", "0"])
-            try Self.run(Self.ip, ["netns", "exec", namespace.name, Self.tc, "qdisc", "add", "dev", "lo", "root", "tbf",
+            try PortBlackhole.run(Self.ip, ["-n", namespace.name, "link", "set", "lo", "up"])
+            try PortBlackhole.prepare(namespace: namespace.name)
+            try PortBlackhole.run(Self.ip, ["netns", "exec", namespace.name, Self.tc, "qdisc", "add", "dev", "lo", "root", "tbf",
                                    "rate", "\(rateMbit)mbit", "burst", "32kb", "latency", "30ms"])
         } catch {
             remove()
@@ -41,17 +39,15 @@ struct PathBlackholeNamespace {
 
     /// Forbids every UDP packet from or to `port` in the namespace.
     func blackhole(port: UInt16) throws {
-        for (pref, dir) in [(10, "sport"), (11, "dport")] {
-            try Self.run(Self.ip, ["-n", namespace.name, "rule", "add", "pref", "\(pref)", "ipproto", "udp", dir, "\(port)", "prohibit"])
-        }
+        try PortBlackhole.cut(port: Int(port), namespace: namespace.name)
     }
 
     /// Lets `port` through again.
     func lift(port: UInt16) throws {
-        for pref in [10, 11] { try Self.run(Self.ip, ["-n", namespace.name, "rule", "del", "pref", "\(pref)"]) }
+        try PortBlackhole.lift(namespace: namespace.name)
     }
 
-    func remove() { try? Self.run(Self.ip, ["netns", "del", namespace.name]) }
+    func remove() { try? PortBlackhole.run(Self.ip, ["netns", "del", namespace.name]) }
 
     /// The local ports of the UDP sockets in the namespace connected to `serverPort`
     /// (the QUIC client's), from the namespace's /proc/net/udp.
@@ -65,17 +61,4 @@ struct PathBlackholeNamespace {
         }
     }
 
-    static func run(_ program: String, _ args: [String]) throws {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: program)
-        p.arguments = args
-        let err = Pipe()
-        p.standardError = err
-        try p.run()
-        let message = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        guard p.terminationStatus == 0 else {
-            throw TransportError("\(program) \(args.joined(separator: " ")): exit \(p.terminationStatus): \(String(decoding: message, as: UTF8.self))")
-        }
-    }
 }
