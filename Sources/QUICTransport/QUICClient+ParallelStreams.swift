@@ -10,7 +10,7 @@ extension QUICClient {
     func parallelBulk(_ direction: WorkloadSpec.Direction, streams n: Int, payload: Payload, seed: UInt64,
                       on connection: QUICConnection, into m: inout TransportMeasurement) throws {
         let streams = workloadStreams
-        let shares = (0..<n).map { payload.count / n + ($0 < payload.count % n ? 1 : 0) }
+        let shares = (0..<n).map { payload.share(flow: $0, of: n).count }
         let up = direction != .down, down = direction != .up
         var pullIDs = [Int64?](repeating: nil, count: n)
         let start = MonotonicClock.now()

@@ -23,7 +23,7 @@ extension UDPClient {
         let ready = DispatchSemaphore(value: 0), go = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
         let (cell, options, host, maxRtt) = (cell, options, server.host, maxRtt)
         for i in 1..<n {
-            let share = UDPParallelFlows.share(payload, flow: i, of: n)
+            let share = payload.share(flow: i, of: n)
             let address = SocketAddress(host: host, port: ports[i - 1])
             CPUAccount.startThread("udp flow \(i + 1)") {
                 let r = Result {
@@ -39,7 +39,7 @@ extension UDPClient {
         for _ in 1..<n { go.signal() }
         let mine = Result<FlowResult, any Error> {
             let startedAt = MonotonicClock.now()
-            try run(direction, share: UDPParallelFlows.share(payload, flow: 0, of: n))
+            try run(direction, share: payload.share(flow: 0, of: n))
             return FlowResult(m: m, port: try socket.localAddress().port, startedAt: startedAt)
         }
         results.withLock { $0[0] = mine }

@@ -15,11 +15,6 @@ enum UDPParallelFlows {
         return 1
     }
 
-    /// Flow `i`'s share of `payload`: the first `count % n` flows carry one more.
-    static func share(_ payload: Payload, flow i: Int, of n: Int) -> Payload {
-        Payload(count: payload.count / n + (i < payload.count % n ? 1 : 0), size: payload.size)
-    }
-
     /// The ports of flows 2 … N from the server's hello; a clear error when it has not
     /// as many (a server from before parallel flows, or another cell's).
     static func ports(_ hello: JSONObject, flows n: Int) throws -> [UInt16] {

@@ -20,7 +20,7 @@ struct UDPParallelFlowPortsTests {
     @Test("the messages are dealt as tcp deals them: the first count % N flows carry one more")
     func shares() {
         let p = Payload(count: 402, size: 10)
-        #expect((0..<4).map { UDPParallelFlows.share(p, flow: $0, of: 4).count } == [101, 101, 100, 100])
-        #expect((0..<4).map { UDPParallelFlows.share(Payload(count: 2, size: 1), flow: $0, of: 4).count } == [1, 1, 0, 0])
+        #expect((0..<4).map { p.share(flow: $0, of: 4).count } == [101, 101, 100, 100])
+        #expect((0..<4).map { Payload(count: 2, size: 1).share(flow: $0, of: 4).count } == [1, 1, 0, 0])
     }
 }

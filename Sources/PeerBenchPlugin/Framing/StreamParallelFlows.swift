@@ -18,7 +18,7 @@ public enum StreamParallelFlows {
         let all = flows.map(HelperConnection.init)
         for (i, flow) in flows.enumerated() {
             let lent = HelperConnection(client: flow)
-            let share = Payload(count: payload.count / n + (i < payload.count % n ? 1 : 0), size: payload.size)
+            let share = payload.share(flow: i, of: n)
             CPUAccount.startThread("\(flow.transport) flow \(i + 1)") {
                 let result = Result<TransportMeasurement, any Error> {
                     var mi = TransportMeasurement()

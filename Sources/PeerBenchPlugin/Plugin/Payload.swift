@@ -6,4 +6,11 @@ public struct Payload: Sendable, Hashable, Codable {
         self.count = count
         self.size = size
     }
+
+    /// Flow `i`'s share of the messages when `n` parallel flows carry them (a bulk's
+    /// `streams`, docs/WORKLOADS.md): the first `count % n` flows carry one more, so the
+    /// cell moves the same bytes whatever the number of flows.
+    public func share(flow i: Int, of n: Int) -> Payload {
+        Payload(count: count / n + (i < count % n ? 1 : 0), size: size)
+    }
 }
