@@ -110,6 +110,37 @@ import Testing
         #expect(rejected > 50 && rejected < 350, "\(rejected) of 400 rejected")
     }
 
+    /// Keys of 7, 8, 9 and 16 bytes that differ in one byte anywhere (the fingerprint
+    /// reads a key's first and last eight bytes as words): every duplicate is found, no
+    /// two different keys are taken for one.
+    @Test func duplicateLongKeysAgainstASetOfTheKeys() {
+        var random = SeededRandom(seed: 11, stream: 0)
+        let alphabet = Array("ab".utf8)
+        var rejected = 0
+        for _ in 0..<400 {
+            let count = 1 + Int(random.next() % 12)
+            var keys: [String] = []
+            for _ in 0..<count {
+                let length = [7, 8, 9, 16][Int(random.next() % 4)]
+                var bytes = [UInt8](repeating: UInt8(ascii: "k"), count: length)
+                bytes[Int(random.next() % UInt64(length))] = alphabet[Int(random.next() % UInt64(alphabet.count))]
+                keys.append(String(decoding: bytes, as: UTF8.self))
+            }
+            let text = "{" + keys.enumerated().map { "\"\($0.element)\":\($0.offset)" }.joined(separator: ",") + "}"
+            let duplicated = Set(keys).count < keys.count
+            do {
+                let v = try JSONParser.parse(text)
+                #expect(!duplicated, "\(text) has a duplicate key but parsed")
+                #expect(v.objectValue?.keys == keys)
+            } catch {
+                #expect(duplicated, "\(text): \(error)")
+                #expect(error.description.contains("duplicate key"), "\(error)")
+                rejected += 1
+            }
+        }
+        #expect(rejected > 50 && rejected < 350, "\(rejected) of 400 rejected")
+    }
+
     @Test func numbersRoundTripAsIntegersWhenWhole() {
         #expect(JSONValue.number(16384).compactText == "16384")
         #expect(JSONValue.number(0.25).compactText == "0.25")
