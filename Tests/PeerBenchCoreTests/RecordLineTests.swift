@@ -54,6 +54,27 @@ import Testing
         #expect(try ComparisonMetric.throughputMbps.value(in: line) == 87.125)
     }
 
+    /// compare and report find a record by its key's digest, made from the line's raw
+    /// bytes: it must be the decoded key's (escapes included), and keys that differ in
+    /// any part, or only where one part ends and the next begins, must differ.
+    @Test func theKeyDigestIsTheDecodedKeysAndTellsKeysApart() throws {
+        for r in [Self.busyRecord(), Fixtures.record("c\u{e9}\"2", 4), Record.template] {
+            let line = try RecordLine(Self.line(r))
+            #expect(line.digest == RecordKey(runID: r.runID, cellID: r.cellID, repetition: r.repetition).digest)
+            #expect(line.key.digest == line.digest && line.cellID == r.cellID)
+        }
+        let key = RecordKey(runID: "ab", cellID: "c", repetition: 1)
+        let others = [RecordKey(runID: "a", cellID: "bc", repetition: 1), RecordKey(runID: "ab", cellID: "c", repetition: 2),
+                      RecordKey(runID: "ab", cellID: "d", repetition: 1), RecordKey(runID: "ab", cellID: "c\0", repetition: 1)]
+        for other in others { #expect(other.digest != key.digest, "\(other)") }
+        // 100 000 keys of one run, every cell and repetition: no two digests alike.
+        var seen = Set<RecordKey.Digest>()
+        for cell in 0..<10_000 {
+            for rep in 1...10 { seen.insert(RecordKey(runID: "run", cellID: String(cell, radix: 16), repetition: rep).digest) }
+        }
+        #expect(seen.count == 100_000)
+    }
+
     @Test func refusalsNameTheJSONPath() throws {
         var o = try #require(JSONParser.parse(Self.line(Fixtures.record("c3"))).objectValue)
         func problem(_ edit: (inout JSONObject) -> Void) -> String {

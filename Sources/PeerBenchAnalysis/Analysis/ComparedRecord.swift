@@ -5,8 +5,8 @@ import PeerBenchCore
 /// number per metric, read from the journal line's tokens (`RecordLine`), so 200 000
 /// records cost numbers, not parsed documents.
 struct ComparedRecord: Sendable {
-    var key: Prehashed<RecordKey>
-    var runID: String { key.value.runID }
+    var key: RecordKey.Digest
+    var runID: String
     /// Environment (with its link scenario and flow), distance label and payload.
     var scenario: Prehashed<ComparisonData.Scenario>
     var label: Prehashed<String>
@@ -17,16 +17,14 @@ struct ComparedRecord: Sendable {
     var values: [Double]
 
     init(_ r: RecordLine) throws(RecordLine.Problem) {
-        key = Prehashed(r.key)
+        key = r.digest
+        runID = r.runID
         scenario = Prehashed(ComparisonData.Scenario(environment: Self.scenarioEnvironment(r), distanceLabel: r.distanceLabel,
                                                      payload: r.payload.map { "\($0.count)x\($0.size)" } ?? "-"))
         label = Prehashed(r.label)
         ok = r.status == .ok
         linkMode = r.linkMode
-        var values: [Double] = []
-        values.reserveCapacity(ComparisonMetric.allCases.count)
-        for m in ComparisonMetric.allCases { values.append(try m.value(in: r) ?? .nan) }
-        self.values = values
+        values = try r.numbers(ComparisonMetric.recordPaths)
     }
 
     /// A record in memory, read as its journal line would be.

@@ -33,10 +33,12 @@ struct ComparisonData: Sendable {
 
     private var scenarioIndex: [Prehashed<Scenario>: Int] = [:]
     private var labelIndex: [Prehashed<String>: Int] = [:]
-    private var pointIndex: [Prehashed<RecordKey>: Int] = [:]
+    private var pointIndex: [RecordKey.Digest: Int] = [:]
     /// Run of each point (index into `runs`), to keep within-run evidence within one run.
     private(set) var pointRun: [Int] = []
     private var runs: [String: Int] = [:]
+    /// The run of the record before: a journal's records are of one run, found without hashing its ID.
+    private var lastRun: (id: String, index: Int)?
     /// The manifests read so far (`addManifest`), for `finish`.
     private var manifestHashes: [(dir: String, hash: String)] = []
     private var manifestFloors: [(source: String, floor: MeasurementFloor)] = []
@@ -67,9 +69,16 @@ struct ComparisonData: Sendable {
             labels.append(r.label.value)
             applies.append([Bool](repeating: false, count: ComparisonData.metricCount))
         }
-        for (m, v) in r.values.enumerated() where !v.isNaN { applies[l][m] = true }
+        // Read before written: a label's row is written once per metric, not once per record.
+        for (m, v) in r.values.enumerated() where !v.isNaN && !applies[l][m] { applies[l][m] = true }
         let point = Point(scenario: s, label: l, ok: r.ok)
-        let run = runs[r.runID] ?? { runs[r.runID] = runs.count; return runs.count - 1 }()
+        let run: Int
+        if let last = lastRun, last.id == r.runID {
+            run = last.index
+        } else {
+            run = runs[r.runID] ?? { runs[r.runID] = runs.count; return runs.count - 1 }()
+            lastRun = (r.runID, run)
+        }
         let i = Self.index(of: r.key, in: &pointIndex, next: points.count)
         if i < points.count {
             points[i] = point
@@ -202,7 +211,7 @@ struct ComparisonData: Sendable {
                     skipped.append(line)
                     return
                 }
-                guard let i = pointIndex[Prehashed(samples.key)], wanted.contains(i),
+                guard let i = pointIndex[samples.digest], wanted.contains(i),
                       !samples.rttNanos.isEmpty else { return }
                 probes[i] = samples.rttNanos.map { Double($0) / 1e6 }
             }

@@ -102,10 +102,11 @@ public enum ComparisonMetric: String, Sendable, CaseIterable, Codable {
 
     /// The metric's value in a journal line, nil where the record has none.
     func value(in line: RecordLine) throws(RecordLine.Problem) -> Double? {
-        try line.number(Self.recordPaths[index])
+        try line.number(index, of: Self.recordPaths)
     }
 
-    static let recordPaths = allCases.map { RecordLine.Path($0.path) }
+    /// Every metric's path, in `allCases` order: a record's row of values in one read.
+    static let recordPaths = RecordLine.Paths(allCases.map(\.path))
 
     /// The metric's value in a record in memory (a run's own, as it goes), nil where it has none.
     func value(in r: Record) -> Double? {

@@ -78,7 +78,7 @@ public struct ReportData: Sendable {
 
     var scenarioIndex: [Scenario: Int] = [:]
     var transportIndex: [String: Int] = [:]
-    var keyIndex: [Int: Int] = [:]
+    var keyIndex: [RecordKey.Digest: Int] = [:]
 
     /// The failed cells still failed in the end (a later retry that succeeded removes them).
     public var finalFailures: [Failure] {

@@ -125,7 +125,7 @@ public enum ReportInput {
             }
         }
         let cell = ReportData.Cell(scenario: s, transport: t, usable: usable, values: values, failure: failure)
-        let key = joinKey(r.runID, r.cellID, r.repetition)
+        let key = r.digest
         data.runs[run].records += 1
         if let i = data.keyIndex[key] {
             // A rerun (--retry-failed) appends a newer record of the same cell: the last one counts.
@@ -135,17 +135,6 @@ public enum ReportInput {
             data.keyIndex[key] = data.cells.count
             data.cells.append(cell)
         }
-    }
-
-    /// run_id x cell_id x repetition as one 64-bit hash instead of three strings per cell:
-    /// a collision among 200 000 cells has a chance of about 10^-9. Never persisted, so
-    /// Swift's per-process seeded Hasher is fine here.
-    static func joinKey(_ runID: String, _ cellID: String, _ repetition: Int) -> Int {
-        var h = Hasher()
-        h.combine(runID)
-        h.combine(cellID)
-        h.combine(repetition)
-        return h.finalize()
     }
 
     /// Folds samples.jsonl into the RTT histograms and bulk series; returns how many
@@ -166,7 +155,7 @@ public enum ReportInput {
                     if bad == 1 { data.warnings.append("\(path) line \(number): not a samples line, skipped (\(error))") }
                     return
                 }
-                guard let i = data.keyIndex[joinKey(s.key.runID, s.key.cellID, s.key.repetition)] else { unjoined += 1; return }
+                guard let i = data.keyIndex[s.digest] else { unjoined += 1; return }
                 if fold(s, cell: data.cells[i], into: &data) { joined += 1 }
             }
         } catch {

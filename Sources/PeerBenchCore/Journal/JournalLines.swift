@@ -184,7 +184,3 @@ extension StableHash {
         }
     }
 }
-
-extension UInt64 {
-    fileprivate func rotated(_ k: UInt64) -> UInt64 { self << k | self >> (64 - k) }
-}

@@ -32,10 +32,13 @@ public struct RecordLine: Sendable {
         }
     }
 
-    public let root: JSONTape.Node
     public let schema: String
     public let runID: String
-    public let cellID: String
+    /// `cell_id`, made from the line when asked (compare needs only `digest`).
+    public var cellID: String { tape.string(at: cellIDIndex)! }
+    private let cellIDIndex: Int
+    /// The run, cell and repetition as 128 bits, from the line's bytes (`RecordKey.Digest`).
+    public let digest: RecordKey.Digest
     public let repetition: Int
     public let status: CellStatus
     public let error: String?
@@ -91,87 +94,144 @@ public struct RecordLine: Sendable {
         }
     }
 
-    /// The members found, indexed by `Field`.
-    private let fields: [JSONTape.Node?]
+    /// The line's tokens; every value below is read by its token's index (`JSONTape`'s
+    /// reading by index), so reading a record counts no reference per step.
+    let tape: JSONTape
+    /// The members found: their values' token indices by `Field`, -1 where absent.
+    private let fields: [Int]
+
+    /// The record's top-level object.
+    public var root: JSONTape.Node { tape.node(at: JSONTape.rootIndex) }
 
     public init(_ bytes: ArraySlice<UInt8>) throws(Problem) {
         let tape: JSONTape
         do { tape = try JSONTape(parsing: bytes) } catch { throw .syntax(error) }
-        let r = tape.root
-        guard r.kind == .object else { throw .notAnObject }
-        var fields = [JSONTape.Node?](repeating: nil, count: Field.allCases.count)
-        r.forEachMember { key, value in
+        guard tape.kind(at: JSONTape.rootIndex) == .object else { throw .notAnObject }
+        var fields = [Int](repeating: -1, count: Field.allCases.count)
+        tape.forEachMember(of: JSONTape.rootIndex) { key, value in
             if let f = Field.of(key) { fields[f.index] = value }
         }
+        self.tape = tape
         self.fields = fields
-        func field(_ f: Field) -> JSONTape.Node? { fields[f.index] }
-        guard let schema = field(.schema)?.string, Record.readableSchemas.contains(schema) else { throw .schema(field(.schema)?.string) }
-        root = r
+        let v = Values(tape: tape)
+        func field(_ f: Field) -> Int? { fields[f.index] < 0 ? nil : fields[f.index] }
+        guard let schema = field(.schema).flatMap(tape.string(at:)), Record.readableSchemas.contains(schema) else {
+            throw .schema(field(.schema).flatMap(tape.string(at:)))
+        }
         self.schema = schema
-        runID = try Self.string(field(.runID), "$.run_id")
-        cellID = try Self.string(field(.cellID), "$.cell_id")
-        repetition = try Self.int(field(.repetition), "$.repetition")
-        let statusText = try Self.string(field(.status), "$.status")
+        runID = try v.string(field(.runID), "$.run_id")
+        cellIDIndex = try v.stringIndex(field(.cellID), "$.cell_id")
+        repetition = try v.int(field(.repetition), "$.repetition")
+        var run = runID
+        digest = run.withUTF8 { [repetition, cellIDIndex] r in
+            tape.withUTF8(ofStringAt: cellIDIndex) { c in RecordKey.digest(runID: r, cellID: c, repetition: repetition) }!
+        }
+        let statusText = try v.string(field(.status), "$.status")
         guard let status = CellStatus(rawValue: statusText) else { throw .field("$.status: unknown status \"\(statusText)\"") }
         self.status = status
-        error = try Self.optional(field(.error), "$.error") { $0.string }
-        environment = try Self.string(field(.environment), "$.environment")
-        distanceLabel = try Self.string(field(.distanceLabel), "$.distance_label")
-        distanceM = try Self.optional(field(.distanceM), "$.distance_m") { $0.double }
-        if let p = field(.payload), !p.isNull {
-            guard p.kind == .object else { throw .field("$.payload: expected an object") }
-            payload = (try Self.int(p["count"], "$.payload.count"), try Self.int(p["size"], "$.payload.size"))
+        error = try v.optional(field(.error), "$.error", tape.string(at:))
+        environment = try v.string(field(.environment), "$.environment")
+        distanceLabel = try v.string(field(.distanceLabel), "$.distance_label")
+        distanceM = try v.optional(field(.distanceM), "$.distance_m", tape.double(at:))
+        if let p = try v.presentObject(field(.payload), "$.payload") {
+            payload = (try v.int(tape.member("count", of: p), "$.payload.count"), try v.int(tape.member("size", of: p), "$.payload.size"))
         } else {
             payload = nil
         }
-        label = try Self.string(try Self.object(field(.transport), "$.transport")["label"], "$.transport.label")
-        linkMode = try Self.string(try Self.object(field(.link), "$.link")["mode"], "$.link.mode")
-        if let s = field(.scenario), !s.isNull {
-            guard s.kind == .object else { throw .field("$.scenario: expected an object") }
-            scenario = (try Self.string(s["name"], "$.scenario.name"), try Self.string(s["kind"], "$.scenario.kind"))
+        label = try v.string(tape.member("label", of: try v.object(field(.transport), "$.transport")), "$.transport.label")
+        linkMode = try v.string(tape.member("mode", of: try v.object(field(.link), "$.link")), "$.link.mode")
+        if let s = try v.presentObject(field(.scenario), "$.scenario") {
+            scenario = (try v.string(tape.member("name", of: s), "$.scenario.name"), try v.string(tape.member("kind", of: s), "$.scenario.kind"))
         } else {
             scenario = nil
         }
-        if let w = field(.workload), !w.isNull {
-            guard w.kind == .object else { throw .field("$.workload: expected an object") }
-            workloadName = try Self.string(w["name"], "$.workload.name")
+        if let w = try v.presentObject(field(.workload), "$.workload") {
+            workloadName = try v.string(tape.member("name", of: w), "$.workload.name")
         } else {
             workloadName = nil
         }
-        if let c = field(.crossTraffic), !c.isNull {
-            guard c.kind == .object else { throw .field("$.cross_traffic: expected an object") }
-            crossTraffic = (try Self.optional(c["service_class"], "$.cross_traffic.service_class") { $0.string },
-                            try Self.optional(c["offered_mbps"], "$.cross_traffic.offered_mbps") { $0.double })
+        if let c = try v.presentObject(field(.crossTraffic), "$.cross_traffic") {
+            crossTraffic = (try v.optional(tape.member("service_class", of: c), "$.cross_traffic.service_class", tape.string(at:)),
+                            try v.optional(tape.member("offered_mbps", of: c), "$.cross_traffic.offered_mbps", tape.double(at:)))
         } else {
             crossTraffic = (nil, nil)
         }
     }
 
-    /// A path of keys into a record, resolved against `Field` once, where it is made.
-    public struct Path: Sendable {
-        let keys: [String]
-        let top: Field?
+    /// Paths of keys into a record (`["rtt_ms", "p50"]`), read together: compare's
+    /// metrics. Resolved against `Field` once, where they are made, and stored flat (the
+    /// keys' bytes one after another), so reading a row of them counts no reference per
+    /// key: paths as arrays of arrays counted four a path, a twentieth of compare's time.
+    public struct Paths: Sendable {
+        /// Each path's keys, for errors.
+        let names: [[String]]
+        /// Every key's UTF-8 bytes, one after another.
+        let bytes: [UInt8]
+        /// Each key's bytes in `bytes`.
+        let keys: [Range<Int>]
+        /// Each path's keys in `keys`, and its first key as a `Field` (-1: not one).
+        let paths: [(keys: Range<Int>, top: Int)]
 
-        public init(_ keys: [String]) {
-            precondition(!keys.isEmpty, "a record path names at least one key")
+        public init(_ names: [[String]]) {
+            precondition(names.allSatisfy { !$0.isEmpty }, "a record path names at least one key")
+            self.names = names
+            var bytes: [UInt8] = [], keys: [Range<Int>] = [], paths: [(keys: Range<Int>, top: Int)] = []
+            for path in names {
+                let first = keys.count
+                for key in path {
+                    keys.append(bytes.count..<bytes.count + key.utf8.count)
+                    bytes += key.utf8
+                }
+                paths.append((first..<keys.count, Field(key: path[0])?.index ?? -1))
+            }
+            self.bytes = bytes
             self.keys = keys
-            top = Field(key: keys[0])
+            self.paths = paths
+        }
+
+        public var count: Int { paths.count }
+    }
+
+    /// The numbers at `paths`, in order, NaN where the record has none (a key on the way
+    /// absent or null); an error naming the JSON path where a value is there but not a
+    /// number, or a key on the way is not an object.
+    public func numbers(_ paths: Paths) throws(Problem) -> [Double] {
+        try paths.bytes.withUnsafeBufferPointer { (bytes) throws(Problem) -> [Double] in
+            try paths.keys.withUnsafeBufferPointer { (keys) throws(Problem) -> [Double] in
+                try paths.paths.withUnsafeBufferPointer { (ps) throws(Problem) -> [Double] in
+                    var out: [Double] = []
+                    out.reserveCapacity(ps.count)
+                    for p in ps.indices {
+                        out.append(try number(ps[p], bytes, keys, names: paths, p) ?? .nan)
+                    }
+                    return out
+                }
+            }
         }
     }
 
-    /// The number at `path` (`["rtt_ms", "p50"]`): nil where a key on the way is absent or
-    /// null; an error naming the JSON path where the value is there but not a number.
-    public func number(_ path: Path) throws(Problem) -> Double? {
-        guard let first = path.top.map({ fields[$0.index] }) ?? root[path.keys[0]] else { return nil }
-        var node = first
-        for (k, key) in path.keys.enumerated().dropFirst() {
-            if node.isNull { return nil }
-            guard node.kind == .object else { throw .field("$." + path.keys[..<k].joined(separator: ".") + ": expected an object") }
-            guard let next = node[key] else { return nil }
+    /// The number at path `k` of `paths` (`numbers(paths)[k]`, NaN as nil).
+    public func number(_ k: Int, of paths: Paths) throws(Problem) -> Double? {
+        let v = try numbers(paths)[k]
+        return v.isNaN ? nil : v
+    }
+
+    private func number(_ path: (keys: Range<Int>, top: Int), _ bytes: UnsafeBufferPointer<UInt8>, _ keys: UnsafeBufferPointer<Range<Int>>,
+                        names paths: Paths, _ p: Int) throws(Problem) -> Double? {
+        func key(_ k: Int) -> UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(rebasing: bytes[keys[k]]) }
+        var node = path.top >= 0 ? fields[path.top] : tape.member(key(path.keys.lowerBound), of: JSONTape.rootIndex) ?? -1
+        guard node >= 0 else { return nil }
+        for k in path.keys.dropFirst() {
+            switch tape.kind(at: node) {
+            case .null: return nil
+            case .object: break
+            default: throw .field("$." + paths.names[p][..<(k - path.keys.lowerBound)].joined(separator: ".") + ": expected an object")
+            }
+            guard let next = tape.member(key(k), of: node) else { return nil }
             node = next
         }
-        if node.isNull { return nil }
-        guard let v = node.double else { throw .field("$." + path.keys.joined(separator: ".") + ": expected a number") }
+        if tape.kind(at: node) == .null { return nil }
+        guard let v = tape.double(at: node) else { throw .field("$." + paths.names[p].joined(separator: ".") + ": expected a number") }
         return v
     }
 
@@ -190,28 +250,52 @@ public struct RecordLine: Sendable {
         Record.CrossTraffic(serviceClass: crossTraffic.serviceClass, offeredMbps: crossTraffic.offeredMbps).scenarioSuffix
     }
 
-    static func object(_ v: JSONTape.Node?, _ path: String) throws(Problem) -> JSONTape.Node {
-        guard let v else { throw .field("\(path): missing") }
-        guard v.kind == .object else { throw .field("\(path): " + (v.isNull ? "null where an object is required" : "expected an object")) }
-        return v
-    }
+    /// The checks of a member's type, by token index, with the JSON path an error names.
+    struct Values {
+        let tape: JSONTape
 
-    static func string(_ v: JSONTape.Node?, _ path: String) throws(Problem) -> String {
-        guard let v else { throw .field("\(path): missing") }
-        guard let s = v.string else { throw .field("\(path): " + (v.isNull ? "null where a string is required" : "expected a string")) }
-        return s
-    }
+        func object(_ v: Int?, _ path: String) throws(Problem) -> Int {
+            guard let v else { throw .field("\(path): missing") }
+            switch tape.kind(at: v) {
+            case .object: return v
+            case .null: throw .field("\(path): null where an object is required")
+            default: throw .field("\(path): expected an object")
+            }
+        }
 
-    static func int(_ v: JSONTape.Node?, _ path: String) throws(Problem) -> Int {
-        guard let v else { throw .field("\(path): missing") }
-        guard let n = v.int else { throw .field("\(path): " + (v.isNull ? "null where an integer is required" : "expected an integer")) }
-        return n
-    }
+        /// An optional object: absent or null is nil; present with another type is an error.
+        func presentObject(_ v: Int?, _ path: String) throws(Problem) -> Int? {
+            guard let v, tape.kind(at: v) != .null else { return nil }
+            guard tape.kind(at: v) == .object else { throw .field("\(path): expected an object") }
+            return v
+        }
 
-    /// An optional key: absent or null is nil; present with another type is an error.
-    static func optional<T>(_ v: JSONTape.Node?, _ path: String, _ read: (JSONTape.Node) -> T?) throws(Problem) -> T? {
-        guard let v, !v.isNull else { return nil }
-        guard let x = read(v) else { throw .field("\(path): expected \(T.self == String.self ? "a string" : "a number")") }
-        return x
+        /// A string member, checked but not made.
+        func stringIndex(_ v: Int?, _ path: String) throws(Problem) -> Int {
+            guard let v else { throw .field("\(path): missing") }
+            guard tape.kind(at: v) == .string else {
+                throw .field("\(path): " + (tape.kind(at: v) == .null ? "null where a string is required" : "expected a string"))
+            }
+            return v
+        }
+
+        func string(_ v: Int?, _ path: String) throws(Problem) -> String {
+            tape.string(at: try stringIndex(v, path))!
+        }
+
+        func int(_ v: Int?, _ path: String) throws(Problem) -> Int {
+            guard let v else { throw .field("\(path): missing") }
+            guard let n = tape.int(at: v) else {
+                throw .field("\(path): " + (tape.kind(at: v) == .null ? "null where an integer is required" : "expected an integer"))
+            }
+            return n
+        }
+
+        /// An optional key: absent or null is nil; present with another type is an error.
+        func optional<T>(_ v: Int?, _ path: String, _ read: (Int) -> T?) throws(Problem) -> T? {
+            guard let v, tape.kind(at: v) != .null else { return nil }
+            guard let x = read(v) else { throw .field("\(path): expected \(T.self == String.self ? "a string" : "a number")") }
+            return x
+        }
     }
 }

@@ -5,6 +5,8 @@ import PeerBenchPlugin
 /// folds 200 000 of them; decoding each as a whole `CellSamples` was a quarter of its time).
 public struct SamplesLine: Sendable {
     public let key: RecordKey
+    /// `key` as 128 bits (`RecordKey.Digest`), made on the thread that reads the line.
+    public let digest: RecordKey.Digest
     /// Every answered RTT probe before the bulk phase, nanoseconds.
     public let rttNanos: [UInt64]
     /// The bulk series' interval and bytes per interval; nil without one.
@@ -26,6 +28,7 @@ public struct SamplesLine: Sendable {
             throw Problem(description: "$.run_id, $.cell_id and $.repetition must be two strings and an integer")
         }
         key = RecordKey(runID: run, cellID: cell, repetition: rep)
+        digest = key.digest
         rttNanos = try Self.integers(r["rtt_ns"], "$.rtt_ns").map { UInt64($0) }
         if let b = r["bulk_series"], !b.isNull {
             guard let interval = b["interval_ns"]?.int, interval > 0 else { throw Problem(description: "$.bulk_series.interval_ns: expected a positive integer") }

@@ -55,39 +55,13 @@ public final class JSONTape: Sendable {
 
         /// The member `key` of an object; nil when absent or when this is not an object.
         public subscript(key: String) -> Node? {
-            let t = token
-            guard t.kind == .object else { return nil }
-            var k = key
-            return k.withUTF8 { want -> Node? in
-                var i = index + 1
-                while i < Int(t.next) {
-                    let keyToken = tape.tokens[i]
-                    if tape.keyEquals(keyToken, want) { return Node(tape: tape, index: i + 1) }
-                    i = Int(tape.tokens[i + 1].next)
-                }
-                return nil
-            }
+            tape.member(key, of: index).map { Node(tape: tape, index: $0) }
         }
 
         /// Each member of an object in order with its key's UTF-8 bytes, without making a
         /// String of every key: for readers that take many members in one pass.
         public func forEachMember(_ body: (UnsafeBufferPointer<UInt8>, Node) -> Void) {
-            let t = token
-            guard t.kind == .object else { return }
-            tape.bytes.withUnsafeBufferPointer { b in
-                var i = index + 1
-                while i < Int(t.next) {
-                    let key = tape.tokens[i]
-                    let value = Node(tape: tape, index: i + 1)
-                    if key.escaped {
-                        var text = tape.string(key)
-                        text.withUTF8 { body($0, value) }
-                    } else {
-                        body(UnsafeBufferPointer(rebasing: b[Int(key.start)..<Int(key.end)]), value)
-                    }
-                    i = Int(tape.tokens[i + 1].next)
-                }
-            }
+            tape.forEachMember(of: index) { key, value in body(key, Node(tape: tape, index: value)) }
         }
 
         /// Elements of an array in order; empty for other kinds.
@@ -103,25 +77,101 @@ public final class JSONTape: Sendable {
             return out
         }
 
-        public var string: String? { kind == .string ? tape.string(token) : nil }
+        public var string: String? { tape.string(at: index) }
         public var bool: Bool? { kind == .true ? true : kind == .false ? false : nil }
 
         /// A number; nil for other kinds and for numbers a double cannot hold (1e999).
-        public var double: Double? {
-            guard kind == .number else { return nil }
-            let v = tape.number(token)
-            return v.isFinite ? v : nil
-        }
+        public var double: Double? { tape.double(at: index) }
 
         /// The number as an integer when it is a whole number that fits exactly.
-        public var int: Int? {
-            guard let n = double, n == n.rounded(), abs(n) <= 9_007_199_254_740_992 else { return nil }
-            return Int(n)
-        }
+        public var int: Int? { tape.int(at: index) }
 
         /// The value as a tree.
         public var value: JSONValue { tape.value(at: index).value }
     }
+
+    // MARK: Reading by token index
+    // What `Node` reads, addressed by the index of a value's token (`root` is 0): a reader
+    // of 200 000 lines (`RecordLine`) keeps integers, where each `Node` it made and copied
+    // would count a reference to the tape.
+
+    /// The token index of the document's top-level value.
+    public static let rootIndex = 0
+
+    /// The kind of the value at token `i`.
+    public func kind(at i: Int) -> Kind { tokens[i].kind }
+
+    /// The value of member `key` of the object at `i`; nil when absent or when `i` is not an object.
+    public func member(_ key: String, of i: Int) -> Int? {
+        var k = key
+        return k.withUTF8 { member($0, of: i) }
+    }
+
+    /// The value of the member whose key is these UTF-8 bytes.
+    public func member(_ want: UnsafeBufferPointer<UInt8>, of i: Int) -> Int? {
+        let t = tokens[i]
+        guard t.kind == .object else { return nil }
+        var k = i + 1
+        while k < Int(t.next) {
+            if keyEquals(tokens[k], want) { return k + 1 }
+            k = Int(tokens[k + 1].next)
+        }
+        return nil
+    }
+
+    /// Each member of the object at `i` in order: its key's UTF-8 bytes and its value's index.
+    public func forEachMember(of i: Int, _ body: (UnsafeBufferPointer<UInt8>, Int) -> Void) {
+        let t = tokens[i]
+        guard t.kind == .object else { return }
+        bytes.withUnsafeBufferPointer { b in
+            var k = i + 1
+            while k < Int(t.next) {
+                let key = tokens[k]
+                if key.escaped {
+                    var text = string(key)
+                    text.withUTF8 { body($0, k + 1) }
+                } else {
+                    body(UnsafeBufferPointer(rebasing: b[Int(key.start)..<Int(key.end)]), k + 1)
+                }
+                k = Int(tokens[k + 1].next)
+            }
+        }
+    }
+
+    /// The string at `i`; nil for other kinds.
+    public func string(at i: Int) -> String? {
+        let t = tokens[i]
+        return t.kind == .string ? string(t) : nil
+    }
+
+    /// `body` with the UTF-8 bytes of the string at `i` (unescaped), without making a
+    /// String of a plain one; nil for other kinds.
+    public func withUTF8<R>(ofStringAt i: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R? {
+        let t = tokens[i]
+        guard t.kind == .string else { return nil }
+        if t.escaped {
+            var text = string(t)
+            return text.withUTF8(body)
+        }
+        return bytes.withUnsafeBufferPointer { b in body(UnsafeBufferPointer(rebasing: b[Int(t.start)..<Int(t.end)])) }
+    }
+
+    /// The number at `i`; nil for other kinds and for numbers a double cannot hold (1e999).
+    public func double(at i: Int) -> Double? {
+        let t = tokens[i]
+        guard t.kind == .number else { return nil }
+        let v = number(t)
+        return v.isFinite ? v : nil
+    }
+
+    /// The number at `i` as an integer when it is a whole number that fits exactly.
+    public func int(at i: Int) -> Int? {
+        guard let n = double(at: i), n == n.rounded(), abs(n) <= 9_007_199_254_740_992 else { return nil }
+        return Int(n)
+    }
+
+    /// The value at `i` as a `Node`.
+    public func node(at i: Int) -> Node { Node(tape: self, index: i) }
 
     func keyEquals(_ t: Token, _ want: UnsafeBufferPointer<UInt8>) -> Bool {
         if t.escaped { return string(t).utf8.elementsEqual(want) }
