@@ -183,9 +183,11 @@ public final class JSONTape: Sendable {
     }
 
     func string(_ t: Token) -> String {
-        let base = bytes.startIndex
-        let raw = bytes[base + Int(t.start)..<base + Int(t.end)]
-        return t.escaped ? JSONTape.unescape(raw) : String(decoding: raw, as: UTF8.self)
+        // Through the bytes' buffer, not a slice of the slice: a slice counts a reference.
+        bytes.withUnsafeBufferPointer { b in
+            let raw = UnsafeBufferPointer(rebasing: b[Int(t.start)..<Int(t.end)])
+            return t.escaped ? JSONTape.unescape(raw) : String(decoding: raw, as: UTF8.self)
+        }
     }
 
     func number(_ t: Token) -> Double {
