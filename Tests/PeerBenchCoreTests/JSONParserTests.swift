@@ -1,6 +1,6 @@
 import Foundation
 import PeerBenchCore
-import PeerBenchPlugin
+@testable import PeerBenchPlugin
 import Testing
 
 @Suite struct JSONParserTests {
@@ -72,6 +72,28 @@ import Testing
                     #expect(error.column == at + 2 && error.message.contains("control character"), "\(error)")
                 }
                 #expect(throws: JSONSyntaxError.self) { try JSONParser.parse("\"\(head)\(tail)") }
+            }
+        }
+    }
+
+    /// Strings are written eight bytes at a time too: a quote, a backslash, a control
+    /// character or a multi-byte character at every offset of 0 to 40 bytes is escaped
+    /// as Foundation's encoder escapes it (or left as it is), and reads back the same.
+    @Test func stringsWriteTheSameAtEveryOffset() throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .withoutEscapingSlashes
+        for length in 0...40 {
+            for at in 0...length {
+                let head = String(repeating: "a", count: at), tail = String(repeating: "b", count: length - at)
+                for special in ["\"", "\\", "\n", "\u{01}", "\u{1f}", "é€", "/", ""] {
+                    let s = head + special + tail
+                    var out: [UInt8] = []
+                    JSONValue.escape(s, into: &out)
+                    let text = String(decoding: out, as: UTF8.self)
+                    #expect(try JSONParser.parse(text) == .string(s), "\(text)")
+                    let foundation = String(decoding: try encoder.encode(s), as: UTF8.self)
+                    #expect(text.lowercased() == foundation.lowercased(), "\(text) against \(foundation)")
+                }
             }
         }
     }

@@ -26,5 +26,5 @@ public enum StableHash {
 
 extension UInt64 {
     /// The bits rotated left by `k` (1...63): the step of `lineHash` and `RecordKey.Digest`.
-    func rotated(_ k: UInt64) -> UInt64 { self << k | self >> (64 - k) }
+    @inline(__always) func rotated(_ k: UInt64) -> UInt64 { self << k | self >> (64 - k) }
 }

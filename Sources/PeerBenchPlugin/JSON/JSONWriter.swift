@@ -93,6 +93,17 @@ extension JSONValue {
         var s = s
         let plain = s.withUTF8 { b in
             var k = 0
+            // Eight bytes a step (the tokenizer's test for quote, backslash and control
+            // bytes), then the rest one at a time.
+            if let p = b.baseAddress {
+                while k + 8 <= b.count {
+                    let w = UnsafeRawPointer(p + k).loadUnaligned(as: UInt64.self)
+                    let special = TapeScanner.zeroBytes(w ^ 0x2222_2222_2222_2222) | TapeScanner.zeroBytes(w ^ 0x5C5C_5C5C_5C5C_5C5C)
+                        | TapeScanner.bytesBelow0x20(w)
+                    if special != 0 { return false }
+                    k += 8
+                }
+            }
             while k < b.count {
                 let u = b[k]
                 if u < 0x20 || u == UInt8(ascii: "\"") || u == UInt8(ascii: "\\") { return false }
@@ -134,8 +145,12 @@ extension JSONValue {
 /// written so far.
 public struct JSONStreamWriter: Sendable {
     private var out: [UInt8] = []
-    /// Members or elements written in each open container.
-    private var counts: [Int] = []
+    /// Members or elements written in the innermost open container, and in each one
+    /// around it (a stack changed only on open and close, not for every member).
+    private var count = 0
+    private var outerCounts: [Int] = []
+    /// Containers open.
+    private var open = 0
     /// The indentation level of the first value written: a fragment made for its place
     /// in a larger document (`write(_:text:)`) starts deeper than 0.
     private let base: Int
@@ -153,10 +168,10 @@ public struct JSONStreamWriter: Sendable {
     }
 
     /// Opens an object, as the member `key` of the enclosing object (nil: an element or the document).
-    public mutating func openObject(_ key: String? = nil) { open(key, UInt8(ascii: "{")) }
+    public mutating func openObject(_ key: String? = nil) { openContainer(key, UInt8(ascii: "{")) }
 
     /// Opens an array, as the member `key` of the enclosing object (nil: an element or the document).
-    public mutating func openArray(_ key: String? = nil) { open(key, UInt8(ascii: "[")) }
+    public mutating func openArray(_ key: String? = nil) { openContainer(key, UInt8(ascii: "[")) }
 
     /// Writes `value` as the member `key` (nil: an element or the document).
     public mutating func write(_ key: String?, _ value: JSONValue) {
@@ -185,17 +200,19 @@ public struct JSONStreamWriter: Sendable {
     }
 
     /// The `level` of a value written into the innermost open container.
-    public var depth: Int { base + counts.count }
+    public var depth: Int { base + open }
 
     /// Closes the innermost container (`{}` or `[]` when it stayed empty).
     public mutating func close(_ bracket: Character) {
-        let n = counts.removeLast()
+        let n = count
+        count = outerCounts.removeLast()
+        open -= 1
         #if DEBUG
         lastKeys.removeLast()
         #endif
         if n > 0 { JSONValue.newline(&out, depth) }
         out.append(UInt8(ascii: bracket == "}" ? "}" : "]"))
-        if counts.isEmpty, base == 0 { out.append(UInt8(ascii: "\n")) }
+        if open == 0, base == 0 { out.append(UInt8(ascii: "\n")) }
     }
 
     /// Room for `bytes` more bytes of text, for a writer that knows roughly how much it
@@ -208,19 +225,21 @@ public struct JSONStreamWriter: Sendable {
         return out
     }
 
-    private mutating func open(_ key: String?, _ bracket: UInt8) {
+    private mutating func openContainer(_ key: String?, _ bracket: UInt8) {
         start(key)
         out.append(bracket)
-        counts.append(0)
+        outerCounts.append(count)
+        count = 0
+        open += 1
         #if DEBUG
         lastKeys.append(nil)
         #endif
     }
 
     private mutating func start(_ key: String?) {
-        guard !counts.isEmpty else { return }
-        if counts[counts.count - 1] > 0 { out.append(UInt8(ascii: ",")) }
-        counts[counts.count - 1] += 1
+        guard open > 0 else { return }
+        if count > 0 { out.append(UInt8(ascii: ",")) }
+        count += 1
         JSONValue.newline(&out, depth)
         if let key {
             #if DEBUG
