@@ -89,45 +89,7 @@ public enum RadioProfile {
                 env.sources[key] = (.assumed, "set by the matrix's radio profile")
                 continue
             }
-            switch key {
-            case "base":
-                break
-            case "breakpointMeters":
-                if value.isNull { env.breakpointMeters = nil; break }
-                guard let v = value.doubleValue, v >= 1, v <= 100_000 else {
-                    problems.append(InputProblem(path: at, "expected a distance in metres (1...100000) or null, got \(value.doubleValue.map { "\($0)" } ?? value.typeName)")); break
-                }
-                env.breakpointMeters = v
-            case "foliage":
-                guard let b = value.boolValue else { problems.append(InputProblem(path: at, "expected true or false, got \(value.typeName)")); break }
-                env.foliage = b
-            case "blockingDepthDb":
-                guard let a = value.arrayValue, a.count == 2, let lo = a[0].doubleValue, let hi = a[1].doubleValue, lo >= 0, lo <= hi, hi <= 100 else {
-                    problems.append(InputProblem(path: at, "expected [min, max] in dB with 0 <= min <= max <= 100")); break
-                }
-                env.blockingDepthDb = lo...hi
-            case "awdl":
-                switch value.stringValue {
-                case "bulk": if env.schedule.windowNanos == nil { env.schedule = .bulk }  // keeps the base's fitted windows
-                case "realtime": env.schedule = .realtime
-                default: problems.append(InputProblem(path: at, "expected \"bulk\" or \"realtime\", got \(value.stringValue.map { "\"\($0)\"" } ?? value.typeName)"))
-                }
-            case "awdlOffSlots":
-                guard let n = value.intValue, n >= 0, n <= 8 else { problems.append(InputProblem(path: at, "expected a whole number of off-channel slots 0...8 (of the 16-slot AWDL sequence)")); break }
-                offSlots = n
-            case "awdlWindowMiss":
-                guard let v = value.doubleValue, v >= 0, v <= 0.9 else { problems.append(InputProblem(path: at, "expected a probability 0...0.9 that a frame misses an availability window")); break }
-                windowMiss = v
-            case "queuePackets":
-                guard let n = value.intValue, n >= 1, n <= 1_000_000 else { problems.append(InputProblem(path: at, "expected a whole number of packets 1...1000000")); break }
-                env.queue.packets = n
-            case "queueBytes":
-                guard let n = value.intValue, n >= 1_500, n <= 1 << 30 else { problems.append(InputProblem(path: at, "expected a whole number of bytes 1500...1073741824")); break }
-                env.queue.bytes = n
-            default:
-                problems.append(InputProblem(path: at, "unknown radio profile key \"\(key)\"; accepted: \(acceptedKeys.joined(separator: ", "))"))
-                continue
-            }
+            guard applyOption(key, value, at: at, to: &env, offSlots: &offSlots, windowMiss: &windowMiss, problems: &problems) else { continue }
             if key != "base" { env.sources[key] = (.assumed, "set by the matrix's radio profile") }
         }
         // After the loop, so "awdl": "bulk" given after it does not undo it; realtime has no off-channel slots.
@@ -135,5 +97,51 @@ public enum RadioProfile {
             env.schedule = .awdl(offSlots: offSlots ?? env.schedule.offSlotCount, windowMiss: windowMiss ?? env.schedule.windowMissProbability)
         }
         return env
+    }
+
+    /// One of the profile's keys that is not a plain number (`numericKeys`), applied to
+    /// `env`; false for a key the profile does not have (its problem added).
+    static func applyOption(_ key: String, _ value: JSONValue, at: String, to env: inout RadioEnvironment, offSlots: inout Int?,
+                            windowMiss: inout Double?, problems: inout [InputProblem]) -> Bool {
+        switch key {
+        case "base":
+            break
+        case "breakpointMeters":
+            if value.isNull { env.breakpointMeters = nil; break }
+            guard let v = value.doubleValue, v >= 1, v <= 100_000 else {
+                problems.append(InputProblem(path: at, "expected a distance in metres (1...100000) or null, got \(value.doubleValue.map { "\($0)" } ?? value.typeName)")); break
+            }
+            env.breakpointMeters = v
+        case "foliage":
+            guard let b = value.boolValue else { problems.append(InputProblem(path: at, "expected true or false, got \(value.typeName)")); break }
+            env.foliage = b
+        case "blockingDepthDb":
+            guard let a = value.arrayValue, a.count == 2, let lo = a[0].doubleValue, let hi = a[1].doubleValue, lo >= 0, lo <= hi, hi <= 100 else {
+                problems.append(InputProblem(path: at, "expected [min, max] in dB with 0 <= min <= max <= 100")); break
+            }
+            env.blockingDepthDb = lo...hi
+        case "awdl":
+            switch value.stringValue {
+            case "bulk": if env.schedule.windowNanos == nil { env.schedule = .bulk }  // keeps the base's fitted windows
+            case "realtime": env.schedule = .realtime
+            default: problems.append(InputProblem(path: at, "expected \"bulk\" or \"realtime\", got \(value.stringValue.map { "\"\($0)\"" } ?? value.typeName)"))
+            }
+        case "awdlOffSlots":
+            guard let n = value.intValue, n >= 0, n <= 8 else { problems.append(InputProblem(path: at, "expected a whole number of off-channel slots 0...8 (of the 16-slot AWDL sequence)")); break }
+            offSlots = n
+        case "awdlWindowMiss":
+            guard let v = value.doubleValue, v >= 0, v <= 0.9 else { problems.append(InputProblem(path: at, "expected a probability 0...0.9 that a frame misses an availability window")); break }
+            windowMiss = v
+        case "queuePackets":
+            guard let n = value.intValue, n >= 1, n <= 1_000_000 else { problems.append(InputProblem(path: at, "expected a whole number of packets 1...1000000")); break }
+            env.queue.packets = n
+        case "queueBytes":
+            guard let n = value.intValue, n >= 1_500, n <= 1 << 30 else { problems.append(InputProblem(path: at, "expected a whole number of bytes 1500...1073741824")); break }
+            env.queue.bytes = n
+        default:
+            problems.append(InputProblem(path: at, "unknown radio profile key \"\(key)\"; accepted: \(acceptedKeys.joined(separator: ", "))"))
+            return false
+        }
+        return true
     }
 }

@@ -143,81 +143,9 @@ struct Validator {
     mutating func matrix(_ doc: JSONValue) -> Matrix? {
         let root = JSONPath.root
         guard let top = object(doc, root, allowed: MatrixLoader.topLevelKeys, required: ["transports", "matrix"]) else { return nil }
-        var name = "matrix"
-        if let n = top["name"] {
-            if let s = n.stringValue, !s.isEmpty { name = s } else { fail(root.key("name"), "expected a non-empty string, got \(n.typeName)") }
-        }
-        var repetitions = 1
-        var auto: AutoRepetitions?
-        // Asked for, even when misspelt: the keys that go with it are not errors then.
-        let autoAsked = top["repetitions"]?.stringValue?.hasPrefix("auto") ?? false
-        if let r = top["repetitions"], let text = r.stringValue {
-            if let (max, problem) = AutoRepetitions.parse(text), problem == nil {
-                auto = AutoRepetitions(max: max ?? AutoRepetitions.defaultMax)
-                repetitions = auto!.max
-            } else {
-                fail(root.key("repetitions"), AutoRepetitions.parse(text)?.problem
-                     ?? "expected a whole number of repetitions, \"auto\" or \"auto:MAX\", got \(r.compactText)")
-            }
-        } else {
-            repetitions = int(top["repetitions"], root.key("repetitions"), default: 1, min: 1, max: 10_000)
-        }
-        if let p = top["repetitionPrecision"] {
-            if let x = p.doubleValue, x > 0, x < 1 {
-                auto?.precision = x
-                if !autoAsked { fail(root.key("repetitionPrecision"), "applies to \"repetitions\": \"auto\" (a fixed count runs every repetition)") }
-            } else {
-                fail(root.key("repetitionPrecision"), "expected the widest 95 % interval accepted, as a fraction of the median above 0 and below 1 (0.05 is 5 %), got \(p.compactText)")
-            }
-        }
-        if let v = top["repetitionMetrics"] {
-            let path = root.key("repetitionMetrics")
-            if !autoAsked { fail(path, "applies to \"repetitions\": \"auto\" (a fixed count runs every repetition)") }
-            if let list = v.arrayValue, !list.isEmpty {
-                var names: [String] = []
-                for (i, e) in list.enumerated() {
-                    if let n = e.stringValue, AutoRepetitions.metricNames.contains(n) { names.append(n) } else {
-                        fail(path.index(i), "unknown metric \(e.compactText) (known: \(AutoRepetitions.metricNames.joined(separator: ", ")))")
-                    }
-                }
-                auto?.metrics = names
-            } else {
-                fail(path, "expected a non-empty list of metric names, got \(v.compactText)")
-            }
-        }
-        let rttProbes = int(top["rttProbes"], root.key("rttProbes"), default: 100, min: 0, max: 1_000_000)
-        var rttMethod = RTTMethod.pingPong
-        if let r = top["rttMethod"] {
-            if let method = r.stringValue.flatMap(RTTMethod.init(rawValue:)) { rttMethod = method } else {
-                fail(root.key("rttMethod"), "expected one of \(RTTMethod.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")), got \(r.compactText)")
-            }
-        }
-        var spacing: UInt64 = 0
-        if let v = top["rttProbeIntervalMs"] {
-            if let ms = v.doubleValue, ms >= 0, ms <= 1_000 {
-                spacing = UInt64((ms * 1e6).rounded())
-                if rttMethod != .pipelined && ms > 0 {
-                    fail(root.key("rttProbeIntervalMs"), "an interval between probe sends needs \"rttMethod\": \"pipelined\" (ping-pong probes wait for each echo)")
-                }
-            } else {
-                fail(root.key("rttProbeIntervalMs"), "expected milliseconds between pipelined probe sends, 0...1000, got \(v.compactText)")
-            }
-        }
-        var timeout = 60.0
-        if let t = top["cellTimeoutSeconds"] {
-            if let x = t.doubleValue, x > 0, x <= 86_400 { timeout = x } else {
-                fail(root.key("cellTimeoutSeconds"), "expected a number of seconds above 0 and at most 86400, got \(t.compactText)")
-            }
-        }
-        var seed: UInt64 = 1
-        if let s = top["seed"] {
-            if let i = s.intValue, i >= 0 { seed = UInt64(i) } else { fail(root.key("seed"), "expected a non-negative integer, got \(s.compactText)") }
-        }
-
-        if let o = top["order"], o.stringValue.flatMap(CellOrder.init(rawValue:)) == nil {
-            fail(root.key("order"), "expected one of \(CellOrder.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")), got \(o.compactText)")
-        }
-
+        let (repetitions, auto) = repetitions(top, root)
+        let (rttProbes, rttMethod, spacing) = rttOptions(top, root)
+        let (name, timeout, seed) = runOptions(top, root)
         // matrix: environments x distances x payloads
         let mp = root.key("matrix")
         let mo = object(top["matrix"], mp, allowed: MatrixLoader.matrixKeys + ["scenarios", "workloads"], required: MatrixLoader.matrixKeys)
@@ -269,8 +197,94 @@ struct Validator {
         return matrix
     }
 
-    /// The entries of a list, or none when it is too long: entries of an over-long list
-    /// are not validated one by one (that alone could take seconds).
+    /// `repetitions` (a count, or "auto" with its precision and metrics).
+    mutating func repetitions(_ top: JSONObject, _ root: JSONPath) -> (Int, AutoRepetitions?) {
+        var repetitions = 1
+        var auto: AutoRepetitions?
+        // Asked for, even when misspelt: the keys that go with it are not errors then.
+        let autoAsked = top["repetitions"]?.stringValue?.hasPrefix("auto") ?? false
+        if let r = top["repetitions"], let text = r.stringValue {
+            if let (max, problem) = AutoRepetitions.parse(text), problem == nil {
+                auto = AutoRepetitions(max: max ?? AutoRepetitions.defaultMax)
+                repetitions = auto!.max
+            } else {
+                fail(root.key("repetitions"), AutoRepetitions.parse(text)?.problem
+                     ?? "expected a whole number of repetitions, \"auto\" or \"auto:MAX\", got \(r.compactText)")
+            }
+        } else {
+            repetitions = int(top["repetitions"], root.key("repetitions"), default: 1, min: 1, max: 10_000)
+        }
+        if let p = top["repetitionPrecision"] {
+            if let x = p.doubleValue, x > 0, x < 1 {
+                auto?.precision = x
+                if !autoAsked { fail(root.key("repetitionPrecision"), "applies to \"repetitions\": \"auto\" (a fixed count runs every repetition)") }
+            } else {
+                fail(root.key("repetitionPrecision"), "expected the widest 95 % interval accepted, as a fraction of the median above 0 and below 1 (0.05 is 5 %), got \(p.compactText)")
+            }
+        }
+        if let v = top["repetitionMetrics"] {
+            let path = root.key("repetitionMetrics")
+            if !autoAsked { fail(path, "applies to \"repetitions\": \"auto\" (a fixed count runs every repetition)") }
+            if let list = v.arrayValue, !list.isEmpty {
+                var names: [String] = []
+                for (i, e) in list.enumerated() {
+                    if let n = e.stringValue, AutoRepetitions.metricNames.contains(n) { names.append(n) } else {
+                        fail(path.index(i), "unknown metric \(e.compactText) (known: \(AutoRepetitions.metricNames.joined(separator: ", ")))")
+                    }
+                }
+                auto?.metrics = names
+            } else {
+                fail(path, "expected a non-empty list of metric names, got \(v.compactText)")
+            }
+        }
+        return (repetitions, auto)
+    }
+
+    /// `rttProbes`, `rttMethod` and `rttProbeIntervalMs` (as nanoseconds between sends).
+    mutating func rttOptions(_ top: JSONObject, _ root: JSONPath) -> (Int, RTTMethod, UInt64) {
+        let rttProbes = int(top["rttProbes"], root.key("rttProbes"), default: 100, min: 0, max: 1_000_000)
+        var rttMethod = RTTMethod.pingPong
+        if let r = top["rttMethod"] {
+            if let method = r.stringValue.flatMap(RTTMethod.init(rawValue:)) { rttMethod = method } else {
+                fail(root.key("rttMethod"), "expected one of \(RTTMethod.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")), got \(r.compactText)")
+            }
+        }
+        var spacing: UInt64 = 0
+        if let v = top["rttProbeIntervalMs"] {
+            if let ms = v.doubleValue, ms >= 0, ms <= 1_000 {
+                spacing = UInt64((ms * 1e6).rounded())
+                if rttMethod != .pipelined && ms > 0 {
+                    fail(root.key("rttProbeIntervalMs"), "an interval between probe sends needs \"rttMethod\": \"pipelined\" (ping-pong probes wait for each echo)")
+                }
+            } else {
+                fail(root.key("rttProbeIntervalMs"), "expected milliseconds between pipelined probe sends, 0...1000, got \(v.compactText)")
+            }
+        }
+        return (rttProbes, rttMethod, spacing)
+    }
+
+    /// `name`, `cellTimeoutSeconds` and `seed`; `order` is checked here and read by the planner.
+    mutating func runOptions(_ top: JSONObject, _ root: JSONPath) -> (String, Double, UInt64) {
+        var name = "matrix"
+        if let n = top["name"] {
+            if let s = n.stringValue, !s.isEmpty { name = s } else { fail(root.key("name"), "expected a non-empty string, got \(n.typeName)") }
+        }
+        var timeout = 60.0
+        if let t = top["cellTimeoutSeconds"] {
+            if let x = t.doubleValue, x > 0, x <= 86_400 { timeout = x } else {
+                fail(root.key("cellTimeoutSeconds"), "expected a number of seconds above 0 and at most 86400, got \(t.compactText)")
+            }
+        }
+        var seed: UInt64 = 1
+        if let s = top["seed"] {
+            if let i = s.intValue, i >= 0 { seed = UInt64(i) } else { fail(root.key("seed"), "expected a non-negative integer, got \(s.compactText)") }
+        }
+        if let o = top["order"], o.stringValue.flatMap(CellOrder.init(rawValue:)) == nil {
+            fail(root.key("order"), "expected one of \(CellOrder.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")), got \(o.compactText)")
+        }
+        return (name, timeout, seed)
+    }
+
     /// The matrix's `scenarios` (ScenarioListParser); `[static]` when absent.
     mutating func scenarioList(_ v: JSONValue?, _ path: JSONPath) -> [ScenarioSpec] {
         var parser = ScenarioListParser(baseDirectory: loader.baseDirectory)
@@ -279,6 +293,8 @@ struct Validator {
         return list
     }
 
+    /// The entries of a list, or none when it is too long: entries of an over-long list
+    /// are not validated one by one (that alone could take seconds).
     mutating func nonEmptyArray(_ v: JSONValue?, _ path: JSONPath, max: Int = MatrixLoader.Limits.listEntries) -> [JSONValue] {
         guard let v else { return [] }
         guard let a = v.arrayValue else { fail(path, "expected an array, got \(v.typeName)"); return [] }
