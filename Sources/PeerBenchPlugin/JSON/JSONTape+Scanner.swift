@@ -370,8 +370,9 @@ extension JSONTape {
     /// divide by them is correctly rounded (Clinger's fast path).
     static let exactPowers: [Double] = (0...22).map { e in (0..<e).reduce(1.0) { p, _ in p * 10 } }
 
-    /// A validated JSON number token as a double: the common short forms by the exact
-    /// fast path, the rest by the standard library's correctly rounded conversion.
+    /// A validated JSON number token as a double: short forms by the exact fast path,
+    /// up to 19 significant digits by `EiselLemire`, the rest (and what it cannot
+    /// decide) by the C library's correctly rounded conversion.
     static func parseNumber(_ b: UnsafeBufferPointer<UInt8>) -> Double {
         var k = 0
         let negative = b[0] == UInt8(ascii: "-")
@@ -379,7 +380,6 @@ extension JSONTape {
         var mantissa: UInt64 = 0
         var digitCount = 0
         var scale = 0
-        var fast = true
         while k < b.count, b[k] &- UInt8(ascii: "0") < 10 {
             mantissa = mantissa &* 10 &+ UInt64(b[k] &- UInt8(ascii: "0"))
             digitCount += 1
@@ -394,13 +394,32 @@ extension JSONTape {
                 k += 1
             }
         }
-        if k < b.count { fast = false }  // an exponent
-        // Leading zeros of 0.000123 are digits too; up to 19 digits the mantissa is exact.
-        if fast, digitCount <= 19, mantissa < 1 << 53, -scale <= 22 {
-            let v = scale == 0 ? Double(mantissa) : Double(mantissa) / exactPowers[-scale]
-            return negative ? -v : v
+        if k < b.count {  // an exponent (the scanner checked its form)
+            k += 1
+            let negativeExponent = b[k] == UInt8(ascii: "-")
+            if b[k] == UInt8(ascii: "-") || b[k] == UInt8(ascii: "+") { k += 1 }
+            var exponent = 0
+            while k < b.count, exponent < 10_000 {
+                exponent = exponent * 10 + Int(b[k] &- UInt8(ascii: "0"))
+                k += 1
+            }
+            guard k == b.count else { return correctlyRounded(b) }  // past any double's range either way
+            scale += negativeExponent ? -exponent : exponent
         }
-        return correctlyRounded(b)
+        // Leading zeros of 0.000123 are digits too; up to 19 digits the mantissa is exact.
+        guard digitCount <= 19 else { return correctlyRounded(b) }
+        let v: Double
+        if mantissa < 1 << 53, scale >= -22, scale <= 22 {
+            // Clinger's fast path: both exact, one correctly rounded operation.
+            v = scale < 0 ? Double(mantissa) / exactPowers[-scale] : Double(mantissa) * exactPowers[scale]
+        } else if mantissa == 0 {
+            v = 0
+        } else if let x = EiselLemire.double(mantissa, scale) {
+            v = x
+        } else {
+            return correctlyRounded(b)
+        }
+        return negative ? -v : v
     }
 
     /// The correctly rounded double of a number's text: the C library's `strtod` on a
