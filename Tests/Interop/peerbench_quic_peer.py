@@ -7,9 +7,11 @@ speed reference.
       Serves one client session, prints "LISTENING <port>" once bound and a JSON
       summary when the session is over. With --cell, HELLO must carry that cell's token.
   peerbench_quic_peer.py client --certs DIR --host H --port P [--cell ID:REP:SEED]
-                                [--probes N] [--count N] [--size N] [--streams single|perMessage]
+                                [--probes N] [--count N] [--size N] [--streams single|perMessage] [--flows N]
       Runs the standard workload (HELLO with the cell's token first; 32 zero bytes
-      without --cell) and prints one JSON line of results.
+      without --cell) and prints one JSON line of results. With --flows N (2 to 16) the
+      upload is N flow streams at once (section 4c, "Parallel streams"): FLOW(i), the
+      flow's share of the messages, FIN; each answered with FLOW_REPORT.
   peerbench_quic_peer.py stray --certs DIR --host H --port P [--repeat N] [--interval S] [--hold S]
       A client that is not the cell's: completes a full handshake with our ALPN
       (certificate not verified), holds the connection --hold seconds, closes it;
@@ -32,7 +34,9 @@ from aioquic.quic.events import ConnectionTerminated, StreamDataReceived
 
 ALPN = "peerbench-quic/1"
 PING, PONG, DATA, DONE, REPORT, HELLO, SERIES = 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07
-CONTROL_BODY = {PING: 8, PONG: 8, DONE: 24, REPORT: 32, HELLO: 32}
+FLOW, FLOW_REPORT = 0x10, 0x11
+CONTROL_BODY = {PING: 8, PONG: 8, DONE: 24, REPORT: 32, HELLO: 32, FLOW: 8, FLOW_REPORT: 32}
+MAX_FLOWS = 16
 WINDOW = 16 * 1024 * 1024
 
 
@@ -46,6 +50,7 @@ class FrameParser:
     def __init__(self):
         self.buf = b""
         self.body_left = None  # remaining DATA body bytes while inside a DATA frame
+        self.frames = 0  # frames seen so far (a server's: a FLOW is only a stream's first)
 
     def at_boundary(self):
         return not self.buf and self.body_left is None
@@ -114,6 +119,9 @@ class ServerProtocol(QuicConnectionProtocol):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.parsers = {}
+        # Flow streams by stream ID: [index, messages, bytes, first_ns, last_ns]; counted
+        # on their own, not in the session's bulk counts.
+        self.flows = {}
         self.messages = self.bytes = self.finished = 0
         self.first = self.last = None
         self.done = None
@@ -139,13 +147,27 @@ class ServerProtocol(QuicConnectionProtocol):
         def on_data(n, complete):
             if not bulk:
                 raise ProtocolError("DATA on the control stream")
+            parser.frames += 1
             now = time.monotonic_ns()
+            flow = self.flows.get(sid)
+            if flow is not None:
+                flow[3] = flow[3] or now
+                flow[4] = now
+                flow[2] += n
+                flow[1] += 1 if complete else 0
+                return
             self.first = self.first or now
             self.last = now
             self.bytes += n
             self.messages += 1 if complete else 0
 
         def on_control(ftype, values):
+            parser.frames += 1
+            if bulk and ftype == FLOW and parser.frames == 1:
+                if values[0] >= MAX_FLOWS or len(self.flows) >= MAX_FLOWS:
+                    raise ProtocolError("FLOW %d: at most %d flows, indices below %d" % (values[0], MAX_FLOWS, MAX_FLOWS))
+                self.flows[sid] = [values[0], 0, 0, 0, 0]
+                return
             if bulk:
                 raise ProtocolError("control frame on a bulk stream")
             if ftype == HELLO:
@@ -169,14 +191,18 @@ class ServerProtocol(QuicConnectionProtocol):
         if fin:
             if not parser.at_boundary():
                 raise ProtocolError("stream %d ended inside a frame" % sid)
-            if bulk:
+            flow = self.flows.get(sid)
+            if flow is not None:
+                self._quic.send_stream_data(sid, frame(FLOW_REPORT, *flow[1:]), end_stream=True)
+            elif bulk:
                 self.finished += 1
                 self._quic.send_stream_data(sid, b"", end_stream=True)
         if not self.reported and self.done is not None and self.finished >= self.done[2]:
             self.reported = True
             span = (self.last - self.first) if self.first else 0
             self._quic.send_stream_data(0, frame(REPORT, self.messages, self.bytes, self.finished, span))
-            self.server_state["summary"] = {"messages": self.messages, "bytes": self.bytes, "streams": self.finished}
+            self.server_state["summary"] = {"messages": self.messages, "bytes": self.bytes, "streams": self.finished,
+                                            "flows": sorted([f[0], f[1], f[2]] for f in self.flows.values())}
 
 
 async def run_server(args):
@@ -206,6 +232,9 @@ class ClientProtocol(QuicConnectionProtocol):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.parser = FrameParser()
+        # Flow streams by stream ID: their parser and, once it came, FLOW_REPORT's values.
+        self.flow_parsers = {}
+        self.flow_reports = {}
         self.pongs = {}
         self.waiter = None
         self.report = None
@@ -215,15 +244,23 @@ class ClientProtocol(QuicConnectionProtocol):
         if isinstance(event, ConnectionTerminated):
             self.terminated = event
         if isinstance(event, StreamDataReceived):
-            if event.stream_id == 0:
+            sid = event.stream_id
+            if sid == 0:
                 self.parser.feed(event.data, self.on_data, self.on_control)
+            elif sid in self.flow_parsers:
+                self.flow_parsers[sid].feed(event.data, self.on_data, lambda ftype, values: self.on_flow(sid, ftype, values))
             elif event.data:
-                raise ProtocolError("data on bulk stream %d" % event.stream_id)
+                raise ProtocolError("data on bulk stream %d" % sid)
         if self.waiter is not None and not self.waiter.done():
             self.waiter.set_result(None)
 
     def on_data(self, n, complete):
         raise ProtocolError("DATA from the server")
+
+    def on_flow(self, sid, ftype, values):
+        if ftype != FLOW_REPORT or sid in self.flow_reports:
+            raise ProtocolError("server sent frame 0x%02x on flow stream %d" % (ftype, sid))
+        self.flow_reports[sid] = values
 
     def on_control(self, ftype, values):
         if ftype == PONG:
@@ -270,7 +307,21 @@ async def run_client(args):
         message = bytes([DATA]) + struct.pack(">I", args.size) + os.urandom(args.size)
         bulk_start = time.monotonic_ns()
         streams = 0
-        if args.count:
+        flows = []
+        if args.flows:
+            # Flow i carries count // N messages, the first count % N one more; a flow
+            # with none opens no stream. All are handed to QUIC at once.
+            for i in range(args.flows):
+                n = args.count // args.flows + (1 if i < args.count % args.flows else 0)
+                if n == 0:
+                    continue
+                sid = quic.get_next_available_stream_id()
+                c.flow_parsers[sid] = FrameParser()
+                flows.append((i, sid, n))
+                quic.send_stream_data(sid, frame(FLOW, i) + message * n, end_stream=True)
+            c.transmit()
+            await c.until(lambda: len(c.flow_reports) == len(flows))
+        elif args.count:
             if args.streams == "single":
                 sid = quic.get_next_available_stream_id()
                 streams = 1
@@ -287,7 +338,8 @@ async def run_client(args):
                     if i % 64 == 63:
                         c.transmit()
                         await asyncio.sleep(0)
-        quic.send_stream_data(control, frame(DONE, args.count, args.count * args.size, streams))
+        sent = 0 if args.flows else args.count
+        quic.send_stream_data(control, frame(DONE, sent, sent * args.size, streams))
         c.transmit()
         await c.until(lambda: c.report is not None)
         bulk = time.monotonic_ns() - bulk_start
@@ -300,6 +352,7 @@ async def run_client(args):
         "sent_messages": args.count, "sent_bytes": args.count * args.size,
         "received_messages": r[0], "received_bytes": r[1], "bulk_streams": r[2],
         "bulk_seconds": bulk / 1e9,
+        "flows": [[i, c.flow_reports[sid][0], c.flow_reports[sid][1]] for i, sid, _ in flows],
         "goodput_MBps": (r[1] / (bulk / 1e9) / 1e6) if bulk else None,
     }), flush=True)
 
@@ -332,6 +385,8 @@ def main():
     ap.add_argument("--count", type=int, default=100)
     ap.add_argument("--size", type=int, default=1024)
     ap.add_argument("--streams", choices=["single", "perMessage"], default="single")
+    ap.add_argument("--flows", type=int, default=0, choices=[0] + list(range(2, MAX_FLOWS + 1)),
+                    help="client: the upload as this many flow streams at once (0: the --streams upload)")
     ap.add_argument("--violate", action="store_true", help="client: send an unknown frame and report how the server closes")
     ap.add_argument("--timeout", type=float, default=120, help="server: give up after this many seconds")
     ap.add_argument("--idle", type=float, default=30)

@@ -3,11 +3,13 @@ import PeerBenchCore
 import PeerBenchPlugin
 import QUICTransport
 import Testing
+import TransportTestSupport
 
 /// Interoperability with an independent QUIC stack: aioquic (PyPI) running
 /// Tests/Interop/peerbench_quic_peer.py, a separate implementation of
 /// docs/protocol/quic.md. Both directions complete probes and a bulk transfer
-/// with byte counts checked on both sides.
+/// with byte counts checked on both sides, over one stream, a stream per message, or
+/// four flow streams at once (section 4c, "Parallel streams").
 @Suite(.enabled(if: aioquicAvailable, "needs python3 with aioquic (pip install aioquic)"), .timeLimit(.minutes(3)))
 struct QUICInteropTests {
     /// `CellContext.loopback`'s identity as the peer's `--cell` (id:repetition:seed):
@@ -96,6 +98,56 @@ struct QUICInteropTests {
         #expect(r.receivedMessages == 300)
         #expect(r.receivedBytes == 900_000)
         #expect(r.bulkStreams == (mode == .single ? 1 : 300))
+        try await withTimeout(10) { try await server.finish() }
+    }
+
+    /// 402 messages over 4 flows: 101, 101, 100 and 100 (the first count % 4 one more).
+    static let flowPayload = Payload(count: 402, size: 16_384)
+    static let flowCounts = [[0, 101, 101 * 16_384], [1, 101, 101 * 16_384], [2, 100, 100 * 16_384], [3, 100, 100 * 16_384]]
+
+    /// A peer's JSON line: its whole numbers, and its `flows` as `[[index, messages, bytes]]`.
+    struct Counts: Sendable {
+        var numbers: [String: Int]
+        var flows: [[Int]]?
+
+        init(_ json: [String: Any]) {
+            numbers = json.compactMapValues { $0 as? Int }
+            flows = (json["flows"] as? [Any])?.map { ($0 as? [Any])?.compactMap { $0 as? Int } ?? [] }
+        }
+    }
+
+    @Test func ourFourFlowStreamsAgainstAioquicServer() async throws {
+        let peer = try Peer(["server", "--timeout", "30", "--cell", Self.cell])
+        defer { peer.stop() }
+        let listening = try await BlockingThread.run(name: "peer") { peer.line() }
+        let port = try #require(listening.flatMap { UInt16($0.split(separator: " ").last ?? "") }, "peer said \(listening ?? "nothing")")
+
+        var flowCell = CellContext.loopback(payload: Self.flowPayload, rttProbes: 3)
+        flowCell.workload = try WorkloadCells.spec(#"{"name": "p", "kind": "bulk", "direction": "up", "streams": 4}"#)
+        let cell = flowCell
+        let m = try await withTimeout(30) { try await makePlugin().runClient(cell, server: SocketAddress(host: "127.0.0.1", port: port)) }
+        let bytes = 402 * 16_384
+        #expect(m.delivery == Delivery(sentMessages: 402, receivedMessages: 402, sentBytes: bytes, receivedBytes: bytes))
+        let streams = try #require(m.extra["streams"]?.arrayValue)
+        #expect(streams.count == 4 && streams.allSatisfy { ($0["throughput_mbps"]?.doubleValue ?? 0) > 0 }, "\(streams)")
+        // What the aioquic server counted on each flow stream, and nothing as the upload's bulk.
+        let summary = try #require(try await BlockingThread.run(name: "peer") { peer.json().map(Counts.init) }, "the aioquic server printed no summary")
+        #expect(summary.flows == Self.flowCounts)
+        #expect(summary.numbers == ["messages": 0, "bytes": 0, "streams": 0])
+    }
+
+    @Test func aioquicFourFlowStreamsAgainstOurServer() async throws {
+        let plugin = try makePlugin()
+        let server = try await plugin.startServer(CellContext.loopback(payload: nil, rttProbes: 0))
+        defer { server.stop() }
+        let peer = try Peer(["client", "--port", "\(server.address.port)", "--probes", "3", "--count", "402", "--size", "16384",
+                             "--flows", "4", "--cell", Self.cell])
+        defer { peer.stop() }
+        let result = try await withTimeout(30) { try await BlockingThread.run(name: "peer") { peer.json().map(Counts.init) } }
+        let counts = try #require(result ?? nil, "the aioquic client printed no result")
+        // Each flow as our server's FLOW_REPORT counted it; the session's own counts stay 0.
+        #expect(counts.flows == Self.flowCounts)
+        #expect(counts.numbers["received_messages"] == 0 && counts.numbers["bulk_streams"] == 0, "\(counts.numbers)")
         try await withTimeout(10) { try await server.finish() }
     }
 
