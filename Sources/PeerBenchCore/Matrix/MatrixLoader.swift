@@ -143,7 +143,7 @@ struct Validator {
     mutating func matrix(_ doc: JSONValue) -> Matrix? {
         let root = JSONPath.root
         guard let top = object(doc, root, allowed: MatrixLoader.topLevelKeys, required: ["transports", "matrix"]) else { return nil }
-        let (repetitions, auto) = repetitions(top, root)
+        let (repetitions, auto) = repetitionOptions(top, root)
         let (rttProbes, rttMethod, spacing) = rttOptions(top, root)
         let (name, timeout, seed) = runOptions(top, root)
         // matrix: environments x distances x payloads
@@ -198,7 +198,7 @@ struct Validator {
     }
 
     /// `repetitions` (a count, or "auto" with its precision and metrics).
-    mutating func repetitions(_ top: JSONObject, _ root: JSONPath) -> (Int, AutoRepetitions?) {
+    mutating func repetitionOptions(_ top: JSONObject, _ root: JSONPath) -> (Int, AutoRepetitions?) {
         var repetitions = 1
         var auto: AutoRepetitions?
         // Asked for, even when misspelt: the keys that go with it are not errors then.

@@ -189,31 +189,32 @@ public struct RecordLine: Sendable {
             self.paths = paths
         }
 
-        public var count: Int { paths.count }
+        /// `body` with the three arrays' storage, borrowed once for a whole row of reads.
+        func borrowed<R>(_ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<Range<Int>>,
+                                  UnsafeBufferPointer<(keys: Range<Int>, top: Int)>) throws(Problem) -> R) throws(Problem) -> R {
+            try bytes.withUnsafeBufferPointer { (b) throws(Problem) -> R in
+                try keys.withUnsafeBufferPointer { (k) throws(Problem) -> R in
+                    try paths.withUnsafeBufferPointer { (p) throws(Problem) -> R in try body(b, k, p) }
+                }
+            }
+        }
     }
 
     /// The numbers at `paths`, in order, NaN where the record has none (a key on the way
     /// absent or null); an error naming the JSON path where a value is there but not a
     /// number, or a key on the way is not an object.
     public func numbers(_ paths: Paths) throws(Problem) -> [Double] {
-        try paths.bytes.withUnsafeBufferPointer { (bytes) throws(Problem) -> [Double] in
-            try paths.keys.withUnsafeBufferPointer { (keys) throws(Problem) -> [Double] in
-                try paths.paths.withUnsafeBufferPointer { (ps) throws(Problem) -> [Double] in
-                    var out: [Double] = []
-                    out.reserveCapacity(ps.count)
-                    for p in ps.indices {
-                        out.append(try number(ps[p], bytes, keys, names: paths, p) ?? .nan)
-                    }
-                    return out
-                }
-            }
+        try paths.borrowed { (bytes, keys, ps) throws(Problem) -> [Double] in
+            var out: [Double] = []
+            out.reserveCapacity(ps.count)
+            for p in ps.indices { out.append(try number(ps[p], bytes, keys, names: paths, p) ?? .nan) }
+            return out
         }
     }
 
-    /// The number at path `k` of `paths` (`numbers(paths)[k]`, NaN as nil).
+    /// The number at path `k` of `paths` alone (as `numbers(paths)[k]`, nil for NaN).
     public func number(_ k: Int, of paths: Paths) throws(Problem) -> Double? {
-        let v = try numbers(paths)[k]
-        return v.isNaN ? nil : v
+        try paths.borrowed { (bytes, keys, ps) throws(Problem) -> Double? in try number(ps[k], bytes, keys, names: paths, k) }
     }
 
     private func number(_ path: (keys: Range<Int>, top: Int), _ bytes: UnsafeBufferPointer<UInt8>, _ keys: UnsafeBufferPointer<Range<Int>>,

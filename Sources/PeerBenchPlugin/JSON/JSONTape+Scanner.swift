@@ -228,9 +228,7 @@ struct TapeScanner {
     mutating func skipPlainWords() {
         guard let base = bytes.baseAddress else { return }
         while i + 8 <= bytes.count {
-            let w = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
-            let special = Self.zeroBytes(w ^ 0x2222_2222_2222_2222) | Self.zeroBytes(w ^ 0x5C5C_5C5C_5C5C_5C5C)
-                | Self.bytesBelow0x20(w)
+            let special = Self.specialBytes(UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self))
             guard special == 0 else {
                 // The lowest flag is exact (a false flag only ever follows a true one);
                 // words are loaded little-endian, so it is the first such byte.
@@ -239,6 +237,15 @@ struct TapeScanner {
             }
             i += 8
         }
+    }
+
+    /// 0x80 in each byte of `w` that ends or escapes a JSON string or must be escaped in
+    /// one (quote, backslash, below 0x20), and possibly in bytes above one that is: zero
+    /// when the eight bytes are plain string content. Shared by the tokenizer's string
+    /// scan and the writer's escape check.
+    @inline(__always)
+    static func specialBytes(_ w: UInt64) -> UInt64 {
+        zeroBytes(w ^ 0x2222_2222_2222_2222) | zeroBytes(w ^ 0x5C5C_5C5C_5C5C_5C5C) | bytesBelow0x20(w)
     }
 
     /// 0x80 in each byte of `w` that is zero, and possibly in bytes above one that is.

@@ -93,14 +93,10 @@ extension JSONValue {
         var s = s
         let plain = s.withUTF8 { b in
             var k = 0
-            // Eight bytes a step (the tokenizer's test for quote, backslash and control
-            // bytes), then the rest one at a time.
+            // Eight bytes a step (`TapeScanner.specialBytes`), then the rest one at a time.
             if let p = b.baseAddress {
                 while k + 8 <= b.count {
-                    let w = UnsafeRawPointer(p + k).loadUnaligned(as: UInt64.self)
-                    let special = TapeScanner.zeroBytes(w ^ 0x2222_2222_2222_2222) | TapeScanner.zeroBytes(w ^ 0x5C5C_5C5C_5C5C_5C5C)
-                        | TapeScanner.bytesBelow0x20(w)
-                    if special != 0 { return false }
+                    if TapeScanner.specialBytes(UnsafeRawPointer(p + k).loadUnaligned(as: UInt64.self)) != 0 { return false }
                     k += 8
                 }
             }
