@@ -163,24 +163,3 @@ final class BufferedFileWriter {
         _ = try syscall("fsync(\(path))") { fsync(fd) }
     }
 }
-
-extension StableHash {
-    /// A 64-bit hash of a line's bytes, eight at a time: merge remembers lines by it
-    /// instead of keeping them (a collision among 200 000 lines has odds of about 1 in
-    /// 10^9). Each word is multiplied in and rotated, the total length and a final
-    /// `mix` spread every bit; FNV-1a's byte at a time was a tenth of merge's time.
-    static func lineHash(_ bytes: ArraySlice<UInt8>) -> UInt64 {
-        bytes.withUnsafeBytes { b in
-            var h: UInt64 = 0xcbf2_9ce4_8422_2325 ^ UInt64(b.count)
-            var i = 0
-            while i + 8 <= b.count {
-                let w = b.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-                h = ((h ^ (w &* 0x87C3_7B91_1142_53D5)).rotated(31)) &* 0x4CF5_AD43_2745_937F
-                i += 8
-            }
-            var tail: UInt64 = 0
-            for k in stride(from: b.count - 1, through: i, by: -1) { tail = tail << 8 | UInt64(b[k]) }
-            return mix(h ^ tail &* 0x87C3_7B91_1142_53D5)
-        }
-    }
-}

@@ -180,7 +180,7 @@ public enum RunMerge {
     /// Running totals of one merge.
     struct MergeState {
         let setAsidePath: String
-        var seenLines = Set<UInt64>()
+        var seenLines = Set<StableDigest>()
         var lastStatus: [CellKey: CellStatus] = [:]
         var recordsWritten = 0
         var duplicates = 0
@@ -242,17 +242,17 @@ public enum RunMerge {
     }
 
     /// One journal line as merge reads it (on any thread): the record or why it is set
-    /// aside, the line's hash for exact duplicates, and its CSV row.
+    /// aside, the line's digest for exact duplicates, and its CSV row.
     enum ReadLine: Sendable {
         case blank
         case refused(String)
-        case record(RecordLine, hash: UInt64, csv: String)
+        case record(RecordLine, digest: StableDigest, csv: String)
 
         init(_ line: ArraySlice<UInt8>, runIDs: Set<String>) {
             if line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\r") }) { self = .blank; return }
             switch readRecord(line, runIDs: runIDs) {
             case .failure(let refusal): self = .refused(refusal.reason)
-            case .success(let r): self = .record(r, hash: StableHash.lineHash(line), csv: RecordsCSV.row(r.root))
+            case .success(let r): self = .record(r, digest: StableDigest.of(line), csv: RecordsCSV.row(r.root))
             }
         }
     }
@@ -270,9 +270,9 @@ public enum RunMerge {
                 switch read.1 {
                 case .blank: return
                 case .refused(let why): try state.setAside(read.0, file: path, line: number, why)
-                case .record(let record, let hash, let row):
+                case .record(let record, let digest, let row):
                     records += 1
-                    guard state.seenLines.insert(hash).inserted else { state.duplicates += 1; return }
+                    guard state.seenLines.insert(digest).inserted else { state.duplicates += 1; return }
                     let key = CellKey(cellID: record.cellID, repetition: record.repetition)
                     mine.insert(key)
                     state.lastStatus[key] = record.status
@@ -301,7 +301,7 @@ public enum RunMerge {
                 try state.setAside(line, file: path, line: number, why)
                 continue
             }
-            guard state.seenLines.insert(StableHash.lineHash(line)).inserted else { continue }
+            guard state.seenLines.insert(StableDigest.of(line)).inserted else { continue }
             if writer == nil { writer = try BufferedFileWriter(path: out + "/samples.jsonl") }
             try writer!.write(line: line)
             state.samplesWritten += 1

@@ -25,6 +25,6 @@ public enum StableHash {
 }
 
 extension UInt64 {
-    /// The bits rotated left by `k` (1...63): the step of `lineHash` and `RecordKey.Digest`.
+    /// The bits rotated left by `k` (1...63): the step of `StableDigest`.
     @inline(__always) func rotated(_ k: UInt64) -> UInt64 { self << k | self >> (64 - k) }
 }
