@@ -23,8 +23,3 @@ public enum StableHash {
         return z ^ (z >> 31)
     }
 }
-
-extension UInt64 {
-    /// The bits rotated left by `k` (1...63): the step of `StableDigest`.
-    @inline(__always) func rotated(_ k: UInt64) -> UInt64 { self << k | self >> (64 - k) }
-}

@@ -44,3 +44,8 @@ public struct StableDigest: Hashable, Sendable {
         }
     }
 }
+
+extension UInt64 {
+    /// The bits rotated left by `k` (1...63): the step of `StableDigest.Builder`.
+    @inline(__always) fileprivate func rotated(_ k: UInt64) -> UInt64 { self << k | self >> (64 - k) }
+}
