@@ -29,21 +29,29 @@ let package = Package(
     targets: [
         // Linux calls Swift's Glibc module does not expose (setns, TUN, TCP_INFO).
         .target(name: "CPeerBenchSystem"),
-        // What transport plugins and testbeds build on: JSON, system calls, the plugin API,
-        // stream framing, the link model and testbed protocols, the jitter/RTT statistics.
+        // JSON: the one tokenizer (JSONTape), parser, writer, Codable bridge, paths and input errors.
+        .target(name: "PeerBenchJSON", swiftSettings: strict),
+        // The machine: system calls, sockets, addresses, clocks, threads, namespaces, CPU
+        // accounting, the one seeded generator and the hex codec.
+        .target(name: "PeerBenchSystem", dependencies: ["CPeerBenchSystem", "PeerBenchJSON"], swiftSettings: strict),
+        // The plugin contract: TransportPlugin, the cell context, endpoints, payloads, options,
+        // the measurement, the workload and reconnect descriptions, the link and testbed
+        // protocols, the matrix specs a cell carries, RTT/jitter statistics.
         .target(
             name: "PeerBenchPlugin",
             dependencies: [
-                "CPeerBenchSystem",
+                "PeerBenchJSON", "PeerBenchSystem",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
             swiftSettings: strict
         ),
+        // Byte-stream transports' framing and workloads (tcp, tls, and the scaffold's plugin).
+        .target(name: "PeerBenchStreams", dependencies: ["PeerBenchPlugin", "PeerBenchJSON", "PeerBenchSystem"], swiftSettings: strict),
         // The run core: matrix, runner, records, journal. Knows no concrete transport.
         .target(
             name: "PeerBenchCore",
-            dependencies: [
+            dependencies: ["PeerBenchJSON", "PeerBenchSystem", 
                 "PeerBenchPlugin",
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -52,7 +60,7 @@ let package = Package(
         // Compare, baseline and report over the records, with their statistics.
         .target(
             name: "PeerBenchAnalysis",
-            dependencies: ["PeerBenchCore", "PeerBenchPlugin"],
+            dependencies: ["PeerBenchJSON", "PeerBenchSystem", "PeerBenchCore", "PeerBenchPlugin"],
             swiftSettings: strict
         ),
         // TUN ioctls, ppoll/eventfd/prctl wrappers and packet inspection for the emulator.
@@ -60,7 +68,7 @@ let package = Package(
         // Network namespaces, TUN devices, the userspace emulator, the radio model.
         .target(
             name: "LinkEmulation",
-            dependencies: [
+            dependencies: ["PeerBenchJSON", "PeerBenchSystem", 
                 "PeerBenchPlugin",
                 "CLinkEmulation",
                 .product(name: "Collections", package: "swift-collections"),
@@ -70,20 +78,20 @@ let package = Package(
         // Throughput, timing and CPU figures of the link emulator (scripts/bench-link.sh).
         .executableTarget(
             name: "link-bench",
-            dependencies: ["LinkEmulation", "PeerBenchPlugin"],
+            dependencies: ["PeerBenchJSON", "PeerBenchSystem", "LinkEmulation", "PeerBenchPlugin"],
             path: "Benchmarks/LinkBench",
             swiftSettings: strict
         ),
         // Loopback figures of the QUIC plugin (scripts/bench-quic.sh).
         .executableTarget(
             name: "quic-bench",
-            dependencies: ["QUICTransport", "PeerBenchPlugin"],
+            dependencies: ["PeerBenchJSON", "PeerBenchSystem", "QUICTransport", "PeerBenchPlugin"],
             path: "Benchmarks/QUICBench",
             swiftSettings: strict
         ),
         // Built-in transport plugins.
-        .target(name: "TCPTransport", dependencies: ["PeerBenchPlugin"], swiftSettings: strict),
-        .target(name: "UDPTransport", dependencies: ["PeerBenchPlugin", "CGnuTLS"], swiftSettings: strict),
+        .target(name: "TCPTransport", dependencies: ["PeerBenchJSON", "PeerBenchSystem", "PeerBenchStreams", "CPeerBenchSystem", "PeerBenchPlugin"], swiftSettings: strict),
+        .target(name: "UDPTransport", dependencies: ["PeerBenchJSON", "PeerBenchSystem", "PeerBenchStreams", "CPeerBenchSystem", "PeerBenchPlugin", "CGnuTLS"], swiftSettings: strict),
         .systemLibrary(
             name: "CNgtcp2",
             pkgConfig: "libngtcp2",
@@ -91,21 +99,21 @@ let package = Package(
         ),
         .target(
             name: "QUICTransport",
-            dependencies: ["PeerBenchPlugin", "CNgtcp2", "GnuTLSSupport", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["PeerBenchJSON", "PeerBenchSystem", "PeerBenchStreams", "PeerBenchPlugin", "CNgtcp2", "GnuTLSSupport", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
-        .target(name: "UWBRanging", dependencies: ["PeerBenchPlugin"], swiftSettings: strict),
+        .target(name: "UWBRanging", dependencies: ["PeerBenchJSON", "PeerBenchSystem", "PeerBenchPlugin"], swiftSettings: strict),
         // External plugins in any language (docs/protocol/exec.md).
-        .target(name: "ExecTransport", dependencies: ["PeerBenchPlugin"], swiftSettings: strict),
+        .target(name: "ExecTransport", dependencies: ["PeerBenchJSON", "PeerBenchSystem", "PeerBenchPlugin"], swiftSettings: strict),
         // GnuTLS's own system-library module, apart from CNgtcp2.
         .systemLibrary(name: "CGnuTLS", pkgConfig: "gnutls", providers: [.apt(["libgnutls28-dev"])]),
         // The one GnuTLS wrapper: sessions (always GNUTLS_NO_SIGNAL), credentials (certificate,
         // PSK), errors, X.509 for serve's identity; tls, quic and the control channel build on it.
-        .target(name: "GnuTLSSupport", dependencies: ["CGnuTLS", "PeerBenchPlugin"], swiftSettings: strict),
+        .target(name: "GnuTLSSupport", dependencies: ["PeerBenchJSON", "PeerBenchSystem", "CGnuTLS", "PeerBenchPlugin"], swiftSettings: strict),
         // TLS 1.3 over TCP.
-        .target(name: "TLSTransport", dependencies: ["PeerBenchPlugin", "GnuTLSSupport"], swiftSettings: strict),
+        .target(name: "TLSTransport", dependencies: ["PeerBenchJSON", "PeerBenchSystem", "PeerBenchStreams", "CPeerBenchSystem", "PeerBenchPlugin", "GnuTLSSupport"], swiftSettings: strict),
         // Two real hosts: the TLS-PSK control channel, `serve`, the remote testbed, link inspection, DNS-SD.
-        .target(name: "RemoteLink", dependencies: ["PeerBenchPlugin", "GnuTLSSupport", "CPeerBenchSystem",
+        .target(name: "RemoteLink", dependencies: ["PeerBenchJSON", "PeerBenchSystem", "PeerBenchPlugin", "GnuTLSSupport", "CPeerBenchSystem",
                                                    .product(name: "Logging", package: "swift-log")],
                 swiftSettings: strict),
         // new-transport: new transport targets go above this line
@@ -125,7 +133,7 @@ let package = Package(
         // The command-line tool: fills the plugin registry and runs the CLI verbs.
         .executableTarget(
             name: "peerbench",
-            dependencies: [
+            dependencies: ["PeerBenchJSON", "PeerBenchSystem", 
                 "PeerBenchPlugin", "PeerBenchCore", "PeerBenchAnalysis", "LinkEmulation",
                 "TCPTransport", "UDPTransport", "QUICTransport", "UWBRanging",
                 "ExecTransport", "TLSTransport", "RemoteLink",
@@ -138,24 +146,24 @@ let package = Package(
         ),
 
         // Helpers the transport test targets share (loopback link model, runMatrix, timing).
-        .target(name: "TransportTestSupport", dependencies: ["PeerBenchPlugin", "PeerBenchCore", .product(name: "Logging", package: "swift-log")],
+        .target(name: "TransportTestSupport", dependencies: ["PeerBenchJSON", "PeerBenchSystem", "PeerBenchStreams", "PeerBenchPlugin", "PeerBenchCore", .product(name: "Logging", package: "swift-log")],
                 path: "Tests/TransportTestSupport"),
-        .testTarget(name: "PeerBenchCoreTests", dependencies: ["PeerBenchPlugin", "PeerBenchCore", "PeerBenchAnalysis"]),
-        .testTarget(name: "LinkEmulationTests", dependencies: ["LinkEmulation", "PeerBenchPlugin", "PeerBenchCore", "UDPTransport", "TCPTransport", "QUICTransport"]),
-        .testTarget(name: "TCPTransportTests", dependencies: ["TransportTestSupport", "TCPTransport", "PeerBenchPlugin", "PeerBenchCore"]),
-        .testTarget(name: "UDPTransportTests", dependencies: ["TransportTestSupport", "UDPTransport", "PeerBenchPlugin", "PeerBenchCore"]),
-        .testTarget(name: "QUICTransportTests", dependencies: ["TransportTestSupport", "QUICTransport", "PeerBenchPlugin", "PeerBenchCore",
+        .testTarget(name: "PeerBenchCoreTests", dependencies: ["PeerBenchJSON", "PeerBenchSystem", "PeerBenchStreams", "PeerBenchPlugin", "PeerBenchCore", "PeerBenchAnalysis"]),
+        .testTarget(name: "LinkEmulationTests", dependencies: ["PeerBenchJSON", "PeerBenchSystem", "LinkEmulation", "PeerBenchPlugin", "PeerBenchCore", "UDPTransport", "TCPTransport", "QUICTransport"]),
+        .testTarget(name: "TCPTransportTests", dependencies: ["PeerBenchJSON", "PeerBenchSystem", "PeerBenchStreams", "TransportTestSupport", "TCPTransport", "PeerBenchPlugin", "PeerBenchCore"]),
+        .testTarget(name: "UDPTransportTests", dependencies: ["PeerBenchJSON", "PeerBenchSystem", "TransportTestSupport", "UDPTransport", "PeerBenchPlugin", "PeerBenchCore"]),
+        .testTarget(name: "QUICTransportTests", dependencies: ["PeerBenchJSON", "PeerBenchSystem", "TransportTestSupport", "QUICTransport", "PeerBenchPlugin", "PeerBenchCore",
                                                              .product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "UWBRangingTests", dependencies: ["TransportTestSupport", "UWBRanging", "PeerBenchPlugin", "PeerBenchCore"]),
+        .testTarget(name: "UWBRangingTests", dependencies: ["PeerBenchJSON", "PeerBenchSystem", "TransportTestSupport", "UWBRanging", "PeerBenchPlugin", "PeerBenchCore"]),
         .testTarget(name: "PeerBenchCLITests", dependencies: ["peerbench", "TransportTestSupport"]),
-        .testTarget(name: "ExecTransportTests", dependencies: ["TransportTestSupport", "ExecTransport", "PeerBenchPlugin", "PeerBenchCore"]),
-        .testTarget(name: "TLSTransportTests", dependencies: ["TransportTestSupport", "TLSTransport", "PeerBenchPlugin", "PeerBenchCore"]),
+        .testTarget(name: "ExecTransportTests", dependencies: ["PeerBenchJSON", "PeerBenchSystem", "TransportTestSupport", "ExecTransport", "PeerBenchPlugin", "PeerBenchCore"]),
+        .testTarget(name: "TLSTransportTests", dependencies: ["PeerBenchJSON", "PeerBenchSystem", "TransportTestSupport", "TLSTransport", "PeerBenchPlugin", "PeerBenchCore"]),
         .testTarget(name: "PluginContractTests", dependencies: [
             "TransportTestSupport", "PeerBenchPlugin", "PeerBenchCore", "TCPTransport", "UDPTransport", "TLSTransport", "QUICTransport", "UWBRanging", "ExecTransport",
         ], exclude: ["Peers"]),
-        .testTarget(name: "RemoteLinkTests", dependencies: ["RemoteLink", "PeerBenchPlugin", "PeerBenchCore", "CPeerBenchSystem", "TransportTestSupport", "LinkEmulation",
+        .testTarget(name: "RemoteLinkTests", dependencies: ["PeerBenchJSON", "PeerBenchSystem", "RemoteLink", "PeerBenchPlugin", "PeerBenchCore", "CPeerBenchSystem", "TransportTestSupport", "LinkEmulation",
                                                           "TLSTransport", "QUICTransport"]),
-        .testTarget(name: "GnuTLSSupportTests", dependencies: ["GnuTLSSupport", "PeerBenchPlugin"]),
+        .testTarget(name: "GnuTLSSupportTests", dependencies: ["PeerBenchSystem", "GnuTLSSupport", "PeerBenchPlugin"]),
         // new-transport: new transport test targets go above this line
         .testTarget(name: "ScaffoldTests", dependencies: ["TransportScaffold"]),
     ]

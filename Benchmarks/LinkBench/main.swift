@@ -6,6 +6,8 @@ import Glibc
 #endif
 import Foundation
 import LinkEmulation
+import PeerBenchJSON
+import PeerBenchSystem
 import PeerBenchPlugin
 
 struct Options {

@@ -14,6 +14,7 @@
 import Glibc
 #endif
 import Foundation
+import PeerBenchJSON
 import PeerBenchPlugin
 import QUICTransport
 

@@ -1,4 +1,5 @@
 import Foundation
+import PeerBenchJSON
 import PeerBenchPlugin
 
 /// The JSON document the harness hands each command (schema `peerbench.exec.cell/1`,

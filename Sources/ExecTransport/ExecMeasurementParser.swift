@@ -1,4 +1,5 @@
 import Foundation
+import PeerBenchJSON
 import PeerBenchPlugin
 
 /// Turns the client's standard output (schema `peerbench.exec.measurement/1`,

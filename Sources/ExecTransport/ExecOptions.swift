@@ -1,3 +1,4 @@
+public import PeerBenchJSON
 public import PeerBenchPlugin
 
 /// The `exec` plugin's matrix options: the two command lines and where they run.

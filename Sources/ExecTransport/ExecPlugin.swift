@@ -1,4 +1,6 @@
 import Foundation
+public import PeerBenchJSON
+public import PeerBenchSystem
 public import PeerBenchPlugin
 
 /// External transport plugins in any language (docs/protocol/exec.md): the harness

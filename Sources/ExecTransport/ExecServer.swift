@@ -1,5 +1,7 @@
 import Foundation
 import Synchronization
+import PeerBenchJSON
+import PeerBenchSystem
 import PeerBenchPlugin
 
 /// The external server command of one cell. It must exit by itself once its client is

@@ -3,6 +3,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import PeerBenchSystem
 import PeerBenchPlugin
 
 /// One external plugin command, started in its own process group (Foundation's

@@ -1,4 +1,5 @@
 import CLinkEmulation
+public import PeerBenchSystem
 public import PeerBenchPlugin
 
 /// The four WMM / 802.11 EDCA access categories, in increasing priority. The emulator

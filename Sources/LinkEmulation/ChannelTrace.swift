@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import PeerBenchSystem
 import PeerBenchPlugin
 
 /// The radio channel's state over time for one cell: SNR = median + shadowing -

@@ -4,6 +4,7 @@ import Glibc
 import CLinkEmulation
 import Dispatch
 import Foundation
+public import PeerBenchSystem
 public import PeerBenchPlugin
 import Synchronization
 

@@ -2,6 +2,8 @@
 import Glibc
 #endif
 import Foundation
+import PeerBenchJSON
+import PeerBenchSystem
 import PeerBenchPlugin
 import Synchronization
 

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+public import PeerBenchJSON
 public import PeerBenchPlugin
 
 /// Scenarios on the radio model (docs/LINK-MODEL.md, "Scenarios"): walk-away and

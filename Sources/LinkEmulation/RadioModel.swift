@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+public import PeerBenchJSON
 public import PeerBenchPlugin
 
 /// The field study's radio link: (environment, distance) -> received power, SNR,

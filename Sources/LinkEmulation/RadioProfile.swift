@@ -1,3 +1,4 @@
+public import PeerBenchJSON
 public import PeerBenchPlugin
 
 /// An inline radio profile from matrix.json: a built-in environment as the base and

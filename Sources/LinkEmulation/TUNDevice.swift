@@ -4,6 +4,7 @@ import Glibc
 import CLinkEmulation
 import Dispatch
 import Foundation
+import PeerBenchSystem
 import PeerBenchPlugin
 import Synchronization
 

@@ -1,4 +1,5 @@
 import CNgtcp2
+import PeerBenchSystem
 import PeerBenchPlugin
 
 /// What the cell's client proves to the cell's server in its first frame (HELLO,

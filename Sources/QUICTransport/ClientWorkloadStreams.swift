@@ -1,3 +1,5 @@
+import PeerBenchJSON
+import PeerBenchSystem
 import PeerBenchPlugin
 
 /// What the client reads on its workload streams (docs/protocol/quic.md, section 4c):

@@ -1,3 +1,4 @@
+public import PeerBenchJSON
 public import PeerBenchPlugin
 
 /// quic's `migrate` option (docs/protocol/quic.md, section 4d): when the client's path

@@ -2,6 +2,8 @@
 import Glibc
 #endif
 import CNgtcp2
+import PeerBenchJSON
+import PeerBenchSystem
 import PeerBenchPlugin
 
 /// `migrate` for quic (docs/protocol/quic.md, section 4d): when nothing has come from the

@@ -1,3 +1,6 @@
+import PeerBenchJSON
+import PeerBenchSystem
+import PeerBenchStreams
 import PeerBenchPlugin
 
 /// A bulk workload over `streams` parallel streams of the cell's one connection

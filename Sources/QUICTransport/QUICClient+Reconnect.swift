@@ -1,3 +1,4 @@
+import PeerBenchSystem
 import PeerBenchPlugin
 
 /// A reconnect attempt's backoff slot ran out before its connection was resumed.

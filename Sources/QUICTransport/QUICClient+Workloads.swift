@@ -1,3 +1,5 @@
+import PeerBenchJSON
+import PeerBenchSystem
 import PeerBenchPlugin
 
 /// The workloads beyond the upload (docs/WORKLOADS.md; docs/protocol/quic.md section

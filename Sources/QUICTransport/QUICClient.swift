@@ -3,6 +3,8 @@ import Glibc
 #endif
 import CNgtcp2
 import GnuTLSSupport
+import PeerBenchJSON
+import PeerBenchSystem
 import PeerBenchPlugin
 
 /// The client side of one cell: handshake, probes, bulk phase (or another workload's

@@ -1,4 +1,5 @@
 import CNgtcp2
+import PeerBenchSystem
 import PeerBenchPlugin
 
 /// ngtcp2's C callbacks: trampolines from the connection's user pointer back to

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import CNgtcp2
 import GnuTLSSupport
+import PeerBenchSystem
 import PeerBenchPlugin
 
 /// What a connection's owner (the client workload or the server session) hears from it.

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import PeerBenchSystem
 import PeerBenchPlugin
 
 /// The one event loop turn both sides run (`QUICClient.pump`, `QUICServerLoop.run`):

@@ -1,3 +1,5 @@
+public import PeerBenchJSON
+public import PeerBenchSystem
 public import PeerBenchPlugin
 import CNgtcp2
 import Foundation

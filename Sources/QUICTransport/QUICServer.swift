@@ -3,6 +3,7 @@ import Glibc
 #endif
 import CNgtcp2
 import GnuTLSSupport
+import PeerBenchSystem
 import PeerBenchPlugin
 import Logging
 

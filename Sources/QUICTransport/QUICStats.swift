@@ -1,4 +1,5 @@
 import CNgtcp2
+import PeerBenchJSON
 import PeerBenchPlugin
 
 /// `extra.quic` of a record: ngtcp2's connection statistics and handshake timings.

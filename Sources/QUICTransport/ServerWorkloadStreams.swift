@@ -1,3 +1,4 @@
+import PeerBenchSystem
 import PeerBenchPlugin
 
 /// The server's side of the workload streams of one connection (docs/protocol/quic.md,

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CNgtcp2
+import PeerBenchSystem
 import PeerBenchPlugin
 
 /// A socket address in a stable heap box (ngtcp2 copies it; we only lend it).

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CNgtcp2
+import PeerBenchSystem
 import PeerBenchPlugin
 
 /// A non-blocking UDP socket plus an eventfd, polled together, so a QUIC event loop

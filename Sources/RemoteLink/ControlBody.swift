@@ -1,4 +1,6 @@
+import PeerBenchJSON
 import PeerBenchPlugin
+import PeerBenchSystem
 
 /// Bodies of the control messages, byte by byte (docs/protocol/control.md). Integers
 /// are big-endian; strings are UTF-8 with a u16 byte length in front, except ERROR's

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import GnuTLSSupport
+public import PeerBenchSystem
 public import PeerBenchPlugin
 import Synchronization
 

@@ -1,4 +1,5 @@
 import PeerBenchPlugin
+import PeerBenchSystem
 
 /// The control protocol's frame layout (docs/protocol/control.md):
 ///

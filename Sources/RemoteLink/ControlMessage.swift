@@ -1,3 +1,4 @@
+public import PeerBenchJSON
 public import PeerBenchPlugin
 
 /// One message of the control protocol between `peerbench run --link remote` and

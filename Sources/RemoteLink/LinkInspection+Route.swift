@@ -2,6 +2,8 @@
 import Glibc
 #endif
 import CPeerBenchSystem
+import PeerBenchJSON
+import PeerBenchSystem
 import PeerBenchPlugin
 
 /// A peer address resolved to the bytes RTM_GETROUTE takes.

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CPeerBenchSystem
+import PeerBenchSystem
 import PeerBenchPlugin
 import Synchronization
 

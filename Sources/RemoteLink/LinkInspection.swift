@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import PeerBenchSystem
 import PeerBenchPlugin
 
 /// The kernel's route towards a peer: the interface the packets leave by and the

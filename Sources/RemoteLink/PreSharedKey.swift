@@ -1,6 +1,8 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import PeerBenchJSON
+import PeerBenchSystem
 import PeerBenchPlugin
 
 /// The 256-bit secret both hosts hold, and the identity the client names in its TLS

@@ -1,6 +1,8 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import PeerBenchJSON
+import PeerBenchSystem
 import PeerBenchPlugin
 
 /// Secrets on disk (a pre-shared key file, serve's private key): one way to write them.

@@ -1,4 +1,5 @@
 import Foundation
+public import PeerBenchJSON
 public import PeerBenchPlugin
 
 /// The JSON bodies of the control protocol's cell messages (docs/protocol/control.md,

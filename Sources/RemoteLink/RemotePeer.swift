@@ -1,6 +1,8 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+public import PeerBenchJSON
+public import PeerBenchSystem
 public import PeerBenchPlugin
 
 /// Where `run --link remote --peer` and `serve --listen` point: the one place that

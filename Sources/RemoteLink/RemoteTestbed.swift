@@ -1,5 +1,7 @@
 import Foundation
 import Synchronization
+public import PeerBenchJSON
+public import PeerBenchSystem
 public import PeerBenchPlugin
 
 /// `run --link remote`: the testbed whose server endpoint is another host running

@@ -1,6 +1,8 @@
 import Foundation
 import Synchronization
 public import Logging
+public import PeerBenchJSON
+public import PeerBenchSystem
 public import PeerBenchPlugin
 
 /// One cell's server side in `peerbench serve`: the request checked against the

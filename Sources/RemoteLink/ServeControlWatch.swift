@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import Synchronization
+import PeerBenchSystem
 import PeerBenchPlugin
 
 /// Watches the control connection while a cell runs: the client sends nothing then,

@@ -1,4 +1,5 @@
 import Synchronization
+import PeerBenchSystem
 import PeerBenchPlugin
 
 /// serve's log of connections it refused or dropped before a session (issue 24):

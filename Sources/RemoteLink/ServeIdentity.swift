@@ -2,6 +2,8 @@
 import Glibc
 #endif
 import GnuTLSSupport
+import PeerBenchJSON
+import PeerBenchSystem
 import PeerBenchPlugin
 
 /// `serve`'s own data-plane identity (issue 24, finding 4): an ECDSA P-256 key and a

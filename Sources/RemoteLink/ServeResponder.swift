@@ -4,6 +4,7 @@ import Glibc
 import Foundation
 import Synchronization
 public import Logging
+public import PeerBenchSystem
 public import PeerBenchPlugin
 
 /// What `peerbench serve` was started with.

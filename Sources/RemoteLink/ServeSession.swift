@@ -1,5 +1,7 @@
 import Foundation
 import Logging
+import PeerBenchJSON
+import PeerBenchSystem
 import PeerBenchPlugin
 
 /// One authenticated client's session in `peerbench serve`: HELLO both ways, then

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import GnuTLSSupport
+import PeerBenchSystem
 import PeerBenchPlugin
 
 extension TLSPSKSession {

@@ -1,3 +1,5 @@
+import PeerBenchSystem
+import PeerBenchStreams
 import PeerBenchPlugin
 
 /// The client side: the standard workload (Core's `StreamWorkloadClient`) over one

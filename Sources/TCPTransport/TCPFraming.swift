@@ -1,4 +1,6 @@
+import PeerBenchStreams
 import PeerBenchPlugin
+import PeerBenchSystem
 
 /// The TCP plugin's HELLO (docs/protocol/tcp.md): the framing itself is Core's
 /// `StreamFraming`; this is the plugin's own greeting on top of it.

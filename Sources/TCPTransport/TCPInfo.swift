@@ -1,4 +1,6 @@
 import CPeerBenchSystem
+import PeerBenchJSON
+import PeerBenchSystem
 import PeerBenchPlugin
 
 /// TCP_INFO of the client's socket after the bulk phase, recorded under `extra.tcp`.

@@ -1,6 +1,8 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+public import PeerBenchJSON
+public import PeerBenchSystem
 public import PeerBenchPlugin
 
 /// TCP keepalive probing (`options.keepAlive`): SO_KEEPALIVE plus the three Linux

@@ -1,6 +1,8 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+public import PeerBenchJSON
+public import PeerBenchSystem
 public import PeerBenchPlugin
 
 /// The TCP plugin's matrix options, applied to both ends of the connection.

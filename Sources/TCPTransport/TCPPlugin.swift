@@ -1,3 +1,6 @@
+public import PeerBenchJSON
+public import PeerBenchSystem
+public import PeerBenchStreams
 public import PeerBenchPlugin
 
 /// TCP over the kernel's stack: length-prefixed frames on one connection

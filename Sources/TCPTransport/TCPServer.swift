@@ -1,3 +1,4 @@
+import PeerBenchStreams
 import PeerBenchPlugin
 
 /// The server side: accepts one connection (two with a separate probe flow), echoes

@@ -1,4 +1,7 @@
 import GnuTLSSupport
+import PeerBenchJSON
+import PeerBenchSystem
+import PeerBenchStreams
 import PeerBenchPlugin
 
 /// The client side: the standard workload (Core's `StreamWorkloadClient`) over one

@@ -1,5 +1,7 @@
 import CPeerBenchSystem
 import GnuTLSSupport
+import PeerBenchSystem
+import PeerBenchStreams
 import PeerBenchPlugin
 
 /// How one client run makes its TLS connections: TCP connect, TLS session (offering the

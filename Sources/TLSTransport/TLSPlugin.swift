@@ -1,4 +1,7 @@
 import GnuTLSSupport
+public import PeerBenchJSON
+public import PeerBenchSystem
+public import PeerBenchStreams
 public import PeerBenchPlugin
 
 /// TLS 1.3 over TCP with GnuTLS (docs/protocol/tls.md): the TCP plugin's workload

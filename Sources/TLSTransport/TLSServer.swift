@@ -1,4 +1,6 @@
 import GnuTLSSupport
+import PeerBenchSystem
+import PeerBenchStreams
 import PeerBenchPlugin
 
 /// The server side: accepts one TCP connection, runs the TLS handshake and answers

@@ -1,4 +1,7 @@
 import GnuTLSSupport
+import PeerBenchJSON
+import PeerBenchSystem
+import PeerBenchStreams
 import PeerBenchPlugin
 
 /// One TLS 1.3 session over a connected TCP socket, as the plugin's `ByteStream`:

@@ -14,12 +14,15 @@ enum Templates {
 #if canImport(Glibc)
 import Glibc
 #endif
+public import PeerBenchJSON
 public import PeerBenchPlugin
+import PeerBenchStreams
+public import PeerBenchSystem
 
 /// __Name__: a transport plugin made by `swift package new-transport __Name__`.
 ///
 /// It starts as a working minimal transport, the way the built-in TCP plugin is made:
-/// PeerBenchPlugin's standard stream workload (`StreamWorkloadClient`/`StreamWorkloadServer`,
+/// PeerBenchStreams' standard stream workload (`StreamWorkloadClient`/`StreamWorkloadServer`,
 /// docs/protocol/tcp.md's frames) over one plain TCP connection, with its socket
 /// scopes (`serveOneConnection`, `withStreamConnection`) owning the sockets' lifetimes
 /// and cancellation. It builds, runs and keeps the plugin contract as generated.

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CPeerBenchSystem
+import PeerBenchSystem
 import PeerBenchPlugin
 
 /// Sends up to `capacity` prebuilt datagrams per sendmmsg(2) on a connected socket.

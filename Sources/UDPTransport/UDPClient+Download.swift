@@ -1,3 +1,5 @@
+import PeerBenchJSON
+import PeerBenchSystem
 import PeerBenchPlugin
 
 /// Bulk `down` and `bidir` over udp (docs/protocol/udp.md, "Download"): PULL has the

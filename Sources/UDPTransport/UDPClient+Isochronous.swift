@@ -1,6 +1,8 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import PeerBenchJSON
+import PeerBenchSystem
 import PeerBenchPlugin
 
 /// Isochronous frames over udp (docs/protocol/udp.md, "Isochronous"): one FRAME

@@ -1,4 +1,7 @@
 import Foundation
+import PeerBenchJSON
+import PeerBenchSystem
+import PeerBenchStreams
 import PeerBenchPlugin
 import Synchronization
 

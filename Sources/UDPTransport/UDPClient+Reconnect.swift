@@ -1,3 +1,4 @@
+import PeerBenchSystem
 import PeerBenchPlugin
 
 /// The keepalive's verdict (`keepAlive`): nothing from the server for its timeout.

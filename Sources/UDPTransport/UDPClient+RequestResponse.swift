@@ -1,6 +1,8 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import PeerBenchJSON
+import PeerBenchSystem
 import PeerBenchPlugin
 
 /// Request-response over udp (docs/protocol/udp.md, "Request-response"): each request

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import PeerBenchSystem
 import PeerBenchPlugin
 import Synchronization
 

@@ -1,3 +1,4 @@
+import PeerBenchJSON
 import PeerBenchPlugin
 
 /// The UDP plugin's application keepalive (option `keepAlive`, docs/protocol/udp.md,

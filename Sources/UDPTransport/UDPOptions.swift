@@ -1,3 +1,4 @@
+public import PeerBenchJSON
 public import PeerBenchPlugin
 
 /// The UDP plugin's matrix options.

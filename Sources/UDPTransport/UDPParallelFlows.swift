@@ -1,3 +1,5 @@
+import PeerBenchJSON
+import PeerBenchSystem
 import PeerBenchPlugin
 
 /// A bulk workload's `streams` over udp (docs/protocol/udp.md, "Parallel flows"): N

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import Synchronization
+import PeerBenchSystem
 import PeerBenchPlugin
 
 /// Pipelined RTT probes over UDP (`RTTMethod.pipelined`, docs/protocol/udp.md): the

@@ -1,3 +1,5 @@
+public import PeerBenchJSON
+public import PeerBenchSystem
 public import PeerBenchPlugin
 
 /// UDP over the kernel's stack: sequenced, timestamped datagrams; the receiver counts

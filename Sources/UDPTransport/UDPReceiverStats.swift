@@ -1,3 +1,4 @@
+public import PeerBenchSystem
 public import PeerBenchPlugin
 
 /// The receiver's accounting of the bulk phase: unique, duplicated and reordered

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import PeerBenchSystem
 import PeerBenchPlugin
 
 /// The server side: answers HELLO and probes, accounts DATA, reports at END (after

@@ -1,3 +1,4 @@
+import PeerBenchSystem
 import PeerBenchPlugin
 
 /// The server's half of the workload kinds beyond the upload (docs/protocol/udp.md,

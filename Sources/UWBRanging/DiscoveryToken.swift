@@ -1,4 +1,5 @@
 public import Foundation
+public import PeerBenchSystem
 public import PeerBenchPlugin
 #if canImport(Glibc)
 import Glibc

@@ -1,3 +1,4 @@
+public import PeerBenchSystem
 public import PeerBenchPlugin
 
 /// The reliable message channel: one framed message each way over TCP, the way an

@@ -1,4 +1,5 @@
 import Foundation
+import PeerBenchSystem
 import PeerBenchPlugin
 #if canImport(Glibc)
 import Glibc

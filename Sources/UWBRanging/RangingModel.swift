@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import PeerBenchSystem
 import PeerBenchPlugin
 /// One ranging round's result, as the emulated radio produces it.
 public struct RangingSample: Sendable, Hashable {

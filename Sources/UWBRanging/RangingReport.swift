@@ -1,3 +1,4 @@
+public import PeerBenchJSON
 public import PeerBenchPlugin
 
 /// The figures one ranging run yields, as the record's `extra.uwb` carries them

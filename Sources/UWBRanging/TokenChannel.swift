@@ -1,3 +1,4 @@
+public import PeerBenchSystem
 public import PeerBenchPlugin
 #if canImport(Glibc)
 import Glibc

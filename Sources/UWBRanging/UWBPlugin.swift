@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+public import PeerBenchSystem
 public import PeerBenchPlugin
 
 /// `uwb`: emulated Nearby Interaction ranging. A cell exchanges discovery tokens

@@ -1,3 +1,4 @@
+import PeerBenchSystem
 import PeerBenchPlugin
 
 /// The peer's side of a `uwb` cell: serves the token channel once, then answers

@@ -1,5 +1,6 @@
 import Foundation
 import PeerBenchCore
+import PeerBenchSystem
 import PeerBenchPlugin
 #if canImport(Glibc)
 import Glibc

@@ -1,6 +1,7 @@
 import Foundation
 import LinkEmulation
 import PeerBenchCore
+import PeerBenchJSON
 import PeerBenchPlugin
 import RemoteLink
 import UDPTransport

@@ -1,6 +1,7 @@
 import ExecTransport
 import Foundation
 import PeerBenchCore
+import PeerBenchSystem
 import PeerBenchPlugin
 import TransportTestSupport
 import Testing

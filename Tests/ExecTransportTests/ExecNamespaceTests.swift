@@ -2,6 +2,7 @@ import ExecTransport
 import Foundation
 import Logging
 import PeerBenchCore
+import PeerBenchSystem
 import PeerBenchPlugin
 import TransportTestSupport
 import Testing

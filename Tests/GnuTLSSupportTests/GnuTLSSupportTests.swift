@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 #endif
 import GnuTLSSupport
+import PeerBenchSystem
 import PeerBenchPlugin
 import Synchronization
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 import PeerBenchCore
+import PeerBenchJSON
 import PeerBenchPlugin
 import QUICTransport
 import TCPTransport

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import PeerBenchCore
+import PeerBenchSystem
 import PeerBenchPlugin
 import Testing
 @testable import LinkEmulation

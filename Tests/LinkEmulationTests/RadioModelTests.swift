@@ -1,4 +1,6 @@
 @testable import PeerBenchCore
+@testable import PeerBenchJSON
+@testable import PeerBenchSystem
 @testable import PeerBenchPlugin
 import Testing
 @testable import LinkEmulation

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 @testable import PeerBenchCore
+@testable import PeerBenchJSON
 @testable import PeerBenchPlugin
 import Testing
 @testable import LinkEmulation

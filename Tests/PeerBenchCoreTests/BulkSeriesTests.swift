@@ -1,4 +1,6 @@
 import PeerBenchCore
+import PeerBenchJSON
+import PeerBenchStreams
 import PeerBenchPlugin
 import Testing
 

@@ -2,6 +2,8 @@ import Foundation
 import Glibc
 import Logging
 import PeerBenchCore
+import PeerBenchJSON
+import PeerBenchSystem
 import PeerBenchPlugin
 import Synchronization
 import Testing

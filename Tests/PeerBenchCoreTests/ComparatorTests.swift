@@ -1,6 +1,7 @@
 import Foundation
 import PeerBenchCore
 @testable import PeerBenchAnalysis
+import PeerBenchJSON
 import PeerBenchPlugin
 import Testing
 

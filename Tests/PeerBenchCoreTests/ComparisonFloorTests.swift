@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import PeerBenchCore
 @testable import PeerBenchAnalysis
+@testable import PeerBenchJSON
 @testable import PeerBenchPlugin
 
 /// The measurement floor in `compare` and baselines (docs/COMPARE.md): a time difference

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 @testable import PeerBenchCore
+@testable import PeerBenchJSON
 @testable import PeerBenchPlugin
 import Testing
 

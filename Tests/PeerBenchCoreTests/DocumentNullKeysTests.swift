@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import PeerBenchCore
 @testable import PeerBenchAnalysis
+@testable import PeerBenchJSON
 @testable import PeerBenchPlugin
 
 /// The JSON contracts of docs/COMPARE.md and docs/RECORDS.md write every key, an absent

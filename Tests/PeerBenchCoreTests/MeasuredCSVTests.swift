@@ -1,4 +1,5 @@
 import Foundation
+import PeerBenchJSON
 import PeerBenchPlugin
 @testable import PeerBenchCore
 @testable import PeerBenchAnalysis

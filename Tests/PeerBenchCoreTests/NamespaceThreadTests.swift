@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 @testable import PeerBenchCore
+@testable import PeerBenchSystem
 @testable import PeerBenchPlugin
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 @testable import PeerBenchAnalysis
 @testable import PeerBenchCore
+@testable import PeerBenchJSON
 @testable import PeerBenchPlugin
 import Testing
 

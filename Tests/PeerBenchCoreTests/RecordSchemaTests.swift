@@ -1,5 +1,7 @@
 import Foundation
 @testable import PeerBenchCore
+@testable import PeerBenchJSON
+@testable import PeerBenchSystem
 @testable import PeerBenchPlugin
 import Testing
 

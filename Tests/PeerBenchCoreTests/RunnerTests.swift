@@ -1,6 +1,8 @@
 import Foundation
 import Logging
 import PeerBenchCore
+import PeerBenchJSON
+import PeerBenchSystem
 import PeerBenchPlugin
 import Testing
 

@@ -1,5 +1,6 @@
 @testable import PeerBenchAnalysis
 import PeerBenchCore
+import PeerBenchSystem
 import PeerBenchPlugin
 import Testing
 

@@ -1,4 +1,5 @@
 import Foundation
+@testable import PeerBenchStreams
 @testable import PeerBenchPlugin
 import Testing
 

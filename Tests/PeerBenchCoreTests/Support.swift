@@ -1,6 +1,8 @@
 import Foundation
 import Glibc
 import PeerBenchCore
+import PeerBenchJSON
+import PeerBenchSystem
 import PeerBenchPlugin
 
 /// Test doubles for logic around plugins: the runner and validation only need a

@@ -1,5 +1,6 @@
 import Foundation
 @testable import PeerBenchCore
+@testable import PeerBenchJSON
 @testable import PeerBenchPlugin
 import Testing
 

@@ -1,6 +1,8 @@
 import Foundation
 import Logging
 @testable import PeerBenchCore
+@testable import PeerBenchJSON
+@testable import PeerBenchSystem
 @testable import PeerBenchPlugin
 import Testing
 

@@ -3,6 +3,8 @@ import Foundation
 import Glibc
 #endif
 import PeerBenchCore
+import PeerBenchJSON
+import PeerBenchSystem
 import PeerBenchPlugin
 import QUICTransport
 import Testing

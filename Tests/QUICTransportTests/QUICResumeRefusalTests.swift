@@ -1,4 +1,5 @@
 import PeerBenchCore
+import PeerBenchSystem
 import PeerBenchPlugin
 import Testing
 @testable import QUICTransport

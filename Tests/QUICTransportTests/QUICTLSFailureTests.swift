@@ -1,5 +1,7 @@
 import Foundation
 import PeerBenchCore
+import PeerBenchJSON
+import PeerBenchSystem
 import PeerBenchPlugin
 import QUICTransport
 import Testing

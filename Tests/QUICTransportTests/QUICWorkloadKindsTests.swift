@@ -1,3 +1,5 @@
+import PeerBenchJSON
+import PeerBenchSystem
 import PeerBenchPlugin
 import TransportTestSupport
 import Testing

@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 #endif
 import PeerBenchCore
+import PeerBenchSystem
 import PeerBenchPlugin
 import QUICTransport
 import TransportTestSupport

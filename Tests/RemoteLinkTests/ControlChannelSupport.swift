@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import PeerBenchCore
+import PeerBenchSystem
 import PeerBenchPlugin
 @testable import RemoteLink
 import CPeerBenchSystem  // sockets' constants, whichever clang module ends up owning them

@@ -1,7 +1,9 @@
 import PeerBenchCore
+import PeerBenchJSON
 import PeerBenchPlugin
 import Testing
 @testable import RemoteLink
+import PeerBenchSystem
 
 /// Every control message survives the wire; every kind of malformed input is a typed
 /// error naming what is wrong (docs/protocol/control.md).

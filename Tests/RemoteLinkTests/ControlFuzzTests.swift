@@ -1,8 +1,10 @@
 import Foundation
 import PeerBenchCore
+import PeerBenchJSON
 import PeerBenchPlugin
 import Testing
 @testable import RemoteLink
+import PeerBenchSystem
 
 /// The decoder survives a fuzzer (issue 12): seeded random and mutated messages, fed in
 /// random chunk sizes, must each end in messages or a `ControlProtocolError` — never a

@@ -1,5 +1,6 @@
 import Foundation
 import PeerBenchCore
+import PeerBenchSystem
 import PeerBenchPlugin
 @testable import RemoteLink
 import Testing

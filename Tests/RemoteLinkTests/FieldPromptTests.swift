@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PeerBenchCore
+import PeerBenchSystem
 import PeerBenchPlugin
 import Synchronization
 import Testing

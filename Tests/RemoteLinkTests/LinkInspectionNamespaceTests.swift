@@ -4,6 +4,8 @@ import Glibc
 import CPeerBenchSystem
 import Foundation
 import PeerBenchCore
+import PeerBenchJSON
+import PeerBenchSystem
 import PeerBenchPlugin
 @testable import RemoteLink
 import Testing

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import PeerBenchSystem
 import PeerBenchPlugin
 @testable import RemoteLink
 import CPeerBenchSystem  // sockets' constants, whichever clang module ends up owning them

@@ -5,6 +5,7 @@ import Foundation
 import Synchronization
 import Testing
 import PeerBenchCore
+import PeerBenchSystem
 import PeerBenchPlugin
 import CPeerBenchSystem  // sockets' constants, whichever clang module ends up owning them
 

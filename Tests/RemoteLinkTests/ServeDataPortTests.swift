@@ -4,6 +4,7 @@ import Glibc
 import Foundation
 import Testing
 import PeerBenchCore
+import PeerBenchSystem
 import PeerBenchPlugin
 import CPeerBenchSystem  // sockets' constants, whichever clang module ends up owning them
 

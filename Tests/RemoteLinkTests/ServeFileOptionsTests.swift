@@ -1,5 +1,7 @@
 import Testing
 import PeerBenchCore
+import PeerBenchJSON
+import PeerBenchSystem
 import PeerBenchPlugin
 @testable import RemoteLink
 

@@ -4,6 +4,7 @@ import Glibc
 import Foundation
 import Testing
 import PeerBenchCore
+import PeerBenchSystem
 import PeerBenchPlugin
 @testable import RemoteLink
 

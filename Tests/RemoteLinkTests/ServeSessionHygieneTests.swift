@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import PeerBenchCore
+import PeerBenchSystem
 import PeerBenchPlugin
 @testable import RemoteLink
 

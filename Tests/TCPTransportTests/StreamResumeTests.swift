@@ -2,6 +2,8 @@
 import Glibc
 #endif
 import PeerBenchCore
+import PeerBenchSystem
+import PeerBenchStreams
 import PeerBenchPlugin
 import TransportTestSupport
 import Testing

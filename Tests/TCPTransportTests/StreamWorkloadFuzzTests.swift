@@ -1,4 +1,5 @@
 import PeerBenchCore
+import PeerBenchStreams
 import PeerBenchPlugin
 import TransportTestSupport
 import Testing

@@ -1,3 +1,4 @@
+import PeerBenchSystem
 import PeerBenchPlugin
 import TransportTestSupport
 import Testing

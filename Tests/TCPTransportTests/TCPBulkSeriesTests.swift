@@ -1,4 +1,6 @@
 import PeerBenchCore
+import PeerBenchSystem
+import PeerBenchStreams
 import PeerBenchPlugin
 import TransportTestSupport
 import Testing

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import PeerBenchCore
+import PeerBenchJSON
 import PeerBenchPlugin
 import TransportTestSupport
 import Testing

@@ -2,6 +2,8 @@
 import Glibc
 #endif
 import PeerBenchCore
+import PeerBenchJSON
+import PeerBenchSystem
 import PeerBenchPlugin
 import TransportTestSupport
 import Testing

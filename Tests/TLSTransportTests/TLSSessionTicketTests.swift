@@ -1,4 +1,5 @@
 import PeerBenchCore
+import PeerBenchJSON
 import PeerBenchPlugin
 import TransportTestSupport
 import Testing

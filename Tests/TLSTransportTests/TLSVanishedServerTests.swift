@@ -1,3 +1,4 @@
+import PeerBenchSystem
 import PeerBenchPlugin
 import PeerBenchCore
 import TransportTestSupport

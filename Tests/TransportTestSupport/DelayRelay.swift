@@ -2,6 +2,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import PeerBenchSystem
 import PeerBenchPlugin
 import PeerBenchCore
 

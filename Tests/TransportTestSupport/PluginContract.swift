@@ -3,6 +3,8 @@ import Glibc
 #endif
 import Foundation
 import PeerBenchCore
+import PeerBenchJSON
+import PeerBenchSystem
 import PeerBenchPlugin
 import Testing
 

@@ -1,6 +1,8 @@
 import Foundation
 import Logging
 import PeerBenchCore
+import PeerBenchJSON
+import PeerBenchSystem
 import PeerBenchPlugin
 
 // What the transport test targets share: a loopback link model, running a matrix

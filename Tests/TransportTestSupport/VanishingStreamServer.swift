@@ -1,4 +1,6 @@
 import Foundation
+import PeerBenchSystem
+import PeerBenchStreams
 import PeerBenchPlugin
 import PeerBenchCore
 

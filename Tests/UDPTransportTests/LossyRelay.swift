@@ -4,6 +4,7 @@ import Foundation
 import Glibc
 #endif
 import PeerBenchCore
+import PeerBenchSystem
 import PeerBenchPlugin
 import TransportTestSupport
 

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import PeerBenchCore
+import PeerBenchSystem
 import PeerBenchPlugin
 import TransportTestSupport
 import Testing

@@ -1,4 +1,6 @@
 import PeerBenchCore
+import PeerBenchJSON
+import PeerBenchSystem
 import PeerBenchPlugin
 import TransportTestSupport
 import Testing

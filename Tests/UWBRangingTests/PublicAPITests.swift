@@ -1,5 +1,6 @@
 import Foundation
 import PeerBenchCore
+import PeerBenchSystem
 import PeerBenchPlugin
 import Testing
 import UWBRanging  // deliberately not @testable: only what an app developer can use

@@ -1,3 +1,4 @@
+import PeerBenchJSON
 import PeerBenchPlugin
 
 // compare's JSON (docs/COMPARE.md): pretty-printed, keys sorted, so the same input gives

@@ -1,3 +1,4 @@
+import PeerBenchJSON
 import PeerBenchPlugin
 import PeerBenchCore
 /// The emulated side of `compare --measured`: per record of the runs only the figures the

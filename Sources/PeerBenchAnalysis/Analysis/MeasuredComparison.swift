@@ -1,3 +1,4 @@
+import PeerBenchJSON
 import PeerBenchPlugin
 import PeerBenchCore
 /// Measured tests of a field study against the emulated records of one or more runs:

@@ -1,3 +1,4 @@
+import PeerBenchJSON
 import PeerBenchPlugin
 import PeerBenchCore
 /// `peerbench compare --measured --format json`: the comparison of a run with field

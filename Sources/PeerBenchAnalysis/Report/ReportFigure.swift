@@ -1,3 +1,4 @@
+import PeerBenchJSON
 import PeerBenchPlugin
 
 /// One figure of the report: a Vega-Lite specification with its data inline (written

@@ -1,3 +1,4 @@
+import PeerBenchJSON
 import PeerBenchPlugin
 
 /// Builds the report's figures from the comparison document (medians, intervals,

@@ -1,4 +1,5 @@
 import Foundation
+import PeerBenchSystem
 import PeerBenchPlugin
 
 /// Runs the chart renderer (`scripts/render-figures.py`, vl-convert-python): each

@@ -1,4 +1,5 @@
 import Foundation
+import PeerBenchJSON
 import PeerBenchPlugin
 
 /// `peerbench report`: reads run folders, builds the comparison and the figures, writes

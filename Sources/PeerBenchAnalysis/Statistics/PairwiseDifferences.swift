@@ -1,3 +1,4 @@
+import PeerBenchSystem
 import PeerBenchPlugin
 
 /// The order statistics of every difference `x_i - y_j` of two samples, without forming

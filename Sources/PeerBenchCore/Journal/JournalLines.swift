@@ -1,4 +1,6 @@
 import Foundation
+import PeerBenchJSON
+import PeerBenchSystem
 import PeerBenchPlugin
 
 /// Reads a file one line at a time through a fixed buffer, so a journal of any size

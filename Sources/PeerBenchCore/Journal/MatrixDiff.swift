@@ -1,3 +1,4 @@
+import PeerBenchJSON
 import PeerBenchPlugin
 
 /// What changed between the matrix a run folder was started with (stored in its

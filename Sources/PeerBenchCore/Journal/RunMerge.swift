@@ -1,4 +1,6 @@
 import Foundation
+import PeerBenchJSON
+import PeerBenchSystem
 import PeerBenchPlugin
 
 /// `peerbench merge`: combines the run folders of the shards of one run (or of a run

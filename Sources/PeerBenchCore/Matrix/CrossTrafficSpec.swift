@@ -1,3 +1,4 @@
+import PeerBenchJSON
 import PeerBenchPlugin
 
 /// A competing flow between the cell's own endpoints (matrix key `crossTraffic`): UDP

@@ -1,3 +1,4 @@
+import PeerBenchJSON
 import PeerBenchPlugin
 
 /// A validated test matrix: environments x distances x payloads, the transports to

@@ -1,4 +1,5 @@
 import Foundation
+import PeerBenchJSON
 import PeerBenchPlugin
 
 /// Reads matrix.json, validates every value, and reports all problems at once, each

@@ -1,3 +1,4 @@
+import PeerBenchJSON
 import PeerBenchPlugin
 
 /// Which of a link's cells run the idle RTT probe phase (the matrix's optional

@@ -1,4 +1,5 @@
 import Foundation
+import PeerBenchJSON
 import PeerBenchPlugin
 
 /// Reads `"matrix": {"scenarios": [...]}`: names of built-ins and objects with `name`,

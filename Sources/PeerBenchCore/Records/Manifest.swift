@@ -1,4 +1,5 @@
 import Foundation
+import PeerBenchJSON
 import PeerBenchPlugin
 
 /// `manifest.json` (schema `peerbench.manifest/1`): what ran, where, with which

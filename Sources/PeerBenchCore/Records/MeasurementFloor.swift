@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import PeerBenchSystem
 import PeerBenchPlugin
 
 /// What the harness itself cannot resolve on this machine at this time, measured when

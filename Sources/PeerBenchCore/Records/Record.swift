@@ -1,4 +1,6 @@
 public import Foundation
+import PeerBenchJSON
+import PeerBenchSystem
 import PeerBenchPlugin
 
 /// One finished cell, schema `peerbench.record/5` (docs/RECORDS.md documents every field).

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import PeerBenchJSON
 import PeerBenchPlugin
 
 /// One journal line as the analysis reads it: the fields that say which cell it is and

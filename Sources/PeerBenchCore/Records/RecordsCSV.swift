@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import PeerBenchJSON
 import PeerBenchPlugin
 
 /// The flat export, records.csv: one row per record, nested fields joined with dots

@@ -1,4 +1,6 @@
 import Foundation
+import PeerBenchJSON
+import PeerBenchSystem
 import PeerBenchPlugin
 import Synchronization
 

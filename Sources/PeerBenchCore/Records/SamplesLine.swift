@@ -1,3 +1,4 @@
+import PeerBenchJSON
 import PeerBenchPlugin
 
 /// One `samples.jsonl` line as the analysis reads it: the record it joins, the RTT

@@ -1,4 +1,5 @@
 import Foundation
+import PeerBenchJSON
 import PeerBenchPlugin
 
 /// Measures the run's `measurement_floor` (docs/RECORDS.md) before the first cell:

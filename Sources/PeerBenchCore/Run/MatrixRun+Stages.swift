@@ -1,4 +1,5 @@
 import Foundation
+import PeerBenchJSON
 import PeerBenchPlugin
 
 /// The stages of a run once its testbed is up, in order: worker and field prompter,

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 public import Logging
+import PeerBenchJSON
 import PeerBenchPlugin
 import Synchronization
 

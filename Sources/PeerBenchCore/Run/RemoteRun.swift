@@ -1,3 +1,4 @@
+import PeerBenchJSON
 import PeerBenchPlugin
 
 /// `run --link remote`: what differs in the plan when the peer is a real host.

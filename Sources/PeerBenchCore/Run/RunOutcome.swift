@@ -1,3 +1,4 @@
+import PeerBenchJSON
 import PeerBenchPlugin
 
 /// How a `MatrixRun` ended. Every case but `.planned` and a clean `.ended` is something

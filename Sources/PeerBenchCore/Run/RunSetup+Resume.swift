@@ -1,4 +1,5 @@
 import Foundation
+import PeerBenchJSON
 import PeerBenchPlugin
 
 /// The folder of a run being resumed, as the setup reads it.

@@ -1,4 +1,5 @@
 import Foundation
+import PeerBenchJSON
 import PeerBenchPlugin
 
 /// Everything a run decides before the first cell: the plan, the folder, which cells

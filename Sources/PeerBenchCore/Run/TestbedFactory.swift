@@ -1,3 +1,4 @@
+import PeerBenchJSON
 import PeerBenchPlugin
 
 /// The testbeds a run can use, as the executable wires them: the run core knows no

@@ -1,5 +1,7 @@
 import Foundation
 public import Logging
+import PeerBenchJSON
+import PeerBenchSystem
 import PeerBenchPlugin
 
 /// Where a cell's plugin code runs.

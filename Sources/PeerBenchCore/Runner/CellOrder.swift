@@ -1,3 +1,4 @@
+import PeerBenchSystem
 import PeerBenchPlugin
 
 /// The order in which a run's cells execute (`"order"` in matrix.json, `--order`).

@@ -1,5 +1,7 @@
 import Foundation
 public import Logging
+import PeerBenchJSON
+import PeerBenchSystem
 import PeerBenchPlugin
 import Synchronization
 

@@ -1,4 +1,5 @@
 import Foundation
+import PeerBenchJSON
 import PeerBenchPlugin
 
 /// Measured cell times of a past run of the same matrix (`validate`/`run

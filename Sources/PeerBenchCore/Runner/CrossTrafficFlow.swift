@@ -4,6 +4,7 @@ import Glibc
 import Dispatch
 import Foundation
 import Synchronization
+import PeerBenchSystem
 import PeerBenchPlugin
 
 /// The competing flow of a cell (`CrossTrafficSpec`), running: real UDP sockets in the

@@ -1,4 +1,5 @@
 import Foundation
+import PeerBenchSystem
 import PeerBenchPlugin
 
 /// `run --interactive`: the field session's pause before each new place. The runner

@@ -1,5 +1,7 @@
 import Synchronization
 public import Logging
+import PeerBenchJSON
+import PeerBenchSystem
 import PeerBenchPlugin
 
 /// The plugin's part of one cell — server, then client, under the cell's deadline —

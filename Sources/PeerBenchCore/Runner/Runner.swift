@@ -1,5 +1,6 @@
 import Foundation
 public import Logging
+import PeerBenchJSON
 import PeerBenchPlugin
 
 /// Settings of one run that come from the command line rather than the matrix.

@@ -1,3 +1,4 @@
+import PeerBenchJSON
 import PeerBenchPlugin
 
 /// `--shard K/N`: one of N disjoint shares of a run's cells, for running a matrix on

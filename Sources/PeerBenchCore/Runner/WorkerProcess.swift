@@ -2,6 +2,8 @@ import Foundation
 import Synchronization
 #if canImport(Glibc)
 import Glibc
+import PeerBenchJSON
+import PeerBenchSystem
 import PeerBenchPlugin
 #endif
 

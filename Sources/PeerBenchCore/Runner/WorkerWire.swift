@@ -1,3 +1,4 @@
+import PeerBenchJSON
 import PeerBenchPlugin
 
 /// The messages between the runner and its worker process: one JSON object per line,

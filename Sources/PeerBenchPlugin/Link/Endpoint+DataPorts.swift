@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import PeerBenchSystem
 
 extension Endpoint {
     /// Binds a server's socket (stream or datagram) on this endpoint: its address, a

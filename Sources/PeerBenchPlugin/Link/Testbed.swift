@@ -1,3 +1,4 @@
+import PeerBenchSystem
 /// Where a cell's client and server run, and how the runner reaches them.
 public struct Endpoint: Sendable, Codable {
     /// The address the *other* side uses to reach this endpoint.

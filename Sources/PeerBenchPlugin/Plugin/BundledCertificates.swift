@@ -1,4 +1,5 @@
 import Foundation
+import PeerBenchSystem
 
 /// Finds the bundled TLS identities (`certs/`) that the encrypted transports use by
 /// default, in this order:

@@ -4,6 +4,8 @@ import Glibc
 import Foundation
 import Logging
 import Synchronization
+import PeerBenchJSON
+import PeerBenchSystem
 
 /// A thread whose outcome its starter collects with `join` (a server's first session
 /// while the next connection is awaited on the starter's own thread).

@@ -1,5 +1,7 @@
 import Synchronization
 public import Logging
+public import PeerBenchJSON
+public import PeerBenchSystem
 
 /// Everything a plugin needs to run its side of one cell.
 public struct CellContext: Sendable {

@@ -1,6 +1,8 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import PeerBenchJSON
+import PeerBenchSystem
 
 /// The cell's data-plane key (issue 24; docs/protocol/control.md, SERVER_READY):
 /// 32 random bytes `serve` draws for each cell and sends only inside the control

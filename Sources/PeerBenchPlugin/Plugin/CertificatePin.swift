@@ -1,3 +1,5 @@
+import PeerBenchJSON
+import PeerBenchSystem
 /// The data plane's own identity over a remote link (issue 24, finding 4): `serve`
 /// makes a fresh key and self-signed certificate when it starts, presents it in every
 /// quic and tls cell, and announces the certificate's SHA-256 in SERVER_READY, inside

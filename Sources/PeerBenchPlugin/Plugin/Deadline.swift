@@ -1,4 +1,5 @@
 import Synchronization
+import PeerBenchJSON
 
 /// Thrown when a cell's work does not finish by its deadline.
 public struct DeadlineExceeded: Error, CustomStringConvertible {

@@ -1,3 +1,5 @@
+import PeerBenchJSON
+import PeerBenchSystem
 /// RTT probes during the bulk phase (latency under load, docs/RECORDS.md `rtt_loaded_ms`):
 /// the plugin option `"loadedRttProbes": {"intervalMs": 100}`, shared by every plugin
 /// that supports it (tcp, tls, udp, quic). Absent means off, so the field study's figures

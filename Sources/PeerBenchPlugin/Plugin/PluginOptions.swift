@@ -1,3 +1,4 @@
+import PeerBenchJSON
 /// Typed, validated access to a transport's `options` object in matrix.json.
 ///
 /// Each read records the effective value (the default when absent), so the record's

@@ -1,3 +1,4 @@
+import PeerBenchJSON
 /// What a stream client does when its connection is lost during the bulk phase: the
 /// plugin option `"reconnect": true` (the defaults) or
 /// `"reconnect": {"backoffMs": 100, "maxBackoffMs": 2000}`. Absent or `false` = off,

@@ -1,3 +1,5 @@
+import PeerBenchJSON
+import PeerBenchSystem
 /// What a plugin's client reports for one cell. The runner turns it into a record
 /// (statistics, throughput, loss ratio) so every transport is summarised the same way.
 public struct TransportMeasurement: Sendable, Equatable, Codable {

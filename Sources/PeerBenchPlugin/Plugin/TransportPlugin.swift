@@ -1,3 +1,5 @@
+import PeerBenchJSON
+import PeerBenchSystem
 /// A transport under test: TCP, UDP, QUIC, emulated UWB ranging, or your own.
 ///
 /// One plugin value is made per cell from the matrix's `options` (see

@@ -1,3 +1,4 @@
+import PeerBenchJSON
 /// A distance in metres, or `"max"`: the largest distance the link model still connects.
 public enum DistanceSpec: Sendable, Hashable {
     case meters(Double)

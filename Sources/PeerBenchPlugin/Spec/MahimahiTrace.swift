@@ -1,4 +1,5 @@
 import Foundation
+import PeerBenchJSON
 
 /// A recorded link in the mahimahi trace format, as Pantheon and mahimahi use it: one
 /// line per delivery opportunity, the line holding the time in whole milliseconds

@@ -1,3 +1,4 @@
+import PeerBenchJSON
 /// Reads `"matrix": {"workloads": [...]}`: built-in names (`upload`, `download`,
 /// `bidir`) and objects with `name`, `kind` and the kind's parameters. Every problem
 /// names its JSON path. In this module because a remote server reads a cell's

@@ -1,3 +1,4 @@
+import PeerBenchJSON
 /// What the application sends in a cell: the matrix's optional dimension
 /// `"matrix": {"workloads": [...]}` (docs/WORKLOADS.md). Absent means `upload` only:
 /// the client sends the payload's count x size to the server on one connection, as

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import PeerBenchCore
 import PeerBenchAnalysis
+import PeerBenchJSON
 import PeerBenchPlugin
 
 struct CompareCommand: AsyncParsableCommand {

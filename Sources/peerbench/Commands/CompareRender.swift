@@ -1,6 +1,7 @@
 import Foundation
 import PeerBenchCore
 import PeerBenchAnalysis
+import PeerBenchJSON
 import PeerBenchPlugin
 
 /// The text, markdown, CSV and JSON forms of `compare`'s documents (docs/COMPARE.md).

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PeerBenchCore
+import PeerBenchJSON
 import PeerBenchPlugin
 
 /// Hidden: measures one transport's loopback RTT floor for `run` (`FloorProbe`), in a

@@ -1,3 +1,4 @@
+import PeerBenchJSON
 import PeerBenchPlugin
 import PeerBenchCore
 import PeerBenchAnalysis

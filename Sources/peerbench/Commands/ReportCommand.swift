@@ -1,4 +1,5 @@
 import ArgumentParser
+import PeerBenchJSON
 import PeerBenchPlugin
 import PeerBenchCore
 import PeerBenchAnalysis

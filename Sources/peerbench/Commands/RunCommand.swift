@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PeerBenchCore
+import PeerBenchJSON
 import PeerBenchPlugin
 import RemoteLink
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import PeerBenchCore
+import PeerBenchJSON
 import PeerBenchPlugin
 import RemoteLink
 

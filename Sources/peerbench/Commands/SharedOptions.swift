@@ -1,5 +1,6 @@
 import ArgumentParser
 import PeerBenchCore
+import PeerBenchJSON
 import PeerBenchPlugin
 
 extension LinkMode: ExpressibleByArgument {}

@@ -1,3 +1,5 @@
+import PeerBenchSystem
+import PeerBenchPlugin
 
 /// Length-prefixed frames for stream transports (TCP, TLS over TCP; docs/protocol/tcp.md):
 /// a 5-byte header — body length (u32, big-endian, header excluded) then a type
@@ -94,17 +96,6 @@ public enum StreamFraming {
     }
 }
 
-extension FixedWidthInteger {
-    public var bigEndianBytes: [UInt8] { withUnsafeBytes(of: bigEndian) { Array($0) } }
-}
-
-extension UnsafeRawBufferPointer {
-    /// A big-endian unsigned integer at `offset` (unaligned reads are fine).
-    @inline(__always)
-    public func readBE<T: FixedWidthInteger>(_: T.Type, at offset: Int) -> T {
-        T(bigEndian: loadUnaligned(fromByteOffset: offset, as: T.self))
-    }
-}
 
 /// Message and byte counts of DATA frames, as a receiver sees them.
 public struct StreamDataCount: Sendable, Equatable {

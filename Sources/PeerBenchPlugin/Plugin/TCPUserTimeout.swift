@@ -1,6 +1,8 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import PeerBenchJSON
+import PeerBenchSystem
 
 /// How the tcp and tls plugins notice a dead peer (docs/PLUGINS.md, "Dead-peer detection").
 ///

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import PeerBenchSystem
 
 /// Marks a socket's traffic with a Wi-Fi service class, as an app's choice of class
 /// reaches the radio on Linux: the IP header's DSCP (`IP_TOS`, `IPV6_TCLASS`), which a

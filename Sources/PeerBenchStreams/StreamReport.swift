@@ -1,3 +1,5 @@
+import PeerBenchPlugin
+import PeerBenchSystem
 /// The body of a stream REPORT (docs/protocol/tcp.md): what the server received in
 /// the bulk phase and when. Fixed part: messages u64, bytes u64, interval ns u64,
 /// entries u32; then one u64 per interval (DATA body bytes received in it); then, only

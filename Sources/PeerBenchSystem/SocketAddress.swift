@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 public import Glibc
 #endif
+public import PeerBenchJSON
 
 /// An IPv4 or IPv6 address and port, convertible to and from `sockaddr`.
 public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {

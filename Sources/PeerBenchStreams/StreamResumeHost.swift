@@ -1,4 +1,6 @@
 import Foundation
+import PeerBenchPlugin
+import PeerBenchSystem
 
 /// The server's memory of one resumable client (`reconnect`, docs/protocol/tcp.md
 /// "Reconnect"): the session token it handed out, the DATA count and bulk series that

@@ -1,5 +1,8 @@
 import Foundation
 import Synchronization
+import PeerBenchJSON
+import PeerBenchSystem
+import PeerBenchPlugin
 
 /// A bulk workload over `streams` parallel flows of a stream transport (docs/WORKLOADS.md;
 /// iperf3's `-P`): one connection each, all at once, the payload's messages dealt among

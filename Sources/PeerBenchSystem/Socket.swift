@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Synchronization
 import CPeerBenchSystem
+import PeerBenchJSON
 
 /// A blocking BSD socket that owns its file descriptor.
 ///

@@ -1,5 +1,7 @@
 import Foundation
 import Synchronization
+import PeerBenchSystem
+import PeerBenchPlugin
 
 /// The server's half of the workloads beyond the upload (docs/WORKLOADS.md): it keeps
 /// no knowledge of the cell's workload; the client's frames say what to do, and every

@@ -1,3 +1,5 @@
+import PeerBenchSystem
+import PeerBenchPlugin
 /// The standard workload over a reliable byte stream (docs/protocol/tcp.md), both
 /// halves, shared by every stream transport: TCP puts it on a socket, TLS on a TLS
 /// session. The transport does its own set-up and teardown around it; the frames on

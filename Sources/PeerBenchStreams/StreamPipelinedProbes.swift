@@ -1,5 +1,7 @@
 import Foundation
 import Synchronization
+import PeerBenchSystem
+import PeerBenchPlugin
 
 /// The reading half of pipelined probes (`StreamWorkloadClient.probePipelined`): while
 /// the client's thread writes PROBE frames back to back, this thread reads the

@@ -1,3 +1,5 @@
+import PeerBenchSystem
+import PeerBenchPlugin
 /// Where a bulk phase is and where it started (`StreamWorkloadClient.bulk(_:loadedProbes:progress:into:)`):
 /// shared between the attempts of a resumable bulk phase.
 public final class BulkProgress {

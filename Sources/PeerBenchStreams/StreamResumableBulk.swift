@@ -1,3 +1,5 @@
+import PeerBenchSystem
+import PeerBenchPlugin
 /// The bulk phase of a stream client with `reconnect` (docs/protocol/tcp.md,
 /// "Reconnect"): when the connection fails, the client connects again with the
 /// policy's backoff until the cell's deadline, presents its session token (RESUME),

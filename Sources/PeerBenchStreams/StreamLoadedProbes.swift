@@ -1,5 +1,7 @@
 import Foundation
 import Synchronization
+import PeerBenchSystem
+import PeerBenchPlugin
 
 /// The client's receiving half during the bulk phase: while the client's thread
 /// writes DATA (with a PROBE between batches when `loadedRttProbes` is on), this

@@ -2,6 +2,8 @@
 import Glibc
 #endif
 import Foundation
+import PeerBenchJSON
+import PeerBenchSystem
 
 /// TCP's congestion controller per socket (`TCP_CONGESTION`), so tcp and tls can run the
 /// controller quic runs (ngtcp2's CUBIC by default) instead of the host's default (BBR on

@@ -1,3 +1,5 @@
+import PeerBenchPlugin
+import PeerBenchSystem
 // The client's half of resuming (docs/protocol/tcp.md, "Reconnect"): the frames that
 // ask for a session token and present it on a re-made connection. The server's half
 // is `StreamResumeHost`.

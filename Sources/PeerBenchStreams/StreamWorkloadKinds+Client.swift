@@ -1,5 +1,7 @@
 import Foundation
 import Synchronization
+import PeerBenchSystem
+import PeerBenchPlugin
 
 /// The client's half of the workloads beyond the upload (docs/WORKLOADS.md,
 /// docs/protocol/tcp.md "Workloads"), after the probes, on the same connection.

@@ -17,9 +17,9 @@ public enum BundledFiles {
             starts.append(URL(fileURLWithPath: exe).deletingLastPathComponent())
         }
         starts.append(URL(fileURLWithPath: fm.currentDirectoryPath))
-        // Sources/PeerBenchPlugin/System/BundledFiles.swift -> package root.
+        // Sources/PeerBenchSystem/BundledFiles.swift -> package root.
         var root = URL(fileURLWithPath: #filePath)
-        for _ in 0..<4 { root.deleteLastPathComponent() }
+        for _ in 0..<3 { root.deleteLastPathComponent() }
         starts.append(root)
         for start in starts {
             var dir = start.standardizedFileURL
