@@ -77,10 +77,10 @@ struct ChannelTrace {
     private mutating func update() {
         snrDb = dynamics.medianSnrDb + shadowDb - blockingDepthDb - scenarioDb
         if let mcs = MCSTable.select(snrDb: snrDb) {
-            rateBitsPerSecond = MCSTable.phyRateMbps(mcs) * MCSTable.macEfficiency * dynamics.rateFactor * 1e6
+            rateBitsPerSecond = MCSTable.phyRateMbps(mcs) * dynamics.macEfficiency * dynamics.rateFactor * 1e6
         } else {
             // Below MCS 0 the radio still tries at MCS 0; the loss cliff decides what crosses.
-            rateBitsPerSecond = MCSTable.phyRateMbps(MCSTable.entries[0]) * MCSTable.macEfficiency * dynamics.rateFactor * 1e6
+            rateBitsPerSecond = MCSTable.phyRateMbps(MCSTable.entries[0]) * dynamics.macEfficiency * dynamics.rateFactor * 1e6
         }
         lossProbability = MCSTable.lossProbability(snrDb: snrDb)
     }

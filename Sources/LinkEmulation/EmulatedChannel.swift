@@ -14,6 +14,16 @@ public struct EmulatedChannel: Sendable, Equatable {
     public var queue: QueueLimits
     /// How the cell's scenario changes the link over time; nil = static.
     public var scenario: ScenarioTimeline?
+    /// The 802.11 MAC's aggregates (`FrameAggregation`); nil = air time by bytes alone
+    /// at the link's rate (fixed links).
+    public var aggregation: FrameAggregation?
+    /// With `aggregation`: the rate frames are serialised at while on channel, bits per
+    /// second (the PHY rate times the pair's share of the air, not the long-run rate).
+    public var airRateBitsPerSecond: Double?
+    /// True: a sender faster than the link is held back by its socket (a flow-controlled
+    /// driver, the sender-side shaper); false: the queue overflows and drops, as the
+    /// phones' Wi-Fi driver queue did (docs/LINK-MODEL.md section 4b).
+    public var backpressure = true
 
     public init(schedule: ChannelSchedule = .alwaysOn, burstLoss: BurstLoss? = nil, radio: RadioDynamics? = nil,
                 queue: QueueLimits = .default) {
@@ -77,6 +87,9 @@ public struct RadioDynamics: Sendable, Equatable {
     /// Share of the MCS's usable rate (PHY x MAC efficiency) that the link carries
     /// (`RadioEnvironment.rateFactor`); 1 = all of it.
     public var rateFactor: Double = 1
+    /// Share of the PHY rate the MAC leaves for IP packets: `MCSTable.macEfficiency`,
+    /// or 1 where the emulator charges the MAC frame by frame (`FrameAggregation`).
+    public var macEfficiency: Double = MCSTable.macEfficiency
 
     public init(medianSnrDb: Double, shadowingSigmaDb: Double, shadowingCorrelationMs: Double,
                 blockingPerSecond: Double, blockingMeanMs: Double, blockingDepthDb: ClosedRange<Double>) {

@@ -85,7 +85,7 @@ public final class EmulatedTestbed: Testbed {
                 tun.drain()
             }
             let emulator = try Emulator(clientFd: pair.clientTUN.fd, serverFd: pair.serverTUN.fd, parameters: parameters, seed: seed)
-            s.qdiscDropsAtStart = pair.shaper == nil ? (0, 0) : pair.qdiscDrops()
+            s.qdiscDropsAtStart = pair.qdiscDrops()
             emulator.start()
             s.emulator = emulator
             return (Endpoint(address: Self.clientAddress, namespace: pair.client),
@@ -93,12 +93,13 @@ public final class EmulatedTestbed: Testbed {
         }
     }
 
-    /// The emulator's counters plus, when a shaper is on, the packets it dropped
-    /// (cause `sender_queue`; counted as packets that entered the link too).
+    /// The emulator's counters plus the packets the devices' root qdiscs dropped before
+    /// the emulator read them (the shaper's limit, or a device queue overrun; cause
+    /// `sender_queue`, counted as packets that entered the link too).
     public func counters() -> LinkCounters? {
         state.withLock { s in
             guard var c = s.emulator?.counters() else { return nil }
-            guard let pair = s.pair, pair.shaper != nil else { return c }
+            guard let pair = s.pair else { return c }
             let now = pair.qdiscDrops()
             let up = max(0, now.client - s.qdiscDropsAtStart.client), down = max(0, now.server - s.qdiscDropsAtStart.server)
             c.packetsUp += up

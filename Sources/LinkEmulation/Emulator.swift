@@ -135,6 +135,11 @@ final class EmulatorDirection {
     private let jitterSd: Double
     /// Nanoseconds per byte at the fixed rate (0 = unlimited).
     private let nanosPerByte: Double
+    /// With a frame-counting MAC (`FrameAggregation`): when the transmitter next wins the
+    /// medium (monotonic nanoseconds); packets queued by then go out in that aggregate.
+    private var accessAt: UInt64?
+    /// When the packet that started the pending access arrived (for the window wait).
+    private var accessRequestedAt: UInt64 = 0
 
     /// Counters and lateness, shared with the other threads (`DirectionFigures`).
     let published = DirectionFigures()
@@ -154,7 +159,7 @@ final class EmulatorDirection {
         scenario = parameters.scenario
         traceCursor = (stream == 0 ? parameters.scenario?.traceUp : parameters.scenario?.traceDown).map(TraceCursor.init)
         jitterSd = Double(parameters.jitterNanos)
-        nanosPerByte = parameters.rateBitsPerSecond.map { 8e9 / $0 } ?? 0
+        nanosPerByte = (parameters.airBitsPerSecond ?? parameters.rateBitsPerSecond).map { 8e9 / $0 } ?? 0
         // Room for the queue plus what is in flight; the mapping is lazy, so be generous.
         let capacity = max(64 << 20, 2 * parameters.queue.bytes)
         queues = AccessCategory.allCases.map { CategoryQueue($0, capacity: capacity) }
@@ -199,7 +204,7 @@ final class EmulatorDirection {
             now = MonotonicClock.now()
             transmitDue(now: now)
             var wake = queues.nextRelease?.release ?? .max
-            if queues.earliestWaiting != nil { wake = min(wake, txFree) }
+            if queues.earliestWaiting != nil { wake = min(wake, accessAt ?? txFree) }
             var timeout: Int64 = -1
             if wake != .max {
                 if wake <= now { continue }
@@ -228,6 +233,10 @@ final class EmulatorDirection {
     /// has arrived by then (strict priority), serialised only while the channel is on.
     @inline(__always)
     private func transmitDue(now: UInt64) {
+        if let mac = p.aggregation {
+            transmitAggregates(now: now, mac: mac)
+            return
+        }
         while let earliest = queues.earliestWaiting {
             let decision = max(txFree, earliest)
             guard decision <= now, let q = queues.next(at: decision) else { return }
@@ -269,6 +278,85 @@ final class EmulatorDirection {
             published.state.withLock { $0.0.recordDelivery(bytes: packet.wireBytes, at: release - start) }
         }
     }
+
+    /// The frame-counting MAC (`FrameAggregation`): whenever the transmitter wins the
+    /// medium it sends one aggregate of the packets of the highest waiting category that
+    /// are queued by then, up to the MPDU and PPDU limits, charged the category's access,
+    /// the exchange and each MPDU's bytes and overhead. A packet that finds the
+    /// transmitter idle asks for access at the next availability window (missing some
+    /// with the schedule's probability); what arrives meanwhile joins that aggregate.
+    /// Aggregates queued behind a transmission follow it back to back.
+    @inline(__always)
+    private func transmitAggregates(now: UInt64, mac: FrameAggregation) {
+        while let earliest = queues.earliestWaiting {
+            if accessAt == nil {
+                let requested = max(txFree, earliest)
+                guard requested <= now else { return }
+                var at = requested - start
+                if earliest > txFree, let window = p.schedule.windowNanos {
+                    at = p.schedule.windowStart(atOrAfter: at)
+                    var missed = 0
+                    while missed < 16 && windowRandom.unit() < p.schedule.windowMissProbability {
+                        at += window
+                        missed += 1
+                    }
+                }
+                accessAt = start + at
+                accessRequestedAt = requested
+            }
+            let t = accessAt!
+            guard t <= now, let q = queues.next(at: t) else { return }
+            accessAt = nil
+            // Gather what is queued by now, oldest first, within the aggregate's limits.
+            var air = mac.fixedNanos(q.category)
+            var mpdus = 0
+            let firstSlot = q.ring.slots.count - q.waiting.count
+            while let head = q.waiting.first, head.arrival <= t {
+                if mpdus > 0 && (mpdus + head.segments > mac.maxMPDUs || air + head.duration > mac.maxPPDUNanos) { break }
+                _ = q.dequeue()
+                air += head.duration
+                mpdus += head.segments
+                pendingMembers.append(head)
+            }
+            let departure = start + (traceCursor != nil ? traceCursor!.departure(earliest: t - start, bytes: pendingMembers.reduce(0) { $0 + $1.wireBytes })
+                                                        : p.schedule.departure(earliest: t - start, duration: air))
+            let out = scenario?.isOut(at: departure - start) ?? false
+            if !out {
+                txFree = departure
+                published.state.withLock {
+                    $0.0.air.aggregates += 1
+                    $0.0.air.mpdus += mpdus
+                    $0.0.air.windowWaitNanos += t &- accessRequestedAt
+                }
+            }
+            for (i, packet) in pendingMembers.enumerated() {
+                let slot = firstSlot + i
+                if out {
+                    // Nothing goes out while the link is out: lost without using air time.
+                    if !packet.lost { drop(.outage) }
+                    q.ring.setRelease(max(departure, q.lastRelease), deliver: false, at: slot)
+                    continue
+                }
+                q.backlog.add(departure: departure, packets: packet.segments, bytes: packet.wireBytes)
+                if packet.lost {
+                    q.ring.setRelease(max(departure, q.lastRelease), deliver: false, at: slot)
+                    continue
+                }
+                var release = departure &+ p.delayNanos
+                if packet.jitterDraw != 0 {
+                    release = UInt64(max(Double(departure), Double(release) + packet.jitterDraw * jitterSd))
+                }
+                release = max(release, q.lastRelease)
+                q.lastRelease = release
+                q.ring.setRelease(release, deliver: true, at: slot)
+                published.state.withLock { $0.0.recordDelivery(bytes: packet.wireBytes, at: release - start) }
+            }
+            pendingMembers.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// The packets of the aggregate being built (kept to reuse its storage).
+    private var pendingMembers: [WaitingPacket] = []
 
     @inline(__always)
     private func drop(_ cause: DropCause) {
@@ -316,7 +404,8 @@ final class EmulatorDirection {
 
         // Serialisation (`transmitDue`): after the packets ahead of it, only while the
         // channel is on; the category's longer channel access, if any, counts as air time.
-        let duration = UInt64(Double(wireBytes) * nanosPerByte) &+ UInt64(segments) &* q.extraAirtimeNanos
+        let duration = p.aggregation.map { UInt64(Double(wireBytes + segments * $0.mpduOverheadBytes) * nanosPerByte) }
+            ?? UInt64(Double(wireBytes) * nanosPerByte) &+ UInt64(segments) &* q.extraAirtimeNanos
         let lost = lossState.isLost(probability: lossP, burst: p.burstLoss, draw: lossDraw, transition: transitionDraw, at: t)
         if lost { drop(.loss) }
         q.ring.commit(offset: slot, length: length, release: .max)

@@ -30,6 +30,12 @@ public struct EmulatorParameters: Sendable, Equatable {
     /// nil = none (the kernel's default qdisc; an unpaced sender's excess is dropped in
     /// the emulator's queue). Links without a rate limit never get one.
     public var senderShaping: SenderShaping? = .default
+    /// The MAC's aggregates (`FrameAggregation`); nil = air time by bytes alone.
+    public var aggregation: FrameAggregation?
+    /// With `aggregation`: the on-channel serialisation rate, bits per second (the PHY
+    /// rate times the pair's share of the air); `rateBitsPerSecond` stays the usable
+    /// rate, which the shaper (if any) enforces.
+    public var airBitsPerSecond: Double?
 
     public init(delayNanos: UInt64 = 0, jitterNanos: UInt64 = 0, lossProbability: Double = 0, rateBitsPerSecond: Double? = nil,
                 schedule: ChannelSchedule = .alwaysOn, burstLoss: BurstLoss? = nil, radio: RadioDynamics? = nil,
@@ -59,6 +65,9 @@ public struct EmulatorParameters: Sendable, Equatable {
             schedule: channel.schedule, burstLoss: channel.burstLoss, radio: channel.radio,
             queue: channel.queue, mtu: link.mtu ?? 1_500)
         scenario = channel.scenario
+        aggregation = channel.aggregation
+        airBitsPerSecond = channel.airRateBitsPerSecond
+        if !channel.backpressure { senderShaping = nil }
     }
 
     /// The shaper for this cell: the on-channel rate (the resolved link's `rateMbps` /

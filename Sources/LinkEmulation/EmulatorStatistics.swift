@@ -19,12 +19,18 @@ struct DirectionCounters: Sendable {
     var drops: [Int] = Array(repeating: 0, count: DropCause.allCases.count)
     /// Bytes delivered per `LinkDeliverySeries.binNanos`, by planned release time.
     var delivered: [Int] = []
+    /// Aggregates (PPDUs) and MPDUs put on the air, and the time frames that found the
+    /// transmitter idle waited for an availability window (`FrameAggregation` links only).
+    var air = AirCounters()
     var dropsTotal: Int { drops.reduce(0, +) }
 
     mutating func add(_ o: DirectionCounters) {
         packets += o.packets
         bytes += o.bytes
         for i in drops.indices { drops[i] += o.drops[i] }
+        air.aggregates += o.air.aggregates
+        air.mpdus += o.air.mpdus
+        air.windowWaitNanos += o.air.windowWaitNanos
     }
 
     /// Counts `bytes` delivered at `t` (nanoseconds on the link clock). Bounded: a
@@ -81,5 +87,6 @@ extension LinkCounters {
             dropCauses[cause.rawValue] = up.drops[i] + down.drops[i]
         }
         delivery = LinkDeliverySeries(up: up.delivered, down: down.delivered)
+        if up.air.aggregates + down.air.aggregates > 0 { air = LinkAirCounters(up: up.air, down: down.air) }
     }
 }

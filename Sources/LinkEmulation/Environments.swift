@@ -54,6 +54,12 @@ public struct RadioEnvironment: Sendable, Equatable {
     public var rateFactor: Double = RadioEnvironment.fittedRateFactor
     /// The transmit queue, per direction.
     public var queue: QueueLimits
+    /// Frames leave in A-MPDUs of up to 64 (`FrameAggregation.vht`); false: one frame
+    /// per channel access (`FrameAggregation.none`).
+    public var aggregation = true
+    /// False: a full transmit queue drops (the phones' driver queue); true: senders are
+    /// held back by their sockets (the sender-side shaper).
+    public var backpressure = false
     /// Provenance of each parameter (by the profile key that overrides it), for docs and `list`.
     public var sources: [String: (Provenance, String)]
 
@@ -66,6 +72,7 @@ public struct RadioEnvironment: Sendable, Equatable {
             && a.schedule == b.schedule && a.txPowerDbm == b.txPowerDbm && a.bodyLossDb == b.bodyLossDb
             && a.noiseFigureDb == b.noiseFigureDb && a.delayMs == b.delayMs && a.jitterMs == b.jitterMs
             && a.burstLossPackets == b.burstLossPackets && a.queue == b.queue && a.rateFactor == b.rateFactor
+            && a.aggregation == b.aggregation && a.backpressure == b.backpressure
     }
 }
 
@@ -78,13 +85,15 @@ extension RadioEnvironment {
         "shadowingCorrelationMs": (.assumed, "time-correlated shadowing, a few hundred ms at walking pace (LINK-MODEL.md 3)"),
         "awdl": (.assumed, "bulk: frames leave from the start of a 16 TU availability window unless they queue behind a transmission (window length D: owl sync.c/channel.h; mechanism A)"),
         "awdlOffSlots": (.fitted, "0 of 16 slots of 64 TU off channel: the field study's TCP RTT sd (9-12 ms) leaves no room for 65.5 ms excursions (docs/FIELD-STUDY.md)"),
-        "rateFactor": (.fitted, "share of PHY x MAC efficiency the phones' link carries for one flow, fitted to TCP 10 000 x 9 216 B transfers (scripts/fit-field-study.py)"),
+        "rateFactor": (.fitted, "share of the PHY rate the pair's frames get while on channel (the radio's other duties, rate adaptation below the SNR's MCS), fitted to TCP and UDP transfers together (scripts/fit-field-study.py)"),
+        "aggregation": (.documented, "A-MPDUs of up to 64 MPDUs and 5.484 ms; per aggregate channel access + preamble + SIFS + block ack, per MPDU 52 bytes (IEEE 802.11-2020, LINK-MODEL.md 4)"),
+        "queueOverflow": (.measured, "drop: long unpaced UDP transfers on the phones lost 24-89 % of their datagrams (field-study-2025/udp-transfer.csv), so the phones' queue overflowed rather than holding the sender back"),
         "awdlWindowMiss": (.fitted, "probability that a frame misses its availability window, fitted per place to TCP RTT (scripts/fit-field-study.py)"),
         "delayMs": (.measured, "about 1 ms one way: 2.06 ms RTT over Wi-Fi without AWDL channel switching (moonlight-qt PR #1974)"),
         "jitterMs": (.assumed, "0.3 ms: RTT sd 0.65 ms without channel switching (moonlight-qt PR #1974)"),
         "burstLossPackets": (.assumed, "loss near the cliff comes in bursts of about 3 packets (retry exhaustion during a fade)"),
-        "queuePackets": (.assumed, "1 000 packets, Linux's default txqueuelen"),
-        "queueBytes": (.assumed, "4 MiB"),
+        "queuePackets": (.fitted, "the phones' transmit queue in packets, fitted to UDP transfer loss (scripts/fit-field-study.py)"),
+        "queueBytes": (.fitted, "the phones' transmit queue in bytes, fitted to UDP transfer loss (scripts/fit-field-study.py)"),
         "breakpointMeters": (.documented, "no breakpoint"),
         "beyondBreakpointExponent": (.documented, "no breakpoint"),
         "foliage": (.documented, "no foliage"),
@@ -99,7 +108,7 @@ extension RadioEnvironment {
             shadowingSigmaDb: 3, shadowingCorrelationMs: 300, interferenceDb: 0,
             blockingPerSecond: 0, blockingMeanMs: 0, blockingDepthDb: 10...20,
             schedule: .bulk, txPowerDbm: 15, bodyLossDb: 5, noiseFigureDb: 7, delayMs: 1.0, jitterMs: 0.3,
-            burstLossPackets: 3, queue: .default, sources: common)
+            burstLossPackets: 3, queue: FieldStudyCalibration.queue, sources: common)
     }
 
     /// Open field: free-space propagation up to the two-ray breakpoint, fourth power beyond.

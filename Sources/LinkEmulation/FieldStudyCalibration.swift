@@ -6,9 +6,13 @@
 ///
 /// Change a value only by rerunning the script (`--write` rewrites this file).
 public enum FieldStudyCalibration {
-    /// Share of the MCS's usable rate the phones' link carries for one flow, fitted to the
-    /// TCP transfers of 10 000 messages of 9 216 B (the longest, least slow-start-bound).
+    /// Share of the PHY rate the pair's frames get while on channel, fitted to the TCP and
+    /// UDP transfers together (the MAC's own overhead is charged frame by frame).
     public static let rateFactor = 0.35
+
+    /// The phones' transmit queue per direction (it drops when full), fitted to the UDP
+    /// transfers' loss.
+    public static let queue = QueueLimits(packets: 2_000, bytes: 3_000_000)
 
     /// Probability that a frame misses the availability window it waits for, per
     /// environment, fitted to each place's TCP round trips (median of the tests' mean

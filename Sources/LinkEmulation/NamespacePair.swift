@@ -32,8 +32,10 @@ final class NamespacePair {
     /// The devices' txqueuelen now: `Self.deviceQueueLength`, or what the shaper needs.
     private var deviceQueueLength = NamespacePair.deviceQueueLength
     /// txqueuelen without a shaper: room for bursts from the sending stack before the
-    /// emulator reads them.
-    static let deviceQueueLength = 4_096
+    /// emulator reads them. Deep on purpose: the link's queue is the emulator's
+    /// (`QueueLimits`, which drops and counts), so a burst of 10 000 unpaced datagrams
+    /// must reach it rather than overflow here while the emulator thread catches up.
+    static let deviceQueueLength = 32_768
     private var reaper: Process?
     private var reaperPipe: Pipe?
     private var removed = false

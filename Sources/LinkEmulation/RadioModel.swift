@@ -146,7 +146,10 @@ public struct RadioModel: LinkModel {
         r.phyRateMbps = mcs.map { MCSTable.phyRateMbps($0).rounded(digits: 1) }
         // Below MCS 0 the radio keeps trying at MCS 0's rate; the loss cliff decides what crosses.
         let rateEntry = mcs ?? MCSTable.entries[0]
-        r.rateMbps = (MCSTable.phyRateMbps(rateEntry) * MCSTable.macEfficiency * env.rateFactor * env.schedule.onFraction).rounded(digits: 1)
+        let mac = env.aggregation ? FrameAggregation.vht : FrameAggregation.none
+        let airRate = MCSTable.phyRateMbps(rateEntry) * env.rateFactor * 1e6
+        // The usable rate of a long bulk transfer: full aggregates back to back.
+        r.rateMbps = (airRate / 1e6 * mac.efficiency(phyBitsPerSecond: airRate) * env.schedule.onFraction).rounded(digits: 1)
         r.connected = mcs != nil
         r.delayMs = env.delayMs
         r.jitterMs = env.jitterMs
@@ -156,8 +159,13 @@ public struct RadioModel: LinkModel {
             medianSnrDb: snr, shadowingSigmaDb: env.shadowingSigmaDb, shadowingCorrelationMs: env.shadowingCorrelationMs,
             blockingPerSecond: env.blockingPerSecond, blockingMeanMs: env.blockingMeanMs, blockingDepthDb: env.blockingDepthDb)
         radio.rateFactor = env.rateFactor
-        r.channel = EmulatedChannel(schedule: env.schedule, burstLoss: BurstLoss(meanBurstPackets: env.burstLossPackets),
-                                    radio: radio, queue: env.queue)
+        radio.macEfficiency = 1
+        var channel = EmulatedChannel(schedule: env.schedule, burstLoss: BurstLoss(meanBurstPackets: env.burstLossPackets),
+                                      radio: radio, queue: env.queue)
+        channel.aggregation = mac
+        channel.airRateBitsPerSecond = airRate
+        channel.backpressure = env.backpressure
+        r.channel = channel
         return r
     }
 
@@ -166,7 +174,7 @@ public struct RadioModel: LinkModel {
     public func describe() -> [String] {
         var lines = [
             "radio model: log-distance path loss, FSPL(1 m) = \(Self.fsplOneMeterDb) dB at \(Self.frequencyGHz) GHz [D]; 802.11ac VHT, 80 MHz, \(MCSTable.spatialStreams) spatial streams [D/A]",
-            "  rate = \(MCSTable.macEfficiency) [A] x rate factor x PHY x on-channel fraction; loss cliff centred \(MCSTable.cliffCentreDb) dB above MCS 0 (\(MCSTable.mcs0MinSnrDb) dB), width \(MCSTable.cliffWidthDb) dB [A]; MTU \(Self.awdlMTU) [D]",
+            "  rate = PHY x rate factor x aggregation efficiency x on-channel fraction, air time charged per aggregate (channel access + exchange) and per MPDU [D]; loss cliff centred \(MCSTable.cliffCentreDb) dB above MCS 0 (\(MCSTable.mcs0MinSnrDb) dB), width \(MCSTable.cliffWidthDb) dB [A]; MTU \(Self.awdlMTU) [D]",
             "  \"max\" = largest distance whose median SNR clears MCS 0 with a \(Self.maxFadeMarginSigmas) sigma fade margin [A]",
         ]
         for env in RadioEnvironment.builtIns {
@@ -205,6 +213,8 @@ public struct RadioModel: LinkModel {
             ("burstLossPackets", f(env.burstLossPackets)),
             ("queuePackets", String(env.queue.packets)),
             ("queueBytes", String(env.queue.bytes)),
+            ("aggregation", env.aggregation ? "A-MPDU (64)" : "none"),
+            ("queueOverflow", env.backpressure ? "backpressure" : "drop"),
         ]
     }
 }

@@ -12,7 +12,8 @@ public import PeerBenchPlugin
 /// `blockingMeanMs`, `blockingDepthDb` ([min, max]), `awdl` (`bulk` | `realtime`),
 /// `awdlOffSlots`, `awdlWindowMiss`, `rateFactor`,
 /// `txPowerDbm`, `bodyLossDb`, `noiseFigureDb`, `delayMs`, `jitterMs`,
-/// `burstLossPackets`, `queuePackets`, `queueBytes`.
+/// `burstLossPackets`, `queuePackets`, `queueBytes`, `aggregation` (bool),
+/// `queueOverflow` (`drop` | `backpressure`).
 public enum RadioProfile {
     /// Numeric keys with their allowed ranges (immutable; key paths are not yet Sendable).
     nonisolated(unsafe) static let numericKeys: [(key: String, range: ClosedRange<Double>, path: WritableKeyPath<RadioEnvironment, Double>)] = [
@@ -34,7 +35,7 @@ public enum RadioProfile {
 
     /// Every key the `"radio"` object accepts.
     public static var acceptedKeys: [String] {
-        ["base"] + numericKeys.map(\.key) + ["breakpointMeters", "foliage", "blockingDepthDb", "awdl", "awdlOffSlots", "awdlWindowMiss", "queuePackets", "queueBytes"]
+        ["base"] + numericKeys.map(\.key) + ["breakpointMeters", "foliage", "blockingDepthDb", "awdl", "awdlOffSlots", "awdlWindowMiss", "queuePackets", "queueBytes", "aggregation", "queueOverflow"]
     }
 
     /// The `"radio"` object inside an environment object, with its path; the object itself
@@ -133,6 +134,15 @@ public enum RadioProfile {
         case "awdlWindowMiss":
             guard let v = value.doubleValue, v >= 0, v <= 0.9 else { problems.append(InputProblem(path: at, "expected a probability 0...0.9 that a frame misses an availability window")); break }
             windowMiss = v
+        case "aggregation":
+            guard let b = value.boolValue else { problems.append(InputProblem(path: at, "expected true or false, got \(value.typeName)")); break }
+            env.aggregation = b
+        case "queueOverflow":
+            switch value.stringValue {
+            case "drop": env.backpressure = false
+            case "backpressure": env.backpressure = true
+            default: problems.append(InputProblem(path: at, "expected \"drop\" or \"backpressure\", got \(value.stringValue.map { "\"\($0)\"" } ?? value.typeName)"))
+            }
         case "queuePackets":
             guard let n = value.intValue, n >= 1, n <= 1_000_000 else { problems.append(InputProblem(path: at, "expected a whole number of packets 1...1000000")); break }
             env.queue.packets = n

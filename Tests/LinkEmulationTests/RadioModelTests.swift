@@ -53,7 +53,9 @@ struct RadioModelTests {
         #expect(abs(l.snrDb! - 51.2) < 0.1)
         #expect(l.mcs == 9)
         #expect(l.phyRateMbps == 780)
-        #expect(abs(l.rateMbps! - 780 * 0.65 * FieldStudyCalibration.rateFactor) < 0.1)
+        // The air runs at the PHY rate times the pair's share; full aggregates back to back.
+        let air = 780e6 * FieldStudyCalibration.rateFactor
+        #expect(abs(l.rateMbps! - air / 1e6 * FrameAggregation.vht.efficiency(phyBitsPerSecond: air)) < 0.1)
         #expect(l.mtu == 1_484)
         #expect(l.connected)
         #expect(l.lossPercent! < 0.001)
@@ -95,7 +97,8 @@ struct RadioModelTests {
         #expect(l.snrDb! < free.snrDb!)
         let channel = try #require(l.channel as? EmulatedChannel)
         #expect(channel.schedule.isAlwaysOn && channel.schedule.windowNanos == nil)
-        #expect(abs(l.rateMbps! - l.phyRateMbps! * 0.65 * FieldStudyCalibration.rateFactor) < 0.1)
+        let air = l.phyRateMbps! * 1e6 * FieldStudyCalibration.rateFactor
+        #expect(abs(l.rateMbps! - air / 1e6 * FrameAggregation.vht.efficiency(phyBitsPerSecond: air)) < 0.1)
     }
 
     @Test("validation names the JSON path of every bad key")
@@ -124,8 +127,8 @@ struct RadioModelTests {
         let schedule = try #require(l.channel as? EmulatedChannel).schedule
         #expect(schedule.offSlotCount == 4 && schedule.windowMissProbability == 0.2)
         #expect(schedule.windowNanos == ChannelSchedule.availabilityWindowNanos)
-        // MCS 9 at 1 m: 780 x 0.65 x 0.5 x 12/16.
-        #expect(abs(l.rateMbps! - 780 * 0.65 * 0.5 * 12 / 16) < 0.1)
+        // MCS 9 at 1 m: 780 x 0.5 on the air, full aggregates, 12 of 16 slots on channel.
+        #expect(abs(l.rateMbps! - 390 * FrameAggregation.vht.efficiency(phyBitsPerSecond: 390e6) * 12 / 16) < 0.1)
         let at = JSONPath.root.key("matrix").key("environments").index(0)
         let bad: JSONValue = ["name": "x", "radio": ["awdlOffSlots": 9, "awdlWindowMiss": 1.5, "rateFactor": 0]]
         #expect(Set(model.validateProfile(bad, path: at).compactMap(\.path)) == [

@@ -274,6 +274,14 @@ public struct Record: Sendable, Equatable, Codable {
             for (k, v) in c.dropCauses.sorted(by: { $0.key < $1.key }) { causes[k] = JSONValue(v) }
             extra["link_drops"] = .object(causes)
         }
+        if let air = counters?.air {
+            func side(_ a: AirCounters) -> JSONValue {
+                ["aggregates": JSONValue(a.aggregates), "mpdus": JSONValue(a.mpdus),
+                 "mpdus_per_aggregate": JSONValue(a.aggregates > 0 ? (Double(a.mpdus) / Double(a.aggregates) * 100).rounded() / 100 : 0),
+                 "window_wait_ms": JSONValue((Double(a.windowWaitNanos) / 1e4).rounded() / 100)]
+            }
+            extra["link_air"] = ["up": side(air.up), "down": side(air.down)]
+        }
         return extra
     }
 

@@ -72,6 +72,8 @@ public struct LinkCounters: Sendable, Equatable {
     public var dropCauses: [String: Int] = [:]
     /// What the emulator delivered over time (for scenario figures); nil without an emulator.
     public var delivery: LinkDeliverySeries?
+    /// Aggregates, MPDUs and window waits on a radio link's MAC; nil elsewhere.
+    public var air: LinkAirCounters?
     public init() {}
 }
 
