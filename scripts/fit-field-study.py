@@ -1,25 +1,30 @@
 #!/usr/bin/env python3
-"""Fits the emulated AWDL link's [F] parameters to the field study's TCP measurements.
+"""Fits the emulated AWDL link's [F] parameters to the field study's calibration set.
 
     scripts/fit-field-study.py [--peerbench BIN] [--data DIR] [--work DIR] [--quick] [--write]
 
+The calibration set is every TCP test of the study and UDP's transfer tests
+(data/field-study-2025/tcp-rtt.csv, tcp-transfer.csv, udp-transfer.csv). The study's
+UDP round trips and every QUIC figure are the validation set and are never read here.
+
 What it fits (docs/FIELD-STUDY.md, "Calibration"), with PeerBench itself: every candidate
 is a real `peerbench run` over the emulated link, through inline radio profiles that
-override one parameter of a built-in environment.
-  1. rateFactor (one value): the share of PHY x MAC efficiency the phones' link carries,
-     against the TCP transfers of 10 000 x 9 216 B (the longest, least slow-start-bound),
-     field and forest at 1/5/10 m, by the study's receiver-span data rate.
-  2. awdlWindowMiss (per place): the probability that a frame misses its availability
-     window, against each place's TCP RTT tests: the median over tests of the mean RTT
-     and of the RTT standard deviation (1 000 pipelined probes, Nagle on).
-Only the TCP calibration set is read (data/field-study-2025/tcp-*.csv). The study's UDP
-and QUIC measurements are the validation set and are never used here.
+override parameters of a built-in environment.
+  1. The link's capacity, on the transfers of both transports together: rateFactor (the
+     pair's share of the PHY rate while on channel) and aggregateMPDUs (MPDUs per
+     A-MPDU), scored on the receiver-span rate per message count x size, TCP and UDP,
+     field and forest (the places with every block machine-readable).
+  2. The transmit queue (queuePackets, queueBytes: it drops when full), on UDP's loss
+     per count x size.
+  3. awdlWindowMiss (per place): the probability that a frame misses its availability
+     window, on each place's TCP RTT tests (1 000 probes from the app's send loop, Nagle
+     on): the median over tests of the mean RTT and of the RTT standard deviation.
 
-Each candidate's score is the sum of |log(emulated median / measured median)| over its
-targets (so 10 % too high and 10 % too low cost the same); the lowest score wins.
+A rate's score is |log(emulated median / measured median)| (10 % too high and 10 % too
+low cost the same); a loss's is |emulated - measured| in percent / 10. The lowest sum wins.
 --write rewrites Sources/LinkEmulation/FieldStudyCalibration.swift with the winners
-(then rebuild). --quick tries fewer candidates with one repetition (about 4 minutes
-instead of 12). Needs root (network namespaces) and the release binary (built if missing).
+(then rebuild). --quick tries fewer candidates (about 10 minutes instead of 25). Needs
+root (network namespaces) and the release binary (built if missing).
 
 Exit status: 0 done; 1 a run failed or produced no usable record; 2 bad usage.
 """
@@ -36,10 +41,22 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PLACES = {"Field": "free-field", "Forest": "forest", "Inner City": "inner-city", "Underground": "underground"}
 CALIBRATION = os.path.join(ROOT, "Sources", "LinkEmulation", "FieldStudyCalibration.swift")
+COUNTS, SIZES = [100, 1000, 10000], [128, 4096, 9216]
+TCP = {"plugin": "tcp", "label": "tcp", "options": {"noDelay": False, "keepAlive": {"idleSeconds": 2}, "congestionControl": "cubic"}}
+UDP = {"plugin": "udp", "label": "udp"}
+
+
+def number(text):
+    """A CSV number, or None for a malformed one (one UDP row reads `8.650.004883`)."""
+    try:
+        return float(text)
+    except ValueError:
+        return None
 
 
 def measured(data_dir):
-    """The TCP calibration set: RTT per place, and the 10 000 x 9 216 B transfers."""
+    """The calibration set: TCP RTT per place; per transport, field and forest transfer
+    rates and losses by (count, size)."""
     rtt = {}
     with open(os.path.join(data_dir, "tcp-rtt.csv"), newline="", encoding="utf-8") as f:
         for row in csv.DictReader(f):
@@ -47,24 +64,31 @@ def measured(data_dir):
             rtt.setdefault(place, {"mean": [], "sd": []})
             rtt[place]["mean"].append(float(row["Average RTT (ms)"]))
             rtt[place]["sd"].append(float(row["Jitter (ms)"]))
-    bulk = []
-    with open(os.path.join(data_dir, "tcp-transfer.csv"), newline="", encoding="utf-8") as f:
-        for row in csv.DictReader(f):
-            if row["Number of Packages"] == "10000" and row["Package Size (Bytes)"] == "9216" \
-                    and PLACES[row["Scenario"]] in ("free-field", "forest"):
-                bulk.append(float(row["Transfer Speed (Mbps)"]))
-    return rtt, bulk
+    transfers = {}
+    for transport in ("tcp", "udp"):
+        rates, losses = {}, {}
+        with open(os.path.join(data_dir, f"{transport}-transfer.csv"), newline="", encoding="utf-8") as f:
+            for row in csv.DictReader(f):
+                if PLACES[row["Scenario"]] not in ("free-field", "forest"):
+                    continue
+                key = (int(row["Number of Packages"]), int(row["Package Size (Bytes)"]))
+                rate, loss = number(row["Transfer Speed (Mbps)"]), number(row["Package Loss (%)"])
+                if rate is not None:
+                    rates.setdefault(key, []).append(rate)
+                if loss is not None:
+                    losses.setdefault(key, []).append(loss)
+        transfers[transport] = ({k: statistics.median(v) for k, v in rates.items()},
+                                {k: statistics.median(v) for k, v in losses.items()})
+    return rtt, transfers
 
 
-def run(peerbench, work, name, environments, payload, probes, repetitions):
-    """One `peerbench run` of the tcp transport (Nagle on and CUBIC, as on the phones); its ok records."""
+def run(peerbench, work, name, environments, transports, distances, payloads, probes, repetitions):
+    """One `peerbench run`; its ok records."""
     matrix = {
-        "name": name, "repetitions": repetitions, "rttProbes": probes, "rttMethod": "pipelined",
-        "rttProbeIntervalMs": 1, "cellTimeoutSeconds": 60, "seed": 1,
-        "transports": [{"plugin": "tcp", "label": "tcp", "options": {"noDelay": False, "keepAlive": {"idleSeconds": 2},
-                                                                   "congestionControl": "cubic"}}],
-        "matrix": {"environments": environments, "distances": [1, 5, 10],
-                   "payloads": {"counts": [payload[0]], "sizes": [payload[1]]}},
+        "name": name, "repetitions": repetitions, "rttProbes": probes, "rttMethod": "send-loop",
+        "cellTimeoutSeconds": 60, "seed": 1, "transports": transports,
+        "matrix": {"environments": environments, "distances": distances,
+                   "payloads": {"counts": payloads[0], "sizes": payloads[1]}},
     }
     path = os.path.join(work, name + ".json")
     out = os.path.join(work, name)
@@ -93,42 +117,108 @@ def profile(place, **overrides):
     return {"name": place, "radio": {"base": place, **overrides}}
 
 
+def by_payload(records, label, field):
+    """Median of `field` per (count, size) over the records of `label`."""
+    out = {}
+    for r in records:
+        if r["transport"]["label"] != label:
+            continue
+        v = r.get(field) if field != "loss" else (r["delivery"] or {}).get("loss_ratio")
+        if v is not None:
+            out.setdefault((r["payload"]["count"], r["payload"]["size"]), []).append(v * 100 if field == "loss" else v)
+    return {k: statistics.median(v) for k, v in out.items()}
+
+
+def rate_score(records, transfers, labels=("tcp", "udp")):
+    score = 0.0
+    for label in labels:
+        target = transfers[label][0]
+        got = by_payload(records, label, "receiver_span_mbps")
+        score += sum(log_error(got.get(k), t) for k, t in target.items())
+    return score
+
+
+def loss_score(records, transfers):
+    target = transfers["udp"][1]
+    got = by_payload(records, "udp", "loss")
+    return sum(abs(got.get(k, 100) - t) / 10 for k, t in target.items())
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--peerbench", default=os.path.join(ROOT, ".build", "release", "peerbench"))
     ap.add_argument("--data", default=os.path.join(ROOT, "data", "field-study-2025"))
     ap.add_argument("--work", default=os.path.join(ROOT, "results", "fit-field-study"))
-    ap.add_argument("--quick", action="store_true", help="fewer candidates, one repetition")
+    ap.add_argument("--quick", action="store_true", help="fewer candidates")
     ap.add_argument("--write", action="store_true", help="rewrite FieldStudyCalibration.swift with the winners")
     a = ap.parse_args()
     if not os.path.exists(a.peerbench):
         subprocess.run(["swift", "build", "-c", "release", "--product", "peerbench"], cwd=ROOT, check=True)
     os.makedirs(a.work, exist_ok=True)
-    rtt, bulk = measured(a.data)
-    reps = 1 if a.quick else 2
+    rtt, transfers = measured(a.data)
+    places = ["free-field", "forest"]
+    distances = [1] if a.quick else [1, 10]
+    big_queue = {"queuePackets": 100000, "queueBytes": 1 << 28}
 
-    rate_candidates = [0.25, 0.35, 0.45] if a.quick else [0.2, 0.25, 0.3, 0.35, 0.4, 0.5]
-    target_bulk = statistics.median(bulk)
-    print(f"1. rateFactor: TCP 10 000 x 9 216 B, field and forest, measured median {target_bulk:.1f} Mbit/s (n={len(bulk)})")
-    best_rate = None
-    for c in rate_candidates:
-        recs = run(a.peerbench, a.work, f"rate-{c}", [profile("free-field", rateFactor=c), profile("forest", rateFactor=c)],
-                   (10_000, 9_216), 0, 1)
-        spans = [r["receiver_span_mbps"] for r in recs if r.get("receiver_span_mbps")]
-        emulated = statistics.median(spans) if spans else None
-        score = log_error(emulated, target_bulk)
-        print(f"   rateFactor {c:<5} emulated median {emulated or float('nan'):7.1f} Mbit/s (n={len(spans)})  score {score:.3f}")
-        if best_rate is None or score < best_rate[1]:
-            best_rate = (c, score)
-    rate = best_rate[0]
-    print(f"   -> rateFactor {rate}")
+    print("1. capacity: rateFactor x aggregateMPDUs on TCP and UDP transfers per count x size, field and forest")
+    for label in ("tcp", "udp"):
+        print(f"   measured {label} Mbit/s: " + ", ".join(f"{c}x{s} {transfers[label][0][(c, s)]:.1f}" for c in COUNTS for s in SIZES))
+    rates = [0.45, 0.7] if a.quick else [0.4, 0.55, 0.7]
+    mpdus = [8, 64] if a.quick else [6, 12, 64]
+    best = None
+    for m in mpdus:
+        for c in rates:
+            envs = [profile(p, rateFactor=c, aggregateMPDUs=m, **big_queue) for p in places]
+            recs = run(a.peerbench, a.work, f"cap-{c}-{m}", envs, [TCP, UDP], distances, (COUNTS, SIZES), 0, 1)
+            score = rate_score(recs, transfers)
+            got = {label: by_payload(recs, label, "receiver_span_mbps") for label in ("tcp", "udp")}
+            print(f"   rateFactor {c:<4} aggregateMPDUs {m:<3} score {score:6.3f}  " + "  ".join(
+                f"{label} " + " ".join(f"{got[label].get((cc, ss), float('nan')):.0f}" for cc in COUNTS for ss in SIZES) for label in ("tcp", "udp")))
+            if best is None or score < best[2]:
+                best = (c, m, score)
+    rate, agg = best[0], best[1]
+    print(f"   -> rateFactor {rate}, aggregateMPDUs {agg}")
 
-    miss_candidates = [0, 0.02, 0.04] if a.quick else [0, 0.01, 0.02, 0.03, 0.05, 0.08]
-    print("2. awdlWindowMiss per place: TCP RTT tests, median of mean RTT and of RTT sd")
+    print("1b. TCP's own limit: receiveBufferBytes (SO_RCVBUF, the tcp plugin's option) on TCP transfers")
+    buffers = [None, 262144] if a.quick else [None, 131072, 262144, 524288]
+    best_b = None
+    for b in buffers:
+        tcp = json.loads(json.dumps(TCP))
+        if b:
+            tcp["options"]["receiveBufferBytes"] = b
+        envs = [profile(p, rateFactor=rate, aggregateMPDUs=agg, **big_queue) for p in places]
+        recs = run(a.peerbench, a.work, f"tcpbuf-{b}", envs, [tcp], distances, (COUNTS, SIZES), 0, 1)
+        score = rate_score(recs, transfers, labels=("tcp",))
+        got = by_payload(recs, "tcp", "receiver_span_mbps")
+        print(f"   receiveBufferBytes {str(b):<7} score {score:6.3f}  tcp " + " ".join(f"{got.get((c, s), float('nan')):.0f}" for c in COUNTS for s in SIZES))
+        if best_b is None or score < best_b[1]:
+            best_b = (b, score)
+    buffer = best_b[0]
+    print(f"   -> receiveBufferBytes {buffer}")
+    if buffer:
+        TCP["options"]["receiveBufferBytes"] = buffer
+
+    print("2. queue: queuePackets (queueBytes = packets x 1 500) on UDP loss per count x size")
+    print("   measured udp loss %: " + ", ".join(f"{c}x{s} {transfers['udp'][1][(c, s)]:.0f}" for c in COUNTS for s in SIZES))
+    queue_candidates = [1000, 4000] if a.quick else [500, 1000, 2000, 4000, 8000]
+    best_q = None
+    for q in queue_candidates:
+        envs = [profile(p, rateFactor=rate, aggregateMPDUs=agg, queuePackets=q, queueBytes=q * 1500) for p in places]
+        recs = run(a.peerbench, a.work, f"queue-{q}", envs, [UDP], distances, (COUNTS, SIZES), 0, 1)
+        score = loss_score(recs, transfers)
+        got = by_payload(recs, "udp", "loss")
+        print(f"   queuePackets {q:<5} score {score:6.3f}  loss % " + " ".join(f"{got.get((c, s), float('nan')):.0f}" for c in COUNTS for s in SIZES))
+        if best_q is None or score < best_q[1]:
+            best_q = (q, score)
+    queue = best_q[0]
+    print(f"   -> queuePackets {queue}, queueBytes {queue * 1500}")
+
+    miss_candidates = [0, 0.03] if a.quick else [0, 0.02, 0.04, 0.08]
+    print("3. awdlWindowMiss per place: TCP RTT tests (send loop), median of mean RTT and of RTT sd")
     scores = {place: [] for place in rtt}
     for c in miss_candidates:
-        envs = [profile(place, rateFactor=rate, awdlWindowMiss=c) for place in rtt]
-        recs = run(a.peerbench, a.work, f"miss-{c}", envs, (100, 128), 1_000, reps)
+        envs = [profile(place, rateFactor=rate, aggregateMPDUs=agg, queuePackets=queue, queueBytes=queue * 1500, awdlWindowMiss=c) for place in rtt]
+        recs = run(a.peerbench, a.work, f"miss-{c}", envs, [TCP], [1, 5, 10], ([100], [128]), 1_000, 1 if a.quick else 2)
         for place, m in rtt.items():
             rows = [r for r in recs if r["environment"] == place and r.get("rtt_ms")]
             if not rows:
@@ -151,11 +241,23 @@ def main():
         with open(CALIBRATION, encoding="utf-8") as f:
             text = f.read()
         text = re.sub(r"(public static let rateFactor = )[0-9.]+", rf"\g<1>{rate}", text)
+        text = re.sub(r"(public static let aggregateMPDUs = )[0-9_]+", rf"\g<1>{agg}", text)
+        text = re.sub(r"(QueueLimits\(packets: )[0-9_]+(, bytes: )[0-9_]+", rf"\g<1>{queue}\g<2>{queue * 1500}", text)
         for place, c in winners.items():
             text = re.sub(rf'("{place}": )[0-9.]+', rf"\g<1>{float(c)}", text)
         with open(CALIBRATION, "w", encoding="utf-8") as f:
             f.write(text)
         print(f"wrote {os.path.relpath(CALIBRATION, ROOT)}; rebuild to use it")
+        for name in ("field-study-2025.json", "field-study-2025-at-once.json"):
+            path = os.path.join(ROOT, "matrices", name)
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+            if buffer:
+                text, n = re.subn(r'("congestionControl": "cubic")(, "receiveBufferBytes": [0-9]+)?(\}\},\n\s*\{"plugin": "udp")',
+                                  rf'\g<1>, "receiveBufferBytes": {buffer}\g<3>', text)
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
+            print(f"wrote the tcp transport's receiveBufferBytes into matrices/{name}")
 
 
 if __name__ == "__main__":

@@ -54,9 +54,9 @@ public struct RadioEnvironment: Sendable, Equatable {
     public var rateFactor: Double = RadioEnvironment.fittedRateFactor
     /// The transmit queue, per direction.
     public var queue: QueueLimits
-    /// Frames leave in A-MPDUs of up to 64 (`FrameAggregation.vht`); false: one frame
-    /// per channel access (`FrameAggregation.none`).
-    public var aggregation = true
+    /// The most MPDUs one aggregate holds (`FrameAggregation.maxMPDUs`): 64 is 802.11ac's
+    /// block-ack window, 1 one frame per channel access.
+    public var aggregateMPDUs = FieldStudyCalibration.aggregateMPDUs
     /// False: a full transmit queue drops (the phones' driver queue); true: senders are
     /// held back by their sockets (the sender-side shaper).
     public var backpressure = false
@@ -72,7 +72,7 @@ public struct RadioEnvironment: Sendable, Equatable {
             && a.schedule == b.schedule && a.txPowerDbm == b.txPowerDbm && a.bodyLossDb == b.bodyLossDb
             && a.noiseFigureDb == b.noiseFigureDb && a.delayMs == b.delayMs && a.jitterMs == b.jitterMs
             && a.burstLossPackets == b.burstLossPackets && a.queue == b.queue && a.rateFactor == b.rateFactor
-            && a.aggregation == b.aggregation && a.backpressure == b.backpressure
+            && a.aggregateMPDUs == b.aggregateMPDUs && a.backpressure == b.backpressure
     }
 }
 
@@ -86,7 +86,7 @@ extension RadioEnvironment {
         "awdl": (.assumed, "bulk: frames leave from the start of a 16 TU availability window unless they queue behind a transmission (window length D: owl sync.c/channel.h; mechanism A)"),
         "awdlOffSlots": (.fitted, "0 of 16 slots of 64 TU off channel: the field study's TCP RTT sd (9-12 ms) leaves no room for 65.5 ms excursions (docs/FIELD-STUDY.md)"),
         "rateFactor": (.fitted, "share of the PHY rate the pair's frames get while on channel (the radio's other duties, rate adaptation below the SNR's MCS), fitted to TCP and UDP transfers together (scripts/fit-field-study.py)"),
-        "aggregation": (.documented, "A-MPDUs of up to 64 MPDUs and 5.484 ms; per aggregate channel access + preamble + SIFS + block ack, per MPDU 52 bytes (IEEE 802.11-2020, LINK-MODEL.md 4)"),
+        "aggregateMPDUs": (.fitted, "MPDUs per A-MPDU on the phones' AWDL link (802.11ac allows 64 [D]), fitted to the TCP and UDP transfers together (scripts/fit-field-study.py); air time per aggregate: channel access + preamble + SIFS + block ack, per MPDU 52 bytes [D] (LINK-MODEL.md 4)"),
         "queueOverflow": (.measured, "drop: long unpaced UDP transfers on the phones lost 24-89 % of their datagrams (field-study-2025/udp-transfer.csv), so the phones' queue overflowed rather than holding the sender back"),
         "awdlWindowMiss": (.fitted, "probability that a frame misses its availability window, fitted per place to TCP RTT (scripts/fit-field-study.py)"),
         "delayMs": (.measured, "about 1 ms one way: 2.06 ms RTT over Wi-Fi without AWDL channel switching (moonlight-qt PR #1974)"),

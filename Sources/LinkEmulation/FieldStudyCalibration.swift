@@ -10,6 +10,9 @@ public enum FieldStudyCalibration {
     /// UDP transfers together (the MAC's own overhead is charged frame by frame).
     public static let rateFactor = 0.35
 
+    /// MPDUs per aggregate on the phones' link, fitted to the TCP and UDP transfers together.
+    public static let aggregateMPDUs = 64
+
     /// The phones' transmit queue per direction (it drops when full), fitted to the UDP
     /// transfers' loss.
     public static let queue = QueueLimits(packets: 2_000, bytes: 3_000_000)

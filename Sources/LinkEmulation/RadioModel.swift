@@ -146,7 +146,8 @@ public struct RadioModel: LinkModel {
         r.phyRateMbps = mcs.map { MCSTable.phyRateMbps($0).rounded(digits: 1) }
         // Below MCS 0 the radio keeps trying at MCS 0's rate; the loss cliff decides what crosses.
         let rateEntry = mcs ?? MCSTable.entries[0]
-        let mac = env.aggregation ? FrameAggregation.vht : FrameAggregation.none
+        var mac = FrameAggregation.vht
+        mac.maxMPDUs = env.aggregateMPDUs
         let airRate = MCSTable.phyRateMbps(rateEntry) * env.rateFactor * 1e6
         // The usable rate of a long bulk transfer: full aggregates back to back.
         r.rateMbps = (airRate / 1e6 * mac.efficiency(phyBitsPerSecond: airRate) * env.schedule.onFraction).rounded(digits: 1)
@@ -213,7 +214,7 @@ public struct RadioModel: LinkModel {
             ("burstLossPackets", f(env.burstLossPackets)),
             ("queuePackets", String(env.queue.packets)),
             ("queueBytes", String(env.queue.bytes)),
-            ("aggregation", env.aggregation ? "A-MPDU (64)" : "none"),
+            ("aggregateMPDUs", String(env.aggregateMPDUs)),
             ("queueOverflow", env.backpressure ? "backpressure" : "drop"),
         ]
     }

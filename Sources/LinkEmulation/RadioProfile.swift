@@ -12,7 +12,7 @@ public import PeerBenchPlugin
 /// `blockingMeanMs`, `blockingDepthDb` ([min, max]), `awdl` (`bulk` | `realtime`),
 /// `awdlOffSlots`, `awdlWindowMiss`, `rateFactor`,
 /// `txPowerDbm`, `bodyLossDb`, `noiseFigureDb`, `delayMs`, `jitterMs`,
-/// `burstLossPackets`, `queuePackets`, `queueBytes`, `aggregation` (bool),
+/// `burstLossPackets`, `queuePackets`, `queueBytes`, `aggregateMPDUs` (1...64),
 /// `queueOverflow` (`drop` | `backpressure`).
 public enum RadioProfile {
     /// Numeric keys with their allowed ranges (immutable; key paths are not yet Sendable).
@@ -35,7 +35,7 @@ public enum RadioProfile {
 
     /// Every key the `"radio"` object accepts.
     public static var acceptedKeys: [String] {
-        ["base"] + numericKeys.map(\.key) + ["breakpointMeters", "foliage", "blockingDepthDb", "awdl", "awdlOffSlots", "awdlWindowMiss", "queuePackets", "queueBytes", "aggregation", "queueOverflow"]
+        ["base"] + numericKeys.map(\.key) + ["breakpointMeters", "foliage", "blockingDepthDb", "awdl", "awdlOffSlots", "awdlWindowMiss", "queuePackets", "queueBytes", "aggregateMPDUs", "queueOverflow"]
     }
 
     /// The `"radio"` object inside an environment object, with its path; the object itself
@@ -134,9 +134,9 @@ public enum RadioProfile {
         case "awdlWindowMiss":
             guard let v = value.doubleValue, v >= 0, v <= 0.9 else { problems.append(InputProblem(path: at, "expected a probability 0...0.9 that a frame misses an availability window")); break }
             windowMiss = v
-        case "aggregation":
-            guard let b = value.boolValue else { problems.append(InputProblem(path: at, "expected true or false, got \(value.typeName)")); break }
-            env.aggregation = b
+        case "aggregateMPDUs":
+            guard let n = value.intValue, n >= 1, n <= 64 else { problems.append(InputProblem(path: at, "expected a whole number of MPDUs per aggregate 1...64 (1 = no aggregation)")); break }
+            env.aggregateMPDUs = n
         case "queueOverflow":
             switch value.stringValue {
             case "drop": env.backpressure = false

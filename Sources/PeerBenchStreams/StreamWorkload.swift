@@ -87,6 +87,9 @@ public struct StreamWorkloadClient {
         switch method {
         case .pingPong: try probe(count: count, into: &m)
         case .pipelined: try probePipelined(count: count, spacingNanos: spacingNanos, into: &m)
+        case .sendLoop:
+            try probePipelined(count: count, spacingNanos: 0, into: &m)
+            m.rttMethod = .sendLoop
         }
     }
 

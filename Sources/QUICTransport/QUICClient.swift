@@ -215,8 +215,8 @@ final class QUICClient: QUICConnectionDelegate {
                 try pump("RTT probes") { self.pongs[seq] != nil }
                 m.rttNanos.append((pongs.removeValue(forKey: seq) ?? sent) - sent)
             }
-        case .pipelined:
-            try pipelinedProbes(probes, spacing: probeSpacing, on: connection, stream: control, into: &m)
+        case .pipelined, .sendLoop:
+            try pipelinedProbes(probes, spacing: method == .sendLoop ? 0 : probeSpacing, on: connection, stream: control, into: &m)
         }
         m.probesSent = probes
         return control

@@ -18,6 +18,11 @@ public struct TCPOptions: Sendable, Equatable {
     public var congestionControl: String?
     /// Connect again and resume after a lost connection in the bulk phase; nil = off.
     public var reconnect: ReconnectPolicy?
+    /// SO_RCVBUF on both ends, bytes; nil = the kernel's autotuning. A fixed receive
+    /// buffer caps the window a receiver offers, so a sender gets at most about half of
+    /// it (Linux keeps the rest for overhead) per round trip: how a stack, not the link,
+    /// holds TCP below the link's rate (docs/FIELD-STUDY.md, the phones' TCP).
+    public var receiveBufferBytes: Int?
 
     public init(noDelay: Bool = false, keepAlive: TCPKeepAlive = .default, loadedRttProbes: LoadedRttProbes? = nil) {
         self.noDelay = noDelay
@@ -33,6 +38,11 @@ public struct TCPOptions: Sendable, Equatable {
         userTimeout = try TCPUserTimeout.read(options)
         congestionControl = try CongestionControl.read(options)
         reconnect = try ReconnectPolicy.readForStream(options, userTimeout: userTimeout, loadedRttProbes: loadedRttProbes)
+        // Read only when written: an option a matrix does not write stays out of its
+        // effective options, and so out of its cell ids.
+        if options.has("receiveBufferBytes") {
+            receiveBufferBytes = try options.int("receiveBufferBytes", default: 0, range: 4_096...(64 << 20))
+        }
     }
 
     /// What `peerbench list` prints.
@@ -45,6 +55,8 @@ public struct TCPOptions: Sendable, Equatable {
                          help: "TCP_KEEPINTVL: seconds between keepalive probes (1-32767)."),
         OptionDescriptor("keepAlive.count", type: "int", default: "\(TCPKeepAlive.default.count)",
                          help: "TCP_KEEPCNT: unanswered probes before the connection drops (1-127)."),
+        OptionDescriptor("receiveBufferBytes", type: "int", default: "null",
+                         help: "SO_RCVBUF on both ends (4096-67108864): caps the receive window; null = the kernel's autotuning."),
     ] + LoadedRttProbes.descriptors + [TCPUserTimeout.descriptor, CongestionControl.descriptor]
         + ReconnectPolicy.descriptors
 
@@ -54,5 +66,6 @@ public struct TCPOptions: Sendable, Equatable {
         try keepAlive.apply(to: socket)
         try userTimeout?.apply(to: socket)
         if let congestionControl { try socket.setCongestionControl(congestionControl) }
+        if let receiveBufferBytes { try socket.setOption(SOL_SOCKET, SO_RCVBUF, Int32(receiveBufferBytes), "SO_RCVBUF") }
     }
 }

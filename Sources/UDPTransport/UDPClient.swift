@@ -119,14 +119,14 @@ final class UDPClient {
     private func probes() throws {
         switch cell.rttMethod {
         case .pingPong: try pingPongProbes()
-        case .pipelined: try pipelinedProbes()
+        case .pipelined, .sendLoop: try pipelinedProbes()
         }
     }
 
     /// Every PROBE back to back, `seq` 0..<rttProbes, while `UDPPipelinedProber` times
     /// the echoes on another thread; unanswered ones are lost (docs/protocol/udp.md).
     private func pipelinedProbes() throws {
-        m.rttMethod = .pipelined
+        m.rttMethod = cell.rttMethod
         m.probesSent = 0
         guard cell.rttProbes > 0 else { return }
         let reader = UDPPipelinedProber(socket: socket, session: session, count: cell.rttProbes, cell: cell)

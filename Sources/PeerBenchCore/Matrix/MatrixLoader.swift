@@ -255,7 +255,7 @@ struct Validator {
             if let ms = v.doubleValue, ms >= 0, ms <= 1_000 {
                 spacing = UInt64((ms * 1e6).rounded())
                 if rttMethod != .pipelined && ms > 0 {
-                    fail(root.key("rttProbeIntervalMs"), "an interval between probe sends needs \"rttMethod\": \"pipelined\" (ping-pong probes wait for each echo)")
+                    fail(root.key("rttProbeIntervalMs"), "an interval between probe sends needs \"rttMethod\": \"pipelined\" (ping-pong probes wait for each echo; the send loop has none)")
                 }
             } else {
                 fail(root.key("rttProbeIntervalMs"), "expected milliseconds between pipelined probe sends, 0...1000, got \(v.compactText)")

@@ -144,7 +144,7 @@ public enum CellCost {
         switch method {
         case .pingPong:
             return Double(rttProbes) * (rtt + lostProbe * probeLossSeconds)
-        case .pipelined:
+        case .pipelined, .sendLoop:
             let n = Double(rttProbes)
             let serialisation = n * pipelinedProbeWireBytes * 8 / ((link.rateMbps ?? 5_000) * 1e6) + n * pipelinedProbeSeconds
             // Chance that at least one of the n probes (or its echo) is lost.

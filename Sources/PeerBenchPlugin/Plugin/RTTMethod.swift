@@ -13,6 +13,14 @@ public enum RTTMethod: String, Sendable, Codable, CaseIterable {
     /// earlier ones (and, with Nagle, coalesce with them), so the RTTs include that
     /// queueing. A plugin that cannot pipeline runs ping-pong and reports so.
     case pipelined
+    /// The field study app's own send loop (docs/FIELD-STUDY.md): every probe handed to
+    /// the stack at once in a plain loop, as fast as the socket accepts them, with no
+    /// timer between them. Probes run as `pipelined` with no interval; the record says
+    /// `send-loop` so a reader knows the interval was none by design.
+    case sendLoop = "send-loop"
+
+    /// True for the methods that send without waiting for echoes.
+    public var isPipelined: Bool { self != .pingPong }
 
     /// The method as the matrix and the record spell it.
     public var name: String { rawValue }
