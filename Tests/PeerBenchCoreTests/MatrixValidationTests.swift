@@ -48,7 +48,7 @@ import Testing
         #expect(try loader.parse(Array(matrixText(extra: #""rttMethod": "pipelined", "#).utf8)).rttMethod == .pipelined)
         let p = problems(matrixText(extra: #""rttMethod": "pipelining", "#))
         #expect(p.map(\.path) == ["$.rttMethod"])
-        #expect(p.first?.message == #"expected one of "ping-pong", "pipelined", got "pipelining""#)
+        #expect(p.first?.message == #"expected one of "ping-pong", "pipelined", "send-loop", got "pipelining""#)
         #expect(problems(matrixText(extra: #""rttMethod": 2, "#)).map(\.path) == ["$.rttMethod"])
     }
 
@@ -62,6 +62,12 @@ import Testing
         #expect(pingPong.first?.message.contains("pipelined") == true)
         #expect(problems(matrixText(extra: #""rttMethod": "pipelined", "rttProbeIntervalMs": -1, "#)).map(\.path) == ["$.rttProbeIntervalMs"])
         #expect(problems(matrixText(extra: #""rttMethod": "pipelined", "rttProbeIntervalMs": "1", "#)).map(\.path) == ["$.rttProbeIntervalMs"])
+        // The app's send loop has no timer: an interval with it is refused, naming the key.
+        let sendLoop = try loader.parse(Array(matrixText(extra: #""rttMethod": "send-loop", "#).utf8))
+        #expect(sendLoop.rttMethod == .sendLoop && sendLoop.rttProbeSpacingNanos == 0)
+        let spaced = problems(matrixText(extra: #""rttMethod": "send-loop", "rttProbeIntervalMs": 1, "#))
+        #expect(spaced.map(\.path) == ["$.rttProbeIntervalMs"])
+        #expect(spaced.first?.message.contains("send loop has none") == true)
     }
 
     @Test("rttPayloads: probe only in cells whose payload count (size) is listed; each value one of the matrix's")

@@ -44,6 +44,19 @@ struct TCPPipelinedProbeTests {
         #expect(lastEcho < 500, "40 probes took \(lastEcho) ms over a 50 ms round trip")
     }
 
+    @Test("send-loop: the app's loop ignores any spacing, every probe out before the first echo, and the record says send-loop")
+    func sendLoop() async throws {
+        let path = PathShape(delayMs: 25)
+        // A spacing reaching the plugin is not applied: the send loop has no timer.
+        let m = try await Self.run(.sendLoop, probes: 40, up: path, down: path, spacingNanos: 20_000_000)
+        #expect(m.rttMethod == .sendLoop)
+        #expect(m.rttNanos.count == 40)
+        let t = try #require(m.extra[PipelinedProbeTimes.extraKey])
+        let sendMs = try #require(t["send_ms"]?.doubleValue), firstEcho = try #require(t["first_echo_ms"]?.doubleValue)
+        // 39 x 20 ms of spacing would put the last send at 780 ms, after the first echo (50 ms).
+        #expect(sendMs < firstEcho, "last probe sent at \(sendMs) ms, first echo at \(firstEcho) ms")
+    }
+
     @Test("rttProbeIntervalMs: 40 probes 5 ms apart over a 100 ms path leave 195 ms apart, still without waiting for echoes")
     func spacedProbes() async throws {
         let path = PathShape(delayMs: 50)
