@@ -63,7 +63,7 @@ import Testing
         #expect(lines.contains("tcp        100    128 B  3       6.0 [5.0, 58.0]           5      7.0 [6.0, 100.0]          yes     1.17"))
         #expect(lines.contains("summary: rtt_mean_ms 1 of 2 inside; rtt_jitter_ms 1 of 2 inside; transfer_mbps 1 of 2 inside; transfer_by_payload_mbps 1 of 1 inside"))
         #expect(lines.contains("measured: 8 tests read from 2 files, 2 rows skipped"))
-        #expect(lines.contains("note: the study used 1 000 pipelined RTT probes; of the 5 emulated records in the RTT rows, 2 did not (rtt_method: 2 ping-pong); matrices/field-study-2025.json runs pipelined probes"))
+        #expect(lines.contains("note: the study used 1 000 pipelined RTT probes; of the 5 emulated records in the RTT rows, 2 did not (rtt_method: 2 ping-pong); matrices/field-study-2025.json runs them from the app's send loop"))
         #expect(lines.contains("warning: \(d)/rtt.csv:7: column \"Average RTT (ms)\": \"8.650.004883\" is not a number; row skipped"))
         #expect(lines.contains("warning: \(d)/transfer.csv:5: column \"Transfer Speed (Mbps)\": \"N/A\" is not a number; row skipped"))
         #expect(!r.stdout.contains("throughput_mbps"), "receiver_span_mbps is there: no fallback, no note")

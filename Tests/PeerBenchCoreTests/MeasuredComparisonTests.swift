@@ -129,7 +129,7 @@ import Testing
         #expect(doc.rttMethods == [.init(method: "none", records: 1), .init(method: "pipelined", records: 2)])
         #expect(doc.unmatchedRecords == 2 && doc.notCountedRecords == 1)
         #expect(doc.notes == [
-            "the study used 1 000 pipelined RTT probes; of the 3 emulated records in the RTT rows, 1 did not (rtt_method: 1 none (no rtt_method: ping-pong, written before peerbench.record/4)); matrices/field-study-2025.json runs pipelined probes",
+            "the study used 1 000 pipelined RTT probes; of the 3 emulated records in the RTT rows, 1 did not (rtt_method: 1 none (no rtt_method: ping-pong, written before peerbench.record/4)); matrices/field-study-2025.json runs them from the app's send loop",
             "1 emulated transfer value is throughput_mbps, not the study's receiver data rate: its record has no receiver_span_mbps (written before peerbench.record/4)",
             "2 emulated records (ok or partial) match no measured row: a transport, place, distance or payload the measured files do not have",
             "1 emulated record is not counted: status neither ok nor partial",

@@ -116,12 +116,14 @@ public struct MeasuredDocument: Sendable, Equatable, Codable {
     static func notes(_ c: MeasuredComparison) -> [String] {
         var notes: [String] = []
         let rttRecords = c.rttMethods.reduce(0) { $0 + $1.records }
-        let notPipelined = c.rttMethods.filter { $0.method != "pipelined" }
+        // The app's send loop is the study's own method; pipelined probes with or without
+        // an interval are close to it; ping-pong is not.
+        let notPipelined = c.rttMethods.filter { $0.method != "pipelined" && $0.method != "send-loop" }
         if !notPipelined.isEmpty {
             let n = notPipelined.reduce(0) { $0 + $1.records }
             let which = notPipelined.map { "\($0.records) \($0.method == "none" ? "none (no rtt_method: ping-pong, written before peerbench.record/4)" : $0.method)" }
             notes.append("the study used 1 000 pipelined RTT probes; of the \(rttRecords) emulated records in the RTT rows, \(n) did not (rtt_method: "
-                         + which.joined(separator: ", ") + "); matrices/field-study-2025.json runs pipelined probes")
+                         + which.joined(separator: ", ") + "); matrices/field-study-2025.json runs them from the app's send loop")
         }
         let fallback = c.tables.filter { $0.metric == .transferMbps }.flatMap(\.rows).reduce(0) { $0 + $1.emulatedFromThroughput }
         if fallback > 0 {
