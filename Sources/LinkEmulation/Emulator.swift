@@ -243,40 +243,56 @@ final class EmulatorDirection {
             let (packet, slot) = q.dequeue()
             // Availability windows: a frame that found the transmitter idle waits for the
             // next window; one that queued behind a transmission follows it back to back.
-            var earliestStart = decision - start
-            if packet.arrival > txFree, let window = p.schedule.windowNanos {
-                earliestStart = p.schedule.windowStart(atOrAfter: earliestStart)
-                var missed = 0
-                while missed < 16 && windowRandom.unit() < p.schedule.windowMissProbability {
-                    earliestStart += window
-                    missed += 1
-                }
-            }
+            let earliestStart = packet.arrival > txFree ? accessTime(atOrAfter: decision - start) : decision - start
             let departure = start + (traceCursor != nil ? traceCursor!.departure(earliest: decision - start, bytes: packet.wireBytes)
                                                         : p.schedule.departure(earliest: earliestStart, duration: packet.duration))
-            // Nothing goes out while the link is out: the packet is lost without using air time.
-            if let scenario, scenario.isOut(at: departure - start) {
-                if !packet.lost { drop(.outage) }
-                q.ring.setRelease(max(departure, q.lastRelease), deliver: false, at: slot)
-                continue
-            }
-            txFree = departure
-            q.backlog.add(departure: departure, packets: packet.segments, bytes: packet.wireBytes)
-            // A lost packet used its air time; it leaves the ring unwritten.
-            if packet.lost {
-                q.ring.setRelease(max(departure, q.lastRelease), deliver: false, at: slot)
-                continue
-            }
-            var release = departure &+ p.delayNanos
-            if packet.jitterDraw != 0 {
-                let shifted = Double(release) + packet.jitterDraw * jitterSd
-                release = UInt64(max(Double(departure), shifted))
-            }
-            release = max(release, q.lastRelease)  // keep order within the category
-            q.lastRelease = release
-            q.ring.setRelease(release, deliver: true, at: slot)
-            published.state.withLock { $0.0.recordDelivery(bytes: packet.wireBytes, at: release - start) }
+            let out = scenario?.isOut(at: departure - start) ?? false
+            if !out { txFree = departure }
+            plan(packet, slot: slot, in: q, departure: departure, out: out)
         }
+    }
+
+    /// The start of the first availability window at or after `t` (link clock; `t` itself
+    /// without windows), skipping the windows the schedule's miss probability says the
+    /// exchange misses.
+    @inline(__always)
+    private func accessTime(atOrAfter t: UInt64) -> UInt64 {
+        guard let window = p.schedule.windowNanos else { return t }
+        var at = p.schedule.windowStart(atOrAfter: t)
+        var missed = 0
+        while missed < 16 && windowRandom.unit() < p.schedule.windowMissProbability {
+            at += window
+            missed += 1
+        }
+        return at
+    }
+
+    /// Plans a packet that leaves the transmitter at `departure`: lost without air time
+    /// while the link is `out` (a scenario's outage); otherwise it held the queue until
+    /// then, and unless lost on the air it is delivered after the delay and its jitter,
+    /// never before a packet ahead of it in its category.
+    @inline(__always)
+    private func plan(_ packet: WaitingPacket, slot: Int, in q: CategoryQueue, departure: UInt64, out: Bool) {
+        if out {
+            if !packet.lost { drop(.outage) }
+            q.ring.setRelease(max(departure, q.lastRelease), deliver: false, at: slot)
+            return
+        }
+        q.backlog.add(departure: departure, packets: packet.segments, bytes: packet.wireBytes)
+        // A lost packet used its air time; it leaves the ring unwritten.
+        if packet.lost {
+            q.ring.setRelease(max(departure, q.lastRelease), deliver: false, at: slot)
+            return
+        }
+        var release = departure &+ p.delayNanos
+        if packet.jitterDraw != 0 {
+            let shifted = Double(release) + packet.jitterDraw * jitterSd
+            release = UInt64(max(Double(departure), shifted))
+        }
+        release = max(release, q.lastRelease)  // keep order within the category
+        q.lastRelease = release
+        q.ring.setRelease(release, deliver: true, at: slot)
+        published.state.withLock { $0.0.recordDelivery(bytes: packet.wireBytes, at: release - start) }
     }
 
     /// The frame-counting MAC (`FrameAggregation`): whenever the transmitter wins the
@@ -292,15 +308,7 @@ final class EmulatorDirection {
             if accessAt == nil {
                 let requested = max(txFree, earliest)
                 guard requested <= now else { return }
-                var at = requested - start
-                if earliest > txFree, let window = p.schedule.windowNanos {
-                    at = p.schedule.windowStart(atOrAfter: at)
-                    var missed = 0
-                    while missed < 16 && windowRandom.unit() < p.schedule.windowMissProbability {
-                        at += window
-                        missed += 1
-                    }
-                }
+                let at = earliest > txFree ? accessTime(atOrAfter: requested - start) : requested - start
                 accessAt = start + at
                 accessRequestedAt = requested
             }
@@ -330,26 +338,7 @@ final class EmulatorDirection {
                 }
             }
             for (i, packet) in pendingMembers.enumerated() {
-                let slot = firstSlot + i
-                if out {
-                    // Nothing goes out while the link is out: lost without using air time.
-                    if !packet.lost { drop(.outage) }
-                    q.ring.setRelease(max(departure, q.lastRelease), deliver: false, at: slot)
-                    continue
-                }
-                q.backlog.add(departure: departure, packets: packet.segments, bytes: packet.wireBytes)
-                if packet.lost {
-                    q.ring.setRelease(max(departure, q.lastRelease), deliver: false, at: slot)
-                    continue
-                }
-                var release = departure &+ p.delayNanos
-                if packet.jitterDraw != 0 {
-                    release = UInt64(max(Double(departure), Double(release) + packet.jitterDraw * jitterSd))
-                }
-                release = max(release, q.lastRelease)
-                q.lastRelease = release
-                q.ring.setRelease(release, deliver: true, at: slot)
-                published.state.withLock { $0.0.recordDelivery(bytes: packet.wireBytes, at: release - start) }
+                plan(packet, slot: firstSlot + i, in: q, departure: departure, out: out)
             }
             pendingMembers.removeAll(keepingCapacity: true)
         }
