@@ -147,7 +147,7 @@ let package = Package(
         .testTarget(name: "QUICTransportTests", dependencies: ["TransportTestSupport", "QUICTransport", "PeerBenchPlugin", "PeerBenchCore",
                                                              .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "UWBRangingTests", dependencies: ["TransportTestSupport", "UWBRanging", "PeerBenchPlugin", "PeerBenchCore"]),
-        .testTarget(name: "PeerBenchCLITests", dependencies: ["peerbench", "TransportTestSupport"]),
+        .testTarget(name: "PeerBenchCLITests", dependencies: ["peerbench", "TransportTestSupport"], exclude: ["Golden"]),
         .testTarget(name: "ExecTransportTests", dependencies: ["TransportTestSupport", "ExecTransport", "PeerBenchPlugin", "PeerBenchCore"]),
         .testTarget(name: "TLSTransportTests", dependencies: ["TransportTestSupport", "TLSTransport", "PeerBenchPlugin", "PeerBenchCore"]),
         .testTarget(name: "PluginContractTests", dependencies: [
