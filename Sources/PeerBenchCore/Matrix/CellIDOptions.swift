@@ -3,9 +3,9 @@ import PeerBenchPlugin
 /// The options a cell id hashes (docs/RECORDS.md, "Cell ids"): what the matrix writes,
 /// not what a plugin's defaults happen to be in this version.
 ///
-/// Until 4924712 the id hashed a transport's effective options, defaults included, so
-/// an option added to a plugin (tcp's `congestionControl`, `null` unless written)
-/// moved every id of that plugin. The rule now: each built-in plugin has a frozen
+/// The id used to hash a transport's effective options, defaults included, so an
+/// option added to a plugin (4924712: tcp's `congestionControl`, `null` unless
+/// written) moved every id of that plugin. The rule now: each built-in plugin has a frozen
 /// base, its effective options as 76d47e4 recorded them for an entry without
 /// `options` (the ids users hold); an option of the base the matrix writes takes its
 /// written (effective) value, one it leaves out keeps the base's value, and an option
