@@ -17,7 +17,7 @@ import Testing
         // The id of a static cell is the hash of exactly what it was before scenarios existed.
         let c = plain.cells()[0]
         let before = StableHash.hex([c.environment.json.compactText, c.distance.label, "10x128", "tcp", "tcp",
-                                     c.transport.effectiveOptions.compactText].joined(separator: "|"))
+                                     (c.transport.identityOptions ?? c.transport.effectiveOptions).compactText].joined(separator: "|"))
         #expect(c.id == before)
         #expect(!c.summary.contains("static"))
     }
