@@ -155,7 +155,7 @@ let package = Package(
         .testTarget(name: "QUICTransportTests", dependencies: ["PeerBenchJSON", "PeerBenchSystem", "TransportTestSupport", "QUICTransport", "PeerBenchPlugin", "PeerBenchCore",
                                                              .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "UWBRangingTests", dependencies: ["PeerBenchJSON", "PeerBenchSystem", "TransportTestSupport", "UWBRanging", "PeerBenchPlugin", "PeerBenchCore"]),
-        .testTarget(name: "PeerBenchCLITests", dependencies: ["peerbench", "TransportTestSupport"]),
+        .testTarget(name: "PeerBenchCLITests", dependencies: ["peerbench", "TransportTestSupport"], exclude: ["Golden"]),
         .testTarget(name: "ExecTransportTests", dependencies: ["PeerBenchJSON", "PeerBenchSystem", "TransportTestSupport", "ExecTransport", "PeerBenchPlugin", "PeerBenchCore"]),
         .testTarget(name: "TLSTransportTests", dependencies: ["PeerBenchJSON", "PeerBenchSystem", "TransportTestSupport", "TLSTransport", "PeerBenchPlugin", "PeerBenchCore"]),
         .testTarget(name: "PluginContractTests", dependencies: [

@@ -44,7 +44,7 @@ TIMING=(
     # runner and CLI: cell deadlines, grace periods, the measurement floor
     MeasurementFloorClockTests RunnerTests InterruptionTests WorkerProcessTests SocketCloseTests
     CLIMeasurementFloorTests CLIUnattendedTests CLIUnattendedTCPTests ScenarioRunTests FragmentReassemblyTests
-    CLITimeoutStatusTests ScenarioKeepAliveIdleTimeoutTests ScenarioReconnectTests QUICReconnectRunTests CLIRunnerDeathTests CLIAutoRepetitionsTests
+    CLITimeoutStatusTests ScenarioKeepAliveIdleTimeoutTests ScenarioReconnectTests QUICReconnectRunTests CLIRunnerDeathTests HarnessFailureStatusTests CLIAutoRepetitionsTests
     # session resumption and 0-RTT over a 20 ms emulated link: round trips saved or not
     ResumptionRunTests
     # workloads: frames on schedule and none late, transactions a round trip, rates per direction

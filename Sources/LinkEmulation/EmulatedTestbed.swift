@@ -119,6 +119,11 @@ public final class EmulatedTestbed: Testbed {
         state.withLock { $0.emulator?.schedulingError() }
     }
 
+    /// The jitter the emulator planned per packet since `configure` (`Emulator.jitterPlan`).
+    public func jitterPlan() -> (up: [Int64], down: [Int64])? {
+        state.withLock { $0.emulator?.jitterPlan() }
+    }
+
     public func shutdown() async { shutdownNow() }
 
     /// Synchronous `shutdown` for signal paths and deinit-like uses. Idempotent.

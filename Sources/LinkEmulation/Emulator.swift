@@ -75,6 +75,16 @@ public final class Emulator: Sendable {
         e.add(down.published.schedulingError())
         return e
     }
+
+    /// The jitter each direction planned for its first delivered packets (at most
+    /// `DirectionFigures.jitterPlanLimit`), nanoseconds added to the link delay, in
+    /// the order the packets went on the air: the seeded draw, floored so that no
+    /// packet leaves before its departure, before order keeping holds it behind its
+    /// predecessor. What the emulator decides, free of the scheduling noise of wall-clock
+    /// delays: the same seed and packet sequence plan the same jitter. Empty without jitter.
+    public func jitterPlan() -> (up: [Int64], down: [Int64]) {
+        (up.published.jitterPlan.withLock { $0 }, down.published.jitterPlan.withLock { $0 })
+    }
 }
 
 /// One direction as the emulator's other threads see it: its name and published
@@ -99,6 +109,9 @@ final class DirectionFigures: Sendable {
     /// Updated in place under an uncontended lock (tens of nanoseconds, against
     /// microseconds for the packet's system calls).
     let state = Mutex((DirectionCounters(), SchedulingError()))
+    /// `Emulator.jitterPlan`: the planned jitter of the first `jitterPlanLimit` delivered packets.
+    let jitterPlan = Mutex<[Int64]>([])
+    static let jitterPlanLimit = 10_000
 
     func counters() -> DirectionCounters { state.withLock { $0.0 } }
     func schedulingError() -> SchedulingError { state.withLock { $0.1 } }
@@ -140,6 +153,8 @@ final class EmulatorDirection {
     private var accessAt: UInt64?
     /// When the packet that started the pending access arrived (for the window wait).
     private var accessRequestedAt: UInt64 = 0
+    /// Entries in `published.jitterPlan` so far (this thread's count: no lock once full).
+    private var jitterPlanned = 0
 
     /// Counters and lateness, shared with the other threads (`DirectionFigures`).
     let published = DirectionFigures()
@@ -288,6 +303,11 @@ final class EmulatorDirection {
         if packet.jitterDraw != 0 {
             let shifted = Double(release) + packet.jitterDraw * jitterSd
             release = UInt64(max(Double(departure), shifted))
+            if jitterPlanned < DirectionFigures.jitterPlanLimit {
+                jitterPlanned += 1
+                let planned = Int64(bitPattern: release &- departure) - Int64(p.delayNanos)
+                published.jitterPlan.withLock { $0.append(planned) }
+            }
         }
         release = max(release, q.lastRelease)  // keep order within the category
         q.lastRelease = release

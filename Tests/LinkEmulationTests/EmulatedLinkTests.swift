@@ -117,48 +117,51 @@ struct EmulatedLinkTests {
     func jitterKeepsOrder() async throws {
         let testbed = try EmulatedTestbed()
         defer { testbed.shutdownNow() }
-        let (client, server) = try testbed.configure(
-            EmulatorParameters(delayNanos: 5_000_000, jitterNanos: 2_000_000, mtu: 1_500), seed: 6)
+        let parameters = EmulatorParameters(delayNanos: 5_000_000, jitterNanos: 2_000_000, mtu: 1_500)
+        let (client, server) = try testbed.configure(parameters, seed: 6)
         let n = 2_000
         let got = try await Traffic.oneWayDelays(from: client, to: server, port: 7008, count: n, gapNanos: 500_000)
         #expect(got.count == n)
-        #expect(got.map(\.0) == Array(0..<got.count), "packets must arrive in the order sent")
+        #expect(got.map(\.0) == Array(0..<got.count), "packets must arrive in the order sent (by their sequence numbers)")
+        let first = try #require(testbed.jitterPlan()?.up)
+
+        // What the emulator decided, free of this host's scheduling noise (issue 42,
+        // item 5: a same-seed comparison of wall-clock delays differed by 0.7 ms on a
+        // loaded two-core host). One planned jitter per packet, two-sided around the
+        // delay with the configured 2 ms sd, floored at -5 ms (no packet leaves before
+        // it is on the air).
+        #expect(first.count == n, "one planned jitter per packet sent up")
+        let ms = first.map { Double($0) / 1e6 }
+        let mean = ms.reduce(0, +) / Double(ms.count)
+        let sd = (ms.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(ms.count - 1)).squareRoot()
+        let early = Double(ms.filter { $0 < 0 }.count) / Double(ms.count)
+        #expect(abs(mean) < 0.2 && sd > 1.8 && sd < 2.2, "planned jitter mean \(mean) ms, sd \(sd) ms (configured 2 ms)")
+        #expect(early > 0.45 && early < 0.55, "planned jitter is two-sided: \(early) of packets planned early")
+        #expect(ms.min()! >= -5, "no packet planned before its departure: min \(ms.min()!) ms")
+
+        // The plan is what the packets got: the delivered delays spread (a jitter-free
+        // link would show an interquartile range near zero) around the 5 ms delay. Loose
+        // bounds on wall-clock figures: order keeping narrows the spread, a loaded host
+        // lifts a minority of samples. Quartiles, not mean and sd, for the same reason.
         let delays = got.map(\.1)
-        // Jitter is symmetric around the configured delay (so its mean stays the delay the
-        // record reports), but a packet never overtakes its predecessor: a late packet
-        // holds back the early ones behind it, which lifts the mean above 5 ms.
         #expect(delays.min()!.milliseconds < 5, "some packets arrive early: the jitter is two-sided")
-        // Quartiles rather than mean and sd: when other suites load the cores, the
-        // receiving thread's own wake-up delays inflate a minority of samples.
         let q1 = delays.quantile(0.25).milliseconds, median = delays.quantile(0.5).milliseconds, q3 = delays.quantile(0.75).milliseconds
-        // A 2 ms sd has an interquartile range of 2.7 ms; order keeping narrows it, but
-        // it stays far from the zero a jitter-free link would show.
         #expect(q3 - q1 > 0.4 && q3 - q1 < 4, "one-way delay quartiles \(q1) / \(median) / \(q3) ms")
-        #expect(median > 5 && median < 9, "median one-way delay \(median) ms")
+        #expect(median > 5 && median < 12, "median one-way delay \(median) ms")
 
-        // Same seed, same delays: per packet, a second run's delay matches the first up to
-        // scheduling noise; another seed's differs by about the jitter. Medians, so a
-        // burst of late releases under load cannot decide the outcome; each run's delays
-        // relative to its own median, so a uniformly later run compares by its pattern.
-        let firstPackets = testbed.counters()?.packetsUp
-        func rerun(seed: UInt64, port: UInt16) async throws -> (delays: [Double], packets: Int?) {
-            let (c, s) = try testbed.configure(EmulatorParameters(delayNanos: 5_000_000, jitterNanos: 2_000_000, mtu: 1_500), seed: seed)
-            let d = try await Traffic.oneWayDelays(from: c, to: s, port: port, count: n, gapNanos: 500_000).map { Double($0.1) }
-            return (d, testbed.counters()?.packetsUp)
+        // Same seed, same plan, packet for packet; another seed's differs by about the
+        // jitter (the difference of two 2 ms draws has a median size of 1.9 ms).
+        func rerun(seed: UInt64, port: UInt16) async throws -> [Int64] {
+            let (c, s) = try testbed.configure(parameters, seed: seed)
+            let again = try await Traffic.oneWayDelays(from: c, to: s, port: port, count: n, gapNanos: 500_000)
+            #expect(again.count == n)
+            return try #require(testbed.jitterPlan()?.up)
         }
-        let first = delays.map { Double($0) }
         let same = try await rerun(seed: 6, port: 7013), other = try await rerun(seed: 8, port: 7014)
-        let dSame = Self.patternDifference(first, same.delays) / 1e6, dOther = Self.patternDifference(first, other.delays) / 1e6
-        let packets = "packets up per run \(firstPackets ?? -1) / \(same.packets ?? -1) / \(other.packets ?? -1)"
-        #expect(dSame < 0.3, "same seed: per-packet delays differ by \(dSame) ms (median); \(packets)")
-        #expect(dOther > 0.6, "other seed: per-packet delays differ by only \(dOther) ms (median); \(packets)")
-    }
-
-    /// Median of |a[i] - b[i]|, each series taken relative to its own median.
-    static func patternDifference(_ a: [Double], _ b: [Double]) -> Double {
-        func median(_ x: [Double]) -> Double { x.isEmpty ? .infinity : x.sorted()[x.count / 2] }
-        let (ma, mb) = (median(a), median(b))
-        return median(zip(a, b).map { abs(($0 - ma) - ($1 - mb)) })
+        #expect(same == first, "same seed: \(zip(first, same).filter { $0 != $1 }.count) of \(n) planned jitters differ (\(same.count) planned)")
+        let differences = zip(first, other).map { abs(Double($0 - $1)) / 1e6 }.sorted()
+        let dOther = differences.isEmpty ? 0 : differences[differences.count / 2]
+        #expect(other.count == n && dOther > 1, "other seed: planned jitters differ by a median of only \(dOther) ms")
     }
 
     @Test("a full queue drops with cause queue, or off_channel during an off-channel slot")

@@ -226,7 +226,12 @@ struct WorkloadRunTests {
         let clean = try p99s(0), lossy = try p99s(2)
         print("request-response p99, 4 outstanding: clean tcp \(clean.tcp) quic \(clean.quic); 2 % loss tcp \(lossy.tcp) quic \(lossy.quic) ms")
         // Measured: clean 23-26 ms both; 2 % loss tcp 168-219, quic 85-107 (medians 185 against 88).
-        #expect(abs(median(clean.tcp) - median(clean.quic)) < 0.1 * median(clean.quic), "a clean link: the same transactions")
+        // On a loaded two-core host the clean medians differed by 7.67 ms (issue 42): the
+        // p99 of 600 transactions carries the host's scheduling delays. What the clean
+        // link must show is that neither transport spends another round trip per
+        // transaction (+20 ms on this 20 ms RTT link): a gap well under one round trip.
+        let cleanGap = abs(median(clean.tcp) - median(clean.quic))
+        #expect(cleanGap < 12, "a clean link: the same transactions, no extra round trip (20 ms) on either; medians differ by \(cleanGap) ms")
         #expect(median(lossy.tcp) > 1.25 * median(lossy.quic), "a lost segment holds up every transaction behind it on tcp")
     }
 }

@@ -30,7 +30,7 @@ import Testing
     @Test func aNewRecordHasAStaticScenarioAndNullCrossTraffic() throws {
         let json = Fixtures.record("c1").json
         #expect(json["scenario"]?["name"] == "static" && json["scenario"]?["kind"] == "static")
-        #expect(json["scenario"]?["stall_ms"] == .null && json["scenario"]?.objectValue?.keys.count == 15)
+        #expect(json["scenario"]?["stall_ms"] == .null && json["scenario"]?.objectValue?.keys.count == 16 && json["scenario"]?["reconnect_ms_reason"] == .null)
         #expect(json["cross_traffic"]?.objectValue?.keys == ["service_class", "offered_mbps", "goodput_mbps"])
         #expect(RecordsCSV.columns.contains("scenario.recover90_ms") && RecordsCSV.columns.contains("link.energy_mj.server"))
     }

@@ -17,7 +17,7 @@ import Testing
         // The id of a static cell is the hash of exactly what it was before scenarios existed.
         let c = plain.cells()[0]
         let before = StableHash.hex([c.environment.json.compactText, c.distance.label, "10x128", "tcp", "tcp",
-                                     c.transport.effectiveOptions.compactText].joined(separator: "|"))
+                                     (c.transport.identityOptions ?? c.transport.effectiveOptions).compactText].joined(separator: "|"))
         #expect(c.id == before)
         #expect(!c.summary.contains("static"))
     }
@@ -163,9 +163,33 @@ import Testing
         let walked = ScenarioFigures(event: walk).figures(receiver: nil, delivery: nil, ending: .init(
             completed: true, failedAtSeconds: nil, reconnects: [.init(lostAtSeconds: 2.5, resumedAtSeconds: 5.9, resentBytes: 0)], duplicates: 0))
         #expect(walked.reconnectMs == 300 && walked.detectMs == 1_300)
+        #expect(s.reconnectMsReason == nil && walked.reconnectMsReason == nil, "measured: no reason")
         // Without the option every new figure stays null.
         let plain = ScenarioFigures(event: outage).figures(receiver: nil, delivery: delivery(), ending: .init(completed: true, failedAtSeconds: nil))
         #expect(plain.reconnectMs == nil && plain.resentBytes == nil && plain.duplicates == nil && plain.reconnects == 0)
+    }
+
+    /// reconnects >= 1 and no reconnect_ms: the record says why (issue 42, item 3; quic's
+    /// reconnect under matrices/reconnect.json's walk-away-back recorded neither).
+    @Test func reconnectWithoutReconnectMsSaysWhy() {
+        let walk = ScenarioEvent(name: "w", kind: "walk-away", startSeconds: 0, endSeconds: 19.5, deadSeconds: 8, deadStartSeconds: 5.7,
+                                 timeline: [])
+        let early = ScenarioFigures(event: walk).figures(receiver: nil, delivery: nil, ending: .init(
+            completed: true, failedAtSeconds: nil, reconnects: [.init(lostAtSeconds: 7.9, resumedAtSeconds: 13.2, resentBytes: 0)], duplicates: 0))
+        #expect(early.reconnects == 1 && early.reconnectMs == nil)
+        #expect(early.reconnectMsReason == "every re-made connection was resumed before the link's return at 13.7 s on the link clock (the last at 13.2 s): the link carried it while the scenario still counted it dead",
+                "\(early.reconnectMsReason ?? "no reason")")
+        let away = ScenarioEvent(name: "a", kind: "walk-away", startSeconds: 0, endSeconds: nil, deadSeconds: 8, deadStartSeconds: 5.7, timeline: [])
+        let gone = ScenarioFigures(event: away).figures(receiver: nil, delivery: nil, ending: .init(
+            completed: true, failedAtSeconds: nil, reconnects: [.init(lostAtSeconds: 7.9, resumedAtSeconds: 13.2, resentBytes: 0)], duplicates: 0))
+        #expect(gone.reconnectMs == nil && gone.reconnectMsReason?.hasPrefix("the link does not return in this scenario (walk-away without a return)") == true,
+                "\(gone.reconnectMsReason ?? "no reason")")
+        let before = ScenarioFigures(event: walk).figures(receiver: nil, delivery: nil, ending: .init(
+            completed: true, failedAtSeconds: nil, reconnects: [.init(lostAtSeconds: 4.1, resumedAtSeconds: 4.6, resentBytes: 0)], duplicates: 0))
+        #expect(before.reconnectMsReason == "every re-made connection was resumed before the dead stretch began at 5.7 s on the link clock (the last at 4.6 s), and the last one outlived it to the link's return at 13.7 s",
+                "\(before.reconnectMsReason ?? "no reason")")
+        // Every record with reconnects >= 1 has one or the other.
+        for s in [early, gone, before] { #expect((s.reconnects ?? 0) >= 1 && (s.reconnectMs != nil) != (s.reconnectMsReason != nil)) }
     }
 
     @Test func deadConnectionAndTheOKRule() {

@@ -38,7 +38,7 @@ import Testing
         // The formula before `wifi` existed: a matrix without it keeps its ids (and so
         // its journals resume and its baselines compare).
         let old = StableHash.hex([cell.environment.json.compactText, cell.distance.label, "10x128", "tcp", "tcp",
-                                  cell.transport.effectiveOptions.compactText].joined(separator: "|"))
+                                  (cell.transport.identityOptions ?? cell.transport.effectiveOptions).compactText].joined(separator: "|"))
         #expect(cell.id == old)
         let explicitDefault = try parse(matrixText(transports: #"[{"plugin": "tcp", "wifi": {}}]"#)).cells()[0].id
         let realtime = try parse(matrixText(transports: #"[{"plugin": "tcp", "wifi": {"performanceMode": "realtime"}}]"#)).cells()[0].id

@@ -16,7 +16,7 @@ import Testing
         #expect(plain.workloads == [.upload])
         let c = plain.cells()[0]
         let before = StableHash.hex([c.environment.json.compactText, c.distance.label, "10x128", "tcp", "tcp",
-                                     c.transport.effectiveOptions.compactText].joined(separator: "|"))
+                                     (c.transport.identityOptions ?? c.transport.effectiveOptions).compactText].joined(separator: "|"))
         #expect(c.id == before, "the id of an upload cell is what it was before workloads existed")
         #expect(c.workload.isDefault && !c.summary.contains("upload"))
     }

@@ -43,6 +43,7 @@ extension BaselineDocument {
             floors?.notes.append("\(old.name) and \(new.name) measured different floors; the larger figure of each is used")
         }
         var scenarios: [Scenario] = []
+        var paired = 0, disjoint = 0
         for (key, newLabels) in newGroups.ordered {
             guard let oldLabels = oldGroups.byScenario[key] else {
                 warnings.append("\(key.environment) · \(key.distanceLabel) · \(key.payload): only in \(new.name)")
@@ -53,6 +54,10 @@ extension BaselineDocument {
                 var tests: [(label: String, test: PairTest, old: [Double], new: [Double])] = []
                 for (label, newPoints) in newLabels {
                     guard let oldPoints = oldLabels.first(where: { $0.label == label })?.points else { continue }
+                    if metric == ComparisonMetric.allCases[0] {
+                        paired += 1
+                        if old.data.cellIDs(of: oldPoints[0]).isDisjoint(with: new.data.cellIDs(of: newPoints[0])) { disjoint += 1 }
+                    }
                     let applies = new.data.applies[new.data.labels.firstIndex(of: label)!][metric.index]
                     guard applies else { continue }
                     let a = newGroups.okValues(newPoints, metric), b = oldGroups.okValues(oldPoints, metric)
@@ -86,6 +91,16 @@ extension BaselineDocument {
         }
         for (key, _) in oldGroups.ordered where newGroups.byScenario[key] == nil {
             warnings.append("\(key.environment) · \(key.distanceLabel) · \(key.payload): only in \(old.name)")
+        }
+        // Two runs of one matrix (their manifests agree) whose cells share no id: the ids
+        // were made another way (docs/RECORDS.md, "Cell ids"). Said first, and plainly.
+        if paired > 0, disjoint * 2 > paired {
+            warnings.insert("\(disjoint) of \(paired) transports (environment · distance · payload · label) have no cell id in common in \(old.name) and \(new.name): "
+                            + "made by a version whose cell ids differ? (docs/RECORDS.md, \"Cell ids\"). They are paired by environment, distance, payload "
+                            + "and label as usual; check that each label ran the same options in both runs", at: 0)
+        } else if paired == 0 {
+            warnings.insert("nothing to compare: no environment · distance · payload · label of \(new.name) is in \(old.name)"
+                            + (old.data.allCellIDs.isDisjoint(with: new.data.allCellIDs) ? " and no cell id either: made by a version whose cell ids differ?" : ""), at: 0)
         }
         let needed = PairTest.repetitionsNeeded(alpha: alpha)
         if scenarios.contains(where: { $0.changes.contains { $0.verdict == .insufficient } }) {

@@ -12,6 +12,9 @@ struct ComparedRecord: Sendable {
     var scenario: Prehashed<ComparisonData.Scenario>
     var label: Prehashed<String>
     var ok: Bool
+    /// The record's cell id as a number (16 hex digits; 0 when it is not one), to tell
+    /// whether two runs' ids agree (`BaselineDocument`).
+    var cellID: UInt64
     var linkMode: String
     /// One value per `ComparisonMetric.allCases`, NaN where the record has none (as
     /// `ComparisonData` keeps them).
@@ -24,6 +27,7 @@ struct ComparedRecord: Sendable {
                                                      payload: r.payload.map { "\($0.count)x\($0.size)" } ?? "-"))
         label = Prehashed(r.label)
         ok = r.status == .ok
+        cellID = UInt64(r.cellID, radix: 16) ?? 0
         linkMode = r.linkMode
         values = try r.numbers(ComparisonMetric.recordPaths)
     }

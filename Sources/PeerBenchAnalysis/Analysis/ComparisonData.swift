@@ -49,6 +49,10 @@ struct ComparisonData: Sendable {
     var floor: ComparisonFloor?
     /// Labels with at least one value of each metric, any status: the metrics that apply to them.
     private(set) var applies: [[Bool]] = []
+    /// The cell ids of each scenario (index) and label (index), `ComparedRecord.cellID`.
+    private(set) var cellIDs: [Int: Set<UInt64>] = [:]
+    /// The key of a scenario and label in `cellIDs`.
+    static func cellKey(scenario: Int, label: Int) -> Int { scenario << 32 | label }
 
     static let metricCount = ComparisonMetric.allCases.count
 
@@ -73,6 +77,7 @@ struct ComparisonData: Sendable {
         // Read before written: a label's row is written once per metric, not once per record.
         for (m, v) in r.values.enumerated() where !v.isNaN && !applies[l][m] { applies[l][m] = true }
         let point = Point(scenario: s, label: l, ok: r.ok)
+        cellIDs[Self.cellKey(scenario: s, label: l), default: []].insert(r.cellID)
         let run: Int
         if let last = lastRun, last.id == r.runID {
             run = last.index
@@ -233,4 +238,14 @@ struct ComparisonData: Sendable {
         let v = values[point * ComparisonData.metricCount + metric.index]
         return v.isNaN ? nil : v
     }
+}
+
+extension ComparisonData {
+    /// The cell ids of the scenario and label of `point`.
+    func cellIDs(of point: Int) -> Set<UInt64> {
+        cellIDs[Self.cellKey(scenario: points[point].scenario, label: points[point].label)] ?? []
+    }
+
+    /// Every cell id of the records.
+    var allCellIDs: Set<UInt64> { cellIDs.values.reduce(into: []) { $0.formUnion($1) } }
 }

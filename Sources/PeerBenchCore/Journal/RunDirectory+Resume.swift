@@ -100,18 +100,30 @@ extension JournalContents {
     public func belonging(toRun runID: String, cells: Set<CellKey>, journal: String) -> (own: [Record], warnings: [String]) {
         var own: [Record] = []
         var set: [(Int, String)] = foreign.map { ($0.line, "is not a \(Record.currentSchema) record (\($0.reason))") }
+        var unmatched: [(line: Int, cellID: String, repetition: Int)] = []
         for (r, line) in zip(records, recordLines) {
             if !Record.readableSchemas.contains(r.schema) {
                 set.append((line, "has schema \"\(r.schema)\", not \"\(Record.currentSchema)\""))
             } else if r.runID != runID {
                 set.append((line, "is a record of another run (run_id \(r.runID), this run is \(runID))"))
             } else if !cells.contains(r.key.cell) {
-                set.append((line, "is a record of a cell this run's matrix does not have (cell_id \(r.cellID), repetition \(r.repetition))"))
+                unmatched.append((line, r.cellID, r.repetition))
             } else {
                 own.append(r)
             }
         }
-        let warnings = set.sorted { $0.0 < $1.0 }.map { "\(journal) line \($0.0) \($0.1); set aside: left in place, ignored, its cell not counted as done" }
+        var warnings: [String] = []
+        if unmatched.count > own.count {
+            // Most of the run's own records name cells the matrix does not have, though the
+            // matrix is the run's (its hash was checked): the ids were made another way.
+            warnings.append("\(unmatched.count) of \(unmatched.count + own.count) records of this run in \(journal) match no cell of its matrix "
+                + "(lines \(unmatched.prefix(3).map { String($0.line) }.joined(separator: ", "))\(unmatched.count > 3 ? ", ..." : ""); cell_id "
+                + "\(unmatched[0].cellID) first): made by a version whose cell ids differ? (docs/RECORDS.md, \"Cell ids\"). They are set aside, "
+                + "left in place, and their cells run again; to continue the run instead, resume it with the version that started it")
+        } else {
+            set += unmatched.map { ($0.line, "is a record of a cell this run's matrix does not have (cell_id \($0.cellID), repetition \($0.repetition))") }
+        }
+        warnings += set.sorted { $0.0 < $1.0 }.map { "\(journal) line \($0.0) \($0.1); set aside: left in place, ignored, its cell not counted as done" }
         return (own, warnings)
     }
 }

@@ -86,13 +86,16 @@ extension Matrix {
 
     /// A cell's id: 16 hex digits of FNV-1a over its canonical parameters. The scenario,
     /// `wifi`, the cross traffic and the workload join them only when the matrix has
-    /// them, so matrices without them keep their ids.
+    /// them, so matrices without them keep their ids; so do the transport's options
+    /// (`CellIDOptions`: written ones over the plugin's frozen base, never this version's
+    /// defaults). A moved id needs `Tests/PeerBenchCLITests/Golden/cell-ids.json` updated
+    /// in the same commit (docs/RECORDS.md, "Cell ids").
     public static func cellID(environment: EnvironmentSpec, distance: DistanceSpec, payload: Payload?, transport: TransportSpec,
                               scenario: ScenarioSpec = .static, crossTraffic: CrossTrafficSpec? = nil,
                               workload: WorkloadSpec = .upload) -> String {
         let p = payload.map { "\($0.count)x\($0.size)" } ?? "-"
         var parts = [environment.json.compactText, distance.label, p, transport.plugin, transport.label,
-                     transport.effectiveOptions.compactText]
+                     (transport.identityOptions ?? transport.effectiveOptions).compactText]
         if !scenario.isStatic { parts.append("scenario:" + (scenario.json?.compactText ?? scenario.name)) }
         if let wifi = transport.wifi { parts.append(wifi.canonicalText) }
         if let crossTraffic { parts.append(crossTraffic.canonicalText) }

@@ -440,9 +440,11 @@ struct Validator {
                         }
                     }
                 }
-                out.append(TransportSpec(plugin: type(of: plugin).descriptor.name, label: label, options: o["options"],
-                                         effectiveOptions: effective, usesPayload: usesPayload, index: i,
-                                         wifi: wifi(o["wifi"], p.key("wifi"))))
+                let name = type(of: plugin).descriptor.name
+                var spec = TransportSpec(plugin: name, label: label, options: o["options"], effectiveOptions: effective,
+                                         usesPayload: usesPayload, index: i, wifi: wifi(o["wifi"], p.key("wifi")))
+                spec.identityOptions = CellIDOptions.of(plugin: name, written: o["options"], effective: effective)
+                out.append(spec)
             } catch let error as InputError {
                 problems += error.problems.map { var q = $0; if q.path == nil { q.path = p.description }; return q }
             } catch {

@@ -36,6 +36,8 @@ extension Record {
         /// From the first migration to the first stream data the server acknowledged on
         /// the new path, ms, on the client's clock.
         public var migrationMs: Double?
+        /// Why `reconnectMs` is null although `reconnects` >= 1 (docs/RECORDS.md); else nil.
+        public var reconnectMsReason: String?
 
         public init(name: String, kind: String, stallMs: Double? = nil, detectMs: Double? = nil, recoverMs: Double? = nil,
                     recover90Ms: Double? = nil, survived: Bool? = nil, reconnects: Int? = nil, bytesDuringEvent: Int? = nil) {
@@ -57,6 +59,7 @@ extension Record {
             case survived, reconnects, bytesDuringEvent = "bytes_during_event"
             case reconnectMs = "reconnect_ms", resumed, duplicates, resentBytes = "resent_bytes"
             case migrations, migrationMs = "migration_ms"
+            case reconnectMsReason = "reconnect_ms_reason"
         }
     }
 

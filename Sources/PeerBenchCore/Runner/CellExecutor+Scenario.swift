@@ -5,8 +5,11 @@ extension CellExecutor {
     /// cell whose connection died after the link was dead at least as long as the
     /// transport's configured dead-peer timeout did what its settings predict, so it is
     /// `ok` (its error text stays, saying how it died); any other death stays `failed`.
+    /// Only the transport's own death qualifies (`transportsOwn`): a worker killed by any
+    /// signal, a stop (SIGINT, SIGTERM), a link or competing flow that could not be set up
+    /// end the cell whatever the transport would have done, so they stay `failed`.
     func applyScenario(_ event: ScenarioEvent, to record: inout Record, cell: Cell, counters: LinkCounters?, linkStart: UInt64?,
-                       endedAt: UInt64) {
+                       endedAt: UInt64, transportsOwn: Bool) {
         let figures = ScenarioFigures(event: event)
         func onLinkClock(_ t: UInt64) -> Double? { linkStart.map { Double(Int64(bitPattern: t &- $0)) / 1e9 } }
         let m = record.measurement
@@ -30,7 +33,7 @@ extension CellExecutor {
             scenario.survived = false
         }
         record.scenario = scenario
-        if record.status == .failed,
+        if record.status == .failed, transportsOwn,
            figures.deathIsExpected(deadPeerTimeoutSeconds: deadPeerTimeout(cell), failedAtSeconds: failedAt) {
             record.status = .ok
         }

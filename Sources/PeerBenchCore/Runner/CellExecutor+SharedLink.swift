@@ -48,12 +48,12 @@ extension CellExecutor {
         } catch let e as DeadlineExceeded {
             return block.records(block.allEnded(.timedOut("setting up the link: \(e.description)")), counters: nil, cross: nil, linkStart: nil)
         } catch {
-            return block.records(block.allEnded(.failed("setting up the link: \(error)")), counters: nil, cross: nil, linkStart: nil)
+            return block.records(block.allEnded(.harnessFailed("setting up the link: \(error)")), counters: nil, cross: nil, linkStart: nil)
         }
         let linkStart = MonotonicClock.now()
         let flow: CrossTrafficFlow?
         do { flow = try await startCrossTraffic(cells[0], link: link, endpoints: endpoints) } catch {
-            return block.records(block.allEnded(.failed("starting the cross traffic (\(cells[0].crossTraffic!)): \(error)")), counters: nil, cross: nil,
+            return block.records(block.allEnded(.harnessFailed("starting the cross traffic (\(cells[0].crossTraffic!)): \(error)")), counters: nil, cross: nil,
                            linkStart: linkStart)
         }
         // One stop must reach every transport: the run's stopper can hold one action, so
@@ -112,13 +112,14 @@ struct SharedLinkBlock {
             let seconds = Double(endedAt &- t0) / 1e9
             let (status, error, measurement): (CellStatus, String?, TransportMeasurement?) = switch outcome {
             case .measured(let m): (m.status, m.error, m)
-            case .failed(let e): (.failed, e, nil)
+            case .failed(let e), .harnessFailed(let e): (.failed, e, nil)
             case .timedOut(let e): (.timeout, e, nil)
             }
             var r = executor.makeRecord(cell, link: link, runID: runID, status: status, error: error, measurement, counters: counters,
                                         startedAt: startedAt, totalSeconds: seconds, cross: cross)
             if let event = link.scenario {
-                executor.applyScenario(event, to: &r, cell: cell, counters: counters, linkStart: linkStart, endedAt: endedAt)
+                executor.applyScenario(event, to: &r, cell: cell, counters: counters, linkStart: linkStart, endedAt: endedAt,
+                                       transportsOwn: outcome.isTransportsOwn && executor.stopper?.hasFired != true)
             }
             r.sharedLinkWith = labels.filter { $0 != cell.transport.label }
             return r

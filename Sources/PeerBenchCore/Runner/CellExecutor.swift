@@ -74,10 +74,13 @@ public struct CellExecutor: Sendable {
         let counters = testbed.counters()
         var r = switch outcome {
         case .measured(let m): record(m.status, m.error, m, counters: counters)
-        case .failed(let e): record(.failed, e, counters: counters)
+        case .failed(let e), .harnessFailed(let e): record(.failed, e, counters: counters)
         case .timedOut(let e): record(.timeout, e, counters: counters)
         }
-        if let event = link.scenario { applyScenario(event, to: &r, cell: cell, counters: counters, linkStart: linkStart, endedAt: endedAt) }
+        if let event = link.scenario {
+            applyScenario(event, to: &r, cell: cell, counters: counters, linkStart: linkStart, endedAt: endedAt,
+                          transportsOwn: outcome.isTransportsOwn && stopper?.hasFired != true)
+        }
         return r
     }
 
@@ -108,12 +111,12 @@ public struct CellExecutor: Sendable {
         } catch let e as DeadlineExceeded {
             return (.timedOut("setting up the link: \(e.description)"), nil)
         } catch {
-            return (.failed("setting up the link: \(error)"), nil)
+            return (.harnessFailed("setting up the link: \(error)"), nil)
         }
         linkStart = MonotonicClock.now()
         let flow: CrossTrafficFlow?
         do { flow = try await startCrossTraffic(cell, link: link, endpoints: endpoints) } catch {
-            return (.failed("starting the cross traffic (\(cell.crossTraffic!)): \(error)"), nil)
+            return (.harnessFailed("starting the cross traffic (\(cell.crossTraffic!)): \(error)"), nil)
         }
         let outcome = await runPluginPart(cell, link: link, endpoints: endpoints, t0: t0)
         return (outcome, flow?.finish())
@@ -147,7 +150,7 @@ public struct CellExecutor: Sendable {
         } catch let e as DeadlineExceeded {
             return .timedOut("the peer did not start the server: \(e.description)")
         } catch {
-            return .failed("the peer could not start the server: \(error)")
+            return .harnessFailed("the peer could not start the server: \(error)")
         }
         let started = StartedServer(address: server.address, hello: server.hello)
         let outcome = await runPlugin(cell, seed: seed, link: link, endpoints: endpoints, source: .started(started), remaining: left())
@@ -197,7 +200,7 @@ public struct CellExecutor: Sendable {
             }
             return o
         case .died(let how):
-            return .failed(how)
+            return .harnessFailed(how)
         case .unresponsive:
             return .timedOut("cell did not finish within \(JSONValue.format(timeoutSeconds)) s and did not stop when told; its worker process was killed")
         }

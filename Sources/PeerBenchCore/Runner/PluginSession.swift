@@ -11,8 +11,22 @@ public struct PluginSession: Sendable {
     /// How the plugin part ended.
     public enum Outcome: Sendable {
         case measured(TransportMeasurement)
+        /// The transport failed: its plugin threw (a connection that died, a refused handshake).
         case failed(String)
         case timedOut(String)
+        /// The harness failed, not the transport: the worker process died (any signal),
+        /// the link or the competing flow could not be set up, the peer could not start
+        /// the server. Recorded `failed` whatever the scenario predicts (docs/RECORDS.md).
+        case harnessFailed(String)
+
+        /// Whether the transport ended the cell itself (measured, or its plugin failed),
+        /// not the harness or a deadline: only such an end can be what a scenario predicts.
+        public var isTransportsOwn: Bool {
+            switch self {
+            case .measured, .failed: true
+            case .timedOut, .harnessFailed: false
+            }
+        }
     }
 
     public var registry: PluginRegistry

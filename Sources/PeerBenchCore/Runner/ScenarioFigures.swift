@@ -1,3 +1,4 @@
+import PeerBenchJSON
 import PeerBenchPlugin
 
 /// Turns what a scenario cell saw into the record's `scenario` object
@@ -96,6 +97,19 @@ public struct ScenarioFigures: Sendable {
         s.duplicates = ending.duplicates
         if let back = linkBackSeconds, let first = reconnects.first(where: { $0.resumedAtSeconds >= back }) {
             s.reconnectMs = Self.ms(first.resumedAtSeconds - back)
+        } else if let last = reconnects.last {
+            // Not measurable: say why, in the record (`reconnect_ms_reason`).
+            func at(_ t: Double) -> String { JSONValue.format((t * 1_000).rounded() / 1_000) }
+            if let back = linkBackSeconds, let deadStart = event.deadStartSeconds, last.resumedAtSeconds < deadStart {
+                s.reconnectMsReason = "every re-made connection was resumed before the dead stretch began at \(at(deadStart)) s on the link clock "
+                    + "(the last at \(at(last.resumedAtSeconds)) s), and the last one outlived it to the link's return at \(at(back)) s"
+            } else if let back = linkBackSeconds {
+                s.reconnectMsReason = "every re-made connection was resumed before the link's return at \(at(back)) s on the link clock "
+                    + "(the last at \(at(last.resumedAtSeconds)) s): the link carried it while the scenario still counted it dead"
+            } else {
+                s.reconnectMsReason = "the link does not return in this scenario (\(event.kind) without a return); the last re-made connection "
+                    + "was resumed at \(at(last.resumedAtSeconds)) s on the link clock"
+            }
         }
         if let start = event.deadStartSeconds ?? event.startSeconds, let lost = reconnects.first(where: { $0.lostAtSeconds >= start }) {
             s.detectMs = Self.ms(lost.lostAtSeconds - start)

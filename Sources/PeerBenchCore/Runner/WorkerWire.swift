@@ -53,14 +53,15 @@ public struct CellRequest: Sendable, Codable {
 }
 
 extension PluginSession.Outcome: Codable {
-    enum CodingKeys: String, CodingKey { case measured, failed, timedOut = "timed_out" }
+    enum CodingKeys: String, CodingKey { case measured, failed, timedOut = "timed_out", harnessFailed = "harness_failed" }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         if let m = try c.decodeIfPresent(TransportMeasurement.self, forKey: .measured) { self = .measured(m) }
         else if let e = try c.decodeIfPresent(String.self, forKey: .failed) { self = .failed(e) }
         else if let e = try c.decodeIfPresent(String.self, forKey: .timedOut) { self = .timedOut(e) }
-        else { throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath, debugDescription: "no measured, failed or timed_out")) }
+        else if let e = try c.decodeIfPresent(String.self, forKey: .harnessFailed) { self = .harnessFailed(e) }
+        else { throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath, debugDescription: "no measured, failed, timed_out or harness_failed")) }
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -69,13 +70,14 @@ extension PluginSession.Outcome: Codable {
         case .measured(let m): try c.encode(m, forKey: .measured)
         case .failed(let e): try c.encode(e, forKey: .failed)
         case .timedOut(let e): try c.encode(e, forKey: .timedOut)
+        case .harnessFailed(let e): try c.encode(e, forKey: .harnessFailed)
         }
     }
 
     /// The worker's reply line; a measurement that cannot be encoded becomes a failure saying why.
     public var json: JSONValue {
         do { return try JSONCoding.encode(self) } catch {
-            return .object(JSONObject(["failed": .string("the worker could not encode the cell's outcome: \(JSONCoding.describe(error))")]))
+            return .object(JSONObject(["harness_failed": .string("the worker could not encode the cell's outcome: \(JSONCoding.describe(error))")]))
         }
     }
 

@@ -13,6 +13,10 @@ public struct TransportSpec: Sendable, Codable, Hashable {
     /// The entry's `wifi` object (performance mode, service class); nil when absent,
     /// which runs with `WifiSettings.default`.
     public var wifi: WifiSettings? = nil
+    /// The options the cell id hashes (`CellIDOptions`, docs/RECORDS.md "Cell ids"): the
+    /// written ones over the plugin's frozen base, set by the matrix loader; nil (a spec
+    /// built in code) hashes `effectiveOptions`. Not sent to workers: ids are the runner's.
+    public var identityOptions: JSONValue? = nil
 
     public init(plugin: String, label: String, options: JSONValue?, effectiveOptions: JSONValue, usesPayload: Bool, index: Int,
                 wifi: WifiSettings? = nil) {
