@@ -76,7 +76,7 @@ import Testing
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.contains("transports: tcp (tcp), udp (udp), quic (quic)"))
         #expect(r.stdout.contains("4 environments x 3 distances x 9 payloads (3 counts x 3 sizes)"))
-        #expect(r.stdout.contains("rtt probes: 1000, pipelined, in 216 of 648 cells (rttPayloads: counts 100)"), "\(r.stdout)")
+        #expect(r.stdout.contains("rtt probes: 1000, send-loop, in 216 of 648 cells (rttPayloads: counts 100)"), "\(r.stdout)")
         #expect(r.stdout.contains("cells: 648 (324 per repetition x 2 repetitions)"))
     }
 
@@ -86,6 +86,6 @@ import Testing
         let r = try CLI.run(["validate", dir + "/bad.json"])
         #expect(r.status != 0)
         #expect(r.stderr.contains("$.rttMethod"), "\(r.stderr)")
-        #expect(r.stderr.contains(#"expected one of "ping-pong", "pipelined", got "burst""#), "\(r.stderr)")
+        #expect(r.stderr.contains(#"expected one of "ping-pong", "pipelined", "send-loop", got "burst""#), "\(r.stderr)")
     }
 }
