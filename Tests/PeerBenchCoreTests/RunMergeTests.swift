@@ -97,6 +97,12 @@ import Testing
         #expect(manifest.mergedFrom?.map(\.node) == ["node1", "node2", "node3"])
         #expect(manifest.node == nil)
 
+        // One busy machine: 4.3 and 5.0 per CPU are alike (spread 0.7, but a ratio of 1.16).
+        let busy1 = try shard(shard: "1/3", own: 1, lines: [record("x")], floor: floor(p50Ms: 0.03, releaseP99: 90, load: 8.6), node: "node1")
+        let busy2 = try shard(shard: "2/3", own: 1, lines: [record("y")], floor: floor(p50Ms: 0.03, releaseP99: 90, load: 10), node: "node2")
+        #expect(try RunMerge.merge([busy1, busy2, c], into: out()).warnings.count == 1, "only node3's quieter 0.7 per CPU differs")
+        #expect(try RunMerge.merge([busy1, busy2], into: out(), allowIncomplete: true).warnings.allSatisfy { !$0.contains("loads") })
+
         // Floors of older versions (no floor, no load) are not compared.
         let old = try shard(shard: "3/3", own: 1, lines: [record("z")])
         #expect(try RunMerge.merge([a, b, old], into: out()).warnings.isEmpty)

@@ -181,11 +181,14 @@ public enum RunMerge {
     /// Two inputs' floors differ when the larger is more than `floorRatio` times the
     /// smaller and the two are further apart than the margin (loopback RTT p50:
     /// `loopbackMarginMs`; emulator release p99: `releaseMarginMicros`); their loads
-    /// when the 1-minute load average per allowed CPU differs by more than `loadSpread`.
+    /// when the 1-minute load averages per allowed CPU differ by more than `loadSpread`
+    /// and the larger is more than `loadRatio` times the smaller (4.3 against 5.0 per
+    /// CPU is one busy machine, 0.5 against 4 a quiet node and a crowded one).
     static let floorRatio = 2.0
     static let loopbackMarginMs = 0.05
     static let releaseMarginMicros = 100.0
     static let loadSpread = 0.5
+    static let loadRatio = 1.5
 
     /// Warnings for shards of one run that measured on unlike footing: different
     /// measurement floors (loopback RTT per transport, the emulator's release error) or
@@ -213,7 +216,7 @@ public enum RunMerge {
             warnings.append("the shards saw different measurement floors: emulator release error p99: \(list(release, " µs")); \(why)")
         }
         let loads = measured.compactMap { m in m.floor.loadPerCPU.map { (m.input, $0) } }
-        if let lo = loads.map(\.1).min(), let hi = loads.map(\.1).max(), hi - lo > loadSpread {
+        if let lo = loads.map(\.1).min(), let hi = loads.map(\.1).max(), hi - lo > loadSpread, hi > loadRatio * lo {
             warnings.append("the shards started under different loads: 1-minute load average per CPU: \(list(loads, "")); a loaded node's emulator releases packets late and its transports get less CPU (docs/UNATTENDED.md, \"How many shards a node holds\")")
         }
         return warnings
