@@ -205,11 +205,11 @@ check_merged "$work/run1/all"
 job=$(submit "$work/run2" 1-3)
 say "submitted array job $job; cancelling shard 2 once it has recorded a cell"
 journal=$work/run2/shard-2-of-3/records.jsonl
-for _ in $(seq 600); do
+for _ in $(seq 1800); do
     [ -s "$journal" ] && break
     sleep 0.1
 done
-[ -s "$journal" ] || die "shard 2 recorded nothing in 60 s"
+[ -s "$journal" ] || die "shard 2 recorded nothing in 180 s (with --exclusive the shards of the one node run one after another)"
 scancel "${job}_2"
 wait_job "$job" 240
 before=$(wc -l <"$journal")
