@@ -8,7 +8,7 @@
 # - a network namespace pbsl-<pid>-ctl holding a private bridge (10.231.0.1/24) and
 #   slurmctld, with its own UTS namespace (hostname "ctl");
 # - N network namespaces pbsl-<pid>-nodeK, each joined to the bridge by a veth pair
-#   (address 10.231.0.1K... see node_addr), each running one slurmd in its own UTS
+#   (nodeK at 10.231.0.1K, K up to 9), each running one slurmd in its own UTS
 #   namespace (hostname nodeK): slurm.conf has a NodeName/NodeAddr per node, CPUs=2;
 # - one munged and one munge key for all of them (its socket is a file: every
 #   namespace sees it), one slurm.conf, and the run folders on this machine's
