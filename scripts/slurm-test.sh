@@ -2,6 +2,10 @@
 # A real Slurm run of docs/examples/peerbench-shards.slurm on a one-node cluster set
 # up on this machine, then the failure path. Usage (as root, from anywhere):
 #   scripts/slurm-test.sh [PEERBENCH_BINARY]
+#   scripts/slurm-test.sh --nodes N [--keep DIR] [PEERBENCH_BINARY]
+# With --nodes, scripts/slurm-nodes-test.sh runs instead: N slurmd, each in its own
+# network and UTS namespace, shards with emulated links, a node killed mid-run (see
+# that script). What follows is the one-node test:
 # 1. Installs Slurm (slurmctld, slurmd, slurm-client) and munge if missing (exit 77 = skipped: they cannot be
 #    installed here), starts munged, slurmctld and slurmd for localhost with no cgroup
 #    requirement (proctrack/linuxproc, task/none), all state in one temporary folder.
@@ -15,6 +19,12 @@
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
+for arg in "$@"; do
+    case "$arg" in
+        --nodes|--nodes=*) exec "$repo/scripts/slurm-nodes-test.sh" "$@" ;;
+        --keep|--keep=*) echo "slurm-test: --keep goes with --nodes N (the one-node test keeps nothing)" >&2; exit 64 ;;
+    esac
+done
 peerbench=${1:-$repo/.build/debug/peerbench}
 say() { echo "slurm-test: $*" >&2; }
 skip() { say "SKIPPED: $*"; exit 77; }
@@ -195,11 +205,11 @@ check_merged "$work/run1/all"
 job=$(submit "$work/run2" 1-3)
 say "submitted array job $job; cancelling shard 2 once it has recorded a cell"
 journal=$work/run2/shard-2-of-3/records.jsonl
-for _ in $(seq 600); do
+for _ in $(seq 1800); do
     [ -s "$journal" ] && break
     sleep 0.1
 done
-[ -s "$journal" ] || die "shard 2 recorded nothing in 60 s"
+[ -s "$journal" ] || die "shard 2 recorded nothing in 180 s (with --exclusive the shards of the one node run one after another)"
 scancel "${job}_2"
 wait_job "$job" 240
 before=$(wc -l <"$journal")

@@ -84,12 +84,12 @@ import Testing
         let full = MeasurementFloor(measuredAt: "2026-01-02T03:04:05Z", clock: clock,
                                     loopbackRTT: [.init(label: "tcp", plugin: "tcp", probes: 200, p50Ms: 0.03, p99Ms: 0.06, maxMs: 0.5, error: nil)],
                                     emulatorReleaseError: .init(packets: 500, p50Micros: 35, p99Micros: 94, calibration: "burst"))
-        try Self.check(full, ordered: #"{"measured_at":"2026-01-02T03:04:05Z","clock":{"source":"CLOCK_MONOTONIC","resolution_ns":1,"read_delta_min_ns":20,"read_delta_p50_ns":30,"read_delta_p99_ns":40,"reads":100},"loopback_rtt":[{"label":"tcp","plugin":"tcp","probes":200,"p50_ms":0.03,"p99_ms":0.06,"max_ms":0.5,"error":null}],"emulator_release_error":{"packets":500,"p50_us":35,"p99_us":94,"calibration":"burst"}}"#)
+        try Self.check(full, ordered: #"{"measured_at":"2026-01-02T03:04:05Z","clock":{"source":"CLOCK_MONOTONIC","resolution_ns":1,"read_delta_min_ns":20,"read_delta_p50_ns":30,"read_delta_p99_ns":40,"reads":100},"loopback_rtt":[{"label":"tcp","plugin":"tcp","probes":200,"p50_ms":0.03,"p99_ms":0.06,"max_ms":0.5,"error":null}],"emulator_release_error":{"packets":500,"p50_us":35,"p99_us":94,"calibration":"burst"},"load_average":null,"cpus_allowed":null}"#)
 
         let bare = MeasurementFloor(measuredAt: "2026-01-02T03:04:05Z", clock: clock,
                                     loopbackRTT: [.init(label: "uwb", plugin: "uwb", probes: 0, p50Ms: nil, p99Ms: nil, maxMs: nil, error: "not measured")],
                                     emulatorReleaseError: nil)
-        try Self.check(bare, ordered: #"{"measured_at":"2026-01-02T03:04:05Z","clock":{"source":"CLOCK_MONOTONIC","resolution_ns":1,"read_delta_min_ns":20,"read_delta_p50_ns":30,"read_delta_p99_ns":40,"reads":100},"loopback_rtt":[{"label":"uwb","plugin":"uwb","probes":0,"p50_ms":null,"p99_ms":null,"max_ms":null,"error":"not measured"}],"emulator_release_error":null}"#)
+        try Self.check(bare, ordered: #"{"measured_at":"2026-01-02T03:04:05Z","clock":{"source":"CLOCK_MONOTONIC","resolution_ns":1,"read_delta_min_ns":20,"read_delta_p50_ns":30,"read_delta_p99_ns":40,"reads":100},"loopback_rtt":[{"label":"uwb","plugin":"uwb","probes":0,"p50_ms":null,"p99_ms":null,"max_ms":null,"error":"not measured"}],"emulator_release_error":null,"load_average":null,"cpus_allowed":null}"#)
     }
 
     @Test func cellSamples() throws {

@@ -10,7 +10,8 @@ import Testing
     /// A shard folder: manifest of run `run` (shard `shard` of a `total`-cell matrix,
     /// `own` cells of its own) and the given journal lines.
     func shard(run: String = "r1", hash: String = "h1", shard: String? = nil, total: Int = 3, own: Int? = nil,
-               status: String = "finished", schema: String = Manifest.currentSchema, lines: [String], samples: [String]? = nil) throws -> String {
+               status: String = "finished", schema: String = Manifest.currentSchema, lines: [String], samples: [String]? = nil,
+               floor: MeasurementFloor? = nil, node: String? = nil) throws -> String {
         let p = FileManager.default.temporaryDirectory.appendingPathComponent("pb-merge-\(UUID())").path
         try FileManager.default.createDirectory(atPath: p, withIntermediateDirectories: true)
         var m = try Fixtures.manifest(hash: hash, cellsTotal: total)
@@ -19,6 +20,8 @@ import Testing
         m.status = status
         m.cellsTotal = own ?? total
         m.schema = schema
+        m.measurementFloor = floor
+        m.node = node
         try Fixtures.writeManifest(m, in: p)
         try Data(lines.map { $0 + "\n" }.joined().utf8).write(to: URL(fileURLWithPath: p + "/records.jsonl"))
         if let samples {
@@ -56,6 +59,66 @@ import Testing
         #expect(manifest?.incomplete == nil)
         #expect(try lines(o + "/records.csv").count == 5)
         #expect { _ = try RunMerge.merge([a, b], into: o) } throws: { "\($0)".contains("already holds 4 records") }
+    }
+
+    /// A shard's floor: loopback RTT p50 of transport "s", the emulator's release p99,
+    /// and the 1-minute load average on two allowed CPUs.
+    func floor(p50Ms: Double, releaseP99: Int, load: Double) -> MeasurementFloor {
+        MeasurementFloor(measuredAt: "2026-11-28T10:00:00Z",
+                         clock: .init(source: "CLOCK_MONOTONIC", resolutionNanos: 1, readDeltaMinNanos: 20, readDeltaP50Nanos: 30,
+                                      readDeltaP99Nanos: 40, reads: 100),
+                         loopbackRTT: [.init(label: "s", plugin: "scripted", probes: 200, p50Ms: p50Ms, p99Ms: p50Ms * 2, maxMs: 1, error: nil)],
+                         emulatorReleaseError: .init(packets: 1000, p50Micros: 30, p99Micros: releaseP99, calibration: "burst"),
+                         loadAverage: [load, load, load], cpusAllowed: 2)
+    }
+
+    @Test func shardsThatSawDifferentFloorsOrLoadsAreNamedInAWarning() throws {
+        // Alike: within the margins (0.05 ms, 100 µs, 0.5 load per CPU): no warning.
+        let a = try shard(shard: "1/3", own: 1, lines: [record("x")], floor: floor(p50Ms: 0.03, releaseP99: 90, load: 1.0), node: "node1")
+        let b = try shard(shard: "2/3", own: 1, lines: [record("y")], floor: floor(p50Ms: 0.07, releaseP99: 180, load: 1.8), node: "node2")
+        let c = try shard(shard: "3/3", own: 1, lines: [record("z")], floor: floor(p50Ms: 0.05, releaseP99: 120, load: 1.4), node: "node3")
+        let alike = try RunMerge.merge([a, b, c], into: out())
+        #expect(alike.warnings.isEmpty, "\(alike.warnings)")
+
+        // Node 3 loaded: four times the loopback RTT, a late emulator, load 4 per CPU.
+        let loaded = try shard(shard: "3/3", own: 1, lines: [record("z")], floor: floor(p50Ms: 0.2, releaseP99: 900, load: 8), node: "node3")
+        let o = out()
+        let report = try RunMerge.merge([a, b, loaded], into: o)
+        #expect(report.recordsWritten == 3)
+        let rtt = try #require(report.warnings.first { $0.contains("loopback RTT p50 of s") })
+        #expect(rtt.contains("\(a) (node node1): 0.03 ms") && rtt.contains("\(loaded) (node node3): 0.2 ms"), "\(rtt)")
+        let release = try #require(report.warnings.first { $0.contains("emulator release error p99") })
+        #expect(release.contains("(node node2): 180 µs") && release.contains("(node node3): 900 µs"), "\(release)")
+        let load = try #require(report.warnings.first { $0.contains("different loads") })
+        #expect(load.contains("(node node1): 0.5;") && load.contains("(node node3): 4"), "\(load)")
+        #expect(report.warnings.count == 3)
+
+        // The merged manifest names each input's node; the merged folder has none of its own.
+        let manifest = try #require(try RunDirectory(path: o).readManifest())
+        #expect(manifest.mergedFrom?.map(\.node) == ["node1", "node2", "node3"])
+        #expect(manifest.node == nil)
+
+        // One busy machine: 4.3 and 5.0 per CPU are alike (spread 0.7, but a ratio of 1.16).
+        let busy1 = try shard(shard: "1/3", own: 1, lines: [record("x")], floor: floor(p50Ms: 0.03, releaseP99: 90, load: 8.6), node: "node1")
+        let busy2 = try shard(shard: "2/3", own: 1, lines: [record("y")], floor: floor(p50Ms: 0.03, releaseP99: 90, load: 10), node: "node2")
+        #expect(try RunMerge.merge([busy1, busy2, c], into: out()).warnings.count == 1, "only node3's quieter 0.7 per CPU differs")
+        #expect(try RunMerge.merge([busy1, busy2], into: out(), allowIncomplete: true).warnings.allSatisfy { !$0.contains("loads") })
+
+        // Floors of older versions (no floor, no load) are not compared.
+        let old = try shard(shard: "3/3", own: 1, lines: [record("z")])
+        #expect(try RunMerge.merge([a, b, old], into: out()).warnings.isEmpty)
+    }
+
+    @Test func aShardNamesItsNodeAndTheCPUsItWasGiven() {
+        #expect(Manifest.currentNode(environment: ["SLURMD_NODENAME": "node7"]) == "node7")
+        // Outside Slurm (or an empty variable): the hostname.
+        #expect(!Manifest.currentNode(environment: [:]).isEmpty)
+        #expect(Manifest.currentNode(environment: ["SLURMD_NODENAME": ""]) == Manifest.currentNode(environment: [:]))
+        #expect(MeasurementFloor.countCPUs(list: "0-3,6") == 5)
+        #expect(MeasurementFloor.countCPUs(list: "1") == 1)
+        #expect(MeasurementFloor.countCPUs(list: "3-1") == nil)
+        #expect(MeasurementFloor.readCPUsAllowed() ?? 0 >= 1)
+        #expect(MeasurementFloor.readLoadAverage()?.count == 3)
     }
 
     @Test func foldersOfAnotherMatrixSeedSchemaOrSplitAreRefused() throws {

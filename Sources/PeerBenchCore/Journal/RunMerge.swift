@@ -81,6 +81,7 @@ public enum RunMerge {
             written = [outDir.csvPath + ".tmp", state.setAsidePath, outDir.path + "/samples.jsonl"]
             try copy(&inputs, into: outDir, state: &state)
             var report = Report(inputs: inputs.count, state: state)
+            report.warnings.append(contentsOf: floorWarnings(inputs))
             let incomplete = describeIncomplete(inputs, covered: state.lastStatus.count)
             if let incomplete {
                 report.cellsMissing = incomplete.missing
@@ -177,6 +178,50 @@ public enum RunMerge {
             let list = inputs.map { "\($0.dir): \($0.manifest.shard ?? "not sharded")" }.joined(separator: "; ")
             throw InputError(source: "merge", "the folders come from different splits into shards (\(list)); merge the N shards of one --shard K/N split")
         }
+    }
+
+    /// Two inputs' floors differ when the larger is more than `floorRatio` times the
+    /// smaller and the two are further apart than the margin (loopback RTT p50:
+    /// `loopbackMarginMs`; emulator release p99: `releaseMarginMicros`); their loads
+    /// when the 1-minute load averages per allowed CPU differ by more than `loadSpread`
+    /// and the larger is more than `loadRatio` times the smaller (4.3 against 5.0 per
+    /// CPU is one busy machine, 0.5 against 4 a quiet node and a crowded one).
+    static let floorRatio = 2.0
+    static let loopbackMarginMs = 0.05
+    static let releaseMarginMicros = 100.0
+    static let loadSpread = 0.5
+    static let loadRatio = 1.5
+
+    /// Warnings for shards of one run that measured on unlike footing: different
+    /// measurement floors (loopback RTT per transport, the emulator's release error) or
+    /// different loads when they started. Each names every folder's value and node.
+    static func floorWarnings(_ inputs: [Input]) -> [String] {
+        let measured = inputs.compactMap { i in i.manifest.measurementFloor.map { (input: i, floor: $0) } }
+        guard measured.count > 1 else { return [] }
+        func number(_ v: Double) -> String {
+            v >= 100 ? String(Int(v.rounded())) : String(format: "%.3g", v)
+        }
+        func list(_ values: [(Input, Double)], _ unit: String) -> String {
+            values.map { "\($0.0.dir)\($0.0.manifest.node.map { " (node \($0))" } ?? ""): \(number($0.1))\(unit)" }
+                .joined(separator: "; ")
+        }
+        var warnings: [String] = []
+        let why = "differences between their cells smaller than this are the nodes', not the transports' (docs/UNATTENDED.md, \"How many shards a node holds\")"
+        for label in inputs[0].manifest.transports {
+            let values = measured.compactMap { m in m.floor.loopbackRTT.first { $0.label == label }?.p50Ms.map { (m.input, $0) } }
+            guard let lo = values.map(\.1).min(), let hi = values.map(\.1).max(),
+                  hi - lo > loopbackMarginMs, hi > floorRatio * lo else { continue }
+            warnings.append("the shards saw different measurement floors: loopback RTT p50 of \(label): \(list(values, " ms")); \(why)")
+        }
+        let release = measured.compactMap { m in m.floor.emulatorReleaseError.map { (m.input, Double($0.p99Micros)) } }
+        if let lo = release.map(\.1).min(), let hi = release.map(\.1).max(), hi - lo > releaseMarginMicros, hi > floorRatio * lo {
+            warnings.append("the shards saw different measurement floors: emulator release error p99: \(list(release, " µs")); \(why)")
+        }
+        let loads = measured.compactMap { m in m.floor.loadPerCPU.map { (m.input, $0) } }
+        if let lo = loads.map(\.1).min(), let hi = loads.map(\.1).max(), hi - lo > loadSpread, hi > loadRatio * lo {
+            warnings.append("the shards started under different loads: 1-minute load average per CPU: \(list(loads, "")); a loaded node's emulator releases packets late and its transports get less CPU (docs/UNATTENDED.md, \"How many shards a node holds\")")
+        }
+        return warnings
     }
 
     /// Running totals of one merge.
@@ -350,8 +395,10 @@ public enum RunMerge {
         m.summary = StatusCounts(summary)
         m.mergedFrom = inputs.map {
             Manifest.MergeSource(path: $0.dir, runID: $0.manifest.runID, shard: $0.manifest.shard, status: $0.manifest.status,
-                                 records: $0.records, recordsKept: $0.kept)
+                                 records: $0.records, recordsKept: $0.kept, node: $0.manifest.node)
         }
+        // One folder of several nodes: each input's node is in merged_from.
+        m.node = nil
         m.incomplete = incomplete
         m.setAside = state.setAside
         // The shards of one run share its note; different notes are all kept, in input order.

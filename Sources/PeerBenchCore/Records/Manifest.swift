@@ -44,6 +44,10 @@ public struct Manifest: Sendable, Equatable, Codable {
     /// (kept in set-aside.jsonl, not merged).
     public var setAside: Int?
     public var host: Host
+    /// The Slurm node this run (its latest session) ran on: `SLURMD_NODENAME`, or the
+    /// hostname outside Slurm. Null in merged folders (`merged_from` names each
+    /// input's node) and in manifests of older versions.
+    public var node: String?
     /// `peerbench`, `swift_compiler`, then each plugin's libraries, by name.
     public var versions: Versions
     /// The matrix document as loaded, so a run can be resumed or audited without its file.
@@ -89,13 +93,17 @@ public struct Manifest: Sendable, Equatable, Codable {
         public var endedAt: String?
         public var status: String
         public var commandLine: [String]
-        public init(startedAt: String, endedAt: String?, status: String, commandLine: [String]) {
+        /// The node this session ran on (`Manifest.currentNode`); a requeued shard's
+        /// sessions name each node it ran on.
+        public var node: String?
+        public init(startedAt: String, endedAt: String?, status: String, commandLine: [String], node: String? = nil) {
             self.startedAt = startedAt
             self.endedAt = endedAt
             self.status = status
             self.commandLine = commandLine
+            self.node = node
         }
-        enum CodingKeys: String, CodingKey { case startedAt = "started_at", endedAt = "ended_at", status, commandLine = "command_line" }
+        enum CodingKeys: String, CodingKey { case startedAt = "started_at", endedAt = "ended_at", status, commandLine = "command_line", node }
     }
 
     public struct MergeSource: Sendable, Equatable, Codable {
@@ -105,15 +113,18 @@ public struct Manifest: Sendable, Equatable, Codable {
         public var status: String
         public var records: Int
         public var recordsKept: Int
-        public init(path: String, runID: String, shard: String?, status: String, records: Int, recordsKept: Int) {
+        /// The input's `node`.
+        public var node: String?
+        public init(path: String, runID: String, shard: String?, status: String, records: Int, recordsKept: Int, node: String? = nil) {
             self.path = path
             self.runID = runID
             self.shard = shard
             self.status = status
             self.records = records
             self.recordsKept = recordsKept
+            self.node = node
         }
-        enum CodingKeys: String, CodingKey { case path, runID = "run_id", shard, status, records, recordsKept = "records_kept" }
+        enum CodingKeys: String, CodingKey { case path, runID = "run_id", shard, status, records, recordsKept = "records_kept", node }
     }
 
     /// What an incomplete merge lacks.
@@ -164,7 +175,7 @@ public struct Manifest: Sendable, Equatable, Codable {
         case cellTimeoutSeconds = "cell_timeout_seconds", transports, cellsTotal = "cells_total", order, shard
         case matrixCellsTotal = "matrix_cells_total", summary, isolation, cellsRecorded = "cells_recorded"
         case interruptedCell = "interrupted_cell", sessions, mergedFrom = "merged_from", incomplete
-        case setAside = "set_aside", host, versions, matrix
+        case setAside = "set_aside", host, node, versions, matrix
         case measurementFloor = "measurement_floor", note, autoRepetitions = "auto_repetitions"
     }
 
@@ -207,6 +218,15 @@ public struct Manifest: Sendable, Equatable, Codable {
     }
 
     public var json: JSONValue { (try? JSONCoding.encode(self)) ?? .null }
+
+    /// The node a run is on: Slurm's `SLURMD_NODENAME` in a job, else this machine's
+    /// hostname (what `hostname` prints; in a container or UTS namespace, its own).
+    public static func currentNode(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        if let name = environment["SLURMD_NODENAME"], !name.isEmpty { return name }
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return ProcessInfo.processInfo.hostName }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
 
     public static func rfc3339(_ date: Date) -> String { Record.rfc3339(date) }
 

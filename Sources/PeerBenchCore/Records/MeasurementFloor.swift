@@ -17,16 +17,32 @@ public struct MeasurementFloor: Sendable, Equatable, Codable {
     public var loopbackRTT: [TransportFloor]
     /// Null when the link is not emulated.
     public var emulatorReleaseError: ReleaseError?
+    /// The machine's load average (1, 5 and 15 min, `/proc/loadavg`) when the floor was
+    /// measured: other work competing for the cores the emulator needs. Null where unreadable.
+    public var loadAverage: [Double]?
+    /// CPUs this process may run on (`Cpus_allowed_list`): all of the machine's, or
+    /// what a scheduler's CPU binding gave the run.
+    public var cpusAllowed: Int?
 
-    public init(measuredAt: String, clock: Clock, loopbackRTT: [TransportFloor], emulatorReleaseError: ReleaseError?) {
+    public init(measuredAt: String, clock: Clock, loopbackRTT: [TransportFloor], emulatorReleaseError: ReleaseError?,
+                loadAverage: [Double]? = nil, cpusAllowed: Int? = nil) {
         self.measuredAt = measuredAt
         self.clock = clock
         self.loopbackRTT = loopbackRTT
         self.emulatorReleaseError = emulatorReleaseError
+        self.loadAverage = loadAverage
+        self.cpusAllowed = cpusAllowed
     }
 
     enum CodingKeys: String, CodingKey {
         case measuredAt = "measured_at", clock, loopbackRTT = "loopback_rtt", emulatorReleaseError = "emulator_release_error"
+        case loadAverage = "load_average", cpusAllowed = "cpus_allowed"
+    }
+
+    /// The 1-minute load average per allowed CPU (1 = every core busy), or nil.
+    public var loadPerCPU: Double? {
+        guard let load = loadAverage?.first else { return nil }
+        return load / Double(max(1, cpusAllowed ?? 1))
     }
 
     /// CLOCK_MONOTONIC: what `clock_getres` claims and what reading it twice costs.
@@ -92,6 +108,33 @@ extension MeasurementFloor {
     /// Probes per transport at run start: enough for a p99, short enough to cost well
     /// under a second per stream transport on loopback.
     public static let loopbackProbes = 200
+
+    /// `/proc/loadavg`'s three averages now, or nil.
+    public static func readLoadAverage(_ path: String = "/proc/loadavg") -> [Double]? {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
+        let values = text.split(separator: " ").prefix(3).compactMap { Double($0) }
+        return values.count == 3 ? values : nil
+    }
+
+    /// How many CPUs a `Cpus_allowed_list` (`0-3,6`) names, or nil.
+    public static func countCPUs(list: Substring) -> Int? {
+        var n = 0
+        for part in list.split(separator: ",") {
+            let ends = part.split(separator: "-").map { Int($0.trimmingCharacters(in: .whitespaces)) }
+            guard let first = ends.first ?? nil else { return nil }
+            let last = ends.count > 1 ? ends[1] : first
+            guard let last, last >= first else { return nil }
+            n += last - first + 1
+        }
+        return n > 0 ? n : nil
+    }
+
+    /// The CPUs this process may run on, from `/proc/self/status`, or nil.
+    public static func readCPUsAllowed(_ path: String = "/proc/self/status") -> Int? {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8),
+              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("Cpus_allowed_list:") }) else { return nil }
+        return countCPUs(list: line.dropFirst("Cpus_allowed_list:".count).drop { $0 == " " || $0 == "\t" })
+    }
 
     /// The clock part, measured now.
     public static func measureClock(reads: Int = 100_000) -> Clock {

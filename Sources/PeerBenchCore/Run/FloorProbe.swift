@@ -13,6 +13,7 @@ struct FloorProbe {
     var releaseError: (@Sendable () async -> MeasurementFloor.ReleaseError?)?
 
     func measure(_ plan: RunPlan, stopped: @escaping @Sendable () -> Bool) async -> MeasurementFloor {
+        let load = MeasurementFloor.readLoadAverage()
         let clock = MeasurementFloor.measureClock()
         var rtt: [MeasurementFloor.TransportFloor] = []
         for spec in plan.matrix.transports {
@@ -28,7 +29,8 @@ struct FloorProbe {
         }
         var release: MeasurementFloor.ReleaseError?
         if let releaseError, !stopped() { release = await releaseError() }
-        return MeasurementFloor(measuredAt: Manifest.rfc3339(Date()), clock: clock, loopbackRTT: rtt, emulatorReleaseError: release)
+        return MeasurementFloor(measuredAt: Manifest.rfc3339(Date()), clock: clock, loopbackRTT: rtt, emulatorReleaseError: release,
+                                loadAverage: load, cpusAllowed: MeasurementFloor.readCPUsAllowed())
     }
 
     /// Longest a transport's loopback probe may take: 200 probes take well under a

@@ -17,6 +17,8 @@ final class ManifestBook: Sendable {
     let sessionStartedAt = Date()
     let earlierSessions: [Manifest.Session]
     let commandLine: [String]
+    /// Where this session runs (`Manifest.currentNode`): a resumed shard may be on another node.
+    let node = Manifest.currentNode()
     private let _interruptedCell = Mutex<Cell?>(nil)
     /// Measured before the first cell (`FloorProbe`); written with every manifest.
     private let _measurementFloor = Mutex<MeasurementFloor?>(nil)
@@ -68,10 +70,11 @@ final class ManifestBook: Sendable {
         var m = Manifest(runID: runID, plan: plan, linkMode: linkMode, startedAt: firstStartedAt, endedAt: ended ? now : nil,
                          status: status, summary: summary, versions: versions)
         m.isolation = isolation.rawValue
+        m.node = node
         m.cellsRecorded = summary.total
         m.interruptedCell = interruptedCell.map { Manifest.InterruptedCell(cellID: $0.id, repetition: $0.repetition, summary: $0.summary) }
         let session = Manifest.Session(startedAt: Manifest.rfc3339(sessionStartedAt), endedAt: ended ? Manifest.rfc3339(now) : nil,
-                                       status: status, commandLine: commandLine)
+                                       status: status, commandLine: commandLine, node: node)
         m.sessions = earlierSessions + [session]
         m.measurementFloor = measurementFloor
         m.autoRepetitions = judge?.report
