@@ -84,8 +84,11 @@ public final class EmulatedTestbed: Testbed {
                 try tun.setSegmentationOffload(parameters.usesSegmentationOffload)
                 tun.drain()
             }
-            let emulator = try Emulator(clientFd: pair.clientTUN.fd, serverFd: pair.serverTUN.fd, parameters: parameters, seed: seed)
+            // Before the emulator exists: its channel schedule starts when it is made, and
+            // reading the qdiscs' counters runs `tc` (tens of ms on a loaded host), which
+            // must not shift the schedule against the caller's clock.
             s.qdiscDropsAtStart = pair.qdiscDrops()
+            let emulator = try Emulator(clientFd: pair.clientTUN.fd, serverFd: pair.serverTUN.fd, parameters: parameters, seed: seed)
             emulator.start()
             s.emulator = emulator
             return (Endpoint(address: Self.clientAddress, namespace: pair.client),
