@@ -15,11 +15,13 @@ enum CLI {
     static var binary: String { PeerbenchBinary.path }
 
     @discardableResult
-    static func run(_ args: [String], cwd: String? = nil) throws -> CLIResult {
+    /// `environment`: variables set for the child on top of this process's.
+    static func run(_ args: [String], cwd: String? = nil, environment: [String: String] = [:]) throws -> CLIResult {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: binary)
         p.arguments = args
         p.currentDirectoryURL = URL(fileURLWithPath: cwd ?? packageRoot)
+        if !environment.isEmpty { p.environment = ProcessInfo.processInfo.environment.merging(environment) { _, b in b } }
         let out = Pipe(), err = Pipe()
         p.standardOutput = out
         p.standardError = err

@@ -35,24 +35,11 @@ import Testing
 
     /// Each repetition-1 cell of `path` as the dry run lists it: summary -> id.
     static func ids(of path: String) throws -> [String: String] {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: CLI.binary)
-        p.arguments = ["run", path, "--dry-run"]
-        p.currentDirectoryURL = URL(fileURLWithPath: CLI.packageRoot)
-        p.environment = ProcessInfo.processInfo.environment.merging(["PEERBENCH_CERTS": certs]) { _, b in b }
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        nonisolated(unsafe) var errData = Data()
-        let reader = Thread { errData = err.fileHandleForReading.readDataToEndOfFile() }
-        reader.start()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        while !reader.isFinished { usleep(1_000) }
-        guard p.terminationStatus == 0 else {
-            throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "dry run of \(path): \(String(decoding: errData, as: UTF8.self))"])
+        let r = try CLI.run(["run", path, "--dry-run"], environment: ["PEERBENCH_CERTS": certs])
+        guard r.status == 0 else {
+            throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "dry run of \(path): \(r.stderr)"])
         }
+        let text = r.stdout
         // Rows "N  summary  <16 hex>#1  estimate".
         let row = /^\d+\s+(.+?)\s+([0-9a-f]{16})#1\s/
         var ids: [String: String] = [:]
