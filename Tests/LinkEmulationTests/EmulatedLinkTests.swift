@@ -13,7 +13,7 @@ import Testing
 /// inside the namespaces each test creates and removes. Needs root (CAP_NET_ADMIN).
 @Suite(.serialized, .enabled(if: EmulatedTestbed.hasNetAdmin, "needs CAP_NET_ADMIN: run the tests as root"))
 struct EmulatedLinkTests {
-    @Test("10 ms one-way delay gives a 20 +- 1 ms UDP round trip")
+    @Test("10 ms one-way delay gives a 20 ms UDP round trip, never less, at most 1 ms plus the emulator's lateness more")
     func delay() async throws {
         let testbed = try EmulatedTestbed()
         defer { testbed.shutdownNow() }
@@ -25,8 +25,13 @@ struct EmulatedLinkTests {
         #expect(try await echoed == 100)
         #expect(pings.count == 100)
         let p50 = pings.map(\.1).quantile(0.5).milliseconds
-        #expect(abs(p50 - 20) <= 1, "RTT p50 \(p50) ms")
+        // What the emulator decides: never before the delay. What the host adds on top is
+        // the emulator's own delivery lateness (measured by it in the same run, once per
+        // direction) plus the sockets' and threads' wake-ups, given 1 ms.
         #expect(pings.map(\.1).min()!.milliseconds >= 20, "no packet may arrive before its delay")
+        let late = try #require(testbed.schedulingError()?.percentileMicros(0.5))
+        let allowed = 1 + 2 * Double(late) / 1_000
+        #expect(p50 - 20 <= allowed, "RTT p50 \(p50) ms: more than \(allowed) ms over the 20 planned (emulator lateness p50 \(late) us)")
         let c = try #require(testbed.counters())
         #expect(c.packetsUp == 101 && c.packetsDown == 100, "\(c)")
         #expect(c.dropsUp == 0 && c.dropsDown == 0)
