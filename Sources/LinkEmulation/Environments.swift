@@ -6,7 +6,7 @@ public enum Provenance: String, Sendable {
     case measured = "M"
     /// An assumption: a reasonable engineering choice, overridable in matrix.json.
     case assumed = "A"
-    /// Fitted to the field study's TCP measurements (`scripts/fit-field-study.py`).
+    /// Fitted to the field study's calibration set (TCP, UDP's transfers) (`scripts/fit-field-study.py`).
     case fitted = "F"
 }
 
@@ -80,7 +80,7 @@ extension RadioEnvironment {
     /// Values shared by every built-in environment (LINK-MODEL.md sections 2-4).
     static let common: [String: (Provenance, String)] = [
         "txPowerDbm": (.assumed, "15 dBm, a phone's 5 GHz transmit power (LINK-MODEL.md 3)"),
-        "bodyLossDb": (.assumed, "5 dB body/antenna loss (LINK-MODEL.md 3)"),
+        "bodyLossDb": (.fitted, "body, hand, antenna and implementation loss of both phones, fitted to the TCP and UDP transfers per place x distance (scripts/fit-field-study.py; LINK-MODEL.md 3)"),
         "noiseFigureDb": (.documented, "noise floor -174 dBm/Hz + 10 log10(80 MHz) + 7 dB NF = -88 dBm (LINK-MODEL.md 3)"),
         "shadowingCorrelationMs": (.assumed, "time-correlated shadowing, a few hundred ms at walking pace (LINK-MODEL.md 3)"),
         "awdl": (.assumed, "bulk: frames leave from the start of a 16 TU availability window unless they queue behind a transmission (window length D: owl sync.c/channel.h; mechanism A)"),
@@ -107,7 +107,7 @@ extension RadioEnvironment {
             name: name, pathLossExponent: 2.0, breakpointMeters: nil, beyondBreakpointExponent: 2.0, foliage: false,
             shadowingSigmaDb: 3, shadowingCorrelationMs: 300, interferenceDb: 0,
             blockingPerSecond: 0, blockingMeanMs: 0, blockingDepthDb: 10...20,
-            schedule: .bulk, txPowerDbm: 15, bodyLossDb: 5, noiseFigureDb: 7, delayMs: 1.0, jitterMs: 0.3,
+            schedule: .bulk, txPowerDbm: 15, bodyLossDb: FieldStudyCalibration.bodyLossDb, noiseFigureDb: 7, delayMs: 1.0, jitterMs: 0.3,
             burstLossPackets: 3, queue: FieldStudyCalibration.queue, sources: common)
     }
 

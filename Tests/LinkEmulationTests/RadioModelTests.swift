@@ -55,9 +55,11 @@ struct RadioModelTests {
     @Test("1 m in the free field: top MCS, full rate after MAC overhead and channel time")
     func shortRange() throws {
         let l = try link("free-field", 1)
-        // 15 dBm - 5 dB - 46.8 dB = -36.8 dBm; noise -88 dBm: SNR 51.2 dB -> MCS 9.
-        #expect(abs(l.rssiDbm! - -36.8) < 0.05)
-        #expect(abs(l.snrDb! - 51.2) < 0.1)
+        // 15 dBm - body loss - 46.8 dB; noise -88 dBm: SNR 56.2 dB - body loss -> MCS 9
+        // for any body loss the fit may choose (it stops at 11 dB: 45.2 dB, MCS 9 needs 38).
+        let body = FieldStudyCalibration.bodyLossDb
+        #expect(abs(l.rssiDbm! - (-31.8 - body)) < 0.05)
+        #expect(abs(l.snrDb! - (56.2 - body)) < 0.1)
         #expect(l.mcs == 9)
         #expect(l.phyRateMbps == 780)
         // The air runs at the PHY rate times the pair's share; full aggregates back to back.
