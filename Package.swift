@@ -91,7 +91,7 @@ let package = Package(
         ),
         // Built-in transport plugins.
         .target(name: "TCPTransport", dependencies: ["PeerBenchJSON", "PeerBenchSystem", "PeerBenchStreams", "CPeerBenchSystem", "PeerBenchPlugin"], swiftSettings: strict),
-        .target(name: "UDPTransport", dependencies: ["PeerBenchJSON", "PeerBenchSystem", "PeerBenchStreams", "CPeerBenchSystem", "PeerBenchPlugin", "CGnuTLS"], swiftSettings: strict),
+        .target(name: "UDPTransport", dependencies: ["PeerBenchJSON", "PeerBenchSystem", "PeerBenchStreams", "CPeerBenchSystem", "PeerBenchPlugin", "GnuTLSSupport"], swiftSettings: strict),
         .systemLibrary(
             name: "CNgtcp2",
             pkgConfig: "libngtcp2",
@@ -105,10 +105,11 @@ let package = Package(
         .target(name: "UWBRanging", dependencies: ["PeerBenchJSON", "PeerBenchSystem", "PeerBenchPlugin"], swiftSettings: strict),
         // External plugins in any language (docs/protocol/exec.md).
         .target(name: "ExecTransport", dependencies: ["PeerBenchJSON", "PeerBenchSystem", "PeerBenchPlugin"], swiftSettings: strict),
-        // GnuTLS's own system-library module, apart from CNgtcp2.
+        // GnuTLS's own system-library module, apart from CNgtcp2; only GnuTLSSupport imports it.
         .systemLibrary(name: "CGnuTLS", pkgConfig: "gnutls", providers: [.apt(["libgnutls28-dev"])]),
         // The one GnuTLS wrapper: sessions (always GNUTLS_NO_SIGNAL), credentials (certificate,
-        // PSK), errors, X.509 for serve's identity; tls, quic and the control channel build on it.
+        // PSK), errors, X.509 for serve's identity, SHA-256, HMAC-SHA256, alert and certificate
+        // status texts, the library version; tls, udp, quic and the control channel build on it.
         .target(name: "GnuTLSSupport", dependencies: ["PeerBenchJSON", "PeerBenchSystem", "CGnuTLS", "PeerBenchPlugin"], swiftSettings: strict),
         // TLS 1.3 over TCP.
         .target(name: "TLSTransport", dependencies: ["PeerBenchJSON", "PeerBenchSystem", "PeerBenchStreams", "CPeerBenchSystem", "PeerBenchPlugin", "GnuTLSSupport"], swiftSettings: strict),

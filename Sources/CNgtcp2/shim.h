@@ -1,17 +1,19 @@
-// C boundary for the QUIC plugin: ngtcp2 0.12 + ngtcp2_crypto_gnutls + GnuTLS.
+// C boundary for the QUIC plugin: ngtcp2 0.12 + ngtcp2_crypto_gnutls.
 //
 // ngtcp2 0.12 spells most entry points as function-like macros over
 // `*_versioned` functions (the macro supplies the struct version the headers
-// were compiled with), and GnuTLS's `gnutls_free` is a macro over a function
-// pointer. Swift imports neither, so each gets a `static inline` wrapper with
-// a `pb_` prefix here. Nothing else belongs in this file.
+// were compiled with). Swift imports none of them, so each gets a `static inline`
+// wrapper with a `pb_` prefix here. Nothing else belongs in this file.
+//
+// GnuTLS itself is GnuTLSSupport's (through CGnuTLS): no GnuTLS header is included
+// here, and nothing here calls GnuTLS. ngtcp2_crypto_gnutls.h still includes
+// <gnutls/gnutls.h> for its `gnutls_session_t` parameters, so that header's
+// declarations are visible to Swift through this module; the plugin calls none of
+// them (ModuleGraphTests checks), only the two ngtcp2_crypto_gnutls_configure_*.
 #pragma once
 #include <ngtcp2/ngtcp2.h>
 #include <ngtcp2/ngtcp2_crypto.h>
 #include <ngtcp2/ngtcp2_crypto_gnutls.h>
-#include <gnutls/gnutls.h>
-#include <gnutls/x509.h>
-#include <gnutls/crypto.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <poll.h>
@@ -98,8 +100,6 @@ static inline void pb_ngtcp2_conn_get_conn_stat(ngtcp2_conn *conn, ngtcp2_conn_s
   ngtcp2_conn_get_conn_stat(conn, cstat);
 }
 
-static inline void pb_gnutls_free(void *p) { gnutls_free(p); }
-
 /// 0-RTT: the server's transport parameters as this connection received them
 /// (encoded as the server sent them), for the client to remember with its session
 /// ticket; the byte count, 0 when there are none yet, or a negative ngtcp2 error.
@@ -118,14 +118,6 @@ static inline int pb_ngtcp2_conn_set_early_remote_transport_params(ngtcp2_conn *
   if (rv != 0) return rv;
   ngtcp2_conn_set_early_remote_transport_params(conn, &params);
   return 0;
-}
-
-/// ngtcp2's `rand` callback: GnuTLS's random generator (Swift cannot hand
-/// ngtcp2 a function pointer that captures nothing *and* uses a C macro-free
-/// API more cheaply than this).
-static inline void pb_rand_cb(uint8_t *dest, size_t destlen, const ngtcp2_rand_ctx *rand_ctx) {
-  (void)rand_ctx;
-  gnutls_rnd(GNUTLS_RND_RANDOM, dest, destlen);
 }
 
 /// `ngtcp2_crypto_conn_ref.get_conn`: the plugin stores the connection itself in `user_data`.
@@ -219,34 +211,31 @@ static inline int pb_udp_enable_gro(int fd) {
   return setsockopt(fd, SOL_UDP, UDP_GRO, &one, sizeof(one));
 }
 
-/// Fills the callbacks every client needs from ngtcp2_crypto (handshake, keys,
-/// packet protection); the plugin adds its own stream callbacks afterwards.
-static inline void pb_ngtcp2_client_crypto_callbacks(ngtcp2_callbacks *cb) {
-  cb->client_initial = ngtcp2_crypto_client_initial_cb;
+/// The ngtcp2_crypto callbacks both sides need (keys, packet protection, path
+/// challenges, version negotiation).
+static inline void pb_ngtcp2_shared_crypto_callbacks(ngtcp2_callbacks *cb) {
   cb->recv_crypto_data = ngtcp2_crypto_recv_crypto_data_cb;
   cb->encrypt = ngtcp2_crypto_encrypt_cb;
   cb->decrypt = ngtcp2_crypto_decrypt_cb;
   cb->hp_mask = ngtcp2_crypto_hp_mask_cb;
-  cb->recv_retry = ngtcp2_crypto_recv_retry_cb;
   cb->update_key = ngtcp2_crypto_update_key_cb;
   cb->delete_crypto_aead_ctx = ngtcp2_crypto_delete_crypto_aead_ctx_cb;
   cb->delete_crypto_cipher_ctx = ngtcp2_crypto_delete_crypto_cipher_ctx_cb;
   cb->get_path_challenge_data = ngtcp2_crypto_get_path_challenge_data_cb;
   cb->version_negotiation = ngtcp2_crypto_version_negotiation_cb;
-  cb->rand = pb_rand_cb;
+}
+
+/// Fills the callbacks every client needs from ngtcp2_crypto (handshake, keys,
+/// packet protection); the plugin adds its own stream callbacks and `rand`
+/// (SecureRandom) afterwards.
+static inline void pb_ngtcp2_client_crypto_callbacks(ngtcp2_callbacks *cb) {
+  pb_ngtcp2_shared_crypto_callbacks(cb);
+  cb->client_initial = ngtcp2_crypto_client_initial_cb;
+  cb->recv_retry = ngtcp2_crypto_recv_retry_cb;
 }
 
 /// The server's counterpart of `pb_ngtcp2_client_crypto_callbacks`.
 static inline void pb_ngtcp2_server_crypto_callbacks(ngtcp2_callbacks *cb) {
+  pb_ngtcp2_shared_crypto_callbacks(cb);
   cb->recv_client_initial = ngtcp2_crypto_recv_client_initial_cb;
-  cb->recv_crypto_data = ngtcp2_crypto_recv_crypto_data_cb;
-  cb->encrypt = ngtcp2_crypto_encrypt_cb;
-  cb->decrypt = ngtcp2_crypto_decrypt_cb;
-  cb->hp_mask = ngtcp2_crypto_hp_mask_cb;
-  cb->update_key = ngtcp2_crypto_update_key_cb;
-  cb->delete_crypto_aead_ctx = ngtcp2_crypto_delete_crypto_aead_ctx_cb;
-  cb->delete_crypto_cipher_ctx = ngtcp2_crypto_delete_crypto_cipher_ctx_cb;
-  cb->get_path_challenge_data = ngtcp2_crypto_get_path_challenge_data_cb;
-  cb->version_negotiation = ngtcp2_crypto_version_negotiation_cb;
-  cb->rand = pb_rand_cb;
 }

@@ -2,9 +2,12 @@ internal import CGnuTLS
 
 /// Why a certificate did not verify: GnuTLS's status bits (0 = verified).
 public struct CertificateStatus: Sendable, Equatable {
+    /// GnuTLS's `gnutls_certificate_status_t` bits.
     public let rawValue: UInt32
+    /// The status GnuTLS reported (`GnuTLSSession.verifyStatus`).
     public init(rawValue: UInt32) { self.rawValue = rawValue }
 
+    /// No bit set: the certificate verified.
     public var isVerified: Bool { rawValue == 0 }
     /// Not issued by a trusted CA.
     public var signerNotFound: Bool { has(GNUTLS_CERT_SIGNER_NOT_FOUND.rawValue) }
@@ -12,8 +15,11 @@ public struct CertificateStatus: Sendable, Equatable {
     public var signerNotCA: Bool { has(GNUTLS_CERT_SIGNER_NOT_CA.rawValue) }
     /// Does not cover the name the client expects.
     public var unexpectedOwner: Bool { has(GNUTLS_CERT_UNEXPECTED_OWNER.rawValue) }
+    /// Past its end date.
     public var expired: Bool { has(GNUTLS_CERT_EXPIRED.rawValue) }
+    /// Before its start date.
     public var notActivated: Bool { has(GNUTLS_CERT_NOT_ACTIVATED.rawValue) }
+    /// Revoked by its issuer.
     public var revoked: Bool { has(GNUTLS_CERT_REVOKED.rawValue) }
 
     /// GnuTLS's sentence for the status, for causes not named above.

@@ -6,9 +6,7 @@ extension GnuTLSSession {
     public func peerCertificateSHA256() -> [UInt8]? {
         var count: UInt32 = 0
         guard let chain = gnutls_certificate_get_peers(handle, &count), count > 0 else { return nil }
-        var digest = [UInt8](repeating: 0, count: CertificatePin.length)
-        guard gnutls_hash_fast(GNUTLS_DIG_SHA256, chain[0].data, Int(chain[0].size), &digest) == 0 else { return nil }
-        return digest
+        return try? SHA256.digest(UnsafeRawBufferPointer(start: chain[0].data, count: Int(chain[0].size)))
     }
 
     /// After the handshake: throws unless the peer's certificate is the `pinned` one

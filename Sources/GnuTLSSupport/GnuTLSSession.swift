@@ -18,8 +18,8 @@ public final class GnuTLSSession: @unchecked Sendable {
     public enum Role: Sendable { case client, server }
     public let role: Role
     /// The `gnutls_session_t`, for a library that drives the session itself
-    /// (ngtcp2_crypto_gnutls). Such a library may take the session's user pointer; only
-    /// a PSK server session uses it here.
+    /// (ngtcp2_crypto_gnutls). Such a library may take the session's user pointer
+    /// (`lendUserPointer`); only a PSK server session uses it here.
     public let handle: OpaquePointer
     let credentials: GnuTLSCredentials
     /// GnuTLS keeps the verification name's pointer without copying it: a C copy that
@@ -68,6 +68,14 @@ public final class GnuTLSSession: @unchecked Sendable {
     /// Reads and writes the TLS records on the connected socket `fd`.
     public func setTransport(fd: Int32) {
         pb_tls_transport_set_fd(handle, fd)
+    }
+
+    /// Gives the session's user pointer (`gnutls_session_set_ptr`) to the library that
+    /// drives the session: ngtcp2_crypto_gnutls finds its connection there. A PSK server
+    /// session keeps its own (its key lookup reads it), so it cannot lend it.
+    public func lendUserPointer(_ pointer: UnsafeMutableRawPointer) {
+        precondition(pskServer == nil, "a PSK server session's user pointer is its key lookup's")
+        gnutls_session_set_ptr(handle, pointer)
     }
 
     /// Client: the server's certificate must chain to the trusted CA and cover `name`

@@ -3,6 +3,7 @@ import Glibc
 #endif
 internal import CGnuTLS
 import PeerBenchPlugin
+import PeerBenchSystem
 
 /// An X.509 certificate, owned and freed here (`gnutls_x509_crt_t`).
 public final class X509Certificate {
@@ -34,8 +35,8 @@ public final class X509Certificate {
     public convenience init(selfSignedWith key: X509PrivateKey, commonName: String, validDays: Int) throws(GnuTLSError) {
         try self.init()
         try GnuTLSError.check(gnutls_x509_crt_set_version(handle, 3), "setting the certificate's version")
-        var serial = [UInt8](repeating: 0, count: 16)
-        try GnuTLSError.check(gnutls_rnd(GNUTLS_RND_NONCE, &serial, serial.count), "drawing the certificate's serial")
+        var serial: [UInt8]
+        do { serial = try SecureRandom.bytes(16) } catch { throw GnuTLSError("drawing the certificate's serial (\(error))", code: GNUTLS_E_RANDOM_FAILED) }
         serial[0] &= 0x7f  // a positive integer
         try GnuTLSError.check(gnutls_x509_crt_set_serial(handle, serial, serial.count), "setting the certificate's serial")
         let now = time(nil)

@@ -18,27 +18,17 @@ public struct SeededRandom: RandomNumberGenerator, Sendable {
 
     /// A generator for `seed`, independent per `stream`.
     public init(seed: UInt64, stream: UInt64 = 0) {
-        var sm = seed ^ (stream &* 0xD1B5_4A32_D192_ED03)
-        s0 = Self.splitMix(&sm)
-        s1 = Self.splitMix(&sm)
-        s2 = Self.splitMix(&sm)
-        s3 = Self.splitMix(&sm)
+        var sm = SplitMix64(state: seed ^ (stream &* 0xD1B5_4A32_D192_ED03))
+        s0 = sm.next()
+        s1 = sm.next()
+        s2 = sm.next()
+        s3 = sm.next()
     }
 
     /// A generator for `seed`, independent per named `stream` (`"uwb.channel"`): the
     /// name's FNV-1a hash is mixed into the seed.
     public init(seed: UInt64, stream label: String) {
-        var h: UInt64 = 0xCBF2_9CE4_8422_2325
-        for b in label.utf8 { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
-        self.init(seed: seed ^ h)
-    }
-
-    private static func splitMix(_ x: inout UInt64) -> UInt64 {
-        x &+= 0x9E37_79B9_7F4A_7C15
-        var z = x
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
+        self.init(seed: seed ^ FNV1a64.hash(label))
     }
 
     @inline(__always)

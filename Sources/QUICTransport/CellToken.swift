@@ -1,4 +1,4 @@
-import CNgtcp2
+import GnuTLSSupport
 import PeerBenchSystem
 import PeerBenchPlugin
 
@@ -11,7 +11,7 @@ import PeerBenchPlugin
 /// It keeps strays from ending or spoiling a measurement; it is not authentication
 /// against someone who holds the matrix (use `mutualTLS` for that).
 struct CellToken: Equatable, Sendable {
-    static let length = 32
+    static let length = SHA256.byteCount
     let bytes: [UInt8]
 
     init(bytes: [UInt8]) { self.bytes = bytes }
@@ -19,17 +19,12 @@ struct CellToken: Equatable, Sendable {
     init(cellID: String, repetition: Int, seed: UInt64) {
         var input = Array("peerbench-quic/1 cell token\0".utf8) + Array(cellID.utf8) + [0]
         input += FrameEncoder.be(UInt64(repetition)) + FrameEncoder.be(seed)
-        var digest = [UInt8](repeating: 0, count: Self.length)
-        let rv = input.withUnsafeBytes { i in
-            digest.withUnsafeMutableBytes { gnutls_hash_fast(GNUTLS_DIG_SHA256, i.baseAddress, i.count, $0.baseAddress) }
-        }
-        // SHA-256 is always available in GnuTLS; a failure leaves a token no peer matches.
-        precondition(rv == 0, "gnutls_hash_fast(SHA-256) failed: \(rv)")
-        bytes = digest
+        // SHA-256 is always available in GnuTLS; without it no token could ever match.
+        do { bytes = try SHA256.digest(input) } catch { preconditionFailure("the cell token's \(error)") }
     }
 
     init(cell: CellContext) { self.init(cellID: cell.cellID, repetition: cell.repetition, seed: cell.seed) }
 
     /// Hex, for logs and for the interop peer's `--token`.
-    var hex: String { bytes.map { $0 < 16 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined() }
+    var hex: String { Hex.encode(bytes) }
 }

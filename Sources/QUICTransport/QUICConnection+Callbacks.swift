@@ -10,6 +10,13 @@ extension QUICConnection {
     }
 
     static func installCallbacks(_ cb: inout ngtcp2_callbacks) {
+        // ngtcp2 draws a few random bytes during the handshake and for PATH_CHALLENGE
+        // frames. It cannot be told of a failure (getentropy does not fail once the
+        // kernel's pool is initialised); the bytes then stay as ngtcp2 left them.
+        cb.rand = { dest, count, _ in
+            guard let dest else { return }
+            try? SecureRandom.fill(UnsafeMutableRawBufferPointer(start: dest, count: count))
+        }
         cb.recv_stream_data = { _, flags, streamID, _, data, datalen, user, _ in
             guard let c = QUICConnection.from(user) else { return NGTCP2_ERR_CALLBACK_FAILURE }
             return c.onStreamData(streamID, data, datalen, fin: flags & UInt32(NGTCP2_STREAM_DATA_FLAG_FIN) != 0)
@@ -49,9 +56,15 @@ extension QUICConnection {
         cb.get_new_connection_id = { _, cid, token, cidlen, user in
             guard let cid, let token, let c = QUICConnection.from(user) else { return NGTCP2_ERR_CALLBACK_FAILURE }
             cid.pointee.datalen = cidlen
-            withUnsafeMutableBytes(of: &cid.pointee.data) { _ = gnutls_rnd(GNUTLS_RND_NONCE, $0.baseAddress, cidlen) }
-            // Stateless reset is not used; the token only has to be unguessable.
-            _ = gnutls_rnd(GNUTLS_RND_NONCE, token, Int(NGTCP2_STATELESS_RESET_TOKENLEN))
+            do {
+                try withUnsafeMutableBytes(of: &cid.pointee.data) { b in
+                    Result { () throws(SystemError) in try SecureRandom.fill(UnsafeMutableRawBufferPointer(rebasing: b[..<cidlen])) }
+                }.get()
+                // Stateless reset is not used; the token only has to be unguessable.
+                try SecureRandom.fill(UnsafeMutableRawBufferPointer(start: token, count: Int(NGTCP2_STATELESS_RESET_TOKENLEN)))
+            } catch {
+                return NGTCP2_ERR_CALLBACK_FAILURE
+            }
             let bytes = QUICConnection.bytes(of: cid.pointee)
             c.localCIDs.append(bytes)
             c.delegate?.issuedConnectionID(c, bytes)

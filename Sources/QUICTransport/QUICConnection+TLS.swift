@@ -49,7 +49,7 @@ extension QUICConnection {
     /// pointer) and the connection at the session.
     func attachTLS() {
         connRef.initialize(to: ngtcp2_crypto_conn_ref(get_conn: pb_get_conn_cb, user_data: UnsafeMutableRawPointer(conn)))
-        gnutls_session_set_ptr(tls.handle, connRef)
+        tls.lendUserPointer(UnsafeMutableRawPointer(connRef))
         ngtcp2_conn_set_tls_native_handle(conn, UnsafeMutableRawPointer(tls.handle))
     }
 }

@@ -119,7 +119,7 @@ final class QUICConnection {
         if case .server = role { isServer = true } else { isServer = false }
         local.withPointer { l, ll in remote.withPointer { r, rl in ngtcp2_path_storage_init(path, l, ll, r, rl, nil) } }
 
-        var scid = Self.randomCID()
+        var scid = try Self.randomCID()
         var callbacks = ngtcp2_callbacks()
         var s = makeSettings()
         var params = makeParams()
@@ -128,7 +128,7 @@ final class QUICConnection {
         let user = Unmanaged.passUnretained(self).toOpaque()
         switch role {
         case .client:
-            var dcid = Self.randomCID()
+            var dcid = try Self.randomCID()
             pb_ngtcp2_client_crypto_callbacks(&callbacks)
             Self.installCallbacks(&callbacks)
             rv = pb_ngtcp2_conn_client_new(&c, &dcid, &scid, path.pathPointer, UInt32(NGTCP2_PROTO_VER_V1), &callbacks, &s, &params, user)
@@ -195,10 +195,12 @@ final class QUICConnection {
         return p
     }
 
-    static func randomCID() -> ngtcp2_cid {
+    static func randomCID() throws(SystemError) -> ngtcp2_cid {
         var cid = ngtcp2_cid()
         cid.datalen = cidLength
-        withUnsafeMutableBytes(of: &cid.data) { _ = gnutls_rnd(GNUTLS_RND_NONCE, $0.baseAddress, cidLength) }
+        try withUnsafeMutableBytes(of: &cid.data) { b in
+            Result { () throws(SystemError) in try SecureRandom.fill(UnsafeMutableRawBufferPointer(rebasing: b[..<cidLength])) }
+        }.get()
         return cid
     }
 
@@ -242,7 +244,7 @@ final class QUICConnection {
             noteRemoteClose()
         case NGTCP2_ERR_CRYPTO:
             let alert = ngtcp2_conn_get_tls_alert(conn)
-            fail(.localTLS(alert: alert, verifyStatus: tls.verifyStatus.rawValue, context: tlsContext), closeWith: .tlsAlert(alert))
+            fail(.localTLS(alert: alert, verifyStatus: tls.verifyStatus, context: tlsContext), closeWith: .tlsAlert(alert))
         case NGTCP2_ERR_CALLBACK_FAILURE where callbackError is NotThisCell:
             let what = callbackError.map { "\($0)" } ?? "not this cell's client"
             fail(.notThisCell(what), closeWith: .application(ApplicationError.notThisCell, what))

@@ -2,6 +2,7 @@ public import PeerBenchJSON
 public import PeerBenchSystem
 public import PeerBenchPlugin
 import CNgtcp2
+import GnuTLSSupport
 import Foundation
 
 /// QUIC (RFC 9000) on ngtcp2 0.12 with GnuTLS, TLS 1.3 only: plugin `quic`.
@@ -88,7 +89,7 @@ public struct QUICPlugin: TransportPlugin {
     public static func libraryVersions() -> [String: String] {
         var v: [String: String] = [:]
         if let info = ngtcp2_version(0), let s = info.pointee.version_str { v["ngtcp2"] = String(cString: s) }
-        if let s = gnutls_check_version(nil) { v["gnutls"] = String(cString: s) }
+        v["gnutls"] = GnuTLSLibrary.version
         return v
     }
 

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import PeerBenchJSON
 import PeerBenchSystem
 import PeerBenchPlugin
@@ -35,13 +32,9 @@ public struct PreSharedKey: Sendable, Equatable, CustomStringConvertible {
         self.bytes = bytes
     }
 
-    /// A fresh key from the kernel's CSPRNG (getentropy(3), which is getrandom(2)).
+    /// A fresh key (`SecureRandom`).
     public static func generate(identity: String = defaultIdentity) throws -> PreSharedKey {
-        var key = [UInt8](repeating: 0, count: keyBytes)
-        _ = try key.withUnsafeMutableBytes { b throws(SystemError) in
-            try syscall("getentropy") { getentropy(b.baseAddress!, b.count) }
-        }
-        return try PreSharedKey(identity: identity, bytes: key)
+        try PreSharedKey(identity: identity, bytes: SecureRandom.bytes(keyBytes))
     }
 
     /// The key as 64 lowercase hex digits (what GnuTLS's `GNUTLS_PSK_KEY_HEX` takes).

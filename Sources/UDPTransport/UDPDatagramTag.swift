@@ -1,4 +1,4 @@
-import CGnuTLS
+import GnuTLSSupport
 
 /// The tag every client datagram of an authenticated cell ends with (issue 24;
 /// docs/protocol/udp.md, "Authentication"): the first 8 bytes of HMAC-SHA256 under
@@ -6,19 +6,17 @@ import CGnuTLS
 /// A server with a key drops, and counts, every datagram whose tag does not verify.
 struct UDPDatagramTag: Sendable {
     static let size = 8
-    let key: [UInt8]
+    let hmac: HMACSHA256
 
-    init(key: [UInt8]) { self.key = key }
+    init(key: [UInt8]) { hmac = HMACSHA256(key: key) }
 
     /// Writes the tag of `p[0..<length]` at `p + length`.
     @inline(__always)
     func write(over p: UnsafeMutableRawPointer, length: Int) {
         var mac = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
         withUnsafeMutableBytes(of: &mac) { m in
-            key.withUnsafeBytes { k in
-                // HMAC-SHA256 is always available in GnuTLS; a failure leaves a tag no server accepts.
-                _ = gnutls_hmac_fast(GNUTLS_MAC_SHA256, k.baseAddress, k.count, p, length, m.baseAddress)
-            }
+            // HMAC-SHA256 is always available in GnuTLS; a failure leaves a tag no server accepts.
+            _ = hmac.authenticate(p, count: length, into: m.baseAddress!)
             (p + length).copyMemory(from: m.baseAddress!, byteCount: Self.size)
         }
     }
@@ -37,8 +35,7 @@ struct UDPDatagramTag: Sendable {
         let length = d.count - Self.size
         var mac = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
         return withUnsafeMutableBytes(of: &mac) { m -> Bool in
-            let rv = key.withUnsafeBytes { k in gnutls_hmac_fast(GNUTLS_MAC_SHA256, k.baseAddress, k.count, d.baseAddress, length, m.baseAddress) }
-            guard rv == 0 else { return false }
+            guard hmac.authenticate(d.baseAddress!, count: length, into: m.baseAddress!) else { return false }
             var diff: UInt8 = 0
             for i in 0..<Self.size { diff |= m[i] ^ d[length + i] }
             return diff == 0

@@ -62,18 +62,12 @@ import PeerBenchSystem
     }
 }
 
-/// SplitMix64: the fuzzer's reproducible source (a failing input is found again by its index).
+/// The fuzzer's reproducible source, SplitMix64 (a failing input is found again by its index).
 struct FuzzRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
+    private var source: SplitMix64
+    init(seed: UInt64) { source = SplitMix64(state: seed) }
 
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    mutating func next() -> UInt64 { source.next() }
 
     mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &self) }
     mutating func byte() -> UInt8 { UInt8(truncatingIfNeeded: next()) }

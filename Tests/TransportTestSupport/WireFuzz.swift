@@ -1,3 +1,5 @@
+import PeerBenchSystem
+
 /// A seeded fuzzer for the plugins' data-plane decoders (issue 24, finding 1): the
 /// pattern of RemoteLinkTests' ControlFuzzTests, for binary wire formats. A failing
 /// input is found again from the seed and its index.
@@ -5,17 +7,12 @@ public struct WireFuzz: RandomNumberGenerator {
     /// Inputs each decoder gets.
     public static let inputs = 100_000
 
-    private var state: UInt64
-    public init(seed: UInt64) { state = seed }
+    private var source: SplitMix64
+    /// The fuzzer for `seed`: the same inputs on every run and machine.
+    public init(seed: UInt64) { source = SplitMix64(state: seed) }
 
-    /// SplitMix64.
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    /// SplitMix64's next output.
+    public mutating func next() -> UInt64 { source.next() }
 
     public mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &self) }
     public mutating func bytes(_ n: Int) -> [UInt8] { (0..<n).map { _ in UInt8(truncatingIfNeeded: next()) } }

@@ -1,4 +1,5 @@
 import PeerBenchPlugin
+import PeerBenchSystem
 
 /// One unit of work: environment x distance x payload x transport x repetition.
 public struct Cell: Sendable, Hashable {
@@ -68,7 +69,7 @@ extension Matrix {
                                         let id = Matrix.cellID(environment: env, distance: dist, payload: p, transport: t, scenario: scenario,
                                                                crossTraffic: cross, workload: w)
                                         // 53 bits, so the seed survives JSON (a double) exactly.
-                                        let cellSeed = StableHash.mix(s ^ StableHash.fnv1a64(id) ^ StableHash.mix(UInt64(rep))) & (1 << 53 - 1)
+                                        let cellSeed = SplitMix64.mix(s ^ FNV1a64.hash(id) ^ SplitMix64.mix(UInt64(rep))) & (1 << 53 - 1)
                                         var cell = Cell(id: id, repetition: rep, seed: cellSeed, transport: t, environment: env,
                                                         distance: dist, payload: p, scenario: scenario, crossTraffic: cross)
                                         cell.workload = w

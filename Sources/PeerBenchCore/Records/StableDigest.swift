@@ -1,3 +1,5 @@
+import PeerBenchSystem
+
 /// 128 bits of some bytes, for telling apart what is held in memory and never
 /// persisted: compare's and report's record keys (`RecordKey.Digest`) and the lines
 /// merge has already written. Two inputs that differ share a digest with a chance of
@@ -40,7 +42,7 @@ public struct StableDigest: Hashable, Sendable {
         }
 
         func finish() -> StableDigest {
-            StableDigest(high: StableHash.mix(a ^ 0x5851_F42D_4C95_7F2D), low: StableHash.mix(b))
+            StableDigest(high: SplitMix64.mix(a ^ 0x5851_F42D_4C95_7F2D), low: SplitMix64.mix(b))
         }
     }
 }

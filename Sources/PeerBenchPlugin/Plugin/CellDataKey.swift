@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import PeerBenchJSON
 import PeerBenchSystem
 
@@ -15,14 +12,8 @@ public enum CellDataKey {
     /// there): the client's `CellContext.dataKey` is read from it.
     public static let helloKey = "peerbench_data_key"
 
-    /// A fresh key from the kernel's CSPRNG (getentropy).
-    public static func random() throws -> [UInt8] {
-        var key = [UInt8](repeating: 0, count: length)
-        guard key.withUnsafeMutableBytes({ getentropy($0.baseAddress, $0.count) }) == 0 else {
-            throw SystemError("getentropy", errno: errno)
-        }
-        return key
-    }
+    /// A fresh key (`SecureRandom`).
+    public static func random() throws -> [UInt8] { try SecureRandom.bytes(length) }
 
     /// The key as 64 lowercase hex digits.
     public static func hex(_ key: [UInt8]) -> String { Hex.encode(key) }
