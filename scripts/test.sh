@@ -23,7 +23,7 @@ cd "$(dirname "$0")/.."
 # does belongs here; one that does not runs in phase 1.
 TIMING=(
     # emulated links: delay, rate, queueing, EDCA, scenarios
-    BulkSeriesOverLinkTests EDCATests EmulatedLinkTests FrameAggregationTests TCPReceiveBufferTests ScenarioEmulatorTests ScenarioTimelineTests AvailabilityWindowTests
+    BulkSeriesOverLinkTests EDCATests EmulatedLinkTests FrameAggregationTests TCPReceiveBufferTests SendLoopTransferTests ScenarioEmulatorTests ScenarioTimelineTests AvailabilityWindowTests
     # plugins on loopback: deadlines, cancellation, loaded RTTs, pacing
     TCPPluginTests TCPBulkSeriesTests TCPSeparateFlowTests TCPVanishedServerTests
     # pipelined probes through delaying relays (the study's RTT method)

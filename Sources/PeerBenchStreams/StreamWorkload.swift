@@ -153,12 +153,14 @@ public struct StreamWorkloadClient {
     /// probes (ping-pong, one every interval) while this connection carries the data,
     /// and ends with GOODBYE after the REPORT.
     public func bulk(_ payload: Payload, loadedProbes: LoadedRttProbes?, probeFlow: StreamWorkloadClient?,
-                     into m: inout TransportMeasurement) throws {
-        guard let loadedProbes, loadedProbes.flow == .separate else { return try bulk(payload, loadedProbes: loadedProbes, into: &m) }
+                     writes: BulkWrites = .batched, into m: inout TransportMeasurement) throws {
+        guard let loadedProbes, loadedProbes.flow == .separate else {
+            return try bulk(payload, loadedProbes: loadedProbes, writes: writes, into: &m)
+        }
         guard let probeFlow else { throw TransportError("\(who): loaded probes on a separate flow need its connection") }
         let prober = SeparateFlowProber(probeFlow, probes: loadedProbes)
         prober.start()
-        do { try bulk(payload, loadedProbes: nil, into: &m) } catch {
+        do { try bulk(payload, loadedProbes: nil, writes: writes, into: &m) } catch {
             prober.abandon()
             throw error
         }
@@ -175,10 +177,13 @@ public struct StreamWorkloadClient {
     /// from `progress.startedAt`, and `progress.handed` counts what was written.
     /// With `alsoDown` (a bidir workload), a PULL of the same payload goes first and the
     /// server's DATA is counted while this side's goes up (`recordDown`).
+    /// `writes` `.perMessage` hands every message to the socket with its own send (the
+    /// field study app's send loop), so the stack, not this loop, decides how they coalesce.
     public func bulk(_ payload: Payload, loadedProbes: LoadedRttProbes? = nil, progress: BulkProgress? = nil, alsoDown: Bool = false,
-                     into m: inout TransportMeasurement) throws {
+                     writes: BulkWrites = .batched, into m: inout TransportMeasurement) throws {
         let frameSize = StreamFraming.headerSize + payload.size
-        let perBatch = max(1, min(payload.count, (loadedProbes == nil ? Self.batchBytes : Self.loadedBatchBytes) / frameSize))
+        let perBatch = writes == .perMessage ? 1
+            : max(1, min(payload.count, (loadedProbes == nil ? Self.batchBytes : Self.loadedBatchBytes) / frameSize))
         // Every DATA frame is identical, so one prebuilt batch is sent over and over:
         // no per-message work or allocation in the loop.
         let end = StreamFraming.controlFrame(.end, [UInt64(payload.count), UInt64(payload.count * payload.size),

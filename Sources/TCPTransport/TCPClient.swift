@@ -34,7 +34,8 @@ enum TCPClient {
                     }
                 } else {
                     try withProbeFlow(cell, server: server, options: options) { probeFlow in
-                        try workload.bulk(payload, loadedProbes: options.loadedRttProbes, probeFlow: probeFlow, into: &m)
+                        try workload.bulk(payload, loadedProbes: options.loadedRttProbes, probeFlow: probeFlow,
+                                          writes: BulkWrites(cell.rttMethod), into: &m)
                     }
                 }
                 if let info = TCPInfo.read(s) { m.extra["tcp"] = info }

@@ -46,7 +46,8 @@ enum TLSClient {
             guard let payload = cell.payload, payload.count > 0 else { return try workload.goodbye() }
             guard let policy = options.reconnect, let token else {
                 try withProbeFlow(connector) { probeFlow in
-                    try workload.bulk(payload, loadedProbes: options.loadedRttProbes, probeFlow: probeFlow, into: &m)
+                    try workload.bulk(payload, loadedProbes: options.loadedRttProbes, probeFlow: probeFlow,
+                                          writes: BulkWrites(cell.rttMethod), into: &m)
                 }
                 return try workload.goodbye()
             }

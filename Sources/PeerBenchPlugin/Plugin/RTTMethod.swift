@@ -13,10 +13,12 @@ public enum RTTMethod: String, Sendable, Codable, CaseIterable {
     /// earlier ones (and, with Nagle, coalesce with them), so the RTTs include that
     /// queueing. A plugin that cannot pipeline runs ping-pong and reports so.
     case pipelined
-    /// The field study app's own send loop (docs/FIELD-STUDY.md): every probe handed to
-    /// the stack at once in a plain loop, as fast as the socket accepts them, with no
-    /// timer between them. Probes run as `pipelined` with no interval; the record says
-    /// `send-loop` so a reader knows the interval was none by design.
+    /// The field study app's own send loop (docs/FIELD-STUDY.md): every probe, and every
+    /// message of a transfer, handed to the stack with its own send call in a plain loop,
+    /// as fast as the socket accepts them, with no timer between them. Probes run as
+    /// `pipelined` with no interval; the record says `send-loop` so a reader knows the
+    /// interval was none by design. Stream transports write a transfer one message per
+    /// send (otherwise many per send), so Nagle decides how the messages coalesce.
     case sendLoop = "send-loop"
 
     /// True for the methods that send without waiting for echoes.
