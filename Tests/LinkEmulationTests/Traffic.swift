@@ -61,8 +61,16 @@ enum Traffic {
                 }
                 if gapNanos > 0 { sleepUntil(sent + gapNanos) }
             }
+            // The end marker, five times 5 ms apart: one lost in a full queue would keep
+            // the echo waiting its whole idle time (15 s in EDCATests, where an unshaped
+            // best-effort queue drops about one arrival in six). Those after the first
+            // meet a closed port, which nothing here reads.
             out[0] = 0xFF
             _ = try s.send(UnsafeRawBufferPointer(rebasing: out[0..<1]))
+            for _ in 1..<5 {
+                usleep(5_000)
+                _ = try? s.send(UnsafeRawBufferPointer(rebasing: out[0..<1]))
+            }
             return results
         }
     }
