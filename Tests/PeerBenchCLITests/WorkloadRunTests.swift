@@ -231,7 +231,7 @@ struct WorkloadRunTests {
         #expect(clean.tcp.count == 3 && clean.quic.count == 3 && lossy.tcp.count == 3 && lossy.quic.count == 3)
         // Measured (600 transactions): clean 23-26 ms both; 2 % loss, 19 cells each:
         // tcp 126-293, quic 82-107. Medians of 3 (2026-11-29, four runs, one beside two
-        // builds): tcp 191-211 against quic 92-100, so a failure needs two of three tcp
+        // builds): tcp 191-211 against quic 93-100, so a failure needs two of three tcp
         // cells below 1.25 x quic's median (115-125 ms), lower than any tcp cell seen.
         // On a loaded two-core host the clean medians differed by 7.67 ms (issue 42): the
         // p99 of 600 transactions carries the host's scheduling delays. What the clean
