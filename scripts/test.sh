@@ -10,7 +10,9 @@
 #
 # The whole suite runs in two phases (docs/TESTING.md):
 #  1. the suites that measure no timing, as two processes side by side: the scaffold
-#     end-to-end test (minutes of compiling a copy of the package) and all the others;
+#     end-to-end test (building a copy of the package on the package's own build
+#     products) and the Slurm clusters (minutes, mostly waiting on Slurm) in one, all
+#     the others in the other;
 #  2. the timing suites (TIMING below), serially and alone: they assert times, rates
 #     or ratios measured on this machine, and on two cores anything running beside
 #     them competes for the cores they measure.
@@ -52,13 +54,14 @@ TIMING=(
     # parallel streams: flows at once (first bytes before last bytes), udp paced at a shared rate
     QUICParallelStreamsTests UDPParallelFlowsTests RemoteParallelStreamsTests
 )
-# Compiles a copy of the package for minutes: phase 1's second process.
-SCAFFOLD=ScaffoldEndToEndTests
+# Phase 1's second process: suites that take long but mostly wait (a build of the
+# scaffold's copy, Slurm daemons and their jobs) and assert no time.
+BESIDE=(ScaffoldEndToEndTests SlurmClusterTests)
 
 suites() { local IFS='|'; echo "\\.($*)\\b"; }
 timing_re=$(suites "${TIMING[@]}")
-scaffold_re=$(suites "$SCAFFOLD")
-untimed_re=$(suites "${TIMING[@]}" "$SCAFFOLD")
+beside_re=$(suites "${BESIDE[@]}")
+untimed_re=$(suites "${TIMING[@]}" "${BESIDE[@]}")
 
 repeat=0
 hogs=0
@@ -143,17 +146,18 @@ EOF
     exit 0
 fi
 
-# Phase 1: the untimed suites, the scaffold build beside the rest.
+# Phase 1: the untimed suites, the scaffold and Slurm tests beside the rest.
 status=0
-echo "=== phase 1: suites that measure no timing ($SCAFFOLD in a second process beside them) ==="
-run_tests --filter "$scaffold_re" "${args[@]}" >"$logs/scaffold.log" 2>&1 &
-scaffold_pid=$!
+echo "=== phase 1: suites that measure no timing (${BESIDE[*]} in a second process beside them) ==="
+run_tests --filter "$beside_re" "${args[@]}" >"$logs/beside.log" 2>&1 &
+beside_pid=$!
 run_tests --skip "$untimed_re" "${args[@]}" 2>&1 | tee "$logs/untimed.log" || status=$?
-scaffold_status=0
-wait "$scaffold_pid" || scaffold_status=$?
-echo "=== $SCAFFOLD (ran beside the suites above) ==="
-cat "$logs/scaffold.log"
-[ "$status" -ne 0 ] || status=$scaffold_status
+echo "=== untimed suites took $((SECONDS - started)) s ==="
+beside_status=0
+wait "$beside_pid" || beside_status=$?
+echo "=== ${BESIDE[*]} (ran beside the suites above) ==="
+cat "$logs/beside.log"
+[ "$status" -ne 0 ] || status=$beside_status
 echo "=== phase 1 took $((SECONDS - started)) s ==="
 
 # Phase 2: the timing suites, serially, nothing else running.
@@ -167,6 +171,6 @@ echo "=== phase 2 took $((SECONDS - t2)) s; tests $((SECONDS - started)) s in al
 if [ "$status" -ne 0 ]; then
     echo
     echo "=== failures (from $logs) ==="
-    summarize "$logs/untimed.log" "$logs/scaffold.log" "$logs/timing.log"
+    summarize "$logs/untimed.log" "$logs/beside.log" "$logs/timing.log"
 fi
 exit "$status"

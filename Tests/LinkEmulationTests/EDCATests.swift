@@ -37,7 +37,7 @@ struct EDCATests {
         async let echoed = Traffic.udpEcho(server, port: port, ready: ready, serviceClass: serviceClass, idleNanos: 15_000_000_000)
         try ready.wait()
         let pings = try await Traffic.udpPings(from: client, to: server, port: port, count: 60, gapNanos: 20_000_000,
-                                               timeoutNanos: 400_000_000, serviceClass: serviceClass)
+                                               timeoutNanos: 400_000_000, serviceClass: serviceClass, endMarkers: 5)
         _ = flow.finish()
         _ = try await echoed
         return (pings.count, pings.isEmpty ? .infinity : pings.map(\.1).quantile(0.5).milliseconds)

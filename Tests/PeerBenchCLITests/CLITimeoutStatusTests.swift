@@ -18,9 +18,11 @@ import Testing
     @Test(arguments: plugins)
     func aCellThatHitsItsDeadlineIsATimeout(transport: String) async throws {
         let dir = CLI.tempDir()
-        // 16 GB per cell cannot finish in 2 s on loopback.
+        // 16 GB per cell cannot finish in 1 s on loopback. (2 s until issue 42: the
+        // deadline still falls in the bulk phase at 1 s, after the handshake and the
+        // probes, which take milliseconds here; 4 cells a plugin now take 6 s, not 10.)
         try CLI.write("""
-            {"name": "deadline", "repetitions": 4, "rttProbes": 10, "cellTimeoutSeconds": 2, "seed": 1, "transports": [\(transport)],
+            {"name": "deadline", "repetitions": 4, "rttProbes": 10, "cellTimeoutSeconds": 1, "seed": 1, "transports": [\(transport)],
              "matrix": {"environments": ["free-field"], "distances": [10], "payloads": {"counts": [1000000], "sizes": [16384]}}}
             """, to: dir + "/m.json")
         let r = try await CLIUnattendedTests.run(["run", dir + "/m.json", "--out", dir + "/out", "--link", "none"])
