@@ -48,6 +48,7 @@ import TransportScaffold
     @Test(arguments: ["tls", "TLS", "tcp", "exec", "quic", "uwb"])
     func refusesTakenNamesAndChangesNothing(_ raw: String) throws {
         let dir = try makeTree()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         let before = snapshot(dir)
         let error = #expect(throws: ScaffoldError.self) { try Scaffold(packageDirectory: dir).apply(TransportName(raw)) }
         #expect(error?.description.contains("taken") == true, "\(error.map { "\($0)" } ?? "")")
@@ -56,6 +57,7 @@ import TransportScaffold
 
     @Test func refusesAnExistingModuleFolderWhateverItsCase() throws {
         let dir = try makeTree()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         try FileManager.default.createDirectory(atPath: dir + "/Sources/SctpTransport", withIntermediateDirectories: true)
         let before = snapshot(dir)
         #expect(throws: ScaffoldError("Sources/SctpTransport already exists: the name Sctp is taken; pick another")) {
@@ -67,6 +69,7 @@ import TransportScaffold
 
     @Test func refusesAManifestWithoutItsMarkersAndChangesNothing() throws {
         let dir = try makeTree()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         let manifest = try String(contentsOfFile: dir + "/Package.swift", encoding: .utf8)
         try manifest.replacingOccurrences(of: "// new-transport: new transport targets go above this line", with: "")
             .write(toFile: dir + "/Package.swift", atomically: true, encoding: .utf8)
@@ -78,6 +81,7 @@ import TransportScaffold
 
     @Test func writesTheModuleTestTargetsAndRegistration() throws {
         let dir = try makeTree()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         let written = try Scaffold(packageDirectory: dir).apply(TransportName("Echo"))
         #expect(written == ["Sources/EchoTransport/EchoPlugin.swift", "Tests/EchoTransportTests/EchoPluginTests.swift",
                             "Package.swift", "Sources/peerbench/RegisteredPlugins.swift"])
