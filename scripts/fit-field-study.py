@@ -32,7 +32,7 @@ lowest sum wins; in steps 1b and 3 a setting other than the stack's default (the
 candidate) must lower the score by 5 % to be chosen.
 --write rewrites Sources/LinkEmulation/FieldStudyCalibration.swift with the winners and
 tcp's receiveBufferBytes in the field-study matrices (then rebuild). --quick tries fewer
-candidates (15 runs, about 25 minutes on a two-core machine; the full grid several
+candidates (13 runs, about 25 minutes on a two-core machine; the full grid several
 hours). Needs root (network namespaces) and the release binary (built if missing).
 
 Exit status: 0 done; 1 a run failed or produced no usable record; 2 bad usage.
