@@ -76,7 +76,7 @@ struct ChannelTrace {
 
     private mutating func update() {
         snrDb = dynamics.medianSnrDb + shadowDb - blockingDepthDb - scenarioDb
-        if let mcs = MCSTable.select(snrDb: snrDb) {
+        if let mcs = MCSTable.select(snrDb: snrDb, marginDb: dynamics.adaptationMarginDb) {
             rateBitsPerSecond = MCSTable.phyRateMbps(mcs) * dynamics.macEfficiency * dynamics.rateFactor * 1e6
         } else {
             // Below MCS 0 the radio still tries at MCS 0; the loss cliff decides what crosses.

@@ -87,6 +87,8 @@ public struct RadioDynamics: Sendable, Equatable {
     /// Share of the MCS's usable rate (PHY x MAC efficiency) that the link carries
     /// (`RadioEnvironment.rateFactor`); 1 = all of it.
     public var rateFactor: Double = 1
+    /// SNR above an MCS's threshold before rate adaptation uses it (`MCSTable.select`).
+    public var adaptationMarginDb: Double = FieldStudyCalibration.rateAdaptationMarginDb
     /// Share of the PHY rate the MAC leaves for IP packets: `MCSTable.macEfficiency`,
     /// or 1 where the emulator charges the MAC frame by frame (`FrameAggregation`).
     public var macEfficiency: Double = MCSTable.macEfficiency

@@ -52,6 +52,9 @@ public struct RadioEnvironment: Sendable, Equatable {
     /// Share of the MCS's usable rate (PHY x MAC efficiency) that two phones' AWDL link
     /// carries for one transport flow [F: docs/FIELD-STUDY.md, scripts/fit-field-study.py].
     public var rateFactor: Double = RadioEnvironment.fittedRateFactor
+    /// SNR (dB) rate adaptation keeps above an MCS's threshold before it uses that MCS
+    /// (`MCSTable.select`); MCS 0 needs none, so the reach does not depend on it.
+    public var rateAdaptationMarginDb: Double = FieldStudyCalibration.rateAdaptationMarginDb
     /// The transmit queue, per direction.
     public var queue: QueueLimits
     /// The most MPDUs one aggregate holds (`FrameAggregation.maxMPDUs`): 64 is 802.11ac's
@@ -72,6 +75,7 @@ public struct RadioEnvironment: Sendable, Equatable {
             && a.schedule == b.schedule && a.txPowerDbm == b.txPowerDbm && a.bodyLossDb == b.bodyLossDb
             && a.noiseFigureDb == b.noiseFigureDb && a.delayMs == b.delayMs && a.jitterMs == b.jitterMs
             && a.burstLossPackets == b.burstLossPackets && a.queue == b.queue && a.rateFactor == b.rateFactor
+            && a.rateAdaptationMarginDb == b.rateAdaptationMarginDb
             && a.aggregateMPDUs == b.aggregateMPDUs && a.backpressure == b.backpressure
     }
 }
@@ -86,6 +90,7 @@ extension RadioEnvironment {
         "awdl": (.assumed, "bulk: frames leave from the start of a 16 TU availability window unless they queue behind a transmission (window length D: owl sync.c/channel.h; mechanism A)"),
         "awdlOffSlots": (.fitted, "0 of 16 slots of 64 TU off channel: the field study's TCP RTT sd (9-12 ms) leaves no room for 65.5 ms excursions (docs/FIELD-STUDY.md)"),
         "rateFactor": (.fitted, "share of the PHY rate the pair's frames get while on channel (the radio's other duties, rate adaptation below the SNR's MCS), fitted to TCP and UDP transfers together (scripts/fit-field-study.py)"),
+        "rateAdaptationMarginDb": (.assumed, "rate adaptation uses an MCS once the SNR clears its threshold by 1 dB: Minstrel-style controllers settle one step below the edge (LINK-MODEL.md 3)"),
         "aggregateMPDUs": (.fitted, "MPDUs per A-MPDU on the phones' AWDL link (802.11ac allows 64 [D]), fitted to the TCP and UDP transfers together (scripts/fit-field-study.py); air time per aggregate: channel access + preamble + SIFS + block ack, per MPDU 52 bytes [D] (LINK-MODEL.md 4)"),
         "queueOverflow": (.measured, "drop: long unpaced UDP transfers on the phones lost 24-89 % of their datagrams (field-study-2025/udp-transfer.csv), so the phones' queue overflowed rather than holding the sender back"),
         "awdlWindowMiss": (.fitted, "probability that a frame misses its availability window, fitted per place to TCP RTT (scripts/fit-field-study.py)"),

@@ -138,7 +138,7 @@ public struct RadioModel: LinkModel {
         let rssi = env.txPowerDbm - env.bodyLossDb - pl
         let noise = noiseFloorDbm(env)
         let snr = rssi - noise
-        let mcs = MCSTable.select(snrDb: snr)
+        let mcs = MCSTable.select(snrDb: snr, marginDb: env.rateAdaptationMarginDb)
         var r = ResolvedLink(environment: env.name, distanceMeters: d, distanceLabel: distanceLabel)
         r.rssiDbm = rssi.rounded(digits: 1)
         r.snrDb = snr.rounded(digits: 1)
@@ -160,6 +160,7 @@ public struct RadioModel: LinkModel {
             medianSnrDb: snr, shadowingSigmaDb: env.shadowingSigmaDb, shadowingCorrelationMs: env.shadowingCorrelationMs,
             blockingPerSecond: env.blockingPerSecond, blockingMeanMs: env.blockingMeanMs, blockingDepthDb: env.blockingDepthDb)
         radio.rateFactor = env.rateFactor
+        radio.adaptationMarginDb = env.rateAdaptationMarginDb
         radio.macEfficiency = 1
         var channel = EmulatedChannel(schedule: env.schedule, burstLoss: BurstLoss(meanBurstPackets: env.burstLossPackets),
                                       radio: radio, queue: env.queue)
@@ -206,6 +207,7 @@ public struct RadioModel: LinkModel {
             ("awdlOffSlots", String(env.schedule.offSlotCount)),
             ("awdlWindowMiss", f(env.schedule.windowMissProbability)),
             ("rateFactor", f(env.rateFactor)),
+            ("rateAdaptationMarginDb", f(env.rateAdaptationMarginDb)),
             ("txPowerDbm", f(env.txPowerDbm)),
             ("bodyLossDb", f(env.bodyLossDb)),
             ("noiseFigureDb", f(env.noiseFigureDb)),

@@ -10,7 +10,7 @@ public import PeerBenchPlugin
 /// `breakpointMeters` (null = none), `beyondBreakpointExponent`, `foliage` (bool),
 /// `shadowingSigmaDb`, `shadowingCorrelationMs`, `interferenceDb`, `blockingPerSecond`,
 /// `blockingMeanMs`, `blockingDepthDb` ([min, max]), `awdl` (`bulk` | `realtime`),
-/// `awdlOffSlots`, `awdlWindowMiss`, `rateFactor`,
+/// `awdlOffSlots`, `awdlWindowMiss`, `rateFactor`, `rateAdaptationMarginDb`,
 /// `txPowerDbm`, `bodyLossDb`, `noiseFigureDb`, `delayMs`, `jitterMs`,
 /// `burstLossPackets`, `queuePackets`, `queueBytes`, `aggregateMPDUs` (1...64),
 /// `queueOverflow` (`drop` | `backpressure`).
@@ -31,6 +31,7 @@ public enum RadioProfile {
         ("jitterMs", 0...10_000, \.jitterMs),
         ("burstLossPackets", 1...1_000, \.burstLossPackets),
         ("rateFactor", 0.01...1, \.rateFactor),
+        ("rateAdaptationMarginDb", 0...20, \.rateAdaptationMarginDb),
     ]
 
     /// Every key the `"radio"` object accepts.

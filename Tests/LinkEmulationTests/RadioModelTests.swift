@@ -147,6 +147,27 @@ struct RadioModelTests {
         ])
     }
 
+    @Test("rateAdaptationMarginDb: a wider margin picks a lower MCS at the same SNR, and the same reach; out of range is named by path")
+    func adaptationMargin() throws {
+        func link(_ margin: Double, at d: Double?) throws -> ResolvedLink {
+            let profile: JSONValue = ["name": "m", "radio": ["base": "free-field", "rateAdaptationMarginDb": .number(margin)]]
+            return try model.resolve(environment: "m", profile: profile, distance: d, distanceLabel: d.map { "\($0)" } ?? "max")
+        }
+        let tight = try link(0, at: 10), wide = try link(10, at: 10)
+        let snr = try #require(tight.snrDb)
+        #expect(wide.snrDb == snr)
+        // The highest MCS whose threshold plus the margin the SNR clears, computed here from the table.
+        func expected(_ margin: Double) -> Int { MCSTable.entries.last { $0.index == 0 || snr >= $0.minSnrDb + margin }!.index }
+        #expect(tight.mcs == expected(0) && wide.mcs == expected(10))
+        #expect(wide.mcs! < tight.mcs!, "10 dB more margin at \(snr) dB SNR: MCS \(wide.mcs!) against \(tight.mcs!)")
+        #expect(wide.rateMbps! < tight.rateMbps!)
+        #expect(try (wide.channel as? EmulatedChannel)?.radio?.adaptationMarginDb == 10)
+        // MCS 0 needs no margin: the reach ("max") is the same.
+        #expect(try link(0, at: nil).distanceMeters == link(10, at: nil).distanceMeters)
+        let bad: JSONValue = ["name": "x", "radio": ["rateAdaptationMarginDb": 21]]
+        #expect(model.validateProfile(bad, path: .root).compactMap(\.path) == ["$.radio.rateAdaptationMarginDb"])
+    }
+
     @Test("fixed link parameters pass through; absent keys mean no impairment")
     func fixedLink() throws {
         let lab = EnvironmentSpec(name: "lab", kind: .fixed(FixedLink(delayMs: 10, lossPercent: 0.5, mtu: 1500)), json: "lab")
