@@ -11,6 +11,11 @@
    receiver_span_mbps median against the thesis figure's median [q1, q3] (drawn from
    all 648 transfer tests; data/field-study-2025/README.md has the values, pixel-measured,
    and they are written below), since most places' rows are not machine-readable.
+3. UDP's slow runs per place x distance: the share of 4 096 and 9 216 B transfers
+   below 30 Mbit/s, the phones' (udp-transfer.csv) against the run's. The phones'
+   large-message runs fall into two groups, about 7-25 and 40-640 Mbit/s, and the
+   share in the slow group is what sets the block medians `compare --measured` checks
+   (docs/FIELD-STUDY.md, "Where PeerBench still misses").
 
 Exit status: 0 printed; 1 the run has no udp record; 2 bad usage or unreadable input.
 """
@@ -55,6 +60,33 @@ def per_place(rows):
             inside += q1 <= e <= q3
             print(f"| {transport} | {place} | {med} [{q1}, {q3}] | {len(v)} | {e:.1f} | {'yes' if q1 <= e <= q3 else 'no'} |")
         print(f"| {transport} | **{inside} of {len(places)} places inside** | | | | |")
+
+
+SLOW_MBPS = 30
+
+
+def slow_runs(rows, data_dir):
+    """Prints check 3 for `rows` (the run's ok and partial records)."""
+    phones = {}
+    with open(os.path.join(data_dir, "udp-transfer.csv"), newline="", encoding="utf-8") as f:
+        for row in csv.DictReader(f):
+            try:
+                rate = float(row["Transfer Speed (Mbps)"])
+            except ValueError:
+                continue
+            if int(row["Package Size (Bytes)"]) >= 4096:
+                phones.setdefault((row["Scenario"], int(row["distance_m"])), []).append(rate)
+    names = {"Field": "free-field", "Forest": "forest", "Inner City": "inner-city", "Underground": "underground"}
+    print(f"\n| place | distance | phones' udp transfers of 4 096-9 216 B below {SLOW_MBPS} Mbit/s | emulated |")
+    print("|---|---|---|---|")
+    for (scenario, d), v in sorted(phones.items()):
+        place = names.get(scenario, scenario)
+        e = [r["receiver_span_mbps"] for r in rows if r.get("transport", {}).get("plugin") == "udp"
+             and r.get("environment") == place and round(r.get("distance_m") or 0) == d
+             and (r.get("payload") or {}).get("size", 0) >= 4096 and r.get("receiver_span_mbps") is not None]
+        slow = sum(x < SLOW_MBPS for x in v)
+        emu = f"{sum(x < SLOW_MBPS for x in e)} of {len(e)}" if e else "-"
+        print(f"| {place} | {d} m | {slow} of {len(v)} | {emu} |")
 
 
 def main():
@@ -114,6 +146,7 @@ def main():
         print(f"| {key[0]} | {key[1]} B | {len(measured[key])} | {med:.1f} [{q1:.1f}, {q3:.1f}] | {len(emu)} | {e:.1f} | {'yes' if ok else 'no'} |")
     print(f"\nudp loss per count x size: {inside} of {compared} inside the phones' quartiles")
     per_place(rows)
+    slow_runs(rows, a.data)
 
 
 if __name__ == "__main__":
