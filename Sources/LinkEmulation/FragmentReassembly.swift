@@ -12,14 +12,17 @@ import PeerBenchPlugin
 /// large datagrams, the next cells' fragmented datagrams were all dropped: 0 of 100
 /// x 4 096 B received with no drop on the link.
 ///
-/// So each emulated namespace reassembles with `ipfrag_time` 2 s [A: far longer than
-/// any fragment of one datagram waits on the emulated link, whose queue holds at most
-/// a few hundred ms], and `configure` waits (at most `drainSeconds`) until neither
-/// namespace holds fragments before the next cell starts. Within a cell the kernel's
-/// limit still applies, as it would on a real receiver.
+/// So each emulated namespace reassembles with `ipfrag_time` 1 s, the shortest the
+/// kernel takes (whole seconds) [A: the fragments of one datagram leave the emulated
+/// link's queue back to back, a few ms apart at most, even when the queue itself holds
+/// seconds of traffic], and `configure` waits (at most `drainSeconds`) until neither
+/// namespace holds fragments before the next cell starts. That wait is the next cell's
+/// set-up: 2 s with `ipfrag_time` 2 in the field-study run of 2026-11-29, for every cell
+/// after a udp transfer of 4 096 or 9 216 B that lost fragments at the queue. Within a
+/// cell the kernel's limit still applies, as it would on a real receiver.
 enum FragmentReassembly {
-    static let timeoutSeconds = 2
-    static let drainSeconds = 3.0
+    static let timeoutSeconds = 1
+    static let drainSeconds = 2.0
 
     /// Sets this thread's namespace's reassembly timeout (call inside the namespace).
     static func setTimeout() {
