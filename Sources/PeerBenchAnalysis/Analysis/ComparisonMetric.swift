@@ -3,28 +3,53 @@ import PeerBenchPlugin
 import PeerBenchCore
 
 /// A figure `compare` tests, with the direction that counts as better (docs/COMPARE.md).
-public enum ComparisonMetric: String, Sendable, CaseIterable, Codable {
-    case throughputMbps = "throughput_mbps"
-    case rttP50 = "rtt_p50_ms"
-    case rttP99 = "rtt_p99_ms"
+/// Its name (`rawValue`) is the record key it reads where it reads a key of its own
+/// (`throughput_mbps`, `connect_ms`, ...), spelled by the record (`Record.CodingKeys`).
+public enum ComparisonMetric: Sendable, CaseIterable, Codable, RawRepresentable {
+    case throughputMbps
+    case rttP50
+    case rttP99
     /// `jitter_ms.ipdv_mean`: every transport has it (rfc3550 only where one-way data exists,
     /// so using it for some transports and not others would compare unlike figures).
-    case jitter = "jitter_ms"
-    case lossRatio = "loss_ratio"
-    case connectMs = "connect_ms"
+    case jitter
+    case lossRatio
+    case connectMs
     /// `extra.uwb.distance_availability`: fraction of ranging updates with a distance.
-    case uwbAvailability = "uwb_availability"
+    case uwbAvailability
     /// `extra.uwb.distance_error_m.p95`: 95th percentile of |measured - true distance|, metres.
-    case uwbErrorM = "uwb_error_m"
+    case uwbErrorM
     /// `request_response_ms.p50`: a request-response workload's median transaction time.
-    case transactionP50 = "request_response_p50_ms"
+    case transactionP50
     /// `frame_delay_ms.p99`: an isochronous workload's 99th-percentile frame delay against its schedule.
-    case frameDelayP99 = "frame_delay_p99_ms"
+    case frameDelayP99
     /// `frames.late`: an isochronous workload's frames past their deadline (same count sent by every transport).
-    case lateFrames = "late_frames"
+    case lateFrames
     /// `scenario.reconnect_ms`: from the link's return to the first byte delivered on a
     /// new connection (issue 27's `reconnect`); only cells that reconnected have it.
-    case reconnectMs = "reconnect_ms"
+    case reconnectMs
+
+    /// The metric's name: in `compare`'s output, thresholds files, `repetitionMetrics`.
+    public var rawValue: String {
+        switch self {
+        case .throughputMbps: Key.throughputMbps.rawValue
+        case .rttP50: "rtt_p50_ms"
+        case .rttP99: "rtt_p99_ms"
+        case .jitter: Key.jitterMs.rawValue
+        case .lossRatio: Record.DeliveryStats.CodingKeys.lossRatio.rawValue
+        case .connectMs: Key.connectMs.rawValue
+        case .uwbAvailability: "uwb_availability"
+        case .uwbErrorM: "uwb_error_m"
+        case .transactionP50: "request_response_p50_ms"
+        case .frameDelayP99: "frame_delay_p99_ms"
+        case .lateFrames: "late_frames"
+        case .reconnectMs: Record.Scenario.CodingKeys.reconnectMs.rawValue
+        }
+    }
+
+    public init?(rawValue: String) {
+        guard let metric = Self.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
+        self = metric
+    }
 
     public var higherIsBetter: Bool { self == .throughputMbps || self == .uwbAvailability }
 
@@ -83,21 +108,23 @@ public enum ComparisonMetric: String, Sendable, CaseIterable, Codable {
         }
     }
 
-    /// Where the metric is in a record: the one definition both readers use.
+    /// Where the metric is in a record: the one definition both readers use. The keys
+    /// are the record's (`Record.CodingKeys` and its sections'); `uwb` and below are the
+    /// uwb plugin's `extra`.
     public var path: [String] {
         switch self {
-        case .throughputMbps: ["throughput_mbps"]
-        case .rttP50: ["rtt_ms", "p50"]
-        case .rttP99: ["rtt_ms", "p99"]
-        case .jitter: ["jitter_ms", "ipdv_mean"]
-        case .lossRatio: ["delivery", "loss_ratio"]
-        case .connectMs: ["connect_ms"]
-        case .uwbAvailability: ["extra", "uwb", "distance_availability"]
-        case .uwbErrorM: ["extra", "uwb", "distance_error_m", "p95"]
-        case .transactionP50: ["request_response_ms", "p50"]
-        case .frameDelayP99: ["frame_delay_ms", "p99"]
-        case .lateFrames: ["frames", "late"]
-        case .reconnectMs: ["scenario", "reconnect_ms"]
+        case .throughputMbps: [Key.throughputMbps.rawValue]
+        case .rttP50: [Key.rttMs.rawValue, RTTKey.p50.rawValue]
+        case .rttP99: [Key.rttMs.rawValue, RTTKey.p99.rawValue]
+        case .jitter: [Key.jitterMs.rawValue, Record.Jitter.CodingKeys.ipdvMean.rawValue]
+        case .lossRatio: [Key.delivery.rawValue, Record.DeliveryStats.CodingKeys.lossRatio.rawValue]
+        case .connectMs: [Key.connectMs.rawValue]
+        case .uwbAvailability: [Key.extra.rawValue, "uwb", "distance_availability"]
+        case .uwbErrorM: [Key.extra.rawValue, "uwb", "distance_error_m", "p95"]
+        case .transactionP50: [Key.requestResponseMs.rawValue, RTTKey.p50.rawValue]
+        case .frameDelayP99: [Key.frameDelayMs.rawValue, RTTKey.p99.rawValue]
+        case .lateFrames: [Key.frames.rawValue, Record.Frames.CodingKeys.late.rawValue]
+        case .reconnectMs: [Key.scenario.rawValue, Record.Scenario.CodingKeys.reconnectMs.rawValue]
         }
     }
 
@@ -116,3 +143,7 @@ public enum ComparisonMetric: String, Sendable, CaseIterable, Codable {
         return v?.doubleValue
     }
 }
+
+/// The record's keys, as the metrics above read them.
+private typealias Key = Record.CodingKeys
+private typealias RTTKey = Record.RTTStats.CodingKeys

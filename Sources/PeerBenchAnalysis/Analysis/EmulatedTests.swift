@@ -68,25 +68,31 @@ struct EmulatedTests: Sendable {
 
     /// One line's figures with its run|cell|repetition key, or why it is not a record.
     static func test(_ json: JSONValue) -> Result<(String, Test), Problem> {
-        guard let schema = json["schema"]?.stringValue, schema.hasPrefix("peerbench.record/") else {
-            return .failure(Problem(message: "not a peerbench.record line (schema \(json["schema"]?.stringValue.map { "\"\($0)\"" } ?? "missing"))"))
+        let schema = json[Record.CodingKeys.schema.rawValue]?.stringValue
+        guard let schema, schema.hasPrefix("peerbench.record/") else {
+            return .failure(Problem(message: "not a peerbench.record line (schema \(schema.map { "\"\($0)\"" } ?? "missing"))"))
         }
-        guard let run = json["run_id"]?.stringValue, let cell = json["cell_id"]?.stringValue, let rep = json["repetition"]?.intValue,
-              let label = json["transport"]?["label"]?.stringValue, let environment = json["environment"]?.stringValue,
-              let status = json["status"]?.stringValue
+        typealias Key = Record.CodingKeys
+        typealias RTTKey = Record.RTTStats.CodingKeys
+        typealias PayloadKey = Payload.CodingKeys
+        guard let run = json[Key.runID.rawValue]?.stringValue, let cell = json[Key.cellID.rawValue]?.stringValue,
+              let rep = json[Key.repetition.rawValue]?.intValue,
+              let label = json[Key.transport.rawValue]?[Record.Transport.CodingKeys.label.rawValue]?.stringValue,
+              let environment = json[Key.environment.rawValue]?.stringValue, let status = json[Key.status.rawValue]?.stringValue
         else {
             return .failure(Problem(message: "lacks one of run_id, cell_id, repetition, transport.label, environment, status"))
         }
-        let rtt = json["rtt_ms"]
-        let payload = json["payload"]
-        var t = Test(transport: label, place: environment, distanceM: json["distance_m"]?.doubleValue,
-                     count: payload?["count"]?.intValue, size: payload?["size"]?.intValue,
-                     rttMeanMs: rtt?["mean"]?.doubleValue, rttStddevMs: rtt?["stddev"]?.doubleValue,
-                     rttMethod: json["rtt_method"]?.stringValue, counted: status == "ok" || status == "partial")
-        if let span = json["receiver_span_mbps"] {
+        let rtt = json[Key.rttMs.rawValue]
+        let payload = json[Key.payload.rawValue]
+        var t = Test(transport: label, place: environment, distanceM: json[Key.distanceM.rawValue]?.doubleValue,
+                     count: payload?[PayloadKey.count.rawValue]?.intValue, size: payload?[PayloadKey.size.rawValue]?.intValue,
+                     rttMeanMs: rtt?[RTTKey.mean.rawValue]?.doubleValue, rttStddevMs: rtt?[RTTKey.stddev.rawValue]?.doubleValue,
+                     rttMethod: json[Key.rttMethod.rawValue]?.stringValue,
+                     counted: status == CellStatus.ok.rawValue || status == CellStatus.partial.rawValue)
+        if let span = json[Key.receiverSpanMbps.rawValue] {
             // Present: the study's rate, or null where it does not apply (no fallback then).
             t.transferMbps = span.doubleValue
-        } else if let throughput = json["throughput_mbps"]?.doubleValue {
+        } else if let throughput = json[Key.throughputMbps.rawValue]?.doubleValue {
             t.transferMbps = throughput
             t.fromThroughput = true
         }

@@ -34,9 +34,9 @@ public struct MeasuredComparison: Sendable {
         /// The record key of the emulated side.
         public var emulatedKey: String {
             switch self {
-            case .rttMeanMs: "rtt_ms.mean"
-            case .rttJitterMs: "rtt_ms.stddev"
-            case .transferMbps, .transferByPayloadMbps: "receiver_span_mbps"
+            case .rttMeanMs: Record.CodingKeys.rttMs.rawValue + "." + Record.RTTStats.CodingKeys.mean.rawValue
+            case .rttJitterMs: Record.CodingKeys.rttMs.rawValue + "." + Record.RTTStats.CodingKeys.stddev.rawValue
+            case .transferMbps, .transferByPayloadMbps: Record.CodingKeys.receiverSpanMbps.rawValue
             }
         }
 

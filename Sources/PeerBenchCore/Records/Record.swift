@@ -106,6 +106,8 @@ public struct Record: Sendable, Equatable, Codable {
         public var label: String
         /// The effective options (defaults filled in).
         public var options: JSONValue
+
+        public enum CodingKeys: String, CodingKey { case plugin, label, options }
     }
 
     /// The resolved link and the emulator's counters: its own type (`RecordLink`) because the
@@ -121,6 +123,8 @@ public struct Record: Sendable, Equatable, Codable {
         public var p99: Double
         public var max: Double
         public var stddev: Double
+
+        public enum CodingKeys: String, CodingKey { case count, min, mean, p50, p90, p99, max, stddev }
 
         init(_ s: RTTSummary) {
             self.init(count: s.count, min: s.min, mean: s.mean, p50: s.p50, p90: s.p90, p99: s.p99, max: s.max, stddev: s.stddev)
@@ -144,7 +148,7 @@ public struct Record: Sendable, Equatable, Codable {
         /// RFC 3550 interarrival jitter from one-way data, ms.
         public var rfc3550: Double?
 
-        enum CodingKeys: String, CodingKey { case ipdvMean = "ipdv_mean", rfc3550 }
+        public enum CodingKeys: String, CodingKey { case ipdvMean = "ipdv_mean", rfc3550 }
     }
 
     /// A figure per direction of a workload that moved data down or both ways.
@@ -159,7 +163,7 @@ public struct Record: Sendable, Equatable, Codable {
         public var late: Int
         public var lost: Int
         public var deadlineMs: Double
-        enum CodingKeys: String, CodingKey { case sent, received, late, lost, deadlineMs = "deadline_ms" }
+        public enum CodingKeys: String, CodingKey { case sent, received, late, lost, deadlineMs = "deadline_ms" }
     }
 
     public struct DeliveryStats: Sendable, Equatable, Codable {
@@ -171,7 +175,7 @@ public struct Record: Sendable, Equatable, Codable {
         public var reordered: Int
         public var duplicated: Int
 
-        enum CodingKeys: String, CodingKey {
+        public enum CodingKeys: String, CodingKey {
             case sentMessages = "sent_messages", receivedMessages = "received_messages", sentBytes = "sent_bytes"
             case receivedBytes = "received_bytes", lossRatio = "loss_ratio", reordered, duplicated
         }
@@ -313,6 +317,10 @@ public struct Record: Sendable, Equatable, Codable {
 
     public static func == (a: Record, b: Record) -> Bool { a.json == b.json }
 
+    /// The record's keys, each spelled here once, in the order a record writes them.
+    /// Readers take their keys from these and from the nested types' `CodingKeys`
+    /// (`Record.RTTStats.CodingKeys.p50`, `Record.Scenario.CodingKeys.reconnectMs`, ...),
+    /// never from a string of their own: `RecordLine`, compare's metrics, the report.
     public enum CodingKeys: String, CodingKey, CaseIterable {
         case schema, runID = "run_id", cellID = "cell_id", repetition, seed, transport, environment, distanceM = "distance_m"
         case distanceLabel = "distance_label", payload, link, status, error, startedAt = "started_at", connectMs = "connect_ms"

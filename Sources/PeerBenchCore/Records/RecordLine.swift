@@ -66,11 +66,14 @@ public struct RecordLine: Sendable {
         // (every upload, every record before /6) costs no search of its members for each.
         case requestResponseMs, frameDelayMs, frames
 
-        /// The record's key, in case order.
-        static let keys = ["schema", "run_id", "cell_id", "repetition", "status", "error", "environment", "distance_label", "distance_m",
-                           "payload", "transport", "link", "scenario", "cross_traffic", "throughput_mbps", "rtt_ms", "jitter_ms",
-                           "delivery", "connect_ms", "extra", "workload", "request_response_ms", "frame_delay_ms", "frames"]
+        /// The record's key of each case, in case order (`Record.CodingKeys` spells them).
+        static let keys: [String] = ([.schema, .runID, .cellID, .repetition, .status, .error, .environment, .distanceLabel, .distanceM,
+                                      .payload, .transport, .link, .scenario, .crossTraffic, .throughputMbps, .rttMs, .jitterMs,
+                                      .delivery, .connectMs, .extra, .workload, .requestResponseMs, .frameDelayMs, .frames]
+                                     as [Record.CodingKeys]).map(\.rawValue)
         var key: String { Self.keys[rawValue] }
+        /// `$.run_id`: the field's JSON path, for errors.
+        var path: String { "$." + key }
         var index: Int { rawValue }
         init?(key: String) {
             guard let i = Self.keys.firstIndex(of: key) else { return nil }
@@ -120,43 +123,65 @@ public struct RecordLine: Sendable {
             throw .schema(field(.schema).flatMap(tape.string(at:)))
         }
         self.schema = schema
-        runID = try v.string(field(.runID), "$.run_id")
-        cellIDIndex = try v.stringIndex(field(.cellID), "$.cell_id")
-        repetition = try v.int(field(.repetition), "$.repetition")
+        runID = try v.string(field(.runID), Field.runID.path)
+        cellIDIndex = try v.stringIndex(field(.cellID), Field.cellID.path)
+        repetition = try v.int(field(.repetition), Field.repetition.path)
         var run = runID
         digest = run.withUTF8 { [repetition, cellIDIndex] r in
             tape.withUTF8(ofStringAt: cellIDIndex) { c in RecordKey.digest(runID: r, cellID: c, repetition: repetition) }!
         }
-        let statusText = try v.string(field(.status), "$.status")
-        guard let status = CellStatus(rawValue: statusText) else { throw .field("$.status: unknown status \"\(statusText)\"") }
+        let statusText = try v.string(field(.status), Field.status.path)
+        guard let status = CellStatus(rawValue: statusText) else { throw .field("\(Field.status.path): unknown status \"\(statusText)\"") }
         self.status = status
-        error = try v.optional(field(.error), "$.error", tape.string(at:))
-        environment = try v.string(field(.environment), "$.environment")
-        distanceLabel = try v.string(field(.distanceLabel), "$.distance_label")
-        distanceM = try v.optional(field(.distanceM), "$.distance_m", tape.double(at:))
-        if let p = try v.presentObject(field(.payload), "$.payload") {
-            payload = (try v.int(tape.member("count", of: p), "$.payload.count"), try v.int(tape.member("size", of: p), "$.payload.size"))
+        error = try v.optional(field(.error), Field.error.path, tape.string(at:))
+        environment = try v.string(field(.environment), Field.environment.path)
+        distanceLabel = try v.string(field(.distanceLabel), Field.distanceLabel.path)
+        distanceM = try v.optional(field(.distanceM), Field.distanceM.path, tape.double(at:))
+        // The nested members read, by their types' `CodingKeys`.
+        func member(_ key: some CodingKey, of object: Int, in f: Field) -> Member {
+            Member(value: tape.member(key.stringValue, of: object), field: f, key: key.stringValue)
+        }
+        if let p = try v.presentObject(field(.payload), Field.payload.path) {
+            let count = member(Payload.CodingKeys.count, of: p, in: .payload)
+            let size = member(Payload.CodingKeys.size, of: p, in: .payload)
+            payload = (try v.int(count.value, count.path), try v.int(size.value, size.path))
         } else {
             payload = nil
         }
-        label = try v.string(tape.member("label", of: try v.object(field(.transport), "$.transport")), "$.transport.label")
-        linkMode = try v.string(tape.member("mode", of: try v.object(field(.link), "$.link")), "$.link.mode")
-        if let s = try v.presentObject(field(.scenario), "$.scenario") {
-            scenario = (try v.string(tape.member("name", of: s), "$.scenario.name"), try v.string(tape.member("kind", of: s), "$.scenario.kind"))
+        let label = member(Record.Transport.CodingKeys.label, of: try v.object(field(.transport), Field.transport.path), in: .transport)
+        self.label = try v.string(label.value, label.path)
+        let mode = member(Record.Link.CodingKeys.mode, of: try v.object(field(.link), Field.link.path), in: .link)
+        linkMode = try v.string(mode.value, mode.path)
+        if let s = try v.presentObject(field(.scenario), Field.scenario.path) {
+            let name = member(Record.Scenario.CodingKeys.name, of: s, in: .scenario)
+            let kind = member(Record.Scenario.CodingKeys.kind, of: s, in: .scenario)
+            scenario = (try v.string(name.value, name.path), try v.string(kind.value, kind.path))
         } else {
             scenario = nil
         }
-        if let w = try v.presentObject(field(.workload), "$.workload") {
-            workloadName = try v.string(tape.member("name", of: w), "$.workload.name")
+        if let w = try v.presentObject(field(.workload), Field.workload.path) {
+            // `workload` is the matrix's entry as resolved (`WorkloadSpec.resolvedJSON`), keyed as the matrix spells it.
+            workloadName = try v.string(tape.member("name", of: w), Field.workload.path + ".name")
         } else {
             workloadName = nil
         }
-        if let c = try v.presentObject(field(.crossTraffic), "$.cross_traffic") {
-            crossTraffic = (try v.optional(tape.member("service_class", of: c), "$.cross_traffic.service_class", tape.string(at:)),
-                            try v.optional(tape.member("offered_mbps", of: c), "$.cross_traffic.offered_mbps", tape.double(at:)))
+        if let c = try v.presentObject(field(.crossTraffic), Field.crossTraffic.path) {
+            let serviceClass = member(Record.CrossTraffic.CodingKeys.serviceClass, of: c, in: .crossTraffic)
+            let offered = member(Record.CrossTraffic.CodingKeys.offeredMbps, of: c, in: .crossTraffic)
+            crossTraffic = (try v.optional(serviceClass.value, serviceClass.path, tape.string(at:)),
+                            try v.optional(offered.value, offered.path, tape.double(at:)))
         } else {
             crossTraffic = (nil, nil)
         }
+    }
+
+    /// A nested member read: its value's token index (nil: absent), and where it is, for errors.
+    struct Member {
+        let value: Int?
+        let field: Field
+        let key: String
+        /// `$.payload.count`; made only for an error.
+        var path: String { field.path + "." + key }
     }
 
     /// Paths of keys into a record (`["rtt_ms", "p50"]`), read together: compare's
@@ -256,47 +281,47 @@ public struct RecordLine: Sendable {
     struct Values {
         let tape: JSONTape
 
-        func object(_ v: Int?, _ path: String) throws(Problem) -> Int {
-            guard let v else { throw .field("\(path): missing") }
+        func object(_ v: Int?, _ path: @autoclosure () -> String) throws(Problem) -> Int {
+            guard let v else { throw .field("\(path()): missing") }
             switch tape.kind(at: v) {
             case .object: return v
-            case .null: throw .field("\(path): null where an object is required")
-            default: throw .field("\(path): expected an object")
+            case .null: throw .field("\(path()): null where an object is required")
+            default: throw .field("\(path()): expected an object")
             }
         }
 
         /// An optional object: absent or null is nil; present with another type is an error.
-        func presentObject(_ v: Int?, _ path: String) throws(Problem) -> Int? {
+        func presentObject(_ v: Int?, _ path: @autoclosure () -> String) throws(Problem) -> Int? {
             guard let v, tape.kind(at: v) != .null else { return nil }
-            guard tape.kind(at: v) == .object else { throw .field("\(path): expected an object") }
+            guard tape.kind(at: v) == .object else { throw .field("\(path()): expected an object") }
             return v
         }
 
         /// A string member, checked but not made.
-        func stringIndex(_ v: Int?, _ path: String) throws(Problem) -> Int {
-            guard let v else { throw .field("\(path): missing") }
+        func stringIndex(_ v: Int?, _ path: @autoclosure () -> String) throws(Problem) -> Int {
+            guard let v else { throw .field("\(path()): missing") }
             guard tape.kind(at: v) == .string else {
-                throw .field("\(path): " + (tape.kind(at: v) == .null ? "null where a string is required" : "expected a string"))
+                throw .field("\(path()): " + (tape.kind(at: v) == .null ? "null where a string is required" : "expected a string"))
             }
             return v
         }
 
-        func string(_ v: Int?, _ path: String) throws(Problem) -> String {
-            tape.string(at: try stringIndex(v, path))!
+        func string(_ v: Int?, _ path: @autoclosure () -> String) throws(Problem) -> String {
+            tape.string(at: try stringIndex(v, path()))!
         }
 
-        func int(_ v: Int?, _ path: String) throws(Problem) -> Int {
-            guard let v else { throw .field("\(path): missing") }
+        func int(_ v: Int?, _ path: @autoclosure () -> String) throws(Problem) -> Int {
+            guard let v else { throw .field("\(path()): missing") }
             guard let n = tape.int(at: v) else {
-                throw .field("\(path): " + (tape.kind(at: v) == .null ? "null where an integer is required" : "expected an integer"))
+                throw .field("\(path()): " + (tape.kind(at: v) == .null ? "null where an integer is required" : "expected an integer"))
             }
             return n
         }
 
         /// An optional key: absent or null is nil; present with another type is an error.
-        func optional<T>(_ v: Int?, _ path: String, _ read: (Int) -> T?) throws(Problem) -> T? {
+        func optional<T>(_ v: Int?, _ path: @autoclosure () -> String, _ read: (Int) -> T?) throws(Problem) -> T? {
             guard let v, tape.kind(at: v) != .null else { return nil }
-            guard let x = read(v) else { throw .field("\(path): expected \(T.self == String.self ? "a string" : "a number")") }
+            guard let x = read(v) else { throw .field("\(path()): expected \(T.self == String.self ? "a string" : "a number")") }
             return x
         }
     }

@@ -54,7 +54,7 @@ extension Record {
 
         public static let `static` = Scenario(name: "static", kind: "static")
 
-        enum CodingKeys: String, CodingKey {
+        public enum CodingKeys: String, CodingKey {
             case name, kind, stallMs = "stall_ms", detectMs = "detect_ms", recoverMs = "recover_ms", recover90Ms = "recover90_ms"
             case survived, reconnects, bytesDuringEvent = "bytes_during_event"
             case reconnectMs = "reconnect_ms", resumed, duplicates, resentBytes = "resent_bytes"
@@ -76,7 +76,7 @@ extension Record {
             self.goodputMbps = goodputMbps
         }
 
-        enum CodingKeys: String, CodingKey {
+        public enum CodingKeys: String, CodingKey {
             case serviceClass = "service_class", offeredMbps = "offered_mbps", goodputMbps = "goodput_mbps"
         }
     }

@@ -10,7 +10,8 @@ import PeerBenchPlugin
 /// too. Left out: `schema` (constant), `transport.options` and `extra` (they differ per
 /// transport; read the JSONL for them).
 public enum RecordsCSV {
-    static let excluded: Set<String> = ["schema", "transport.options", "extra"]
+    static let excluded: Set<String> = [Record.CodingKeys.schema.rawValue, Record.CodingKeys.extra.rawValue,
+                                        Record.CodingKeys.transport.rawValue + "." + Record.Transport.CodingKeys.options.rawValue]
 
     public static let columns: [String] = {
         var out: [String] = []

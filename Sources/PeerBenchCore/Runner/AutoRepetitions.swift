@@ -17,9 +17,11 @@ public struct AutoRepetitions: Sendable, Equatable, Codable {
 
     /// compare's metric names (`ComparisonMetric` in PeerBenchAnalysis, which a test
     /// keeps equal to this list), for checking `"repetitionMetrics"` where the matrix is read.
-    public static let metricNames = ["throughput_mbps", "rtt_p50_ms", "rtt_p99_ms", "jitter_ms", "loss_ratio", "connect_ms",
-                                     "uwb_availability", "uwb_error_m", "request_response_p50_ms", "frame_delay_p99_ms", "late_frames",
-                                     "reconnect_ms"]
+    /// A metric that reads a record key of its own is named by it (`Record.CodingKeys`).
+    public static let metricNames = [Record.CodingKeys.throughputMbps.rawValue, "rtt_p50_ms", "rtt_p99_ms",
+                                     Record.CodingKeys.jitterMs.rawValue, Record.DeliveryStats.CodingKeys.lossRatio.rawValue,
+                                     Record.CodingKeys.connectMs.rawValue, "uwb_availability", "uwb_error_m", "request_response_p50_ms",
+                                     "frame_delay_p99_ms", "late_frames", Record.Scenario.CodingKeys.reconnectMs.rawValue]
 
     public static let minimumRounds = 6
     public static let defaultMax = 20

@@ -68,7 +68,7 @@ public struct RecordLink: Sendable, Equatable, Codable {
         self.energyMj = energyMj
     }
 
-    enum CodingKeys: String, CodingKey {
+    public enum CodingKeys: String, CodingKey {
         case mode, delayMs = "delay_ms", jitterMs = "jitter_ms", lossPercent = "loss_percent", rateMbps = "rate_mbps", mtu
         case rssiDbm = "rssi_dbm", snrDb = "snr_db", mcs, phyRateMbps = "phy_rate_mbps", packetsUp = "packets_up"
         case packetsDown = "packets_down", bytesUp = "bytes_up", bytesDown = "bytes_down", dropsUp = "drops_up"

@@ -7,6 +7,8 @@ public struct Payload: Sendable, Hashable, Codable {
         self.size = size
     }
 
+    public enum CodingKeys: String, CodingKey { case count, size }
+
     /// Flow `i`'s share of the messages when `n` parallel flows carry them (a bulk's
     /// `streams`, docs/WORKLOADS.md): the first `count % n` flows carry one more, so the
     /// cell moves the same bytes whatever the number of flows.
