@@ -18,10 +18,10 @@ extension QUICClient {
     /// migration when the path is dead, and settles one whose validation has ended.
     /// Returns when to look again (nil: nothing in flight, or `migrate` off).
     func watchPath(_ connection: QUICConnection) throws -> UInt64? {
-        guard var watch = pathWatch, let confirmed = connection.handshakeConfirmedAt, !connection.isFinished else { return nil }
-        defer { pathWatch = watch }
+        guard var watch = migration.pathWatch, let confirmed = connection.handshakeConfirmedAt, !connection.isFinished else { return nil }
+        defer { migration.pathWatch = watch }
         let now = MonotonicClock.now()
-        if let probe = probing {
+        if let probe = migration.probing {
             return settle(probe, on: connection, watch: &watch, now: now)
         }
         noteProgress(connection)
@@ -32,10 +32,10 @@ extension QUICClient {
         guard watch.isDead(sample) else { return watch.deadline(sample) }
         let silentSince = watch.silentSince(sample) ?? now
         watch.restart(at: now)
-        let made = migrationEvents.filter { $0.migratedAtNanos >= confirmed }.count + failedMigrations
+        let made = migration.events.filter { $0.migratedAtNanos >= confirmed }.count + migration.failed
         guard made < MigrationPolicy.maxMigrations else { return nil }
         if let probe = try openProbe(connection, silentSince: silentSince, now: now) {
-            probing = probe
+            migration.probing = probe
             // Turn at once: the next service pass sends the PATH_CHALLENGE on the new path.
             return now
         }
@@ -61,16 +61,16 @@ extension QUICClient {
     /// silence twice as long. Returns when to look again.
     private func settle(_ probe: MigrationProbe, on connection: QUICConnection, watch: inout PathWatch, now: UInt64) -> UInt64? {
         guard let v = connection.lastPathValidation, v.at >= probe.startedAt else { return nil }
-        probing = nil
+        migration.probing = nil
         watch.moved(at: now)
         if v.succeeded {
             adopt(probe, on: connection, now: now)
-            migrationEvents.append(MigrationEvent(silentSinceNanos: probe.silentSince, migratedAtNanos: probe.startedAt,
+            migration.events.append(MigrationEvent(silentSinceNanos: probe.silentSince, migratedAtNanos: probe.startedAt,
                                                   validatedAtNanos: v.at))
             noteProgress(connection)
         } else {
             cancellation.unregister(probe.channel.socket)
-            failedMigrations += 1
+            migration.failed += 1
         }
         return now
     }
@@ -100,31 +100,31 @@ extension QUICClient {
     /// superseded, the same moment as for that one).
     private func noteProgress(_ connection: QUICConnection) {
         let ack = connection.lastStreamAckAt
-        for i in migrationEvents.indices where migrationEvents[i].backAtNanos == nil
-            && ack > (migrationEvents[i].validatedAtNanos ?? migrationEvents[i].migratedAtNanos) {
-            migrationEvents[i].backAtNanos = ack
+        for i in migration.events.indices where migration.events[i].backAtNanos == nil
+            && ack > (migration.events[i].validatedAtNanos ?? migration.events[i].migratedAtNanos) {
+            migration.events[i].backAtNanos = ack
         }
     }
 
     /// A new connection (a reconnect's) starts with a fresh judge of its path; a
     /// migration the lost connection was validating is dropped with it.
     func forgetPathWatch(now: UInt64) {
-        if let probe = probing {
+        if let probe = migration.probing {
             cancellation.unregister(probe.channel.socket)
-            probing = nil
+            migration.probing = nil
         }
-        pathWatch = config.migrate.map { PathWatch(policy: $0, now: now) }
+        migration.pathWatch = config.migrate.map { PathWatch(policy: $0, now: now) }
     }
 
     /// The cell's migrations, their progress brought up to date on `connection` (the one
     /// the workload ended on); a migration still being validated is dropped uncounted.
     func migrations(settledOn connection: QUICConnection) -> [MigrationEvent] {
-        if let probe = probing {
+        if let probe = migration.probing {
             cancellation.unregister(probe.channel.socket)
-            probing = nil
+            migration.probing = nil
         }
         noteProgress(connection)
-        return migrationEvents
+        return migration.events
     }
 
     /// `extra.quic.migrations`: one object per migration, times in ms on the client's

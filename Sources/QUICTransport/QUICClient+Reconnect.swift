@@ -31,7 +31,7 @@ extension QUICClient {
         var events: [ReconnectEvent] = []
         defer { m.reconnects = events }
         var connection = first, control = control
-        var resumed: Bool? = store == nil ? nil : first.tls.isResumed
+        var resumed: Bool? = resumption.store == nil ? nil : first.tls.isResumed
         var offset = 0
         let bulkStart = MonotonicClock.now()
         while true {
@@ -49,7 +49,7 @@ extension QUICClient {
                 let held = Int(min(next.answer.messages, UInt64(count)))
                 events.append(ReconnectEvent(lostAtNanos: lostAt, connectedAtNanos: next.connectedAt, resumedAtNanos: MonotonicClock.now(),
                                              attempts: next.attempts, resentBytes: max(0, offset + handed - held) * size))
-                if store != nil { resumed = (resumed ?? true) && next.connection.tls.isResumed }
+                if resumption.store != nil { resumed = (resumed ?? true) && next.connection.tls.isResumed }
                 (connection, control, offset) = (next.connection, next.control, held)
             }
         }
@@ -67,19 +67,19 @@ extension QUICClient {
             let began = MonotonicClock.now()
             let slot = policy.delayNanos(attempt: attempt)
             attempt += 1
-            attemptDeadline = began + slot
-            defer { attemptDeadline = nil }
+            resumption.attemptDeadline = began + slot
+            defer { resumption.attemptDeadline = nil }
             var lastError: any Error
             do {
-                resumedAnswer = nil
+                log.resumedAnswer = nil
                 let (connection, _) = try handshake(greeting: .resume(token))
                 let connectedAt = connection.handshakeCompletedAt ?? MonotonicClock.now()
                 let control = try openControlStream(on: connection)
                 // 0-RTT already sent RESUME with the ClientHello.
-                if !helloQueued { connection.sender(control).append(copying: FrameEncoder.encode(.resume(token))) }
-                helloQueued = true
-                try pump("resume") { self.resumedAnswer != nil }
-                return (connection, control, resumedAnswer!, attempt, connectedAt)
+                if !setup.helloQueued { connection.sender(control).append(copying: FrameEncoder.encode(.resume(token))) }
+                setup.helloQueued = true
+                try pump("resume") { self.log.resumedAnswer != nil }
+                return (connection, control, log.resumedAnswer!, attempt, connectedAt)
             } catch let expired as AttemptExpired {
                 lastError = expired
             } catch let failure as QUICFailure where failure.isConnectionLoss {

@@ -160,11 +160,11 @@ extension QUICClient {
             _ = try bulkPhase(count: payload.count, size: payload.size, block: block, askSpan: false, on: connection,
                               stream: control, bulkStart: start, into: &m)
             withExtendedLifetime(block) {}
-            guard let r = report else { throw QUICFailure.protocolViolation("no REPORT after the bulk phase") }
+            guard let r = log.report else { throw QUICFailure.protocolViolation("no REPORT after the bulk phase") }
             upFlow = DirectionalDelivery.Flow(delivery: Delivery(sentMessages: payload.count, receivedMessages: Int(r.messages),
                                                                  sentBytes: payload.count * payload.size, receivedBytes: Int(r.bytes)),
                                               nanos: m.bulkNanos ?? 0)
-            m.bulkSeries = series
+            m.bulkSeries = log.series
         }
         try pump("download") { streams.pullEnded }
         let downNanos = (streams.lastPulledAt ?? MonotonicClock.now()) - start

@@ -151,7 +151,7 @@ public struct QUICPlugin: TransportPlugin {
             }
             let client = try QUICClient(config: settings, server: server, token: CellToken(cell: cell), deadline: cell.deadline,
                                         cancellation: cell.cancellation, serviceClass: cell.wifi.serviceClass, store: store)
-            client.primingNanos = primingNanos
+            client.resumption.primingNanos = primingNanos
             return try client.run(payload: cell.payload, probes: cell.rttProbes, seed: cell.seed, method: cell.rttMethod,
                                   probeSpacing: cell.rttProbeSpacingNanos, askSpan: cell.serverHello[QUICServerHandle.reportSpanKey]?.boolValue == true,
                                   workload: cell.workload)

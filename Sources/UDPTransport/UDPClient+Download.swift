@@ -13,8 +13,8 @@ extension UDPClient {
                                            baseWait: max(4 * maxRtt, 50_000_000), forwarding: alsoUp)
         let start = MonotonicClock.now()
         if alsoUp {
-            mailbox = receiver.mailbox
-            defer { mailbox = nil }
+            inbox.mailbox = receiver.mailbox
+            defer { inbox.mailbox = nil }
             do { try bulk(payload) } catch {
                 receiver.stop()
                 throw error

@@ -52,7 +52,7 @@ extension UDPClient {
                 continue
             }
             let at = MonotonicClock.now()
-            let seq: Int? = rx.withUnsafeBytes { p in
+            let seq: Int? = inbox.buffer.withUnsafeBytes { p in
                 guard let h = UDPDatagramHeader(UnsafeRawBufferPointer(rebasing: p[0..<length])), h.session == session,
                       h.type == .response, h.sequence < UInt64(next) else { return nil }
                 return Int(h.sequence)
@@ -90,7 +90,7 @@ extension UDPClient {
             try UDPSocketSetup.receiveTimeout(socket, nanos: min(until - now, remaining))
             let n: Int?
             do {
-                n = try rx.withUnsafeMutableBytes { try socket.receive($0) }
+                n = try inbox.buffer.withUnsafeMutableBytes { try socket.receive($0) }
             } catch let e as SystemError where e.errno == ECONNREFUSED {
                 throw TransportError("udp client: the server at \(cell.server.address) is unreachable (ICMP port unreachable)")
             }

@@ -20,16 +20,15 @@ final class UDPClient {
     let session = UInt32.random(in: 1...UInt32.max)
     /// Tags every datagram to the server in an authenticated cell (a remote link's key).
     let tag: UDPDatagramTag?
-    /// Big enough for any datagram: a REPORT with its whole bulk series (8 KiB of
-    /// intervals), a RESPONSE of up to 65 483 bytes.
-    var rx = [UInt8](repeating: 0, count: 65_536)
+    /// The receive buffer, or a bidir bulk phase's mailbox.
+    var inbox = UDPInbox()
     var m = TransportMeasurement()
     /// The largest probe RTT (the timeouts scale with it); parallel flows take the first flow's.
     var maxRtt: UInt64 = 0
-    private var helloAttempts = 0
+    /// The HELLO exchange's attempts and the server's probe-flow port.
+    var helloExchange = UDPHelloExchange()
     /// Loaded RTT probes (option `loadedRttProbes`): their schedule and answers.
-    private var loaded: LoadedProbeSchedule
-    private var loadedRtts: [UInt64] = []
+    var loaded: UDPLoadedProbes
     /// Loaded probes' sequence numbers start here, apart from the pre-bulk probes'
     /// (0..<rttProbes), so a late pre-bulk echo is never taken for a loaded one.
     static let loadedSequenceBase: UInt64 = 1 << 32
@@ -37,14 +36,8 @@ final class UDPClient {
     var handed = 0
     /// The keepalive (option `keepAlive`), running from HELLO_ACK to the end; nil = off.
     var keepAlive: UDPKeepAliveClock?
-    /// While a bidir bulk phase runs: the down receiver owns the socket's reading and
-    /// hands `waitFor` every datagram that is not the download's.
-    var mailbox: UDPMailbox?
 
     let server: SocketAddress
-    /// The server's separate probe-flow port (HELLO_ACK), with `loadedRttProbes.flow` `separate`.
-    private var probePort: UInt16?
-    private var separateFlow: Bool { options.loadedRttProbes?.flow == .separate }
 
     init(cell: CellContext, options: UDPOptions, socket: Socket, server: SocketAddress) {
         tag = cell.dataKey.map(UDPDatagramTag.init(key:))
@@ -53,7 +46,7 @@ final class UDPClient {
         self.socket = socket
         self.server = server
         // Same-flow probes only on the same flow; a separate flow has its own prober.
-        loaded = LoadedProbeSchedule(options.loadedRttProbes?.flow == .separate ? nil : options.loadedRttProbes)
+        loaded = UDPLoadedProbes(schedule: LoadedProbeSchedule(options.loadedRttProbes?.flow == .separate ? nil : options.loadedRttProbes))
     }
 
     static func run(_ cell: CellContext, server: SocketAddress, options: UDPOptions) throws -> TransportMeasurement {
@@ -106,71 +99,13 @@ final class UDPClient {
         while true {
             try send(header(.hello, attempt).datagram([count, size]))
             if let ack = try waitFor( .helloAck, sequence: nil, within: Self.helloInterval) {
-                probePort = ack.first.map { UInt16(truncatingIfNeeded: $0) }
+                helloExchange.probePort = ack.first.map { UInt16(truncatingIfNeeded: $0) }
                 break
             }
             attempt += 1
         }
         m.connectNanos = MonotonicClock.elapsed(since: start)
-        helloAttempts = Int(attempt) + 1
-    }
-
-    /// The idle probes by the cell's method; `m.rttMethod` says which ran.
-    private func probes() throws {
-        switch cell.rttMethod {
-        case .pingPong: try pingPongProbes()
-        case .pipelined, .sendLoop: try pipelinedProbes()
-        }
-    }
-
-    /// Every PROBE back to back, `seq` 0..<rttProbes, while `UDPPipelinedProber` times
-    /// the echoes on another thread; unanswered ones are lost (docs/protocol/udp.md).
-    private func pipelinedProbes() throws {
-        m.rttMethod = cell.rttMethod
-        m.probesSent = 0
-        guard cell.rttProbes > 0 else { return }
-        let reader = UDPPipelinedProber(socket: socket, session: session, count: cell.rttProbes, cell: cell)
-        reader.start()
-        var times = PipelinedProbeTimes()
-        do {
-            for seq in 0..<cell.rttProbes {
-                RTTMethod.waitForSend(seq, start: times.firstSentAt, spacing: cell.rttProbeSpacingNanos)
-                try send(header(.probe, UInt64(seq)).datagram())
-                times.sent(at: MonotonicClock.now())
-                m.probesSent = seq + 1
-            }
-        } catch {
-            // Let the reader end (at once for a shut socket) before the socket goes.
-            reader.sendingEnded(at: 0)
-            _ = try? reader.finish()
-            throw error
-        }
-        reader.sendingEnded(at: MonotonicClock.now())
-        let answers = try reader.finish()
-        m.rttNanos = answers.rtts
-        maxRtt = max(maxRtt, answers.maxRtt)
-        times.firstEchoAt = answers.firstAt
-        times.lastEchoAt = answers.lastAt
-        m.extra[PipelinedProbeTimes.extraKey] = times.json
-        if let last = answers.lastAt { keepAlive?.heard(at: last) }
-    }
-
-    /// PROBE with sequence i, answered by ECHO; a probe unanswered within the timeout is lost.
-    private func pingPongProbes() throws {
-        m.rttMethod = .pingPong
-        m.probesSent = 0
-        m.rttNanos.reserveCapacity(cell.rttProbes)
-        let timeout = UInt64(options.probeTimeoutMs) * 1_000_000
-        for seq in 0..<cell.rttProbes {
-            let t = MonotonicClock.now()
-            try send(header(.probe, UInt64(seq), t).datagram())
-            m.probesSent = seq + 1
-            if try waitFor( .echo, sequence: UInt64(seq), within: timeout) != nil {
-                let rtt = MonotonicClock.elapsed(since: t)
-                m.rttNanos.append(rtt)
-                maxRtt = max(maxRtt, rtt)
-            }
-        }
+        helloExchange.attempts = Int(attempt) + 1
     }
 
     /// The bulk phase: DATA at the configured pace, END until the REPORT, then the
@@ -184,7 +119,7 @@ final class UDPClient {
             for j in UDPDatagramHeader.size..<slot.count { slot[j] = UInt8(truncatingIfNeeded: j) }
         }
         // The keepalive's answers are picked up between batches like loaded echoes.
-        let echoes = loaded.intervalNanos == nil && keepAlive == nil ? nil : try LoadedEchoPoller(socket)
+        let echoes = loaded.schedule.intervalNanos == nil && keepAlive == nil ? nil : try LoadedEchoPoller(socket)
         let separate = try startSeparateProber()
         defer { if let separate { stopSeparateProber(separate) } }
         let start = MonotonicClock.now()
@@ -193,9 +128,9 @@ final class UDPClient {
              try endUntilReport(payload))
         }
         m.bulkNanos = MonotonicClock.elapsed(since: start)
-        if loaded.intervalNanos != nil {
+        if loaded.schedule.intervalNanos != nil {
             try drainLoadedEchoes()
-            m.rttLoadedNanos = loadedRtts
+            m.rttLoadedNanos = loaded.rtts
         }
         if let separate {
             separate.prober.finish()
@@ -212,7 +147,7 @@ final class UDPClient {
     /// what was handed to the kernel, and the pace restarts there).
     private func sendData(_ payload: Payload, from: Int, tx: UDPBatchSender, capacity: Int, untagged: Int, echoes: LoadedEchoPoller?,
                           start: UInt64) throws -> UInt64 {
-        loaded.begin(at: start)
+        loaded.schedule.begin(at: start)
         let paceFrom = from == 0 ? start : MonotonicClock.now()
         let pacer = options.rateMbps.map { UDPPacer(rateMbps: $0, payloadBytes: payload.size, start: paceFrom) }
         var sent = from
@@ -220,7 +155,7 @@ final class UDPClient {
         while sent < payload.count {
             if let echoes {
                 try sendLoadedProbeIfDue()
-                loadedRtts += try echoes.poll(session: session) { keepAlive?.heard(at: $0) }
+                loaded.rtts += try echoes.poll(session: session) { keepAlive?.heard(at: $0) }
                 try keepAliveTick()
             }
             var k = min(capacity, payload.count - sent)
@@ -266,7 +201,7 @@ final class UDPClient {
     /// The `udp` object's keys every workload has.
     func commonExtra() -> JSONObject {
         var udp = JSONObject()
-        udp["hello_attempts"] = JSONValue(helloAttempts)
+        udp["hello_attempts"] = JSONValue(helloExchange.attempts)
         udp["probes_lost"] = JSONValue((m.probesSent ?? 0) - m.rttNanos.count)
         if tag != nil { udp["authenticated"] = .bool(true) }
         return udp
@@ -287,12 +222,12 @@ final class UDPClient {
         // The sender's own pace (first to last datagram handed to the kernel), beside
         // the delivered throughput that the record's bulk duration gives.
         udp["send_seconds"] = JSONValue(Double(sendNanos) / 1e9)
-        udp["hello_attempts"] = JSONValue(helloAttempts)
+        udp["hello_attempts"] = JSONValue(helloExchange.attempts)
         udp["end_attempts"] = JSONValue(endAttempts)
         udp["probes_lost"] = JSONValue((m.probesSent ?? 0) - m.rttNanos.count)
-        if loaded.intervalNanos != nil {
-            udp["loaded_probes_sent"] = JSONValue(loaded.sent)
-            udp["loaded_probes_lost"] = JSONValue(loaded.sent - loadedRtts.count)
+        if loaded.schedule.intervalNanos != nil {
+            udp["loaded_probes_sent"] = JSONValue(loaded.schedule.sent)
+            udp["loaded_probes_lost"] = JSONValue(loaded.schedule.sent - loaded.rtts.count)
         }
         if let separate {
             udp["loaded_probes_sent"] = JSONValue(separate.sent)
@@ -330,67 +265,6 @@ final class UDPClient {
         }
     }
 
-    /// With `loadedRttProbes.flow` `separate`: a second socket to the port the server
-    /// announced, and its prober running (docs/protocol/udp.md); else nil.
-    private func startSeparateProber() throws -> (prober: UDPProbeFlowProber, socket: Socket)? {
-        guard separateFlow, let probes = options.loadedRttProbes else { return nil }
-        guard let port = probePort, port > 0 else {
-            throw TransportError("udp client: the server announced no probe-flow port in HELLO_ACK (loadedRttProbes.flow \"separate\")")
-        }
-        let s = try UDPSocketSetup.make(family: server.family)
-        cell.markServiceClass(s)
-        cell.cancellation.register(s)
-        do {
-            try cell.applySendDeadline(to: s)
-            try s.connect(SocketAddress(host: server.host, port: port))
-        } catch {
-            cell.cancellation.unregister(s)
-            s.close()
-            throw error
-        }
-        let prober = UDPProbeFlowProber(socket: s, session: session, probes: probes, timeoutNanos: UInt64(options.probeTimeoutMs) * 1_000_000)
-        prober.start()
-        return (prober, s)
-    }
-
-    /// Stops the separate prober (if still running) and closes its socket.
-    private func stopSeparateProber(_ separate: (prober: UDPProbeFlowProber, socket: Socket)) {
-        separate.prober.finish()
-        cell.cancellation.unregister(separate.socket)
-        separate.socket.close()
-    }
-
-    /// A loaded PROBE {seq = base + k, ts = now} if one is due.
-    private func sendLoadedProbeIfDue() throws {
-        let now = MonotonicClock.now()
-        guard let k = loaded.takeDue(now: now) else { return }
-        try send(header(.probe, Self.loadedSequenceBase + UInt64(k), now).datagram())
-    }
-
-    /// The REPORT, waiting at most `within`; loaded probes keep going meanwhile (the
-    /// data may still be queued on the link) and their echoes are timed on arrival.
-    private func waitForReport(within: UInt64) throws -> [UInt64]? {
-        let until = MonotonicClock.now() + within
-        while true {
-            let now = MonotonicClock.now()
-            guard now < until else { return nil }
-            if let r = try waitFor(.report, sequence: nil, within: min(until - now, loaded.nanosUntilDue())) { return r }
-            try sendLoadedProbeIfDue()
-        }
-    }
-
-    /// After the REPORT: the echoes of the last loaded probes, for at most `probeTimeoutMs`.
-    private func drainLoadedEchoes() throws {
-        let until = MonotonicClock.now() + UInt64(options.probeTimeoutMs) * 1_000_000
-        draining = true
-        defer { draining = false }
-        while loadedRtts.count < loaded.sent {
-            let now = MonotonicClock.now()
-            guard now < until else { return }
-            _ = try waitFor(.byeAck, sequence: nil, within: until - now)
-        }
-    }
-
     /// Sends a KEEPALIVE if one is due; throws once the server has been silent for the
     /// keepalive's timeout: the peer is lost and the cell ends here, as a TCP connection
     /// ends at its user timeout (a scenario cell is then `ok` by docs/RECORDS.md's rule).
@@ -407,9 +281,6 @@ final class UDPClient {
             try send(header(.keepAlive, seq, now).datagram())
         }
     }
-
-    /// Set while only loaded echoes are awaited: `waitFor` returns once all are in.
-    private var draining = false
 
     func send(_ datagram: [UInt8]) throws {
         let bytes = tag?.tagged(datagram) ?? datagram
@@ -431,35 +302,35 @@ final class UDPClient {
             let keepAliveWait = keepAlive.map { max($0.nanosUntilNext(now: now), 1_000_000) } ?? .max
             let wait = min(until - now, cell.remainingNanos, keepAliveWait)
             let n: Int?
-            if let mailbox {
+            if let mailbox = inbox.mailbox {
                 // bidir: the down receiver reads the socket and hands over the rest.
                 guard let d = mailbox.pop(within: wait) else { continue }
-                let k = min(d.count, rx.count)
-                rx.replaceSubrange(0..<k, with: d[0..<k])
+                let k = min(d.count, inbox.buffer.count)
+                inbox.buffer.replaceSubrange(0..<k, with: d[0..<k])
                 n = k
             } else {
                 try UDPSocketSetup.receiveTimeout(socket, nanos: wait)
                 do {
-                    n = try rx.withUnsafeMutableBytes { try socket.receive($0) }
+                    n = try inbox.buffer.withUnsafeMutableBytes { try socket.receive($0) }
                 } catch let e as SystemError where e.errno == ECONNREFUSED {
                     throw TransportError("udp client: the server at \(cell.server.address) is unreachable (ICMP port unreachable)")
                 }
             }
             guard let n else { continue }
             if n == 0 { throw TransportError("udp client: socket shut down (cell cancelled)") }
-            let fields: [UInt64]? = rx.withUnsafeBytes { p in
+            let fields: [UInt64]? = inbox.buffer.withUnsafeBytes { p in
                 let d = UnsafeRawBufferPointer(rebasing: p[0..<n])
                 guard let h = UDPDatagramHeader(d), h.session == session else { return nil }
                 keepAlive?.heard(at: MonotonicClock.now())
-                if h.type == .echo, h.sequence >= Self.loadedSequenceBase, loaded.intervalNanos != nil {
-                    loadedRtts.append(MonotonicClock.elapsed(since: h.timestamp))
+                if h.type == .echo, h.sequence >= Self.loadedSequenceBase, loaded.schedule.intervalNanos != nil {
+                    loaded.rtts.append(MonotonicClock.elapsed(since: h.timestamp))
                     return nil
                 }
                 guard h.type == type, sequence == nil || h.sequence == sequence else { return nil }
                 return (0..<((n - UDPDatagramHeader.size) / 8)).map { d.field($0) }
             }
             if let fields { return fields }
-            if draining && loadedRtts.count >= loaded.sent { return nil }
+            if loaded.draining && loaded.rtts.count >= loaded.schedule.sent { return nil }
         }
     }
 }

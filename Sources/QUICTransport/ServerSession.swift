@@ -1,0 +1,208 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CNgtcp2
+import PeerBenchSystem
+import PeerBenchPlugin
+
+/// One connection's application state on the server (docs/protocol/quic.md).
+final class ServerSession: QUICConnectionDelegate {
+    let connection: QUICConnection
+    private let token: CellToken
+    private unowned let claim: CellClaim
+    var onNewID: (([UInt8]) -> Void)?
+    private var parsers: [Int64: FrameParser] = [:]
+    /// This connection's counts until it claims the cell (HELLO: they become the
+    /// cell's; RESUME: the cell's take their place).
+    private var receipt = BulkReceipt()
+    /// Bulk streams of this connection that ended (DONE counts this connection's).
+    private var finishedStreams: UInt64 = 0
+    /// Body bytes of the message in progress on each bulk stream (`release`).
+    private var partial: [Int64: UInt64] = [:]
+    /// Lost or superseded by a RESUME connection: nothing it still delivers counts.
+    private var released = false
+    private var done: DoneBody?
+    private(set) var reportSent = false
+    private var reportSentAt: UInt64 = 0
+    private var reportEnd: UInt64 = 0
+    private var controlStream: Int64?
+
+    /// Sends a session ticket once the handshake completed (`resumption`).
+    private let sendsTicket: Bool
+    /// The request, frame and pull streams of the workloads beyond the upload.
+    let workload: ServerWorkloadStreams
+
+    init(connection: QUICConnection, token: CellToken, claim: CellClaim, sendsTicket: Bool = false) {
+        self.connection = connection
+        workload = ServerWorkloadStreams(connection: connection)
+        self.sendsTicket = sendsTicket
+        self.token = token
+        self.claim = claim
+    }
+
+    /// The session is over once the report has gone out and the client acknowledged
+    /// it, or (its acknowledgement and CONNECTION_CLOSE both lost, say on a lossy
+    /// link) the client stayed silent for three probe timeouts since then: a client
+    /// that still had the connection would have answered our retransmitted report.
+    func isComplete(now: UInt64) -> Bool {
+        guard reportSent, !workload.isSending, let id = controlStream else { return false }
+        if connection.ackedOffset(of: id).map({ $0 >= reportEnd }) ?? true { return true }
+        let s = connection.stats
+        let pto = s.smoothed_rtt + max(4 * s.rttvar, 1_000_000) + 25_000_000
+        let linger = min(max(3 * pto, 100_000_000), 3_000_000_000)
+        return now > max(reportSentAt, connection.lastReadAt) + linger
+    }
+
+    func handshakeCompleted(_ connection: QUICConnection) {
+        // Best effort: a client that gets no ticket says so (its priming connection fails).
+        if sendsTicket { try? connection.tls.sendSessionTicket() }
+    }
+    func streamClosed(_ connection: QUICConnection, stream: Int64) {
+        parsers[stream] = nil
+        workload.closed(stream)
+    }
+    func issuedConnectionID(_ connection: QUICConnection, _ cid: [UInt8]) { onNewID?(cid) }
+
+    func received(_ connection: QUICConnection, stream: Int64, data: UnsafeRawBufferPointer, fin: Bool) throws {
+        guard stream & 0x3 == 0 else { throw FramingError(description: "stream \(stream) is not a client-initiated bidirectional stream") }
+        if stream != 0, claim.probeFlow === self { throw FramingError(description: "bulk stream \(stream) on the probe flow") }
+        // Stream 0 (the client's first bidirectional stream) is the control stream; the others carry bulk data.
+        let bulk = stream != 0
+        var parser = parsers[stream] ?? FrameParser()
+        // A later stream's first frame says what it is: DATA a bulk stream of the upload,
+        // REQUEST, FRAME, FRAME_PULL or PULL a workload stream (`ServerWorkloadStreams`).
+        try parser.feed(data, onData: { n, complete in
+            guard bulk else { throw FramingError(description: "DATA frame on the control stream") }
+            if workload.noteBulkData(on: stream) {
+                countBulk(n, complete: complete, on: stream)
+            } else {
+                try workload.data(n, complete: complete, on: stream)
+            }
+        }, onControl: { frame in
+            guard bulk else { try control(frame, on: stream); return }
+            try workload.control(frame, on: stream)
+        })
+        if fin {
+            guard parser.atFrameBoundary else { throw FramingError(description: "stream \(stream) ended inside a frame") }
+            if workload.handles(stream) {
+                try workload.ended(stream)
+            } else if bulk {
+                finishedStreams += 1
+                // End our (empty) direction too: ngtcp2 0.12 frees a stream, and returns
+                // its credit to the client, only once both directions are finished.
+                connection.sender(stream).finish()
+            }
+            parsers[stream] = nil
+        } else {
+            parsers[stream] = parser
+        }
+        maybeReport()
+    }
+
+    /// `n` bytes of a bulk message arrived (`complete`: its last): the counts, the
+    /// series and the receiver's span.
+    private func countBulk(_ n: Int, complete: Bool, on stream: Int64) {
+        guard !released else { return }
+        receipt.count(n, complete: complete, at: MonotonicClock.now())
+        if complete { partial[stream] = nil } else { partial[stream, default: 0] += UInt64(n) }
+    }
+
+    /// With `reconnect`, the cell's client connection ended before its REPORT: the
+    /// client comes back with RESUME rather than the session failing.
+    var awaitsResume: Bool {
+        guard claim.acceptsResume, !reportSent, !released, claim.resumes < ReconnectPolicy.maxReconnects else { return false }
+        // The client closing with an error is its giving up, not a lost link.
+        if case .peerClosed? = connection.failure { return false }
+        return !connection.peerClosedCleanly
+    }
+
+    /// This connection no longer carries the cell's session (lost, or a RESUME came on
+    /// another): the bytes of its messages cut short leave the count, and whatever it
+    /// still delivers is ignored, so the resent messages count once.
+    func release() {
+        guard !released else { return }
+        released = true
+        receipt.discard(partialBytes: partial.values.reduce(0, +))
+        partial = [:]
+        if claim.holder === self { claim.holder = nil }
+    }
+
+    /// One frame on the control stream (docs/protocol/quic.md): HELLO or PROBE_HELLO
+    /// claims the session, then PINGs are answered and DONE is kept for the report.
+    private func control(_ frame: ControlFrame, on stream: Int64) throws {
+        switch frame {
+        case .hello(let presented):
+            guard controlStream == nil else { throw FramingError(description: "second HELLO") }
+            guard presented == token else { throw NotThisCell(description: "HELLO carries another cell's token (not this cell's client)") }
+            guard claim.holder == nil else { throw NotThisCell(description: "this cell's client is already connected") }
+            guard claim.receipt == nil else {
+                throw NotThisCell(description: "this cell's session has begun; a re-made connection opens with RESUME")
+            }
+            claim.holder = self
+            claim.receipt = receipt
+            controlStream = stream
+            // Workload streams that came before HELLO (a lost packet) are answered now.
+            workload.claim()
+        case .resume(let presented):
+            // `reconnect`: the cell's client again, on a new connection after losing its
+            // last one; it sends on from the counts in RESUMED.
+            guard controlStream == nil else { throw FramingError(description: "RESUME after HELLO") }
+            guard presented == token else { throw NotThisCell(description: "RESUME carries another cell's token (not this cell's client)") }
+            guard claim.acceptsResume else { throw NotThisCell(description: "RESUME to a cell without reconnect") }
+            guard let shared = claim.receipt else { throw NotThisCell(description: "RESUME before the cell's session began with HELLO") }
+            guard claim.resumes < ReconnectPolicy.maxReconnects else {
+                throw NotThisCell(description: "this cell's client already resumed \(claim.resumes) times (at most \(ReconnectPolicy.maxReconnects))")
+            }
+            // The old connection may not have timed out here yet: it is superseded.
+            claim.holder?.release()
+            claim.holder = self
+            claim.resumes += 1
+            receipt = shared
+            controlStream = stream
+            connection.sender(stream).append(copying: FrameEncoder.encode(.resumed(ResumedBody(messages: shared.messages, bytes: shared.bytes))))
+        case .probeHello(let presented):
+            // A second connection of the cell's client for loaded probes only: it is
+            // answered like any session but never ends the server's loop.
+            guard controlStream == nil else { throw FramingError(description: "PROBE_HELLO after HELLO") }
+            guard presented == token else { throw NotThisCell(description: "PROBE_HELLO carries another cell's token (not this cell's client)") }
+            guard claim.probeFlow == nil else { throw NotThisCell(description: "this cell's probe flow is already connected") }
+            guard !workload.hasDeferred else { throw FramingError(description: "workload streams on the probe flow") }
+            claim.probeFlow = self
+            controlStream = stream
+        case .ping(let seq):
+            try requireHello()
+            connection.sender(stream).append(copying: FrameEncoder.encode(.pong(seq)))
+        case .done(let d):
+            try requireHello()
+            guard claim.probeFlow !== self else { throw FramingError(description: "DONE on the probe flow") }
+            guard done == nil else { throw FramingError(description: "second DONE frame") }
+            done = d
+        case .pong, .report, .series, .resumed, .frameArrivals, .flowReport:
+            throw FramingError(description: "client sent a server-only frame (\(frame))")
+        case .request, .frame, .framePull, .pull, .flow:
+            throw FramingError(description: "\(frame) on the control stream; it opens a workload stream of its own")
+        }
+    }
+
+    /// Nothing but HELLO may come first: a stray that speaks our protocol stops here.
+    private func requireHello() throws {
+        guard controlStream != nil else { throw NotThisCell(description: "the first control frame was not HELLO (not this cell's client)") }
+    }
+
+    /// The report goes out once DONE arrived and every bulk stream it announced has ended,
+    /// right after the bulk series (SERIES), in the same packet when it fits.
+    private func maybeReport() {
+        guard !reportSent, !released, let d = done, finishedStreams >= d.streams, let control = controlStream else { return }
+        reportSent = true
+        reportSentAt = MonotonicClock.now()
+        let r = receipt
+        let span = r.firstByteAt.map { r.lastByteAt - $0 } ?? 0
+        // Only a client that asked gets the 40-byte REPORT; an older one could not read it.
+        let messageSpan = d.wantsSpan ? r.firstMessageAt.map { r.lastMessageAt - $0 } ?? 0 : nil
+        let sender = connection.sender(control)
+        sender.append(copying: FrameEncoder.encode(.series(r.series.series)))
+        sender.append(copying: FrameEncoder.encode(.report(ReportBody(messages: r.messages, bytes: r.bytes, streams: finishedStreams,
+                                                                      receiveNanos: span, spanNanos: messageSpan))))
+        reportEnd = sender.queuedEnd
+    }
+}
