@@ -7,6 +7,17 @@ public import PeerBenchPlugin
 extension EmulatedChannel: PerformanceModeAdaptable {
     public var onChannelFraction: Double { schedule.onFraction }
 
+    /// Each of the two frames waits for an availability window: the request half of one
+    /// on average, its answer (which just missed the window the request came in) almost
+    /// a whole one, so 1.5 windows (24.6 ms: a lone ping-pong over 1 ms each way takes
+    /// 26.6 ms, LINK-MODEL.md 1a); each missed window adds one more, m / (1 - m) of them
+    /// on average per frame. Off-channel slots are left out: a lone probe seldom meets one.
+    public var roundTripWaitSeconds: Double {
+        guard let w = schedule.windowNanos else { return 0 }
+        let m = min(schedule.windowMissProbability, 0.95)
+        return Double(w) / 1e9 * (1.5 + 2 * m / (1 - m))
+    }
+
     public func adapted(to mode: PerformanceMode) -> (channel: any Sendable, rateFactor: Double) {
         switch mode {
         case .bulk:

@@ -99,7 +99,7 @@ public enum CellCost {
     ///   rate x (1 - loss) (tcp 0.9, udp 1.1, quic 0.7; matrices/edge-large.json).
     public static func model(payload: Payload?, rttProbes: Int, link: ResolvedLink, rttMethod: RTTMethod = .pingPong,
                              spacingNanos: UInt64 = 0) -> Double {
-        let rtt = 2 * (link.delayMs ?? 0.05) / 1000 + probeTurnaroundSeconds
+        let rtt = roundTripSeconds(link)
         let loss = min(max((link.lossPercent ?? 0) / 100, 0), 0.95)
         let lostHandshake = 1 - pow1(1 - loss, 4)
         let handshake = handshakeRoundTrips * rtt + lostHandshake * handshakeLossSeconds
@@ -123,7 +123,7 @@ public enum CellCost {
         case .bulk: return 0
         case .isochronous(_, let period, let frames, _, _): return Double(frames) * Double(period) / 1e9
         case .requestResponse(let n, let a, let b, let c):
-            let rtt = 2 * (link.delayMs ?? 0.05) / 1000 + probeTurnaroundSeconds
+            let rtt = roundTripSeconds(link)
             let wire = Double(a + b) * 8 / ((link.rateMbps ?? 5_000) * 1e6)
             return Double(n) * (rtt + wire) / Double(c)
         }
@@ -138,7 +138,7 @@ public enum CellCost {
     /// probes at 1 ms take about a second.
     public static func probeSeconds(_ rttProbes: Int, method: RTTMethod, link: ResolvedLink, spacingNanos: UInt64 = 0) -> Double {
         guard rttProbes > 0 else { return 0 }
-        let rtt = 2 * (link.delayMs ?? 0.05) / 1000 + probeTurnaroundSeconds
+        let rtt = roundTripSeconds(link)
         let loss = min(max((link.lossPercent ?? 0) / 100, 0), 0.95)
         let lostProbe = 1 - pow1(1 - loss * probeLossShare, 2)
         switch method {
@@ -152,6 +152,15 @@ public enum CellCost {
             let spaced = (n - 1) * Double(spacingNanos) / 1e9
             return rtt + max(serialisation, spaced) + anyLost * pipelinedStragglerSeconds
         }
+    }
+
+    /// One round trip over `link`: twice its one-way delay, the hosts' turnarounds, and
+    /// the wait its channel's timing adds (`PerformanceModeAdaptable.roundTripWaitSeconds`:
+    /// 24.6 ms on AWDL's availability windows, which the estimates of matrices on radio
+    /// links had left out: quick.json ran 101.9 s against 29 estimated, 2026-11-29).
+    static func roundTripSeconds(_ link: ResolvedLink) -> Double {
+        2 * (link.delayMs ?? 0.05) / 1000 + probeTurnaroundSeconds
+            + ((link.channel as? any PerformanceModeAdaptable)?.roundTripWaitSeconds ?? 0)
     }
 
     /// x^n for small whole n, without Foundation.
