@@ -88,7 +88,7 @@ public struct RadioDynamics: Sendable, Equatable {
     /// (`RadioEnvironment.rateFactor`); 1 = all of it.
     public var rateFactor: Double = 1
     /// SNR above an MCS's threshold before rate adaptation uses it (`MCSTable.select`).
-    public var adaptationMarginDb: Double = FieldStudyCalibration.rateAdaptationMarginDb
+    public var adaptationMarginDb: Double = MCSTable.adaptationMarginDb
     /// Share of the PHY rate the MAC leaves for IP packets: `MCSTable.macEfficiency`,
     /// or 1 where the emulator charges the MAC frame by frame (`FrameAggregation`).
     public var macEfficiency: Double = MCSTable.macEfficiency

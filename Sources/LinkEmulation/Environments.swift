@@ -54,7 +54,7 @@ public struct RadioEnvironment: Sendable, Equatable {
     public var rateFactor: Double = RadioEnvironment.fittedRateFactor
     /// SNR (dB) rate adaptation keeps above an MCS's threshold before it uses that MCS
     /// (`MCSTable.select`); MCS 0 needs none, so the reach does not depend on it.
-    public var rateAdaptationMarginDb: Double = FieldStudyCalibration.rateAdaptationMarginDb
+    public var rateAdaptationMarginDb: Double = MCSTable.adaptationMarginDb
     /// The transmit queue, per direction.
     public var queue: QueueLimits
     /// The most MPDUs one aggregate holds (`FrameAggregation.maxMPDUs`): 64 is 802.11ac's

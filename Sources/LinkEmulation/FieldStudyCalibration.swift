@@ -16,10 +16,6 @@ public enum FieldStudyCalibration {
     /// UDP transfers together (the MAC's own overhead is charged frame by frame).
     public static let rateFactor = 0.5
 
-    /// SNR (dB) the phones' rate adaptation keeps above an MCS's threshold before using
-    /// it [A]: Minstrel-style controllers settle one step below the edge.
-    public static let rateAdaptationMarginDb: Double = 1
-
     /// MPDUs per aggregate on the phones' link, fitted to the TCP and UDP transfers together.
     public static let aggregateMPDUs = 6
 

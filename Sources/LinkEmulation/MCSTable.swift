@@ -31,13 +31,18 @@ public enum MCSTable {
         MCSEntry(index: 9, modulation: "256-QAM 5/6", minSnrDb: 37, phyRateOneStreamMbps: 390),
     ]
 
+    /// Rate adaptation keeps this much SNR above an MCS's threshold before using it [A]
+    /// (Minstrel-style controllers settle one step below the edge): the default of the
+    /// environments' `rateAdaptationMarginDb`.
+    public static let adaptationMarginDb = 1.0
+
     /// The SNR (dB) MCS 0 needs: below it the link is lost.
     public static var mcs0MinSnrDb: Double { entries[0].minSnrDb }
 
     /// The highest MCS whose threshold plus `marginDb` (the environment's
     /// `rateAdaptationMarginDb`) the SNR clears; nil below MCS 0. MCS 0 itself needs no
     /// margin: there is nothing lower to fall back to.
-    public static func select(snrDb: Double, marginDb: Double = FieldStudyCalibration.rateAdaptationMarginDb) -> MCSEntry? {
+    public static func select(snrDb: Double, marginDb: Double = adaptationMarginDb) -> MCSEntry? {
         guard snrDb >= mcs0MinSnrDb else { return nil }
         return entries.last { $0.index == 0 || snrDb >= $0.minSnrDb + marginDb }
     }

@@ -36,7 +36,7 @@ extension RadioModel {
                                   timeline: ["0-\(s(at)) s: as resolved", "\(s(at))-\(s(at + duration)) s: nothing crosses either way",
                                              "from \(s(at + duration)) s: as resolved"])
         case .bodyBlock(let depth, let length, let period):
-            _ = try need("body-block")
+            let env = try need("body-block")
             timeline.block = PeriodicBlock(depthDb: depth, lengthNanos: UInt64(length * 1e9), periodNanos: UInt64(period * 1e9))
             let snr = link.snrDb ?? 0
             // A block deep enough to take the median SNR below MCS 0 is a dead stretch.
@@ -44,7 +44,7 @@ extension RadioModel {
             event = ScenarioEvent(name: scenario.name, kind: scenario.kindName, startSeconds: period, endSeconds: period + length,
                                   deadSeconds: dead ? length : 0, deadStartSeconds: dead ? period : nil,
                                   timeline: ["every \(s(period)) s from \(s(period)) s: +\(s(depth)) dB for \(s(length)) s "
-                                             + "(median SNR \(s(snr)) -> \(s(snr - depth)) dB, \(Self.mcsText(snr - depth, channel.radio?.adaptationMarginDb)))"])
+                                             + "(median SNR \(s(snr)) -> \(s(snr - depth)) dB, \(Self.mcsText(snr - depth, marginDb: env.rateAdaptationMarginDb)))"])
         case .walkAway(let speed, let to, let back):
             event = Self.walkAway(scenario, speed: speed, to: to, back: back, in: try need("walk-away"), from: link, timeline: &timeline)
         case .trace(let up, let down):
@@ -92,7 +92,7 @@ extension RadioModel {
             return att
         }
         let farSnr = Self.medianSnrDb(env, distance: target)
-        var lines = ["0-\(s(legSeconds)) s: \(s(d0)) m -> \(s(target)) m at \(s(speed)) m/s (median SNR \(s(snr0)) -> \(s(farSnr)) dB, \(Self.mcsText(farSnr, env.rateAdaptationMarginDb)))"]
+        var lines = ["0-\(s(legSeconds)) s: \(s(d0)) m -> \(s(target)) m at \(s(speed)) m/s (median SNR \(s(snr0)) -> \(s(farSnr)) dB, \(Self.mcsText(farSnr, marginDb: env.rateAdaptationMarginDb)))"]
         if back { lines.append("\(s(legSeconds))-\(s(total)) s: back to \(s(d0)) m") }
         if dead.longest > 0 { lines.append("below MCS 0 at the median for \(s(dead.longest)) s from \(s(dead.start ?? 0)) s") }
         return ScenarioEvent(name: scenario.name, kind: scenario.kindName, startSeconds: 0, endSeconds: back ? total : nil,
@@ -114,7 +114,7 @@ extension RadioModel {
         }
     }
 
-    static func mcsText(_ snr: Double, _ marginDb: Double?) -> String {
-        MCSTable.select(snrDb: snr, marginDb: marginDb ?? FieldStudyCalibration.rateAdaptationMarginDb).map { "MCS \($0.index)" } ?? "below MCS 0"
+    static func mcsText(_ snr: Double, marginDb: Double) -> String {
+        MCSTable.select(snrDb: snr, marginDb: marginDb).map { "MCS \($0.index)" } ?? "below MCS 0"
     }
 }
