@@ -34,26 +34,37 @@ let package = Package(
         // The machine: system calls, sockets, addresses, clocks, threads, namespaces, CPU
         // accounting, the one seeded generator and the hex codec.
         .target(name: "PeerBenchSystem", dependencies: ["CPeerBenchSystem", "PeerBenchJSON"], swiftSettings: strict),
-        // The plugin contract: TransportPlugin, the cell context, endpoints, payloads, options,
-        // the measurement, the workload and reconnect descriptions, the link and testbed
-        // protocols, the matrix specs a cell carries, RTT/jitter statistics.
+        // The plugin contract, and only it: TransportPlugin, the cell context, endpoints,
+        // payloads, options, the measurement, the resolved link a cell runs over, the
+        // workload and reconnect descriptions (docs/PLUGINS.md).
         .target(
             name: "PeerBenchPlugin",
             dependencies: [
                 "PeerBenchJSON", "PeerBenchSystem",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
             swiftSettings: strict
         ),
+        // What a plugin's sockets share: a cell's socket scopes (deadline, cancellation, the
+        // servers of one or more connections), stream connections, and the socket options
+        // plugins set (TCP user timeout, congestion control, service class).
+        .target(name: "PeerBenchSockets", dependencies: ["PeerBenchPlugin", "PeerBenchJSON", "PeerBenchSystem"], swiftSettings: strict),
+        // The testbed contract between the run core and the links: the Testbed and LinkModel
+        // protocols, the matrix specs a cell is resolved from (environment, distance,
+        // scenario, trace, transport, workload list), the link's counters and the record's
+        // link section, the energy model.
+        .target(name: "PeerBenchTestbed", dependencies: ["PeerBenchPlugin", "PeerBenchJSON"], swiftSettings: strict),
+        // The workloads' measurements every transport shares: bulk series, pipelined probe times.
+        .target(name: "PeerBenchWorkloads", dependencies: ["PeerBenchPlugin", "PeerBenchJSON", "PeerBenchSystem"], swiftSettings: strict),
         // Byte-stream transports' framing and workloads (tcp, tls, and the scaffold's plugin).
-        .target(name: "PeerBenchStreams", dependencies: ["PeerBenchPlugin", "PeerBenchJSON", "PeerBenchSystem"], swiftSettings: strict),
+        .target(name: "PeerBenchStreams", dependencies: ["PeerBenchWorkloads", "PeerBenchPlugin", "PeerBenchJSON", "PeerBenchSystem"], swiftSettings: strict),
         // The run core: matrix, runner, records, journal. Knows no concrete transport.
         .target(
             name: "PeerBenchCore",
-            dependencies: ["PeerBenchJSON", "PeerBenchSystem", 
-                "PeerBenchPlugin",
+            dependencies: [
+                "PeerBenchJSON", "PeerBenchSystem", "PeerBenchPlugin", "PeerBenchSockets", "PeerBenchTestbed",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
             swiftSettings: strict
         ),
@@ -68,7 +79,7 @@ let package = Package(
         // Network namespaces, TUN devices, the userspace emulator, the radio model.
         .target(
             name: "LinkEmulation",
-            dependencies: ["PeerBenchJSON", "PeerBenchSystem", 
+            dependencies: ["PeerBenchTestbed", "PeerBenchJSON", "PeerBenchSystem", 
                 "PeerBenchPlugin",
                 "CLinkEmulation",
                 .product(name: "Collections", package: "swift-collections"),
@@ -90,8 +101,8 @@ let package = Package(
             swiftSettings: strict
         ),
         // Built-in transport plugins.
-        .target(name: "TCPTransport", dependencies: ["PeerBenchJSON", "PeerBenchSystem", "PeerBenchStreams", "CPeerBenchSystem", "PeerBenchPlugin"], swiftSettings: strict),
-        .target(name: "UDPTransport", dependencies: ["PeerBenchJSON", "PeerBenchSystem", "PeerBenchStreams", "CPeerBenchSystem", "PeerBenchPlugin", "GnuTLSSupport"], swiftSettings: strict),
+        .target(name: "TCPTransport", dependencies: ["PeerBenchSockets", "PeerBenchJSON", "PeerBenchSystem", "PeerBenchStreams", "CPeerBenchSystem", "PeerBenchPlugin"], swiftSettings: strict),
+        .target(name: "UDPTransport", dependencies: ["PeerBenchWorkloads", "PeerBenchSockets", "PeerBenchJSON", "PeerBenchSystem", "PeerBenchStreams", "CPeerBenchSystem", "PeerBenchPlugin", "GnuTLSSupport"], swiftSettings: strict),
         .systemLibrary(
             name: "CNgtcp2",
             pkgConfig: "libngtcp2",
@@ -99,10 +110,10 @@ let package = Package(
         ),
         .target(
             name: "QUICTransport",
-            dependencies: ["PeerBenchJSON", "PeerBenchSystem", "PeerBenchStreams", "PeerBenchPlugin", "CNgtcp2", "GnuTLSSupport", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["PeerBenchWorkloads", "PeerBenchSockets", "PeerBenchJSON", "PeerBenchSystem", "PeerBenchStreams", "PeerBenchPlugin", "CNgtcp2", "GnuTLSSupport", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
-        .target(name: "UWBRanging", dependencies: ["PeerBenchJSON", "PeerBenchSystem", "PeerBenchPlugin"], swiftSettings: strict),
+        .target(name: "UWBRanging", dependencies: ["PeerBenchSockets", "PeerBenchJSON", "PeerBenchSystem", "PeerBenchPlugin"], swiftSettings: strict),
         // External plugins in any language (docs/protocol/exec.md).
         .target(name: "ExecTransport", dependencies: ["PeerBenchJSON", "PeerBenchSystem", "PeerBenchPlugin"], swiftSettings: strict),
         // GnuTLS's own system-library module, apart from CNgtcp2; only GnuTLSSupport imports it.
@@ -112,9 +123,9 @@ let package = Package(
         // status texts, the library version; tls, udp, quic and the control channel build on it.
         .target(name: "GnuTLSSupport", dependencies: ["PeerBenchJSON", "PeerBenchSystem", "CGnuTLS", "PeerBenchPlugin"], swiftSettings: strict),
         // TLS 1.3 over TCP.
-        .target(name: "TLSTransport", dependencies: ["PeerBenchJSON", "PeerBenchSystem", "PeerBenchStreams", "CPeerBenchSystem", "PeerBenchPlugin", "GnuTLSSupport"], swiftSettings: strict),
+        .target(name: "TLSTransport", dependencies: ["PeerBenchSockets", "PeerBenchJSON", "PeerBenchSystem", "PeerBenchStreams", "CPeerBenchSystem", "PeerBenchPlugin", "GnuTLSSupport"], swiftSettings: strict),
         // Two real hosts: the TLS-PSK control channel, `serve`, the remote testbed, link inspection, DNS-SD.
-        .target(name: "RemoteLink", dependencies: ["PeerBenchJSON", "PeerBenchSystem", "PeerBenchPlugin", "GnuTLSSupport", "CPeerBenchSystem",
+        .target(name: "RemoteLink", dependencies: ["PeerBenchTestbed", "PeerBenchJSON", "PeerBenchSystem", "PeerBenchPlugin", "GnuTLSSupport", "CPeerBenchSystem",
                                                    .product(name: "Logging", package: "swift-log")],
                 swiftSettings: strict),
         // new-transport: new transport targets go above this line
@@ -134,7 +145,7 @@ let package = Package(
         // The command-line tool: fills the plugin registry and runs the CLI verbs.
         .executableTarget(
             name: "peerbench",
-            dependencies: ["PeerBenchJSON", "PeerBenchSystem", 
+            dependencies: ["PeerBenchTestbed", "PeerBenchJSON", "PeerBenchSystem", 
                 "PeerBenchPlugin", "PeerBenchCore", "PeerBenchAnalysis", "LinkEmulation",
                 "TCPTransport", "UDPTransport", "QUICTransport", "UWBRanging",
                 "ExecTransport", "TLSTransport", "RemoteLink",
@@ -147,22 +158,22 @@ let package = Package(
         ),
 
         // Helpers the transport test targets share (loopback link model, runMatrix, timing).
-        .target(name: "TransportTestSupport", dependencies: ["PeerBenchJSON", "PeerBenchSystem", "PeerBenchStreams", "PeerBenchPlugin", "PeerBenchCore", .product(name: "Logging", package: "swift-log")],
+        .target(name: "TransportTestSupport", dependencies: ["PeerBenchTestbed", "PeerBenchJSON", "PeerBenchSystem", "PeerBenchStreams", "PeerBenchPlugin", "PeerBenchCore", .product(name: "Logging", package: "swift-log")],
                 path: "Tests/TransportTestSupport"),
-        .testTarget(name: "PeerBenchCoreTests", dependencies: ["PeerBenchJSON", "PeerBenchSystem", "PeerBenchStreams", "PeerBenchPlugin", "PeerBenchCore", "PeerBenchAnalysis"]),
-        .testTarget(name: "LinkEmulationTests", dependencies: ["PeerBenchJSON", "PeerBenchSystem", "LinkEmulation", "PeerBenchPlugin", "PeerBenchCore", "UDPTransport", "TCPTransport", "QUICTransport"]),
-        .testTarget(name: "TCPTransportTests", dependencies: ["PeerBenchJSON", "PeerBenchSystem", "PeerBenchStreams", "TransportTestSupport", "TCPTransport", "PeerBenchPlugin", "PeerBenchCore"]),
-        .testTarget(name: "UDPTransportTests", dependencies: ["PeerBenchJSON", "PeerBenchSystem", "TransportTestSupport", "UDPTransport", "PeerBenchPlugin", "PeerBenchCore"]),
-        .testTarget(name: "QUICTransportTests", dependencies: ["PeerBenchJSON", "PeerBenchSystem", "TransportTestSupport", "QUICTransport", "PeerBenchPlugin", "PeerBenchCore",
+        .testTarget(name: "PeerBenchCoreTests", dependencies: ["PeerBenchWorkloads", "UDPTransport", "PeerBenchSockets", "PeerBenchTestbed", "PeerBenchJSON", "PeerBenchSystem", "PeerBenchStreams", "PeerBenchPlugin", "PeerBenchCore", "PeerBenchAnalysis"]),
+        .testTarget(name: "LinkEmulationTests", dependencies: ["PeerBenchTestbed", "PeerBenchJSON", "PeerBenchSystem", "LinkEmulation", "PeerBenchPlugin", "PeerBenchCore", "UDPTransport", "TCPTransport", "QUICTransport"]),
+        .testTarget(name: "TCPTransportTests", dependencies: ["PeerBenchWorkloads", "PeerBenchSockets", "PeerBenchJSON", "PeerBenchSystem", "PeerBenchStreams", "TransportTestSupport", "TCPTransport", "PeerBenchPlugin", "PeerBenchCore"]),
+        .testTarget(name: "UDPTransportTests", dependencies: ["PeerBenchWorkloads", "PeerBenchJSON", "PeerBenchSystem", "TransportTestSupport", "UDPTransport", "PeerBenchPlugin", "PeerBenchCore"]),
+        .testTarget(name: "QUICTransportTests", dependencies: ["PeerBenchWorkloads", "PeerBenchJSON", "PeerBenchSystem", "TransportTestSupport", "QUICTransport", "PeerBenchPlugin", "PeerBenchCore",
                                                              .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "UWBRangingTests", dependencies: ["PeerBenchJSON", "PeerBenchSystem", "TransportTestSupport", "UWBRanging", "PeerBenchPlugin", "PeerBenchCore"]),
         .testTarget(name: "PeerBenchCLITests", dependencies: ["peerbench", "TransportTestSupport"], exclude: ["Golden"]),
-        .testTarget(name: "ExecTransportTests", dependencies: ["PeerBenchJSON", "PeerBenchSystem", "TransportTestSupport", "ExecTransport", "PeerBenchPlugin", "PeerBenchCore"]),
-        .testTarget(name: "TLSTransportTests", dependencies: ["PeerBenchJSON", "PeerBenchSystem", "TransportTestSupport", "TLSTransport", "PeerBenchPlugin", "PeerBenchCore"]),
+        .testTarget(name: "ExecTransportTests", dependencies: ["PeerBenchTestbed", "PeerBenchJSON", "PeerBenchSystem", "TransportTestSupport", "ExecTransport", "PeerBenchPlugin", "PeerBenchCore"]),
+        .testTarget(name: "TLSTransportTests", dependencies: ["PeerBenchWorkloads", "PeerBenchJSON", "PeerBenchSystem", "TransportTestSupport", "TLSTransport", "PeerBenchPlugin", "PeerBenchCore"]),
         .testTarget(name: "PluginContractTests", dependencies: [
             "TransportTestSupport", "PeerBenchPlugin", "PeerBenchCore", "TCPTransport", "UDPTransport", "TLSTransport", "QUICTransport", "UWBRanging", "ExecTransport",
         ], exclude: ["Peers"]),
-        .testTarget(name: "RemoteLinkTests", dependencies: ["PeerBenchJSON", "PeerBenchSystem", "RemoteLink", "PeerBenchPlugin", "PeerBenchCore", "CPeerBenchSystem", "TransportTestSupport", "LinkEmulation",
+        .testTarget(name: "RemoteLinkTests", dependencies: ["PeerBenchSockets", "PeerBenchTestbed", "PeerBenchJSON", "PeerBenchSystem", "RemoteLink", "PeerBenchPlugin", "PeerBenchCore", "CPeerBenchSystem", "TransportTestSupport", "LinkEmulation",
                                                           "TLSTransport", "QUICTransport"]),
         .testTarget(name: "GnuTLSSupportTests", dependencies: ["PeerBenchSystem", "GnuTLSSupport", "PeerBenchPlugin"]),
         // new-transport: new transport test targets go above this line

@@ -26,15 +26,21 @@ import sys
 # group: a `...Transport` module (a new plugin from `swift package new-transport`)
 # by TRANSPORT. Every import and every declared dependency must be in the set.
 JSON_, SYSTEM, PLUGIN, STREAMS = "PeerBenchJSON", "PeerBenchSystem", "PeerBenchPlugin", "PeerBenchStreams"
+SOCKETS, WORKLOADS, TESTBED = "PeerBenchSockets", "PeerBenchWorkloads", "PeerBenchTestbed"
 CONTRACT = {JSON_, SYSTEM, PLUGIN}
-TRANSPORT = CONTRACT | {STREAMS, "GnuTLSSupport", "CPeerBenchSystem"}
+# What a transport may build on besides the contract: the plugin kit.
+KIT = {SOCKETS, WORKLOADS}
+TRANSPORT = CONTRACT | KIT | {STREAMS, "GnuTLSSupport", "CPeerBenchSystem"}
 ALLOWED = {
     JSON_: set(),
     SYSTEM: {JSON_, "CPeerBenchSystem"},
     PLUGIN: {JSON_, SYSTEM},
-    STREAMS: CONTRACT,
-    "PeerBenchCore": CONTRACT,
-    "PeerBenchAnalysis": CONTRACT | {"PeerBenchCore"},
+    SOCKETS: CONTRACT,
+    WORKLOADS: CONTRACT,
+    TESTBED: CONTRACT,
+    STREAMS: CONTRACT | KIT,
+    "PeerBenchCore": CONTRACT | {SOCKETS, TESTBED},
+    "PeerBenchAnalysis": CONTRACT | {TESTBED, "PeerBenchCore"},
     # Only the GnuTLS wrapper sees GnuTLS's C API.
     "GnuTLSSupport": CONTRACT | {"CGnuTLS"},
     "TCPTransport": TRANSPORT - {"GnuTLSSupport"},
@@ -42,13 +48,13 @@ ALLOWED = {
     "UDPTransport": TRANSPORT,
     # ngtcp2 and its crypto glue; GnuTLS only through GnuTLSSupport.
     "QUICTransport": TRANSPORT | {"CNgtcp2"},
-    "UWBRanging": CONTRACT,
-    "ExecTransport": CONTRACT,
-    "LinkEmulation": CONTRACT | {"CLinkEmulation"},
-    "RemoteLink": CONTRACT | {"GnuTLSSupport", "CPeerBenchSystem"},
+    "UWBRanging": CONTRACT | KIT,
+    "ExecTransport": CONTRACT | KIT,
+    "LinkEmulation": CONTRACT | {TESTBED, "CLinkEmulation"},
+    "RemoteLink": CONTRACT | {TESTBED, SOCKETS, "GnuTLSSupport", "CPeerBenchSystem"},
     "TransportScaffold": set(),
     "peerbench-scaffold": {"TransportScaffold"},
-    "link-bench": CONTRACT | {"LinkEmulation"},
+    "link-bench": CONTRACT | {TESTBED, "LinkEmulation"},
     "quic-bench": CONTRACT | {"QUICTransport"},
 }
 # Names in rule messages: why a module must not see another.
@@ -58,6 +64,7 @@ WHY = {
     "CGnuTLS": "GnuTLS's C API is GnuTLSSupport's alone",
     "CNgtcp2": "ngtcp2 is the QUIC plugin's alone",
     STREAMS: "byte-stream framing is for stream transports, not the contract",
+    TESTBED: "a plugin sees the link only as the cell's ResolvedLink; the testbed contract is the run core's and the links'",
     "LinkEmulation": "a plugin or testbed sees the link only through PeerBenchPlugin",
     "RemoteLink": "a plugin sees the remote testbed only through PeerBenchPlugin",
 }

@@ -1,3 +1,4 @@
+import PeerBenchTestbed
 public import PeerBenchPlugin
 
 /// The performance mode's duty cycle in the emulator [A after Apple's Wi-Fi Aware

@@ -1,3 +1,4 @@
+import PeerBenchTestbed
 #if canImport(Glibc)
 import Glibc
 #endif

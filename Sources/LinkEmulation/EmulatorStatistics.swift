@@ -1,3 +1,4 @@
+import PeerBenchTestbed
 import PeerBenchPlugin
 
 /// Why the emulator dropped a packet. The raw values are the keys of `LinkCounters.dropCauses`.

@@ -1,3 +1,4 @@
+import PeerBenchTestbed
 public import PeerBenchPlugin
 
 /// What a scenario does to the link over time, in the emulator's units: nanoseconds on

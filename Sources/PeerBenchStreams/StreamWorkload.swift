@@ -1,3 +1,4 @@
+import PeerBenchWorkloads
 import PeerBenchSystem
 import PeerBenchPlugin
 /// The standard workload over a reliable byte stream (docs/protocol/tcp.md), both

@@ -1,3 +1,4 @@
+import PeerBenchWorkloads
 import PeerBenchPlugin
 
 /// What the server has received of the cell's bulk phase: whole messages, body bytes,

@@ -1,3 +1,4 @@
+import PeerBenchWorkloads
 import PeerBenchJSON
 import PeerBenchSystem
 import PeerBenchPlugin

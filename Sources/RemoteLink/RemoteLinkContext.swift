@@ -1,3 +1,4 @@
+import PeerBenchTestbed
 import PeerBenchPlugin
 
 /// Turns what the kernel said about the real link (the route, and each end's interface

@@ -1,3 +1,4 @@
+import PeerBenchTestbed
 import Foundation
 import Synchronization
 public import PeerBenchJSON

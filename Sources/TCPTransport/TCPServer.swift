@@ -1,3 +1,4 @@
+import PeerBenchSockets
 import PeerBenchStreams
 import PeerBenchPlugin
 

@@ -1,3 +1,4 @@
+import PeerBenchSockets
 import CPeerBenchSystem
 import GnuTLSSupport
 import PeerBenchSystem

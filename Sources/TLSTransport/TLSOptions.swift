@@ -1,3 +1,4 @@
+import PeerBenchSockets
 public import PeerBenchJSON
 public import PeerBenchSystem
 public import PeerBenchPlugin

@@ -1,3 +1,4 @@
+import PeerBenchSockets
 import GnuTLSSupport
 import PeerBenchSystem
 import PeerBenchStreams

@@ -1,3 +1,4 @@
+import PeerBenchSockets
 import GnuTLSSupport
 import PeerBenchJSON
 import PeerBenchSystem

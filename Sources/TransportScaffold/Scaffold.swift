@@ -76,7 +76,7 @@ public struct Scaffold: Sendable {
             lines.insert(newLine(indent), at: i)
         }
         try insert(above: Self.targetsMarker) {
-            "\($0).target(name: \"\(name.module)\", dependencies: [\"PeerBenchPlugin\", \"PeerBenchJSON\", \"PeerBenchSystem\", \"PeerBenchStreams\"], swiftSettings: strict),"
+            "\($0).target(name: \"\(name.module)\", dependencies: [\"PeerBenchPlugin\", \"PeerBenchJSON\", \"PeerBenchSystem\", \"PeerBenchSockets\", \"PeerBenchStreams\"], swiftSettings: strict),"
         }
         try insert(above: Self.dependenciesMarker) { "\($0)\"\(name.module)\"," }
         try insert(above: Self.testsMarker) {

@@ -16,6 +16,7 @@ import Glibc
 #endif
 public import PeerBenchJSON
 public import PeerBenchPlugin
+import PeerBenchSockets
 import PeerBenchStreams
 public import PeerBenchSystem
 

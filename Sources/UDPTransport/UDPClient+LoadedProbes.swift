@@ -1,3 +1,4 @@
+import PeerBenchSockets
 import PeerBenchSystem
 import PeerBenchPlugin
 

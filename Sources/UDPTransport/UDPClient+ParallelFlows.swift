@@ -1,3 +1,4 @@
+import PeerBenchSockets
 import Foundation
 import PeerBenchJSON
 import PeerBenchSystem

@@ -1,3 +1,4 @@
+import PeerBenchWorkloads
 import PeerBenchSystem
 import PeerBenchPlugin
 

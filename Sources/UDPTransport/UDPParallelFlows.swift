@@ -1,3 +1,4 @@
+import PeerBenchSockets
 import PeerBenchJSON
 import PeerBenchSystem
 import PeerBenchPlugin

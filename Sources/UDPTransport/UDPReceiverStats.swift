@@ -1,3 +1,4 @@
+import PeerBenchWorkloads
 public import PeerBenchSystem
 public import PeerBenchPlugin
 

@@ -1,3 +1,4 @@
+import PeerBenchTestbed
 import Foundation
 import LinkEmulation
 import PeerBenchCore

@@ -1,3 +1,4 @@
+import PeerBenchTestbed
 import LinkEmulation
 import PeerBenchAnalysis
 import PeerBenchCore

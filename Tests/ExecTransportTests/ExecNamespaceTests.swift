@@ -1,3 +1,4 @@
+import PeerBenchTestbed
 import ExecTransport
 import Foundation
 import Logging

@@ -1,3 +1,4 @@
+import PeerBenchTestbed
 @testable import PeerBenchCore
 @testable import PeerBenchJSON
 @testable import PeerBenchSystem

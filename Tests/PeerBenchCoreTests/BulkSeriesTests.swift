@@ -1,3 +1,4 @@
+import PeerBenchWorkloads
 import PeerBenchCore
 import PeerBenchJSON
 import PeerBenchStreams

@@ -1,3 +1,5 @@
+import PeerBenchTestbed
+import PeerBenchSockets
 import Foundation
 import Glibc
 import Logging

@@ -1,3 +1,4 @@
+import PeerBenchTestbed
 import Foundation
 import PeerBenchCore
 import PeerBenchPlugin

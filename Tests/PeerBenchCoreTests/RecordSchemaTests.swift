@@ -1,3 +1,4 @@
+import PeerBenchTestbed
 import Foundation
 @testable import PeerBenchCore
 @testable import PeerBenchJSON

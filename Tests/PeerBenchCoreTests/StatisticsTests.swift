@@ -1,3 +1,4 @@
+import UDPTransport
 @testable import PeerBenchAnalysis
 import PeerBenchCore
 import PeerBenchSystem

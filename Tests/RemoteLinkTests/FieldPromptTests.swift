@@ -1,3 +1,4 @@
+import PeerBenchTestbed
 import Foundation
 import Logging
 import PeerBenchCore

@@ -1,3 +1,4 @@
+import PeerBenchSockets
 import Testing
 import PeerBenchCore
 import PeerBenchJSON

@@ -1,3 +1,4 @@
+import PeerBenchTestbed
 import Testing
 import PeerBenchCore
 import PeerBenchJSON

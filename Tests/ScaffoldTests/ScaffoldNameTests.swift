@@ -86,7 +86,7 @@ import TransportScaffold
         #expect(written == ["Sources/EchoTransport/EchoPlugin.swift", "Tests/EchoTransportTests/EchoPluginTests.swift",
                             "Package.swift", "Sources/peerbench/RegisteredPlugins.swift"])
         let manifest = try String(contentsOfFile: dir + "/Package.swift", encoding: .utf8)
-        #expect(manifest.contains(#".target(name: "EchoTransport", dependencies: ["PeerBenchPlugin", "PeerBenchJSON", "PeerBenchSystem", "PeerBenchStreams"], swiftSettings: strict),"#))
+        #expect(manifest.contains(#".target(name: "EchoTransport", dependencies: ["PeerBenchPlugin", "PeerBenchJSON", "PeerBenchSystem", "PeerBenchSockets", "PeerBenchStreams"], swiftSettings: strict),"#))
         #expect(manifest.contains(#".testTarget(name: "EchoTransportTests", dependencies: ["EchoTransport", "PeerBenchPlugin", "TransportTestSupport"]),"#))
         #expect(manifest.contains("\"EchoTransport\",\n                // new-transport: new transport modules go above this line"))
         let registry = try String(contentsOfFile: dir + "/Sources/peerbench/RegisteredPlugins.swift", encoding: .utf8)

@@ -1,3 +1,4 @@
+import PeerBenchSockets
 #if canImport(Glibc)
 import Glibc
 #endif

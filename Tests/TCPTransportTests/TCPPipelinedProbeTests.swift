@@ -1,3 +1,4 @@
+import PeerBenchWorkloads
 import Foundation
 import PeerBenchPlugin
 import PeerBenchCore

@@ -1,3 +1,4 @@
+import PeerBenchTestbed
 import PeerBenchPlugin
 import PeerBenchSystem
 

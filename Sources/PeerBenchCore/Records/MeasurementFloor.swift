@@ -1,3 +1,5 @@
+import PeerBenchTestbed
+import PeerBenchSockets
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,3 +1,4 @@
+import PeerBenchTestbed
 public import Foundation
 import PeerBenchJSON
 import PeerBenchSystem

@@ -1,3 +1,4 @@
+import PeerBenchTestbed
 import Dispatch
 import Foundation
 public import Logging

@@ -1,3 +1,4 @@
+import PeerBenchTestbed
 import PeerBenchPlugin
 
 /// What a `MatrixRun` tells its caller as it goes: the events below, and every cell

@@ -1,3 +1,4 @@
+import PeerBenchTestbed
 import PeerBenchPlugin
 
 /// What a run is asked to do, as plain values: `peerbench run`'s options once parsed

@@ -1,3 +1,4 @@
+import PeerBenchTestbed
 import PeerBenchPlugin
 
 /// Expected wall time of one cell, seconds: what `validate`, `run --dry-run`, the

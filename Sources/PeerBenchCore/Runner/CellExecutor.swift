@@ -1,3 +1,4 @@
+import PeerBenchTestbed
 import Foundation
 public import Logging
 import PeerBenchJSON

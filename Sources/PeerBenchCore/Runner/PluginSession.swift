@@ -1,3 +1,4 @@
+import PeerBenchTestbed
 import Synchronization
 public import Logging
 import PeerBenchJSON

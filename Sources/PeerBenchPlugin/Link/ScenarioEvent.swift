@@ -30,12 +30,3 @@ public struct ScenarioEvent: Sendable, Equatable {
         self.timeline = timeline
     }
 }
-
-extension LinkModel {
-    /// The link of `environment` at `distance` under `scenario`: resolved, then changed
-    /// by the scenario (`static` leaves it as it is).
-    public func resolve(_ environment: EnvironmentSpec, _ distance: DistanceSpec, scenario: ScenarioSpec) throws -> ResolvedLink {
-        let link = try resolve(environment, distance)
-        return scenario.isStatic ? link : try apply(scenario, environment: environment, to: link)
-    }
-}

@@ -1,3 +1,4 @@
+import PeerBenchTestbed
 import ArgumentParser
 import PeerBenchCore
 import PeerBenchPlugin

@@ -1,3 +1,4 @@
+import PeerBenchTestbed
 import ArgumentParser
 import Foundation
 import PeerBenchCore

@@ -1,3 +1,4 @@
+import PeerBenchPlugin
 import PeerBenchJSON
 /// How the link changes during a cell: the matrix's optional fourth dimension
 /// `"scenarios"` (docs/LINK-MODEL.md, "Scenarios"). Absent means `static` only, so a

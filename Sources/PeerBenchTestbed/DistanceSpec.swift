@@ -1,3 +1,4 @@
+import PeerBenchPlugin
 import PeerBenchJSON
 /// A distance in metres, or `"max"`: the largest distance the link model still connects.
 public enum DistanceSpec: Sendable, Hashable {

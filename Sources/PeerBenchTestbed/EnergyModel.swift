@@ -1,3 +1,4 @@
+import PeerBenchPlugin
 import PeerBenchJSON
 /// An estimate of each end's radio energy for one cell — a model, not a measurement:
 /// no power meter is involved anywhere.

@@ -1,3 +1,4 @@
+import PeerBenchPlugin
 import PeerBenchJSON
 /// One transport configuration of the matrix (`{"plugin": "tcp", "label": "tcp-nodelay", "options": {...}}`).
 public struct TransportSpec: Sendable, Codable, Hashable {

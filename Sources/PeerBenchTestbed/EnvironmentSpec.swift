@@ -1,3 +1,4 @@
+import PeerBenchPlugin
 import PeerBenchJSON
 /// A surrounding: a built-in radio environment, an inline radio profile, or fixed
 /// link parameters.

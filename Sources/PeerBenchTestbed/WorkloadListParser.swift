@@ -1,3 +1,4 @@
+import PeerBenchPlugin
 import PeerBenchJSON
 /// Reads `"matrix": {"workloads": [...]}`: built-in names (`upload`, `download`,
 /// `bidir`) and objects with `name`, `kind` and the kind's parameters. Every problem

@@ -1,3 +1,4 @@
+import PeerBenchPlugin
 import Foundation
 import PeerBenchJSON
 

@@ -1,3 +1,4 @@
+import PeerBenchPlugin
 #if canImport(Glibc)
 import Glibc
 #endif

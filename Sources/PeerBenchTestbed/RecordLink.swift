@@ -1,3 +1,4 @@
+import PeerBenchPlugin
 /// The resolved link and the emulator's counters (`up` = client to server).
 public struct RecordLink: Sendable, Equatable, Codable {
     public var mode: LinkMode

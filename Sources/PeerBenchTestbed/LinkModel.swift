@@ -1,3 +1,4 @@
+import PeerBenchPlugin
 import PeerBenchJSON
 /// Turns an environment and a distance into link behaviour. The radio model lives in
 /// the link emulation module; the core only sees this protocol, and tests can supply

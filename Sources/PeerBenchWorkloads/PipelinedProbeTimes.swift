@@ -1,3 +1,4 @@
+import PeerBenchPlugin
 import PeerBenchJSON
 import PeerBenchSystem
 /// When a pipelined probe run (`RTTMethod.pipelined`) sent and heard back, for the

@@ -1,3 +1,4 @@
+import PeerBenchPlugin
 extension LinkModel {
     /// Resolves any environment of a matrix at a distance: built-in and radio
     /// environments through the model, fixed links directly (distance has no effect there).
@@ -13,5 +14,14 @@ extension LinkModel {
         case .radio(let profile):
             return try resolve(environment: environment.name, profile: profile, distance: meters, distanceLabel: distance.label)
         }
+    }
+}
+
+extension LinkModel {
+    /// The link of `environment` at `distance` under `scenario`: resolved, then changed
+    /// by the scenario (`static` leaves it as it is).
+    public func resolve(_ environment: EnvironmentSpec, _ distance: DistanceSpec, scenario: ScenarioSpec) throws -> ResolvedLink {
+        let link = try resolve(environment, distance)
+        return scenario.isStatic ? link : try apply(scenario, environment: environment, to: link)
     }
 }

@@ -1,3 +1,4 @@
+import PeerBenchPlugin
 /// Builds a receiver's `BulkSeries` as bulk data arrives: bytes (and datagrams) per
 /// fixed interval from the first arrival.
 ///

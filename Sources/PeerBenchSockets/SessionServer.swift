@@ -1,3 +1,4 @@
+import PeerBenchPlugin
 import PeerBenchSystem
 /// A `TransportServer` whose one client session runs in the background (usually on a
 /// thread of its own inside the server's namespace, via `Endpoint.run`).

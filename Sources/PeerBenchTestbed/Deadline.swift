@@ -1,3 +1,4 @@
+import PeerBenchPlugin
 import Synchronization
 import PeerBenchJSON
 
