@@ -1,14 +1,15 @@
+import Foundation
+import LinkEmulation
+import PeerBenchJSON
+import PeerBenchPlugin
+import PeerBenchSystem
+
 // Measures the link emulator: TCP goodput through it (iperf3 as an independent
 // peer), its scheduling error under UDP load, and its CPU cost per forwarded packet.
 // Needs root (namespaces, TUN). Run through scripts/bench-link.sh.
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
-import Foundation
-import LinkEmulation
-import PeerBenchJSON
-import PeerBenchSystem
-import PeerBenchPlugin
 
 struct Options {
     var mode = "tcp"
@@ -29,7 +30,10 @@ struct Options {
 
     init(_ args: [String]) {
         var i = 0
-        func next() -> String { i += 1; return i < args.count ? args[i] : "" }
+        func next() -> String {
+            i += 1
+            return i < args.count ? args[i] : ""
+        }
         while i < args.count {
             switch args[i] {
             case "--mode": mode = next()
@@ -81,7 +85,9 @@ if o.mode == "table" {
             let l = try model.resolve(environment: env, profile: nil, distance: d, distanceLabel: d.map { String(Int($0)) } ?? "max")
             func f(_ v: Double?) -> String { v.map { String(format: "%.1f", $0) } ?? "-" }
             let dist = d.map { "\(Int($0)) m" } ?? "max = \(Int(l.distanceMeters!)) m"
-            print("| \(env) | \(dist) | \(f(l.rssiDbm)) | \(f(l.snrDb)) | \(l.mcs.map(String.init) ?? "none") | \(f(l.phyRateMbps)) | \(f(l.rateMbps)) | \(String(format: "%.2f", l.lossPercent ?? 0)) | \(l.connected ? "yes" : "no") |")
+            print(
+                "| \(env) | \(dist) | \(f(l.rssiDbm)) | \(f(l.snrDb)) | \(l.mcs.map(String.init) ?? "none") | \(f(l.phyRateMbps)) | \(f(l.rateMbps)) | \(String(format: "%.2f", l.lossPercent ?? 0)) | \(l.connected ? "yes" : "no") |"
+            )
         }
     }
     exit(0)
@@ -96,8 +102,9 @@ if !o.shaper { parameters.senderShaping = nil }
 if let env = o.environment {
     var profile: JSONValue?
     if env.hasPrefix("{") { profile = try JSONParser.parse(env) }
-    let link = try RadioModel().resolve(environment: profile == nil ? env : "custom", profile: profile, distance: o.distance,
-                                        distanceLabel: String(o.distance))
+    let link = try RadioModel().resolve(
+        environment: profile == nil ? env : "custom", profile: profile, distance: o.distance,
+        distanceLabel: String(o.distance))
     parameters = EmulatorParameters(link)
     print("link: \(link.summary)")
 }
@@ -156,8 +163,17 @@ let c = testbed.counters()!
 let e = testbed.schedulingError()!
 let forwarded = c.packetsUp + c.packetsDown - c.dropsUp - c.dropsDown
 let frames = e.count
-print(String(format: "mode=%@ mtu=%d delay_ms=%.1f rate_mbps=%@ loss_percent=%.3f schedule=%@ tso=%@ streams=%d seconds=%d shaper=%@", o.mode, o.mtu, o.delayMs, o.rateMbps.map { String($0) } ?? "unlimited", o.lossPercent, o.schedule, (o.tso && o.lossPercent == 0) ? "on" : "off", o.streams, o.seconds, (o.shaper && o.rateMbps != nil) ? "tbf" : "none"))
+print(
+    String(
+        format: "mode=%@ mtu=%d delay_ms=%.1f rate_mbps=%@ loss_percent=%.3f schedule=%@ tso=%@ streams=%d seconds=%d shaper=%@", o.mode, o.mtu,
+        o.delayMs, o.rateMbps.map { String($0) } ?? "unlimited", o.lossPercent, o.schedule, (o.tso && o.lossPercent == 0) ? "on" : "off", o.streams,
+        o.seconds, (o.shaper && o.rateMbps != nil) ? "tbf" : "none"))
 print(String(format: "goodput_mbps=%.1f", goodput / 1e6))
 print("packets_up=\(c.packetsUp) packets_down=\(c.packetsDown) drops=\(c.dropsUp + c.dropsDown) causes=\(c.dropCauses) frames_forwarded=\(frames)")
-print(String(format: "emulator_cpu_percent=%.1f cpu_ns_per_ip_packet=%.0f cpu_ns_per_frame=%.0f", Double(cpu) / Double(wall) * 100, Double(cpu) / Double(max(forwarded, 1)), Double(cpu) / Double(max(frames, 1))))
-print("sched_error_us p50=\(e.percentileMicros(0.5) ?? -1) p90=\(e.percentileMicros(0.9) ?? -1) p99=\(e.percentileMicros(0.99) ?? -1) p999=\(e.percentileMicros(0.999) ?? -1) max=\(e.percentileMicros(1.0) ?? -1)")
+print(
+    String(
+        format: "emulator_cpu_percent=%.1f cpu_ns_per_ip_packet=%.0f cpu_ns_per_frame=%.0f", Double(cpu) / Double(wall) * 100,
+        Double(cpu) / Double(max(forwarded, 1)), Double(cpu) / Double(max(frames, 1))))
+print(
+    "sched_error_us p50=\(e.percentileMicros(0.5) ?? -1) p90=\(e.percentileMicros(0.9) ?? -1) p99=\(e.percentileMicros(0.99) ?? -1) p999=\(e.percentileMicros(0.999) ?? -1) max=\(e.percentileMicros(1.0) ?? -1)"
+)

@@ -1,3 +1,8 @@
+import Foundation
+import PeerBenchJSON
+import PeerBenchPlugin
+import QUICTransport
+
 // Figures of the QUIC plugin on loopback for docs/PERFORMANCE.md (QUIC section),
 // printed as `BENCH name value unit` lines; scripts/bench-quic.sh runs it in a
 // release build next to the reference tools.
@@ -11,12 +16,8 @@
 // Only 127.0.0.1 is used. Exit status 1 when a transfer does not deliver every byte
 // or the memory check exceeds its limit, so a broken figure is never printed as one.
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
-import Foundation
-import PeerBenchJSON
-import PeerBenchPlugin
-import QUICTransport
 
 /// The peak RSS the 1.6 GB transfer may reach (it must not buffer the payload).
 let memoryLimitMB = 100.0

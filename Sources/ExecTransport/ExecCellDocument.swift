@@ -10,8 +10,10 @@ enum ExecCellDocument {
     /// - Parameters:
     ///   - server: for the client, where the server listens and what else its ready line said.
     ///   - secondsLeft: time until the harness kills the command.
-    static func make(role: String, cell: CellContext, listenHost: String, server: (host: String, port: Int, ready: JSONObject)?,
-                     secondsLeft: Double, config: JSONValue?) -> JSONValue {
+    static func make(
+        role: String, cell: CellContext, listenHost: String, server: (host: String, port: Int, ready: JSONObject)?,
+        secondsLeft: Double, config: JSONValue?
+    ) -> JSONValue {
         var o = JSONObject()
         o["schema"] = .string(schema)
         o["role"] = .string(role)

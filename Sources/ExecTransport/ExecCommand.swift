@@ -16,7 +16,8 @@ struct ExecCommand: Sendable {
         self.role = role
         self.argv = argv
         let fm = FileManager.default
-        let cwd = workingDirectory.map { URL(fileURLWithPath: $0, relativeTo: URL(fileURLWithPath: fm.currentDirectoryPath)).path }
+        let cwd =
+            workingDirectory.map { URL(fileURLWithPath: $0, relativeTo: URL(fileURLWithPath: fm.currentDirectoryPath)).path }
             ?? fm.currentDirectoryPath
         self.workingDirectory = cwd
         var isDir: ObjCBool = false
@@ -26,7 +27,8 @@ struct ExecCommand: Sendable {
         let program = argv[0]
         let path: String
         if program.contains("/") {
-            path = program.hasPrefix("/") ? program : URL(fileURLWithPath: program, relativeTo: URL(fileURLWithPath: cwd + "/")).standardizedFileURL.path
+            path =
+                program.hasPrefix("/") ? program : URL(fileURLWithPath: program, relativeTo: URL(fileURLWithPath: cwd + "/")).standardizedFileURL.path
             guard fm.fileExists(atPath: path) else {
                 throw TransportError("exec: the \(role) command \(program) was not found (looked for \(path))")
             }

@@ -6,8 +6,10 @@ import PeerBenchPlugin
 /// docs/protocol/exec.md) into a `TransportMeasurement`, or says precisely what is wrong.
 enum ExecMeasurementParser {
     static let schema = "peerbench.exec.measurement/1"
-    static let keys = ["schema", "connect_ms", "rtt_ns", "probes_sent", "bulk_ns", "delivery", "rfc3550_jitter_ms",
-                       "status", "error", "extra"]
+    static let keys = [
+        "schema", "connect_ms", "rtt_ns", "probes_sent", "bulk_ns", "delivery", "rfc3550_jitter_ms",
+        "status", "error", "extra",
+    ]
     static let deliveryKeys = ["sent_messages", "received_messages", "sent_bytes", "received_bytes", "reordered", "duplicated"]
 
     /// The longest connection set-up a measurement may report, ms: a day.
@@ -27,7 +29,9 @@ enum ExecMeasurementParser {
         if let list = o["rtt_ns"], list != .null {
             guard let items = list.arrayValue else { throw Problem(message: "\"rtt_ns\" must be an array of integers (nanoseconds)") }
             m.rttNanos = try items.enumerated().map { (i, v) throws(Problem) in
-                guard let n = v.intValue, n >= 0 else { throw Problem(message: "\"rtt_ns\"[\(i)] must be a non-negative integer, got \(v.compactText)") }
+                guard let n = v.intValue, n >= 0 else {
+                    throw Problem(message: "\"rtt_ns\"[\(i)] must be a non-negative integer, got \(v.compactText)")
+                }
                 return UInt64(n)
             }
         }
@@ -89,10 +93,11 @@ enum ExecMeasurementParser {
             guard let v = try integer(dobj, k, prefix: "delivery.") else { throw Problem(message: "\"delivery.\(k)\" is required") }
             return v
         }
-        return Delivery(sentMessages: try req("sent_messages"), receivedMessages: try req("received_messages"),
-                        sentBytes: try req("sent_bytes"), receivedBytes: try req("received_bytes"),
-                        reordered: try integer(dobj, "reordered", prefix: "delivery.") ?? 0,
-                        duplicated: try integer(dobj, "duplicated", prefix: "delivery.") ?? 0)
+        return Delivery(
+            sentMessages: try req("sent_messages"), receivedMessages: try req("received_messages"),
+            sentBytes: try req("sent_bytes"), receivedBytes: try req("received_bytes"),
+            reordered: try integer(dobj, "reordered", prefix: "delivery.") ?? 0,
+            duplicated: try integer(dobj, "duplicated", prefix: "delivery.") ?? 0)
     }
 
     private static func integer(_ o: JSONObject, _ key: String, prefix: String = "") throws(Problem) -> Int? {
@@ -103,7 +108,9 @@ enum ExecMeasurementParser {
 
     private static func number(_ o: JSONObject, _ key: String, min: Double) throws(Problem) -> Double? {
         guard let v = o[key], v != .null else { return nil }
-        guard let x = v.doubleValue, x >= min, x.isFinite else { throw Problem(message: "\"\(key)\" must be a number ≥ \(min), got \(v.compactText)") }
+        guard let x = v.doubleValue, x >= min, x.isFinite else {
+            throw Problem(message: "\"\(key)\" must be a number ≥ \(min), got \(v.compactText)")
+        }
         return x
     }
 }

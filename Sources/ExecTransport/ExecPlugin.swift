@@ -1,7 +1,7 @@
 import Foundation
 public import PeerBenchJSON
-public import PeerBenchSystem
 public import PeerBenchPlugin
+public import PeerBenchSystem
 
 /// External transport plugins in any language (docs/protocol/exec.md): the harness
 /// runs a server command in the server endpoint and a client command in the client
@@ -28,31 +28,36 @@ public struct ExecPlugin: TransportPlugin {
 
     public func startServer(_ cell: CellContext) async throws -> any TransportServer {
         guard let argv = options.server else {
-            return ExecServer(process: nil, address: SocketAddress(host: cell.server.address, port: 0), hello: JSONObject(),
-                              graceSeconds: 0, documentPath: nil)
+            return ExecServer(
+                process: nil, address: SocketAddress(host: cell.server.address, port: 0), hello: JSONObject(),
+                graceSeconds: 0, documentPath: nil)
         }
         let killAt = Self.killDeadline(cell)
         let command = try ExecCommand(role: "server", argv: argv, workingDirectory: options.workingDirectory)
-        let document = ExecCellDocument.make(role: "server", cell: cell, listenHost: cell.server.address, server: nil,
-                                             secondsLeft: Self.seconds(until: killAt), config: options.config)
+        let document = ExecCellDocument.make(
+            role: "server", cell: cell, listenHost: cell.server.address, server: nil,
+            secondsLeft: Self.seconds(until: killAt), config: options.config)
         let file = try ExecCellDocument.write(document, role: "server", cellID: cell.cellID)
         // The server may read its document by path at any time: it lives until the server ends.
         var keepFile = false
         defer { if !keepFile { try? FileManager.default.removeItem(atPath: file) } }
-        let process = try ExternalProcess(command, prefix: cell.server.commandPrefix, input: file,
-                                          environment: ["PEERBENCH_CELL_FILE": file, "PEERBENCH_ROLE": "server"])
+        let process = try ExternalProcess(
+            command, prefix: cell.server.commandPrefix, input: file,
+            environment: ["PEERBENCH_CELL_FILE": file, "PEERBENCH_ROLE": "server"])
         let started = MonotonicClock.now()
         try process.start()
         cell.cancellation.onCancel { process.kill() }
         let line = try await BlockingThread.run(name: "exec-server-ready") { process.stdout.waitForFirstLine(until: killAt.asWallClockDate) }
         guard let text = line.line else {
             if line.ended, let status = try await BlockingThread.run(name: "exec-server-exit", { process.waitForExit(until: killAt) }) {
-                throw TransportError("exec: the server command \(command.display) \(Self.describe(status)) before printing its ready line"
-                                     + process.quotedOutput())
+                throw TransportError(
+                    "exec: the server command \(command.display) \(Self.describe(status)) before printing its ready line"
+                        + process.quotedOutput())
             }
             process.kill()
-            throw TransportError("exec: the server command \(command.display) did not print its ready line ({\"port\": N}) within "
-                                 + "\(Self.format(Double(MonotonicClock.elapsed(since: started)) / 1e9)) s; killed it" + process.quotedOutput())
+            throw TransportError(
+                "exec: the server command \(command.display) did not print its ready line ({\"port\": N}) within "
+                    + "\(Self.format(Double(MonotonicClock.elapsed(since: started)) / 1e9)) s; killed it" + process.quotedOutput())
         }
         let readyObject: JSONObject
         let port: Int
@@ -64,26 +69,30 @@ public struct ExecPlugin: TransportPlugin {
             port = p
         } catch {
             process.kill()
-            throw TransportError("exec: the server command \(command.display) printed \"\(text.firstLines(1))\" as its first line; "
-                                 + "expected a JSON object such as {\"port\": 5201}" + process.quotedOutput())
+            throw TransportError(
+                "exec: the server command \(command.display) printed \"\(text.firstLines(1))\" as its first line; "
+                    + "expected a JSON object such as {\"port\": 5201}" + process.quotedOutput())
         }
         let host = readyObject["host"]?.stringValue ?? cell.server.address
         keepFile = true
         // The ready line reaches the client as the server's hello, through the runner.
-        return ExecServer(process: process, address: SocketAddress(host: host, port: UInt16(port)), hello: readyObject,
-                          graceSeconds: options.serverExitGraceSeconds, documentPath: file)
+        return ExecServer(
+            process: process, address: SocketAddress(host: host, port: UInt16(port)), hello: readyObject,
+            graceSeconds: options.serverExitGraceSeconds, documentPath: file)
     }
 
     public func runClient(_ cell: CellContext, server: SocketAddress) async throws -> TransportMeasurement {
         let killAt = Self.killDeadline(cell)
         let command = try ExecCommand(role: "client", argv: options.client, workingDirectory: options.workingDirectory)
         let serverInfo = options.server == nil ? nil : (host: server.host, port: Int(server.port), ready: cell.serverHello)
-        let document = ExecCellDocument.make(role: "client", cell: cell, listenHost: cell.client.address, server: serverInfo,
-                                             secondsLeft: Self.seconds(until: killAt), config: options.config)
+        let document = ExecCellDocument.make(
+            role: "client", cell: cell, listenHost: cell.client.address, server: serverInfo,
+            secondsLeft: Self.seconds(until: killAt), config: options.config)
         let file = try ExecCellDocument.write(document, role: "client", cellID: cell.cellID)
         defer { try? FileManager.default.removeItem(atPath: file) }
-        let process = try ExternalProcess(command, prefix: cell.client.commandPrefix, input: file,
-                                          environment: ["PEERBENCH_CELL_FILE": file, "PEERBENCH_ROLE": "client"])
+        let process = try ExternalProcess(
+            command, prefix: cell.client.commandPrefix, input: file,
+            environment: ["PEERBENCH_CELL_FILE": file, "PEERBENCH_ROLE": "client"])
         let started = MonotonicClock.now()
         try process.start()
         cell.cancellation.onCancel { process.kill() }
@@ -91,9 +100,10 @@ public struct ExecPlugin: TransportPlugin {
         guard let status else {
             process.kill()
             _ = try await BlockingThread.run(name: "exec-client-reap") { process.waitForExit(until: MonotonicClock.now() + 2_000_000_000) }
-            throw TransportError("exec: the client command \(command.display) did not finish within "
-                                 + "\(Self.format(Double(MonotonicClock.elapsed(since: started)) / 1e9)) s (the cell's deadline); "
-                                 + "killed its process group" + process.quotedOutput())
+            throw TransportError(
+                "exec: the client command \(command.display) did not finish within "
+                    + "\(Self.format(Double(MonotonicClock.elapsed(since: started)) / 1e9)) s (the cell's deadline); "
+                    + "killed its process group" + process.quotedOutput())
         }
         if cell.cancellation.isCancelled {
             throw TransportError("exec: the client command \(command.display) was stopped at the cell deadline")

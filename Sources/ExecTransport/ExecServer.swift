@@ -1,8 +1,8 @@
 import Foundation
-import Synchronization
 import PeerBenchJSON
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
+import Synchronization
 
 /// The external server command of one cell. It must exit by itself once its client is
 /// done (within `graceSeconds`); a non-zero exit fails the cell with its stderr quoted.
@@ -36,8 +36,9 @@ final class ExecServer: TransportServer, Sendable {
         guard let status else {
             process.kill()
             _ = try await BlockingThread.run(name: "exec-server-reap") { process.waitForExit(until: MonotonicClock.now() + 2_000_000_000) }
-            throw TransportError("exec: the server command \(command) was still running \(ExecPlugin.format(grace)) s after the client "
-                                 + "finished; killed it (a server serves one session, then exits)" + process.quotedOutput())
+            throw TransportError(
+                "exec: the server command \(command) was still running \(ExecPlugin.format(grace)) s after the client "
+                    + "finished; killed it (a server serves one session, then exits)" + process.quotedOutput())
         }
         if status != 0 && !process.wasKilled {
             throw TransportError("exec: the server command \(command) \(ExecPlugin.describe(status))" + process.quotedOutput())

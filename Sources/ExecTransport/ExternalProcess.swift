@@ -1,10 +1,11 @@
-import Synchronization
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// One external plugin command, started in its own process group (Foundation's
 /// `Process` makes the child a group leader) so that killing the group also ends

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 internal import CGnuTLS
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// What one endpoint brings to each of its sessions: the CA it trusts and its own
 /// certificate, or a TLS 1.3 pre-shared key, and the priority string (what it offers),
@@ -36,8 +37,10 @@ public final class GnuTLSCredentials: @unchecked Sendable {
     /// Certificate credentials that trust `caFile` (PEM: every certificate in it) to
     /// verify the peer, and, with `certificateFile` and `keyFile`, present that identity.
     /// - Throws: `GnuTLSError` naming the file that did not load.
-    public convenience init(trusting caFile: String?, certificateFile: String? = nil, keyFile: String? = nil,
-                            priority: String) throws(GnuTLSError) {
+    public convenience init(
+        trusting caFile: String?, certificateFile: String? = nil, keyFile: String? = nil,
+        priority: String
+    ) throws(GnuTLSError) {
         try self.init(kind: .certificate, priority: priority)
         var c: gnutls_certificate_credentials_t?
         try GnuTLSError.check(gnutls_certificate_allocate_credentials(&c), "allocating certificate credentials")
@@ -47,8 +50,9 @@ public final class GnuTLSCredentials: @unchecked Sendable {
             if n == 0 { throw GnuTLSError("loading the CA file \(caFile)", code: GNUTLS_E_NO_CERTIFICATE_FOUND) }
         }
         if let certificateFile, let keyFile {
-            try GnuTLSError.check(gnutls_certificate_set_x509_key_file(c, certificateFile, keyFile, GNUTLS_X509_FMT_PEM),
-                                  "loading the certificate \(certificateFile) with the key \(keyFile)")
+            try GnuTLSError.check(
+                gnutls_certificate_set_x509_key_file(c, certificateFile, keyFile, GNUTLS_X509_FMT_PEM),
+                "loading the certificate \(certificateFile) with the key \(keyFile)")
         }
     }
 
@@ -100,7 +104,8 @@ public final class GnuTLSCredentials: @unchecked Sendable {
     func apply(to session: gnutls_session_t) throws(GnuTLSError) {
         try GnuTLSError.check(gnutls_priority_set(session, priority), "setting the priorities")
         if let certificate {
-            try GnuTLSError.check(gnutls_credentials_set(session, GNUTLS_CRD_CERTIFICATE, UnsafeMutableRawPointer(certificate)), "setting the credentials")
+            try GnuTLSError.check(
+                gnutls_credentials_set(session, GNUTLS_CRD_CERTIFICATE, UnsafeMutableRawPointer(certificate)), "setting the credentials")
         } else if let psk = pskClient ?? pskServer {
             try GnuTLSError.check(gnutls_credentials_set(session, GNUTLS_CRD_PSK, UnsafeMutableRawPointer(psk)), "setting the credentials")
         }

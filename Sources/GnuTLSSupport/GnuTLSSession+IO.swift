@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 internal import CGnuTLS
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 extension GnuTLSSession {
     /// Runs the handshake on the transport. On a blocking socket it returns when done;

@@ -30,10 +30,11 @@ extension GnuTLSSession {
             pb_tls_free(desc)
         }
         let version = gnutls_protocol_get_version(handle), kx = gnutls_kx_get(handle)
-        return Negotiated(version: name(gnutls_protocol_get_name(version)), keyExchange: name(gnutls_kx_get_name(kx)),
-                          cipher: name(gnutls_cipher_get_name(gnutls_cipher_get(handle))),
-                          group: name(gnutls_group_get_name(gnutls_group_get(handle))),
-                          alpn: alpn, summary: summary, isTLS13: version == GNUTLS_TLS1_3,
-                          isDiffieHellmanPSK: kx == GNUTLS_KX_ECDHE_PSK || kx == GNUTLS_KX_DHE_PSK)
+        return Negotiated(
+            version: name(gnutls_protocol_get_name(version)), keyExchange: name(gnutls_kx_get_name(kx)),
+            cipher: name(gnutls_cipher_get_name(gnutls_cipher_get(handle))),
+            group: name(gnutls_group_get_name(gnutls_group_get(handle))),
+            alpn: alpn, summary: summary, isTLS13: version == GNUTLS_TLS1_3,
+            isDiffieHellmanPSK: kx == GNUTLS_KX_ECDHE_PSK || kx == GNUTLS_KX_DHE_PSK)
     }
 }

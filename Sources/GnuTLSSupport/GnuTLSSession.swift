@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 internal import CGnuTLS
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// One TLS session, client or server. Owns the `gnutls_session_t` (and the C copies
 /// GnuTLS keeps pointers to) and frees them in `deinit`; keeps its credentials alive.
@@ -40,8 +41,10 @@ public final class GnuTLSSession: @unchecked Sendable {
     /// - Parameter sendsTicketsItself: server only: GnuTLS does not send session tickets
     ///   when the handshake ends; the owner calls `sendSessionTicket()` when it suits
     ///   (QUIC: once ngtcp2 reports the handshake completed, as ngtcp2's examples do).
-    public init(_ role: Role, credentials: GnuTLSCredentials, forQUIC: Bool = false, earlyData: Bool = true,
-                sendsTicketsItself: Bool = false) throws(GnuTLSError) {
+    public init(
+        _ role: Role, credentials: GnuTLSCredentials, forQUIC: Bool = false, earlyData: Bool = true,
+        sendsTicketsItself: Bool = false
+    ) throws(GnuTLSError) {
         var flags = UInt32(role == .client ? GNUTLS_CLIENT.rawValue : GNUTLS_SERVER.rawValue) | UInt32(GNUTLS_NO_SIGNAL.rawValue)
         if forQUIC { flags |= UInt32(GNUTLS_NO_END_OF_EARLY_DATA.rawValue) }
         if forQUIC && earlyData { flags |= UInt32(GNUTLS_ENABLE_EARLY_DATA.rawValue) }

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 internal import CGnuTLS
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// What a PSK server's key callback did during a handshake.
 public enum PSKLookup: Int32, Sendable {
@@ -39,8 +40,10 @@ final class PSKServerLookup {
 
 /// GnuTLS asks a PSK server for the key of the identity the client named: only the
 /// configured identity (or any, when none is configured) has one.
-func pskServerKeyCallback(_ session: gnutls_session_t?, _ username: UnsafePointer<CChar>?,
-                          _ key: UnsafeMutablePointer<gnutls_datum_t>?) -> Int32 {
+func pskServerKeyCallback(
+    _ session: gnutls_session_t?, _ username: UnsafePointer<CChar>?,
+    _ key: UnsafeMutablePointer<gnutls_datum_t>?
+) -> Int32 {
     guard let session, let username, let record = gnutls_session_get_ptr(session) else { return -1 }
     let identity = record.load(fromByteOffset: PSKServerLookup.identityOffset, as: UnsafeMutablePointer<CChar>?.self)
     if let identity, strcmp(identity, username) != 0 {

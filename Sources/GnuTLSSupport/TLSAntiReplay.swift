@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 internal import CGnuTLS
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A server's defence against replayed 0-RTT data (RFC 8446, section 8): GnuTLS's
 /// anti-replay context (ClientHellos too old for its window are refused early data)
@@ -49,8 +50,10 @@ public final class TLSAntiReplay: @unchecked Sendable {
 
 /// GnuTLS asks whether it saw this ClientHello's key before: 0 = new (early data may
 /// be accepted), GNUTLS_E_DB_ENTRY_EXISTS = a replay.
-private func antiReplayAdd(_ ptr: UnsafeMutableRawPointer?, _ expires: time_t, _ key: UnsafePointer<gnutls_datum_t>?,
-                           _ data: UnsafePointer<gnutls_datum_t>?) -> Int32 {
+private func antiReplayAdd(
+    _ ptr: UnsafeMutableRawPointer?, _ expires: time_t, _ key: UnsafePointer<gnutls_datum_t>?,
+    _ data: UnsafePointer<gnutls_datum_t>?
+) -> Int32 {
     guard let ptr, let key, let bytes = key.pointee.data else { return GNUTLS_E_DB_ERROR }
     let store = Unmanaged<TLSAntiReplay>.fromOpaque(ptr).takeUnretainedValue()
     return store.add(Array(UnsafeBufferPointer(start: bytes, count: Int(key.pointee.size)))) ? 0 : GNUTLS_E_DB_ENTRY_EXISTS

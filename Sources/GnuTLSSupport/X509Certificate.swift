@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 internal import CGnuTLS
 import PeerBenchPlugin
 import PeerBenchSystem
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// An X.509 certificate, owned and freed here (`gnutls_x509_crt_t`).
 public final class X509Certificate {
@@ -36,14 +37,17 @@ public final class X509Certificate {
         try self.init()
         try GnuTLSError.check(gnutls_x509_crt_set_version(handle, 3), "setting the certificate's version")
         var serial: [UInt8]
-        do { serial = try SecureRandom.bytes(16) } catch { throw GnuTLSError("drawing the certificate's serial (\(error))", code: GNUTLS_E_RANDOM_FAILED) }
+        do { serial = try SecureRandom.bytes(16) } catch {
+            throw GnuTLSError("drawing the certificate's serial (\(error))", code: GNUTLS_E_RANDOM_FAILED)
+        }
         serial[0] &= 0x7f  // a positive integer
         try GnuTLSError.check(gnutls_x509_crt_set_serial(handle, serial, serial.count), "setting the certificate's serial")
         let now = time(nil)
         try GnuTLSError.check(gnutls_x509_crt_set_activation_time(handle, now - 3_600), "setting the certificate's start")
         try GnuTLSError.check(gnutls_x509_crt_set_expiration_time(handle, now + time_t(validDays * 86_400)), "setting the certificate's end")
-        try GnuTLSError.check(gnutls_x509_crt_set_dn_by_oid(handle, GNUTLS_OID_X520_COMMON_NAME, 0, commonName, UInt32(commonName.utf8.count)),
-                              "setting the certificate's name")
+        try GnuTLSError.check(
+            gnutls_x509_crt_set_dn_by_oid(handle, GNUTLS_OID_X520_COMMON_NAME, 0, commonName, UInt32(commonName.utf8.count)),
+            "setting the certificate's name")
         try GnuTLSError.check(gnutls_x509_crt_set_key(handle, key.handle), "setting the certificate's key")
         try GnuTLSError.check(gnutls_x509_crt_set_basic_constraints(handle, 0, -1), "setting the certificate's constraints")
         try GnuTLSError.check(gnutls_x509_crt_set_key_usage(handle, UInt32(GNUTLS_KEY_DIGITAL_SIGNATURE)), "setting the certificate's key usage")

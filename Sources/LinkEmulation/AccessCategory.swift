@@ -1,6 +1,6 @@
 import CLinkEmulation
-public import PeerBenchSystem
 public import PeerBenchPlugin
+public import PeerBenchSystem
 
 /// The four WMM / 802.11 EDCA access categories, in increasing priority. The emulator
 /// puts each packet in the queue of its category, read from the DSCP in its IP header,

@@ -49,8 +49,9 @@ public struct ChannelSchedule: Sendable, Equatable, CustomStringConvertible {
     public static func awdl(offSlots: Int, windowMiss: Double = 0, windows: Bool = true) -> ChannelSchedule {
         let off = max(0, min(offSlots, 15))
         let offIndices = Set((0..<off).map { ($0 * 16 + 16 - 1) / max(off, 1) % 16 })
-        var s = ChannelSchedule(name: "bulk", slotNanos: awdlSlotNanos, onChannel: (0..<16).map { !offIndices.contains($0) },
-                                windowNanos: windows ? availabilityWindowNanos : nil)
+        var s = ChannelSchedule(
+            name: "bulk", slotNanos: awdlSlotNanos, onChannel: (0..<16).map { !offIndices.contains($0) },
+            windowNanos: windows ? availabilityWindowNanos : nil)
         s.windowMissProbability = max(0, min(windowMiss, 0.95))
         return s
     }

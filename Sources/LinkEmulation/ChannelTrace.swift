@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The radio channel's state over time for one cell: SNR = median + shadowing -
 /// blocking, advanced on a fixed grid from a seeded generator. Each emulator

@@ -1,5 +1,5 @@
-import PeerBenchTestbed
 public import PeerBenchPlugin
+import PeerBenchTestbed
 
 /// The performance mode's duty cycle in the emulator [A after Apple's Wi-Fi Aware
 /// documentation]: `bulk` keeps the environment's channel schedule (AWDL's off-channel

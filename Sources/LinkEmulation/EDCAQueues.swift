@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import DequeModule
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A packet that has arrived in its category's queue but is not on the air yet. Its
 /// bytes sit in the category's ring (the ring's last slots, in arrival order); what is

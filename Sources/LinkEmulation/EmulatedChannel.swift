@@ -25,8 +25,10 @@ public struct EmulatedChannel: Sendable, Equatable {
     /// phones' Wi-Fi driver queue did (docs/LINK-MODEL.md section 4b).
     public var backpressure = true
 
-    public init(schedule: ChannelSchedule = .alwaysOn, burstLoss: BurstLoss? = nil, radio: RadioDynamics? = nil,
-                queue: QueueLimits = .default) {
+    public init(
+        schedule: ChannelSchedule = .alwaysOn, burstLoss: BurstLoss? = nil, radio: RadioDynamics? = nil,
+        queue: QueueLimits = .default
+    ) {
         self.schedule = schedule
         self.burstLoss = burstLoss
         self.radio = radio
@@ -93,8 +95,10 @@ public struct RadioDynamics: Sendable, Equatable {
     /// or 1 where the emulator charges the MAC frame by frame (`FrameAggregation`).
     public var macEfficiency: Double = MCSTable.macEfficiency
 
-    public init(medianSnrDb: Double, shadowingSigmaDb: Double, shadowingCorrelationMs: Double,
-                blockingPerSecond: Double, blockingMeanMs: Double, blockingDepthDb: ClosedRange<Double>) {
+    public init(
+        medianSnrDb: Double, shadowingSigmaDb: Double, shadowingCorrelationMs: Double,
+        blockingPerSecond: Double, blockingMeanMs: Double, blockingDepthDb: ClosedRange<Double>
+    ) {
         self.medianSnrDb = medianSnrDb
         self.shadowingSigmaDb = shadowingSigmaDb
         self.shadowingCorrelationMs = shadowingCorrelationMs
@@ -117,7 +121,10 @@ struct LossProcess {
     /// any fixed origin) lets the burst state expire over a pause; nil = no expiry.
     @inline(__always)
     mutating func isLost(probability: Double, burst: BurstLoss?, draw: Double, transition: Double, at now: UInt64? = nil) -> Bool {
-        guard probability > 0 else { inBadState = false; return false }
+        guard probability > 0 else {
+            inBadState = false
+            return false
+        }
         guard let burst, probability < 1 else { return draw < probability }
         if let now {
             defer { lastDecision = now }

@@ -1,11 +1,12 @@
-import PeerBenchTestbed
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
-public import PeerBenchSystem
 public import PeerBenchPlugin
+public import PeerBenchSystem
+import PeerBenchTestbed
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The `emulated` testbed: a client and a server namespace joined by TUN devices and
 /// the userspace emulator. One testbed serves a whole run; each cell's `configure`
@@ -92,8 +93,10 @@ public final class EmulatedTestbed: Testbed {
             let emulator = try Emulator(clientFd: pair.clientTUN.fd, serverFd: pair.serverTUN.fd, parameters: parameters, seed: seed)
             emulator.start()
             s.emulator = emulator
-            return (Endpoint(address: Self.clientAddress, namespace: pair.client),
-                    Endpoint(address: Self.serverAddress, namespace: pair.server))
+            return (
+                Endpoint(address: Self.clientAddress, namespace: pair.client),
+                Endpoint(address: Self.serverAddress, namespace: pair.server)
+            )
         }
     }
 
@@ -157,8 +160,8 @@ public final class EmulatedTestbed: Testbed {
     public static var hasNetAdmin: Bool {
         if geteuid() == 0 { return true }
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("CapEff:") }),
-              let caps = UInt64(line.dropFirst("CapEff:".count).trimmingCharacters(in: .whitespaces), radix: 16)
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("CapEff:") }),
+            let caps = UInt64(line.dropFirst("CapEff:".count).trimmingCharacters(in: .whitespaces), radix: 16)
         else { return false }
         return caps & (1 << 12) != 0  // CAP_NET_ADMIN
     }

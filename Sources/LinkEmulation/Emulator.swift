@@ -1,13 +1,14 @@
-import PeerBenchTestbed
-#if canImport(Glibc)
-import Glibc
-#endif
 import CLinkEmulation
 import Dispatch
 import Foundation
-public import PeerBenchSystem
 public import PeerBenchPlugin
+public import PeerBenchSystem
+import PeerBenchTestbed
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The userspace link emulator: moves IP packets between two TUN devices, one
 /// dedicated thread per direction, applying queue, rate, channel schedule, delay,
@@ -26,10 +27,14 @@ public final class Emulator: Sendable {
     public init(clientFd: Int32, serverFd: Int32, parameters: EmulatorParameters, seed: UInt64) throws {
         stopFd = try syscall("eventfd") { pbl_eventfd() }
         let start = MonotonicClock.now()
-        up = EmulatorDirectionHandle(EmulatorDirection(name: "up", input: clientFd, output: serverFd, parameters: parameters,
-                                                      seed: seed, stream: 0, start: start))
-        down = EmulatorDirectionHandle(EmulatorDirection(name: "down", input: serverFd, output: clientFd, parameters: parameters,
-                                                        seed: seed, stream: 1, start: start))
+        up = EmulatorDirectionHandle(
+            EmulatorDirection(
+                name: "up", input: clientFd, output: serverFd, parameters: parameters,
+                seed: seed, stream: 0, start: start))
+        down = EmulatorDirectionHandle(
+            EmulatorDirection(
+                name: "down", input: serverFd, output: clientFd, parameters: parameters,
+                seed: seed, stream: 1, start: start))
     }
 
     deinit {
@@ -206,7 +211,10 @@ final class EmulatorDirection {
                 if n < 0 {
                     let e = errno
                     if e == EINTR { continue }
-                    if e == EAGAIN { drained = true; break }
+                    if e == EAGAIN {
+                        drained = true
+                        break
+                    }
                     // The device went away (namespace removed): nothing left to emulate.
                     return
                 }
@@ -260,8 +268,11 @@ final class EmulatorDirection {
             // Availability windows: a frame that found the transmitter idle waits for the
             // next window; one that queued behind a transmission follows it back to back.
             let earliestStart = packet.arrival > txFree ? accessTime(atOrAfter: decision - start) : decision - start
-            let departure = start + (traceCursor != nil ? traceCursor!.departure(earliest: decision - start, bytes: packet.wireBytes)
-                                                        : p.schedule.departure(earliest: earliestStart, duration: packet.duration))
+            let departure =
+                start
+                + (traceCursor != nil
+                    ? traceCursor!.departure(earliest: decision - start, bytes: packet.wireBytes)
+                    : p.schedule.departure(earliest: earliestStart, duration: packet.duration))
             let out = scenario?.isOut(at: departure - start) ?? false
             if !out { txFree = departure }
             plan(packet, slot: slot, in: q, departure: departure, out: out)
@@ -347,8 +358,11 @@ final class EmulatorDirection {
                 mpdus += head.segments
                 pendingMembers.append(head)
             }
-            let departure = start + (traceCursor != nil ? traceCursor!.departure(earliest: t - start, bytes: pendingMembers.reduce(0) { $0 + $1.wireBytes })
-                                                        : p.schedule.departure(earliest: t - start, duration: air))
+            let departure =
+                start
+                + (traceCursor != nil
+                    ? traceCursor!.departure(earliest: t - start, bytes: pendingMembers.reduce(0) { $0 + $1.wireBytes })
+                    : p.schedule.departure(earliest: t - start, duration: air))
             let out = scenario?.isOut(at: departure - start) ?? false
             if !out {
                 txFree = departure
@@ -404,7 +418,10 @@ final class EmulatorDirection {
             slot = q.ring.reserve()
             if let slot { (q.ring.base + slot).copyMemory(from: frame, byteCount: length) }
         }
-        guard let slot else { drop(.queue); return }  // ring full
+        guard let slot else {
+            drop(.queue)
+            return
+        }  // ring full
 
         let held = q.occupancy(now: now)
         if held.packets + segments > p.queue.packets || held.bytes + wireBytes > p.queue.bytes {
@@ -414,12 +431,15 @@ final class EmulatorDirection {
 
         // Serialisation (`transmitDue`): after the packets ahead of it, only while the
         // channel is on; the category's longer channel access, if any, counts as air time.
-        let duration = p.aggregation.map { UInt64(Double(wireBytes + segments * $0.mpduOverheadBytes) * nanosPerByte) }
+        let duration =
+            p.aggregation.map { UInt64(Double(wireBytes + segments * $0.mpduOverheadBytes) * nanosPerByte) }
             ?? UInt64(Double(wireBytes) * nanosPerByte) &+ UInt64(segments) &* q.extraAirtimeNanos
         let lost = lossState.isLost(probability: lossP, burst: p.burstLoss, draw: lossDraw, transition: transitionDraw, at: t)
         if lost { drop(.loss) }
         q.ring.commit(offset: slot, length: length, release: .max)
-        q.enqueue(WaitingPacket(arrival: now, segments: segments, wireBytes: wireBytes, duration: duration,
-                                lost: lost, jitterDraw: jitterDraw))
+        q.enqueue(
+            WaitingPacket(
+                arrival: now, segments: segments, wireBytes: wireBytes, duration: duration,
+                lost: lost, jitterDraw: jitterDraw))
     }
 }

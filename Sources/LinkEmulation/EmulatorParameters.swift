@@ -37,9 +37,11 @@ public struct EmulatorParameters: Sendable, Equatable {
     /// rate, which the shaper (if any) enforces.
     public var airBitsPerSecond: Double?
 
-    public init(delayNanos: UInt64 = 0, jitterNanos: UInt64 = 0, lossProbability: Double = 0, rateBitsPerSecond: Double? = nil,
-                schedule: ChannelSchedule = .alwaysOn, burstLoss: BurstLoss? = nil, radio: RadioDynamics? = nil,
-                queue: QueueLimits = .default, mtu: Int = 1_500) {
+    public init(
+        delayNanos: UInt64 = 0, jitterNanos: UInt64 = 0, lossProbability: Double = 0, rateBitsPerSecond: Double? = nil,
+        schedule: ChannelSchedule = .alwaysOn, burstLoss: BurstLoss? = nil, radio: RadioDynamics? = nil,
+        queue: QueueLimits = .default, mtu: Int = 1_500
+    ) {
         self.delayNanos = delayNanos
         self.jitterNanos = jitterNanos
         self.lossProbability = lossProbability
@@ -77,8 +79,9 @@ public struct EmulatorParameters: Sendable, Equatable {
     /// slot (measured: 0.85 x the rate instead of 0.95 on a `bulk` link).
     var shaper: SenderShaper? {
         guard let s = senderShaping, let rate = rateBitsPerSecond, rate > 0 else { return nil }
-        return SenderShaper(rateBitsPerSecond: UInt64((rate * s.rateFactor).rounded()),
-                            burstBytes: s.burstBytes, limitBytes: s.limitBytes)
+        return SenderShaper(
+            rateBitsPerSecond: UInt64((rate * s.rateFactor).rounded()),
+            burstBytes: s.burstBytes, limitBytes: s.limitBytes)
     }
 
     /// True when no packet can be lost on the link: then the TUN devices may pass TCP

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CLinkEmulation
 import DequeModule
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// One packet held by the emulator: where its bytes are in the ring and when it
 /// leaves the transmitter and reaches the other side.

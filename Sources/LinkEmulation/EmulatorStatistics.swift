@@ -1,5 +1,5 @@
-import PeerBenchTestbed
 import PeerBenchPlugin
+import PeerBenchTestbed
 
 /// Why the emulator dropped a packet. The raw values are the keys of `LinkCounters.dropCauses`.
 public enum DropCause: String, Sendable, CaseIterable {

@@ -84,16 +84,39 @@ extension RadioEnvironment {
     /// Values shared by every built-in environment (LINK-MODEL.md sections 2-4).
     static let common: [String: (Provenance, String)] = [
         "txPowerDbm": (.assumed, "15 dBm, a phone's 5 GHz transmit power (LINK-MODEL.md 3)"),
-        "bodyLossDb": (.fitted, "body, hand, antenna and implementation loss of both phones, fitted to the TCP and UDP transfers per place x distance (scripts/fit-field-study.py; LINK-MODEL.md 3)"),
+        "bodyLossDb": (
+            .fitted,
+            "body, hand, antenna and implementation loss of both phones, fitted to the TCP and UDP transfers per place x distance (scripts/fit-field-study.py; LINK-MODEL.md 3)"
+        ),
         "noiseFigureDb": (.documented, "noise floor -174 dBm/Hz + 10 log10(80 MHz) + 7 dB NF = -88 dBm (LINK-MODEL.md 3)"),
         "shadowingCorrelationMs": (.assumed, "time-correlated shadowing, a few hundred ms at walking pace (LINK-MODEL.md 3)"),
-        "awdl": (.assumed, "bulk: frames leave from the start of a 16 TU availability window unless they queue behind a transmission (window length D: owl sync.c/channel.h; mechanism A)"),
-        "awdlOffSlots": (.fitted, "0 of 16 slots of 64 TU off channel: the field study's TCP RTT sd (9-12 ms) leaves no room for 65.5 ms excursions (docs/FIELD-STUDY.md)"),
-        "rateFactor": (.fitted, "share of the PHY rate the pair's frames get while on channel (the radio's other duties, rate adaptation below the SNR's MCS), fitted to TCP and UDP transfers together (scripts/fit-field-study.py)"),
-        "rateAdaptationMarginDb": (.assumed, "rate adaptation uses an MCS once the SNR clears its threshold by 1 dB: Minstrel-style controllers settle one step below the edge (LINK-MODEL.md 3)"),
-        "aggregateMPDUs": (.fitted, "MPDUs per A-MPDU on the phones' AWDL link (802.11ac allows 64 [D]), fitted to the TCP and UDP transfers together (scripts/fit-field-study.py); air time per aggregate: channel access + preamble + SIFS + block ack, per MPDU 52 bytes [D] (LINK-MODEL.md 4)"),
-        "queueOverflow": (.measured, "drop: long unpaced UDP transfers on the phones lost 24-89 % of their datagrams (field-study-2025/udp-transfer.csv), so the phones' queue overflowed rather than holding the sender back"),
-        "awdlWindowMiss": (.fitted, "probability that a frame misses its availability window, fitted per place to TCP RTT (scripts/fit-field-study.py)"),
+        "awdl": (
+            .assumed,
+            "bulk: frames leave from the start of a 16 TU availability window unless they queue behind a transmission (window length D: owl sync.c/channel.h; mechanism A)"
+        ),
+        "awdlOffSlots": (
+            .fitted,
+            "0 of 16 slots of 64 TU off channel: the field study's TCP RTT sd (9-12 ms) leaves no room for 65.5 ms excursions (docs/FIELD-STUDY.md)"
+        ),
+        "rateFactor": (
+            .fitted,
+            "share of the PHY rate the pair's frames get while on channel (the radio's other duties, rate adaptation below the SNR's MCS), fitted to TCP and UDP transfers together (scripts/fit-field-study.py)"
+        ),
+        "rateAdaptationMarginDb": (
+            .assumed,
+            "rate adaptation uses an MCS once the SNR clears its threshold by 1 dB: Minstrel-style controllers settle one step below the edge (LINK-MODEL.md 3)"
+        ),
+        "aggregateMPDUs": (
+            .fitted,
+            "MPDUs per A-MPDU on the phones' AWDL link (802.11ac allows 64 [D]), fitted to the TCP and UDP transfers together (scripts/fit-field-study.py); air time per aggregate: channel access + preamble + SIFS + block ack, per MPDU 52 bytes [D] (LINK-MODEL.md 4)"
+        ),
+        "queueOverflow": (
+            .measured,
+            "drop: long unpaced UDP transfers on the phones lost 24-89 % of their datagrams (field-study-2025/udp-transfer.csv), so the phones' queue overflowed rather than holding the sender back"
+        ),
+        "awdlWindowMiss": (
+            .fitted, "probability that a frame misses its availability window, fitted per place to TCP RTT (scripts/fit-field-study.py)"
+        ),
         "delayMs": (.measured, "about 1 ms one way: 2.06 ms RTT over Wi-Fi without AWDL channel switching (moonlight-qt PR #1974)"),
         "jitterMs": (.assumed, "0.3 ms: RTT sd 0.65 ms without channel switching (moonlight-qt PR #1974)"),
         "burstLossPackets": (.assumed, "loss near the cliff comes in bursts of about 3 packets (retry exhaustion during a fade)"),
@@ -174,9 +197,15 @@ extension RadioEnvironment {
         e.interferenceDb = 2.3
         e.blockingPerSecond = 0.2
         e.blockingMeanMs = 500
-        e.sources["pathLossExponent"] = (.assumed, "n = 1.8: metal-clad halls and tunnels guide waves; exponents below 2 are published for corridors and tunnels (ITU-R P.1238 corridor figures [D], subway-tunnel measurements [M]); the field study's best place [M]")
+        e.sources["pathLossExponent"] = (
+            .assumed,
+            "n = 1.8: metal-clad halls and tunnels guide waves; exponents below 2 are published for corridors and tunnels (ITU-R P.1238 corridor figures [D], subway-tunnel measurements [M]); the field study's best place [M]"
+        )
         e.sources["shadowingSigmaDb"] = (.assumed, "4 dB (ITU-R P.1238 gives up to 10)")
-        e.sources["interferenceDb"] = (.assumed, "+2.3 dB: RF exposure at train stations 0.35 V/m vs 0.27 outdoors (Loizeau et al. 2023 [M]) is 20 log10(0.35/0.27) dB more power, taken as in-band [A]")
+        e.sources["interferenceDb"] = (
+            .assumed,
+            "+2.3 dB: RF exposure at train stations 0.35 V/m vs 0.27 outdoors (Loizeau et al. 2023 [M]) is 20 log10(0.35/0.27) dB more power, taken as in-band [A]"
+        )
         e.sources["blockingPerSecond"] = (.assumed, "crowds: a body in the path every 5 s; blocked ~9 % of the time")
         e.sources["blockingMeanMs"] = (.assumed, "0.5 s per episode (people walking through the path)")
         return e

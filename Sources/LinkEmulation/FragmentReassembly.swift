@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Keeps one cell's IP fragments from spoiling the next (found in the field-study run
 /// of 2026-11-26). A udp datagram above the MTU travels as fragments; when the link

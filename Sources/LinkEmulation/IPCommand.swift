@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Runs iproute2's `ip` and `tc`. Namespaces are created and configured with them so
 /// that what PeerBench does can be repeated and inspected by hand (`ip netns`,
@@ -30,7 +31,8 @@ enum IPCommand {
     /// Runs several `tc` commands (each without the leading `tc`) in one process in
     /// `namespace`, through a batch file; stops at the first that fails.
     static func tcBatch(_ commands: [String], namespace: String) throws {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("peerbench-tc-\(getpid())-\(UInt64.random(in: 0...UInt64.max)).batch")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "peerbench-tc-\(getpid())-\(UInt64.random(in: 0...UInt64.max)).batch")
         try commands.joined(separator: "\n").appending("\n").write(to: file, atomically: false, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: file) }
         try tc(["-n", namespace, "-batch", file.path])

@@ -5,5 +5,6 @@ public struct LinkSetupError: Error, Sendable, CustomStringConvertible {
     public init(_ message: String) { self.message = message }
     public var description: String { message }
 
-    static let privilegeHint = "the emulated link needs CAP_NET_ADMIN to create network namespaces and TUN devices: run peerbench with sudo, or use --link none for plain loopback"
+    static let privilegeHint =
+        "the emulated link needs CAP_NET_ADMIN to create network namespaces and TUN devices: run peerbench with sudo, or use --link none for plain loopback"
 }

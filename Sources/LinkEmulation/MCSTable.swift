@@ -68,5 +68,5 @@ public enum MCSTable {
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif

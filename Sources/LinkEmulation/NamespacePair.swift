@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import PeerBenchJSON
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Two network namespaces, client and server, each with a TUN device, loopback up and
 /// a point-to-point address pair that exists only inside them. The host's own
@@ -44,7 +45,10 @@ final class NamespacePair {
 
     /// Creates the pair for process `ownerPid` (normally this process).
     init(mtu: Int, ownerPid: Int32 = getpid(), reaper startReaper: Bool = true) throws {
-        let n = Self.counter.withLock { c in defer { c += 1 }; return c }
+        let n = Self.counter.withLock { c in
+            defer { c += 1 }
+            return c
+        }
         client = NetworkNamespace(name: "\(Self.prefix)\(ownerPid)-\(n)c")
         server = NetworkNamespace(name: "\(Self.prefix)\(ownerPid)-\(n)s")
         self.mtu = mtu
@@ -125,7 +129,7 @@ final class NamespacePair {
     func qdiscDrops() -> (client: Int, server: Int) {
         func drops(_ ns: NetworkNamespace) -> Int {
             guard let out = try? IPCommand.tc(["-n", ns.name, "-s", "-j", "qdisc", "show", "dev", Self.deviceName]),
-                  let list = (try? JSONParser.parse(out))?.arrayValue
+                let list = (try? JSONParser.parse(out))?.arrayValue
             else { return 0 }
             return list.filter { $0["root"]?.boolValue == true }.reduce(0) { $0 + ($1["drops"]?.intValue ?? 0) }
         }

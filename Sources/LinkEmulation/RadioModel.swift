@@ -1,9 +1,10 @@
-import PeerBenchTestbed
-#if canImport(Glibc)
-import Glibc
-#endif
 public import PeerBenchJSON
 public import PeerBenchPlugin
+import PeerBenchTestbed
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The field study's radio link: (environment, distance) -> received power, SNR,
 /// MCS, rate, loss and the AWDL channel, after LINK-MODEL.md.
@@ -109,7 +110,9 @@ public struct RadioModel: LinkModel {
         let clear = overShadowing(snr)
         let b = blockedFraction(env)
         guard b > 0 else { return clear }
-        let depths = (0..<5).map { env.blockingDepthDb.lowerBound + (Double($0) + 0.5) / 5 * (env.blockingDepthDb.upperBound - env.blockingDepthDb.lowerBound) }
+        let depths = (0..<5).map {
+            env.blockingDepthDb.lowerBound + (Double($0) + 0.5) / 5 * (env.blockingDepthDb.upperBound - env.blockingDepthDb.lowerBound)
+        }
         let blocked = depths.map { overShadowing(snr - $0) }.reduce(0, +) / Double(depths.count)
         return (1 - b) * clear + b * blocked
     }
@@ -123,7 +126,10 @@ public struct RadioModel: LinkModel {
         } else if let e = self.environment(named: environment) {
             env = e
         } else {
-            throw InputError(path: nil, "unknown environment \"\(environment)\"; built-in environments are \(builtInEnvironments.joined(separator: ", ")), or define an inline radio profile or fixed link")
+            throw InputError(
+                path: nil,
+                "unknown environment \"\(environment)\"; built-in environments are \(builtInEnvironments.joined(separator: ", ")), or define an inline radio profile or fixed link"
+            )
         }
         if let distance, !(distance > 0 && distance.isFinite) {
             throw InputError(path: nil, "distance \(distance) m for \(environment) must be a positive number of metres or \"max\"")
@@ -163,8 +169,9 @@ public struct RadioModel: LinkModel {
         radio.rateFactor = env.rateFactor
         radio.adaptationMarginDb = env.rateAdaptationMarginDb
         radio.macEfficiency = 1
-        var channel = EmulatedChannel(schedule: env.schedule, burstLoss: BurstLoss(meanBurstPackets: env.burstLossPackets),
-                                      radio: radio, queue: env.queue)
+        var channel = EmulatedChannel(
+            schedule: env.schedule, burstLoss: BurstLoss(meanBurstPackets: env.burstLossPackets),
+            radio: radio, queue: env.queue)
         channel.aggregation = mac
         channel.airRateBitsPerSecond = airRate
         channel.backpressure = env.backpressure

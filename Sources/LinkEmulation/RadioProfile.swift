@@ -36,7 +36,10 @@ public enum RadioProfile {
 
     /// Every key the `"radio"` object accepts.
     public static var acceptedKeys: [String] {
-        ["base"] + numericKeys.map(\.key) + ["breakpointMeters", "foliage", "blockingDepthDb", "awdl", "awdlOffSlots", "awdlWindowMiss", "queuePackets", "queueBytes", "aggregateMPDUs", "queueOverflow"]
+        ["base"] + numericKeys.map(\.key) + [
+            "breakpointMeters", "foliage", "blockingDepthDb", "awdl", "awdlOffSlots", "awdlWindowMiss", "queuePackets", "queueBytes",
+            "aggregateMPDUs", "queueOverflow",
+        ]
     }
 
     /// The `"radio"` object inside an environment object, with its path; the object itself
@@ -76,17 +79,22 @@ public enum RadioProfile {
                 env = found
             } else {
                 let names = RadioEnvironment.builtIns.map(\.name).joined(separator: ", ")
-                problems.append(InputProblem(path: path.key("base").description, "unknown base environment \(base.stringValue.map { "\"\($0)\"" } ?? base.typeName); use one of \(names)"))
+                problems.append(
+                    InputProblem(
+                        path: path.key("base").description,
+                        "unknown base environment \(base.stringValue.map { "\"\($0)\"" } ?? base.typeName); use one of \(names)"))
             }
         }
         for member in object {
             let key = member.key, value = member.value, at = path.key(key).description
             if let spec = numericKeys.first(where: { $0.key == key }) {
                 guard let v = value.doubleValue else {
-                    problems.append(InputProblem(path: at, "expected a number, got \(value.typeName)")); continue
+                    problems.append(InputProblem(path: at, "expected a number, got \(value.typeName)"))
+                    continue
                 }
                 guard spec.range.contains(v) else {
-                    problems.append(InputProblem(path: at, "\(v) is out of range \(spec.range.lowerBound)...\(spec.range.upperBound)")); continue
+                    problems.append(InputProblem(path: at, "\(v) is out of range \(spec.range.lowerBound)...\(spec.range.upperBound)"))
+                    continue
                 }
                 env[keyPath: spec.path] = v
                 env.sources[key] = (.assumed, "set by the matrix's radio profile")
@@ -104,51 +112,82 @@ public enum RadioProfile {
 
     /// One of the profile's keys that is not a plain number (`numericKeys`), applied to
     /// `env`; false for a key the profile does not have (its problem added).
-    static func applyOption(_ key: String, _ value: JSONValue, at: String, to env: inout RadioEnvironment, offSlots: inout Int?,
-                            windowMiss: inout Double?, problems: inout [InputProblem]) -> Bool {
+    static func applyOption(
+        _ key: String, _ value: JSONValue, at: String, to env: inout RadioEnvironment, offSlots: inout Int?,
+        windowMiss: inout Double?, problems: inout [InputProblem]
+    ) -> Bool {
         switch key {
         case "base":
             break
         case "breakpointMeters":
-            if value.isNull { env.breakpointMeters = nil; break }
+            if value.isNull {
+                env.breakpointMeters = nil
+                break
+            }
             guard let v = value.doubleValue, v >= 1, v <= 100_000 else {
-                problems.append(InputProblem(path: at, "expected a distance in metres (1...100000) or null, got \(value.doubleValue.map { "\($0)" } ?? value.typeName)")); break
+                problems.append(
+                    InputProblem(
+                        path: at, "expected a distance in metres (1...100000) or null, got \(value.doubleValue.map { "\($0)" } ?? value.typeName)"))
+                break
             }
             env.breakpointMeters = v
         case "foliage":
-            guard let b = value.boolValue else { problems.append(InputProblem(path: at, "expected true or false, got \(value.typeName)")); break }
+            guard let b = value.boolValue else {
+                problems.append(InputProblem(path: at, "expected true or false, got \(value.typeName)"))
+                break
+            }
             env.foliage = b
         case "blockingDepthDb":
             guard let a = value.arrayValue, a.count == 2, let lo = a[0].doubleValue, let hi = a[1].doubleValue, lo >= 0, lo <= hi, hi <= 100 else {
-                problems.append(InputProblem(path: at, "expected [min, max] in dB with 0 <= min <= max <= 100")); break
+                problems.append(InputProblem(path: at, "expected [min, max] in dB with 0 <= min <= max <= 100"))
+                break
             }
             env.blockingDepthDb = lo...hi
         case "awdl":
             switch value.stringValue {
             case "bulk": if env.schedule.windowNanos == nil { env.schedule = .bulk }  // keeps the base's fitted windows
             case "realtime": env.schedule = .realtime
-            default: problems.append(InputProblem(path: at, "expected \"bulk\" or \"realtime\", got \(value.stringValue.map { "\"\($0)\"" } ?? value.typeName)"))
+            default:
+                problems.append(
+                    InputProblem(path: at, "expected \"bulk\" or \"realtime\", got \(value.stringValue.map { "\"\($0)\"" } ?? value.typeName)"))
             }
         case "awdlOffSlots":
-            guard let n = value.intValue, n >= 0, n <= 8 else { problems.append(InputProblem(path: at, "expected a whole number of off-channel slots 0...8 (of the 16-slot AWDL sequence)")); break }
+            guard let n = value.intValue, n >= 0, n <= 8 else {
+                problems.append(InputProblem(path: at, "expected a whole number of off-channel slots 0...8 (of the 16-slot AWDL sequence)"))
+                break
+            }
             offSlots = n
         case "awdlWindowMiss":
-            guard let v = value.doubleValue, v >= 0, v <= 0.9 else { problems.append(InputProblem(path: at, "expected a probability 0...0.9 that a frame misses an availability window")); break }
+            guard let v = value.doubleValue, v >= 0, v <= 0.9 else {
+                problems.append(InputProblem(path: at, "expected a probability 0...0.9 that a frame misses an availability window"))
+                break
+            }
             windowMiss = v
         case "aggregateMPDUs":
-            guard let n = value.intValue, n >= 1, n <= 64 else { problems.append(InputProblem(path: at, "expected a whole number of MPDUs per aggregate 1...64 (1 = no aggregation)")); break }
+            guard let n = value.intValue, n >= 1, n <= 64 else {
+                problems.append(InputProblem(path: at, "expected a whole number of MPDUs per aggregate 1...64 (1 = no aggregation)"))
+                break
+            }
             env.aggregateMPDUs = n
         case "queueOverflow":
             switch value.stringValue {
             case "drop": env.backpressure = false
             case "backpressure": env.backpressure = true
-            default: problems.append(InputProblem(path: at, "expected \"drop\" or \"backpressure\", got \(value.stringValue.map { "\"\($0)\"" } ?? value.typeName)"))
+            default:
+                problems.append(
+                    InputProblem(path: at, "expected \"drop\" or \"backpressure\", got \(value.stringValue.map { "\"\($0)\"" } ?? value.typeName)"))
             }
         case "queuePackets":
-            guard let n = value.intValue, n >= 1, n <= 1_000_000 else { problems.append(InputProblem(path: at, "expected a whole number of packets 1...1000000")); break }
+            guard let n = value.intValue, n >= 1, n <= 1_000_000 else {
+                problems.append(InputProblem(path: at, "expected a whole number of packets 1...1000000"))
+                break
+            }
             env.queue.packets = n
         case "queueBytes":
-            guard let n = value.intValue, n >= 1_500, n <= 1 << 30 else { problems.append(InputProblem(path: at, "expected a whole number of bytes 1500...1073741824")); break }
+            guard let n = value.intValue, n >= 1_500, n <= 1 << 30 else {
+                problems.append(InputProblem(path: at, "expected a whole number of bytes 1500...1073741824"))
+                break
+            }
             env.queue.bytes = n
         default:
             problems.append(InputProblem(path: at, "unknown radio profile key \"\(key)\"; accepted: \(acceptedKeys.joined(separator: ", "))"))

@@ -8,7 +8,9 @@ extension ResolvedLink {
         func f(_ v: Double?, _ digits: Int = 1) -> String { v.map { String(format: "%.\(digits)f", $0) } ?? "-" }
         let distance = distanceMeters.map { distanceLabel == "max" ? "max (\(f($0, 0)) m)" : "\(f($0, 0)) m" } ?? distanceLabel
         var parts: [String] = []
-        if rssiDbm != nil { parts += ["RSSI \(f(rssiDbm)) dBm", "SNR \(f(snrDb)) dB", "MCS \(mcs.map(String.init) ?? "none")", "PHY \(f(phyRateMbps)) Mbit/s"] }
+        if rssiDbm != nil {
+            parts += ["RSSI \(f(rssiDbm)) dBm", "SNR \(f(snrDb)) dB", "MCS \(mcs.map(String.init) ?? "none")", "PHY \(f(phyRateMbps)) Mbit/s"]
+        }
         parts.append("rate \(rateMbps.map { "\(f($0)) Mbit/s" } ?? "unlimited")")
         parts.append("delay \(f(delayMs, 2)) ms +- \(f(jitterMs ?? 0, 2))")
         parts.append("loss \(f(lossPercent ?? 0, 3)) %")

@@ -1,5 +1,5 @@
-import PeerBenchTestbed
 public import PeerBenchPlugin
+import PeerBenchTestbed
 
 /// What a scenario does to the link over time, in the emulator's units: nanoseconds on
 /// the cell's link clock (0 = the emulator's start), the clock the radio channel trace
@@ -90,7 +90,10 @@ struct TraceCursor {
 
     private mutating func advance() {
         index += 1
-        if index == trace.timesNanos.count { index = 0; cycle += 1 }
+        if index == trace.timesNanos.count {
+            index = 0
+            cycle += 1
+        }
         bytesLeft = trace.bytesPerOpportunity
     }
 

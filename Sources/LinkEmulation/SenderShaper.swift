@@ -56,8 +56,10 @@ struct SenderShaper: Sendable, Equatable {
     /// category. (`prio` would give video its own band; kernels without sch_prio, like
     /// the one this was built on, have only pfifo_fast.)
     func tcBatch(device: String) -> [String] {
-        [(["qdisc", "add", "dev", device, "root"] + tcArguments).joined(separator: " "),
-         "qdisc add dev \(device) parent 1:1 handle 10: pfifo_fast"]
+        [
+            (["qdisc", "add", "dev", device, "root"] + tcArguments).joined(separator: " "),
+            "qdisc add dev \(device) parent 1:1 handle 10: pfifo_fast",
+        ]
     }
 
     /// The device queue length the shaper needs: pfifo_fast holds up to this many

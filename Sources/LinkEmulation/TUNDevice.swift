@@ -1,12 +1,13 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CLinkEmulation
 import Dispatch
 import Foundation
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A TUN device owned by this process: created inside a network namespace, it stays
 /// there while the emulator reads and writes IP packets through its descriptor.
@@ -27,7 +28,10 @@ final class TUNDevice {
             // link counters; PeerBench's link is IPv4 only.
             for path in ["/proc/sys/net/ipv6/conf/all/disable_ipv6", "/proc/sys/net/ipv6/conf/default/disable_ipv6"] {
                 let f = open(path, O_WRONLY | O_CLOEXEC)
-                if f >= 0 { _ = write(f, "1", 1); Glibc.close(f) }
+                if f >= 0 {
+                    _ = write(f, "1", 1)
+                    Glibc.close(f)
+                }
             }
             FragmentReassembly.setTimeout()
             return try syscall("open /dev/net/tun + TUNSETIFF(\(name))") { pbl_tun_open(name) }
@@ -37,7 +41,10 @@ final class TUNDevice {
     deinit { close() }
 
     func close() {
-        if fd >= 0 { Glibc.close(fd); fd = -1 }
+        if fd >= 0 {
+            Glibc.close(fd)
+            fd = -1
+        }
     }
 
     /// Lets the kernel pass TCP super-packets (TSO + partial checksums) or not.

@@ -29,7 +29,12 @@ public struct InputError: Error, Sendable, CustomStringConvertible {
 
     /// The same problems, attributed to `source` where they name none yet.
     public func attributed(to source: String) -> InputError {
-        InputError(problems.map { var p = $0; if p.source == nil { p.source = source }; return p })
+        InputError(
+            problems.map {
+                var p = $0
+                if p.source == nil { p.source = source }
+                return p
+            })
     }
 }
 

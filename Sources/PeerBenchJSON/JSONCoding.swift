@@ -42,11 +42,17 @@ extension JSONValue: Codable {
             return
         }
         let c = try decoder.singleValueContainer()
-        if c.decodeNil() { self = .null }
-        else if let b = try? c.decode(Bool.self) { self = .bool(b) }
-        else if let n = try? c.decode(Double.self) { self = .number(n) }
-        else if let s = try? c.decode(String.self) { self = .string(s) }
-        else { self = .array(try c.decode([JSONValue].self)) }
+        if c.decodeNil() {
+            self = .null
+        } else if let b = try? c.decode(Bool.self) {
+            self = .bool(b)
+        } else if let n = try? c.decode(Double.self) {
+            self = .number(n)
+        } else if let s = try? c.decode(String.self) {
+            self = .string(s)
+        } else {
+            self = .array(try c.decode([JSONValue].self))
+        }
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -72,7 +78,6 @@ extension JSONValue: Codable {
         }
     }
 }
-
 
 extension JSONObject: Codable {
     // Through JSONValue, which handles objects from any coder without recursing.
@@ -229,7 +234,8 @@ final class ValueEncoder: Encoder {
     static func primitiveInteger(_ v: some BinaryInteger, _ value: Any, _ path: [any CodingKey]) throws -> JSONValue {
         let d = Double(v)
         guard abs(d) <= JSONCoding.exactIntegerLimit else {
-            throw EncodingError.invalidValue(value, .init(codingPath: path, debugDescription: "integer \(v) is beyond 2^53 and would lose precision as a JSON number"))
+            throw EncodingError.invalidValue(
+                value, .init(codingPath: path, debugDescription: "integer \(v) is beyond 2^53 and would lose precision as a JSON number"))
         }
         return .number(d)
     }
@@ -245,7 +251,9 @@ struct KeyedValueEncoder<Key: CodingKey>: KeyedEncodingContainerProtocol {
     mutating func encode(_ value: String, forKey key: Key) throws { slot.member(key.stringValue, is: .string(value)) }
     mutating func encode(_ value: Bool, forKey key: Key) throws { slot.member(key.stringValue, is: .bool(value)) }
     mutating func encode(_ value: Int, forKey key: Key) throws {
-        if abs(Double(value)) <= JSONCoding.exactIntegerLimit { slot.member(key.stringValue, is: .number(Double(value))) } else {
+        if abs(Double(value)) <= JSONCoding.exactIntegerLimit {
+            slot.member(key.stringValue, is: .number(Double(value)))
+        } else {
             // Beyond 2^53: the generic path refuses it, naming the coding path.
             try ValueEncoder.encode(value, into: slot.member(key.stringValue), path: codingPath + [key])
         }
@@ -355,8 +363,14 @@ struct SingleValueEncoder: SingleValueEncodingContainer {
 struct IndexKey: CodingKey {
     var stringValue: String
     var intValue: Int?
-    init(_ i: Int) { stringValue = "\(i)"; intValue = i }
-    init?(stringValue: String) { self.stringValue = stringValue; intValue = Int(stringValue) }
+    init(_ i: Int) {
+        stringValue = "\(i)"
+        intValue = i
+    }
+    init?(stringValue: String) {
+        self.stringValue = stringValue
+        intValue = Int(stringValue)
+    }
     init?(intValue: Int) { self.init(intValue) }
 }
 
@@ -403,7 +417,8 @@ struct ValueDecoder: Decoder {
             return Float(n) as? T
         case let int as any FixedWidthInteger.Type:
             guard case .number(let n) = value, n == n.rounded(), abs(n) <= JSONCoding.exactIntegerLimit,
-                  let i = int.init(exactly: n) else { throw fail("an integer of type \(type)") }
+                let i = int.init(exactly: n)
+            else { throw fail("an integer of type \(type)") }
             return i as? T
         default: return nil
         }

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The validating pass that fills a `JSONTape`: RFC 8259, nesting up to 512 levels, no
@@ -24,7 +24,12 @@ struct TapeScanner {
     func error(_ message: String) -> JSONSyntaxError {
         var line = 1, column = 1
         for b in bytes[..<min(i, bytes.count)] {
-            if b == UInt8(ascii: "\n") { line += 1; column = 1 } else if b & 0xC0 != 0x80 { column += 1 }
+            if b == UInt8(ascii: "\n") {
+                line += 1
+                column = 1
+            } else if b & 0xC0 != 0x80 {
+                column += 1
+            }
         }
         return JSONSyntaxError(line: line, column: column, message: message)
     }
@@ -78,7 +83,11 @@ struct TapeScanner {
         let open = i
         i += 1
         skipSpace()
-        if i < bytes.count, bytes[i] == UInt8(ascii: "}") { i += 1; close(me, open); return }
+        if i < bytes.count, bytes[i] == UInt8(ascii: "}") {
+            i += 1
+            close(me, open)
+            return
+        }
         // Which key fingerprints the object has seen: a key whose bit is clear is new,
         // so the earlier keys are compared only on a fingerprint match, not for every key
         // (a record's 30 keys cost 30 bit tests, not 435 comparisons).
@@ -112,8 +121,15 @@ struct TapeScanner {
             try value(depth: depth + 1)
             skipSpace()
             guard i < bytes.count else { throw error("unterminated object: expected ',' or '}'") }
-            if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
-            if bytes[i] == UInt8(ascii: "}") { i += 1; close(me, open); return }
+            if bytes[i] == UInt8(ascii: ",") {
+                i += 1
+                continue
+            }
+            if bytes[i] == UInt8(ascii: "}") {
+                i += 1
+                close(me, open)
+                return
+            }
             throw error("expected ',' or '}' in object, found \(current)")
         }
     }
@@ -124,14 +140,25 @@ struct TapeScanner {
         let open = i
         i += 1
         skipSpace()
-        if i < bytes.count, bytes[i] == UInt8(ascii: "]") { i += 1; close(me, open); return }
+        if i < bytes.count, bytes[i] == UInt8(ascii: "]") {
+            i += 1
+            close(me, open)
+            return
+        }
         while true {
             skipSpace()
             try value(depth: depth + 1)
             skipSpace()
             guard i < bytes.count else { throw error("unterminated array: expected ',' or ']'") }
-            if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
-            if bytes[i] == UInt8(ascii: "]") { i += 1; close(me, open); return }
+            if bytes[i] == UInt8(ascii: ",") {
+                i += 1
+                continue
+            }
+            if bytes[i] == UInt8(ascii: "]") {
+                i += 1
+                close(me, open)
+                return
+            }
             throw error("expected ',' or ']' in array, found \(current)")
         }
     }
@@ -193,7 +220,10 @@ struct TapeScanner {
             let b = bytes[i]
             if b == UInt8(ascii: "\"") { break }
             if b < 0x20 { throw error("control character in string (escape it)") }
-            if b != UInt8(ascii: "\\") { i += 1; continue }
+            if b != UInt8(ascii: "\\") {
+                i += 1
+                continue
+            }
             escaped = true
             i += 1
             guard i < bytes.count else { throw error("unterminated escape") }
@@ -201,7 +231,8 @@ struct TapeScanner {
             i += 1
             switch e {
             case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
-                 UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"): continue
+                UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+                continue
             case UInt8(ascii: "u"):
                 var scalar = try hex4()
                 if (0xD800..<0xDC00).contains(scalar) {
@@ -284,7 +315,10 @@ struct TapeScanner {
         let intStart = i
         let n = digits()
         if n == 0 { throw error("expected digits in number") }
-        if n > 1, bytes[intStart] == UInt8(ascii: "0") { i = intStart; throw error("leading zeros are not allowed in numbers") }
+        if n > 1, bytes[intStart] == UInt8(ascii: "0") {
+            i = intStart
+            throw error("leading zeros are not allowed in numbers")
+        }
         if i < bytes.count, bytes[i] == UInt8(ascii: ".") {
             i += 1
             if digits() == 0 { throw error("expected digits after the decimal point") }
@@ -436,16 +470,16 @@ extension JSONTape {
     /// not read `.` as the decimal point, `strtod` stops early and `Double(String)` reads it.
     static func correctlyRounded(_ b: UnsafeBufferPointer<UInt8>) -> Double {
         #if canImport(Glibc)
-        if b.count < 64 {
-            let v = withUnsafeTemporaryAllocation(of: CChar.self, capacity: b.count + 1) { text -> Double? in
-                for k in 0..<b.count { text[k] = CChar(bitPattern: b[k]) }
-                text[b.count] = 0
-                var end: UnsafeMutablePointer<CChar>?
-                let v = strtod(text.baseAddress!, &end)
-                return end == text.baseAddress! + b.count ? v : nil
+            if b.count < 64 {
+                let v = withUnsafeTemporaryAllocation(of: CChar.self, capacity: b.count + 1) { text -> Double? in
+                    for k in 0..<b.count { text[k] = CChar(bitPattern: b[k]) }
+                    text[b.count] = 0
+                    var end: UnsafeMutablePointer<CChar>?
+                    let v = strtod(text.baseAddress!, &end)
+                    return end == text.baseAddress! + b.count ? v : nil
+                }
+                if let v { return v }
             }
-            if let v { return v }
-        }
         #endif
         return Double(String(decoding: b, as: UTF8.self)) ?? .nan
     }
@@ -458,7 +492,11 @@ extension JSONTape {
         func hex4(_ at: Int) -> UInt32 { (0..<4).reduce(0) { v, d in v << 4 | (hexDigit(raw[at + d]) ?? 0) } }
         while i < raw.endIndex {
             let b = raw[i]
-            if b != UInt8(ascii: "\\") { out.append(b); i += 1; continue }
+            if b != UInt8(ascii: "\\") {
+                out.append(b)
+                i += 1
+                continue
+            }
             let e = raw[i + 1]
             i += 2
             switch e {

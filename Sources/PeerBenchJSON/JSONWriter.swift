@@ -33,7 +33,10 @@ extension JSONValue {
         case .number(let n): JSONNumberText.append(n, to: &out)
         case .string(let s): JSONValue.escape(s, into: &out)
         case .array(let a):
-            if a.isEmpty { out += "[]".utf8; return }
+            if a.isEmpty {
+                out += "[]".utf8
+                return
+            }
             out.append(UInt8(ascii: "["))
             for (k, v) in a.enumerated() {
                 if k > 0 { out.append(UInt8(ascii: ",")) }
@@ -43,7 +46,10 @@ extension JSONValue {
             if pretty { JSONValue.newline(&out, level) }
             out.append(UInt8(ascii: "]"))
         case .object(let o):
-            if o.isEmpty { out += "{}".utf8; return }
+            if o.isEmpty {
+                out += "{}".utf8
+                return
+            }
             out.append(UInt8(ascii: "{"))
             let members = sortedKeys ? o.members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) } : o.members
             for (k, m) in members.enumerated() {
@@ -152,8 +158,8 @@ public struct JSONStreamWriter: Sendable {
     private let base: Int
     private let sortedKeys: Bool
     #if DEBUG
-    /// The last key written in each open container, to check the order.
-    private var lastKeys: [String?] = []
+        /// The last key written in each open container, to check the order.
+        private var lastKeys: [String?] = []
     #endif
 
     /// `base`: the level the writer's first value sits at (its `depth` when written into
@@ -204,7 +210,7 @@ public struct JSONStreamWriter: Sendable {
         count = outerCounts.removeLast()
         open -= 1
         #if DEBUG
-        lastKeys.removeLast()
+            lastKeys.removeLast()
         #endif
         if n > 0 { JSONValue.newline(&out, depth) }
         out.append(UInt8(ascii: bracket == "}" ? "}" : "]"))
@@ -228,7 +234,7 @@ public struct JSONStreamWriter: Sendable {
         count = 0
         open += 1
         #if DEBUG
-        lastKeys.append(nil)
+            lastKeys.append(nil)
         #endif
     }
 
@@ -239,10 +245,10 @@ public struct JSONStreamWriter: Sendable {
         JSONValue.newline(&out, depth)
         if let key {
             #if DEBUG
-            if sortedKeys, let last = lastKeys[lastKeys.count - 1] {
-                assert(last.utf8.lexicographicallyPrecedes(key.utf8), "JSONStreamWriter: key \(key) written after \(last) in a sorted document")
-            }
-            lastKeys[lastKeys.count - 1] = key
+                if sortedKeys, let last = lastKeys[lastKeys.count - 1] {
+                    assert(last.utf8.lexicographicallyPrecedes(key.utf8), "JSONStreamWriter: key \(key) written after \(last) in a sorted document")
+                }
+                lastKeys[lastKeys.count - 1] = key
             #endif
             JSONValue.escape(key, into: &out)
             out.append(UInt8(ascii: ":"))

@@ -1,12 +1,13 @@
-import PeerBenchPlugin
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Logging
-import Synchronization
 import PeerBenchJSON
+import PeerBenchPlugin
 import PeerBenchSystem
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A thread whose outcome its starter collects with `join` (a server's first session
 /// while the next connection is awaited on the starter's own thread).
@@ -90,8 +91,10 @@ extension CellContext {
     /// awaited (a client that opens fewer is fine). An error of any session fails `finish()`.
     /// With `primingFirst`, one more connection comes before those and is served to its
     /// end first: a client's priming connection (e.g. fetching a TLS session ticket).
-    public func serveConnections(_ transport: String, count: Int, primingFirst: Bool = false,
-                                 _ session: @escaping @Sendable (Socket) throws -> Void) async throws -> SessionServer {
+    public func serveConnections(
+        _ transport: String, count: Int, primingFirst: Bool = false,
+        _ session: @escaping @Sendable (Socket) throws -> Void
+    ) async throws -> SessionServer {
         let stopper = CellCancellation()
         let cell = self
         let (listener, address) = try await listen(transport, backlog: Int32(count + (primingFirst ? 1 : 0)), stopper: stopper)
@@ -135,8 +138,10 @@ extension CellContext {
     /// session that saw it stops the listener) or the cell's deadline. A session that
     /// failed is the server's failure only when no session ended with GOODBYE: a
     /// connection the client lost and replaced is expected to fail.
-    public func serveResumableConnections(_ transport: String, finished: @escaping @Sendable () -> Bool,
-                                          _ session: @escaping @Sendable (Socket) throws -> Void) async throws -> SessionServer {
+    public func serveResumableConnections(
+        _ transport: String, finished: @escaping @Sendable () -> Bool,
+        _ session: @escaping @Sendable (Socket) throws -> Void
+    ) async throws -> SessionServer {
         let cell = self
         return try await serveListener(transport, backlog: 4) { listener, stopper in
             var threads: [JoinableThread] = []
@@ -148,10 +153,11 @@ extension CellContext {
                     guard !finished(), let another = try? cell.acceptOne(on: listener, "\(transport) server") else { break }
                     next = another
                 }
-                threads.append(JoinableThread("\(transport) session") {
-                    defer { if finished() { listener.shutdown() } }
-                    try cell.withSocket(next, stopper: stopper, session)
-                })
+                threads.append(
+                    JoinableThread("\(transport) session") {
+                        defer { if finished() { listener.shutdown() } }
+                        try cell.withSocket(next, stopper: stopper, session)
+                    })
             }
             var failure: (any Error)?
             for thread in threads {
@@ -164,8 +170,10 @@ extension CellContext {
     /// A listening socket on the server endpoint and, in the background, `serve` with
     /// it scoped as in `withSocket`; errors after `stop()` or the cell's cancellation
     /// are not the server's failure.
-    private func serveListener(_ transport: String, backlog: Int32,
-                               _ serve: @escaping @Sendable (Socket, CellCancellation) throws -> Void) async throws -> SessionServer {
+    private func serveListener(
+        _ transport: String, backlog: Int32,
+        _ serve: @escaping @Sendable (Socket, CellCancellation) throws -> Void
+    ) async throws -> SessionServer {
         let stopper = CellCancellation()
         let cell = self
         let (listener, address) = try await listen(transport, backlog: backlog, stopper: stopper)
@@ -203,8 +211,10 @@ extension CellContext {
 
     /// Runs `body` on the server endpoint in the background; an error after `stop()` or
     /// the cell's cancellation is not the server's failure.
-    private func serveInBackground(_ transport: String, address: SocketAddress, stopper: CellCancellation,
-                                   _ body: @escaping @Sendable () throws -> Void) -> SessionServer {
+    private func serveInBackground(
+        _ transport: String, address: SocketAddress, stopper: CellCancellation,
+        _ body: @escaping @Sendable () throws -> Void
+    ) -> SessionServer {
         let cell = self
         let task = Task<Void, any Error> {
             try await cell.server.run("\(transport)-server") {
@@ -222,8 +232,10 @@ extension CellContext {
     /// the cell's cancellation, `configure`d, and connected within `timeoutNanos` (its
     /// send timeout: a SYN into a dead link gives up then); afterwards its timeouts are
     /// at the cell's deadline. The caller closes it with `closeStreamConnection`.
-    public func openStreamConnection(to server: SocketAddress, timeoutNanos: UInt64,
-                                     configure: (Socket) throws -> Void = { _ in }) throws -> Socket {
+    public func openStreamConnection(
+        to server: SocketAddress, timeoutNanos: UInt64,
+        configure: (Socket) throws -> Void = { _ in }
+    ) throws -> Socket {
         let s = try Socket(family: server.family, type: Int32(SOCK_STREAM.rawValue))
         track(s)
         do {
@@ -253,8 +265,10 @@ extension CellContext {
     /// endpoint (call inside `client.run`), `configure`d before connecting, connected
     /// to `server` with the set-up timed, then `body` with it scoped as in
     /// `withSocket`. An error after the cell's cancellation says so, naming `transport`.
-    public func withStreamConnection<T>(_ transport: String, to server: SocketAddress, configure: (Socket) throws -> Void = { _ in },
-                                        _ body: (_ socket: Socket, _ connectNanos: UInt64) throws -> T) throws -> T {
+    public func withStreamConnection<T>(
+        _ transport: String, to server: SocketAddress, configure: (Socket) throws -> Void = { _ in },
+        _ body: (_ socket: Socket, _ connectNanos: UInt64) throws -> T
+    ) throws -> T {
         let s = try Socket(family: server.family, type: Int32(SOCK_STREAM.rawValue))
         do {
             return try withSocket(s) { s in
@@ -307,13 +321,17 @@ extension CellContext {
 
     /// A loopback cell built the way the runner builds one: for testing a plugin
     /// without a matrix (see docs/PLUGINS.md).
-    public static func loopback(payload: Payload?, rttProbes: Int = 10, timeoutSeconds: Double = 20, seed: UInt64 = 1,
-                                environment: String = "test", distanceMeters: Double? = nil) -> CellContext {
-        CellContext(cellID: "test", repetition: 1, seed: seed, payload: payload, rttProbes: rttProbes,
-                    deadline: MonotonicClock.now() + UInt64(timeoutSeconds * 1e9),
-                    link: ResolvedLink(environment: environment, distanceMeters: distanceMeters,
-                                       distanceLabel: distanceMeters.map { JSONValue.format($0) } ?? "1"),
-                    client: Endpoint(address: "127.0.0.1"), server: Endpoint(address: "127.0.0.1"),
-                    cancellation: CellCancellation(), logger: Logger(label: "test"))
+    public static func loopback(
+        payload: Payload?, rttProbes: Int = 10, timeoutSeconds: Double = 20, seed: UInt64 = 1,
+        environment: String = "test", distanceMeters: Double? = nil
+    ) -> CellContext {
+        CellContext(
+            cellID: "test", repetition: 1, seed: seed, payload: payload, rttProbes: rttProbes,
+            deadline: MonotonicClock.now() + UInt64(timeoutSeconds * 1e9),
+            link: ResolvedLink(
+                environment: environment, distanceMeters: distanceMeters,
+                distanceLabel: distanceMeters.map { JSONValue.format($0) } ?? "1"),
+            client: Endpoint(address: "127.0.0.1"), server: Endpoint(address: "127.0.0.1"),
+            cancellation: CellCancellation(), logger: Logger(label: "test"))
     }
 }

@@ -7,9 +7,14 @@ extension ReconnectPolicy {
     /// lost (keepalive only probes an idle connection, and the bulk phase always has
     /// data in flight), so the client would stall and never reconnect; loaded RTT
     /// probes are not carried across a reconnect.
-    public static func readForStream(_ options: PluginOptions, userTimeout: TCPUserTimeout?,
-                                     loadedRttProbes: LoadedRttProbes?) throws(InputError) -> ReconnectPolicy? {
-        try read(options, detectedBy: userTimeout != nil, loadedRttProbes: loadedRttProbes,
-                 missing: "userTimeoutMs: without it a connection whose peer is gone stalls with data in flight for the kernel's ~15 minutes and is never noticed lost (keepAlive only probes an idle connection), so no reconnect would ever start")
+    public static func readForStream(
+        _ options: PluginOptions, userTimeout: TCPUserTimeout?,
+        loadedRttProbes: LoadedRttProbes?
+    ) throws(InputError) -> ReconnectPolicy? {
+        try read(
+            options, detectedBy: userTimeout != nil, loadedRttProbes: loadedRttProbes,
+            missing:
+                "userTimeoutMs: without it a connection whose peer is gone stalls with data in flight for the kernel's ~15 minutes and is never noticed lost (keepAlive only probes an idle connection), so no reconnect would ever start"
+        )
     }
 }

@@ -1,5 +1,6 @@
 import PeerBenchPlugin
 import PeerBenchSystem
+
 /// A `TransportServer` whose one client session runs in the background (usually on a
 /// thread of its own inside the server's namespace, via `Endpoint.run`).
 ///

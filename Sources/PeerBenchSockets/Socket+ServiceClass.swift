@@ -1,8 +1,9 @@
 import PeerBenchPlugin
-#if canImport(Glibc)
-import Glibc
-#endif
 import PeerBenchSystem
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Marks a socket's traffic with a Wi-Fi service class, as an app's choice of class
 /// reaches the radio on Linux: the IP header's DSCP (`IP_TOS`, `IPV6_TCLASS`), which a
@@ -31,7 +32,8 @@ extension Socket {
     /// What the socket carries: (DSCP, SO_PRIORITY), for tests and records.
     public func serviceMarking() throws(SystemError) -> (dscp: UInt8, priority: Int32) {
         let domain = try getOption(SOL_SOCKET, SO_DOMAIN, as: Int32.self, initial: 0, "SO_DOMAIN")
-        let tos = domain == AF_INET6
+        let tos =
+            domain == AF_INET6
             ? try getOption(Int32(IPPROTO_IPV6), IPV6_TCLASS, as: Int32.self, initial: 0, "IPV6_TCLASS")
             : try getOption(Int32(IPPROTO_IP), IP_TOS, as: Int32.self, initial: 0, "IP_TOS")
         let priority = try getOption(SOL_SOCKET, SO_PRIORITY, as: Int32.self, initial: 0, "SO_PRIORITY")

@@ -1,9 +1,10 @@
-import PeerBenchPlugin
-#if canImport(Glibc)
-import Glibc
-#endif
 import PeerBenchJSON
+import PeerBenchPlugin
 import PeerBenchSystem
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// How the tcp and tls plugins notice a dead peer (docs/PLUGINS.md, "Dead-peer detection").
 ///

@@ -1,5 +1,6 @@
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
+
 /// Where a bulk phase is and where it started (`StreamWorkloadClient.bulk(_:loadedProbes:progress:into:)`):
 /// shared between the attempts of a resumable bulk phase.
 public final class BulkProgress {

@@ -1,5 +1,6 @@
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
+
 /// One connection of a resumable stream client as the transport set it up (tcp:
 /// connected; tls: connected and handshaken), before any frame of the workload.
 public struct StreamConnection {

@@ -1,6 +1,6 @@
-import PeerBenchWorkloads
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
+import PeerBenchWorkloads
 
 /// Length-prefixed frames for stream transports (TCP, TLS over TCP; docs/protocol/tcp.md):
 /// a 5-byte header — body length (u32, big-endian, header excluded) then a type
@@ -96,7 +96,6 @@ public enum StreamFraming {
         return frame + body
     }
 }
-
 
 /// Message and byte counts of DATA frames, as a receiver sees them.
 public struct StreamDataCount: Sendable, Equatable {

@@ -1,7 +1,7 @@
 import Foundation
-import Synchronization
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
+import Synchronization
 
 /// The client's receiving half during the bulk phase: while the client's thread
 /// writes DATA (with a PROBE between batches when `loadedRttProbes` is on), this
@@ -134,9 +134,10 @@ final class StreamEchoCollector: Sendable {
                     down.pushedAt = reader.filledAt
                     pushed = true
                 default:
-                    throw TransportError(expectsEchoes
-                        ? "\(who): expected a probe echo or REPORT during the bulk phase, got a \(frame.type) frame"
-                        : "\(who): expected REPORT, got a \(frame.type) frame")
+                    throw TransportError(
+                        expectsEchoes
+                            ? "\(who): expected a probe echo or REPORT during the bulk phase, got a \(frame.type) frame"
+                            : "\(who): expected REPORT, got a \(frame.type) frame")
                 }
             }
             outcome.withLock { $0 = .success((rtts, report ?? [], reportAt, expectsPush ? down : nil)) }

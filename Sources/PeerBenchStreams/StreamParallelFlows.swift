@@ -1,8 +1,8 @@
 import Foundation
-import Synchronization
 import PeerBenchJSON
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
+import Synchronization
 
 /// A bulk workload over `streams` parallel flows of a stream transport (docs/WORKLOADS.md;
 /// iperf3's `-P`): one connection each, all at once, the payload's messages dealt among
@@ -13,8 +13,10 @@ import PeerBenchPlugin
 public enum StreamParallelFlows {
     /// Runs `direction` on every flow of `flows` (already connected and greeted) and
     /// adds the result to `m`. A flow that fails shuts the others down; the first error is thrown.
-    public static func run(_ direction: WorkloadSpec.Direction, payload: Payload, on flows: [StreamWorkloadClient],
-                           into m: inout TransportMeasurement) throws {
+    public static func run(
+        _ direction: WorkloadSpec.Direction, payload: Payload, on flows: [StreamWorkloadClient],
+        into m: inout TransportMeasurement
+    ) throws {
         let n = flows.count
         let results = Mutex([Result<TransportMeasurement, any Error>?](repeating: nil, count: n))
         let done = DispatchSemaphore(value: 0)
@@ -25,7 +27,9 @@ public enum StreamParallelFlows {
             CPUAccount.startThread("\(flow.transport) flow \(i + 1)") {
                 let result = Result<TransportMeasurement, any Error> {
                     var mi = TransportMeasurement()
-                    if share.count > 0 { try lent.client.run(WorkloadSpec(name: "flow", kind: .bulk(direction: direction), json: nil), payload: share, into: &mi) }
+                    if share.count > 0 {
+                        try lent.client.run(WorkloadSpec(name: "flow", kind: .bulk(direction: direction), json: nil), payload: share, into: &mi)
+                    }
                     return mi
                 }
                 // A failed flow ends the others' blocked reads and writes at once.
@@ -42,8 +46,10 @@ public enum StreamParallelFlows {
     /// A bulk `workload` with `streams` > 1 on `first` (the cell's connection, probes
     /// done) and `streams - 1` more that `open` makes (connected, greeted); each extra
     /// flow says GOODBYE and is closed afterwards, whatever happened.
-    public static func run(_ workload: WorkloadSpec, payload: Payload, first: StreamWorkloadClient,
-                           open: () throws -> StreamConnection, into m: inout TransportMeasurement) throws {
+    public static func run(
+        _ workload: WorkloadSpec, payload: Payload, first: StreamWorkloadClient,
+        open: () throws -> StreamConnection, into m: inout TransportMeasurement
+    ) throws {
         guard case .bulk(let direction) = workload.kind else { return }
         var others: [StreamConnection] = []
         defer { others.forEach { $0.close() } }
@@ -74,9 +80,10 @@ public enum StreamParallelFlows {
         }
         // Several receivers: no single span or series.
         m.receiverSpanNanos = nil
-        m.extra["streams"] = .array(each.map { mi in
-            let mbps = mi.delivery.flatMap { d in mi.bulkNanos.map { $0 > 0 ? Double(d.receivedBytes) * 8 / Double($0) * 1e3 : 0 } }
-            return ["throughput_mbps": mbps.map { JSONValue($0) } ?? .null]
-        })
+        m.extra["streams"] = .array(
+            each.map { mi in
+                let mbps = mi.delivery.flatMap { d in mi.bulkNanos.map { $0 > 0 ? Double(d.receivedBytes) * 8 / Double($0) * 1e3 : 0 } }
+                return ["throughput_mbps": mbps.map { JSONValue($0) } ?? .null]
+            })
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
-import Synchronization
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
+import Synchronization
 
 /// The reading half of pipelined probes (`StreamWorkloadClient.probePipelined`): while
 /// the client's thread writes PROBE frames back to back, this thread reads the
@@ -56,7 +56,8 @@ final class PipelinedEchoCollector: Sendable {
                 }
                 let now = MonotonicClock.now()
                 guard frame.type == .echo, frame.body.count == 12,
-                      frame.body.readBE(UInt32.self, at: 0) == UInt32(truncatingIfNeeded: rtts.count) else {
+                    frame.body.readBE(UInt32.self, at: 0) == UInt32(truncatingIfNeeded: rtts.count)
+                else {
                     throw TransportError("\(who): expected the echo of probe \(rtts.count), got a \(frame.type) frame")
                 }
                 let sentAt = frame.body.readBE(UInt64.self, at: 4)

@@ -1,5 +1,6 @@
 import PeerBenchPlugin
 import PeerBenchSystem
+
 /// The body of a stream REPORT (docs/protocol/tcp.md): what the server received in
 /// the bulk phase and when. Fixed part: messages u64, bytes u64, interval ns u64,
 /// entries u32; then one u64 per interval (DATA body bytes received in it); then, only
@@ -31,9 +32,10 @@ public struct StreamReport: Sendable, Equatable {
             let seriesEnd = 28 + 8 * n
             guard body.count == seriesEnd || body.count == seriesEnd + 8, n == 0 || interval > 0 else { return nil }
             let entries = (0..<n).map { Int(clamping: p.readBE(UInt64.self, at: 28 + 8 * $0)) }
-            return StreamReport(messages: Int(clamping: p.readBE(UInt64.self, at: 0)), bytes: Int(clamping: p.readBE(UInt64.self, at: 8)),
-                                series: n == 0 ? nil : BulkSeries(intervalNanos: interval, bytes: entries),
-                                spanNanos: body.count == seriesEnd + 8 ? p.readBE(UInt64.self, at: seriesEnd) : nil)
+            return StreamReport(
+                messages: Int(clamping: p.readBE(UInt64.self, at: 0)), bytes: Int(clamping: p.readBE(UInt64.self, at: 8)),
+                series: n == 0 ? nil : BulkSeries(intervalNanos: interval, bytes: entries),
+                spanNanos: body.count == seriesEnd + 8 ? p.readBE(UInt64.self, at: seriesEnd) : nil)
         }
         guard let parsed else { return nil }
         self = parsed

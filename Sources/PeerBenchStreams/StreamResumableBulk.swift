@@ -1,5 +1,6 @@
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
+
 /// The bulk phase of a stream client with `reconnect` (docs/protocol/tcp.md,
 /// "Reconnect"): when the connection fails, the client connects again with the
 /// policy's backoff until the cell's deadline, presents its session token (RESUME),
@@ -21,8 +22,10 @@ public struct StreamResumableBulk {
     /// Opens a new connection whose set-up may take at most the given nanoseconds.
     public let connect: (_ timeoutNanos: UInt64) throws -> StreamConnection
 
-    public init(policy: ReconnectPolicy, token: UInt64, deadline: UInt64, greeting: StreamGreeting?,
-                cancelled: @escaping () -> Bool, connect: @escaping (UInt64) throws -> StreamConnection) {
+    public init(
+        policy: ReconnectPolicy, token: UInt64, deadline: UInt64, greeting: StreamGreeting?,
+        cancelled: @escaping () -> Bool, connect: @escaping (UInt64) throws -> StreamConnection
+    ) {
         self.policy = policy
         self.token = token
         self.deadline = deadline
@@ -59,8 +62,10 @@ public struct StreamResumableBulk {
                 current?.close()
                 current = next
                 workload = next.workload
-                events.append(ReconnectEvent(lostAtNanos: lostAt, connectedAtNanos: next.connectedAt, resumedAtNanos: MonotonicClock.now(),
-                                             attempts: attempts, resentBytes: max(0, progress.handed - resumed.messages) * payload.size))
+                events.append(
+                    ReconnectEvent(
+                        lostAtNanos: lostAt, connectedAtNanos: next.connectedAt, resumedAtNanos: MonotonicClock.now(),
+                        attempts: attempts, resentBytes: max(0, progress.handed - resumed.messages) * payload.size))
                 progress.offset = resumed.messages
             }
         }

@@ -1,5 +1,6 @@
 import PeerBenchPlugin
 import PeerBenchSystem
+
 // The client's half of resuming (docs/protocol/tcp.md, "Reconnect"): the frames that
 // ask for a session token and present it on a re-made connection. The server's half
 // is `StreamResumeHost`.
@@ -44,7 +45,8 @@ extension StreamWorkloadClient {
         guard reply.type == .resumed, reply.body.count == 16 else {
             throw TransportError("\(transport) client: expected RESUMED, got a \(reply.type) frame of \(reply.body.count) bytes")
         }
-        return StreamResumed(messages: Int(clamping: reply.body.readBE(UInt64.self, at: 0)),
-                             bytes: Int(clamping: reply.body.readBE(UInt64.self, at: 8)))
+        return StreamResumed(
+            messages: Int(clamping: reply.body.readBE(UInt64.self, at: 0)),
+            bytes: Int(clamping: reply.body.readBE(UInt64.self, at: 8)))
     }
 }

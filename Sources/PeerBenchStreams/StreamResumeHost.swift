@@ -1,7 +1,7 @@
-import PeerBenchWorkloads
 import Foundation
 import PeerBenchPlugin
 import PeerBenchSystem
+import PeerBenchWorkloads
 
 /// The server's memory of one resumable client (`reconnect`, docs/protocol/tcp.md
 /// "Reconnect"): the session token it handed out, the DATA count and bulk series that
@@ -33,7 +33,12 @@ public final class StreamResumeHost: @unchecked Sendable {
     public var finished: Bool { locked { goodbye } }
 
     /// A number for a new connection's loop.
-    func register() -> Int { locked { nextID += 1; return nextID } }
+    func register() -> Int {
+        locked {
+            nextID += 1
+            return nextID
+        }
+    }
 
     /// RESUMABLE on connection `id`, before any DATA: a fresh random token, once per cell.
     func grant(to id: Int, stream: any ByteStream) throws -> UInt64 {
@@ -111,8 +116,10 @@ struct StreamResumeConnection {
     /// RESUMABLE (empty body) or RESUME {token u64}: the reply frame to send; `count`
     /// becomes the session's count. `sawFrames`: anything but HELLO came before, which
     /// a RESUME must not follow (the count would mix two connections).
-    mutating func answer(_ type: StreamFrameType, body: UnsafeRawBufferPointer, count: inout StreamDataCount,
-                         sawFrames: Bool) throws -> [UInt8] {
+    mutating func answer(
+        _ type: StreamFrameType, body: UnsafeRawBufferPointer, count: inout StreamDataCount,
+        sawFrames: Bool
+    ) throws -> [UInt8] {
         guard !owns else { throw TransportError("protocol error: \(type) on a connection that already holds the session") }
         if type == .resumable {
             guard body.isEmpty, count.messages == 0, count.bytes == 0 else {

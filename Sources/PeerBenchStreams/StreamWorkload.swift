@@ -1,6 +1,7 @@
-import PeerBenchWorkloads
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
+import PeerBenchWorkloads
+
 /// The standard workload over a reliable byte stream (docs/protocol/tcp.md), both
 /// halves, shared by every stream transport: TCP puts it on a socket, TLS on a TLS
 /// session. The transport does its own set-up and teardown around it; the frames on
@@ -141,8 +142,9 @@ public struct StreamWorkloadClient {
         sent()
         let echo = try nextControl("a probe echo", closed: phase)
         guard echo.type == .echo, echo.body.count == 12,
-              echo.body.readBE(UInt32.self, at: 0) == UInt32(truncatingIfNeeded: seq),
-              echo.body.readBE(UInt64.self, at: 4) == t else {
+            echo.body.readBE(UInt32.self, at: 0) == UInt32(truncatingIfNeeded: seq),
+            echo.body.readBE(UInt64.self, at: 4) == t
+        else {
             throw TransportError("\(who): expected the echo of probe \(seq), got a \(echo.type) frame")
         }
         return MonotonicClock.elapsed(since: t)
@@ -153,8 +155,10 @@ public struct StreamWorkloadClient {
     /// the same transport to the same server, already greeted, that carries only
     /// probes (ping-pong, one every interval) while this connection carries the data,
     /// and ends with GOODBYE after the REPORT.
-    public func bulk(_ payload: Payload, loadedProbes: LoadedRttProbes?, probeFlow: StreamWorkloadClient?,
-                     writes: BulkWrites = .batched, into m: inout TransportMeasurement) throws {
+    public func bulk(
+        _ payload: Payload, loadedProbes: LoadedRttProbes?, probeFlow: StreamWorkloadClient?,
+        writes: BulkWrites = .batched, into m: inout TransportMeasurement
+    ) throws {
         guard let loadedProbes, loadedProbes.flow == .separate else {
             return try bulk(payload, loadedProbes: loadedProbes, writes: writes, into: &m)
         }
@@ -180,15 +184,23 @@ public struct StreamWorkloadClient {
     /// server's DATA is counted while this side's goes up (`recordDown`).
     /// `writes` `.perMessage` hands every message to the socket with its own send (the
     /// field study app's send loop), so the stack, not this loop, decides how they coalesce.
-    public func bulk(_ payload: Payload, loadedProbes: LoadedRttProbes? = nil, progress: BulkProgress? = nil, alsoDown: Bool = false,
-                     writes: BulkWrites = .batched, into m: inout TransportMeasurement) throws {
+    public func bulk(
+        _ payload: Payload, loadedProbes: LoadedRttProbes? = nil, progress: BulkProgress? = nil, alsoDown: Bool = false,
+        writes: BulkWrites = .batched, into m: inout TransportMeasurement
+    ) throws {
         let frameSize = StreamFraming.headerSize + payload.size
-        let perBatch = writes == .perMessage ? 1
+        let perBatch =
+            writes == .perMessage
+            ? 1
             : max(1, min(payload.count, (loadedProbes == nil ? Self.batchBytes : Self.loadedBatchBytes) / frameSize))
         // Every DATA frame is identical, so one prebuilt batch is sent over and over:
         // no per-message work or allocation in the loop.
-        let end = StreamFraming.controlFrame(.end, [UInt64(payload.count), UInt64(payload.count * payload.size),
-                                                    StreamFraming.endFlagReceiverSpan])
+        let end = StreamFraming.controlFrame(
+            .end,
+            [
+                UInt64(payload.count), UInt64(payload.count * payload.size),
+                StreamFraming.endFlagReceiverSpan,
+            ])
         // Room for END after the last batch: it leaves in the same write as the final
         // DATA bytes, so Nagle cannot hold it back until the data is acknowledged.
         let batch = Self.dataBatch(frames: perBatch, bodySize: payload.size, room: end.count)
@@ -255,8 +267,9 @@ public struct StreamWorkloadClient {
         guard let decoded = StreamReport(body) else {
             throw TransportError("\(who): malformed REPORT (\(body.count) bytes)")
         }
-        m.delivery = Delivery(sentMessages: payload.count, receivedMessages: decoded.messages,
-                              sentBytes: payload.count * payload.size, receivedBytes: decoded.bytes)
+        m.delivery = Delivery(
+            sentMessages: payload.count, receivedMessages: decoded.messages,
+            sentBytes: payload.count * payload.size, receivedBytes: decoded.bytes)
         m.bulkSeries = decoded.series
         m.receiverSpanNanos = decoded.spanNanos
         if decoded.messages != payload.count || decoded.bytes != payload.count * payload.size {
@@ -283,8 +296,10 @@ public enum StreamWorkloadServer {
     /// With `resume` (the cell's `reconnect`), RESUMABLE and RESUME are answered and the
     /// DATA count lives in the host across the client's connections (StreamResumeHost.swift);
     /// without, those frames are protocol errors and nothing changes on the wire.
-    public static func serve(_ transport: String, over stream: any ByteStream, greeting: StreamGreeting?,
-                             resume host: StreamResumeHost? = nil) throws {
+    public static func serve(
+        _ transport: String, over stream: any ByteStream, greeting: StreamGreeting?,
+        resume host: StreamResumeHost? = nil
+    ) throws {
         let who = "\(transport) server"
         let writer = StreamServerWriter(stream, who: who)
         func send(_ bytes: UnsafeRawBufferPointer, _ phase: String) throws { try writer.write(bytes, phase) }
@@ -359,8 +374,10 @@ public enum StreamWorkloadServer {
 
     /// END {messages, bytes[, flags]}: a client that knows the receiver's span asks for
     /// it; an older one gets the REPORT it can read.
-    private static func report(_ body: UnsafeRawBufferPointer, count: StreamDataCount,
-                               send: (UnsafeRawBufferPointer, String) throws -> Void) throws {
+    private static func report(
+        _ body: UnsafeRawBufferPointer, count: StreamDataCount,
+        send: (UnsafeRawBufferPointer, String) throws -> Void
+    ) throws {
         let flags = body.count >= 24 ? body.readBE(UInt64.self, at: 16) : 0
         let span = flags & StreamFraming.endFlagReceiverSpan != 0 ? count.spanNanos : nil
         try StreamReport(messages: count.messages, bytes: count.bytes, series: count.series?.series, spanNanos: span).frame()

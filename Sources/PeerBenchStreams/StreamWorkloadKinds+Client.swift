@@ -1,7 +1,7 @@
 import Foundation
-import Synchronization
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
+import Synchronization
 
 /// The client's half of the workloads beyond the upload (docs/WORKLOADS.md,
 /// docs/protocol/tcp.md "Workloads"), after the probes, on the same connection.
@@ -37,8 +37,10 @@ extension StreamWorkloadClient {
         }
         let nanos = (count.lastMessageAt ?? reader.filledAt) - start
         let sent = (Int(frame.body.readBE(UInt64.self, at: 0)), Int(frame.body.readBE(UInt64.self, at: 8)))
-        let flow = DirectionalDelivery.Flow(delivery: Delivery(sentMessages: sent.0, receivedMessages: count.messages, sentBytes: sent.1,
-                                                               receivedBytes: count.bytes), nanos: nanos)
+        let flow = DirectionalDelivery.Flow(
+            delivery: Delivery(
+                sentMessages: sent.0, receivedMessages: count.messages, sentBytes: sent.1,
+                receivedBytes: count.bytes), nanos: nanos)
         m.byDirection = DirectionalDelivery(down: flow)
         m.delivery = flow.delivery
         m.bulkNanos = nanos
@@ -54,8 +56,10 @@ extension StreamWorkloadClient {
         let sentMessages = body.withUnsafeBytes { Int($0.readBE(UInt64.self, at: 0)) }
         let sentBytes = body.withUnsafeBytes { Int($0.readBE(UInt64.self, at: 8)) }
         let nanos = (down.count.lastMessageAt ?? down.pushedAt) - start
-        let downFlow = DirectionalDelivery.Flow(delivery: Delivery(sentMessages: sentMessages, receivedMessages: down.count.messages,
-                                                                   sentBytes: sentBytes, receivedBytes: down.count.bytes), nanos: nanos)
+        let downFlow = DirectionalDelivery.Flow(
+            delivery: Delivery(
+                sentMessages: sentMessages, receivedMessages: down.count.messages,
+                sentBytes: sentBytes, receivedBytes: down.count.bytes), nanos: nanos)
         let up = m.delivery.map { DirectionalDelivery.Flow(delivery: $0, nanos: m.bulkNanos ?? 0) }
         let flows = DirectionalDelivery(up: up, down: downFlow)
         m.byDirection = flows
@@ -78,8 +82,10 @@ extension StreamWorkloadClient {
     /// answered by DATA then RESPONSE {seq}; at most `concurrency` outstanding. Each
     /// transaction is timed from its request's write to the read that completed its
     /// response (a stream answers in order).
-    func transact(requests n: Int, requestBytes a: Int, responseBytes b: Int, concurrency c: Int,
-                  into m: inout TransportMeasurement) throws {
+    func transact(
+        requests n: Int, requestBytes a: Int, responseBytes b: Int, concurrency c: Int,
+        into m: inout TransportMeasurement
+    ) throws {
         var request = StreamWorkloadFrames.dataFrame(size: a) + StreamFraming.controlFrame(.request, [UInt32(0), UInt32(b)])
         let seqAt = request.count - 8
         var sentAt = [UInt64](repeating: 0, count: n)
@@ -119,8 +125,10 @@ extension StreamWorkloadClient {
     /// server reports what it saw (FRAME_END, FRAME_REPORT); down, FRAME_PULL has the
     /// server send them and this side times them; bidir, both at once. A reader
     /// thread takes everything the server sends while this thread sends.
-    func isochronous(frames: Int, size: Int, periodNanos: UInt64, direction: WorkloadSpec.Direction, deadlineNanos: UInt64,
-                     into m: inout TransportMeasurement) throws {
+    func isochronous(
+        frames: Int, size: Int, periodNanos: UInt64, direction: WorkloadSpec.Direction, deadlineNanos: UInt64,
+        into m: inout TransportMeasurement
+    ) throws {
         let up = direction != .down, down = direction != .up
         let collector = FrameCollector(self, expectsDown: down, expectsReport: up)
         collector.start()

@@ -1,7 +1,7 @@
 import Foundation
-import Synchronization
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
+import Synchronization
 
 /// The server's half of the workloads beyond the upload (docs/WORKLOADS.md): it keeps
 /// no knowledge of the cell's workload; the client's frames say what to do, and every
@@ -38,7 +38,9 @@ struct StreamWorkloadServerKinds {
             guard body.count == 4 else { throw malformed(type, body) }
             let seq = Int(body.readBE(UInt32.self, at: 0))
             // Bounded, so a delay's arithmetic (seq x period) cannot overflow.
-            guard arrivals.count < L.frames, seq < L.frames else { throw bound("frame \(seq) (the \(arrivals.count + 1)th)", "at most \(L.frames) frames") }
+            guard arrivals.count < L.frames, seq < L.frames else {
+                throw bound("frame \(seq) (the \(arrivals.count + 1)th)", "at most \(L.frames) frames")
+            }
             arrivals.append((seq, arrivedAt))
         case .frameEnd:
             guard body.count == 20 else { throw malformed(type, body) }
@@ -54,7 +56,9 @@ struct StreamWorkloadServerKinds {
             let count = Int(clamping: body.readBE(UInt64.self, at: 0))
             let size = Int(clamping: body.readBE(UInt64.self, at: 8))
             guard count >= 1, count <= 100_000_000 else { throw bound("a PULL of \(count) messages", "1...100000000") }
-            guard size >= 1, size <= StreamFraming.maxMessageSize else { throw bound("a PULL of \(size)-byte messages", "1...\(StreamFraming.maxMessageSize)") }
+            guard size >= 1, size <= StreamFraming.maxMessageSize else {
+                throw bound("a PULL of \(size)-byte messages", "1...\(StreamFraming.maxMessageSize)")
+            }
             try startSender { try $0.push(count: count, size: size) }
         case .framePull:
             guard body.count == 16 else { throw malformed(type, body) }
@@ -136,7 +140,9 @@ final class StreamServerWriter: @unchecked Sendable {
         var left = count
         while left > 0 {
             let n = min(left, perBatch)
-            try batch.withUnsafeBytes { try write(UnsafeRawBufferPointer(rebasing: $0[0..<(n * (StreamFraming.headerSize + size))]), "during a PULL") }
+            try batch.withUnsafeBytes {
+                try write(UnsafeRawBufferPointer(rebasing: $0[0..<(n * (StreamFraming.headerSize + size))]), "during a PULL")
+            }
             left -= n
         }
         try write(StreamFraming.controlFrame(.pushed, [UInt64(count), UInt64(count * size)]), "after a PULL")
@@ -210,8 +216,10 @@ public enum FrameReportFrames {
         var i = 0
         repeat {
             let chunk = r.delayNanos[i..<min(r.delayNanos.count, i + delaysPerFrame)]
-            out += StreamFraming.controlFrame(.frameReport, [UInt32(r.received), UInt32(r.late)]
-                                              + chunk.map { UInt32(clamping: $0 / 1_000) as any FixedWidthInteger })
+            out += StreamFraming.controlFrame(
+                .frameReport,
+                [UInt32(r.received), UInt32(r.late)]
+                    + chunk.map { UInt32(clamping: $0 / 1_000) as any FixedWidthInteger })
             i += chunk.count
         } while i < r.delayNanos.count
         return out

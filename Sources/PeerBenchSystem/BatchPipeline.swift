@@ -1,6 +1,7 @@
 import Dispatch
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Batches made on other threads while the caller takes the previous one: compare and
@@ -11,8 +12,10 @@ public enum BatchPipeline {
     /// thread while `consume` takes the batch before it, until `produce` returns nil.
     /// `consume` runs on the calling thread, in order. When it throws, the batch being
     /// made is awaited and dropped, and nothing more is made.
-    public static func run<Batch: Sendable, Failure: Error>(produce: @Sendable (Int) -> Batch?,
-                                                            consume: (Batch) throws(Failure) -> Void) throws(Failure) {
+    public static func run<Batch: Sendable, Failure: Error>(
+        produce: @Sendable (Int) -> Batch?,
+        consume: (Batch) throws(Failure) -> Void
+    ) throws(Failure) {
         try withoutActuallyEscaping(produce) { (produce) throws(Failure) in
             var next = produce(0)
             var index = 1
@@ -49,10 +52,13 @@ private struct JoinedThread {
 
     init(_ body: @escaping () -> Void) {
         let context = Unmanaged.passRetained(Body(body)).toOpaque()
-        started = pthread_create(&handle, nil, { context in
-            Unmanaged<Body>.fromOpaque(context!).takeRetainedValue().run()
-            return nil
-        }, context) == 0
+        started =
+            pthread_create(
+                &handle, nil,
+                { context in
+                    Unmanaged<Body>.fromOpaque(context!).takeRetainedValue().run()
+                    return nil
+                }, context) == 0
         // No thread to be had (the process's limit): the work is done here instead.
         if !started { Unmanaged<Body>.fromOpaque(context).takeRetainedValue().run() }
     }

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CPeerBenchSystem
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A named network namespace (as created by `ip netns add NAME`, pinned under /run/netns).
 /// The core only needs to enter one on a thread; creating and removing them is the

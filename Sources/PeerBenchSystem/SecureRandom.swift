@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The one source of secret random bytes in PeerBench: the kernel's CSPRNG

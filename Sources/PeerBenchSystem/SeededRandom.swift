@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The one deterministic pseudo-random generator of PeerBench (xoshiro256**, seeded

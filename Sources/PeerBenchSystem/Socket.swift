@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-import Synchronization
 import CPeerBenchSystem
 import PeerBenchJSON
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A blocking BSD socket that owns its file descriptor.
 ///
@@ -243,7 +244,9 @@ public final class Socket: Sendable {
     public func send(_ buffer: UnsafeRawBufferPointer, to address: SocketAddress) throws -> Int? {
         try address.withSockAddr { sa, len in
             try io("sendto(\(address))") { fd throws(SystemError) in
-                try syscallAllowingWouldBlock("sendto(\(address))") { Glibc.sendto(fd, buffer.baseAddress, buffer.count, Int32(MSG_NOSIGNAL), sa, len) }
+                try syscallAllowingWouldBlock("sendto(\(address))") {
+                    Glibc.sendto(fd, buffer.baseAddress, buffer.count, Int32(MSG_NOSIGNAL), sa, len)
+                }
             }
         }
     }

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-public import Glibc
-#endif
 public import PeerBenchJSON
+
+#if canImport(Glibc)
+    public import Glibc
+#endif
 
 /// An IPv4 or IPv6 address and port, convertible to and from `sockaddr`.
 public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A failed system call: the function's name and errno, printable for users.
@@ -18,8 +18,10 @@ public struct SystemError: Error, Sendable, CustomStringConvertible, Equatable {
 /// `retryingInterrupts: false` is for close(2), which must not be repeated.
 @discardableResult
 @inline(__always)
-public func syscall<T: FixedWidthInteger>(_ function: @autoclosure () -> String, retryingInterrupts: Bool = true,
-                                          _ body: () -> T) throws(SystemError) -> T {
+public func syscall<T: FixedWidthInteger>(
+    _ function: @autoclosure () -> String, retryingInterrupts: Bool = true,
+    _ body: () -> T
+) throws(SystemError) -> T {
     while true {
         let r = body()
         if r != -1 { return r }

@@ -1,6 +1,6 @@
+import PeerBenchJSON
 import PeerBenchPlugin
 import Synchronization
-import PeerBenchJSON
 
 /// Thrown when a cell's work does not finish by its deadline.
 public struct DeadlineExceeded: Error, CustomStringConvertible {

@@ -1,5 +1,6 @@
-import PeerBenchPlugin
 import PeerBenchJSON
+import PeerBenchPlugin
+
 /// A distance in metres, or `"max"`: the largest distance the link model still connects.
 public enum DistanceSpec: Sendable, Hashable {
     case meters(Double)

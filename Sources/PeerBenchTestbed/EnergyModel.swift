@@ -1,5 +1,6 @@
-import PeerBenchPlugin
 import PeerBenchJSON
+import PeerBenchPlugin
+
 /// An estimate of each end's radio energy for one cell — a model, not a measurement:
 /// no power meter is involved anywhere.
 ///

@@ -1,5 +1,6 @@
-import PeerBenchPlugin
 import PeerBenchJSON
+import PeerBenchPlugin
+
 /// A surrounding: a built-in radio environment, an inline radio profile, or fixed
 /// link parameters.
 public struct EnvironmentSpec: Sendable, Hashable {

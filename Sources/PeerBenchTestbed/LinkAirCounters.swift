@@ -1,4 +1,5 @@
 import PeerBenchPlugin
+
 /// What one direction of an emulated radio link put on the air: aggregates (PPDUs,
 /// each paying channel access, preamble and block ack) and MPDUs (one per IP packet
 /// or fragment), and how long frames that found the transmitter idle waited for an

@@ -1,4 +1,5 @@
 import PeerBenchPlugin
+
 /// Counters the emulator keeps per cell. Up = client to server. IP packets, so a
 /// fragmented datagram counts once per fragment.
 public struct LinkCounters: Sendable, Equatable {

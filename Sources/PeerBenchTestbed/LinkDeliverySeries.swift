@@ -1,4 +1,5 @@
 import PeerBenchPlugin
+
 /// Bytes the link emulator delivered each way per 10 ms, on the link's clock (bin 0
 /// starts when the emulator starts for the cell). IP bytes, so headers and
 /// retransmissions count. The runner measures a scenario's recovery from it.

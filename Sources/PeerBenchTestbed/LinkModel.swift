@@ -1,5 +1,6 @@
-import PeerBenchPlugin
 import PeerBenchJSON
+import PeerBenchPlugin
+
 /// Turns an environment and a distance into link behaviour. The radio model lives in
 /// the link emulation module; the core only sees this protocol, and tests can supply
 /// a simple one.

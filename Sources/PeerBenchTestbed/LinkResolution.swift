@@ -1,4 +1,5 @@
 import PeerBenchPlugin
+
 extension LinkModel {
     /// Resolves any environment of a matrix at a distance: built-in and radio
     /// environments through the model, fixed links directly (distance has no effect there).

@@ -1,6 +1,6 @@
-import PeerBenchPlugin
 import Foundation
 import PeerBenchJSON
+import PeerBenchPlugin
 
 /// A recorded link in the mahimahi trace format, as Pantheon and mahimahi use it: one
 /// line per delivery opportunity, the line holding the time in whole milliseconds
@@ -41,8 +41,11 @@ public struct MahimahiTrace: Sendable, Hashable {
     public static func load(path: String, named file: String) throws(InputError) -> MahimahiTrace {
         guard let data = FileManager.default.contents(atPath: path) else {
             let exists = FileManager.default.fileExists(atPath: path)
-            throw InputError(source: file, exists ? "trace file cannot be read (check its permissions)"
-                                                  : "trace file not found (paths are relative to the matrix file)")
+            throw InputError(
+                source: file,
+                exists
+                    ? "trace file cannot be read (check its permissions)"
+                    : "trace file not found (paths are relative to the matrix file)")
         }
         return try parse(Array(data), file: file)
     }
@@ -55,7 +58,10 @@ public struct MahimahiTrace: Sendable, Hashable {
         var problem: String?
         // Ends a line: a time, or a blank line (allowed only at the end of the file).
         func endLine() {
-            if digits == 0 { sawBlank = true; return }
+            if digits == 0 {
+                sawBlank = true
+                return
+            }
             if let last = times.last, value < UInt64(last) {
                 problem = "time \(value) ms goes back in time (the line before says \(last) ms); times must not decrease"
             } else if value > UInt64(UInt32.max) {
@@ -69,13 +75,20 @@ public struct MahimahiTrace: Sendable, Hashable {
         for b in bytes where problem == nil {
             switch b {
             case 0x30...0x39:
-                if sawBlank { problem = "blank line before this one; every line must hold a time in milliseconds"; break }
+                if sawBlank {
+                    problem = "blank line before this one; every line must hold a time in milliseconds"
+                    break
+                }
                 value = value &* 10 &+ UInt64(b - 0x30)
                 digits += 1
                 if digits > 12 { problem = "time is too large" }
             case 0x0A:
                 endLine()
-                if problem == nil { line += 1; value = 0; digits = 0 }
+                if problem == nil {
+                    line += 1
+                    value = 0
+                    digits = 0
+                }
             case 0x0D:
                 break
             default:
@@ -87,7 +100,9 @@ public struct MahimahiTrace: Sendable, Hashable {
         if let problem { throw InputError(source: file, path: "line \(line)", problem) }
         guard let last = times.last else { throw InputError(source: file, "trace is empty; it needs at least one delivery opportunity") }
         guard last > 0 else {
-            throw InputError(source: file, path: "line \(times.count)", "the last time is 0 ms; the trace repeats with the period of its last time, which must be above 0")
+            throw InputError(
+                source: file, path: "line \(times.count)",
+                "the last time is 0 ms; the trace repeats with the period of its last time, which must be above 0")
         }
         return MahimahiTrace(file: file, opportunitiesMs: times)
     }

@@ -1,4 +1,5 @@
 import PeerBenchPlugin
+
 /// The resolved link and the emulator's counters (`up` = client to server).
 public struct RecordLink: Sendable, Equatable, Codable {
     public var mode: LinkMode
@@ -36,13 +37,15 @@ public struct RecordLink: Sendable, Equatable, Codable {
 
     /// Every field but `mode` defaults to null: the record fills them from the link, its
     /// counters and what the testbed knows.
-    public init(mode: LinkMode, delayMs: Double? = nil, jitterMs: Double? = nil, lossPercent: Double? = nil,
-                rateMbps: Double? = nil, mtu: Int? = nil, rssiDbm: Double? = nil, snrDb: Double? = nil,
-                mcs: Int? = nil, phyRateMbps: Double? = nil, packetsUp: Int? = nil, packetsDown: Int? = nil,
-                bytesUp: Int? = nil, bytesDown: Int? = nil, dropsUp: Int? = nil, dropsDown: Int? = nil,
-                peerAddress: String? = nil, interface: String? = nil, pathMtu: Int? = nil,
-                controlRttMs: Double? = nil, performanceMode: String? = nil, serviceClass: String? = nil,
-                radioOnFraction: EndPair? = nil, energyMj: EndPair? = nil) {
+    public init(
+        mode: LinkMode, delayMs: Double? = nil, jitterMs: Double? = nil, lossPercent: Double? = nil,
+        rateMbps: Double? = nil, mtu: Int? = nil, rssiDbm: Double? = nil, snrDb: Double? = nil,
+        mcs: Int? = nil, phyRateMbps: Double? = nil, packetsUp: Int? = nil, packetsDown: Int? = nil,
+        bytesUp: Int? = nil, bytesDown: Int? = nil, dropsUp: Int? = nil, dropsDown: Int? = nil,
+        peerAddress: String? = nil, interface: String? = nil, pathMtu: Int? = nil,
+        controlRttMs: Double? = nil, performanceMode: String? = nil, serviceClass: String? = nil,
+        radioOnFraction: EndPair? = nil, energyMj: EndPair? = nil
+    ) {
         self.mode = mode
         self.delayMs = delayMs
         self.jitterMs = jitterMs

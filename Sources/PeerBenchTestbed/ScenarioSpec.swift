@@ -1,5 +1,6 @@
-import PeerBenchPlugin
 import PeerBenchJSON
+import PeerBenchPlugin
+
 /// How the link changes during a cell: the matrix's optional fourth dimension
 /// `"scenarios"` (docs/LINK-MODEL.md, "Scenarios"). Absent means `static` only, so a
 /// matrix without it expands to exactly the cells (and cell ids) it always did.
@@ -70,12 +71,14 @@ public struct ScenarioSpec: Sendable, Hashable {
         case "walk-away":
             return ScenarioSpec(name: name, kind: .walkAway(speedMps: defaultWalkingSpeedMps, to: .max, back: false), json: json)
         case "outage":
-            return ScenarioSpec(name: name, kind: .outage(atSeconds: defaultOutage.atSeconds, durationSeconds: defaultOutage.durationSeconds),
-                                json: json)
+            return ScenarioSpec(
+                name: name, kind: .outage(atSeconds: defaultOutage.atSeconds, durationSeconds: defaultOutage.durationSeconds),
+                json: json)
         case "body-block":
             let b = defaultBodyBlock
-            return ScenarioSpec(name: name, kind: .bodyBlock(depthDb: b.depthDb, lengthSeconds: b.lengthSeconds, periodSeconds: b.periodSeconds),
-                                json: json)
+            return ScenarioSpec(
+                name: name, kind: .bodyBlock(depthDb: b.depthDb, lengthSeconds: b.lengthSeconds, periodSeconds: b.periodSeconds),
+                json: json)
         default: return nil
         }
     }

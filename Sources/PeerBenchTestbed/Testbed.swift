@@ -1,4 +1,5 @@
 import PeerBenchPlugin
+
 /// How cells are connected: `emulated` (namespaces + userspace emulator), `none`
 /// (loopback), `remote` (another host running `peerbench serve`).
 public enum LinkMode: String, Sendable, CaseIterable, Codable {
@@ -45,8 +46,10 @@ public protocol RemoteServerHost: Sendable {
     /// Starts `transport`'s server for `cell` on the peer and returns once it listens.
     /// The peer enforces `timeoutSeconds` itself. `finish()` of the returned server
     /// waits for the peer's result and throws its error; `stop()` gives up waiting.
-    func startServer(transport: TransportSpec, cell: CellContextSeed, link: ResolvedLink,
-                     timeoutSeconds: Double) async throws -> any TransportServer
+    func startServer(
+        transport: TransportSpec, cell: CellContextSeed, link: ResolvedLink,
+        timeoutSeconds: Double
+    ) async throws -> any TransportServer
 }
 
 /// Plain loopback: no emulation, counters unavailable.

@@ -1,5 +1,6 @@
-import PeerBenchPlugin
 import PeerBenchJSON
+import PeerBenchPlugin
+
 /// One transport configuration of the matrix (`{"plugin": "tcp", "label": "tcp-nodelay", "options": {...}}`).
 public struct TransportSpec: Sendable, Codable, Hashable {
     public var plugin: String
@@ -19,8 +20,10 @@ public struct TransportSpec: Sendable, Codable, Hashable {
     /// built in code) hashes `effectiveOptions`. Not sent to workers: ids are the runner's.
     public var identityOptions: JSONValue? = nil
 
-    public init(plugin: String, label: String, options: JSONValue?, effectiveOptions: JSONValue, usesPayload: Bool, index: Int,
-                wifi: WifiSettings? = nil) {
+    public init(
+        plugin: String, label: String, options: JSONValue?, effectiveOptions: JSONValue, usesPayload: Bool, index: Int,
+        wifi: WifiSettings? = nil
+    ) {
         self.plugin = plugin
         self.label = label
         self.options = options

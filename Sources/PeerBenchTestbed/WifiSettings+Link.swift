@@ -1,4 +1,5 @@
 import PeerBenchPlugin
+
 /// The emulator's channel model, as far as the core sees it: what the performance mode
 /// changes, its duty cycle, and what its timing adds to a round trip. The link
 /// emulation module's channel conforms; the core only sees this protocol.

@@ -1,5 +1,6 @@
-import PeerBenchPlugin
 import PeerBenchJSON
+import PeerBenchPlugin
+
 /// Reads `"matrix": {"workloads": [...]}`: built-in names (`upload`, `download`,
 /// `bidir`) and objects with `name`, `kind` and the kind's parameters. Every problem
 /// names its JSON path. In this module because a remote server reads a cell's
@@ -26,9 +27,15 @@ public struct WorkloadListParser {
     /// The workloads in order; `[.upload]` when the key is absent.
     public mutating func parse(_ v: JSONValue?, _ path: JSONPath, maxEntries: Int = 64) -> [WorkloadSpec] {
         guard let v else { return [.upload] }
-        guard let list = v.arrayValue else { fail(path, "expected an array of workload names or objects, got \(v.typeName)"); return [] }
+        guard let list = v.arrayValue else {
+            fail(path, "expected an array of workload names or objects, got \(v.typeName)")
+            return []
+        }
         if list.isEmpty { fail(path, "must not be empty (leave the key out for the upload only)") }
-        guard list.count <= maxEntries else { fail(path, "has \(list.count) entries; at most \(maxEntries) are allowed"); return [] }
+        guard list.count <= maxEntries else {
+            fail(path, "has \(list.count) entries; at most \(maxEntries) are allowed")
+            return []
+        }
         var out: [WorkloadSpec] = []
         for (i, e) in list.enumerated() {
             guard let w = entry(e, path.index(i)) else { continue }
@@ -42,18 +49,26 @@ public struct WorkloadListParser {
     public mutating func entry(_ e: JSONValue, _ p: JSONPath) -> WorkloadSpec? {
         if let name = e.stringValue {
             guard let d = Self.builtIns[name] else {
-                fail(p, "unknown workload \"\(name)\" (built-ins: \(Self.builtIns.keys.sorted().joined(separator: ", ")); or an object with \"name\" and \"kind\")")
+                fail(
+                    p,
+                    "unknown workload \"\(name)\" (built-ins: \(Self.builtIns.keys.sorted().joined(separator: ", ")); or an object with \"name\" and \"kind\")"
+                )
                 return nil
             }
             return WorkloadSpec(name: name, kind: .bulk(direction: d), json: e)
         }
-        guard let o = e.objectValue else { fail(p, "expected a workload name or object, got \(e.typeName)"); return nil }
+        guard let o = e.objectValue else {
+            fail(p, "expected a workload name or object, got \(e.typeName)")
+            return nil
+        }
         guard let name = o["name"]?.stringValue, !name.isEmpty, name.count <= 64 else {
             fail(p.key("name"), "expected a non-empty name of at most 64 characters, got \(o["name"]?.compactText ?? "nothing")")
             return nil
         }
         guard let kind = o["kind"]?.stringValue, let allowed = Self.keysByKind[kind] else {
-            fail(p.key("kind"), "expected one of \(Self.kindNames.map { "\"\($0)\"" }.joined(separator: ", ")), got \(o["kind"]?.compactText ?? "nothing")")
+            fail(
+                p.key("kind"),
+                "expected one of \(Self.kindNames.map { "\"\($0)\"" }.joined(separator: ", ")), got \(o["kind"]?.compactText ?? "nothing")")
             return nil
         }
         for m in o where m.key != "name" && m.key != "kind" && !allowed.contains(m.key) {
@@ -91,7 +106,10 @@ public struct WorkloadListParser {
         // Outstanding requests are written without reading their answers meanwhile: what
         // is in flight must fit the sockets' buffers, or both ends would wait on each other.
         if c > 1, c * (a + b) > Self.maxInFlightBytes {
-            fail(p.key("concurrency"), "\(c) outstanding requests of \(a) + \(b) bytes keep \(c * (a + b)) bytes in flight; at most \(Self.maxInFlightBytes) are allowed with a concurrency above 1")
+            fail(
+                p.key("concurrency"),
+                "\(c) outstanding requests of \(a) + \(b) bytes keep \(c * (a + b)) bytes in flight; at most \(Self.maxInFlightBytes) are allowed with a concurrency above 1"
+            )
             return nil
         }
         return .requestResponse(requests: n, requestBytes: a, responseBytes: b, concurrency: c)
@@ -107,7 +125,9 @@ public struct WorkloadListParser {
         let periodNanos = UInt64((period * 1e6).rounded())
         let frames = Int((duration * 1e9 / Double(periodNanos)).rounded(.down))
         guard frames >= 1, frames <= L.frames else {
-            fail(p.key("durationSeconds"), "\(JSONValue.format(duration)) s at one frame every \(JSONValue.format(period)) ms is \(frames) frames; 1 to \(L.frames) are allowed")
+            fail(
+                p.key("durationSeconds"),
+                "\(JSONValue.format(duration)) s at one frame every \(JSONValue.format(period)) ms is \(frames) frames; 1 to \(L.frames) are allowed")
             return nil
         }
         var deadline = WorkloadSpec.defaultDeadlineNanos(periodNanos: periodNanos)
@@ -140,7 +160,10 @@ public struct WorkloadListParser {
     }
 
     private mutating func number(_ o: JSONObject, _ key: String, _ p: JSONPath, _ range: ClosedRange<Double>, unit: String) -> Double? {
-        guard let v = o[key] else { fail(p.key(key), "missing: \(unit), \(JSONValue.format(range.lowerBound))...\(JSONValue.format(range.upperBound))"); return nil }
+        guard let v = o[key] else {
+            fail(p.key(key), "missing: \(unit), \(JSONValue.format(range.lowerBound))...\(JSONValue.format(range.upperBound))")
+            return nil
+        }
         guard let x = v.doubleValue, range.contains(x) else {
             fail(p.key(key), "expected \(unit), \(JSONValue.format(range.lowerBound))...\(JSONValue.format(range.upperBound)), got \(v.compactText)")
             return nil

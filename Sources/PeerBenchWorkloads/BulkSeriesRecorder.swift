@@ -1,4 +1,5 @@
 import PeerBenchPlugin
+
 /// Builds a receiver's `BulkSeries` as bulk data arrives: bytes (and datagrams) per
 /// fixed interval from the first arrival.
 ///

@@ -1,6 +1,7 @@
-import PeerBenchPlugin
 import PeerBenchJSON
+import PeerBenchPlugin
 import PeerBenchSystem
+
 /// When a pipelined probe run (`RTTMethod.pipelined`) sent and heard back, for the
 /// record's `extra.rtt_pipelined` (docs/RECORDS.md): it shows that the probes really
 /// were in flight together (`send_ms` below `first_echo_ms`) and how long the whole

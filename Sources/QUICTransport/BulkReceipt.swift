@@ -1,5 +1,5 @@
-import PeerBenchWorkloads
 import PeerBenchPlugin
+import PeerBenchWorkloads
 
 /// What the server has received of the cell's bulk phase: whole messages, body bytes,
 /// the receiver's span and the bulk series. One per cell session, shared by the

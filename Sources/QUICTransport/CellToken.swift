@@ -1,6 +1,6 @@
 import GnuTLSSupport
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
 
 /// What the cell's client proves to the cell's server in its first frame (HELLO,
 /// docs/protocol/quic.md §4): SHA-256 over a label, the cell id, the repetition and

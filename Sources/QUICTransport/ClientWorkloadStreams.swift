@@ -1,6 +1,6 @@
 import PeerBenchJSON
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
 
 /// What the client reads on its workload streams (docs/protocol/quic.md, section 4c):
 /// the response of each request stream, the server's FRAME_ARRIVALS on a frame-up
@@ -77,11 +77,14 @@ final class ClientWorkloadStreams {
     func received(stream: Int64, data: UnsafeRawBufferPointer, fin: Bool) throws {
         guard let role = roles[stream] else { return }
         var parser = parsers[stream] ?? FrameParser(acceptsSeries: true)
-        try parser.feed(data, onData: { n, complete in
-            try self.data(n, complete: complete, role: role, on: stream)
-        }, onControl: { frame in
-            try self.control(frame, role: role, on: stream)
-        })
+        try parser.feed(
+            data,
+            onData: { n, complete in
+                try self.data(n, complete: complete, role: role, on: stream)
+            },
+            onControl: { frame in
+                try self.control(frame, role: role, on: stream)
+            })
         guard fin else {
             parsers[stream] = parser
             return

@@ -1,5 +1,5 @@
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
 
 /// What went over the client's control stream that the measurement reads: the PONGs'
 /// arrival times, the loaded probes sent, and the server's REPORT, SERIES and RESUMED

@@ -10,7 +10,9 @@ enum FillerBytes {
         // A fixed pseudo-random pattern: incompressible like the bulk phase's bodies.
         var x: UInt64 = 0x9E37_79B9_7F4A_7C15
         for i in 0..<size {
-            x ^= x << 13; x ^= x >> 7; x ^= x << 17
+            x ^= x << 13
+            x ^= x >> 7
+            x ^= x << 17
             p[i] = UInt8(truncatingIfNeeded: x)
         }
         return UnsafeRawBufferPointer(p)

@@ -10,7 +10,9 @@ final class MessageBlock {
         // Seeded pseudo-random body: incompressible, reproducible per cell.
         var x = seed | 1
         for i in 0..<size {
-            x ^= x << 13; x ^= x >> 7; x ^= x << 17
+            x ^= x << 13
+            x ^= x >> 7
+            x ^= x << 17
             bytes[FrameEncoder.headerSize + i] = UInt8(truncatingIfNeeded: x)
         }
     }

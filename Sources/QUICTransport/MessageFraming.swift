@@ -180,7 +180,9 @@ enum FrameEncoder {
             let entries = series?.bytes ?? []
             var out = header(.series, length: UInt32(SeriesBody.fixedSize + 8 * entries.count))
             out += be(series?.intervalNanos ?? 0)
-            out += [UInt8(entries.count >> 24 & 0xff), UInt8(entries.count >> 16 & 0xff), UInt8(entries.count >> 8 & 0xff), UInt8(entries.count & 0xff)]
+            out += [
+                UInt8(entries.count >> 24 & 0xff), UInt8(entries.count >> 16 & 0xff), UInt8(entries.count >> 8 & 0xff), UInt8(entries.count & 0xff),
+            ]
             for e in entries { out += be(UInt64(e)) }
             return out
         case .request(let bytes): return header(.request, length: 8) + be(bytes)
@@ -233,9 +235,11 @@ struct FrameParser {
 
     /// Consumes `bytes`. `onData(n, complete)` is called for every piece of a `data`
     /// body (`complete` on its last byte); `onControl` for each whole control frame.
-    mutating func feed(_ bytes: UnsafeRawBufferPointer,
-                       onData: (Int, Bool) throws -> Void,
-                       onControl: (ControlFrame) throws -> Void) throws {
+    mutating func feed(
+        _ bytes: UnsafeRawBufferPointer,
+        onData: (Int, Bool) throws -> Void,
+        onControl: (ControlFrame) throws -> Void
+    ) throws {
         var i = 0
         let n = bytes.count
         while i < n {
@@ -282,7 +286,8 @@ struct FrameParser {
         } else if t == .frameArrivals {
             guard acceptsSeries else { throw FramingError(description: "FRAME_ARRIVALS frame from a client (server-only)") }
             guard length <= FrameArrivalsBody.maxSize, length % 8 == 0 else {
-                throw FramingError(description: "FRAME_ARRIVALS frame has a \(length)-byte body; expected 8 x n with n <= \(WorkloadSpec.Limits.frames)")
+                throw FramingError(
+                    description: "FRAME_ARRIVALS frame has a \(length)-byte body; expected 8 x n with n <= \(WorkloadSpec.Limits.frames)")
             }
             control.removeAll(keepingCapacity: true)
             if length == 0 {
@@ -292,16 +297,20 @@ struct FrameParser {
             }
         } else if t != .data {
             // DONE and REPORT have a longer form that carries the span request and answer.
-            let expected: [UInt32] = switch t {
-            case .ping, .pong, .request, .frame, .flow: [8]
-            case .done: [24, 32]
-            case .report: [32, 40]
-            case .resumed, .pull: [16]
-            case .framePull: [24]
-            default: [32]
-            }
+            let expected: [UInt32] =
+                switch t {
+                case .ping, .pong, .request, .frame, .flow: [8]
+                case .done: [24, 32]
+                case .report: [32, 40]
+                case .resumed, .pull: [16]
+                case .framePull: [24]
+                default: [32]
+                }
             guard expected.contains(length) else {
-                throw FramingError(description: "frame type 0x\(String(t.rawValue, radix: 16)) has a \(length)-byte body; expected \(expected.map(String.init).joined(separator: " or "))")
+                throw FramingError(
+                    description:
+                        "frame type 0x\(String(t.rawValue, radix: 16)) has a \(length)-byte body; expected \(expected.map(String.init).joined(separator: " or "))"
+                )
             }
             control.removeAll(keepingCapacity: true)
         }
@@ -321,8 +330,12 @@ struct FrameParser {
         case .ping: try onControl(.ping(u64(0)))
         case .pong: try onControl(.pong(u64(0)))
         case .done: try onControl(.done(DoneBody(messages: u64(0), bytes: u64(8), streams: u64(16), flags: control.count == 32 ? u64(24) : nil)))
-        case .report: try onControl(.report(ReportBody(messages: u64(0), bytes: u64(8), streams: u64(16), receiveNanos: u64(24),
-                                                       spanNanos: control.count == 40 ? u64(32) : nil)))
+        case .report:
+            try onControl(
+                .report(
+                    ReportBody(
+                        messages: u64(0), bytes: u64(8), streams: u64(16), receiveNanos: u64(24),
+                        spanNanos: control.count == 40 ? u64(32) : nil)))
         case .hello: try onControl(.hello(CellToken(bytes: Array(control))))
         case .probeHello: try onControl(.probeHello(CellToken(bytes: Array(control))))
         case .resume: try onControl(.resume(CellToken(bytes: Array(control))))

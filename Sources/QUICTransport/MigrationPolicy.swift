@@ -35,8 +35,9 @@ public struct MigrationPolicy: Sendable, Equatable {
             let o = try options.object(key)
             return MigrationPolicy(afterPTOs: try o.int("afterPTOs", default: Self.default.afterPTOs, range: 1...10))
         case let other:
-            throw InputError(path: options.path.key(key).description,
-                             "expected true, false or an object {\"afterPTOs\": 3}, got \(other?.typeName ?? "null")")
+            throw InputError(
+                path: options.path.key(key).description,
+                "expected true, false or an object {\"afterPTOs\": 3}, got \(other?.typeName ?? "null")")
         }
     }
 
@@ -54,9 +55,13 @@ public struct MigrationPolicy: Sendable, Equatable {
 
     /// What `peerbench list` prints for the option.
     static let descriptors: [OptionDescriptor] = [
-        OptionDescriptor(key, type: "bool|object", default: "off",
-                         help: "Connection migration: when nothing comes from the server for afterPTOs probe timeouts (150 ms to 3 s) while data is in flight, the client moves the same connection to a new UDP socket (new local port), no new handshake; scenario.migrations counts it. true = the defaults."),
-        OptionDescriptor("\(key).afterPTOs", type: "int", default: "\(MigrationPolicy.default.afterPTOs)",
-                         help: "Probe timeouts (RFC 9002: smoothed RTT + max(4 x RTT variance, 1 ms) + 25 ms) of silence before migrating (1-10)."),
+        OptionDescriptor(
+            key, type: "bool|object", default: "off",
+            help:
+                "Connection migration: when nothing comes from the server for afterPTOs probe timeouts (150 ms to 3 s) while data is in flight, the client moves the same connection to a new UDP socket (new local port), no new handshake; scenario.migrations counts it. true = the defaults."
+        ),
+        OptionDescriptor(
+            "\(key).afterPTOs", type: "int", default: "\(MigrationPolicy.default.afterPTOs)",
+            help: "Probe timeouts (RFC 9002: smoothed RTT + max(4 x RTT variance, 1 ms) + 25 ms) of silence before migrating (1-10)."),
     ]
 }

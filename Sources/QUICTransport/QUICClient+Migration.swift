@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CNgtcp2
 import PeerBenchJSON
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `migrate` for quic (docs/protocol/quic.md, section 4d): when nothing has come from the
 /// server for the policy's silence while data is in flight, the path is judged dead and
@@ -26,9 +27,10 @@ extension QUICClient {
         }
         noteProgress(connection)
         let stats = connection.stats
-        let sample = PathWatch.Sample(now: now, bytesInFlight: stats.bytes_in_flight,
-                                      lastProgressAt: max(connection.lastReadAt, connection.lastStreamAckAt, confirmed),
-                                      smoothedRTT: stats.smoothed_rtt, rttVariance: stats.rttvar)
+        let sample = PathWatch.Sample(
+            now: now, bytesInFlight: stats.bytes_in_flight,
+            lastProgressAt: max(connection.lastReadAt, connection.lastStreamAckAt, confirmed),
+            smoothedRTT: stats.smoothed_rtt, rttVariance: stats.rttvar)
         guard watch.isDead(sample) else { return watch.deadline(sample) }
         let silentSince = watch.silentSince(sample) ?? now
         watch.restart(at: now)
@@ -65,8 +67,10 @@ extension QUICClient {
         watch.moved(at: now)
         if v.succeeded {
             adopt(probe, on: connection, now: now)
-            migration.events.append(MigrationEvent(silentSinceNanos: probe.silentSince, migratedAtNanos: probe.startedAt,
-                                                  validatedAtNanos: v.at))
+            migration.events.append(
+                MigrationEvent(
+                    silentSinceNanos: probe.silentSince, migratedAtNanos: probe.startedAt,
+                    validatedAtNanos: v.at))
             noteProgress(connection)
         } else {
             cancellation.unregister(probe.channel.socket)
@@ -84,8 +88,9 @@ extension QUICClient {
     private func adopt(_ probe: MigrationProbe, on connection: QUICConnection, now: UInt64) {
         cancellation.unregister(channel.socket)
         if let fresh = try? UDPChannel(family: server.family, serviceClass: serviceClass, waker: channel.waker),
-           (try? fresh.socket.connect(server)) != nil, let local = try? SockAddrBox(fresh.socket.localAddress()),
-           connection.moveNow(to: local, now: now) == 0 {
+            (try? fresh.socket.connect(server)) != nil, let local = try? SockAddrBox(fresh.socket.localAddress()),
+            connection.moveNow(to: local, now: now) == 0
+        {
             cancellation.register(fresh.socket)
             cancellation.unregister(probe.channel.socket)
             channel = fresh
@@ -100,8 +105,10 @@ extension QUICClient {
     /// superseded, the same moment as for that one).
     private func noteProgress(_ connection: QUICConnection) {
         let ack = connection.lastStreamAckAt
-        for i in migration.events.indices where migration.events[i].backAtNanos == nil
-            && ack > (migration.events[i].validatedAtNanos ?? migration.events[i].migratedAtNanos) {
+        for i in migration.events.indices
+        where migration.events[i].backAtNanos == nil
+            && ack > (migration.events[i].validatedAtNanos ?? migration.events[i].migratedAtNanos)
+        {
             migration.events[i].backAtNanos = ack
         }
     }
@@ -135,12 +142,13 @@ extension QUICClient {
         func ms(_ from: UInt64, _ to: UInt64?) -> JSONValue {
             to.map { .number(Double($0 >= from ? $0 - from : 0) / 1e6) } ?? .null
         }
-        return .array(events.map { e in
-            var o = JSONObject()
-            o["detect_ms"] = ms(e.silentSinceNanos, e.migratedAtNanos)
-            o["validated_ms"] = ms(e.migratedAtNanos, e.validatedAtNanos)
-            o["back_ms"] = ms(e.migratedAtNanos, e.backAtNanos)
-            return .object(o)
-        })
+        return .array(
+            events.map { e in
+                var o = JSONObject()
+                o["detect_ms"] = ms(e.silentSinceNanos, e.migratedAtNanos)
+                o["validated_ms"] = ms(e.migratedAtNanos, e.validatedAtNanos)
+                o["back_ms"] = ms(e.migratedAtNanos, e.backAtNanos)
+                return .object(o)
+            })
     }
 }

@@ -1,7 +1,7 @@
 import PeerBenchJSON
-import PeerBenchSystem
-import PeerBenchStreams
 import PeerBenchPlugin
+import PeerBenchStreams
+import PeerBenchSystem
 
 /// A bulk workload over `streams` parallel streams of the cell's one connection
 /// (docs/protocol/quic.md section 4c, "Parallel streams"; tcp's are connections): the
@@ -10,8 +10,10 @@ import PeerBenchPlugin
 /// each (FLOW(i), its DATA, FIN), answered by the server's FLOW_REPORT. Down: a pull
 /// stream each (PULL). Bidir: both, flow i being flow stream i and pull stream i.
 extension QUICClient {
-    func parallelBulk(_ direction: WorkloadSpec.Direction, streams n: Int, payload: Payload, seed: UInt64,
-                      on connection: QUICConnection, into m: inout TransportMeasurement) throws {
+    func parallelBulk(
+        _ direction: WorkloadSpec.Direction, streams n: Int, payload: Payload, seed: UInt64,
+        on connection: QUICConnection, into m: inout TransportMeasurement
+    ) throws {
         let streams = workloadStreams
         let shares = (0..<n).map { payload.share(flow: $0, of: n).count }
         let up = direction != .down, down = direction != .up
@@ -46,34 +48,43 @@ extension QUICClient {
         try pump("parallel streams") { streams.pullEnded && streams.flowReports.count == flowsUp }
         // More than was sent is the server's error, not a measurement.
         for (i, r) in streams.flowReports where r.report.messages > UInt64(shares[i]) || r.report.bytes > UInt64(shares[i] * payload.size) {
-            throw QUICFailure.protocolViolation("FLOW_REPORT of flow \(i + 1) counts \(r.report.messages) messages, \(r.report.bytes) bytes; \(shares[i]) of \(payload.size) B were sent")
+            throw QUICFailure.protocolViolation(
+                "FLOW_REPORT of flow \(i + 1) counts \(r.report.messages) messages, \(r.report.bytes) bytes; \(shares[i]) of \(payload.size) B were sent"
+            )
         }
         let each = (0..<n).map { i in
             flowMeasurement(i, share: shares[i], size: payload.size, direction: direction, pull: pullIDs[i], start: start)
         }
         StreamParallelFlows.combine(each, into: &m)
-        m.extra["streams"] = .array(zip(m.extra["streams"]?.arrayValue ?? [], timings(flows: n, pulls: pullIDs, start: start)).map {
-            var entry = $0.objectValue ?? JSONObject()
-            for member in $1 { entry[member.key] = member.value }
-            return .object(entry)
-        })
+        m.extra["streams"] = .array(
+            zip(m.extra["streams"]?.arrayValue ?? [], timings(flows: n, pulls: pullIDs, start: start)).map {
+                var entry = $0.objectValue ?? JSONObject()
+                for member in $1 { entry[member.key] = member.value }
+                return .object(entry)
+            })
     }
 
     /// Flow `i`'s measurement, as tcp's flow connection would report it: up timed from
     /// the start to its FLOW_REPORT, down to its last whole message; `partial` when a
     /// message is missing.
-    private func flowMeasurement(_ i: Int, share: Int, size: Int, direction: WorkloadSpec.Direction, pull: Int64?,
-                                 start: UInt64) -> TransportMeasurement {
+    private func flowMeasurement(
+        _ i: Int, share: Int, size: Int, direction: WorkloadSpec.Direction, pull: Int64?,
+        start: UInt64
+    ) -> TransportMeasurement {
         var mi = TransportMeasurement()
         guard share > 0 else { return mi }
         let streams = workloadStreams
         func sent(received messages: Int, bytes: Int) -> Delivery {
             Delivery(sentMessages: share, receivedMessages: messages, sentBytes: share * size, receivedBytes: bytes)
         }
-        let upFlow = direction == .down ? nil : streams.flowReports[i].map {
-            DirectionalDelivery.Flow(delivery: sent(received: Int(clamping: $0.report.messages), bytes: Int(clamping: $0.report.bytes)),
-                                     nanos: $0.at - start)
-        }
+        let upFlow =
+            direction == .down
+            ? nil
+            : streams.flowReports[i].map {
+                DirectionalDelivery.Flow(
+                    delivery: sent(received: Int(clamping: $0.report.messages), bytes: Int(clamping: $0.report.bytes)),
+                    nanos: $0.at - start)
+            }
         let downFlow = pull.flatMap { streams.pulls[$0] }.map {
             DirectionalDelivery.Flow(delivery: sent(received: $0.messages, bytes: $0.bytes), nanos: ($0.lastAt ?? start) - start)
         }

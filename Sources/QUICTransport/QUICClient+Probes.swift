@@ -1,7 +1,7 @@
-import PeerBenchWorkloads
 import PeerBenchJSON
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
+import PeerBenchWorkloads
 
 /// The client's probes (docs/protocol/quic.md): the idle probes before the workload,
 /// ping-pong or pipelined, and the separate flow that carries loaded probes beside the
@@ -10,8 +10,10 @@ extension QUICClient {
     /// Opens the control stream, queues HELLO and runs the idle probes by `method`;
     /// returns the control stream. `probeSpacing`: for pipelined probes, nanoseconds
     /// between probe sends (0 = all at once).
-    func idleProbes(_ probes: Int, method: RTTMethod, probeSpacing: UInt64, on connection: QUICConnection,
-                    into m: inout TransportMeasurement) throws -> Int64 {
+    func idleProbes(
+        _ probes: Int, method: RTTMethod, probeSpacing: UInt64, on connection: QUICConnection,
+        into m: inout TransportMeasurement
+    ) throws -> Int64 {
         // Probes: one PING at a time on the control stream, timed until its PONG.
         let control = try openControlStream(on: connection)
         // HELLO first: it travels with the first PING (or DONE) and costs no round trip.
@@ -41,8 +43,10 @@ extension QUICClient {
     /// come faster than the network takes them. A lost packet is retransmitted by QUIC,
     /// so every probe is answered (or the cell ends at its deadline).
     /// With `spacing`, probe i is queued at start + i x spacing, from inside the event loop.
-    private func pipelinedProbes(_ probes: Int, spacing: UInt64, on connection: QUICConnection, stream control: Int64,
-                                 into m: inout TransportMeasurement) throws {
+    private func pipelinedProbes(
+        _ probes: Int, spacing: UInt64, on connection: QUICConnection, stream control: Int64,
+        into m: inout TransportMeasurement
+    ) throws {
         guard probes > 0 else { return }
         var sentAt: [UInt64] = []
         sentAt.reserveCapacity(probes)
@@ -79,8 +83,10 @@ extension QUICClient {
     /// Queues the loaded probe `schedule` has due now as a PING on `control` (sequence
     /// number with `loadedFlag` set); returns its sequence number and send time, or nil
     /// when none is due.
-    static func queueDueProbe(_ schedule: inout LoadedProbeSchedule, on connection: QUICConnection,
-                                      stream control: Int64) -> (seq: UInt64, at: UInt64)? {
+    static func queueDueProbe(
+        _ schedule: inout LoadedProbeSchedule, on connection: QUICConnection,
+        stream control: Int64
+    ) -> (seq: UInt64, at: UInt64)? {
         let now = MonotonicClock.now()
         guard let k = schedule.takeDue(now: now) else { return nil }
         let seq = loadedFlag | UInt64(k)
@@ -105,10 +111,16 @@ extension QUICClient {
             var schedule = LoadedProbeSchedule(probes)
             schedule.begin(at: MonotonicClock.now())
             var queued = true  // PROBE_HELLO leaves at once
-            try pump("separate-flow probes", wakeIn: {
-                if queued { queued = false; return 0 }
-                return schedule.nanosUntilDue()
-            }) {
+            try pump(
+                "separate-flow probes",
+                wakeIn: {
+                    if queued {
+                        queued = false
+                        return 0
+                    }
+                    return schedule.nanosUntilDue()
+                }
+            ) {
                 if stopRequested() { return true }
                 if let probe = Self.queueDueProbe(&schedule, on: connection, stream: control) {
                     sent.append(probe)

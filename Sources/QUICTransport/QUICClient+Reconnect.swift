@@ -1,5 +1,5 @@
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
 
 /// A reconnect attempt's backoff slot ran out before its connection was resumed.
 struct AttemptExpired: Error, CustomStringConvertible {
@@ -26,8 +26,10 @@ extension QUICClient {
     /// Runs the bulk phase of `count` messages, first on `first`; returns the connection
     /// it ended on. Fills `m.reconnects` (one `ReconnectEvent` per re-made connection)
     /// and, with `resumption`, `m.resumed` (every connection of the cell resumed).
-    func resumableBulk(_ policy: ReconnectPolicy, count: Int, size: Int, block: MessageBlock, askSpan: Bool,
-                       first: QUICConnection, control: Int64, into m: inout TransportMeasurement) throws -> QUICConnection {
+    func resumableBulk(
+        _ policy: ReconnectPolicy, count: Int, size: Int, block: MessageBlock, askSpan: Bool,
+        first: QUICConnection, control: Int64, into m: inout TransportMeasurement
+    ) throws -> QUICConnection {
         var events: [ReconnectEvent] = []
         defer { m.reconnects = events }
         var connection = first, control = control
@@ -37,8 +39,9 @@ extension QUICClient {
         while true {
             var handed = 0
             do {
-                _ = try bulkPhase(count: count, size: size, block: block, askSpan: askSpan, on: connection, stream: control,
-                                  offset: offset, bulkStart: bulkStart, handed: { handed = $0 }, into: &m)
+                _ = try bulkPhase(
+                    count: count, size: size, block: block, askSpan: askSpan, on: connection, stream: control,
+                    offset: offset, bulkStart: bulkStart, handed: { handed = $0 }, into: &m)
                 break
             } catch let failure as QUICFailure where failure.isConnectionLoss && events.count < ReconnectPolicy.maxReconnects {
                 let lostAt = MonotonicClock.now()
@@ -47,8 +50,10 @@ extension QUICClient {
                     throw TransportError("\(failure); reconnecting failed: \(error)")
                 }
                 let held = Int(min(next.answer.messages, UInt64(count)))
-                events.append(ReconnectEvent(lostAtNanos: lostAt, connectedAtNanos: next.connectedAt, resumedAtNanos: MonotonicClock.now(),
-                                             attempts: next.attempts, resentBytes: max(0, offset + handed - held) * size))
+                events.append(
+                    ReconnectEvent(
+                        lostAtNanos: lostAt, connectedAtNanos: next.connectedAt, resumedAtNanos: MonotonicClock.now(),
+                        attempts: next.attempts, resentBytes: max(0, offset + handed - held) * size))
                 if resumption.store != nil { resumed = (resumed ?? true) && next.connection.tls.isResumed }
                 (connection, control, offset) = (next.connection, next.control, held)
             }
@@ -60,8 +65,10 @@ extension QUICClient {
     /// Attempts until one connects and is resumed: attempt i may take the policy's delay
     /// i (handshake and RESUMED), the next starts when that time is up. Throws at the
     /// deadline or cancellation, or at once when the server refuses the RESUME.
-    private func reconnect(_ policy: ReconnectPolicy) throws -> (connection: QUICConnection, control: Int64, answer: ResumedBody,
-                                                                  attempts: Int, connectedAt: UInt64) {
+    private func reconnect(_ policy: ReconnectPolicy) throws -> (
+        connection: QUICConnection, control: Int64, answer: ResumedBody,
+        attempts: Int, connectedAt: UInt64
+    ) {
         var attempt = 0
         while true {
             let began = MonotonicClock.now()

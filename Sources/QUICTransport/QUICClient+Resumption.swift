@@ -1,7 +1,7 @@
 import CNgtcp2
 import GnuTLSSupport
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
 
 /// `resumption` and `zeroRTT` for the client (docs/protocol/quic.md): the priming
 /// connection that saves a session, and the early data a resumed connection sends.

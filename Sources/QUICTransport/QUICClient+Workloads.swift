@@ -1,32 +1,37 @@
 import PeerBenchJSON
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
 
 /// The workloads beyond the upload (docs/WORKLOADS.md; docs/protocol/quic.md section
 /// 4c), run after the probes on the cell's connection, each on streams of its own:
 /// a stream per request, a frame stream each way, a pull stream for the download.
 /// The session then ends as every session does: DONE and the server's REPORT.
 extension QUICClient {
-    func runWorkload(_ spec: WorkloadSpec, payload: Payload?, seed: UInt64, on connection: QUICConnection, control: Int64,
-                     into m: inout TransportMeasurement) throws {
+    func runWorkload(
+        _ spec: WorkloadSpec, payload: Payload?, seed: UInt64, on connection: QUICConnection, control: Int64,
+        into m: inout TransportMeasurement
+    ) throws {
         switch spec.kind {
         case .bulk(let direction) where spec.streams > 1:
             // Parallel streams end as the other workloads: DONE(0, 0, 0) below.
-            try parallelBulk(direction, streams: spec.streams, payload: payload ?? Payload(count: 0, size: 0), seed: seed,
-                             on: connection, into: &m)
+            try parallelBulk(
+                direction, streams: spec.streams, payload: payload ?? Payload(count: 0, size: 0), seed: seed,
+                on: connection, into: &m)
         case .bulk(let direction):
             try bulk(direction, payload: payload ?? Payload(count: 0, size: 0), seed: seed, on: connection, control: control, into: &m)
             return
         case .requestResponse(let n, let a, let b, let c):
             try transact(requests: n, requestBytes: a, responseBytes: b, concurrency: c, on: connection, into: &m)
         case .isochronous(let size, let period, let frames, let direction, let deadline):
-            try isochronous(frames: frames, size: size, periodNanos: period, direction: direction, deadlineNanos: deadline,
-                            on: connection, into: &m)
+            try isochronous(
+                frames: frames, size: size, periodNanos: period, direction: direction, deadlineNanos: deadline,
+                on: connection, into: &m)
         }
         // Nothing went up as bulk: DONE(0, 0, 0) and the server's REPORT end the session.
         let kept = m.bulkNanos
-        _ = try bulkPhase(count: 0, size: 0, block: MessageBlock(size: 0, seed: seed), askSpan: false, on: connection,
-                          stream: control, into: &m)
+        _ = try bulkPhase(
+            count: 0, size: 0, block: MessageBlock(size: 0, seed: seed), askSpan: false, on: connection,
+            stream: control, into: &m)
         m.bulkNanos = kept
     }
 
@@ -48,8 +53,10 @@ extension QUICClient {
     /// the response's size and FIN. At most `c` are outstanding; they never wait for each
     /// other (no head-of-line blocking between streams). Each is timed from handing its
     /// request to QUIC to the end of its response.
-    private func transact(requests n: Int, requestBytes a: Int, responseBytes b: Int, concurrency c: Int,
-                          on connection: QUICConnection, into m: inout TransportMeasurement) throws {
+    private func transact(
+        requests n: Int, requestBytes a: Int, responseBytes b: Int, concurrency c: Int,
+        on connection: QUICConnection, into m: inout TransportMeasurement
+    ) throws {
         let streams = workloadStreams
         var sentAt = [UInt64](repeating: 0, count: n)
         var next = 0
@@ -85,15 +92,18 @@ extension QUICClient {
     /// goes with what it owes at once), then FIN; the server answers on that stream with
     /// its arrival times (FRAME_ARRIVALS). Down: FRAME_PULL on a stream of its own has the
     /// server send the frames on its schedule, and this side stamps them. Bidir: both.
-    private func isochronous(frames: Int, size: Int, periodNanos: UInt64, direction: WorkloadSpec.Direction, deadlineNanos: UInt64,
-                             on connection: QUICConnection, into m: inout TransportMeasurement) throws {
+    private func isochronous(
+        frames: Int, size: Int, periodNanos: UInt64, direction: WorkloadSpec.Direction, deadlineNanos: UInt64,
+        on connection: QUICConnection, into m: inout TransportMeasurement
+    ) throws {
         let streams = workloadStreams
         let up = direction != .down, down = direction != .up
         if down {
             let id = try openStream(connection, for: "opening the frame-down stream")
             streams.expectFrames(on: id)
             let s = connection.sender(id)
-            s.append(copying: FrameEncoder.encode(.framePull(FramePullBody(frames: UInt64(frames), frameBytes: UInt64(size), periodNanos: periodNanos))))
+            s.append(
+                copying: FrameEncoder.encode(.framePull(FramePullBody(frames: UInt64(frames), frameBytes: UInt64(size), periodNanos: periodNanos))))
             s.finish()
         }
         let upStream = up ? try openStream(connection, for: "opening the frame-up stream") : nil
@@ -101,11 +111,14 @@ extension QUICClient {
         var sent = 0
         let start = MonotonicClock.now()
         func due(_ i: Int) -> UInt64 { start &+ UInt64(i) &* periodNanos }
-        try pump("isochronous frames", wakeIn: {
-            guard upStream != nil, sent < frames else { return nil }
-            let now = MonotonicClock.now()
-            return due(sent) > now ? due(sent) - now : 0
-        }) {
+        try pump(
+            "isochronous frames",
+            wakeIn: {
+                guard upStream != nil, sent < frames else { return nil }
+                let now = MonotonicClock.now()
+                return due(sent) > now ? due(sent) - now : 0
+            }
+        ) {
             if let upStream, sent < frames {
                 let s = connection.sender(upStream)
                 let now = MonotonicClock.now()
@@ -120,12 +133,14 @@ extension QUICClient {
         }
         // More frames than were sent is the server's error, not a measurement.
         guard (streams.upArrivals?.count ?? 0) <= frames, streams.downArrivals.count <= frames else {
-            throw QUICFailure.protocolViolation("the server reported \(streams.upArrivals?.count ?? 0) arrivals and sent \(streams.downArrivals.count) frames; \(frames) were due")
+            throw QUICFailure.protocolViolation(
+                "the server reported \(streams.upArrivals?.count ?? 0) arrivals and sent \(streams.downArrivals.count) frames; \(frames) were due")
         }
         var report: FrameReport?
         if up, let at = streams.upArrivals {
-            report = FrameSchedule.report(arrivals: at.enumerated().map { ($0.offset, $0.element) }, sent: frames,
-                                          periodNanos: periodNanos, deadlineNanos: deadlineNanos)
+            report = FrameSchedule.report(
+                arrivals: at.enumerated().map { ($0.offset, $0.element) }, sent: frames,
+                periodNanos: periodNanos, deadlineNanos: deadlineNanos)
         }
         if down {
             let mine = FrameSchedule.report(arrivals: streams.downArrivals, sent: frames, periodNanos: periodNanos, deadlineNanos: deadlineNanos)
@@ -145,8 +160,10 @@ extension QUICClient {
     /// that stream and ends it. Timed from the PULL handed to QUIC to the last whole
     /// message read. Bidir: the PULL, then the upload's bulk phase at once (its DONE and
     /// REPORT as always), then the rest of the download.
-    private func bulk(_ direction: WorkloadSpec.Direction, payload: Payload, seed: UInt64, on connection: QUICConnection, control: Int64,
-                      into m: inout TransportMeasurement) throws {
+    private func bulk(
+        _ direction: WorkloadSpec.Direction, payload: Payload, seed: UInt64, on connection: QUICConnection, control: Int64,
+        into m: inout TransportMeasurement
+    ) throws {
         let streams = workloadStreams
         let id = try openStream(connection, for: "opening the pull stream")
         streams.expectPull(on: id)
@@ -157,24 +174,30 @@ extension QUICClient {
         var upFlow: DirectionalDelivery.Flow?
         if direction == .bidir {
             let block = MessageBlock(size: payload.size, seed: seed)
-            _ = try bulkPhase(count: payload.count, size: payload.size, block: block, askSpan: false, on: connection,
-                              stream: control, bulkStart: start, into: &m)
+            _ = try bulkPhase(
+                count: payload.count, size: payload.size, block: block, askSpan: false, on: connection,
+                stream: control, bulkStart: start, into: &m)
             withExtendedLifetime(block) {}
             guard let r = log.report else { throw QUICFailure.protocolViolation("no REPORT after the bulk phase") }
-            upFlow = DirectionalDelivery.Flow(delivery: Delivery(sentMessages: payload.count, receivedMessages: Int(r.messages),
-                                                                 sentBytes: payload.count * payload.size, receivedBytes: Int(r.bytes)),
-                                              nanos: m.bulkNanos ?? 0)
+            upFlow = DirectionalDelivery.Flow(
+                delivery: Delivery(
+                    sentMessages: payload.count, receivedMessages: Int(r.messages),
+                    sentBytes: payload.count * payload.size, receivedBytes: Int(r.bytes)),
+                nanos: m.bulkNanos ?? 0)
             m.bulkSeries = log.series
         }
         try pump("download") { streams.pullEnded }
         let downNanos = (streams.lastPulledAt ?? MonotonicClock.now()) - start
-        let downFlow = DirectionalDelivery.Flow(delivery: Delivery(sentMessages: payload.count, receivedMessages: streams.pulledMessages,
-                                                                   sentBytes: payload.count * payload.size, receivedBytes: streams.pulledBytes),
-                                                nanos: downNanos)
+        let downFlow = DirectionalDelivery.Flow(
+            delivery: Delivery(
+                sentMessages: payload.count, receivedMessages: streams.pulledMessages,
+                sentBytes: payload.count * payload.size, receivedBytes: streams.pulledBytes),
+            nanos: downNanos)
         if direction == .down {
             // Nothing went up: DONE(0, 0, 0) and the REPORT end the session.
-            _ = try bulkPhase(count: 0, size: 0, block: MessageBlock(size: 0, seed: seed), askSpan: false, on: connection,
-                              stream: control, into: &m)
+            _ = try bulkPhase(
+                count: 0, size: 0, block: MessageBlock(size: 0, seed: seed), askSpan: false, on: connection,
+                stream: control, into: &m)
             // This side received: its span from the first whole message to the last.
             m.receiverSpanNanos = streams.firstPulledAt.flatMap { f in streams.lastPulledAt.map { $0 - f } }
         } else {

@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CNgtcp2
 import GnuTLSSupport
 import PeerBenchJSON
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The client side of one cell: handshake, probes, bulk phase (or another workload's
 /// streams, `QUICClient+Workloads`), close (docs/protocol/quic.md), on one thread with
@@ -43,8 +44,10 @@ final class QUICClient: QUICConnectionDelegate {
     /// `migrate`: the path's judge and the migrations.
     var migration: ClientMigration
 
-    init(config: QUICConfiguration, server: SocketAddress, token: CellToken, deadline: UInt64, cancellation: CellCancellation,
-         serviceClass: ServiceClass, store: QUICResumptionStore? = nil) throws {
+    init(
+        config: QUICConfiguration, server: SocketAddress, token: CellToken, deadline: UInt64, cancellation: CellCancellation,
+        serviceClass: ServiceClass, store: QUICResumptionStore? = nil
+    ) throws {
         resumption = ClientResumption(store: store)
         self.serviceClass = serviceClass
         self.config = config
@@ -65,11 +68,14 @@ final class QUICClient: QUICConnectionDelegate {
     /// `method`: how the idle probes are sent; `askSpan`: the server's hello offers the
     /// receiver's span, so DONE asks for it.
     /// `workload`: what runs after the probes (docs/WORKLOADS.md); the upload by default.
-    func run(payload: Payload?, probes: Int, seed: UInt64, method: RTTMethod = .pingPong, probeSpacing: UInt64 = 0,
-             askSpan: Bool = false, workload spec: WorkloadSpec = .upload) throws -> TransportMeasurement {
+    func run(
+        payload: Payload?, probes: Int, seed: UInt64, method: RTTMethod = .pingPong, probeSpacing: UInt64 = 0,
+        askSpan: Bool = false, workload spec: WorkloadSpec = .upload
+    ) throws -> TransportMeasurement {
         do {
-            return try workload(spec, payload: payload, probes: probes, seed: seed, method: method, probeSpacing: probeSpacing,
-                                askSpan: askSpan)
+            return try workload(
+                spec, payload: payload, probes: probes, seed: seed, method: method, probeSpacing: probeSpacing,
+                askSpan: askSpan)
         } catch {
             if let c = connection, !c.isFinished {
                 c.close(.application(ApplicationError.aborted, "client gave up: \(error)"), transmit: transmit)
@@ -85,8 +91,10 @@ final class QUICClient: QUICConnectionDelegate {
         }
     }
 
-    private func workload(_ spec: WorkloadSpec, payload: Payload?, probes: Int, seed: UInt64, method: RTTMethod,
-                          probeSpacing: UInt64, askSpan: Bool) throws -> TransportMeasurement {
+    private func workload(
+        _ spec: WorkloadSpec, payload: Payload?, probes: Int, seed: UInt64, method: RTTMethod,
+        probeSpacing: UInt64, askSpan: Bool
+    ) throws -> TransportMeasurement {
         cancellation.register(channel.socket)
         cancellation.onCancel { [waker = channel.waker] in waker.wake() }
         defer { cancellation.unregister(channel.socket) }
@@ -113,12 +121,14 @@ final class QUICClient: QUICConnectionDelegate {
             connection = first
             loadedProbesSent = nil
         } else if let policy = config.reconnect, count > 0 {
-            connection = try resumableBulk(policy, count: count, size: size, block: block, askSpan: askSpan,
-                                           first: first, control: control, into: &m)
+            connection = try resumableBulk(
+                policy, count: count, size: size, block: block, askSpan: askSpan,
+                first: first, control: control, into: &m)
             loadedProbesSent = nil
         } else {
-            loadedProbesSent = try bulkPhase(count: count, size: size, block: block, askSpan: askSpan,
-                                             on: first, stream: control, into: &m)
+            loadedProbesSent = try bulkPhase(
+                count: count, size: size, block: block, askSpan: askSpan,
+                on: first, stream: control, into: &m)
             connection = first
         }
         guard let r = log.report else { throw QUICFailure.protocolViolation("no REPORT after the bulk phase") }
@@ -143,8 +153,10 @@ final class QUICClient: QUICConnectionDelegate {
     /// `extra.quic`: the handshake timings of the connection that carried the end of the
     /// bulk phase, the workload streams' counts, resumption and migrations; sets
     /// `m.resumed` and `m.migrations`.
-    private func stats(of connection: QUICConnection, first: QUICConnection, start: UInt64, report r: ReportBody,
-                       loadedProbesSent: Int?, into m: inout TransportMeasurement) -> JSONObject {
+    private func stats(
+        of connection: QUICConnection, first: QUICConnection, start: UInt64, report r: ReportBody,
+        loadedProbesSent: Int?, into m: inout TransportMeasurement
+    ) -> JSONObject {
         var stats = QUICStats.record(connection, start: connection === first ? start : setup.startedAt, report: r, config: config)
         if let loadedProbesSent { stats["loaded_probes_sent"] = JSONValue(loadedProbesSent) }
         if config.migrate != nil {
@@ -175,9 +187,10 @@ final class QUICClient: QUICConnectionDelegate {
     /// `greeting`: the control stream's first frame, `HELLO` (RESUME on a re-made connection).
     func handshake(greeting: ControlFrame? = nil) throws -> (QUICConnection, UInt64) {
         let greeting = greeting ?? .hello(token)
-        let credentials = try QUICConnection.tlsCredentials(caFile: config.caFile,
-                                                            certFile: config.mutualTLS ? config.clientCertFile : nil,
-                                                            keyFile: config.mutualTLS ? config.clientKeyFile : nil)
+        let credentials = try QUICConnection.tlsCredentials(
+            caFile: config.caFile,
+            certFile: config.mutualTLS ? config.clientCertFile : nil,
+            keyFile: config.mutualTLS ? config.clientKeyFile : nil)
         // With serve's pinned identity, the certificate is checked by its digest once the
         // handshake completes, before any stream data: not by the CA and a name.
         let name = config.certificatePin == nil ? config.expectedName(for: server.host) : nil
@@ -187,15 +200,17 @@ final class QUICClient: QUICConnectionDelegate {
         setup.startedAt = start
         forgetPathWatch(now: start)
         let ticket = resumption.store?.latest
-        let tls = try QUICConnection.makeTLS(server: false, credentials: credentials, alpn: config.alpn, verifyName: name, requireClientCertificate: false,
-                                             earlyData: config.zeroRTT)
+        let tls = try QUICConnection.makeTLS(
+            server: false, credentials: credentials, alpn: config.alpn, verifyName: name, requireClientCertificate: false,
+            earlyData: config.zeroRTT)
         if let ticket {
             // Before the connection exists: its first Initial carries the ClientHello.
             do { try tls.resume(with: ticket.session) } catch { throw QUICFailure.protocolViolation("the saved session cannot be resumed: \(error)") }
         }
         let ctx = QUICFailure.TLSContext(isServer: false, caFile: config.caFile, verifyName: name, alpn: config.alpn)
-        let connection = try QUICConnection(.client, local: try SockAddrBox(channel.socket.localAddress()), remote: try SockAddrBox(server),
-                                            tls: tls, settings: config.connection, tlsContext: ctx, peer: server.description)
+        let connection = try QUICConnection(
+            .client, local: try SockAddrBox(channel.socket.localAddress()), remote: try SockAddrBox(server),
+            tls: tls, settings: config.connection, tlsContext: ctx, peer: server.description)
         connection.delegate = self
         self.connection = connection
         if config.zeroRTT, let ticket {
@@ -260,9 +275,12 @@ final class QUICClient: QUICConnectionDelegate {
             let expiry = connection.expiry
             let until = min(deadline, resumption.attemptDeadline ?? .max, pathDue ?? .max)
             let timeout = min(until > now ? until - now : 0, expiry > now ? expiry - now : 0, wakeIn() ?? .max)
-            let turn = try loop.turn(timeoutNanos: timeout, withSender: false, deliverProbe: { datagram, now in
-                connection.read(datagram, path: UnsafePointer(connection.probePath.pathPointer), now: now)
-            }) { datagram, _, _, now in
+            let turn = try loop.turn(
+                timeoutNanos: timeout, withSender: false,
+                deliverProbe: { datagram, now in
+                    connection.read(datagram, path: UnsafePointer(connection.probePath.pathPointer), now: now)
+                }
+            ) { datagram, _, _, now in
                 connection.read(datagram, now: now)
                 return !connection.isFinished
             }
@@ -299,13 +317,18 @@ final class QUICClient: QUICConnectionDelegate {
                 return
             }
             // A bulk stream: the server only ends its direction, without data.
-            guard data.isEmpty else { throw FramingError(description: "\(data.count) bytes on bulk stream \(stream); the server only ends bulk streams") }
+            guard data.isEmpty else {
+                throw FramingError(description: "\(data.count) bytes on bulk stream \(stream); the server only ends bulk streams")
+            }
             return
         }
-        try setup.controlParser.feed(data, onData: { _, _ in
-            throw FramingError(description: "DATA frame from the server")
-        }, onControl: { frame in
-            try self.log.note(frame)
-        })
+        try setup.controlParser.feed(
+            data,
+            onData: { _, _ in
+                throw FramingError(description: "DATA frame from the server")
+            },
+            onControl: { frame in
+                try self.log.note(frame)
+            })
     }
 }

@@ -1,6 +1,6 @@
 import CNgtcp2
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
 
 /// ngtcp2's C callbacks: trampolines from the connection's user pointer back to
 /// the `QUICConnection` and on to its delegate.

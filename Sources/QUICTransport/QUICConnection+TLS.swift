@@ -8,7 +8,8 @@ extension QUICConnection {
     /// TLS 1.3 only. `%DISABLE_TLS13_COMPAT_MODE` because QUIC forbids the
     /// middlebox-compatibility ChangeCipherSpec (aioquic rejects the ClientHello
     /// with PROTOCOL_VIOLATION otherwise).
-    static let tlsPriority = "NORMAL:-VERS-ALL:+VERS-TLS1.3:-CIPHER-ALL:+AES-128-GCM:+AES-256-GCM:+CHACHA20-POLY1305:-GROUP-ALL:+GROUP-X25519:+GROUP-SECP256R1:+GROUP-SECP384R1:%DISABLE_TLS13_COMPAT_MODE"
+    static let tlsPriority =
+        "NORMAL:-VERS-ALL:+VERS-TLS1.3:-CIPHER-ALL:+AES-128-GCM:+AES-256-GCM:+CHACHA20-POLY1305:-GROUP-ALL:+GROUP-X25519:+GROUP-SECP256R1:+GROUP-SECP384R1:%DISABLE_TLS13_COMPAT_MODE"
 
     /// Certificate credentials with QUIC's priorities: `caFile` verifies the peer and,
     /// when given, `certFile` + `keyFile` are this endpoint's identity.
@@ -24,14 +25,19 @@ extension QUICConnection {
     ///   - resumption: server only: hand out session tickets (sent once the handshake
     ///     completed: `sendSessionTicket`) and resume them; with its anti-replay, accept 0-RTT.
     ///   - earlyData: client only: offer 0-RTT when resuming a session that allows it.
-    static func makeTLS(server: Bool, credentials: GnuTLSCredentials, alpn: String, verifyName: String?,
-                        requireClientCertificate: Bool, resumption: QUICServerResumption? = nil,
-                        earlyData: Bool = true) throws -> GnuTLSSession {
-        let tls = try GnuTLSSession(server ? .server : .client, credentials: credentials, forQUIC: true,
-                                    earlyData: server || earlyData, sendsTicketsItself: resumption != nil)
+    static func makeTLS(
+        server: Bool, credentials: GnuTLSCredentials, alpn: String, verifyName: String?,
+        requireClientCertificate: Bool, resumption: QUICServerResumption? = nil,
+        earlyData: Bool = true
+    ) throws -> GnuTLSSession {
+        let tls = try GnuTLSSession(
+            server ? .server : .client, credentials: credentials, forQUIC: true,
+            earlyData: server || earlyData, sendsTicketsItself: resumption != nil)
         if let resumption { try tls.enableSessionTickets(key: resumption.ticketKey) }
-        let configured = server ? ngtcp2_crypto_gnutls_configure_server_session(tls.handle)
-                                : ngtcp2_crypto_gnutls_configure_client_session(tls.handle)
+        let configured =
+            server
+            ? ngtcp2_crypto_gnutls_configure_server_session(tls.handle)
+            : ngtcp2_crypto_gnutls_configure_client_session(tls.handle)
         if configured != 0 { throw TransportError("ngtcp2_crypto_gnutls could not configure the TLS session") }
         if let antiReplay = resumption?.antiReplay { try tls.enableEarlyData(antiReplay: antiReplay) }
         // ALPN is mandatory: a peer that speaks another application protocol is refused

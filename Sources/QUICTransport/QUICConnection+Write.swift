@@ -101,8 +101,9 @@ extension QUICConnection {
                 if filled.reachesEnd && s.finQueued { flags |= UInt32(NGTCP2_WRITE_STREAM_FLAG_FIN) }
             }
             var pdatalen: ngtcp2_ssize = -1
-            let n = pb_ngtcp2_conn_writev_stream(conn, writePath.pathPointer, &pi, out, capacity, &pdatalen, flags,
-                                                 s?.streamID ?? -1, vecs.baseAddress, count, now)
+            let n = pb_ngtcp2_conn_writev_stream(
+                conn, writePath.pathPointer, &pi, out, capacity, &pdatalen, flags,
+                s?.streamID ?? -1, vecs.baseAddress, count, now)
             if let s, pdatalen >= 0 {
                 var total = 0
                 for i in 0..<count { total += vecs[i].len }

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CNgtcp2
 import GnuTLSSupport
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// What a connection's owner (the client workload or the server session) hears from it.
 protocol QUICConnectionDelegate: AnyObject {
@@ -97,8 +98,10 @@ final class QUICConnection {
     /// A CONNECTION_CLOSE a failure asked for, sent by the next `flushClose`.
     private var pendingClose: CloseReason?
 
-    init(_ role: Role, local: SockAddrBox, remote: SockAddrBox, tls: GnuTLSSession, settings: ConnectionSettings,
-         tlsContext: QUICFailure.TLSContext, peer: String) throws {
+    init(
+        _ role: Role, local: SockAddrBox, remote: SockAddrBox, tls: GnuTLSSession, settings: ConnectionSettings,
+        tlsContext: QUICFailure.TLSContext, peer: String
+    ) throws {
         self.tls = tls
         self.settings = settings
         self.tlsContext = tlsContext
@@ -236,8 +239,9 @@ final class QUICConnection {
         lastReadAt = now
         datagramsReceived += 1
         bytesReceived += datagram.count
-        let rv = pb_ngtcp2_conn_read_pkt(conn, readPath ?? UnsafePointer(path.pathPointer),
-                                         base.assumingMemoryBound(to: UInt8.self), datagram.count, now)
+        let rv = pb_ngtcp2_conn_read_pkt(
+            conn, readPath ?? UnsafePointer(path.pathPointer),
+            base.assumingMemoryBound(to: UInt8.self), datagram.count, now)
         guard rv != 0 else { return }
         switch rv {
         case NGTCP2_ERR_DRAINING:

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The one event loop turn both sides run (`QUICClient.pump`, `QUICServerLoop.run`):
 /// sleep until a datagram, a timer or a wake-up, retry a stalled send, then read a
@@ -35,9 +36,11 @@ struct QUICEventLoop {
     /// datagrams and calls `deliver(datagram, from, fromLength, now)` for each (`from`
     /// is nil unless `withSender`). `deliver` returns false to end the batch early.
     /// With `probe` (a client's migration probe socket) its datagrams go to `deliverProbe`.
-    func turn(timeoutNanos: UInt64, withSender: Bool,
-              deliverProbe: (UnsafeRawBufferPointer, UInt64) -> Void = { _, _ in },
-              deliver: (UnsafeRawBufferPointer, UnsafeRawPointer?, socklen_t, UInt64) -> Bool) throws -> Turn {
+    func turn(
+        timeoutNanos: UInt64, withSender: Bool,
+        deliverProbe: (UnsafeRawBufferPointer, UInt64) -> Void = { _, _ in },
+        deliver: (UnsafeRawBufferPointer, UnsafeRawPointer?, socklen_t, UInt64) -> Bool
+    ) throws -> Turn {
         let timeout = channel.isStalled || probe?.isStalled == true ? min(timeoutNanos, Self.stalledRetryNanos) : timeoutNanos
         let (readable, woken, probeReadable) = try channel.wait(timeoutNanos: timeout, also: probe)
         if woken { return .woken }
@@ -56,15 +59,19 @@ struct QUICEventLoop {
     }
 
     /// Reads up to `readBatch` datagrams from `channel` (what `turn` does with each socket).
-    private static func readBatch(from channel: UDPChannel, withSender: Bool,
-                                  deliver: (UnsafeRawBufferPointer, UnsafeRawPointer?, socklen_t, UInt64) -> Bool) throws {
+    private static func readBatch(
+        from channel: UDPChannel, withSender: Bool,
+        deliver: (UnsafeRawBufferPointer, UnsafeRawPointer?, socklen_t, UInt64) -> Bool
+    ) throws {
         guard let buffer = channel.receiveBuffer.baseAddress else { return }
         var from = sockaddr_storage()
         var fromLength = socklen_t(0)
         var datagrams = 0
         while datagrams < Self.readBatch {
-            let received = withSender ? try channel.receive(from: &from, fromLength: &fromLength)
-                                      : try channel.receive(from: nil, fromLength: nil)
+            let received =
+                withSender
+                ? try channel.receive(from: &from, fromLength: &fromLength)
+                : try channel.receive(from: nil, fromLength: nil)
             // Nothing waiting; or a zero-length read, which on a shut-down socket
             // (cell cancellation) would otherwise repeat forever.
             guard let (n, segment) = received, n > 0 else { break }

@@ -54,7 +54,10 @@ enum QUICFailure: Error, CustomStringConvertible {
                 switch alert {
                 case 120: text += ": the \(peer) does not speak ALPN \"\(ctx.alpn)\""
                 case 42, 43, 44, 45, 46, 48, 116:
-                    text += ctx.isServer ? ": the client rejected our certificate" : ": the server rejected our client certificate (mutualTLS: check clientCertFile and the server's caFile)"
+                    text +=
+                        ctx.isServer
+                        ? ": the client rejected our certificate"
+                        : ": the server rejected our client certificate (mutualTLS: check clientCertFile and the server's caFile)"
                 default: break
                 }
                 return text + (reason.isEmpty ? "" : " (\(reason))")
@@ -89,7 +92,9 @@ func verificationProblem(_ status: CertificateStatus, _ ctx: QUICFailure.TLSCont
         reasons.append("\(who) not issued by the configured CA (\(ctx.caFile ?? "caFile"))")
     }
     if status.unexpectedOwner {
-        reasons.append("\(who) does not cover the name \"\(ctx.verifyName ?? "?")\" (set serverName to a name in the certificate, or use a certificate for this address)")
+        reasons.append(
+            "\(who) does not cover the name \"\(ctx.verifyName ?? "?")\" (set serverName to a name in the certificate, or use a certificate for this address)"
+        )
     }
     if status.expired {
         reasons.append("\(who) has expired (regenerate it: certs/regenerate.sh)")

@@ -1,9 +1,9 @@
-public import PeerBenchJSON
-public import PeerBenchSystem
-public import PeerBenchPlugin
 import CNgtcp2
-import GnuTLSSupport
 import Foundation
+import GnuTLSSupport
+public import PeerBenchJSON
+public import PeerBenchPlugin
+public import PeerBenchSystem
 
 /// QUIC (RFC 9000) on ngtcp2 0.12 with GnuTLS, TLS 1.3 only: plugin `quic`.
 ///
@@ -16,23 +16,48 @@ public struct QUICPlugin: TransportPlugin {
         name: "quic",
         summary: "QUIC on ngtcp2 + GnuTLS (TLS 1.3), probes on a control stream, bulk on further streams",
         options: [
-            OptionDescriptor("streams", type: "single|perMessage", default: QUICDefaults.streams.rawValue, help: "One stream for all bulk messages, or one stream per message (the upload's; a bulk workload's streams N runs N flow streams, with single only)."),
-            OptionDescriptor("congestionControl", type: "cubic|reno|bbr|bbr2", default: QUICDefaults.congestionControl.rawValue, help: "ngtcp2's congestion controller."),
-            OptionDescriptor("maxStreamWindow", type: "bytes", default: "\(QUICDefaults.maxStreamWindow)", help: "Stream flow-control window (initial and auto-tuning maximum)."),
-            OptionDescriptor("maxWindow", type: "bytes", default: "\(QUICDefaults.maxWindow)", help: "Connection flow-control window (initial and auto-tuning maximum)."),
-            OptionDescriptor("handshakeTimeoutSeconds", type: "number", default: "\(Int(QUICDefaults.handshakeTimeoutSeconds))", help: "Give up on a handshake after this long (the cell deadline also bounds it). Long like TCP's SYN retries, so a fade at set-up does not fail QUIC where TCP would wait."),
-            OptionDescriptor("idleTimeoutSeconds", type: "number", default: "\(Int(QUICDefaults.idleTimeoutSeconds))", help: "Close a connection silent for this long (max_idle_timeout); when given, also the dead-peer timeout of scenario cells."),
-            OptionDescriptor("caFile", type: "path", default: "certs/ca.pem", help: "CA that must have issued the peer's certificate (bundled test CA by default)."),
+            OptionDescriptor(
+                "streams", type: "single|perMessage", default: QUICDefaults.streams.rawValue,
+                help:
+                    "One stream for all bulk messages, or one stream per message (the upload's; a bulk workload's streams N runs N flow streams, with single only)."
+            ),
+            OptionDescriptor(
+                "congestionControl", type: "cubic|reno|bbr|bbr2", default: QUICDefaults.congestionControl.rawValue,
+                help: "ngtcp2's congestion controller."),
+            OptionDescriptor(
+                "maxStreamWindow", type: "bytes", default: "\(QUICDefaults.maxStreamWindow)",
+                help: "Stream flow-control window (initial and auto-tuning maximum)."),
+            OptionDescriptor(
+                "maxWindow", type: "bytes", default: "\(QUICDefaults.maxWindow)",
+                help: "Connection flow-control window (initial and auto-tuning maximum)."),
+            OptionDescriptor(
+                "handshakeTimeoutSeconds", type: "number", default: "\(Int(QUICDefaults.handshakeTimeoutSeconds))",
+                help:
+                    "Give up on a handshake after this long (the cell deadline also bounds it). Long like TCP's SYN retries, so a fade at set-up does not fail QUIC where TCP would wait."
+            ),
+            OptionDescriptor(
+                "idleTimeoutSeconds", type: "number", default: "\(Int(QUICDefaults.idleTimeoutSeconds))",
+                help: "Close a connection silent for this long (max_idle_timeout); when given, also the dead-peer timeout of scenario cells."),
+            OptionDescriptor(
+                "caFile", type: "path", default: "certs/ca.pem", help: "CA that must have issued the peer's certificate (bundled test CA by default)."
+            ),
             OptionDescriptor("certFile", type: "path", default: "certs/server.pem", help: "Server certificate."),
             OptionDescriptor("keyFile", type: "path", default: "certs/server-key.pem", help: "Server private key."),
             OptionDescriptor("clientCertFile", type: "path", default: "certs/client.pem", help: "Client certificate for mutualTLS."),
             OptionDescriptor("clientKeyFile", type: "path", default: "certs/client-key.pem", help: "Client private key for mutualTLS."),
             OptionDescriptor("serverName", type: "string", default: "the server's address", help: "Name the server certificate must cover."),
             OptionDescriptor("mutualTLS", type: "bool", default: "false", help: "The server requires and verifies a client certificate."),
-            OptionDescriptor("resumption", type: "bool", default: "false", help: "TLS session resumption: a priming connection fetches a session ticket, the measured connection resumes with it."),
-            OptionDescriptor("zeroRTT", type: "bool", default: "false", help: "With resumption: the measured connection sends HELLO and a first probe as 0-RTT early data (extra.quic.first_echo_ms)."),
-            OptionDescriptor(ReconnectPolicy.key, type: "bool|object", default: "off",
-                             help: "Needs idleTimeoutSeconds: when the idle timeout ends the connection in the bulk phase, make a new one (resumed with resumption, 0-RTT with zeroRTT) with the backoff below until the cell's deadline, RESUME and send on from the server's count; true = the defaults."),
+            OptionDescriptor(
+                "resumption", type: "bool", default: "false",
+                help: "TLS session resumption: a priming connection fetches a session ticket, the measured connection resumes with it."),
+            OptionDescriptor(
+                "zeroRTT", type: "bool", default: "false",
+                help: "With resumption: the measured connection sends HELLO and a first probe as 0-RTT early data (extra.quic.first_echo_ms)."),
+            OptionDescriptor(
+                ReconnectPolicy.key, type: "bool|object", default: "off",
+                help:
+                    "Needs idleTimeoutSeconds: when the idle timeout ends the connection in the bulk phase, make a new one (resumed with resumption, 0-RTT with zeroRTT) with the backoff below until the cell's deadline, RESUME and send on from the server's count; true = the defaults."
+            ),
         ] + ReconnectPolicy.descriptors.dropFirst() + LoadedRttProbes.descriptors + MigrationPolicy.descriptors
     )
 
@@ -46,33 +71,41 @@ public struct QUICPlugin: TransportPlugin {
         let cc = try options.choice("congestionControl", default: QUICDefaults.congestionControl)
         let maxStreamWindow = try options.int("maxStreamWindow", default: Int(QUICDefaults.maxStreamWindow), range: 65_536...(1 << 30))
         let maxWindow = try options.int("maxWindow", default: Int(QUICDefaults.maxWindow), range: 65_536...(1 << 31))
-        let handshake = try options.double("handshakeTimeoutSeconds", default: QUICDefaults.handshakeTimeoutSeconds, range: 0.05...600)
+        let handshake =
+            try options.double("handshakeTimeoutSeconds", default: QUICDefaults.handshakeTimeoutSeconds, range: 0.05...600)
             ?? QUICDefaults.handshakeTimeoutSeconds
-        let idle = try options.double("idleTimeoutSeconds", default: QUICDefaults.idleTimeoutSeconds, range: 0.1...3600)
+        let idle =
+            try options.double("idleTimeoutSeconds", default: QUICDefaults.idleTimeoutSeconds, range: 0.1...3600)
             ?? QUICDefaults.idleTimeoutSeconds
         let resumption = try options.bool("resumption", default: false)
         let zeroRTT = try options.bool("zeroRTT", default: false)
         if zeroRTT && !resumption {
-            throw InputError(path: options.path.key("zeroRTT").description,
-                             "0-RTT needs a resumed session: set \"resumption\": true as well")
+            throw InputError(
+                path: options.path.key("zeroRTT").description,
+                "0-RTT needs a resumed session: set \"resumption\": true as well")
         }
         let loadedRttProbes = try LoadedRttProbes.read(options)
-        let reconnect = try ReconnectPolicy.read(options, detectedBy: options.has("idleTimeoutSeconds"), loadedRttProbes: loadedRttProbes,
-                                                 missing: "idleTimeoutSeconds: QUIC notices a vanished peer only by its idle timeout, and the 30 s default is longer than most cells, so without it the connection stalls through the outage and no reconnect would ever start")
+        let reconnect = try ReconnectPolicy.read(
+            options, detectedBy: options.has("idleTimeoutSeconds"), loadedRttProbes: loadedRttProbes,
+            missing:
+                "idleTimeoutSeconds: QUIC notices a vanished peer only by its idle timeout, and the 30 s default is longer than most cells, so without it the connection stalls through the outage and no reconnect would ever start"
+        )
         let certs = BundledCertificates.directory()
         func path(_ key: String, _ file: String) throws -> String {
             let bundled = certs.map { "\($0)/\(file)" }
             guard let p = try options.string(key, default: bundled) else {
-                throw InputError(path: options.path.key(key).description,
-                                 "no bundled certs/ directory found (set \(BundledCertificates.environmentVariable) or give \(key))")
+                throw InputError(
+                    path: options.path.key(key).description,
+                    "no bundled certs/ directory found (set \(BundledCertificates.environmentVariable) or give \(key))")
             }
             return p
         }
         config = QUICConfiguration(
             streams: streams,
-            connection: ConnectionSettings(congestionControl: cc, maxStreamWindow: UInt64(maxStreamWindow), maxWindow: UInt64(maxWindow),
-                                           handshakeTimeoutNanos: UInt64(handshake * 1e9), idleTimeoutNanos: UInt64(idle * 1e9),
-                                           debugLog: ProcessInfo.processInfo.environment["PEERBENCH_QUIC_DEBUG"] != nil),
+            connection: ConnectionSettings(
+                congestionControl: cc, maxStreamWindow: UInt64(maxStreamWindow), maxWindow: UInt64(maxWindow),
+                handshakeTimeoutNanos: UInt64(handshake * 1e9), idleTimeoutNanos: UInt64(idle * 1e9),
+                debugLog: ProcessInfo.processInfo.environment["PEERBENCH_QUIC_DEBUG"] != nil),
             caFile: try path("caFile", "ca.pem"),
             certFile: try path("certFile", "server.pem"),
             keyFile: try path("keyFile", "server-key.pem"),
@@ -108,12 +141,19 @@ public struct QUICPlugin: TransportPlugin {
     /// Parallel `streams` are streams of the one connection, each a flow of its own, so the
     /// `streams` option's `perMessage` (a stream per message) is refused with them.
     public func check(workload: WorkloadSpec, path: JSONPath) -> [InputProblem] {
-        var problems = workload.check(transport: Self.descriptor.name, uploadOnly: [(ReconnectPolicy.key, config.reconnect != nil),
-                                                                                    ("loadedRttProbes", config.loadedRttProbes != nil)],
-                                      parallelStreams: true, path: path)
+        var problems = workload.check(
+            transport: Self.descriptor.name,
+            uploadOnly: [
+                (ReconnectPolicy.key, config.reconnect != nil),
+                ("loadedRttProbes", config.loadedRttProbes != nil),
+            ],
+            parallelStreams: true, path: path)
         if workload.streams > 1, config.streams == .perMessage {
-            problems.append(InputProblem(path: path.key("streams").description,
-                                         "quic: \(workload.streams) parallel streams send each flow's messages on one stream of its own; option \"streams\": \"perMessage\" (a stream per message) is unsupported with them (use \"single\", the default)"))
+            problems.append(
+                InputProblem(
+                    path: path.key("streams").description,
+                    "quic: \(workload.streams) parallel streams send each flow's messages on one stream of its own; option \"streams\": \"perMessage\" (a stream per message) is unsupported with them (use \"single\", the default)"
+                ))
         }
         return problems
     }
@@ -128,8 +168,9 @@ public struct QUICPlugin: TransportPlugin {
             settings.antiReplayWindowMilliseconds = UInt32(clamping: max(10_000, cellMs))
         }
         let loop = try await cell.server.run("quic-server-bind") { [settings] in
-            try QUICServerLoop(server: cell.server, config: settings, token: CellToken(cell: cell), logger: cell.logger,
-                               serviceClass: cell.wifi.serviceClass)
+            try QUICServerLoop(
+                server: cell.server, config: settings, token: CellToken(cell: cell), logger: cell.logger,
+                serviceClass: cell.wifi.serviceClass)
         }
         cell.cancellation.onCancel { loop.stop() }
         let task = Task { try await cell.server.run("quic-server") { try loop.run() } }
@@ -145,16 +186,19 @@ public struct QUICPlugin: TransportPlugin {
             let store = settings.resumption ? QUICResumptionStore() : nil
             var primingNanos: UInt64?
             if let store {
-                let primer = try QUICClient(config: settings, server: server, token: CellToken(cell: cell), deadline: cell.deadline,
-                                            cancellation: cell.cancellation, serviceClass: cell.wifi.serviceClass, store: store)
+                let primer = try QUICClient(
+                    config: settings, server: server, token: CellToken(cell: cell), deadline: cell.deadline,
+                    cancellation: cell.cancellation, serviceClass: cell.wifi.serviceClass, store: store)
                 primingNanos = try primer.prime()
             }
-            let client = try QUICClient(config: settings, server: server, token: CellToken(cell: cell), deadline: cell.deadline,
-                                        cancellation: cell.cancellation, serviceClass: cell.wifi.serviceClass, store: store)
+            let client = try QUICClient(
+                config: settings, server: server, token: CellToken(cell: cell), deadline: cell.deadline,
+                cancellation: cell.cancellation, serviceClass: cell.wifi.serviceClass, store: store)
             client.resumption.primingNanos = primingNanos
-            return try client.run(payload: cell.payload, probes: cell.rttProbes, seed: cell.seed, method: cell.rttMethod,
-                                  probeSpacing: cell.rttProbeSpacingNanos, askSpan: cell.serverHello[QUICServerHandle.reportSpanKey]?.boolValue == true,
-                                  workload: cell.workload)
+            return try client.run(
+                payload: cell.payload, probes: cell.rttProbes, seed: cell.seed, method: cell.rttMethod,
+                probeSpacing: cell.rttProbeSpacingNanos, askSpan: cell.serverHello[QUICServerHandle.reportSpanKey]?.boolValue == true,
+                workload: cell.workload)
         }
     }
 

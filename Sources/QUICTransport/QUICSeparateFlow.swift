@@ -1,6 +1,6 @@
 import Foundation
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
 import Synchronization
 
 /// Loaded probes on a separate flow for QUIC (`loadedRttProbes.flow` `separate`,

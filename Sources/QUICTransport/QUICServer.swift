@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CNgtcp2
 import GnuTLSSupport
-import PeerBenchSystem
-import PeerBenchPlugin
 import Logging
+import PeerBenchPlugin
+import PeerBenchSystem
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The server side of one cell: a UDP socket and a single-threaded event loop that
 /// accepts QUIC connections, answers probes, counts bulk messages and reports them.
@@ -46,8 +47,10 @@ final class QUICServerLoop: @unchecked Sendable {
         self.token = token
         self.logger = logger
         claim = CellClaim(acceptsResume: config.reconnect != nil)
-        credentials = try QUICConnection.tlsCredentials(caFile: config.mutualTLS ? config.caFile : nil, certFile: config.certFile, keyFile: config.keyFile)
-        resumption = config.resumption
+        credentials = try QUICConnection.tlsCredentials(
+            caFile: config.mutualTLS ? config.caFile : nil, certFile: config.certFile, keyFile: config.keyFile)
+        resumption =
+            config.resumption
             ? try QUICServerResumption(earlyData: config.zeroRTT, windowMilliseconds: config.antiReplayWindowMilliseconds ?? 10_000) : nil
         readPath = .allocate(capacity: 1)
         ngtcp2_path_storage_zero(readPath)
@@ -106,13 +109,18 @@ final class QUICServerLoop: @unchecked Sendable {
                 if isCellClient, outcome == nil, s.awaitsResume {
                     // `reconnect`: the client lost this connection too (idle timeout) and
                     // comes back with RESUME; the counts stay in the claim's receipt.
-                    logger.debug("QUIC server: the cell's client connection ended before the report (\(c.failure.map { "\($0)" } ?? "closed")); waiting for its RESUME")
+                    logger.debug(
+                        "QUIC server: the cell's client connection ended before the report (\(c.failure.map { "\($0)" } ?? "closed")); waiting for its RESUME"
+                    )
                     s.release()
                 } else if isCellClient, outcome == nil {
-                    outcome = s.isComplete(now: now) || c.peerClosedCleanly && s.reportSent
+                    outcome =
+                        s.isComplete(now: now) || c.peerClosedCleanly && s.reportSent
                         ? .served : .failed(c.failure ?? .protocolViolation("the client closed the connection before the report"))
                 } else if !isCellClient {
-                    logger.debug("QUIC server: a connection from \(c.peerDescription) that is not this cell's client ended\(c.failure.map { ": \($0)" } ?? "")")
+                    logger.debug(
+                        "QUIC server: a connection from \(c.peerDescription) that is not this cell's client ended\(c.failure.map { ": \($0)" } ?? "")"
+                    )
                 }
                 remove(s)
             }
@@ -144,26 +152,31 @@ final class QUICServerLoop: @unchecked Sendable {
             // Full: make room by dropping the oldest connection still in its handshake,
             // else the oldest that has not proved to be the cell's client, so neither a
             // flood of Initials nor of complete stray handshakes can lock the real client out.
-            guard let victim = sessions.first(where: { !$0.connection.isHandshakeComplete })
+            guard
+                let victim = sessions.first(where: { !$0.connection.isHandshakeComplete })
                     ?? sessions.first(where: { claim.holder !== $0 && claim.probeFlow !== $0 })
-                    ?? sessions.first(where: { claim.holder !== $0 }) else {
+                    ?? sessions.first(where: { claim.holder !== $0 })
+            else {
                 logger.debug("QUIC server: dropping an Initial, \(Self.maxConnections) connections already open")
                 return
             }
             remove(victim)
         }
         let peer = SockAddrBox(raw: from, length: length)
-        let peerText = peer.withPointer { p, _ in SocketAddress(storage: UnsafeRawPointer(p).load(as: sockaddr_storage.self)) }?.description ?? "client"
+        let peerText =
+            peer.withPointer { p, _ in SocketAddress(storage: UnsafeRawPointer(p).load(as: sockaddr_storage.self)) }?.description ?? "client"
         do {
-            let tls = try QUICConnection.makeTLS(server: true, credentials: credentials, alpn: config.alpn, verifyName: nil,
-                                                 requireClientCertificate: config.mutualTLS, resumption: resumption)
+            let tls = try QUICConnection.makeTLS(
+                server: true, credentials: credentials, alpn: config.alpn, verifyName: nil,
+                requireClientCertificate: config.mutualTLS, resumption: resumption)
             let ctx = QUICFailure.TLSContext(isServer: true, caFile: config.caFile, verifyName: nil, alpn: config.alpn)
             var settings = config.connection
             // The control stream plus up to 128 bulk streams at once; each closed bulk
             // stream gives the client credit for another (stream_close).
             settings.maxBidiStreams = 129
             settings.maxUniStreams = 0
-            let c = try QUICConnection(.server(initial: hd), local: local, remote: peer, tls: tls, settings: settings, tlsContext: ctx, peer: peerText)
+            let c = try QUICConnection(
+                .server(initial: hd), local: local, remote: peer, tls: tls, settings: settings, tlsContext: ctx, peer: peerText)
             let s = ServerSession(connection: c, token: token, claim: claim, sendsTicket: resumption != nil)
             c.delegate = s
             s.onNewID = { [unowned self, unowned s] cid in self.routes[cid] = s }

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CNgtcp2
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// One connection's application state on the server (docs/protocol/quic.md).
 final class ServerSession: QUICConnectionDelegate {
@@ -71,17 +72,23 @@ final class ServerSession: QUICConnectionDelegate {
         var parser = parsers[stream] ?? FrameParser()
         // A later stream's first frame says what it is: DATA a bulk stream of the upload,
         // REQUEST, FRAME, FRAME_PULL or PULL a workload stream (`ServerWorkloadStreams`).
-        try parser.feed(data, onData: { n, complete in
-            guard bulk else { throw FramingError(description: "DATA frame on the control stream") }
-            if workload.noteBulkData(on: stream) {
-                countBulk(n, complete: complete, on: stream)
-            } else {
-                try workload.data(n, complete: complete, on: stream)
-            }
-        }, onControl: { frame in
-            guard bulk else { try control(frame, on: stream); return }
-            try workload.control(frame, on: stream)
-        })
+        try parser.feed(
+            data,
+            onData: { n, complete in
+                guard bulk else { throw FramingError(description: "DATA frame on the control stream") }
+                if workload.noteBulkData(on: stream) {
+                    countBulk(n, complete: complete, on: stream)
+                } else {
+                    try workload.data(n, complete: complete, on: stream)
+                }
+            },
+            onControl: { frame in
+                guard bulk else {
+                    try control(frame, on: stream)
+                    return
+                }
+                try workload.control(frame, on: stream)
+            })
         if fin {
             guard parser.atFrameBoundary else { throw FramingError(description: "stream \(stream) ended inside a frame") }
             if workload.handles(stream) {
@@ -201,8 +208,12 @@ final class ServerSession: QUICConnectionDelegate {
         let messageSpan = d.wantsSpan ? r.firstMessageAt.map { r.lastMessageAt - $0 } ?? 0 : nil
         let sender = connection.sender(control)
         sender.append(copying: FrameEncoder.encode(.series(r.series.series)))
-        sender.append(copying: FrameEncoder.encode(.report(ReportBody(messages: r.messages, bytes: r.bytes, streams: finishedStreams,
-                                                                      receiveNanos: span, spanNanos: messageSpan))))
+        sender.append(
+            copying: FrameEncoder.encode(
+                .report(
+                    ReportBody(
+                        messages: r.messages, bytes: r.bytes, streams: finishedStreams,
+                        receiveNanos: span, spanNanos: messageSpan))))
         reportEnd = sender.queuedEnd
     }
 }

@@ -1,5 +1,5 @@
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
 
 /// The server's side of the workload streams of one connection (docs/protocol/quic.md,
 /// section 4c): request streams answered with their response, frame-up streams whose
@@ -100,7 +100,9 @@ final class ServerWorkloadStreams {
     /// Returns false when the stream is a workload stream (the caller passes the bytes on).
     func noteBulkData(on stream: Int64) -> Bool {
         switch roles[stream] {
-        case nil: roles[stream] = .bulk; return true
+        case nil:
+            roles[stream] = .bulk
+            return true
         case .bulk?: return true
         default: return false
         }
@@ -118,7 +120,10 @@ final class ServerWorkloadStreams {
     var hasDeferred: Bool { !deferred.isEmpty }
 
     private func whenClaimed(_ action: @escaping () -> Void) throws {
-        if claimed { action(); return }
+        if claimed {
+            action()
+            return
+        }
         guard deferred.count < Self.maxDeferred else {
             throw FramingError(description: "more than \(Self.maxDeferred) workload streams before HELLO")
         }
@@ -141,8 +146,13 @@ final class ServerWorkloadStreams {
             try frameUp(frame, on: stream)
         case (nil, .framePull(let p)):
             guard p.frames <= UInt64(WorkloadSpec.Limits.frames), (1...UInt64(WorkloadSpec.Limits.frameBytes)).contains(p.frameBytes),
-                  (UInt64(WorkloadSpec.Limits.periodMs.lowerBound * 1e6)...UInt64(WorkloadSpec.Limits.periodMs.upperBound * 1e6)).contains(p.periodNanos) else {
-                throw FramingError(description: "FRAME_PULL of \(p.frames) frames of \(p.frameBytes) B every \(p.periodNanos) ns is out of bounds (at most \(WorkloadSpec.Limits.frames) frames of 1 B to \(WorkloadSpec.Limits.frameBytes) B, a period of 1 to 10 000 ms)")
+                (UInt64(WorkloadSpec.Limits.periodMs.lowerBound * 1e6)...UInt64(WorkloadSpec.Limits.periodMs.upperBound * 1e6)).contains(
+                    p.periodNanos)
+            else {
+                throw FramingError(
+                    description:
+                        "FRAME_PULL of \(p.frames) frames of \(p.frameBytes) B every \(p.periodNanos) ns is out of bounds (at most \(WorkloadSpec.Limits.frames) frames of 1 B to \(WorkloadSpec.Limits.frameBytes) B, a period of 1 to 10 000 ms)"
+                )
             }
             try takeScheduledStream(frame)
             roles[stream] = .frameDown
@@ -154,7 +164,10 @@ final class ServerWorkloadStreams {
             try openPull(count: count, size: size, on: stream)
         case (nil, .flow(let index)):
             guard index < UInt64(WorkloadSpec.Limits.streams), flowStreams < Self.maxFlowStreams else {
-                throw FramingError(description: "FLOW \(index) is out of bounds (flow indices 0 to \(WorkloadSpec.Limits.streams - 1), at most \(Self.maxFlowStreams) flow streams per connection)")
+                throw FramingError(
+                    description:
+                        "FLOW \(index) is out of bounds (flow indices 0 to \(WorkloadSpec.Limits.streams - 1), at most \(Self.maxFlowStreams) flow streams per connection)"
+                )
             }
             flowStreams += 1
             roles[stream] = .flow(FlowState())
@@ -176,10 +189,14 @@ final class ServerWorkloadStreams {
     /// claimed, borrowing the block of that size (shared by the connection's pulls).
     private func openPull(count: UInt64, size: UInt64, on stream: Int64) throws {
         guard count <= Self.maxPullCount, size <= Self.maxPullSize else {
-            throw FramingError(description: "PULL of \(count) messages of \(size) B is out of bounds (at most \(Self.maxPullCount) of at most \(Self.maxPullSize) B)")
+            throw FramingError(
+                description: "PULL of \(count) messages of \(size) B is out of bounds (at most \(Self.maxPullCount) of at most \(Self.maxPullSize) B)"
+            )
         }
         guard pullStreams < Self.maxPullStreams, pullSizes.contains(size) || pullSizes.count < Self.maxPullSizes else {
-            throw FramingError(description: "more than \(Self.maxPullStreams) pull streams or \(Self.maxPullSizes) message sizes on one connection (PULL of \(size) B)")
+            throw FramingError(
+                description:
+                    "more than \(Self.maxPullStreams) pull streams or \(Self.maxPullSizes) message sizes on one connection (PULL of \(size) B)")
         }
         pullStreams += 1
         pullSizes.insert(size)
@@ -197,7 +214,9 @@ final class ServerWorkloadStreams {
 
     private func frameUp(_ frame: ControlFrame, on stream: Int64) throws {
         guard case .frameUp(var state)? = roles[stream], case .frame(let seq) = frame else { return }
-        guard !state.inFrame else { throw FramingError(description: "FRAME \(seq) before the DATA of frame \(state.expected - 1) on stream \(stream)") }
+        guard !state.inFrame else {
+            throw FramingError(description: "FRAME \(seq) before the DATA of frame \(state.expected - 1) on stream \(stream)")
+        }
         guard seq == state.expected else { throw FramingError(description: "FRAME \(seq) on stream \(stream); expected \(state.expected)") }
         guard seq < UInt64(WorkloadSpec.Limits.frames) else {
             throw FramingError(description: "more than \(WorkloadSpec.Limits.frames) frames on stream \(stream)")
@@ -270,8 +289,12 @@ final class ServerWorkloadStreams {
         case .flow(let f)?:
             try whenClaimed { [unowned self] in
                 let s = connection.sender(stream)
-                s.append(copying: FrameEncoder.encode(.flowReport(FlowReportBody(messages: f.messages, bytes: f.bytes,
-                                                                                 firstByteNanos: f.firstByteAt, lastByteNanos: f.lastByteAt))))
+                s.append(
+                    copying: FrameEncoder.encode(
+                        .flowReport(
+                            FlowReportBody(
+                                messages: f.messages, bytes: f.bytes,
+                                firstByteNanos: f.firstByteAt, lastByteNanos: f.lastByteAt))))
                 s.finish()
             }
             roles[stream] = .answered
@@ -291,12 +314,13 @@ final class ServerWorkloadStreams {
     /// session is not over while it does, even when the upload's REPORT was acknowledged
     /// (bidir: the upload can end first).
     var isSending: Bool {
-        !schedules.isEmpty || roles.values.contains {
-            switch $0 {
-            case .pull, .frameDown: true
-            default: false
+        !schedules.isEmpty
+            || roles.values.contains {
+                switch $0 {
+                case .pull, .frameDown: true
+                default: false
+                }
             }
-        }
     }
 
     /// When the next frame of a frame-down flow is due (monotonic ns), or nil.

@@ -1,10 +1,11 @@
-import PeerBenchSockets
-#if canImport(Glibc)
-import Glibc
-#endif
 import CNgtcp2
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSockets
+import PeerBenchSystem
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A non-blocking UDP socket plus an eventfd, polled together, so a QUIC event loop
 /// sleeps until a datagram, a timer or a wake-up (stop, cell cancellation).
@@ -51,8 +52,10 @@ final class UDPChannel {
     /// batch is stalled). `also`: a second channel whose socket is polled beside this
     /// one (a client's migration probe); `alsoReadable` says it has datagrams.
     func wait(timeoutNanos: UInt64, also: UDPChannel? = nil) throws -> (readable: Bool, woken: Bool, alsoReadable: Bool) {
-        var fds = [pollfd(fd: socket.fd, events: Int16(POLLIN) | (stalled != nil ? Int16(POLLOUT) : 0), revents: 0),
-                   pollfd(fd: waker.fd, events: Int16(POLLIN), revents: 0)]
+        var fds = [
+            pollfd(fd: socket.fd, events: Int16(POLLIN) | (stalled != nil ? Int16(POLLOUT) : 0), revents: 0),
+            pollfd(fd: waker.fd, events: Int16(POLLIN), revents: 0),
+        ]
         if let also { fds.append(pollfd(fd: also.socket.fd, events: Int16(POLLIN), revents: 0)) }
         // ppoll's nanosecond timeout: ngtcp2's pacing timers are microseconds apart.
         let t = min(timeoutNanos, 3_600_000_000_000)

@@ -1,5 +1,5 @@
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
 
 extension ControlChannel {
     /// The control channel's round-trip time in milliseconds: the median of `probes`

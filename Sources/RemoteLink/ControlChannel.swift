@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import GnuTLSSupport
-public import PeerBenchSystem
 public import PeerBenchPlugin
+public import PeerBenchSystem
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The authenticated control channel between `run --link remote` and `serve`: TLS 1.3
 /// over TCP with an external pre-shared key and an (EC)DHE key exchange, carrying the
@@ -134,7 +135,9 @@ public final class ControlChannel: Sendable {
             while off < frame.count {
                 // After `.again` the same call is repeated with the same data, as GnuTLS requires.
                 let sent = try io {
-                    frame.withUnsafeBytes { b in Result { () throws(GnuTLSError) in try tls.session.send(UnsafeRawBufferPointer(rebasing: b[off...])) } }
+                    frame.withUnsafeBytes { b in
+                        Result { () throws(GnuTLSError) in try tls.session.send(UnsafeRawBufferPointer(rebasing: b[off...])) }
+                    }
                 }
                 switch sent {
                 case .success(let n): off += n
@@ -269,5 +272,8 @@ public final class ControlChannel: Sendable {
 struct ChannelDeadline {
     let at: UInt64
     init(seconds: Double) { at = MonotonicClock.now() &+ UInt64(max(0, seconds) * 1e9) }
-    var remainingNanos: UInt64 { let now = MonotonicClock.now(); return at > now ? at - now : 0 }
+    var remainingNanos: UInt64 {
+        let now = MonotonicClock.now()
+        return at > now ? at - now : 0
+    }
 }

@@ -17,7 +17,8 @@ public enum ControlChannelError: Error, Sendable, Equatable, CustomStringConvert
     public var description: String {
         switch self {
         case .authenticationFailed: "authentication failed (wrong pre-shared key?)"
-        case .busy: "control channel: the peer is busy (its handshake slots are taken, perhaps by a stranger's connections); try again in a few seconds"
+        case .busy:
+            "control channel: the peer is busy (its handshake slots are taken, perhaps by a stranger's connections); try again in a few seconds"
         case .timedOut: "control channel: timed out"
         case .closed: "control channel: the connection is closed"
         case .protocolError(let e): "\(e)"

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 // Avahi through its own command-line clients, `avahi-publish` and `avahi-browse`
 // (Debian's avahi-utils), rather than libavahi-client: the tools are Avahi's stable,
@@ -14,19 +15,22 @@ extension Discovery {
     /// Publishes `_peerbench._tcp` on `port` under `name` (default: the host name) with
     /// the control protocol versions in TXT, until the advertisement is stopped. Returns
     /// once Avahi has registered it (the name may have been changed on a collision).
-    public static func advertise(name: String? = nil, port: UInt16, systemBus: String? = nil,
-                                 timeoutSeconds: Double = 10) throws(DiscoveryError) -> Advertisement {
+    public static func advertise(
+        name: String? = nil, port: UInt16, systemBus: String? = nil,
+        timeoutSeconds: Double = 10
+    ) throws(DiscoveryError) -> Advertisement {
         let instance = name ?? shortHostName()
         let versions = RemoteLink.controlProtocolVersions.map(String.init).joined(separator: ",")
-        let tool = try AvahiTool.start("avahi-publish", ["-s", instance, RemoteLink.serviceType, String(port), "\(versionsKey)=\(versions)"],
-                                       systemBus: systemBus)
+        let tool = try AvahiTool.start(
+            "avahi-publish", ["-s", instance, RemoteLink.serviceType, String(port), "\(versionsKey)=\(versions)"],
+            systemBus: systemBus)
         let deadline = Date().addingTimeInterval(timeoutSeconds)
         while Date() < deadline {
             guard let line = tool.nextLine(until: deadline) else { break }
             if let registered = line.quoted(after: "Established under name ") {
                 return Advertisement(name: registered, port: port, tool: tool)
             }
-            if line.hasPrefix("Failed") { break }  // "Failed to create client object: ...", "Failed to add service: ..." 
+            if line.hasPrefix("Failed") { break }  // "Failed to create client object: ...", "Failed to add service: ..."
         }
         let timedOut = !tool.ended && tool.isRunning
         let output = tool.finish()
@@ -137,7 +141,8 @@ final class AvahiTool {
     static func start(_ tool: String, _ arguments: [String], systemBus: String?) throws(DiscoveryError) -> AvahiTool {
         let candidates: [String] = ["/usr/bin", "/bin", "/usr/local/bin"].map { dir in dir + "/" + tool }
         guard let path = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-            throw DiscoveryError("\(tool) not found: DNS-SD needs Avahi's tools (Debian: apt-get install avahi-daemon avahi-utils; scripts/setup.sh installs them)")
+            throw DiscoveryError(
+                "\(tool) not found: DNS-SD needs Avahi's tools (Debian: apt-get install avahi-daemon avahi-utils; scripts/setup.sh installs them)")
         }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
@@ -229,7 +234,9 @@ final class AvahiTool {
     static func failure(_ tool: String, output: [String], timedOut: Bool) -> DiscoveryError {
         let text = output.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.joined(separator: "; ")
         if text.contains("Daemon not running") || text.contains("Failed to create client") {
-            return DiscoveryError("Avahi's daemon is not running (\(tool): \(text)); start it with `sudo systemctl start avahi-daemon` (without systemd: start the D-Bus system bus, e.g. `sudo service dbus start`, then `sudo avahi-daemon -D`)")
+            return DiscoveryError(
+                "Avahi's daemon is not running (\(tool): \(text)); start it with `sudo systemctl start avahi-daemon` (without systemd: start the D-Bus system bus, e.g. `sudo service dbus start`, then `sudo avahi-daemon -D`)"
+            )
         }
         if timedOut { return DiscoveryError("\(tool) got no answer from avahi-daemon in time\(text.isEmpty ? "" : " (\(text))")") }
         return DiscoveryError("\(tool) failed: \(text.isEmpty ? "no output" : text)")
@@ -265,7 +272,8 @@ enum AvahiBrowseLine {
             }
             let digits = input.prefix(3)
             if digits.count == 3, digits.allSatisfy({ (48...57).contains($0) }),
-               let value = UInt8(String(decoding: digits, as: UTF8.self)) {
+                let value = UInt8(String(decoding: digits, as: UTF8.self))
+            {
                 bytes.append(value)
                 input = input.dropFirst(3)
             } else {

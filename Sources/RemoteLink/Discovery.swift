@@ -34,17 +34,23 @@ public enum Discovery {
         let chosen: String
         if let name {
             guard names.contains(name) else {
-                throw DiscoveryError("no peerbench server named \"\(name)\" found by DNS-SD (\(RemoteLink.serviceType))"
-                                     + (names.isEmpty ? "; is `peerbench serve --advertise` running on the peer, on the same link?"
-                                                      : "; found: \(names.map { "\"\($0)\"" }.joined(separator: ", "))"))
+                throw DiscoveryError(
+                    "no peerbench server named \"\(name)\" found by DNS-SD (\(RemoteLink.serviceType))"
+                        + (names.isEmpty
+                            ? "; is `peerbench serve --advertise` running on the peer, on the same link?"
+                            : "; found: \(names.map { "\"\($0)\"" }.joined(separator: ", "))"))
             }
             chosen = name
         } else {
             guard let only = names.first else {
-                throw DiscoveryError("no peerbench server found by DNS-SD (\(RemoteLink.serviceType)); is `peerbench serve --advertise` running on the peer, on the same link?")
+                throw DiscoveryError(
+                    "no peerbench server found by DNS-SD (\(RemoteLink.serviceType)); is `peerbench serve --advertise` running on the peer, on the same link?"
+                )
             }
             guard names.count == 1 else {
-                throw DiscoveryError("\(names.count) peerbench servers found by DNS-SD: \(names.map { "\"\($0)\"" }.joined(separator: ", ")); choose one with --peer auto:NAME")
+                throw DiscoveryError(
+                    "\(names.count) peerbench servers found by DNS-SD: \(names.map { "\"\($0)\"" }.joined(separator: ", ")); choose one with --peer auto:NAME"
+                )
             }
             chosen = only
         }
@@ -52,7 +58,9 @@ public enum Discovery {
         let best = entries.min { rank($0.address) < rank($1.address) }!
         let ours = Set(RemoteLink.controlProtocolVersions)
         if !best.controlVersions.isEmpty && ours.isDisjoint(with: best.controlVersions) {
-            throw DiscoveryError("peerbench server \"\(chosen)\" speaks control protocol \(best.controlVersions.map(String.init).joined(separator: ", ")), this peerbench \(RemoteLink.controlProtocolVersions.map(String.init).joined(separator: ", ")): use the same peerbench version on both hosts")
+            throw DiscoveryError(
+                "peerbench server \"\(chosen)\" speaks control protocol \(best.controlVersions.map(String.init).joined(separator: ", ")), this peerbench \(RemoteLink.controlProtocolVersions.map(String.init).joined(separator: ", ")): use the same peerbench version on both hosts"
+            )
         }
         return best
     }

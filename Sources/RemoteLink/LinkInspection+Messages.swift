@@ -24,9 +24,11 @@ struct NetlinkMessage: Equatable {
             guard length >= header, length <= bytes.count - offset else {
                 throw NetlinkParseError("netlink message at byte \(offset) claims \(length) bytes, \(bytes.count - offset) remain")
             }
-            messages.append(NetlinkMessage(type: bytes.u16(at: offset + 4), flags: bytes.u16(at: offset + 6),
-                                           sequence: bytes.u32(at: offset + 8),
-                                           payload: Array(bytes[(offset + header)..<(offset + length)])))
+            messages.append(
+                NetlinkMessage(
+                    type: bytes.u16(at: offset + 4), flags: bytes.u16(at: offset + 6),
+                    sequence: bytes.u32(at: offset + 8),
+                    payload: Array(bytes[(offset + header)..<(offset + length)])))
             offset += netlinkAligned(length)
         }
         return messages
@@ -88,8 +90,10 @@ struct NetlinkAttribute: Equatable {
             guard length >= 4, length <= bytes.count - offset else {
                 throw NetlinkParseError("netlink attribute at byte \(offset) claims \(length) bytes, \(bytes.count - offset) remain")
             }
-            attributes.append(NetlinkAttribute(type: bytes.u16(at: offset + 2) & pb_nla_type_mask,
-                                               value: Array(bytes[(offset + 4)..<(offset + length)])))
+            attributes.append(
+                NetlinkAttribute(
+                    type: bytes.u16(at: offset + 2) & pb_nla_type_mask,
+                    value: Array(bytes[(offset + 4)..<(offset + length)])))
             offset += netlinkAligned(length)
         }
         return attributes

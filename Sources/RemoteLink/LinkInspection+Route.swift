@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CPeerBenchSystem
 import PeerBenchJSON
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A peer address resolved to the bytes RTM_GETROUTE takes.
 struct PeerAddress {
@@ -66,10 +67,11 @@ enum RouteQuery {
     static func route(to peer: PeerAddress) throws -> RouteAnswer {
         let socket = try NetlinkSocket(protocol: NETLINK_ROUTE)
         var rtmsg = [UInt8](repeating: 0, count: Int(pb_rtmsg_size))
-        rtmsg[0] = UInt8(peer.family)                   // rtm_family
-        rtmsg[1] = UInt8(peer.bytes.count * 8)          // rtm_dst_len: a host route
-        let messages = try socket.request("RTM_GETROUTE \(peer.numeric)", type: UInt16(RTM_GETROUTE), dump: false,
-                                          fixed: rtmsg, attributes: [NetlinkAttribute(type: UInt16(RTA_DST.rawValue), value: peer.bytes)])
+        rtmsg[0] = UInt8(peer.family)  // rtm_family
+        rtmsg[1] = UInt8(peer.bytes.count * 8)  // rtm_dst_len: a host route
+        let messages = try socket.request(
+            "RTM_GETROUTE \(peer.numeric)", type: UInt16(RTM_GETROUTE), dump: false,
+            fixed: rtmsg, attributes: [NetlinkAttribute(type: UInt16(RTA_DST.rawValue), value: peer.bytes)])
         guard let reply = messages.first(where: { Int($0.type) == RTM_NEWROUTE }) else {
             throw NetlinkFailure.timeout(request: "RTM_GETROUTE \(peer.numeric)")
         }
@@ -77,9 +79,10 @@ enum RouteQuery {
         guard let oif = attributes[UInt16(RTA_OIF.rawValue)]?.u32 else {
             throw LinkInspectionError("no route to \(peer.numeric): the kernel's answer names no outgoing interface")
         }
-        return RouteAnswer(interfaceIndex: Int(oif),
-                           source: attributes[UInt16(RTA_PREFSRC.rawValue)].flatMap { address($0.value) },
-                           gateway: attributes[UInt16(RTA_GATEWAY.rawValue)].flatMap { address($0.value) })
+        return RouteAnswer(
+            interfaceIndex: Int(oif),
+            source: attributes[UInt16(RTA_PREFSRC.rawValue)].flatMap { address($0.value) },
+            gateway: attributes[UInt16(RTA_GATEWAY.rawValue)].flatMap { address($0.value) })
     }
 
     static func link(index: Int) throws -> LinkAnswer {
@@ -109,8 +112,9 @@ enum RouteQuery {
         let index = Int(Int32(bitPattern: payload.u32(at: 4)))
         let attributes = try parseAttributes(payload, fixedSize: Int(pb_ifinfomsg_size))
         let counters = attributes[UInt16(IFLA_STATS64)].flatMap { stats64($0.value) }
-        return LinkAnswer(index: index, name: attributes[UInt16(IFLA_IFNAME)]?.string ?? "if\(index)",
-                          mtu: attributes[UInt16(IFLA_MTU)]?.u32.map(Int.init), counters: counters)
+        return LinkAnswer(
+            index: index, name: attributes[UInt16(IFLA_IFNAME)]?.string ?? "if\(index)",
+            mtu: attributes[UInt16(IFLA_MTU)]?.u32.map(Int.init), counters: counters)
     }
 
     /// `struct rtnl_link_stats64`, read at the uapi struct's own field offsets.
@@ -119,10 +123,11 @@ enum RouteQuery {
         func field(_ path: KeyPath<rtnl_link_stats64, UInt64>) -> UInt64 {
             value.u64(at: MemoryLayout<rtnl_link_stats64>.offset(of: path)!)
         }
-        return InterfaceCounters(rxPackets: field(\.rx_packets), txPackets: field(\.tx_packets),
-                                 rxBytes: field(\.rx_bytes), txBytes: field(\.tx_bytes),
-                                 rxDropped: field(\.rx_dropped), txDropped: field(\.tx_dropped),
-                                 rxErrors: field(\.rx_errors), txErrors: field(\.tx_errors))
+        return InterfaceCounters(
+            rxPackets: field(\.rx_packets), txPackets: field(\.tx_packets),
+            rxBytes: field(\.rx_bytes), txBytes: field(\.tx_bytes),
+            rxDropped: field(\.rx_dropped), txDropped: field(\.tx_dropped),
+            rxErrors: field(\.rx_errors), txErrors: field(\.tx_errors))
     }
 
     static func parseAttributes(_ payload: [UInt8], fixedSize: Int) throws(NetlinkParseError) -> [NetlinkAttribute] {

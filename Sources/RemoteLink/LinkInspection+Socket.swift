@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CPeerBenchSystem
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// What a netlink request ended in when it did not end in an answer.
 enum NetlinkFailure: Error, CustomStringConvertible {
@@ -44,8 +45,10 @@ final class NetlinkSocket {
     /// Sends one request and returns the answer's messages: for a dump every message up
     /// to NLMSG_DONE, otherwise the one reply. An NLMSG_ERROR with a non-zero code throws
     /// `.kernel`; a zero code (an acknowledgement) ends the answer.
-    func request(_ label: String, type: UInt16, dump: Bool, fixed: [UInt8],
-                 attributes: [NetlinkAttribute]) throws(NetlinkFailure) -> [NetlinkMessage] {
+    func request(
+        _ label: String, type: UInt16, dump: Bool, fixed: [UInt8],
+        attributes: [NetlinkAttribute]
+    ) throws(NetlinkFailure) -> [NetlinkMessage] {
         let seq = Self.sequence.wrappingAdd(1, ordering: .relaxed).newValue
         let flags = UInt16(NLM_F_REQUEST) | (dump ? UInt16(NLM_F_DUMP) : 0)
         let bytes = NetlinkMessage.request(type: type, flags: flags, sequence: seq, fixed: fixed, attributes: attributes)

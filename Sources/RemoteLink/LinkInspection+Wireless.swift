@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CPeerBenchSystem
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// nl80211 over generic netlink: the peer station of a wireless interface.
 enum WirelessQuery {
@@ -12,25 +13,33 @@ enum WirelessQuery {
     static func station(interfaceIndex: Int) -> WirelessStation? {
         guard let socket = try? NetlinkSocket(protocol: NETLINK_GENERIC), let family = familyID(socket) else { return nil }
         let ifindex = NetlinkAttribute(type: nl80211Type(NL80211_ATTR_IFINDEX), u32: UInt32(interfaceIndex))
-        guard let stationMessages = try? socket.request("NL80211_CMD_GET_STATION", type: family, dump: true,
-                                                        fixed: genlHeader(command: UInt8(NL80211_CMD_GET_STATION.rawValue)),
-                                                        attributes: [ifindex]),
-              let stations = try? NL80211Parser.stations(stationMessages) else { return nil }
+        guard
+            let stationMessages = try? socket.request(
+                "NL80211_CMD_GET_STATION", type: family, dump: true,
+                fixed: genlHeader(command: UInt8(NL80211_CMD_GET_STATION.rawValue)),
+                attributes: [ifindex]),
+            let stations = try? NL80211Parser.stations(stationMessages)
+        else { return nil }
         // Noise is optional: many drivers have no survey, and its absence costs only snr_db.
-        let survey = (try? socket.request("NL80211_CMD_GET_SURVEY", type: family, dump: true,
-                                          fixed: genlHeader(command: UInt8(NL80211_CMD_GET_SURVEY.rawValue)),
-                                          attributes: [ifindex]))
+        let survey =
+            (try? socket.request(
+                "NL80211_CMD_GET_SURVEY", type: family, dump: true,
+                fixed: genlHeader(command: UInt8(NL80211_CMD_GET_SURVEY.rawValue)),
+                attributes: [ifindex]))
             .flatMap { try? NL80211Parser.channelInUse($0) }
         return NL80211Parser.peer(of: stations, channel: survey)
     }
 
     /// CTRL_CMD_GETFAMILY "nl80211": the family's id, nil when it is not registered.
     static func familyID(_ socket: NetlinkSocket) -> UInt16? {
-        guard let messages = try? socket.request("CTRL_CMD_GETFAMILY nl80211", type: pb_genl_id_ctrl, dump: false,
-                                                 fixed: genlHeader(command: UInt8(CTRL_CMD_GETFAMILY)),
-                                                 attributes: [NetlinkAttribute(type: UInt16(CTRL_ATTR_FAMILY_NAME), string: NL80211_GENL_NAME)]),
-              let reply = messages.first, reply.payload.count >= Int(pb_genlmsghdr_size),
-              let attributes = try? NetlinkAttribute.parse(reply.payload.dropFirst(Int(pb_genlmsghdr_size))) else { return nil }
+        guard
+            let messages = try? socket.request(
+                "CTRL_CMD_GETFAMILY nl80211", type: pb_genl_id_ctrl, dump: false,
+                fixed: genlHeader(command: UInt8(CTRL_CMD_GETFAMILY)),
+                attributes: [NetlinkAttribute(type: UInt16(CTRL_ATTR_FAMILY_NAME), string: NL80211_GENL_NAME)]),
+            let reply = messages.first, reply.payload.count >= Int(pb_genlmsghdr_size),
+            let attributes = try? NetlinkAttribute.parse(reply.payload.dropFirst(Int(pb_genlmsghdr_size)))
+        else { return nil }
         return attributes[UInt16(CTRL_ATTR_FAMILY_ID)]?.u16
     }
 
@@ -86,8 +95,9 @@ enum NL80211Parser {
             guard let info = try genlAttributes(message)[nl80211Type(NL80211_ATTR_SURVEY_INFO)] else { continue }
             let survey = try NetlinkAttribute.parse(info.value)
             guard survey[nl80211Type(NL80211_SURVEY_INFO_IN_USE)] != nil else { continue }
-            return Channel(frequencyMHz: survey[nl80211Type(NL80211_SURVEY_INFO_FREQUENCY)]?.u32.map(Int.init),
-                           noiseDbm: survey[nl80211Type(NL80211_SURVEY_INFO_NOISE)]?.s8.map(Int.init))
+            return Channel(
+                frequencyMHz: survey[nl80211Type(NL80211_SURVEY_INFO_FREQUENCY)]?.u32.map(Int.init),
+                noiseDbm: survey[nl80211Type(NL80211_SURVEY_INFO_NOISE)]?.s8.map(Int.init))
         }
         return nil
     }

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The kernel's route towards a peer: the interface the packets leave by and the
 /// source address they carry (as `ip route get PEER` shows them).
@@ -50,8 +51,10 @@ public struct InterfaceCounters: Sendable, Codable, Equatable {
     public var rxErrors: UInt64
     public var txErrors: UInt64
 
-    public init(rxPackets: UInt64, txPackets: UInt64, rxBytes: UInt64, txBytes: UInt64,
-                rxDropped: UInt64, txDropped: UInt64, rxErrors: UInt64, txErrors: UInt64) {
+    public init(
+        rxPackets: UInt64, txPackets: UInt64, rxBytes: UInt64, txBytes: UInt64,
+        rxDropped: UInt64, txDropped: UInt64, rxErrors: UInt64, txErrors: UInt64
+    ) {
         self.rxPackets = rxPackets
         self.txPackets = txPackets
         self.rxBytes = rxBytes
@@ -92,9 +95,11 @@ public struct WirelessStation: Sendable, Codable, Equatable {
     /// Centre frequency of the channel in use, MHz (survey).
     public var frequencyMHz: Int?
 
-    public init(mac: String? = nil, signalDbm: Int? = nil, signalAverageDbm: Int? = nil, noiseDbm: Int? = nil,
-                txMCS: Int? = nil, txBitrateMbps: Double? = nil, rxBitrateMbps: Double? = nil,
-                inactiveMs: Int? = nil, frequencyMHz: Int? = nil) {
+    public init(
+        mac: String? = nil, signalDbm: Int? = nil, signalAverageDbm: Int? = nil, noiseDbm: Int? = nil,
+        txMCS: Int? = nil, txBitrateMbps: Double? = nil, rxBitrateMbps: Double? = nil,
+        inactiveMs: Int? = nil, frequencyMHz: Int? = nil
+    ) {
         self.mac = mac
         self.signalDbm = signalDbm
         self.signalAverageDbm = signalAverageDbm
@@ -155,8 +160,9 @@ public enum LinkInspection {
             if source == nil { source = try? probe.localAddress().host }
         }
         let name = link?.name ?? interfaceName(index: answer.interfaceIndex) ?? "if\(answer.interfaceIndex)"
-        return LinkRoute(peer: address.numeric, interface: name, interfaceIndex: answer.interfaceIndex, source: source,
-                         gateway: answer.gateway, mtu: link?.mtu, pathMTU: pathMTU)
+        return LinkRoute(
+            peer: address.numeric, interface: name, interfaceIndex: answer.interfaceIndex, source: source,
+            gateway: answer.gateway, mtu: link?.mtu, pathMTU: pathMTU)
     }
 
     /// The path MTU of a connected socket (IP_MTU, IPV6_MTU for an IPv6 socket): what

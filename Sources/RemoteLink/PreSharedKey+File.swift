@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import PeerBenchJSON
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 extension PreSharedKey {
     /// The largest key file read: a key line is under 200 bytes; anything much larger is not one.
@@ -22,7 +23,9 @@ extension PreSharedKey {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         if fd < 0 {
             let e = errno
-            if e == ENOENT { throw InputError(source: path, "no such key file (create one with `peerbench psk new \(path)` and copy it to the other host)") }
+            if e == ENOENT {
+                throw InputError(source: path, "no such key file (create one with `peerbench psk new \(path)` and copy it to the other host)")
+            }
             throw InputError(source: path, "cannot open the key file: \(String(cString: strerror(e)))")
         }
         defer { _ = Glibc.close(fd) }
@@ -32,10 +35,14 @@ extension PreSharedKey {
         let exposed = st.st_mode & 0o066
         if exposed != 0 {
             let mode = String(st.st_mode & 0o777, radix: 8)
-            throw InputError(source: path, "the key file is \(exposed & 0o044 != 0 ? "readable" : "writable") by group or others (mode \(mode)); "
-                             + "a pre-shared key must be private: run `chmod 600 \(path)`")
+            throw InputError(
+                source: path,
+                "the key file is \(exposed & 0o044 != 0 ? "readable" : "writable") by group or others (mode \(mode)); "
+                    + "a pre-shared key must be private: run `chmod 600 \(path)`")
         }
-        guard st.st_size <= maxFileSize else { throw InputError(source: path, "\(st.st_size) bytes is too large for a key file (at most \(maxFileSize))") }
+        guard st.st_size <= maxFileSize else {
+            throw InputError(source: path, "\(st.st_size) bytes is too large for a key file (at most \(maxFileSize))")
+        }
         var bytes = [UInt8](repeating: 0, count: Int(st.st_size))
         var got = 0
         while got < bytes.count {
@@ -66,8 +73,9 @@ extension PreSharedKey {
             guard words.count == 3 else { throw bad("expected 3 words (`\(formatTag) IDENTITY HEX64`), found \(words.count)") }
             if let problem = identityProblem(String(words[1])) { throw bad(problem) }
             guard let key = Hex.decode(words[2], count: keyBytes) else {
-                throw bad("the key must be \(keyBytes * 2) hex digits (\(keyBytes * 8) bits)"
-                          + (words[2].count == keyBytes * 2 ? ", found a character that is not one" : ", found \(words[2].count) characters"))
+                throw bad(
+                    "the key must be \(keyBytes * 2) hex digits (\(keyBytes * 8) bits)"
+                        + (words[2].count == keyBytes * 2 ? ", found a character that is not one" : ", found \(words[2].count) characters"))
             }
             found = (try PreSharedKey(identity: String(words[1]), bytes: key), lineNumber)
         }

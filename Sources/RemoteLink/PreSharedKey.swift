@@ -1,6 +1,6 @@
 import PeerBenchJSON
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
 
 /// The 256-bit secret both hosts hold, and the identity the client names in its TLS
 /// ClientHello (sent in clear: never a secret, by default just `peerbench`).

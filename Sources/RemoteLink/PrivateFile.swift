@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import PeerBenchJSON
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Secrets on disk (a pre-shared key file, serve's private key): one way to write them.
 enum PrivateFile {
@@ -15,7 +16,9 @@ enum PrivateFile {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
         if fd < 0 {
             let e = errno
-            if e == EEXIST { throw InputError(source: path, "the file already exists; \(kept) is never overwritten (remove it first, or choose another name)") }
+            if e == EEXIST {
+                throw InputError(source: path, "the file already exists; \(kept) is never overwritten (remove it first, or choose another name)")
+            }
             throw InputError(source: path, "cannot create the \(noun): \(String(cString: strerror(e)))")
         }
         defer { _ = Glibc.close(fd) }

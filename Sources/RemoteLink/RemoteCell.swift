@@ -1,7 +1,7 @@
-import PeerBenchTestbed
 import Foundation
 public import PeerBenchJSON
 public import PeerBenchPlugin
+import PeerBenchTestbed
 
 /// The JSON bodies of the control protocol's cell messages (docs/protocol/control.md,
 /// "Cell messages"): CELL_REQUEST (client -> serve), SERVER_READY and SERVER_RESULT
@@ -98,8 +98,10 @@ public enum RemoteCell {
             case port, hello, link, dataKey = "data_key", certificateSHA256 = "certificate_sha256"
         }
 
-        public init(port: UInt16, hello: JSONObject, link: InterfaceSnapshot? = nil, dataKey: String? = nil,
-                    certificateSHA256: String? = nil) {
+        public init(
+            port: UInt16, hello: JSONObject, link: InterfaceSnapshot? = nil, dataKey: String? = nil,
+            certificateSHA256: String? = nil
+        ) {
             self.certificateSHA256 = certificateSHA256
             self.port = port
             self.hello = hello

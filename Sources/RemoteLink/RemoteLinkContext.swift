@@ -1,5 +1,5 @@
-import PeerBenchTestbed
 import PeerBenchPlugin
+import PeerBenchTestbed
 
 /// Turns what the kernel said about the real link (the route, and each end's interface
 /// before and after the cell) into the record's link fields. docs/RECORDS.md ("The
@@ -15,9 +15,11 @@ import PeerBenchPlugin
 public enum RemoteLinkContext {
     /// Fills link.interface, link.path_mtu, link.rssi_dbm/snr_db/mcs/phy_rate_mbps
     /// and the packets/bytes/drops fields from both ends' before/after snapshots.
-    public static func fill(_ link: inout RecordLink, route: LinkRoute, pathMTU: Int?,
-                            client: (before: InterfaceSnapshot, after: InterfaceSnapshot),
-                            server: (before: InterfaceSnapshot, after: InterfaceSnapshot)?) {
+    public static func fill(
+        _ link: inout RecordLink, route: LinkRoute, pathMTU: Int?,
+        client: (before: InterfaceSnapshot, after: InterfaceSnapshot),
+        server: (before: InterfaceSnapshot, after: InterfaceSnapshot)?
+    ) {
         link.peerAddress = link.peerAddress ?? route.peer
         link.interface = route.interface
         link.mtu = route.mtu
@@ -63,7 +65,8 @@ public enum RemoteLinkContext {
             a[keyPath: path] >= b[keyPath: path] ? Int(clamping: a[keyPath: path] - b[keyPath: path]) : nil
         }
         guard let txP = d(\.txPackets), let rxP = d(\.rxPackets), let txB = d(\.txBytes), let rxB = d(\.rxBytes),
-              let txD = d(\.txDropped), let rxD = d(\.rxDropped) else { return nil }
+            let txD = d(\.txDropped), let rxD = d(\.rxDropped)
+        else { return nil }
         return Delta(txPackets: txP, rxPackets: rxP, txBytes: txB, rxBytes: rxB, txDropped: txD, rxDropped: rxD)
     }
 

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 public import PeerBenchJSON
-public import PeerBenchSystem
 public import PeerBenchPlugin
+public import PeerBenchSystem
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Where `run --link remote --peer` and `serve --listen` point: the one place that
 /// turns `HOST[:PORT]` (`[v6]:PORT` for IPv6; a name is resolved) into a numeric address.

@@ -1,9 +1,9 @@
-import PeerBenchTestbed
 import Foundation
-import Synchronization
 public import PeerBenchJSON
-public import PeerBenchSystem
 public import PeerBenchPlugin
+public import PeerBenchSystem
+import PeerBenchTestbed
+import Synchronization
 
 /// `run --link remote`: the testbed whose server endpoint is another host running
 /// `peerbench serve`. It owns the authenticated control session for the whole run;
@@ -55,8 +55,10 @@ public final class RemoteTestbed: Testbed, RemoteServerHost {
 
     /// Connects, authenticates and exchanges HELLO. `needed` are the plugins the run
     /// uses: one the peer lacks is an error naming both lists.
-    public static func connect(to peer: SocketAddress, key: PreSharedKey, plugins: [String], needed: [String],
-                               software: String) async throws -> RemoteTestbed {
+    public static func connect(
+        to peer: SocketAddress, key: PreSharedKey, plugins: [String], needed: [String],
+        software: String
+    ) async throws -> RemoteTestbed {
         let channel = try await BlockingThread.run(name: "remote-connect", namespace: nil) {
             try ControlChannel.connect(to: peer, key: key, timeoutSeconds: connectTimeoutSeconds)
         }
@@ -74,11 +76,15 @@ public final class RemoteTestbed: Testbed, RemoteServerHost {
             default: throw RemoteLinkError("\(peer) answered HELLO with \(reply.type.description)")
             }
             guard theirs.protocolVersions.contains(where: mine.contains) else {
-                throw RemoteLinkError("no common control protocol version: this peerbench speaks \(mine.map(String.init).joined(separator: ",")), the serve at \(peer) speaks \(theirs.protocolVersions.map(String.init).joined(separator: ","))")
+                throw RemoteLinkError(
+                    "no common control protocol version: this peerbench speaks \(mine.map(String.init).joined(separator: ",")), the serve at \(peer) speaks \(theirs.protocolVersions.map(String.init).joined(separator: ","))"
+                )
             }
             let missing = needed.filter { !theirs.plugins.contains($0) }
             guard missing.isEmpty else {
-                throw RemoteLinkError("the serve at \(peer) cannot run \(missing.joined(separator: ", ")), which the matrix uses: its plugins are \(theirs.plugins.joined(separator: ", ")); this peerbench's are \(plugins.joined(separator: ", "))")
+                throw RemoteLinkError(
+                    "the serve at \(peer) cannot run \(missing.joined(separator: ", ")), which the matrix uses: its plugins are \(theirs.plugins.joined(separator: ", ")); this peerbench's are \(plugins.joined(separator: ", "))"
+                )
             }
             let local = try localAddress(towards: peer)
             return RemoteTestbed(peer: peer, channel: channel, localAddress: local, hello: theirs)
@@ -135,8 +141,10 @@ public final class RemoteTestbed: Testbed, RemoteServerHost {
         RemoteLinkContext.fill(&link, route: route, pathMTU: nil, client: (before, after), server: server)
     }
 
-    public func startServer(transport: TransportSpec, cell: CellContextSeed, link: ResolvedLink,
-                            timeoutSeconds: Double) async throws -> any TransportServer {
+    public func startServer(
+        transport: TransportSpec, cell: CellContextSeed, link: ResolvedLink,
+        timeoutSeconds: Double
+    ) async throws -> any TransportServer {
         let request = RemoteCell.Request(transport: transport, cell: cell, link: link, timeoutSeconds: timeoutSeconds)
         let reply = try await control { channel -> ControlMessage in
             try channel.send(.cellRequest(RemoteCell.encode(request)))
@@ -152,8 +160,9 @@ public final class RemoteTestbed: Testbed, RemoteServerHost {
             if let key = ready.dataKey.flatMap(CellDataKey.parse) { hello[CellDataKey.helloKey] = .string(CellDataKey.hex(key)) }
             // So does the digest of serve's certificate, which tls and quic clients pin.
             hello[CertificatePin.helloKey] = ready.certificateSHA256.flatMap(CertificatePin.parse).map { .string(CertificatePin.hex($0)) }
-            let server = RemoteCellServer(testbed: self, address: SocketAddress(host: peer.host, port: ready.port), hello: hello,
-                                          deadline: MonotonicClock.now() + UInt64(timeoutSeconds * 1e9))
+            let server = RemoteCellServer(
+                testbed: self, address: SocketAddress(host: peer.host, port: ready.port), hello: hello,
+                deadline: MonotonicClock.now() + UInt64(timeoutSeconds * 1e9))
             state.withLock { $0.pending = server }
             return server
         case .error(_, let message):
@@ -261,7 +270,8 @@ final class RemoteCellServer: TransportServer, Sendable {
     /// (a peer's number is input, not a fact).
     var cpuSeconds: Double? {
         guard case .success(let r) = outcome.withLock({ $0 }), let cpu = r.cpuSeconds, cpu.isFinite, cpu >= 0,
-              r.seconds.isFinite, cpu <= max(r.seconds, 0) * 64 + 1 else { return nil }
+            r.seconds.isFinite, cpu <= max(r.seconds, 0) * 64 + 1
+        else { return nil }
         return cpu
     }
 }

@@ -1,10 +1,10 @@
-import PeerBenchTestbed
 import Foundation
-import Synchronization
 public import Logging
 public import PeerBenchJSON
-public import PeerBenchSystem
 public import PeerBenchPlugin
+public import PeerBenchSystem
+import PeerBenchTestbed
+import Synchronization
 
 /// One cell's server side in `peerbench serve`: the request checked against the
 /// limits, the plugin's server started on a data port that admits only the
@@ -32,9 +32,11 @@ public final class ServeCell: Sendable {
 
     /// Checks `request` and starts its server on `endpoint`; throws a message for the
     /// client (a refused request, a plugin that could not start).
-    public static func start(_ request: RemoteCell.Request, registry: PluginRegistry, endpoint: Endpoint, peer: String,
-                             limits: ServeLimits, identity: ServeIdentity? = nil,
-                             logger: Logger = Logger(label: "peerbench.serve")) async throws -> ServeCell {
+    public static func start(
+        _ request: RemoteCell.Request, registry: PluginRegistry, endpoint: Endpoint, peer: String,
+        limits: ServeLimits, identity: ServeIdentity? = nil,
+        logger: Logger = Logger(label: "peerbench.serve")
+    ) async throws -> ServeCell {
         try check(request, registry: registry, limits: limits)
         guard let seed = request.seedValue else { throw TransportError("cell request: seed \"\(request.seed)\" is not an unsigned 64-bit integer") }
         let (options, pinned) = presenting(identity, in: request, registry: registry)
@@ -53,10 +55,11 @@ public final class ServeCell: Sendable {
         let cancellation = CellCancellation()
         var cellLogger = logger
         cellLogger[metadataKey: "cell"] = "\(request.cellID)#\(request.repetition)"
-        var context = CellContext(cellID: request.cellID, repetition: request.repetition, seed: seed, payload: request.payload,
-                                  rttProbes: request.rttProbes, deadline: deadline, link: request.link,
-                                  client: Endpoint(address: peer), server: endpoint, cancellation: cancellation, logger: cellLogger,
-                                  rttMethod: request.rttMethod ?? .pingPong)
+        var context = CellContext(
+            cellID: request.cellID, repetition: request.repetition, seed: seed, payload: request.payload,
+            rttProbes: request.rttProbes, deadline: deadline, link: request.link,
+            client: Endpoint(address: peer), server: endpoint, cancellation: cancellation, logger: cellLogger,
+            rttMethod: request.rttMethod ?? .pingPong)
         context.wifi = request.wifi ?? .default
         context.workload = workload
         context.dataKey = try CellDataKey.random()
@@ -65,12 +68,15 @@ public final class ServeCell: Sendable {
         let server = try await withDeadline(seconds: request.timeoutSeconds, onTimeout: { cancellation.cancel() }) {
             try await CPUAccount.$current.withValue(cpu) { try await plugin.startServer(cell) }
         }
-        return ServeCell(request: request, server: server, cancellation: cancellation, deadline: deadline, started: started,
-                         dataKey: context.dataKey ?? [], cpu: cpu, certificateSHA256: pinned)
+        return ServeCell(
+            request: request, server: server, cancellation: cancellation, deadline: deadline, started: started,
+            dataKey: context.dataKey ?? [], cpu: cpu, certificateSHA256: pinned)
     }
 
-    private init(request: RemoteCell.Request, server: any TransportServer, cancellation: CellCancellation, deadline: UInt64, started: UInt64,
-                 dataKey: [UInt8], cpu: CPUAccount, certificateSHA256: String?) {
+    private init(
+        request: RemoteCell.Request, server: any TransportServer, cancellation: CellCancellation, deadline: UInt64, started: UInt64,
+        dataKey: [UInt8], cpu: CPUAccount, certificateSHA256: String?
+    ) {
         self.dataKey = dataKey
         self.certificateSHA256 = certificateSHA256
         self.cpu = cpu
@@ -90,15 +96,20 @@ public final class ServeCell: Sendable {
             throw TransportError("this serve has no plugin \"\(r.plugin)\" (it has: \(registry.names.joined(separator: ", ")))")
         }
         if r.plugin == "exec" && !limits.allowExec {
-            throw TransportError("this serve does not run the exec plugin (it would run a command the client names); start serve with --allow-exec to allow it")
+            throw TransportError(
+                "this serve does not run the exec plugin (it would run a command the client names); start serve with --allow-exec to allow it")
         }
         guard r.timeoutSeconds > 0, r.timeoutSeconds <= limits.maxCellSeconds else {
-            throw TransportError("cell timeout \(seconds(r.timeoutSeconds)) s is outside this serve's limit (above 0, at most \(seconds(limits.maxCellSeconds)) s, --max-cell-seconds)")
+            throw TransportError(
+                "cell timeout \(seconds(r.timeoutSeconds)) s is outside this serve's limit (above 0, at most \(seconds(limits.maxCellSeconds)) s, --max-cell-seconds)"
+            )
         }
         if let p = r.payload {
             let (bytes, overflow) = p.count.multipliedReportingOverflow(by: p.size)
             guard p.count >= 0, p.size >= 0, !overflow, bytes <= limits.maxPayloadBytes else {
-                throw TransportError("payload \(p.count) x \(p.size) bytes is above this serve's limit of \(limits.maxPayloadBytes) bytes per cell (--max-payload-bytes)")
+                throw TransportError(
+                    "payload \(p.count) x \(p.size) bytes is above this serve's limit of \(limits.maxPayloadBytes) bytes per cell (--max-payload-bytes)"
+                )
             }
         }
         try refuseFileOptions(r, registry: registry)
@@ -130,7 +141,9 @@ public final class ServeCell: Sendable {
         guard let options = r.options?.objectValue, let type = registry.type(named: r.plugin) else { return }
         for d in type.descriptor.options where d.type == "path" {
             guard let v = options[d.key], v != .null else { continue }
-            throw TransportError("this serve does not open files a client names: option \"\(d.key)\" ($.options.\(d.key)) is refused over a remote link; remove it from the \(r.plugin) transport's options (serve uses its own files)")
+            throw TransportError(
+                "this serve does not open files a client names: option \"\(d.key)\" ($.options.\(d.key)) is refused over a remote link; remove it from the \(r.plugin) transport's options (serve uses its own files)"
+            )
         }
     }
 
@@ -142,7 +155,13 @@ public final class ServeCell: Sendable {
         let status: String
         var error: String?
         do {
-            try await withDeadline(seconds: max(left, 0.001), onTimeout: { cancellation.cancel(); server.stop() }) {
+            try await withDeadline(
+                seconds: max(left, 0.001),
+                onTimeout: {
+                    cancellation.cancel()
+                    server.stop()
+                }
+            ) {
                 try await server.finish()
             }
             // A server stopped early returns normally too: that is not a session that ended.
@@ -164,8 +183,9 @@ public final class ServeCell: Sendable {
             error = "\(e)"
         }
         server.stop()
-        return RemoteCell.Result(status: status, error: error, seconds: Double(MonotonicClock.elapsed(since: started)) / 1e9,
-                                 cpuSeconds: cpu.seconds)
+        return RemoteCell.Result(
+            status: status, error: error, seconds: Double(MonotonicClock.elapsed(since: started)) / 1e9,
+            cpuSeconds: cpu.seconds)
     }
 
     /// Stops the server at once (the client went away); `result()` then returns soon.

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
-import Synchronization
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Watches the control connection while a cell runs: the client sends nothing then,
 /// so a hang-up (FIN, RST: the client process died or its host left) means it is
@@ -32,16 +33,17 @@ final class ServeControlWatch: Sendable {
         (wakeRead, wakeWrite) = (fds[0], fds[1])
         let thread = Thread { [self] in
             defer { done.signal() }
-            let hungUp = (try? socket.withDescriptor("poll") { fd -> Bool in
-                var p = [pollfd(fd: fd, events: Self.pollReadHangUp, revents: 0), pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
-                while true {
-                    let n = poll(&p, 2, -1)
-                    if n < 0 && errno == EINTR { continue }
-                    if n < 0 { return true }
-                    if p[0].revents & (Self.pollReadHangUp | Int16(POLLHUP) | Int16(POLLERR) | Int16(POLLNVAL)) != 0 { return true }
-                    if p[1].revents != 0 { return false }
-                }
-            }) ?? true
+            let hungUp =
+                (try? socket.withDescriptor("poll") { fd -> Bool in
+                    var p = [pollfd(fd: fd, events: Self.pollReadHangUp, revents: 0), pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
+                    while true {
+                        let n = poll(&p, 2, -1)
+                        if n < 0 && errno == EINTR { continue }
+                        if n < 0 { return true }
+                        if p[0].revents & (Self.pollReadHangUp | Int16(POLLHUP) | Int16(POLLERR) | Int16(POLLNVAL)) != 0 { return true }
+                        if p[1].revents != 0 { return false }
+                    }
+                }) ?? true
             if hungUp {
                 gone.withLock { $0 = true }
                 onGone()
@@ -58,7 +60,10 @@ final class ServeControlWatch: Sendable {
             _ = write(wakeWrite, &byte, 1)
         }
         done.wait()
-        if wakeRead >= 0 { close(wakeRead); close(wakeWrite) }
+        if wakeRead >= 0 {
+            close(wakeRead)
+            close(wakeWrite)
+        }
         return gone.withLock { $0 }
     }
 }

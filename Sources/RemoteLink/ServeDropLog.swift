@@ -1,6 +1,6 @@
-import Synchronization
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
+import Synchronization
 
 /// serve's log of connections it refused or dropped before a session (issue 24):
 /// rate-limited, so a flood costs a line every `interval` seconds, not one per
@@ -33,7 +33,9 @@ final class ServeDropLog: Sendable {
             }
             var out: [String] = []
             if w.suppressed > 0, let busiest = w.byAddress.max(by: { $0.value < $1.value }) {
-                out.append("\(w.suppressed) more connection\(w.suppressed == 1 ? "" : "s") refused or dropped in the last \(seconds(Double(now &- w.started) / 1e9)) s from \(w.byAddress.count) address\(w.byAddress.count == 1 ? "" : "es") (most from \(busiest.key): \(busiest.value))")
+                out.append(
+                    "\(w.suppressed) more connection\(w.suppressed == 1 ? "" : "s") refused or dropped in the last \(seconds(Double(now &- w.started) / 1e9)) s from \(w.byAddress.count) address\(w.byAddress.count == 1 ? "" : "es") (most from \(busiest.key): \(busiest.value))"
+                )
             }
             w = Window(started: now, open: true)
             out.append("connection from \(address): \(reason)")

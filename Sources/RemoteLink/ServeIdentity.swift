@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import GnuTLSSupport
 import PeerBenchJSON
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `serve`'s own data-plane identity (issue 24, finding 4): an ECDSA P-256 key and a
 /// self-signed certificate. By default a fresh one each time serve starts, in a private
@@ -61,9 +62,13 @@ public final class ServeIdentity: Sendable {
         let cert = certPath(directory), key = keyPath(directory)
         if access(cert, F_OK) == 0 || access(key, F_OK) == 0 {
             var st = stat()
-            guard stat(key, &st) == 0 else { throw InputError(source: key, "serve's identity has a certificate but no key: remove \(cert) to make a new identity") }
+            guard stat(key, &st) == 0 else {
+                throw InputError(source: key, "serve's identity has a certificate but no key: remove \(cert) to make a new identity")
+            }
             guard st.st_mode & 0o077 == 0 else {
-                throw InputError(source: key, "serve's private key is accessible by group or others (mode \(String(st.st_mode & 0o777, radix: 8))); run `chmod 600 \(key)`")
+                throw InputError(
+                    source: key,
+                    "serve's private key is accessible by group or others (mode \(String(st.st_mode & 0o777, radix: 8))); run `chmod 600 \(key)`")
             }
             return ServeIdentity(directory: directory, sha256: try digest(ofCertificateFile: cert), persistent: true)
         }

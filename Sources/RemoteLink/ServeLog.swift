@@ -8,10 +8,11 @@ public struct ServeLog: Sendable {
 
     /// Logs to `sink` (tests collect lines); the default writes to stderr.
     public init(sink: (@Sendable (String) -> Void)? = nil) {
-        self.sink = sink ?? { line in
-            let bytes = Array((line + "\n").utf8)
-            _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
-        }
+        self.sink =
+            sink ?? { line in
+                let bytes = Array((line + "\n").utf8)
+                _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+            }
     }
 
     /// Logs `text` as one line. Line breaks and other control characters in it (a

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// What a connection hears that serve will not take into a handshake (its address's
 /// share or all slots are taken, `ServeAdmission`): one TLS alert record in the clear
@@ -28,7 +29,9 @@ enum ServeRefusal {
         var buffer = [UInt8](repeating: 0, count: 4_096)
         while MonotonicClock.now() < deadline {
             guard (try? connection.waitReadable(timeoutNanos: deadline - MonotonicClock.now())) == true else { return }
-            let n = buffer.withUnsafeMutableBytes { b in (try? connection.withDescriptor("recv") { fd in recv(fd, b.baseAddress, b.count, Int32(MSG_DONTWAIT)) }) ?? -1 }
+            let n = buffer.withUnsafeMutableBytes { b in
+                (try? connection.withDescriptor("recv") { fd in recv(fd, b.baseAddress, b.count, Int32(MSG_DONTWAIT)) }) ?? -1
+            }
             if n <= 0 { return }
         }
     }

@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
-import Synchronization
 public import Logging
-public import PeerBenchSystem
 public import PeerBenchPlugin
+public import PeerBenchSystem
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// What `peerbench serve` was started with.
 public struct ServeConfiguration: Sendable {
@@ -24,8 +25,10 @@ public struct ServeConfiguration: Sendable {
     /// responder starts, which makes a fresh one.
     public var identity: ServeIdentity?
 
-    public init(listen: SocketAddress, key: PreSharedKey, dataPorts: ClosedRange<UInt16> = ServeLimits.defaultDataPorts,
-                limits: ServeLimits = ServeLimits(), once: Bool = false, registry: PluginRegistry, software: String) {
+    public init(
+        listen: SocketAddress, key: PreSharedKey, dataPorts: ClosedRange<UInt16> = ServeLimits.defaultDataPorts,
+        limits: ServeLimits = ServeLimits(), once: Bool = false, registry: PluginRegistry, software: String
+    ) {
         self.listen = listen
         self.key = key
         self.dataPorts = dataPorts
@@ -100,8 +103,9 @@ public final class ServeResponder: Sendable {
     /// Serves until `stop()` (or, with `--once`, until the first session has ended).
     public func run() async {
         let c = configuration
-        log.line("listening on \(address) (data ports \(c.dataPorts.lowerBound)-\(c.dataPorts.upperBound), idle timeout \(seconds(c.limits.idleTimeoutSeconds)) s, plugins \(c.plugins.joined(separator: ",")))"
-                 + (c.identity.map { "; quic and tls present this serve's own certificate, sha256 \($0.sha256Hex)" } ?? ""))
+        log.line(
+            "listening on \(address) (data ports \(c.dataPorts.lowerBound)-\(c.dataPorts.upperBound), idle timeout \(seconds(c.limits.idleTimeoutSeconds)) s, plugins \(c.plugins.joined(separator: ",")))"
+                + (c.identity.map { "; quic and tls present this serve's own certificate, sha256 \($0.sha256Hex)" } ?? ""))
         let listener = self.listener
         // One thread accepts (waking every 200 ms to notice `stop`); each connection is
         // handled by a task of its own, its blocking steps on threads of their own. With
@@ -174,7 +178,8 @@ public final class ServeResponder: Sendable {
     /// Tells a connection beyond the handshake slots "busy, try again" (at most
     /// `maxRefusing` at once; beyond that it is closed unanswered) and logs the drop.
     private func refuse(_ connection: Socket, peer: String, _ decision: ServeAdmission.Decision) async {
-        let why = decision == .addressFull
+        let why =
+            decision == .addressFull
             ? "refused: busy (\(Self.maxHandshakesPerAddress) handshakes already running from this address)"
             : "refused: busy (all \(Self.maxHandshakes) handshake slots taken)"
         drops.dropped(peer, why)
@@ -197,8 +202,11 @@ public final class ServeResponder: Sendable {
         let local = ((try? connection.localAddress()).flatMap { RemotePeer.numeric($0.host) }) ?? c.listen.host
         log.line("session from \(peer): started")
         let t0 = MonotonicClock.now()
-        let (reason, cells) = await ServeSession(channel: channel, socket: connection, peer: peer, local: local, configuration: c, log: log, logger: logger).run()
+        let (reason, cells) = await ServeSession(
+            channel: channel, socket: connection, peer: peer, local: local, configuration: c, log: log, logger: logger
+        ).run()
         channel.close()
-        return "session from \(peer): ended after \(cells) cell\(cells == 1 ? "" : "s") in \(seconds((Double(MonotonicClock.elapsed(since: t0)) / 1e7).rounded() / 100)) s: \(reason)"
+        return
+            "session from \(peer): ended after \(cells) cell\(cells == 1 ? "" : "s") in \(seconds((Double(MonotonicClock.elapsed(since: t0)) / 1e7).rounded() / 100)) s: \(reason)"
     }
 }

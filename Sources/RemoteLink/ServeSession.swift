@@ -1,8 +1,8 @@
 import Foundation
 import Logging
 import PeerBenchJSON
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
 
 /// One authenticated client's session in `peerbench serve`: HELLO both ways, then
 /// cells one at a time (CELL_REQUEST -> SERVER_READY -> SERVER_RESULT) until BYE. Anything else ends the session with an ERROR; a quiet client ends it after
@@ -31,17 +31,21 @@ struct ServeSession {
         }
         let mine = RemoteLink.controlProtocolVersions
         guard theirs.protocolVersions.contains(where: mine.contains) else {
-            let text = "no common control protocol version: the client speaks \(theirs.protocolVersions.map(String.init).joined(separator: ",")), this serve speaks \(mine.map(String.init).joined(separator: ","))"
+            let text =
+                "no common control protocol version: the client speaks \(theirs.protocolVersions.map(String.init).joined(separator: ",")), this serve speaks \(mine.map(String.init).joined(separator: ","))"
             try? await send(.error(code: ControlErrorCode.versionMismatch, message: text))
             return (text, 0)
         }
         do {
-            try await send(.hello(ControlMessage.Hello(protocolVersions: mine, softwareVersion: configuration.software, plugins: configuration.plugins)))
+            try await send(
+                .hello(ControlMessage.Hello(protocolVersions: mine, softwareVersion: configuration.software, plugins: configuration.plugins)))
         } catch {
             return ("could not answer HELLO: \(error)", 0)
         }
         if theirs.plugins != configuration.plugins {
-            log.line("session from \(peer): plugins differ (client: \(theirs.plugins.joined(separator: ",")); serve: \(configuration.plugins.joined(separator: ",")))")
+            log.line(
+                "session from \(peer): plugins differ (client: \(theirs.plugins.joined(separator: ",")); serve: \(configuration.plugins.joined(separator: ",")))"
+            )
         }
         var cells = 0
         while true {
@@ -77,8 +81,9 @@ struct ServeSession {
         let endpoint = Endpoint(address: local, allowedPeer: peer, dataPorts: configuration.dataPorts)
         let running: ServeCell
         do {
-            running = try await ServeCell.start(request, registry: configuration.registry, endpoint: endpoint, peer: peer,
-                                                limits: configuration.limits, identity: configuration.identity, logger: logger)
+            running = try await ServeCell.start(
+                request, registry: configuration.registry, endpoint: endpoint, peer: peer,
+                limits: configuration.limits, identity: configuration.identity, logger: logger)
         } catch {
             log.line("\(what): refused: \(error)")
             do { try await send(.error(code: ControlErrorCode.badRequest, message: "\(error)")) } catch { return "could not refuse a cell: \(error)" }
@@ -88,9 +93,13 @@ struct ServeSession {
         let interface = (try? LinkInspection.route(to: peer))?.interface
         let before = interface.map { LinkInspection.snapshot(interface: $0) }
         do {
-            try await send(.serverReady(RemoteCell.encode(RemoteCell.Ready(port: running.address.port, hello: running.hello, link: before,
-                                                                             dataKey: CellDataKey.hex(running.dataKey),
-                                                                             certificateSHA256: running.certificateSHA256))))
+            try await send(
+                .serverReady(
+                    RemoteCell.encode(
+                        RemoteCell.Ready(
+                            port: running.address.port, hello: running.hello, link: before,
+                            dataKey: CellDataKey.hex(running.dataKey),
+                            certificateSHA256: running.certificateSHA256))))
         } catch {
             running.stop()
             _ = await running.result()
@@ -103,7 +112,9 @@ struct ServeSession {
         var result = await running.result()
         let gone = watcher.end()
         result.link = interface.map { LinkInspection.snapshot(interface: $0) }
-        log.line("\(what) on port \(running.address.port): \(result.status) in \(String(format: "%.3f", result.seconds)) s\(result.error.map { ": \($0)" } ?? "")")
+        log.line(
+            "\(what) on port \(running.address.port): \(result.status) in \(String(format: "%.3f", result.seconds)) s\(result.error.map { ": \($0)" } ?? "")"
+        )
         if gone { return "the client went away during a cell" }
         do { try await send(.serverResult(RemoteCell.encode(result))) } catch {
             return "the client went away before SERVER_RESULT: \(error)"

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import GnuTLSSupport
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 extension TLSPSKSession {
     /// Runs the handshake until it completes or `deadline` passes. The socket is
@@ -12,7 +13,8 @@ extension TLSPSKSession {
     func handshake(socket: Socket, deadline: ChannelDeadline) throws(ControlChannelError) {
         while true {
             let result: Result<Void, GnuTLSError>
-            do { result = try socket.withDescriptor("gnutls_handshake") { _ in Result { () throws(GnuTLSError) in try session.handshake() } } } catch { throw .closed }
+            do { result = try socket.withDescriptor("gnutls_handshake") { _ in Result { () throws(GnuTLSError) in try session.handshake() } } } catch
+            { throw .closed }
             switch result {
             case .success: return
             case .failure(let error) where error.code == .again:

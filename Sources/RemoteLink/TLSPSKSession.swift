@@ -18,7 +18,8 @@ struct TLSPSKSession: Sendable {
     /// holds the key; the server accepts only that identity with that key.
     init(role: GnuTLSSession.Role, fd: Int32, key: PreSharedKey, priority: String = TLSPSKSession.priority) throws(ControlChannelError) {
         do throws(GnuTLSError) {
-            let credentials = role == .client
+            let credentials =
+                role == .client
                 ? try GnuTLSCredentials(pskIdentity: key.identity, key: key.bytes, priority: priority)
                 : try GnuTLSCredentials(pskServerKey: key.bytes, identity: key.identity, priority: priority)
             session = try GnuTLSSession(role, credentials: credentials)
@@ -31,9 +32,10 @@ struct TLSPSKSession: Sendable {
     /// The negotiated protocol version, key exchange, cipher and group, by GnuTLS's names.
     var negotiated: ControlChannel.Negotiated {
         let n = session.negotiated
-        return ControlChannel.Negotiated(version: n.version ?? "unknown", keyExchange: n.keyExchange ?? "unknown",
-                                         cipher: n.cipher ?? "unknown", group: n.group ?? "unknown",
-                                         isTLS13: n.isTLS13, isDiffieHellmanPSK: n.isDiffieHellmanPSK)
+        return ControlChannel.Negotiated(
+            version: n.version ?? "unknown", keyExchange: n.keyExchange ?? "unknown",
+            cipher: n.cipher ?? "unknown", group: n.group ?? "unknown",
+            isTLS13: n.isTLS13, isDiffieHellmanPSK: n.isDiffieHellmanPSK)
     }
 
     /// The identity the client named (server side, after the handshake).

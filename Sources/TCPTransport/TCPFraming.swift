@@ -1,5 +1,5 @@
-import PeerBenchStreams
 import PeerBenchPlugin
+import PeerBenchStreams
 import PeerBenchSystem
 
 /// The TCP plugin's HELLO (docs/protocol/tcp.md): the framing itself is Core's

@@ -1,7 +1,7 @@
 import CPeerBenchSystem
 import PeerBenchJSON
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
 
 /// TCP_INFO of the client's socket after the bulk phase, recorded under `extra.tcp`.
 enum TCPInfo {

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 public import PeerBenchJSON
-public import PeerBenchSystem
 public import PeerBenchPlugin
+public import PeerBenchSystem
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// TCP keepalive probing (`options.keepAlive`): SO_KEEPALIVE plus the three Linux
 /// timers. The field study's iOS client set a 2-second idle time; the interval and

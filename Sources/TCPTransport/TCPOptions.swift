@@ -1,10 +1,11 @@
-import PeerBenchSockets
-#if canImport(Glibc)
-import Glibc
-#endif
 public import PeerBenchJSON
-public import PeerBenchSystem
 public import PeerBenchPlugin
+import PeerBenchSockets
+public import PeerBenchSystem
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The TCP plugin's matrix options, applied to both ends of the connection.
 public struct TCPOptions: Sendable, Equatable {
@@ -47,18 +48,23 @@ public struct TCPOptions: Sendable, Equatable {
     }
 
     /// What `peerbench list` prints.
-    static let descriptors: [OptionDescriptor] = [
-        OptionDescriptor("noDelay", type: "bool", default: "false", help: "TCP_NODELAY: turn Nagle's algorithm off on both ends."),
-        OptionDescriptor("keepAlive.enabled", type: "bool", default: "true", help: "SO_KEEPALIVE on both ends."),
-        OptionDescriptor("keepAlive.idleSeconds", type: "int", default: "\(TCPKeepAlive.default.idleSeconds)",
-                         help: "TCP_KEEPIDLE: idle seconds before the first keepalive probe (1-32767)."),
-        OptionDescriptor("keepAlive.intervalSeconds", type: "int", default: "\(TCPKeepAlive.default.intervalSeconds)",
-                         help: "TCP_KEEPINTVL: seconds between keepalive probes (1-32767)."),
-        OptionDescriptor("keepAlive.count", type: "int", default: "\(TCPKeepAlive.default.count)",
-                         help: "TCP_KEEPCNT: unanswered probes before the connection drops (1-127)."),
-        OptionDescriptor("receiveBufferBytes", type: "int", default: "null",
-                         help: "SO_RCVBUF on both ends (4096-67108864): caps the receive window; null = the kernel's autotuning."),
-    ] + LoadedRttProbes.descriptors + [TCPUserTimeout.descriptor, CongestionControl.descriptor]
+    static let descriptors: [OptionDescriptor] =
+        [
+            OptionDescriptor("noDelay", type: "bool", default: "false", help: "TCP_NODELAY: turn Nagle's algorithm off on both ends."),
+            OptionDescriptor("keepAlive.enabled", type: "bool", default: "true", help: "SO_KEEPALIVE on both ends."),
+            OptionDescriptor(
+                "keepAlive.idleSeconds", type: "int", default: "\(TCPKeepAlive.default.idleSeconds)",
+                help: "TCP_KEEPIDLE: idle seconds before the first keepalive probe (1-32767)."),
+            OptionDescriptor(
+                "keepAlive.intervalSeconds", type: "int", default: "\(TCPKeepAlive.default.intervalSeconds)",
+                help: "TCP_KEEPINTVL: seconds between keepalive probes (1-32767)."),
+            OptionDescriptor(
+                "keepAlive.count", type: "int", default: "\(TCPKeepAlive.default.count)",
+                help: "TCP_KEEPCNT: unanswered probes before the connection drops (1-127)."),
+            OptionDescriptor(
+                "receiveBufferBytes", type: "int", default: "null",
+                help: "SO_RCVBUF on both ends (4096-67108864): caps the receive window; null = the kernel's autotuning."),
+        ] + LoadedRttProbes.descriptors + [TCPUserTimeout.descriptor, CongestionControl.descriptor]
         + ReconnectPolicy.descriptors
 
     /// Applies every option to a connected (or listening) socket.

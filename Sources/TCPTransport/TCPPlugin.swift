@@ -1,7 +1,7 @@
 public import PeerBenchJSON
-public import PeerBenchSystem
-public import PeerBenchStreams
 public import PeerBenchPlugin
+public import PeerBenchStreams
+public import PeerBenchSystem
 
 /// TCP over the kernel's stack: length-prefixed frames on one connection
 /// (docs/protocol/tcp.md), with Nagle and keepalive options as the field study set them.
@@ -24,14 +24,18 @@ public struct TCPPlugin: TransportPlugin {
 
     public func check(payload: Payload, path: JSONPath) -> [InputProblem] {
         guard payload.size > StreamFraming.maxMessageSize else { return [] }
-        return [InputProblem(path: path.description,
-                             "tcp: a message of \(payload.size) bytes exceeds the plugin's limit of \(StreamFraming.maxMessageSize) bytes (64 MiB)")]
+        return [
+            InputProblem(
+                path: path.description,
+                "tcp: a message of \(payload.size) bytes exceeds the plugin's limit of \(StreamFraming.maxMessageSize) bytes (64 MiB)")
+        ]
     }
 
     /// Every kind and direction; `reconnect` and `loadedRttProbes` with the upload only.
     public func check(workload: WorkloadSpec, path: JSONPath) -> [InputProblem] {
-        workload.check(transport: "tcp", uploadOnly: [("reconnect", options.reconnect != nil), ("loadedRttProbes", options.loadedRttProbes != nil)],
-                       parallelStreams: true, path: path)
+        workload.check(
+            transport: "tcp", uploadOnly: [("reconnect", options.reconnect != nil), ("loadedRttProbes", options.loadedRttProbes != nil)],
+            parallelStreams: true, path: path)
     }
 
     public func startServer(_ cell: CellContext) async throws -> any TransportServer {

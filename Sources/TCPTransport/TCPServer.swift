@@ -1,6 +1,6 @@
+import PeerBenchPlugin
 import PeerBenchSockets
 import PeerBenchStreams
-import PeerBenchPlugin
 
 /// The server side: accepts one connection (two with a separate probe flow), echoes
 /// probes, counts DATA, answers END with a REPORT, and ends at GOODBYE. With

@@ -1,8 +1,8 @@
 import GnuTLSSupport
 import PeerBenchJSON
-import PeerBenchSystem
-import PeerBenchStreams
 import PeerBenchPlugin
+import PeerBenchStreams
+import PeerBenchSystem
 
 /// The client side: the standard workload (Core's `StreamWorkloadClient`) over one
 /// TLS 1.3 connection; GnuTLS cuts each bulk write into 16 KiB records. With
@@ -35,8 +35,9 @@ enum TLSClient {
             let token = try options.reconnect.map { _ in try workload.requestResumption() }
             try workload.probe(count: cell.rttProbes, method: cell.rttMethod, spacingNanos: cell.rttProbeSpacingNanos, into: &m)
             if cell.workload.streams > 1, let payload = cell.payload {
-                try StreamParallelFlows.run(cell.workload, payload: payload, first: workload,
-                                            open: { try connector.reconnect(timeoutNanos: cell.remainingNanos).0 }, into: &m)
+                try StreamParallelFlows.run(
+                    cell.workload, payload: payload, first: workload,
+                    open: { try connector.reconnect(timeoutNanos: cell.remainingNanos).0 }, into: &m)
                 return try workload.goodbye()
             }
             if !cell.workload.isUpload {
@@ -46,16 +47,19 @@ enum TLSClient {
             guard let payload = cell.payload, payload.count > 0 else { return try workload.goodbye() }
             guard let policy = options.reconnect, let token else {
                 try withProbeFlow(connector) { probeFlow in
-                    try workload.bulk(payload, loadedProbes: options.loadedRttProbes, probeFlow: probeFlow,
-                                          writes: BulkWrites(cell.rttMethod), into: &m)
+                    try workload.bulk(
+                        payload, loadedProbes: options.loadedRttProbes, probeFlow: probeFlow,
+                        writes: BulkWrites(cell.rttMethod), into: &m)
                 }
                 return try workload.goodbye()
             }
             // sessionTickets: the ticket came in with the probes' echoes; the re-made connections resume it.
             if let store = connector.store, tls.hasReceivedSessionTicket { store.save(try tls.resumptionData()) }
             var resumed: Bool?
-            let resumable = StreamResumableBulk(policy: policy, token: token, deadline: cell.deadline, greeting: nil,
-                                                cancelled: { cell.cancellation.isCancelled }) { timeout in
+            let resumable = StreamResumableBulk(
+                policy: policy, token: token, deadline: cell.deadline, greeting: nil,
+                cancelled: { cell.cancellation.isCancelled }
+            ) { timeout in
                 let (connection, wasResumed) = try connector.reconnect(timeoutNanos: timeout)
                 if connector.store != nil { resumed = (resumed ?? true) && wasResumed }
                 return connection
@@ -81,7 +85,10 @@ extension TLSSession: ByteStream {
     /// Timeouts surface from `receive` as errors naming the role, so never nil here.
     public func readSome(_ buffer: UnsafeMutableRawBufferPointer) throws -> Int? { try receive(buffer) }
     /// A peer that went away surfaces as an error from GnuTLS, so never false here.
-    public func writeAll(_ bytes: UnsafeRawBufferPointer) throws -> Bool { try sendAll(bytes); return true }
+    public func writeAll(_ bytes: UnsafeRawBufferPointer) throws -> Bool {
+        try sendAll(bytes)
+        return true
+    }
     /// The TCP socket, not the TLS session (no close_notify).
     public func shutdown() { shutdownSocket() }
 }

@@ -1,9 +1,9 @@
-import PeerBenchSockets
 import CPeerBenchSystem
 import GnuTLSSupport
-import PeerBenchSystem
-import PeerBenchStreams
 import PeerBenchPlugin
+import PeerBenchSockets
+import PeerBenchStreams
+import PeerBenchSystem
 
 /// How one client run makes its TLS connections: TCP connect, TLS session (offering the
 /// saved session when `sessionTickets` is on), handshake, each step timed. The measured
@@ -45,16 +45,20 @@ struct TLSConnector {
     func connect<T>(_ body: (TLSSession, Timing) throws -> T) throws -> T {
         try cell.withStreamConnection("tls", to: server, configure: { try $0.setUp(options) }) { s, tcpConnect in
             let t0 = MonotonicClock.now()
-            let tls = try TLSSession(client: s, credentials: credentials,
-                                     verifyName: options.serverName ?? server.host, caFile: files.ca, pin: cell.certificatePin)
+            let tls = try TLSSession(
+                client: s, credentials: credentials,
+                verifyName: options.serverName ?? server.host, caFile: files.ca, pin: cell.certificatePin)
             if let saved = store?.latest { try tls.resume(with: saved) }
             let t1 = MonotonicClock.now()
             try tls.handshake()
             let now = MonotonicClock.now()
             var info = pb_tcp_info()
             let read = (try? s.withDescriptor("getsockopt(TCP_INFO)", { pb_get_tcp_info($0, &info) })) == 0
-            return try body(tls, Timing(tcpConnect: tcpConnect, handshake: now - t1, total: tcpConnect + (now - t0),
-                                        handshakeBytesReceived: read ? info.bytes_received : nil))
+            return try body(
+                tls,
+                Timing(
+                    tcpConnect: tcpConnect, handshake: now - t1, total: tcpConnect + (now - t0),
+                    handshakeBytesReceived: read ? info.bytes_received : nil))
         }
     }
 
@@ -65,8 +69,9 @@ struct TLSConnector {
         let s = try cell.openStreamConnection(to: server, timeoutNanos: timeoutNanos, configure: { try $0.setUp(options) })
         do {
             try s.setReceiveTimeout(nanoseconds: max(timeoutNanos, 1_000_000))
-            let tls = try TLSSession(client: s, credentials: credentials,
-                                     verifyName: options.serverName ?? server.host, caFile: files.ca, pin: cell.certificatePin)
+            let tls = try TLSSession(
+                client: s, credentials: credentials,
+                verifyName: options.serverName ?? server.host, caFile: files.ca, pin: cell.certificatePin)
             if let saved = store?.latest { try tls.resume(with: saved) }
             try tls.handshake()
             try cell.applyDeadline(to: s)
@@ -92,7 +97,8 @@ struct TLSConnector {
             var scratch = TransportMeasurement()
             try workload.probe(count: 1, into: &scratch)
             guard tls.hasReceivedSessionTicket else {
-                throw TransportError("tls client: the server sent no session ticket on the priming connection (sessionTickets needs the server's option too)")
+                throw TransportError(
+                    "tls client: the server sent no session ticket on the priming connection (sessionTickets needs the server's option too)")
             }
             store.save(try tls.resumptionData())
             try workload.goodbye()

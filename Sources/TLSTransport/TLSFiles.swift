@@ -17,7 +17,9 @@ struct TLSFiles: Sendable {
     init(_ options: TLSOptions) throws {
         func bundled(_ name: String) throws -> String {
             guard let dir = BundledCertificates.directory() else {
-                throw TransportError("tls: no certs/ directory with ca.pem found (set \(BundledCertificates.environmentVariable) or the caFile/certFile/keyFile options)")
+                throw TransportError(
+                    "tls: no certs/ directory with ca.pem found (set \(BundledCertificates.environmentVariable) or the caFile/certFile/keyFile options)"
+                )
             }
             return dir + "/" + name
         }

@@ -1,7 +1,7 @@
-import PeerBenchSockets
 public import PeerBenchJSON
-public import PeerBenchSystem
 public import PeerBenchPlugin
+import PeerBenchSockets
+public import PeerBenchSystem
 
 /// The TLS plugin's matrix options.
 public struct TLSOptions: Sendable, Equatable {
@@ -45,8 +45,10 @@ public struct TLSOptions: Sendable, Equatable {
     /// Connect (and handshake) again and resume after a lost connection in the bulk phase; nil = off.
     public var reconnect: ReconnectPolicy? = nil
 
-    public init(noDelay: Bool = false, psk: PreSharedKey? = nil, pskIdentity: String = "peerbench", caFile: String? = nil,
-                certFile: String? = nil, keyFile: String? = nil, serverName: String? = nil) {
+    public init(
+        noDelay: Bool = false, psk: PreSharedKey? = nil, pskIdentity: String = "peerbench", caFile: String? = nil,
+        certFile: String? = nil, keyFile: String? = nil, serverName: String? = nil
+    ) {
         self.noDelay = noDelay
         self.psk = psk
         self.pskIdentity = pskIdentity
@@ -60,10 +62,12 @@ public struct TLSOptions: Sendable, Equatable {
         noDelay = try options.bool("noDelay", default: false)
         if let hex = try options.string("psk", default: nil) {
             guard let key = PreSharedKey(hex: hex) else {
-                throw InputError(path: options.path.key("psk").description, "expected an even number of hex digits, e.g. \"00112233445566778899aabbccddeeff\"")
+                throw InputError(
+                    path: options.path.key("psk").description, "expected an even number of hex digits, e.g. \"00112233445566778899aabbccddeeff\"")
             }
             guard key.bytes.count >= 16 else {
-                throw InputError(path: options.path.key("psk").description, "a pre-shared key needs at least 16 bytes (32 hex digits); got \(key.bytes.count)")
+                throw InputError(
+                    path: options.path.key("psk").description, "a pre-shared key needs at least 16 bytes (32 hex digits); got \(key.bytes.count)")
             }
             psk = key
         } else {
@@ -81,17 +85,23 @@ public struct TLSOptions: Sendable, Equatable {
         reconnect = try ReconnectPolicy.readForStream(options, userTimeout: userTimeout, loadedRttProbes: loadedRttProbes)
     }
 
-    static let descriptors: [OptionDescriptor] = [
-        OptionDescriptor("noDelay", type: "bool", default: "false", help: "Disable Nagle's algorithm (TCP_NODELAY) on both sides."),
-        OptionDescriptor("psk", type: "string", default: "null",
-                         help: "TLS 1.3 pre-shared key as hex (>= 32 digits); replaces certificates, as some peer-to-peer apps do."),
-        OptionDescriptor("pskIdentity", type: "string", default: "peerbench", help: "The PSK identity the client names."),
-        OptionDescriptor("caFile", type: "path", default: "certs/ca.pem", help: "PEM file of the CA the client trusts."),
-        OptionDescriptor("certFile", type: "path", default: "certs/server.pem", help: "PEM certificate the server presents."),
-        OptionDescriptor("keyFile", type: "path", default: "certs/server-key.pem", help: "PEM private key of the server certificate."),
-        OptionDescriptor("serverName", type: "string", default: "server address",
-                         help: "Name the client verifies in the certificate (sent as SNI when it is a DNS name)."),
-        OptionDescriptor("sessionTickets", type: "bool", default: "false",
-                         help: "TLS 1.3 session resumption: a priming connection fetches a ticket, the measured connection resumes with it (connect_ms is the resumed handshake's); with reconnect, the re-made connections resume."),
-    ] + LoadedRttProbes.descriptors + [CongestionControl.descriptor, TCPUserTimeout.descriptor] + ReconnectPolicy.descriptors
+    static let descriptors: [OptionDescriptor] =
+        [
+            OptionDescriptor("noDelay", type: "bool", default: "false", help: "Disable Nagle's algorithm (TCP_NODELAY) on both sides."),
+            OptionDescriptor(
+                "psk", type: "string", default: "null",
+                help: "TLS 1.3 pre-shared key as hex (>= 32 digits); replaces certificates, as some peer-to-peer apps do."),
+            OptionDescriptor("pskIdentity", type: "string", default: "peerbench", help: "The PSK identity the client names."),
+            OptionDescriptor("caFile", type: "path", default: "certs/ca.pem", help: "PEM file of the CA the client trusts."),
+            OptionDescriptor("certFile", type: "path", default: "certs/server.pem", help: "PEM certificate the server presents."),
+            OptionDescriptor("keyFile", type: "path", default: "certs/server-key.pem", help: "PEM private key of the server certificate."),
+            OptionDescriptor(
+                "serverName", type: "string", default: "server address",
+                help: "Name the client verifies in the certificate (sent as SNI when it is a DNS name)."),
+            OptionDescriptor(
+                "sessionTickets", type: "bool", default: "false",
+                help:
+                    "TLS 1.3 session resumption: a priming connection fetches a ticket, the measured connection resumes with it (connect_ms is the resumed handshake's); with reconnect, the re-made connections resume."
+            ),
+        ] + LoadedRttProbes.descriptors + [CongestionControl.descriptor, TCPUserTimeout.descriptor] + ReconnectPolicy.descriptors
 }

@@ -1,8 +1,8 @@
 import GnuTLSSupport
 public import PeerBenchJSON
-public import PeerBenchSystem
-public import PeerBenchStreams
 public import PeerBenchPlugin
+public import PeerBenchStreams
+public import PeerBenchSystem
 
 /// TLS 1.3 over TCP with GnuTLS (docs/protocol/tls.md): the TCP plugin's workload
 /// inside an encrypted stream, so encrypted QUIC can be compared with encrypted TCP.
@@ -31,8 +31,9 @@ public struct TLSPlugin: TransportPlugin {
 
     /// Every kind and direction; `reconnect` and `loadedRttProbes` with the upload only.
     public func check(workload: WorkloadSpec, path: JSONPath) -> [InputProblem] {
-        workload.check(transport: "tls", uploadOnly: [("reconnect", options.reconnect != nil), ("loadedRttProbes", options.loadedRttProbes != nil)],
-                       parallelStreams: true, path: path)
+        workload.check(
+            transport: "tls", uploadOnly: [("reconnect", options.reconnect != nil), ("loadedRttProbes", options.loadedRttProbes != nil)],
+            parallelStreams: true, path: path)
     }
 
     public func startServer(_ cell: CellContext) async throws -> any TransportServer {

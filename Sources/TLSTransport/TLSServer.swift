@@ -1,8 +1,8 @@
-import PeerBenchSockets
 import GnuTLSSupport
-import PeerBenchSystem
-import PeerBenchStreams
 import PeerBenchPlugin
+import PeerBenchSockets
+import PeerBenchStreams
+import PeerBenchSystem
 
 /// The server side: accepts one TCP connection, runs the TLS handshake and answers
 /// the workload — echoes probes, counts DATA, reports the counts after END, closes
@@ -29,16 +29,20 @@ enum TLSServer {
         }
         // A separate probe flow (loadedRttProbes.flow) is a second TLS connection, served alike.
         // A separate probe flow and a workload's parallel streams are as many connections.
-        return try await cell.serveConnections("tls", count: max(options.loadedRttProbes?.flow == .separate ? 2 : 1, cell.workload.streams),
-                                               primingFirst: options.sessionTickets) { conn in
+        return try await cell.serveConnections(
+            "tls", count: max(options.loadedRttProbes?.flow == .separate ? 2 : 1, cell.workload.streams),
+            primingFirst: options.sessionTickets
+        ) { conn in
             try serveOne(conn, options: options, credentials: credentials, ticketKey: ticketKey, resume: nil)
         }
     }
 
     /// One connection: handshake, the workload (with `resume`, as part of the client's
     /// resumable session), close_notify.
-    private static func serveOne(_ conn: Socket, options: TLSOptions, credentials: GnuTLSCredentials, ticketKey: TLSSessionTicketKey?,
-                                 resume: StreamResumeHost?) throws {
+    private static func serveOne(
+        _ conn: Socket, options: TLSOptions, credentials: GnuTLSCredentials, ticketKey: TLSSessionTicketKey?,
+        resume: StreamResumeHost?
+    ) throws {
         try conn.setUp(options)
         let tls = try TLSSession(server: conn, credentials: credentials, ticketKey: ticketKey)
         try tls.handshake()

@@ -1,9 +1,9 @@
-import PeerBenchSockets
 import GnuTLSSupport
 import PeerBenchJSON
-import PeerBenchSystem
-import PeerBenchStreams
 import PeerBenchPlugin
+import PeerBenchSockets
+import PeerBenchStreams
+import PeerBenchSystem
 
 /// One TLS 1.3 session over a connected TCP socket, as the plugin's `ByteStream`:
 /// GnuTLS's results worded for the record. Blocking: the socket's receive/send timeouts
@@ -69,8 +69,9 @@ final class TLSSession {
             // A PSK server that cannot verify the client's binder just ends the
             // handshake, so the client sees no reason: name the likely one.
             let hint = kind == .psk ? " (with a pre-shared key: do both sides hold the same key and identity?)" : ""
-            throw TransportError("tls \(role): handshake failed: \(error.message)"
-                                 + (error.code == .fatalAlertReceived ? " (\(tls.lastAlert.name))" : "") + hint)
+            throw TransportError(
+                "tls \(role): handshake failed: \(error.message)"
+                    + (error.code == .fatalAlertReceived ? " (\(tls.lastAlert.name))" : "") + hint)
         }
         if let pin { try tls.checkPeerCertificate(pinned: pin, who: "tls client") }
     }
@@ -80,7 +81,9 @@ final class TLSSession {
         let status = tls.verifyStatus
         var causes: [String] = []
         if status.signerNotFound { causes.append("unknown CA: the server's certificate was not issued by a CA in \(caFile ?? "the CA file")") }
-        if status.unexpectedOwner { causes.append("name mismatch: the server's certificate does not name \"\(expectedName ?? "")\" (set serverName)") }
+        if status.unexpectedOwner {
+            causes.append("name mismatch: the server's certificate does not name \"\(expectedName ?? "")\" (set serverName)")
+        }
         if status.expired { causes.append("the server's certificate has expired (run certs/regenerate.sh)") }
         if status.notActivated { causes.append("the server's certificate is not valid yet") }
         if status.revoked { causes.append("the server's certificate is revoked") }

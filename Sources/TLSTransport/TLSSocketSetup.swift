@@ -1,9 +1,10 @@
-import PeerBenchSockets
-#if canImport(Glibc)
-import Glibc
-#endif
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSockets
+import PeerBenchSystem
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 extension Socket {
     /// TCP_NODELAY, TCP_CONGESTION and TCP_USER_TIMEOUT when asked (`noDelay`,

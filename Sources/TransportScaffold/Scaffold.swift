@@ -92,8 +92,10 @@ public struct Scaffold: Sendable {
         }
         lines.insert("import \(name.module)", at: lastImport + 1)
         guard let open = lines.firstIndex(where: { $0.contains("registeredPlugins") && $0.hasSuffix("= [") }),
-              let close = lines[open...].firstIndex(where: { $0 == "]" }) else {
-            throw ScaffoldError("\(Self.registry) has no `let registeredPlugins: [...] = [` list ending in a line \"]\"; cannot register \(name.pluginType)")
+            let close = lines[open...].firstIndex(where: { $0 == "]" })
+        else {
+            throw ScaffoldError(
+                "\(Self.registry) has no `let registeredPlugins: [...] = [` list ending in a line \"]\"; cannot register \(name.pluginType)")
         }
         lines.insert("    \(name.pluginType).self,", at: close)
         return lines.joined(separator: "\n")

@@ -21,7 +21,9 @@ public struct TransportName: Sendable, Equatable {
         guard let first = raw.unicodeScalars.first else { throw ScaffoldError("give a transport name, e.g. new-transport Echo") }
         let letters = raw.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) }
         guard letters, ("a"..."z").contains(first) || ("A"..."Z").contains(first) else {
-            throw ScaffoldError("\"\(raw)\" is not a valid name: use a letter followed by letters or digits (a Swift identifier without underscores), e.g. Echo or Sctp2")
+            throw ScaffoldError(
+                "\"\(raw)\" is not a valid name: use a letter followed by letters or digits (a Swift identifier without underscores), e.g. Echo or Sctp2"
+            )
         }
         guard raw.count <= 40 else { throw ScaffoldError("\"\(raw)\" is too long: at most 40 characters") }
         for suffix in ["Transport", "Plugin"] where raw.lowercased().hasSuffix(suffix.lowercased()) && raw.count > suffix.count {

@@ -14,7 +14,10 @@ public struct RFC3550Jitter: Sendable {
     /// Adds one packet: its sender timestamp and its arrival time (nanoseconds).
     public mutating func add(sentNanos: UInt64, arrivedNanos: UInt64) {
         let transit = Int64(bitPattern: arrivedNanos &- sentNanos)
-        defer { lastTransit = transit; samples += 1 }
+        defer {
+            lastTransit = transit
+            samples += 1
+        }
         guard let last = lastTransit else { return }
         let d = Double(abs(transit &- last))
         jitterNanos += (d - jitterNanos) / 16

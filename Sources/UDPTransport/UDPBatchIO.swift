@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CPeerBenchSystem
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Sends up to `capacity` prebuilt datagrams per sendmmsg(2) on a connected socket.
 /// The slots are written once; per batch only sequence numbers and timestamps change.
@@ -45,9 +46,13 @@ final class UDPBatchSender {
     func send(_ s: Socket, count: Int) throws {
         var done = 0
         while done < count {
-            guard let n = try syscallAllowingWouldBlock("sendmmsg", {
-                pb_sendmmsg(s.fd, messages + done, UInt32(count - done), 0)
-            }) else { throw TransportError("timed out sending datagrams (cell deadline)") }
+            guard
+                let n = try syscallAllowingWouldBlock(
+                    "sendmmsg",
+                    {
+                        pb_sendmmsg(s.fd, messages + done, UInt32(count - done), 0)
+                    })
+            else { throw TransportError("timed out sending datagrams (cell deadline)") }
             done += Int(n)
         }
     }

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The server's DATA for a PULL (bulk `down` and `bidir`, docs/protocol/udp.md,
 /// "Download"), on a thread of its own so the session thread keeps reading the client's

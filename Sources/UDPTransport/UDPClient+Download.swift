@@ -1,6 +1,6 @@
 import PeerBenchJSON
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
 
 /// Bulk `down` and `bidir` over udp (docs/protocol/udp.md, "Download"): PULL has the
 /// server send the payload's count x size as DATA; with `bidir` the client sends its own
@@ -8,9 +8,10 @@ import PeerBenchPlugin
 extension UDPClient {
     func download(_ payload: Payload, alsoUp: Bool) throws {
         // Repeat PULL after max(4 x the largest probe RTT, 50 ms) without DATA or PUSHED.
-        let receiver = try UDPDownReceiver(socket: socket, session: session, tag: tag, cell: cell, count: payload.count, size: payload.size,
-                                           linger: min(max(2 * maxRtt, 2_000_000), 500_000_000),
-                                           baseWait: max(4 * maxRtt, 50_000_000), forwarding: alsoUp)
+        let receiver = try UDPDownReceiver(
+            socket: socket, session: session, tag: tag, cell: cell, count: payload.count, size: payload.size,
+            linger: min(max(2 * maxRtt, 2_000_000), 500_000_000),
+            baseWait: max(4 * maxRtt, 50_000_000), forwarding: alsoUp)
         let start = MonotonicClock.now()
         if alsoUp {
             inbox.mailbox = receiver.mailbox
@@ -27,9 +28,11 @@ extension UDPClient {
         let pushed = down.pushed ?? (payload.count, payload.count * payload.size)
         // PULL sent to the last DATA read (its kernel stamp); PUSHED's arrival without any.
         let nanos = (stats.lastArrivalAt ?? down.pushedAt) &- start
-        let flow = DirectionalDelivery.Flow(delivery: Delivery(sentMessages: pushed.sent, receivedMessages: stats.received,
-                                                               sentBytes: pushed.bytes, receivedBytes: stats.receivedBytes,
-                                                               reordered: stats.reordered, duplicated: stats.duplicated), nanos: nanos)
+        let flow = DirectionalDelivery.Flow(
+            delivery: Delivery(
+                sentMessages: pushed.sent, receivedMessages: stats.received,
+                sentBytes: pushed.bytes, receivedBytes: stats.receivedBytes,
+                reordered: stats.reordered, duplicated: stats.duplicated), nanos: nanos)
         let up = alsoUp ? m.delivery.map { DirectionalDelivery.Flow(delivery: $0, nanos: m.bulkNanos ?? 0) } : nil
         let flows = DirectionalDelivery(up: up, down: flow)
         m.byDirection = flows

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import PeerBenchJSON
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Isochronous frames over udp (docs/protocol/udp.md, "Isochronous"): one FRAME
 /// datagram per frame. Up, the client sends them on schedule and the server reports
@@ -17,8 +18,11 @@ extension UDPClient {
         var report: FrameReport?
         if down {
             // Up frames go from a thread of their own while this one receives the server's.
-            let sender = up ? UDPFrameSender(name: "udp frame sender", socket: socket, session: session, count: frames, size: size,
-                                             periodNanos: periodNanos, tag: tag) : nil
+            let sender =
+                up
+                ? UDPFrameSender(
+                    name: "udp frame sender", socket: socket, session: session, count: frames, size: size,
+                    periodNanos: periodNanos, tag: tag) : nil
             let downReport: FrameReport
             do {
                 let (r, attempts) = try pullFrames(frames: frames, size: size, periodNanos: periodNanos, deadlineNanos: deadlineNanos)
@@ -31,8 +35,10 @@ extension UDPClient {
             if let sender { _ = try sender.join() }
             report = downReport
         } else {
-            _ = try UDPFrameSender(name: "udp frame sender", socket: socket, session: session, count: frames, size: size,
-                                   periodNanos: periodNanos, tag: tag).join()
+            _ = try UDPFrameSender(
+                name: "udp frame sender", socket: socket, session: session, count: frames, size: size,
+                periodNanos: periodNanos, tag: tag
+            ).join()
         }
         if up {
             let (upReport, attempts) = try frameEndUntilReport(sent: frames, periodNanos: periodNanos, deadlineNanos: deadlineNanos)

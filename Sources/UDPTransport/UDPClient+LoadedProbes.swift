@@ -1,6 +1,6 @@
+import PeerBenchPlugin
 import PeerBenchSockets
 import PeerBenchSystem
-import PeerBenchPlugin
 
 /// Loaded RTT probes during the bulk phase (`loadedRttProbes`, docs/protocol/udp.md): on
 /// the same flow, PROBEs between the DATA and their echoes timed on arrival; on a

@@ -1,9 +1,9 @@
-import PeerBenchSockets
 import Foundation
 import PeerBenchJSON
-import PeerBenchSystem
-import PeerBenchStreams
 import PeerBenchPlugin
+import PeerBenchSockets
+import PeerBenchStreams
+import PeerBenchSystem
 import Synchronization
 
 /// A bulk over parallel flows (`UDPParallelFlows`; docs/protocol/udp.md, "Parallel
@@ -31,8 +31,9 @@ extension UDPClient {
             let address = SocketAddress(host: host, port: ports[i - 1])
             CPUAccount.startThread("udp flow \(i + 1)") {
                 let r = Result {
-                    try Self.flow(cell: cell, options: options, server: address, maxRtt: maxRtt, share: share, direction: direction,
-                                  ready: ready, go: go)
+                    try Self.flow(
+                        cell: cell, options: options, server: address, maxRtt: maxRtt, share: share, direction: direction,
+                        ready: ready, go: go)
                 }
                 results.withLock { $0[i] = r }
                 done.signal()
@@ -54,17 +55,18 @@ extension UDPClient {
         m.bulkSeries = nil
         m.rfc3550JitterMs = nil
         let origin = each.map(\.startedAt).min() ?? 0
-        m.extra["streams"] = .array(zip(m.extra["streams"]?.arrayValue ?? [], zip(each, [server.port] + ports)).map { entry, flow in
-            var o = entry.objectValue ?? JSONObject()
-            let (f, serverPort) = flow
-            o["source_port"] = JSONValue(Int(f.port))
-            o["server_port"] = JSONValue(Int(serverPort))
-            o["loss_ratio"] = f.m.delivery.map { JSONValue($0.lossRatio) } ?? .null
-            // This side's clock: when each flow's bulk began and ended, in ms after the first began.
-            o["started_ms"] = JSONValue(Double(f.startedAt - origin) / 1e6)
-            o["ended_ms"] = f.m.bulkNanos.map { JSONValue(Double(f.startedAt - origin + $0) / 1e6) } ?? .null
-            return .object(o)
-        })
+        m.extra["streams"] = .array(
+            zip(m.extra["streams"]?.arrayValue ?? [], zip(each, [server.port] + ports)).map { entry, flow in
+                var o = entry.objectValue ?? JSONObject()
+                let (f, serverPort) = flow
+                o["source_port"] = JSONValue(Int(f.port))
+                o["server_port"] = JSONValue(Int(serverPort))
+                o["loss_ratio"] = f.m.delivery.map { JSONValue($0.lossRatio) } ?? .null
+                // This side's clock: when each flow's bulk began and ended, in ms after the first began.
+                o["started_ms"] = JSONValue(Double(f.startedAt - origin) / 1e6)
+                o["ended_ms"] = f.m.bulkNanos.map { JSONValue(Double(f.startedAt - origin + $0) / 1e6) } ?? .null
+                return .object(o)
+            })
         var udp = m.extra["udp"]?.objectValue ?? commonExtra()
         udp["flow_rate_mbps"] = JSONValue(options.rateMbps)
         m.extra["udp"] = .object(udp)
@@ -78,8 +80,10 @@ extension UDPClient {
 
     /// Flow 2 … N: its own socket and session (HELLO), `ready` once it has one (or failed),
     /// then, at `go`, its bulk and BYE.
-    private static func flow(cell: CellContext, options: UDPOptions, server: SocketAddress, maxRtt: UInt64, share: Payload,
-                             direction: WorkloadSpec.Direction, ready: DispatchSemaphore, go: DispatchSemaphore) throws -> FlowResult {
+    private static func flow(
+        cell: CellContext, options: UDPOptions, server: SocketAddress, maxRtt: UInt64, share: Payload,
+        direction: WorkloadSpec.Direction, ready: DispatchSemaphore, go: DispatchSemaphore
+    ) throws -> FlowResult {
         var signalled = false
         defer { if !signalled { ready.signal() } }
         let s = try UDPSocketSetup.make(family: server.family)

@@ -1,6 +1,6 @@
-import PeerBenchWorkloads
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
+import PeerBenchWorkloads
 
 /// The idle probes before the workload (docs/protocol/udp.md): ping-pong, one PROBE
 /// at a time until its ECHO, or pipelined, every PROBE back to back.
@@ -55,7 +55,7 @@ extension UDPClient {
             let t = MonotonicClock.now()
             try send(header(.probe, UInt64(seq), t).datagram())
             m.probesSent = seq + 1
-            if try waitFor( .echo, sequence: UInt64(seq), within: timeout) != nil {
+            if try waitFor(.echo, sequence: UInt64(seq), within: timeout) != nil {
                 let rtt = MonotonicClock.elapsed(since: t)
                 m.rttNanos.append(rtt)
                 maxRtt = max(maxRtt, rtt)

@@ -1,5 +1,5 @@
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
 
 /// The keepalive's verdict (`keepAlive`): nothing from the server for its timeout.
 /// Without `reconnect` it ends the cell, as before; with it the client resumes.
@@ -16,7 +16,8 @@ extension UDPClient {
     /// `reconnect`, a keepalive verdict on the way is survived by resuming. Returns what
     /// the attempt that completed returned.
     func sendUntilReport(start: UInt64, _ attempt: (Int) throws -> (UInt64, (report: [UInt64], attempts: UInt64)))
-        throws -> (UInt64, [UInt64], UInt64) {
+        throws -> (UInt64, [UInt64], UInt64)
+    {
         guard let policy = options.reconnect, let size = cell.payload?.size else {
             let (sendNanos, end) = try attempt(0)
             return (sendNanos, end.report, end.attempts)
@@ -32,8 +33,10 @@ extension UDPClient {
                 let lostAt = MonotonicClock.now()
                 let (next, tries) = try resume(after: lost, policy: policy)
                 let at = MonotonicClock.now()
-                events.append(ReconnectEvent(lostAtNanos: lostAt, connectedAtNanos: at, resumedAtNanos: at, attempts: tries,
-                                             resentBytes: max(0, handed - next) * size))
+                events.append(
+                    ReconnectEvent(
+                        lostAtNanos: lostAt, connectedAtNanos: at, resumedAtNanos: at, attempts: tries,
+                        resentBytes: max(0, handed - next) * size))
                 from = next
             }
         }
@@ -56,7 +59,11 @@ extension UDPClient {
                 throw TransportError("\(lost); resuming failed after \(attempt) attempts: \(error)")
             }
             guard let answer, answer.count >= 2 else { continue }
-            keepAlive = paused.map { var k = $0; k.heard(at: MonotonicClock.now()); return k }
+            keepAlive = paused.map {
+                var k = $0
+                k.heard(at: MonotonicClock.now())
+                return k
+            }
             // The server's next sequence, bounded by the DATA this cell has.
             return (Int(clamping: min(answer[1], UInt64(cell.payload?.count ?? 0))), attempt)
         }

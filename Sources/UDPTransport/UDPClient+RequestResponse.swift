@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import PeerBenchJSON
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Request-response over udp (docs/protocol/udp.md, "Request-response"): each request
 /// one REQUEST datagram, answered by one RESPONSE datagram; at most `concurrency`
@@ -54,7 +55,8 @@ extension UDPClient {
             let at = MonotonicClock.now()
             let seq: Int? = inbox.buffer.withUnsafeBytes { p in
                 guard let h = UDPDatagramHeader(UnsafeRawBufferPointer(rebasing: p[0..<length])), h.session == session,
-                      h.type == .response, h.sequence < UInt64(next) else { return nil }
+                    h.type == .response, h.sequence < UInt64(next)
+                else { return nil }
                 return Int(h.sequence)
             }
             guard let seq, times[seq] == nil, !lost[seq] else { continue }  // another datagram, a duplicate or a late answer

@@ -1,10 +1,11 @@
-import PeerBenchSockets
-#if canImport(Glibc)
-import Glibc
-#endif
 import PeerBenchJSON
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSockets
+import PeerBenchSystem
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The client side: HELLO handshake, echoed probes, the bulk phase, END until the
 /// server's REPORT arrives, BYE.
@@ -99,7 +100,7 @@ final class UDPClient {
         var attempt: UInt64 = 0
         while true {
             try send(header(.hello, attempt).datagram([count, size]))
-            if let ack = try waitFor( .helloAck, sequence: nil, within: Self.helloInterval) {
+            if let ack = try waitFor(.helloAck, sequence: nil, within: Self.helloInterval) {
                 helloExchange.probePort = ack.first.map { UInt16(truncatingIfNeeded: $0) }
                 break
             }
@@ -125,8 +126,10 @@ final class UDPClient {
         defer { if let separate { stopSeparateProber(separate) } }
         let start = MonotonicClock.now()
         let (sendNanos, report, endAttempts) = try sendUntilReport(start: start) { from in
-            (try sendData(payload, from: from, tx: tx, capacity: capacity, untagged: untagged, echoes: echoes, start: start),
-             try endUntilReport(payload))
+            (
+                try sendData(payload, from: from, tx: tx, capacity: capacity, untagged: untagged, echoes: echoes, start: start),
+                try endUntilReport(payload)
+            )
         }
         m.bulkNanos = MonotonicClock.elapsed(since: start)
         if loaded.schedule.intervalNanos != nil {
@@ -137,8 +140,9 @@ final class UDPClient {
             separate.prober.finish()
             m.rttLoadedNanos = separate.prober.rtts
         }
-        record(report, payload: payload, datagramSize: datagramSize, sendNanos: sendNanos, endAttempts: endAttempts,
-               separate: separate?.prober)
+        record(
+            report, payload: payload, datagramSize: datagramSize, sendNanos: sendNanos, endAttempts: endAttempts,
+            separate: separate?.prober)
     }
 
     /// Every DATA datagram, in batches of up to `capacity` from `tx`, paced when the
@@ -146,8 +150,10 @@ final class UDPClient {
     /// the sender's own time from `start` to the last datagram handed to the kernel.
     /// From DATA `from` on (0, or where a resumed bulk phase carries on: `handed` counts
     /// what was handed to the kernel, and the pace restarts there).
-    private func sendData(_ payload: Payload, from: Int, tx: UDPBatchSender, capacity: Int, untagged: Int, echoes: LoadedEchoPoller?,
-                          start: UInt64) throws -> UInt64 {
+    private func sendData(
+        _ payload: Payload, from: Int, tx: UDPBatchSender, capacity: Int, untagged: Int, echoes: LoadedEchoPoller?,
+        start: UInt64
+    ) throws -> UInt64 {
         loaded.schedule.begin(at: start)
         let paceFrom = from == 0 ? start : MonotonicClock.now()
         let pacer = options.rateMbps.map { UDPPacer(rateMbps: $0, payloadBytes: payload.size, start: paceFrom) }
@@ -209,13 +215,16 @@ final class UDPClient {
     }
 
     /// The REPORT `r` as the record's delivery, series and jitter, and the `udp` object.
-    private func record(_ r: [UInt64], payload: Payload, datagramSize: Int, sendNanos: UInt64, endAttempts: UInt64,
-                        separate: UDPProbeFlowProber?) {
+    private func record(
+        _ r: [UInt64], payload: Payload, datagramSize: Int, sendNanos: UInt64, endAttempts: UInt64,
+        separate: UDPProbeFlowProber?
+    ) {
         m.bulkSeries = UDPReportSeries.decode(r)
         m.receiverSpanNanos = UDPReportSeries.span(r)
-        m.delivery = Delivery(sentMessages: payload.count, receivedMessages: Int(r[0]),
-                              sentBytes: payload.count * payload.size, receivedBytes: Int(r[1]),
-                              reordered: Int(r[2]), duplicated: Int(r[3]))
+        m.delivery = Delivery(
+            sentMessages: payload.count, receivedMessages: Int(r[0]),
+            sentBytes: payload.count * payload.size, receivedBytes: Int(r[1]),
+            reordered: Int(r[2]), duplicated: Int(r[3]))
         if r[5] >= 2 { m.rfc3550JitterMs = Double(r[4]) / 1e6 }
         var udp = JSONObject()
         udp["datagram_bytes"] = JSONValue(datagramSize)
@@ -274,8 +283,9 @@ final class UDPClient {
         let now = MonotonicClock.now()
         if k.isLost(now: now) {
             let silent = Double(now - k.lastHeard) / 1e6
-            throw UDPPeerLost(description: "udp client: peer lost: nothing from the server for \(Int(silent)) ms "
-                + "(keepAlive \(options.keepAlive!.intervalMs) ms x \(options.keepAlive!.missed))")
+            throw UDPPeerLost(
+                description: "udp client: peer lost: nothing from the server for \(Int(silent)) ms "
+                    + "(keepAlive \(options.keepAlive!.intervalMs) ms x \(options.keepAlive!.missed))")
         }
         if let seq = k.takeDue(now: now) {
             keepAlive = k

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The client's half of bulk `down` and `bidir` (docs/protocol/udp.md, "Download"): a
 /// thread that sends PULL {count, size}, accounts the server's DATA as the server
@@ -33,8 +34,10 @@ final class UDPDownReceiver: Sendable {
     private let ended = DispatchSemaphore(value: 0)
     private let outcome: Mutex<Outcome>
 
-    init(socket: Socket, session: UInt32, tag: UDPDatagramTag?, cell: CellContext, count: Int, size: Int, linger: UInt64,
-         baseWait: UInt64, forwarding: Bool) throws {
+    init(
+        socket: Socket, session: UInt32, tag: UDPDatagramTag?, cell: CellContext, count: Int, size: Int, linger: UInt64,
+        baseWait: UInt64, forwarding: Bool
+    ) throws {
         try socket.setOption(SOL_SOCKET, SO_TIMESTAMPNS, Int32(1), "SO_TIMESTAMPNS")
         try UDPSocketSetup.receiveTimeout(socket, nanos: UDPServerSession.tick)
         mailbox = forwarding ? UDPMailbox() : nil
@@ -61,8 +64,10 @@ final class UDPDownReceiver: Sendable {
 
     // One loop over the pull's whole life: its retries, deadline and datagram kinds all
     // update the one outcome it publishes. Long because split up, every piece would take and return that state.
-    private func run(socket: Socket, session: UInt32, tag: UDPDatagramTag?, cell: CellContext, count: Int, size: Int,
-                     linger: UInt64, baseWait: UInt64) {
+    private func run(
+        socket: Socket, session: UInt32, tag: UDPDatagramTag?, cell: CellContext, count: Int, size: Int,
+        linger: UInt64, baseWait: UInt64
+    ) {
         var o = outcome.withLock { $0 }
         var done = false
         func finish(_ failure: String? = nil) {
@@ -115,8 +120,9 @@ final class UDPDownReceiver: Sendable {
                     // The kernel's stamp (realtime) moved to the monotonic clock by its age.
                     let stamp = rx.timestamp(i)
                     let age = stamp.map { real > $0 ? real - $0 : 0 } ?? 0
-                    o.stats.record(sequence: h.sequence, payloadBytes: d.count - UDPDatagramHeader.size, sentNanos: h.timestamp,
-                                   arrivedNanos: stamp ?? mono, monotonicArrival: mono &- age)
+                    o.stats.record(
+                        sequence: h.sequence, payloadBytes: d.count - UDPDatagramHeader.size, sentNanos: h.timestamp,
+                        arrivedNanos: stamp ?? mono, monotonicArrival: mono &- age)
                 case .pushed:
                     lastActivity = mono
                     if o.pushed == nil {

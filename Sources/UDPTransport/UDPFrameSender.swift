@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Isochronous frames on their own thread (docs/protocol/udp.md, "Isochronous"): FRAME
 /// `seq` = i, `ts` = send time, `size` bytes, sent at start + i x period. The server sends
@@ -21,8 +22,10 @@ final class UDPFrameSender: Sendable {
     /// Starts sending `count` frames of `size` bytes every `periodNanos` on `socket`
     /// (connected to the peer); `tag` signs each (an authenticated client), `then` is
     /// sent once after the last frame (the server's FRAMES_SENT).
-    init(name: String, socket: Socket, session: UInt32, count: Int, size: Int, periodNanos: UInt64, tag: UDPDatagramTag?,
-         then trailer: (@Sendable (Int) -> [UInt8])? = nil) {
+    init(
+        name: String, socket: Socket, session: UInt32, count: Int, size: Int, periodNanos: UInt64, tag: UDPDatagramTag?,
+        then trailer: (@Sendable (Int) -> [UInt8])? = nil
+    ) {
         CPUAccount.startThread(name) { [self] in
             var failure: (any Error)?
             do {
@@ -31,7 +34,10 @@ final class UDPFrameSender: Sendable {
             } catch {
                 failure = error
             }
-            outcome.withLock { $0.error = failure; $0.done = true }
+            outcome.withLock {
+                $0.error = failure
+                $0.done = true
+            }
             ended.signal()
         }
     }

@@ -26,15 +26,18 @@ public struct UDPKeepAlive: Sendable, Equatable {
     static func read(_ options: PluginOptions) throws(InputError) -> UDPKeepAlive? {
         guard options.has(key) else { return nil }
         let o = try options.object(key)
-        return UDPKeepAlive(intervalMs: try o.int("intervalMs", default: 500, range: 10...60_000),
-                            missed: try o.int("missed", default: 3, range: 1...100))
+        return UDPKeepAlive(
+            intervalMs: try o.int("intervalMs", default: 500, range: 10...60_000),
+            missed: try o.int("missed", default: 3, range: 1...100))
     }
 
     static let descriptors: [OptionDescriptor] = [
-        OptionDescriptor("\(key).intervalMs", type: "int", default: "off",
-                         help: "Send a KEEPALIVE every this many ms for the whole session; the server answers each (10-60000, 500 when keepAlive is given)."),
-        OptionDescriptor("\(key).missed", type: "int", default: "3",
-                         help: "Declare the peer lost (and fail the cell) after this many intervals with nothing from the server (1-100)."),
+        OptionDescriptor(
+            "\(key).intervalMs", type: "int", default: "off",
+            help: "Send a KEEPALIVE every this many ms for the whole session; the server answers each (10-60000, 500 when keepAlive is given)."),
+        OptionDescriptor(
+            "\(key).missed", type: "int", default: "3",
+            help: "Declare the peer lost (and fail the cell) after this many intervals with nothing from the server (1-100)."),
     ]
 }
 

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Picks up loaded-probe echoes while the client is busy sending DATA: between
 /// batches it takes what is queued without waiting. The client may look late, so the

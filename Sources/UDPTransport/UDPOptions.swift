@@ -15,8 +15,10 @@ public struct UDPOptions: Sendable, Equatable {
     /// Resume the bulk phase after the keepalive's verdict; nil = off (needs `keepAlive`).
     public var reconnect: ReconnectPolicy?
 
-    public init(rateMbps: Double? = nil, probeTimeoutMs: Int = 1_000, loadedRttProbes: LoadedRttProbes? = nil,
-                keepAlive: UDPKeepAlive? = nil) {
+    public init(
+        rateMbps: Double? = nil, probeTimeoutMs: Int = 1_000, loadedRttProbes: LoadedRttProbes? = nil,
+        keepAlive: UDPKeepAlive? = nil
+    ) {
         self.rateMbps = rateMbps
         self.probeTimeoutMs = probeTimeoutMs
         self.loadedRttProbes = loadedRttProbes
@@ -28,14 +30,20 @@ public struct UDPOptions: Sendable, Equatable {
         probeTimeoutMs = try options.int("probeTimeoutMs", default: 1_000, range: 1...60_000)
         loadedRttProbes = try LoadedRttProbes.read(options)
         keepAlive = try UDPKeepAlive.read(options)
-        reconnect = try ReconnectPolicy.read(options, detectedBy: keepAlive != nil, loadedRttProbes: loadedRttProbes,
-                                             missing: "keepAlive: UDP has no connection that could fail, so without the keepalive's verdict a vanished peer is never noticed and no resume would ever start")
+        reconnect = try ReconnectPolicy.read(
+            options, detectedBy: keepAlive != nil, loadedRttProbes: loadedRttProbes,
+            missing:
+                "keepAlive: UDP has no connection that could fail, so without the keepalive's verdict a vanished peer is never noticed and no resume would ever start"
+        )
     }
 
-    static let descriptors: [OptionDescriptor] = [
-        OptionDescriptor("rateMbps", type: "number", default: "null",
-                         help: "Pace the bulk phase to this payload rate in Mbit/s; null sends back to back."),
-        OptionDescriptor("probeTimeoutMs", type: "int", default: "1000",
-                         help: "Wait this long for a probe's echo before counting the probe as lost (1-60000)."),
-    ] + LoadedRttProbes.descriptors + UDPKeepAlive.descriptors + ReconnectPolicy.descriptors
+    static let descriptors: [OptionDescriptor] =
+        [
+            OptionDescriptor(
+                "rateMbps", type: "number", default: "null",
+                help: "Pace the bulk phase to this payload rate in Mbit/s; null sends back to back."),
+            OptionDescriptor(
+                "probeTimeoutMs", type: "int", default: "1000",
+                help: "Wait this long for a probe's echo before counting the probe as lost (1-60000)."),
+        ] + LoadedRttProbes.descriptors + UDPKeepAlive.descriptors + ReconnectPolicy.descriptors
 }

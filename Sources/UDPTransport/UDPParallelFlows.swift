@@ -1,7 +1,7 @@
-import PeerBenchSockets
 import PeerBenchJSON
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSockets
+import PeerBenchSystem
 
 /// A bulk workload's `streams` over udp (docs/protocol/udp.md, "Parallel flows"): N
 /// flows, each a socket pair of its own (own client and server ports, so N 4-tuples
@@ -23,7 +23,8 @@ enum UDPParallelFlows {
     static func ports(_ hello: JSONObject, flows n: Int) throws -> [UInt16] {
         let ports = (hello[portsKey]?.arrayValue ?? []).compactMap { $0.intValue }.filter { (1...65_535).contains($0) }.map { UInt16($0) }
         guard ports.count == n - 1 else {
-            throw TransportError("udp: \(n) parallel flows need \(n - 1) more server ports in the server's hello (\"\(portsKey)\"); it gave \(ports.count)")
+            throw TransportError(
+                "udp: \(n) parallel flows need \(n - 1) more server ports in the server's hello (\"\(portsKey)\"); it gave \(ports.count)")
         }
         return ports
     }

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
-import Synchronization
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Pipelined RTT probes over UDP (`RTTMethod.pipelined`, docs/protocol/udp.md): the
 /// client's thread sends one PROBE datagram per probe back to back, `seq` 0..<count,
@@ -89,7 +90,8 @@ final class UDPPipelinedProber: Sendable {
                     // Late HELLO_ACKs and duplicated echoes are skipped; only the first
                     // echo of a probe counts.
                     guard let h = UDPDatagramHeader(UnsafeRawBufferPointer(rebasing: p[0..<n])), h.session == session, h.type == .echo,
-                          h.sequence < UInt64(count), rtts[Int(h.sequence)] == nil else { return }
+                        h.sequence < UInt64(count), rtts[Int(h.sequence)] == nil
+                    else { return }
                     let rtt = arrived > h.timestamp ? arrived - h.timestamp : 0
                     rtts[Int(h.sequence)] = rtt
                     answered += 1

@@ -1,6 +1,6 @@
 public import PeerBenchJSON
-public import PeerBenchSystem
 public import PeerBenchPlugin
+public import PeerBenchSystem
 
 /// UDP over the kernel's stack: sequenced, timestamped datagrams; the receiver counts
 /// loss, reordering and duplicates and computes RFC 3550 jitter, and reports them back
@@ -27,12 +27,18 @@ public struct UDPPlugin: TransportPlugin {
     public func check(payload: Payload, path: JSONPath) -> [InputProblem] {
         var problems: [InputProblem] = []
         if payload.size > UDPDatagramHeader.maxMessageSize {
-            problems.append(InputProblem(path: path.description,
-                                         "udp: a message of \(payload.size) bytes does not fit in one UDP datagram; the largest is \(UDPDatagramHeader.maxMessageSize) bytes (65507-byte IPv4 UDP payload minus the plugin's \(UDPDatagramHeader.size)-byte header)"))
+            problems.append(
+                InputProblem(
+                    path: path.description,
+                    "udp: a message of \(payload.size) bytes does not fit in one UDP datagram; the largest is \(UDPDatagramHeader.maxMessageSize) bytes (65507-byte IPv4 UDP payload minus the plugin's \(UDPDatagramHeader.size)-byte header)"
+                ))
         }
         if payload.count > UDPReceiverStats.maxExpected {
-            problems.append(InputProblem(path: path.description,
-                                         "udp: \(payload.count) messages are more than the receiver accounts for in one cell; the most is \(UDPReceiverStats.maxExpected)"))
+            problems.append(
+                InputProblem(
+                    path: path.description,
+                    "udp: \(payload.count) messages are more than the receiver accounts for in one cell; the most is \(UDPReceiverStats.maxExpected)")
+            )
         }
         return problems
     }
@@ -42,20 +48,27 @@ public struct UDPPlugin: TransportPlugin {
     /// (docs/protocol/udp.md, "Workloads"); a size that does not fit one is refused
     /// naming its key. `reconnect`, `keepAlive` and `loadedRttProbes` run with the upload only.
     public func check(workload: WorkloadSpec, path: JSONPath) -> [InputProblem] {
-        var problems = workload.check(transport: "udp", uploadOnly: [
-            ("reconnect", options.reconnect != nil), ("keepAlive", options.keepAlive != nil),
-            ("loadedRttProbes", options.loadedRttProbes != nil),
-        ], parallelStreams: true, path: path)
+        var problems = workload.check(
+            transport: "udp",
+            uploadOnly: [
+                ("reconnect", options.reconnect != nil), ("keepAlive", options.keepAlive != nil),
+                ("loadedRttProbes", options.loadedRttProbes != nil),
+            ], parallelStreams: true, path: path)
         func tooBig(_ key: String, _ what: String, _ bytes: Int, _ most: Int, _ overhead: String) {
-            problems.append(InputProblem(path: path.key(key).description,
-                                         "udp: \(what) of \(bytes) bytes does not fit in one UDP datagram; the largest is \(most) bytes (65507-byte IPv4 UDP payload minus \(overhead))"))
+            problems.append(
+                InputProblem(
+                    path: path.key(key).description,
+                    "udp: \(what) of \(bytes) bytes does not fit in one UDP datagram; the largest is \(most) bytes (65507-byte IPv4 UDP payload minus \(overhead))"
+                ))
         }
         switch workload.kind {
         case .bulk:
             break  // the payload's size is check(payload:)'s
         case .requestResponse(_, let a, let b, _):
             if a > UDPWorkloadLimits.maxRequestBytes {
-                tooBig("requestBytes", "a request", a, UDPWorkloadLimits.maxRequestBytes, "the 24-byte header, the 8-byte response size and an 8-byte authentication tag")
+                tooBig(
+                    "requestBytes", "a request", a, UDPWorkloadLimits.maxRequestBytes,
+                    "the 24-byte header, the 8-byte response size and an 8-byte authentication tag")
             }
             if b > UDPWorkloadLimits.maxResponseBytes {
                 tooBig("responseBytes", "a response", b, UDPWorkloadLimits.maxResponseBytes, "the 24-byte header")

@@ -1,11 +1,12 @@
-import PeerBenchSockets
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSockets
+import PeerBenchSystem
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Loaded probes on a separate flow (`loadedRttProbes.flow` `separate`,
 /// docs/protocol/udp.md): a second socket pair that carries only PROBE/ECHO datagrams
@@ -123,11 +124,13 @@ final class UDPProbeFlowProber: Sendable {
             let until = now + timeoutNanos
             while MonotonicClock.now() < until {
                 guard (try? UDPSocketSetup.receiveTimeout(socket, nanos: until - MonotonicClock.now())) != nil,
-                      let n = try? buffer.withUnsafeMutableBytes({ try socket.receive($0) }) else { break }
+                    let n = try? buffer.withUnsafeMutableBytes({ try socket.receive($0) })
+                else { break }
                 if n == 0 { return }  // shut down: the cell was cancelled
                 let answered = buffer.withUnsafeBytes { p -> Bool in
                     guard let h = UDPDatagramHeader(UnsafeRawBufferPointer(rebasing: p[0..<n])), h.type == .echo,
-                          h.session == session, h.sequence == seq else { return false }
+                        h.session == session, h.sequence == seq
+                    else { return false }
                     return true
                 }
                 if answered {

@@ -1,6 +1,6 @@
-import PeerBenchWorkloads
-public import PeerBenchSystem
 public import PeerBenchPlugin
+public import PeerBenchSystem
+import PeerBenchWorkloads
 
 /// The receiver's accounting of the bulk phase: unique, duplicated and reordered
 /// datagrams, payload bytes, and RFC 3550 interarrival jitter.
@@ -51,12 +51,20 @@ public struct UDPReceiverStats: Sendable {
     /// Accounts one arrival. `sentNanos` is the sender's timestamp and `arrivedNanos`
     /// the receiver's clock (any clock: only differences are used); `monotonicArrival`
     /// the same moment on `MonotonicClock` for the span (default `arrivedNanos`).
-    public mutating func record(sequence: UInt64, payloadBytes: Int, sentNanos: UInt64, arrivedNanos: UInt64,
-                                monotonicArrival: UInt64? = nil) {
-        guard sequence < UInt64(expected) else { outOfRange += 1; return }
+    public mutating func record(
+        sequence: UInt64, payloadBytes: Int, sentNanos: UInt64, arrivedNanos: UInt64,
+        monotonicArrival: UInt64? = nil
+    ) {
+        guard sequence < UInt64(expected) else {
+            outOfRange += 1
+            return
+        }
         let word = Int(sequence >> 6)
         let bit = UInt64(1) << (sequence & 63)
-        if seen[word] & bit != 0 { duplicated += 1; return }
+        if seen[word] & bit != 0 {
+            duplicated += 1
+            return
+        }
         seen[word] |= bit
         received += 1
         receivedBytes += payloadBytes

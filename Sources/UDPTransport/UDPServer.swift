@@ -1,9 +1,10 @@
-import PeerBenchSockets
-#if canImport(Glibc)
-import Glibc
-#endif
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSockets
+import PeerBenchSystem
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The server side: answers HELLO and probes, accounts DATA, reports at END (after
 /// waiting briefly for stragglers), and ends at BYE.
@@ -28,7 +29,8 @@ enum UDPServer {
         }
         let socket = sockets[0]
         // A separate probe flow (loadedRttProbes.flow): a second socket, announced in HELLO_ACK.
-        let echo = options.loadedRttProbes?.flow == .separate
+        let echo =
+            options.loadedRttProbes?.flow == .separate
             ? try await cell.server.run("udp-probe-bind") { try UDPProbeFlowEcho(cell: cell) } : nil
         if let echo {
             cell.cancellation.register(echo.socket)
@@ -37,7 +39,12 @@ enum UDPServer {
         let address = try socket.localAddress()
         let flowPorts = try sockets.dropFirst().map { Int(try $0.localAddress().port) }
         let task = Task<Void, any Error> {
-            defer { for s in sockets { cell.cancellation.unregister(s); stopper.unregister(s) } }
+            defer {
+                for s in sockets {
+                    cell.cancellation.unregister(s)
+                    stopper.unregister(s)
+                }
+            }
             echo?.start()
             defer {
                 if let echo {
@@ -117,8 +124,10 @@ final class UDPServerSession {
             if cell.remainingNanos == 0 {
                 // The client got its report (or its workload's answers); only the BYE is missing.
                 if report != nil || workloads.concluded { return }
-                throw TransportError(session == nil ? "udp server: no client before the cell deadline"
-                                                    : "udp server: the bulk phase did not end before the cell deadline")
+                throw TransportError(
+                    session == nil
+                        ? "udp server: no client before the cell deadline"
+                        : "udp server: the bulk phase did not end before the cell deadline")
             }
             let n: Int?
             do { n = try rx.receive(socket) } catch let e as SystemError where e.errno == ECONNREFUSED {
@@ -147,15 +156,19 @@ final class UDPServerSession {
         // spoofing the client's address can neither take the session nor add DATA.
         var d = tagged
         if let tag {
-            guard tag.verifies(tagged) else { unauthenticated += 1; return }
+            guard tag.verifies(tagged) else {
+                unauthenticated += 1
+                return
+            }
             d = UnsafeRawBufferPointer(rebasing: tagged[0..<(tagged.count - UDPDatagramTag.size)])
         }
         guard let h = UDPDatagramHeader(d) else { return }
         if h.type == .data {
             // The hot path: one bitmap lookup and a jitter update per datagram.
             guard h.session == session, report == nil else { return }
-            stats.record(sequence: h.sequence, payloadBytes: d.count - UDPDatagramHeader.size, sentNanos: h.timestamp, arrivedNanos: arrival,
-                         monotonicArrival: monotonicArrival)
+            stats.record(
+                sequence: h.sequence, payloadBytes: d.count - UDPDatagramHeader.size, sentNanos: h.timestamp, arrivedNanos: arrival,
+                monotonicArrival: monotonicArrival)
             return
         }
         lastHeard = MonotonicClock.now()
@@ -167,7 +180,10 @@ final class UDPServerSession {
         case .keepAlive:
             reply(UDPDatagramHeader(type: .keepAliveAck, session: h.session, sequence: h.sequence, timestamp: h.timestamp).datagram())
         case .end:
-            if let report { reply(report); return }
+            if let report {
+                reply(report)
+                return
+            }
             if pendingEnd == nil {
                 let linger = min(d.field(2), 5_000_000_000)
                 let flags = d.field(3)
@@ -178,8 +194,9 @@ final class UDPServerSession {
             sendReportIfDue()
         case .resume:
             // Stateless, like a KEEPALIVE: where the client's DATA got to, for it to carry on.
-            reply(UDPDatagramHeader(type: .resumed, session: h.session, sequence: h.sequence, timestamp: h.timestamp)
-                .datagram([UInt64(stats.received), stats.nextSequence]))
+            reply(
+                UDPDatagramHeader(type: .resumed, session: h.session, sequence: h.sequence, timestamp: h.timestamp)
+                    .datagram([UInt64(stats.received), stats.nextSequence]))
         case .bye:
             reply(UDPDatagramHeader(type: .byeAck, session: h.session, sequence: h.sequence, timestamp: h.timestamp).datagram())
             finished = true
@@ -211,8 +228,9 @@ final class UDPServerSession {
             stats = UDPReceiverStats(expected: expected)
         }
         if h.session == session {
-            reply(UDPDatagramHeader(type: .helloAck, session: h.session, sequence: h.sequence, timestamp: h.timestamp)
-                .datagram(probePort.map { [UInt64($0)] } ?? []))
+            reply(
+                UDPDatagramHeader(type: .helloAck, session: h.session, sequence: h.sequence, timestamp: h.timestamp)
+                    .datagram(probePort.map { [UInt64($0)] } ?? []))
         }
     }
 
@@ -243,11 +261,12 @@ final class UDPServerSession {
     private func sendReportIfDue() {
         guard report == nil, let end = pendingEnd else { return }
         guard stats.received >= end.sent || MonotonicClock.now() >= end.due else { return }
-        let r = UDPDatagramHeader(type: .report, session: session ?? 0, sequence: 0, timestamp: MonotonicClock.now()).datagram([
-            UInt64(stats.received), UInt64(stats.receivedBytes), UInt64(stats.reordered), UInt64(stats.duplicated),
-            UInt64(stats.jitter.jitterNanos.rounded()), UInt64(stats.jitter.samples), UInt64(stats.outOfRange),
-        ] + UDPReportSeries.fields(stats.series.series) + (end.wantsSpan ? [stats.spanNanos] : [])
-          + (end.wantsUnauthenticated ? [UInt64(unauthenticated)] : []))
+        let r = UDPDatagramHeader(type: .report, session: session ?? 0, sequence: 0, timestamp: MonotonicClock.now()).datagram(
+            [
+                UInt64(stats.received), UInt64(stats.receivedBytes), UInt64(stats.reordered), UInt64(stats.duplicated),
+                UInt64(stats.jitter.jitterNanos.rounded()), UInt64(stats.jitter.samples), UInt64(stats.outOfRange),
+            ] + UDPReportSeries.fields(stats.series.series) + (end.wantsSpan ? [stats.spanNanos] : [])
+                + (end.wantsUnauthenticated ? [UInt64(unauthenticated)] : []))
         report = r
         reply(r)
     }

@@ -1,5 +1,5 @@
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
 
 /// The server's half of the workload kinds beyond the upload (docs/protocol/udp.md,
 /// "Workloads"): answering REQUESTs, recording the client's FRAMEs and reporting them
@@ -69,8 +69,10 @@ struct UDPServerWorkloads {
             } else {
                 let period = d.field(1)
                 guard d.count >= UDPDatagramHeader.size + 40, UDPWorkloadLimits.periodNanos.contains(period) else { return nil }
-                pendingEnd = (Int(clamping: min(d.field(0), UInt64(L.frames))), period, d.field(2),
-                              now + min(d.field(3), UDPWorkloadLimits.maxLingerNanos), from)
+                pendingEnd = (
+                    Int(clamping: min(d.field(0), UInt64(L.frames))), period, d.field(2),
+                    now + min(d.field(3), UDPWorkloadLimits.maxLingerNanos), from
+                )
             }
             return reportIfDue(session: session, now: now)
         }
@@ -105,10 +107,13 @@ struct UDPServerWorkloads {
         }
         let frames = d.field(0), size = d.field(1), period = d.field(2)
         guard d.count >= UDPDatagramHeader.size + 24, (1...UInt64(L.frames)).contains(frames),
-              (1...UInt64(UDPWorkloadLimits.maxFrameBytes)).contains(size), UDPWorkloadLimits.periodNanos.contains(period) else { return nil }
+            (1...UInt64(UDPWorkloadLimits.maxFrameBytes)).contains(size), UDPWorkloadLimits.periodNanos.contains(period)
+        else { return nil }
         pulled = (Int(frames), Int(size), period)
-        sender = UDPFrameSender(name: "udp frame sender", socket: socket, session: session, count: Int(frames), size: Int(size),
-                                periodNanos: period, tag: nil) { Self.framesSent($0, session: session) }
+        sender = UDPFrameSender(
+            name: "udp frame sender", socket: socket, session: session, count: Int(frames), size: Int(size),
+            periodNanos: period, tag: nil
+        ) { Self.framesSent($0, session: session) }
         return nil
     }
 
@@ -122,7 +127,8 @@ struct UDPServerWorkloads {
         guard let payload, d.count >= UDPDatagramHeader.size + 16 else { return nil }
         let count = d.field(0), size = d.field(1)
         guard (1...UInt64(max(1, payload.count))).contains(count),
-              (1...UInt64(max(1, min(payload.size, UDPDatagramHeader.maxMessageSize)))).contains(size) else { return nil }
+            (1...UInt64(max(1, min(payload.size, UDPDatagramHeader.maxMessageSize)))).contains(size)
+        else { return nil }
         pulledData = (Int(count), Int(size))
         bulkSender = UDPBulkSender(socket: socket, session: session, count: Int(count), size: Int(size), rateMbps: rateMbps)
         return nil

@@ -8,7 +8,10 @@ struct ByteWriter {
     init(capacity: Int = 64) { bytes.reserveCapacity(capacity) }
 
     mutating func u8(_ v: UInt8) { bytes.append(v) }
-    mutating func u16(_ v: UInt16) { bytes.append(UInt8(v >> 8)); bytes.append(UInt8(v & 0xFF)) }
+    mutating func u16(_ v: UInt16) {
+        bytes.append(UInt8(v >> 8))
+        bytes.append(UInt8(v & 0xFF))
+    }
     mutating func u32(_ v: UInt32) { for s in stride(from: 24, through: 0, by: -8) { bytes.append(UInt8((v >> UInt32(s)) & 0xFF)) } }
     mutating func u64(_ v: UInt64) { for s in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8((v >> UInt64(s)) & 0xFF)) } }
     mutating func raw(_ b: some Sequence<UInt8>) { bytes.append(contentsOf: b) }

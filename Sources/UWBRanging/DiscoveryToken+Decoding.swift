@@ -1,8 +1,9 @@
 import Foundation
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 extension DiscoveryToken {
@@ -38,14 +39,20 @@ extension DiscoveryToken {
         }
         guard port != 0 else { throw invalid("ranging endpoint port is 0") }
         let key = r.raw(65)!
-        guard key[0] == 0x04 else { throw invalid("public key must start with 0x04 (SEC1 uncompressed point), starts with 0x\(String(key[0], radix: 16))") }
+        guard key[0] == 0x04 else {
+            throw invalid("public key must start with 0x04 (SEC1 uncompressed point), starts with 0x\(String(key[0], radix: 16))")
+        }
         let sts = r.raw(16)!
         let attestation = r.raw(Self.attestationSize)!
 
-        self.init(sessionIdentifier: UUID(uuid: (id[0], id[1], id[2], id[3], id[4], id[5], id[6], id[7],
-                                                  id[8], id[9], id[10], id[11], id[12], id[13], id[14], id[15])),
-                  deviceClass: deviceClass, chip: chip, channel: channel, preambleCode: preamble,
-                  rangingEndpoint: SocketAddress(host: host, port: port), publicKey: key, stsSeed: sts, attestation: attestation)
+        self.init(
+            sessionIdentifier: UUID(
+                uuid: (
+                    id[0], id[1], id[2], id[3], id[4], id[5], id[6], id[7],
+                    id[8], id[9], id[10], id[11], id[12], id[13], id[14], id[15]
+                )),
+            deviceClass: deviceClass, chip: chip, channel: channel, preambleCode: preamble,
+            rangingEndpoint: SocketAddress(host: host, port: port), publicKey: key, stsSeed: sts, attestation: attestation)
         self.capabilities = caps
     }
 
@@ -76,7 +83,8 @@ extension DiscoveryToken {
         }
         guard bytes.count >= declared else { throw invalid("truncated: \(bytes.count) of \(declared) bytes") }
         guard bytes.count == declared else { throw invalid("\(bytes.count - declared) unexpected bytes after the token's \(declared)") }
-        let storedCRC = UInt32(bytes[declared - 4]) << 24 | UInt32(bytes[declared - 3]) << 16
+        let storedCRC =
+            UInt32(bytes[declared - 4]) << 24 | UInt32(bytes[declared - 3]) << 16
             | UInt32(bytes[declared - 2]) << 8 | UInt32(bytes[declared - 1])
         let computed = CRC32.checksum(bytes[0..<(declared - 4)])
         guard storedCRC == computed else {

@@ -1,8 +1,9 @@
 public import Foundation
-public import PeerBenchSystem
 public import PeerBenchPlugin
+public import PeerBenchSystem
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A session's discovery token, the emulation's `NIDiscoveryToken`: what the peer
@@ -43,9 +44,11 @@ public struct DiscoveryToken: Sendable, Hashable, CustomStringConvertible {
     /// to the few hundred bytes Apple's serialised token has [A].
     public var attestation: [UInt8]
 
-    public init(sessionIdentifier: UUID, deviceClass: DeviceClass, chip: ChipGeneration, channel: UInt8 = 9,
-                preambleCode: UInt8 = 10, rangingEndpoint: SocketAddress, publicKey: [UInt8], stsSeed: [UInt8],
-                attestation: [UInt8]) {
+    public init(
+        sessionIdentifier: UUID, deviceClass: DeviceClass, chip: ChipGeneration, channel: UInt8 = 9,
+        preambleCode: UInt8 = 10, rangingEndpoint: SocketAddress, publicKey: [UInt8], stsSeed: [UInt8],
+        attestation: [UInt8]
+    ) {
         self.sessionIdentifier = sessionIdentifier
         self.deviceClass = deviceClass
         self.chip = chip
@@ -59,14 +62,20 @@ public struct DiscoveryToken: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// A fresh token for a new session: identifier and key material from `generator`.
-    public static func generate(deviceClass: DeviceClass, chip: ChipGeneration, rangingEndpoint: SocketAddress,
-                                using generator: inout SeededRandom) -> DiscoveryToken {
+    public static func generate(
+        deviceClass: DeviceClass, chip: ChipGeneration, rangingEndpoint: SocketAddress,
+        using generator: inout SeededRandom
+    ) -> DiscoveryToken {
         let id = generator.bytes(16)
-        let uuid = UUID(uuid: (id[0], id[1], id[2], id[3], id[4], id[5], id[6], id[7],
-                               id[8], id[9], id[10], id[11], id[12], id[13], id[14], id[15]))
-        return DiscoveryToken(sessionIdentifier: uuid, deviceClass: deviceClass, chip: chip,
-                              rangingEndpoint: rangingEndpoint, publicKey: [0x04] + generator.bytes(64),
-                              stsSeed: generator.bytes(16), attestation: generator.bytes(attestationSize))
+        let uuid = UUID(
+            uuid: (
+                id[0], id[1], id[2], id[3], id[4], id[5], id[6], id[7],
+                id[8], id[9], id[10], id[11], id[12], id[13], id[14], id[15]
+            ))
+        return DiscoveryToken(
+            sessionIdentifier: uuid, deviceClass: deviceClass, chip: chip,
+            rangingEndpoint: rangingEndpoint, publicKey: [0x04] + generator.bytes(64),
+            stsSeed: generator.bytes(16), attestation: generator.bytes(attestationSize))
     }
 
     public var description: String {

@@ -1,7 +1,8 @@
-public import PeerBenchSystem
 public import PeerBenchPlugin
+public import PeerBenchSystem
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The Bluetooth-LE-GATT-like channel: the serving side is a GATT server with a
@@ -61,13 +62,15 @@ public struct GATTTokenChannel: TokenChannel {
         guard token.count <= Self.maxAttributeLength else {
             throw TokenChannelError("a \(token.count)-byte token exceeds the 512-byte attribute limit of GATT")
         }
-        var link = ClientLink(connection: connection, deadline: deadline, interval: UInt64(connectionIntervalMs * 1e6),
-                              anchor: MonotonicClock.now())  // the connection's first event
+        var link = ClientLink(
+            connection: connection, deadline: deadline, interval: UInt64(connectionIntervalMs * 1e6),
+            anchor: MonotonicClock.now())  // the connection's first event
         let chunk = try Self.exchangeMTU(&link)
         let writes = try Self.writeToken(token, chunk: chunk, &link)
         let (peer, reads) = try Self.readPeerToken(chunk: chunk, &link)
-        return TokenExchange(peerTokenBytes: peer, elapsedNanos: MonotonicClock.elapsed(since: start),
-                             writeOperations: writes, readOperations: reads, totalOperations: link.total)
+        return TokenExchange(
+            peerTokenBytes: peer, elapsedNanos: MonotonicClock.elapsed(since: start),
+            writeOperations: writes, readOperations: reads, totalOperations: link.total)
     }
 
     /// The client's requests on one connection, each at a connection event.
@@ -155,7 +158,9 @@ public struct GATTTokenChannel: TokenChannel {
             }
             let response = try link.transact(q.bytes, reads == 0 ? "read" : "read blob at offset \(peer.count)")
             let expected = reads == 0 ? Opcode.readResponse : Opcode.readBlobResponse
-            guard response.first == expected.rawValue else { throw TokenChannelError("malformed read response (opcode 0x\(String(response.first ?? 0, radix: 16)))") }
+            guard response.first == expected.rawValue else {
+                throw TokenChannelError("malformed read response (opcode 0x\(String(response.first ?? 0, radix: 16)))")
+            }
             reads += 1
             peer += response.dropFirst()
             if response.count - 1 < chunk { break }
@@ -177,10 +182,13 @@ public struct GATTTokenChannel: TokenChannel {
             let response = server.respond(to: pdu)
             try Self.writePDU(connection, response.pdu, response.what)
         }
-        guard let written = server.written, let tokenAt = server.tokenAt else { throw TokenChannelError("the GATT client disconnected without writing its token") }
+        guard let written = server.written, let tokenAt = server.tokenAt else {
+            throw TokenChannelError("the GATT client disconnected without writing its token")
+        }
         guard server.readComplete else { throw TokenChannelError("the GATT client disconnected before reading the whole token") }
-        return TokenExchange(peerTokenBytes: written, elapsedNanos: tokenAt - start,
-                             writeOperations: server.reads, readOperations: server.writes, totalOperations: total)
+        return TokenExchange(
+            peerTokenBytes: written, elapsedNanos: tokenAt - start,
+            writeOperations: server.reads, readOperations: server.writes, totalOperations: total)
     }
 
     /// The token service's state while a client writes its token and reads ours.

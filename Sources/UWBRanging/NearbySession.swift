@@ -1,9 +1,10 @@
 import Foundation
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
 import Synchronization
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A ranging session with one peer: the emulation's `NISession`.
@@ -95,15 +96,19 @@ public final class NearbySession: Sendable {
     ///     radio's UDP port is chosen by the system and written into the token.
     ///   - scene: the ground truth an initiator measures (change it any time).
     ///   - seed: makes the token and the measurements reproducible; nil draws one.
-    public convenience init(deviceClass: DeviceClass = .phone, chip: ChipGeneration = .second, radioAddress: String = "127.0.0.1",
-                            scene: RangingScene = RangingScene(distanceMeters: 1), seed: UInt64? = nil) throws(NIError) {
+    public convenience init(
+        deviceClass: DeviceClass = .phone, chip: ChipGeneration = .second, radioAddress: String = "127.0.0.1",
+        scene: RangingScene = RangingScene(distanceMeters: 1), seed: UInt64? = nil
+    ) throws(NIError) {
         try self.init(deviceClass: deviceClass, chip: chip, radio: Endpoint(address: radioAddress), scene: scene, seed: seed)
     }
 
     /// Creates a session whose radio binds on a server endpoint (`Endpoint.bindServer`:
     /// its data ports and allowed peer), as the responder of a cell does.
-    public init(deviceClass: DeviceClass = .phone, chip: ChipGeneration = .second, radio: Endpoint,
-                scene: RangingScene = RangingScene(distanceMeters: 1), seed: UInt64? = nil) throws(NIError) {
+    public init(
+        deviceClass: DeviceClass = .phone, chip: ChipGeneration = .second, radio: Endpoint,
+        scene: RangingScene = RangingScene(distanceMeters: 1), seed: UInt64? = nil
+    ) throws(NIError) {
         let radioAddress = radio.address
         // Only the choice of seed may be non-reproducible; everything after it is seeded.
         let seed = seed ?? UInt64.random(in: 0...UInt64.max)
@@ -116,8 +121,9 @@ public final class NearbySession: Sendable {
             socket = s
             let bound = try s.localAddress()
             var rng = SeededRandom(seed: seed, stream: "uwb.token.\(deviceClass.rawValue)")
-            discoveryToken = .generate(deviceClass: deviceClass, chip: chip,
-                                       rangingEndpoint: SocketAddress(host: radioAddress, port: bound.port), using: &rng)
+            discoveryToken = .generate(
+                deviceClass: deviceClass, chip: chip,
+                rangingEndpoint: SocketAddress(host: radioAddress, port: bound.port), using: &rng)
         } catch {
             throw NIError(.sessionFailed, "could not open the emulated UWB radio on \(radioAddress): \(error)")
         }
@@ -156,7 +162,8 @@ public final class NearbySession: Sendable {
             throw NIError(.invalidConfiguration, "removal timeout must be positive, got \(configuration.removalTimeoutSeconds) s")
         }
         guard peer.rangingEndpoint.family == discoveryToken.rangingEndpoint.family else {
-            throw NIError(.incompatiblePeerDevice, "the peer's radio is at \(peer.rangingEndpoint), not reachable from \(discoveryToken.rangingEndpoint)")
+            throw NIError(
+                .incompatiblePeerDevice, "the peer's radio is at \(peer.rangingEndpoint), not reachable from \(discoveryToken.rangingEndpoint)")
         }
         engineEnded.lock()
         defer { engineEnded.unlock() }
@@ -171,8 +178,9 @@ public final class NearbySession: Sendable {
                 }
                 guard !s.engineRunning else { return false }
                 if s.configuration?.peerDiscoveryToken != peer || s.configuration?.updateRateHz != configuration.updateRateHz {
-                    s.model = RangingModel(local: discoveryToken, peer: peer, updateRateHz: configuration.updateRateHz, seed: seed,
-                                           environment: s.scene.environment)
+                    s.model = RangingModel(
+                        local: discoveryToken, peer: peer, updateRateHz: configuration.updateRateHz, seed: seed,
+                        environment: s.scene.environment)
                     s.nextRound = 0
                 }
                 s.configuration = configuration
@@ -199,7 +207,10 @@ public final class NearbySession: Sendable {
         let tellPeerNow = state.withLock { s -> Bool in
             guard !s.invalidated else { return false }
             s.invalidated = true
-            if s.engineRunning { s.control = .invalidate; return false }
+            if s.engineRunning {
+                s.control = .invalidate
+                return false
+            }
             return true
         }
         if tellPeerNow { finishInvalidation() }

@@ -1,8 +1,9 @@
 import Foundation
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The ranging rounds, run on the session's own thread (blocking socket calls never
@@ -86,7 +87,12 @@ extension NearbySession {
         let timeout = UInt64(configuration.removalTimeoutSeconds * 1e9)
         let maxAge = min(Self.maxResponseAgeNanos, timeout)
         var (model, round) = state.withLock { ($0.model!, $0.nextRound) }
-        defer { state.withLock { $0.model = model; $0.nextRound = round } }
+        defer {
+            state.withLock {
+                $0.model = model
+                $0.nextRound = round
+            }
+        }
 
         let runStart = MonotonicClock.now()
         var tick = runStart + UInt64(model.startupDelaySeconds * 1e9)
@@ -156,8 +162,10 @@ extension NearbySession {
     }
 
     /// This round: draw its sample, send its poll (with the latest result to report).
-    private func poll(_ round: UInt32, model: inout RangingModel, reporting report: (round: UInt32, mm: UInt32),
-                      from me: [UInt8], to them: [UInt8], at address: SocketAddress) throws -> PendingRound {
+    private func poll(
+        _ round: UInt32, model: inout RangingModel, reporting report: (round: UInt32, mm: UInt32),
+        from me: [UInt8], to them: [UInt8], at address: SocketAddress
+    ) throws -> PendingRound {
         let sample = model.next(state.withLock { $0.scene })
         var poll = RangingFrame(kind: .poll, round: round, sender: me, receiver: them)
         poll.timestamp = MonotonicClock.now()

@@ -56,7 +56,7 @@ struct RangingFrame: Sendable, Equatable {
     init?(decoding bytes: [UInt8]) {
         var r = ByteReader(bytes)
         guard r.raw(4) == Self.magic, r.u8() == Self.version, let k = r.u8().flatMap(Kind.init(rawValue:)),
-              r.u16() == 0, let round = r.u32(), let sender = r.raw(16), let receiver = r.raw(16)
+            r.u16() == 0, let round = r.u32(), let sender = r.raw(16), let receiver = r.raw(16)
         else { return nil }
         self.kind = k
         self.round = round

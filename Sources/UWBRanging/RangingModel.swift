@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 /// One ranging round's result, as the emulated radio produces it.
 public struct RangingSample: Sendable, Hashable {
     /// Measured distance, metres; nil when the round gave none (dropout, out of reach).
@@ -55,13 +56,16 @@ public struct RangingModel: Sendable {
     ///   - updateRateHz: rounds per second.
     ///   - seed: the cell's seed; the same seed replays the same samples.
     public init(local: DiscoveryToken, peer: DiscoveryToken, updateRateHz: Double, seed: UInt64, environment: EnvironmentProfile) {
-        self.init(localChip: local.chip, peerChip: peer.chip,
-                  directionCapable: local.capabilities.contains(.direction) && peer.capabilities.contains(.direction),
-                  updateRateHz: updateRateHz, seed: seed, environment: environment)
+        self.init(
+            localChip: local.chip, peerChip: peer.chip,
+            directionCapable: local.capabilities.contains(.direction) && peer.capabilities.contains(.direction),
+            updateRateHz: updateRateHz, seed: seed, environment: environment)
     }
 
-    public init(localChip: ChipGeneration, peerChip: ChipGeneration, directionCapable: Bool, updateRateHz: Double,
-                seed: UInt64, environment: EnvironmentProfile) {
+    public init(
+        localChip: ChipGeneration, peerChip: ChipGeneration, directionCapable: Bool, updateRateHz: Double,
+        seed: UInt64, environment: EnvironmentProfile
+    ) {
         reachMeters = min(localChip.reachMeters, peerChip.reachMeters)
         self.directionCapable = directionCapable
         interval = 1 / max(updateRateHz, 0.001)

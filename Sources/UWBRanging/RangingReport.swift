@@ -59,8 +59,9 @@ public struct RangingReport: Sendable {
     /// whether a direction came with it. 41 bytes per update in memory, about 90 as JSON.
     public func samples(since runAt: UInt64) -> [RangingUpdateSample] {
         updates.map { u in
-            RangingUpdateSample(tNanos: u.timestamp > runAt ? u.timestamp - runAt : 0, distanceM: u.distance.map(Double.init),
-                          errorM: u.distance.map { Double($0) - groundTruthMeters }, directionAvailable: u.direction != nil)
+            RangingUpdateSample(
+                tNanos: u.timestamp > runAt ? u.timestamp - runAt : 0, distanceM: u.distance.map(Double.init),
+                errorM: u.distance.map { Double($0) - groundTruthMeters }, directionAvailable: u.direction != nil)
         }
     }
 

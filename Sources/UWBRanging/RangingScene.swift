@@ -22,17 +22,21 @@ public struct EnvironmentProfile: Sendable, Hashable {
     }
 
     /// Open field: the only blockage is the people holding the devices [A].
-    public static let freeField = EnvironmentProfile(name: "free-field", nlosProbability: 0.015, meanNLoSSeconds: 0.5,
-                                                     losDropout: 0.005, nlosDropout: 0.10)
+    public static let freeField = EnvironmentProfile(
+        name: "free-field", nlosProbability: 0.015, meanNLoSSeconds: 0.5,
+        losDropout: 0.005, nlosDropout: 0.10)
     /// Streets: passers-by and parked cars cross the path [A].
-    public static let innerCity = EnvironmentProfile(name: "inner-city", nlosProbability: 0.20, meanNLoSSeconds: 1.0,
-                                                     losDropout: 0.01, nlosDropout: 0.20)
+    public static let innerCity = EnvironmentProfile(
+        name: "inner-city", nlosProbability: 0.20, meanNLoSSeconds: 1.0,
+        losDropout: 0.01, nlosDropout: 0.20)
     /// Underground station: crowds, pillars and metal, strong multipath [A].
-    public static let underground = EnvironmentProfile(name: "underground", nlosProbability: 0.30, meanNLoSSeconds: 1.5,
-                                                       losDropout: 0.02, nlosDropout: 0.25)
+    public static let underground = EnvironmentProfile(
+        name: "underground", nlosProbability: 0.30, meanNLoSSeconds: 1.5,
+        losDropout: 0.02, nlosDropout: 0.25)
     /// Forest: trunks and foliage absorb and block the path for long stretches [A].
-    public static let forest = EnvironmentProfile(name: "forest", nlosProbability: 0.40, meanNLoSSeconds: 2.0,
-                                                  losDropout: 0.01, nlosDropout: 0.30)
+    public static let forest = EnvironmentProfile(
+        name: "forest", nlosProbability: 0.40, meanNLoSSeconds: 2.0,
+        losDropout: 0.01, nlosDropout: 0.30)
 
     public static let builtIn: [EnvironmentProfile] = [.underground, .innerCity, .freeField, .forest]
 

@@ -1,7 +1,8 @@
-public import PeerBenchSystem
 public import PeerBenchPlugin
+public import PeerBenchSystem
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// An out-of-band channel that swaps two discovery tokens, as an NI app does over

@@ -28,21 +28,29 @@ public struct UWBOptions: Sendable, Hashable {
 
     /// What `peerbench list` shows.
     static let descriptors: [OptionDescriptor] = [
-        OptionDescriptor("updateRateHz", type: "number 1–200", default: "20",
-                         help: "Ranging rounds (updates) per second; field reports range from 10–30 Hz to ~50 Hz."),
-        OptionDescriptor("durationSeconds", type: "number 0.5–3600", default: "5",
-                         help: "Ranging time per cell, from running the session to invalidating it."),
-        OptionDescriptor("tokenChannel", type: "\"message\" | \"gatt\"", default: "\"message\"",
-                         help: "Out-of-band token exchange: one reliable message each way, or GATT long write / read blob at ATT_MTU 185."),
-        OptionDescriptor("peer", type: "\"phone\" | \"watch\"", default: "\"phone\"",
-                         help: "The peer device; a watch peer never yields a direction."),
-        OptionDescriptor("bearingDegrees", type: "number -180–180", default: "0",
-                         help: "Azimuth of the peer relative to the phone's back; direction only within ±60°."),
-        OptionDescriptor("chip", type: "\"first\" | \"second\"", default: "\"first\"",
-                         help: "UWB chip generation of both devices: reach ~30 m (first) or ~50 m (second)."),
-        OptionDescriptor("gattConnectionIntervalMs", type: "number 7.5–4000", default: "30",
-                         help: "BLE connection interval; each GATT operation waits one."),
-        OptionDescriptor("removalTimeoutSeconds", type: "number 0.1–60", default: "2",
-                         help: "Without a distance for this long, the peer is removed with reason timeout."),
+        OptionDescriptor(
+            "updateRateHz", type: "number 1–200", default: "20",
+            help: "Ranging rounds (updates) per second; field reports range from 10–30 Hz to ~50 Hz."),
+        OptionDescriptor(
+            "durationSeconds", type: "number 0.5–3600", default: "5",
+            help: "Ranging time per cell, from running the session to invalidating it."),
+        OptionDescriptor(
+            "tokenChannel", type: "\"message\" | \"gatt\"", default: "\"message\"",
+            help: "Out-of-band token exchange: one reliable message each way, or GATT long write / read blob at ATT_MTU 185."),
+        OptionDescriptor(
+            "peer", type: "\"phone\" | \"watch\"", default: "\"phone\"",
+            help: "The peer device; a watch peer never yields a direction."),
+        OptionDescriptor(
+            "bearingDegrees", type: "number -180–180", default: "0",
+            help: "Azimuth of the peer relative to the phone's back; direction only within ±60°."),
+        OptionDescriptor(
+            "chip", type: "\"first\" | \"second\"", default: "\"first\"",
+            help: "UWB chip generation of both devices: reach ~30 m (first) or ~50 m (second)."),
+        OptionDescriptor(
+            "gattConnectionIntervalMs", type: "number 7.5–4000", default: "30",
+            help: "BLE connection interval; each GATT operation waits one."),
+        OptionDescriptor(
+            "removalTimeoutSeconds", type: "number 0.1–60", default: "2",
+            help: "Without a distance for this long, the peer is removed with reason timeout."),
     ]
 }

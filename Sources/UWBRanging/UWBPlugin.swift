@@ -1,9 +1,10 @@
-import PeerBenchSockets
-#if canImport(Glibc)
-import Glibc
-#endif
-public import PeerBenchSystem
 public import PeerBenchPlugin
+import PeerBenchSockets
+public import PeerBenchSystem
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `uwb`: emulated Nearby Interaction ranging. A cell exchanges discovery tokens
 /// over the chosen out-of-band channel through the cell's link (`connect_ms`),
@@ -39,14 +40,18 @@ public struct UWBPlugin: TransportPlugin {
 
     public func runClient(_ cell: CellContext, server: SocketAddress) async throws -> TransportMeasurement {
         guard let truth = cell.link.distanceMeters else {
-            throw TransportError("uwb: environment \(cell.link.environment) at distance \"\(cell.link.distanceLabel)\" has no ground-truth distance to range against")
+            throw TransportError(
+                "uwb: environment \(cell.link.environment) at distance \"\(cell.link.distanceLabel)\" has no ground-truth distance to range against")
         }
-        let scene = RangingScene(distanceMeters: truth, bearingDegrees: options.bearingDegrees,
-                                 environment: .named(cell.link.environment))
+        let scene = RangingScene(
+            distanceMeters: truth, bearingDegrees: options.bearingDegrees,
+            environment: .named(cell.link.environment))
         let channel = options.tokenChannel.channel(connectionIntervalMs: options.gattConnectionIntervalMs)
         let (session, connection) = try await cell.client.run("uwb-client-session") {
-            (try NearbySession(deviceClass: .phone, chip: options.chip, radioAddress: cell.client.address, scene: scene, seed: cell.seed),
-             try Socket(family: server.family, type: Int32(SOCK_STREAM.rawValue)))
+            (
+                try NearbySession(deviceClass: .phone, chip: options.chip, radioAddress: cell.client.address, scene: scene, seed: cell.seed),
+                try Socket(family: server.family, type: Int32(SOCK_STREAM.rawValue))
+            )
         }
         cell.track(session.socket)
         defer { cell.untrack(session.socket) }
@@ -72,8 +77,9 @@ public struct UWBPlugin: TransportPlugin {
             session.invalidate()
             throw TransportError("uwb: the peer's token was rejected: \(error)")
         }
-        var report = RangingReport(tokenBytes: session.discoveryToken.serialized().count, exchangeNanos: exchange.elapsedNanos,
-                                   configuredRateHz: options.updateRateHz, groundTruthMeters: truth)
+        var report = RangingReport(
+            tokenBytes: session.discoveryToken.serialized().count, exchangeNanos: exchange.elapsedNanos,
+            configuredRateHz: options.updateRateHz, groundTruthMeters: truth)
         if options.tokenChannel == .gatt {
             report.gattOperations = exchange.writeOperations + exchange.readOperations
             report.gattTransactions = exchange.totalOperations
@@ -81,8 +87,10 @@ public struct UWBPlugin: TransportPlugin {
 
         let runAt = MonotonicClock.now()
         do {
-            try session.run(NearbyPeerConfiguration(peerToken: peer, role: .initiator, updateRateHz: options.updateRateHz,
-                                                    removalTimeoutSeconds: options.removalTimeoutSeconds))
+            try session.run(
+                NearbyPeerConfiguration(
+                    peerToken: peer, role: .initiator, updateRateHz: options.updateRateHz,
+                    removalTimeoutSeconds: options.removalTimeoutSeconds))
         } catch {
             session.invalidate()
             throw TransportError("uwb: \(error)")
@@ -113,20 +121,24 @@ public struct UWBPlugin: TransportPlugin {
         }
         timer.cancel()
 
-        return Self.measurement(exchange: exchange, diagnostics: session.diagnostics, report: report, failure: failure,
-                                removedAt: removedAt, runAt: runAt)
+        return Self.measurement(
+            exchange: exchange, diagnostics: session.diagnostics, report: report, failure: failure,
+            removedAt: removedAt, runAt: runAt)
     }
 
     /// The cell's measurement from the session's frame counters and the ranging report.
-    private static func measurement(exchange: TokenExchange, diagnostics d: NearbySession.Diagnostics, report: RangingReport,
-                                    failure: NIError?, removedAt: UInt64?, runAt: UInt64) -> TransportMeasurement {
+    private static func measurement(
+        exchange: TokenExchange, diagnostics d: NearbySession.Diagnostics, report: RangingReport,
+        failure: NIError?, removedAt: UInt64?, runAt: UInt64
+    ) -> TransportMeasurement {
         var m = TransportMeasurement()
         m.connectNanos = exchange.elapsedNanos
         // Every ranging round is a real poll/response round trip over the link.
         m.rttNanos = d.roundTripNanos
         m.probesSent = d.pollsSent
-        m.delivery = Delivery(sentMessages: d.pollsSent, receivedMessages: d.responsesReceived,
-                              sentBytes: d.pollsSent * RangingFrame.pollSize, receivedBytes: d.responsesReceived * RangingFrame.responseSize)
+        m.delivery = Delivery(
+            sentMessages: d.pollsSent, receivedMessages: d.responsesReceived,
+            sentBytes: d.pollsSent * RangingFrame.pollSize, receivedBytes: d.responsesReceived * RangingFrame.responseSize)
         if let failure {
             m.status = .failed
             m.error = "uwb: \(failure)"

@@ -1,6 +1,6 @@
+import PeerBenchPlugin
 import PeerBenchSockets
 import PeerBenchSystem
-import PeerBenchPlugin
 
 /// The peer's side of a `uwb` cell: serves the token channel once, then answers
 /// ranging polls as the responder until the client's session ends (peerEnded, or the
@@ -16,9 +16,12 @@ final class UWBServer: TransportServer, Sendable {
         let (listener, session) = try await cell.server.run("uwb-server-setup") {
             // The peer's token identifies a different session from the client's,
             // so it gets its own stream of the cell seed.
-            (try TokenChannelListener(endpoint: cell.server),
-             try NearbySession(deviceClass: options.peer, chip: options.chip, radio: cell.server,
-                               seed: cell.seed ^ 0x5045_4552_5345_4544))
+            (
+                try TokenChannelListener(endpoint: cell.server),
+                try NearbySession(
+                    deviceClass: options.peer, chip: options.chip, radio: cell.server,
+                    seed: cell.seed ^ 0x5045_4552_5345_4544)
+            )
         }
         self.listener = listener
         self.session = session
@@ -47,13 +50,16 @@ final class UWBServer: TransportServer, Sendable {
     }
 
     /// Ranges as the responder until the client's session ends.
-    private static func respond(_ cell: CellContext, session: NearbySession, exchange: TokenExchange, connection: Socket,
-                                options: UWBOptions) async throws {
+    private static func respond(
+        _ cell: CellContext, session: NearbySession, exchange: TokenExchange, connection: Socket,
+        options: UWBOptions
+    ) async throws {
         let configuration: NearbyPeerConfiguration
         do {
-            configuration = NearbyPeerConfiguration(peerToken: try exchange.peerToken(), role: .responder,
-                                                    updateRateHz: options.updateRateHz,
-                                                    removalTimeoutSeconds: options.removalTimeoutSeconds)
+            configuration = NearbyPeerConfiguration(
+                peerToken: try exchange.peerToken(), role: .responder,
+                updateRateHz: options.updateRateHz,
+                removalTimeoutSeconds: options.removalTimeoutSeconds)
             try session.run(configuration)
         } catch {
             session.invalidate()

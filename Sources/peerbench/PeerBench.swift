@@ -13,6 +13,9 @@ struct PeerBench: AsyncParsableCommand {
             64 bad command-line usage; 130 interrupted (SIGINT/SIGTERM): the run stopped cleanly and can be resumed.
             """,
         version: Manifest.peerbenchVersion,
-        subcommands: [RunCommand.self, ServeCommand.self, ValidateCommand.self, ListCommand.self, CompareCommand.self, BaselineCommand.self, ReportCommand.self, MergeCommand.self, PSKCommand.self, WorkerCommand.self, FloorProbeCommand.self]
+        subcommands: [
+            RunCommand.self, ServeCommand.self, ValidateCommand.self, ListCommand.self, CompareCommand.self, BaselineCommand.self, ReportCommand.self,
+            MergeCommand.self, PSKCommand.self, WorkerCommand.self, FloorProbeCommand.self,
+        ]
     )
 }

@@ -1,8 +1,8 @@
-import PeerBenchTestbed
 import Foundation
 import LinkEmulation
 import PeerBenchCore
 import PeerBenchPlugin
+import PeerBenchTestbed
 
 /// Runs the emulated link without root where the system allows it: the command
 /// re-executes itself inside a new user namespace (where it is root of its own
@@ -19,9 +19,9 @@ enum UnprivilegedLink {
     /// Returns (doing nothing) in every other case.
     static func reexecIfPossible(linkMode: LinkMode) {
         guard linkMode == .emulated, !EmulatedTestbed.hasNetAdmin,
-              ProcessInfo.processInfo.environment[marker] == nil,
-              access("/dev/net/tun", R_OK | W_OK) == 0,
-              FileManager.default.isExecutableFile(atPath: unshare), userNamespacesWork()
+            ProcessInfo.processInfo.environment[marker] == nil,
+            access("/dev/net/tun", R_OK | W_OK) == 0,
+            FileManager.default.isExecutableFile(atPath: unshare), userNamespacesWork()
         else { return }
         guard let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return }
         setenv(marker, "1", 1)
@@ -30,8 +30,11 @@ enum UnprivilegedLink {
         // Loopback must be up in the new network namespace: Foundation's run loop
         // wakes itself through a UDP socket pair on 127.0.0.1.
         let script = "mount -t tmpfs -o mode=0755 peerbench /run && ip link set lo up && exec \"$@\""
-        let argv = [unshare, "--user", "--map-root-user", "--net", "--mount", "--propagation", "private", "--",
-                    "/bin/sh", "-c", script, "sh", exe] + CommandLine.arguments.dropFirst()
+        let argv =
+            [
+                unshare, "--user", "--map-root-user", "--net", "--mount", "--propagation", "private", "--",
+                "/bin/sh", "-c", script, "sh", exe,
+            ] + CommandLine.arguments.dropFirst()
         let cArgs = argv.map { strdup($0) } + [nil]
         execv(unshare, cArgs)
         // execv returns only on failure: carry on, and the testbed reports the privilege problem.

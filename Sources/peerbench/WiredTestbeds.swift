@@ -1,9 +1,9 @@
-import PeerBenchTestbed
 import Foundation
 import LinkEmulation
 import PeerBenchCore
 import PeerBenchJSON
 import PeerBenchPlugin
+import PeerBenchTestbed
 import RemoteLink
 import UDPTransport
 
@@ -24,7 +24,9 @@ struct WiredTestbeds: TestbedFactory {
             if EmulatedTestbed.hasNetAdmin {
                 let removed = EmulatedTestbed.removeLeftovers()
                 if !removed.isEmpty {
-                    Terminal.err("peerbench: removed \(removed.count) network namespace\(removed.count == 1 ? "" : "s") left by runs that were killed: \(removed.joined(separator: ", "))")
+                    Terminal.err(
+                        "peerbench: removed \(removed.count) network namespace\(removed.count == 1 ? "" : "s") left by runs that were killed: \(removed.joined(separator: ", "))"
+                    )
                 }
             }
             return try EmulatedTestbed()
@@ -45,8 +47,9 @@ struct WiredTestbeds: TestbedFactory {
         let address = try RemotePeer.resolve(target, option: "--peer")
         let key = try RemoteTestbed.loadKey(pskFile)
         let needed = Array(Set(plan.matrix.transports.map(\.plugin))).sorted()
-        let testbed = try await RemoteTestbed.connect(to: address, key: key, plugins: registry.names, needed: needed,
-                                                      software: "peerbench \(Manifest.peerbenchVersion)")
+        let testbed = try await RemoteTestbed.connect(
+            to: address, key: key, plugins: registry.names, needed: needed,
+            software: "peerbench \(Manifest.peerbenchVersion)")
         if !quiet { Terminal.err("peerbench: connected to \(testbed.peerDescription)") }
         return testbed
     }
@@ -84,7 +87,8 @@ enum EmulatorFloor {
         }
         server.stop()
         guard let e = testbed.schedulingError(), e.count > 0,
-              let p50 = e.percentileMicros(0.5), let p99 = e.percentileMicros(0.99) else { return nil }
+            let p50 = e.percentileMicros(0.5), let p99 = e.percentileMicros(0.99)
+        else { return nil }
         return MeasurementFloor.ReleaseError(packets: e.count, p50Micros: p50, p99Micros: p99, calibration: calibration)
     }
 }

@@ -1,8 +1,8 @@
-import PeerBenchTestbed
 import LinkEmulation
 import PeerBenchAnalysis
 import PeerBenchCore
 import PeerBenchPlugin
+import PeerBenchTestbed
 
 /// The one place that knows the concrete parts: which plugins exist, which link
 /// model resolves environments, which testbeds join the endpoints (`WiredTestbeds`),

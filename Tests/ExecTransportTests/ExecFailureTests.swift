@@ -1,10 +1,10 @@
 import ExecTransport
 import Foundation
 import PeerBenchCore
-import PeerBenchSystem
 import PeerBenchPlugin
-import TransportTestSupport
+import PeerBenchSystem
 import Testing
+import TransportTestSupport
 
 /// Every way an external plugin can go wrong ends as a `failed` record whose error
 /// quotes what went wrong, and the run goes on to the next cell.
@@ -12,7 +12,8 @@ import Testing
     /// A server that prints its ready line and exits once the client is done.
     static let okServer = #"echo '{"port": 9}'; cat > /dev/null; sleep 0.2"#
     /// A client printing a valid, fixed measurement.
-    static let okClient = #"cat > /dev/null; echo '{"connect_ms": 0.5, "rtt_ns": [1000000, 3000000], "bulk_ns": 1000000000, "delivery": {"sent_messages": 10, "received_messages": 9, "sent_bytes": 1250000, "received_bytes": 1125000}, "extra": {"mine": {"x": 1}}}'"#
+    static let okClient =
+        #"cat > /dev/null; echo '{"connect_ms": 0.5, "rtt_ns": [1000000, 3000000], "bulk_ns": 1000000000, "delivery": {"sent_messages": 10, "received_messages": 9, "sent_bytes": 1250000, "received_bytes": 1125000}, "extra": {"mine": {"x": 1}}}'"#
 
     @Test func validOutputBecomesTheRecord() async throws {
         let d = try ScriptDirectory(["server": Self.okServer, "client": Self.okClient])
@@ -30,20 +31,24 @@ import Testing
     /// Exit status 127 is the plugin's way to say "not this cell": `unsupported`, not `failed`.
     @Test func exitStatus127IsUnsupported() async throws {
         let d = try ScriptDirectory(["server": Self.okServer, "notmine": "cat > /dev/null; echo 'no IPv6 here' >&2; exit 127"])
-        let records = try await runMatrix([ExecPlugin.self], transports: "[\(d.transport(label: "nope", server: ["./server"], client: ["./notmine"]))]")
+        let records = try await runMatrix(
+            [ExecPlugin.self], transports: "[\(d.transport(label: "nope", server: ["./server"], client: ["./notmine"]))]")
         let r = try #require(records.first)
         #expect(r["status"] == "unsupported")
-        #expect(r["error"]?.stringValue?.contains("the client command ./notmine cannot run this cell (exit status 127); stderr: no IPv6 here") == true,
-                "\(r["error"] ?? .null)")
+        #expect(
+            r["error"]?.stringValue?.contains("the client command ./notmine cannot run this cell (exit status 127); stderr: no IPv6 here") == true,
+            "\(r["error"] ?? .null)")
     }
 
     @Test func missingCommandFails() async throws {
         let d = try ScriptDirectory(["server": Self.okServer])
-        let records = try await runMatrix([ExecPlugin.self], transports: """
-            [\(d.transport(label: "missing", server: ["./server"], client: ["./no-such-client"])),
-             \(d.transport(label: "missing-path", server: ["./server"], client: ["no-such-program-anywhere"])),
-             \(d.transport(label: "next", server: ["./server"], client: ["/bin/true"]))]
-            """)
+        let records = try await runMatrix(
+            [ExecPlugin.self],
+            transports: """
+                [\(d.transport(label: "missing", server: ["./server"], client: ["./no-such-client"])),
+                 \(d.transport(label: "missing-path", server: ["./server"], client: ["no-such-program-anywhere"])),
+                 \(d.transport(label: "next", server: ["./server"], client: ["/bin/true"]))]
+                """)
         #expect(records.map { $0["status"] } == ["failed", "failed", "failed"])
         #expect(records[0]["error"]?.stringValue?.contains("the client command ./no-such-client was not found") == true)
         #expect(records[1]["error"]?.stringValue?.contains("no-such-program-anywhere was not found on PATH") == true)
@@ -52,26 +57,36 @@ import Testing
     }
 
     @Test func nonZeroExitQuotesStderr() async throws {
-        let d = try ScriptDirectory(["server": Self.okServer, "client": "echo 'cannot reach the peer: boom' >&2; exit 3",
-                                     "badserver": "echo 'address already in use' >&2; exit 4"])
-        let records = try await runMatrix([ExecPlugin.self], transports: """
-            [\(d.transport(label: "client-exit", server: ["./server"], client: ["./client"])),
-             \(d.transport(label: "server-exit", server: ["./badserver"], client: ["./client"]))]
-            """)
+        let d = try ScriptDirectory([
+            "server": Self.okServer, "client": "echo 'cannot reach the peer: boom' >&2; exit 3",
+            "badserver": "echo 'address already in use' >&2; exit 4",
+        ])
+        let records = try await runMatrix(
+            [ExecPlugin.self],
+            transports: """
+                [\(d.transport(label: "client-exit", server: ["./server"], client: ["./client"])),
+                 \(d.transport(label: "server-exit", server: ["./badserver"], client: ["./client"]))]
+                """)
         #expect(records.map { $0["status"] } == ["failed", "failed"])
         #expect(records[0]["error"] == "exec: the client command ./client exited with status 3; stderr: cannot reach the peer: boom")
-        #expect(records[1]["error"]?.stringValue?.contains("the server command ./badserver exited with status 4 before printing its ready line; stderr: address already in use") == true)
+        #expect(
+            records[1]["error"]?.stringValue?.contains(
+                "the server command ./badserver exited with status 4 before printing its ready line; stderr: address already in use") == true)
     }
 
     @Test func hangingClientIsKilledAtTheDeadline() async throws {
         // The client starts a grandchild that also hangs: killing the process group ends both.
-        let d = try ScriptDirectory(["server": Self.okServer, "client-ok": Self.okClient,
-                                     "client": "echo 'working...' >&2; sleep 317 & sleep 317; wait"])
+        let d = try ScriptDirectory([
+            "server": Self.okServer, "client-ok": Self.okClient,
+            "client": "echo 'working...' >&2; sleep 317 & sleep 317; wait",
+        ])
         let t0 = MonotonicClock.now()
-        let records = try await runMatrix([ExecPlugin.self], transports: """
-            [\(d.transport(label: "hang", server: ["./server"], client: ["./client"])),
-             \(d.transport(label: "next", server: ["./server"], client: ["./client-ok"]))]
-            """, timeout: 3)
+        let records = try await runMatrix(
+            [ExecPlugin.self],
+            transports: """
+                [\(d.transport(label: "hang", server: ["./server"], client: ["./client"])),
+                 \(d.transport(label: "next", server: ["./server"], client: ["./client-ok"]))]
+                """, timeout: 3)
         let elapsed = Double(MonotonicClock.elapsed(since: t0)) / 1e9
         #expect(records[0]["status"] == "failed")
         let error = records[0]["error"]?.stringValue ?? ""
@@ -96,35 +111,53 @@ import Testing
     }
 
     @Test func garbageOutputFails() async throws {
-        let d = try ScriptDirectory(["server": Self.okServer,
-                                     "client": "echo 'Connecting to host 127.0.0.1'; echo 'done: 42 Mbit/s'",
-                                     "typo": #"echo '{"conect_ms": 1}'"#,
-                                     "badready": "echo 'listening on port 5201'; sleep 5"])
-        let records = try await runMatrix([ExecPlugin.self], transports: """
-            [\(d.transport(label: "garbage", server: ["./server"], client: ["./client"])),
-             \(d.transport(label: "typo", server: ["./server"], client: ["./typo"])),
-             \(d.transport(label: "bad-ready", server: ["./badready"], client: ["./typo"]))]
-            """)
+        let d = try ScriptDirectory([
+            "server": Self.okServer,
+            "client": "echo 'Connecting to host 127.0.0.1'; echo 'done: 42 Mbit/s'",
+            "typo": #"echo '{"conect_ms": 1}'"#,
+            "badready": "echo 'listening on port 5201'; sleep 5",
+        ])
+        let records = try await runMatrix(
+            [ExecPlugin.self],
+            transports: """
+                [\(d.transport(label: "garbage", server: ["./server"], client: ["./client"])),
+                 \(d.transport(label: "typo", server: ["./server"], client: ["./typo"])),
+                 \(d.transport(label: "bad-ready", server: ["./badready"], client: ["./typo"]))]
+                """)
         #expect(records.map { $0["status"] } == ["failed", "failed", "failed"])
         let e0 = records[0]["error"]?.stringValue ?? ""
-        #expect(e0.contains("printed something that is not the measurement JSON") && e0.contains("stdout: Connecting to host 127.0.0.1 | done: 42 Mbit/s"), "\(e0)")
+        #expect(
+            e0.contains("printed something that is not the measurement JSON")
+                && e0.contains("stdout: Connecting to host 127.0.0.1 | done: 42 Mbit/s"), "\(e0)")
         #expect(records[1]["error"]?.stringValue?.contains(#"printed an unknown key "conect_ms""#) == true)
-        #expect(records[2]["error"]?.stringValue?.contains(#"printed "listening on port 5201" as its first line; expected a JSON object such as {"port": 5201}"#) == true)
+        #expect(
+            records[2]["error"]?.stringValue?.contains(
+                #"printed "listening on port 5201" as its first line; expected a JSON object such as {"port": 5201}"#) == true)
     }
 
     @Test func serverThatNeverExitsFailsAfterTheGrace() async throws {
         let d = try ScriptDirectory(["server": #"echo '{"port": 9}'; sleep 300"#, "client": Self.okClient])
-        let records = try await runMatrix([ExecPlugin.self], transports: "[\(d.transport(label: "lingering", server: ["./server"], client: ["./client"], extra: #", "serverExitGraceSeconds": 0.5"#))]")
+        let records = try await runMatrix(
+            [ExecPlugin.self],
+            transports: "[\(d.transport(label: "lingering", server: ["./server"], client: ["./client"], extra: #", "serverExitGraceSeconds": 0.5"#))]"
+        )
         #expect(records[0]["status"] == "failed")
-        #expect(records[0]["error"]?.stringValue?.contains("the server command ./server was still running 0.5 s after the client finished; killed it") == true)
+        #expect(
+            records[0]["error"]?.stringValue?.contains("the server command ./server was still running 0.5 s after the client finished; killed it")
+                == true)
     }
 
     @Test func commandsReceiveTheCellDocument() async throws {
         // The client echoes back what it was handed, inside `extra`.
-        let d = try ScriptDirectory(["server": #"test -s "$PEERBENCH_CELL_FILE" || exit 9; cat > /dev/null; echo '{"port": 7000, "token": "abc"}'; sleep 0.3; grep -q '"role": "server"' "$PEERBENCH_CELL_FILE""#,
-                                     "client": #"printf '{"extra": {"cell": '; cat; printf '}}\n'"#])
-        let records = try await runMatrix([ExecPlugin.self], transports: "[\(d.transport(label: "doc", server: ["./server"], client: ["./client"], extra: #", "config": {"mode": "fast"}"#))]",
-                                          counts: "[7]", sizes: "[64]", probes: 5)
+        let d = try ScriptDirectory([
+            "server":
+                #"test -s "$PEERBENCH_CELL_FILE" || exit 9; cat > /dev/null; echo '{"port": 7000, "token": "abc"}'; sleep 0.3; grep -q '"role": "server"' "$PEERBENCH_CELL_FILE""#,
+            "client": #"printf '{"extra": {"cell": '; cat; printf '}}\n'"#,
+        ])
+        let records = try await runMatrix(
+            [ExecPlugin.self],
+            transports: "[\(d.transport(label: "doc", server: ["./server"], client: ["./client"], extra: #", "config": {"mode": "fast"}"#))]",
+            counts: "[7]", sizes: "[64]", probes: 5)
         let r = try #require(records.first)
         #expect(r["status"] == "ok", "\(r["error"] ?? .null)")
         let cell = try #require(r["extra"]?["cell"])

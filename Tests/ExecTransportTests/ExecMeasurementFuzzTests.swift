@@ -1,6 +1,7 @@
 import PeerBenchPlugin
-import TransportTestSupport
 import Testing
+import TransportTestSupport
+
 @testable import ExecTransport
 
 /// The exec plugin decodes one thing that came over the link: the measurement its
@@ -9,8 +10,10 @@ import Testing
 /// `Problem`, never a trap (`connect_ms` 1e300 trapped in UInt64(_:)).
 @Suite("Exec measurement parser: seeded fuzz", .timeLimit(.minutes(3)))
 struct ExecMeasurementFuzzTests {
-    static let numbers = ["0", "1", "-1", "0.5", "1e300", "-1e300", "1e308", "9007199254740993", "18446744073709551616",
-                          "86400000", "86400001", "2e-320", "\"7\"", "null", "true", "[]", "{}"]
+    static let numbers = [
+        "0", "1", "-1", "0.5", "1e300", "-1e300", "1e308", "9007199254740993", "18446744073709551616",
+        "86400000", "86400001", "2e-320", "\"7\"", "null", "true", "[]", "{}",
+    ]
 
     @Test("connect_ms beyond a day is refused, naming the key")
     func connectBound() throws {

@@ -1,12 +1,12 @@
-import PeerBenchTestbed
 import ExecTransport
 import Foundation
 import Logging
 import PeerBenchCore
-import PeerBenchSystem
 import PeerBenchPlugin
-import TransportTestSupport
+import PeerBenchSystem
+import PeerBenchTestbed
 import Testing
+import TransportTestSupport
 
 /// Two network namespaces joined by a veth pair (no emulation): enough to show the
 /// exec plugin runs each command inside its own endpoint, as on an emulated link.
@@ -17,7 +17,8 @@ final class VethTestbed: Testbed {
 
     init() throws {
         let c = client.name, s = server.name
-        try Self.sh("""
+        try Self.sh(
+            """
             ip netns add \(c) && ip netns add \(s) &&
             ip link add pbx-veth-c netns \(c) type veth peer name pbx-veth-s netns \(s) &&
             ip -n \(c) addr add \(Self.clientAddress)/30 dev pbx-veth-c && ip -n \(s) addr add \(Self.serverAddress)/30 dev pbx-veth-s &&
@@ -59,8 +60,9 @@ final class VethTestbed: Testbed {
             [\(IperfTransportTests.transport("iperf3-tcp", "--tcp")),
              {"plugin": "exec", "label": "where", "options": {"client": ["sh", "-c", "printf '{\\"extra\\": {\\"netns\\": \\"%s\\"}}' \\"$(ip netns identify $$)\\""]}}]
             """
-        let records = try await runMatrix([ExecPlugin.self], transports: transports, counts: "[500]", probes: 10,
-                                          testbed: testbed)
+        let records = try await runMatrix(
+            [ExecPlugin.self], transports: transports, counts: "[500]", probes: 10,
+            testbed: testbed)
         #expect(records.count == 2)
         // iperf3-peer bound to 10.203.7.2, which exists only inside the server namespace,
         // and reached it from the client namespace.

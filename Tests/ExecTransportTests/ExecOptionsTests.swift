@@ -2,8 +2,8 @@ import ExecTransport
 import PeerBenchCore
 import PeerBenchJSON
 import PeerBenchPlugin
-import TransportTestSupport
 import Testing
+import TransportTestSupport
 
 /// Matrix mistakes in an exec transport are caught by `validate`, with their JSON path.
 @Suite(.timeLimit(.minutes(3))) struct ExecOptionsTests {
@@ -11,11 +11,16 @@ import Testing
     let path = JSONPath.root.key("transports").index(3)
 
     func problems(_ options: JSONValue) -> String {
-        do { _ = try registry.make("exec", options: options, path: path); return "" } catch { return "\(error)" }
+        do {
+            _ = try registry.make("exec", options: options, path: path)
+            return ""
+        } catch { return "\(error)" }
     }
 
     @Test func clientIsRequired() {
-        #expect(problems(["server": ["./s"]]).hasPrefix("$.transports[3].options.client: exec needs a client command line (check the key is spelled \"client\")"))
+        #expect(
+            problems(["server": ["./s"]]).hasPrefix(
+                "$.transports[3].options.client: exec needs a client command line (check the key is spelled \"client\")"))
     }
 
     @Test func commandLinesAreArraysOfStrings() {

@@ -1,24 +1,28 @@
 import ExecTransport
 import Foundation
 import PeerBenchCore
-import TransportTestSupport
 import Testing
+import TransportTestSupport
 
 /// iperf3 through the external contract (plugins/iperf3/iperf3-peer), run by the real
 /// runner on loopback: every uniform key is present and carries real figures.
 @Suite(.serialized, .timeLimit(.minutes(3))) struct IperfTransportTests {
     static func transport(_ label: String, _ mode: String, _ more: [String] = []) -> String {
         let client = (["plugins/iperf3/iperf3-peer", "client", mode] + more).map { "\"\($0)\"" }.joined(separator: ", ")
-        return #"{"plugin": "exec", "label": "\#(label)", "options": {"server": ["plugins/iperf3/iperf3-peer", "server"], "client": [\#(client)], "workingDirectory": "\#(packageRoot)"}}"#
+        return
+            #"{"plugin": "exec", "label": "\#(label)", "options": {"server": ["plugins/iperf3/iperf3-peer", "server"], "client": [\#(client)], "workingDirectory": "\#(packageRoot)"}}"#
     }
 
     /// The keys `peerbench.record/1` promises in every record.
-    static let uniformKeys = ["schema", "run_id", "cell_id", "repetition", "seed", "transport", "environment", "distance_m",
-                              "distance_label", "payload", "link", "status", "error", "started_at", "connect_ms", "bulk_seconds",
-                              "total_seconds", "rtt_ms", "jitter_ms", "throughput_mbps", "delivery", "extra"]
+    static let uniformKeys = [
+        "schema", "run_id", "cell_id", "repetition", "seed", "transport", "environment", "distance_m",
+        "distance_label", "payload", "link", "status", "error", "started_at", "connect_ms", "bulk_seconds",
+        "total_seconds", "rtt_ms", "jitter_ms", "throughput_mbps", "delivery", "extra",
+    ]
 
     @Test func tcpRecordCarriesEveryUniformKey() async throws {
-        let records = try await runMatrix([ExecPlugin.self], transports: "[\(Self.transport("iperf3-tcp", "--tcp"))]", counts: "[2000]", sizes: "[4096]")
+        let records = try await runMatrix(
+            [ExecPlugin.self], transports: "[\(Self.transport("iperf3-tcp", "--tcp"))]", counts: "[2000]", sizes: "[4096]")
         let r = try #require(records.first)
         #expect(r["status"] == "ok", "\(r["error"] ?? .null)")
         for key in Self.uniformKeys { #expect(r[key] != nil, "missing \(key)") }
@@ -47,8 +51,9 @@ import Testing
 
     @Test func udpRecordCarriesLossAndJitter() async throws {
         // Paced at 200 Mbit/s so loopback loses little; iperf3 counts loss from sequence numbers.
-        let records = try await runMatrix([ExecPlugin.self], transports: "[\(Self.transport("iperf3-udp", "--udp", ["--bitrate", "200M"]))]",
-                                          counts: "[5000]", sizes: "[1024]")
+        let records = try await runMatrix(
+            [ExecPlugin.self], transports: "[\(Self.transport("iperf3-udp", "--udp", ["--bitrate", "200M"]))]",
+            counts: "[5000]", sizes: "[1024]")
         let r = try #require(records.first)
         #expect(r["status"] == "ok", "\(r["error"] ?? .null)")
         #expect(Set(r.objectValue?.keys ?? []) == Set(Record.topLevelKeys))
@@ -67,12 +72,15 @@ import Testing
 
     @Test func iperf3ErrorFailsTheCellWithItsMessage() async throws {
         // A datagram larger than UDP allows makes iperf3's client fail; its message reaches the record.
-        let records = try await runMatrix([ExecPlugin.self], transports: "[\(Self.transport("iperf3-bad", "--udp"))]",
-                                          counts: "[10]", sizes: "[70000]", probes: 2, timeout: 15)
+        let records = try await runMatrix(
+            [ExecPlugin.self], transports: "[\(Self.transport("iperf3-bad", "--udp"))]",
+            counts: "[10]", sizes: "[70000]", probes: 2, timeout: 15)
         let r = try #require(records.first)
         #expect(r["status"] == "failed")
         let error = r["error"]?.stringValue ?? ""
-        #expect(error.hasPrefix("exec: the client command plugins/iperf3/iperf3-peer client --udp exited with status 1; stderr: iperf3-peer: "), "\(error)")
+        #expect(
+            error.hasPrefix("exec: the client command plugins/iperf3/iperf3-peer client --udp exited with status 1; stderr: iperf3-peer: "),
+            "\(error)")
         #expect(error.contains("block size invalid"), "\(error)")
     }
 }

@@ -17,7 +17,9 @@ import Testing
         let hmac = HMACSHA256(key: Array("Jefe".utf8))
         let message = Array("what do ya want for nothing?".utf8)
         var mac = [UInt8](repeating: 0, count: HMACSHA256.byteCount)
-        let ok = message.withUnsafeBytes { m in mac.withUnsafeMutableBytes { hmac.authenticate(m.baseAddress!, count: m.count, into: $0.baseAddress!) } }
+        let ok = message.withUnsafeBytes { m in
+            mac.withUnsafeMutableBytes { hmac.authenticate(m.baseAddress!, count: m.count, into: $0.baseAddress!) }
+        }
         #expect(ok)
         #expect(Hex.encode(mac) == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
     }

@@ -1,12 +1,13 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import GnuTLSSupport
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
 import Synchronization
 import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The repository's bundled test identities.
 let certs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -31,7 +32,10 @@ func socketPair() -> (Int32, Int32) {
 /// so the other does not wait for its timeout.
 func handshake(client: GnuTLSSession, server: GnuTLSSession) -> (client: GnuTLSError?, server: GnuTLSError?) {
     let (c, s) = socketPair()
-    defer { close(c); close(s) }
+    defer {
+        close(c)
+        close(s)
+    }
     client.setTransport(fd: c)
     server.setTransport(fd: s)
     let serverError = Mutex<GnuTLSError?>(nil)
@@ -70,8 +74,9 @@ func independentSHA256(ofPEMFile path: String) throws -> String {
 
 @Suite(.timeLimit(.minutes(1))) struct GnuTLSCredentialsTests {
     @Test func aCertificateAndItsKeyLoad() throws {
-        let credentials = try GnuTLSCredentials(trusting: certs + "/ca.pem", certificateFile: certs + "/server.pem",
-                                                keyFile: certs + "/server-key.pem", priority: priority)
+        let credentials = try GnuTLSCredentials(
+            trusting: certs + "/ca.pem", certificateFile: certs + "/server.pem",
+            keyFile: certs + "/server-key.pem", priority: priority)
         #expect(credentials.kind == .certificate)
     }
 
@@ -100,8 +105,10 @@ func independentSHA256(ofPEMFile path: String) throws -> String {
 
 @Suite(.timeLimit(.minutes(1))) struct GnuTLSSessionTests {
     func certificateSessions() throws -> (client: GnuTLSSession, server: GnuTLSSession) {
-        let server = try GnuTLSSession(.server, credentials: GnuTLSCredentials(
-            trusting: nil, certificateFile: certs + "/server.pem", keyFile: certs + "/server-key.pem", priority: priority))
+        let server = try GnuTLSSession(
+            .server,
+            credentials: GnuTLSCredentials(
+                trusting: nil, certificateFile: certs + "/server.pem", keyFile: certs + "/server-key.pem", priority: priority))
         let client = try GnuTLSSession(.client, credentials: GnuTLSCredentials(trusting: certs + "/ca.pem", priority: priority))
         return (client, server)
     }
@@ -170,7 +177,10 @@ func independentSHA256(ofPEMFile path: String) throws -> String {
         let (client, server) = try certificateSessions()
         try client.verifyServer(named: "127.0.0.1")
         let (c, s) = socketPair()
-        defer { close(c); close(s) }
+        defer {
+            close(c)
+            close(s)
+        }
         client.setTransport(fd: c)
         server.setTransport(fd: s)
         let received = Mutex<[UInt8]>([])

@@ -1,10 +1,11 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import GnuTLSSupport
 import Synchronization
 import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// TLS 1.3 session tickets over a real socket pair: a server with a ticket key, a
 /// client that saves the session and offers it again.
@@ -13,8 +14,9 @@ import Testing
     let clientCredentials: GnuTLSCredentials
 
     init() throws {
-        serverCredentials = try GnuTLSCredentials(trusting: nil, certificateFile: certs + "/server.pem",
-                                                  keyFile: certs + "/server-key.pem", priority: priority)
+        serverCredentials = try GnuTLSCredentials(
+            trusting: nil, certificateFile: certs + "/server.pem",
+            keyFile: certs + "/server-key.pem", priority: priority)
         clientCredentials = try GnuTLSCredentials(trusting: certs + "/ca.pem", priority: priority)
     }
 
@@ -28,7 +30,10 @@ import Testing
         try client.verifyServer(named: "localhost")
         if let saved { try client.resume(with: saved) }
         let (c, s) = socketPair()
-        defer { close(c); close(s) }
+        defer {
+            close(c)
+            close(s)
+        }
         client.setTransport(fd: c)
         server.setTransport(fd: s)
         let serverError = Mutex<GnuTLSError?>(nil)

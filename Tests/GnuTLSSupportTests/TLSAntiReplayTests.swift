@@ -1,5 +1,6 @@
-@testable import GnuTLSSupport
 import Testing
+
+@testable import GnuTLSSupport
 
 /// The memory behind GnuTLS's anti-replay check: what its add callback answers.
 @Suite struct TLSAntiReplayTests {

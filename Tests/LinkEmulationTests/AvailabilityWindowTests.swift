@@ -1,6 +1,7 @@
-import PeerBenchPlugin
 import PeerBenchCore
+import PeerBenchPlugin
 import Testing
+
 @testable import LinkEmulation
 
 /// AWDL's availability windows in the emulator (docs/LINK-MODEL.md, "Availability

@@ -6,6 +6,7 @@ import QUICTransport
 import TCPTransport
 import Testing
 import UDPTransport
+
 @testable import LinkEmulation
 
 /// The receiver's bulk series and loaded RTT probes over a real emulated link of known
@@ -17,8 +18,10 @@ struct BulkSeriesOverLinkTests {
     static let link = EmulatorParameters(delayNanos: 5_000_000, rateBitsPerSecond: 20e6, mtu: 1_500)
 
     /// One cell of `plugin` between `endpoints`: its server started, its client run, the server finished.
-    static func run(_ plugin: any TransportPlugin, _ endpoints: (client: Endpoint, server: Endpoint), payload: Payload,
-                    probes: Int = 10) async throws -> TransportMeasurement {
+    static func run(
+        _ plugin: any TransportPlugin, _ endpoints: (client: Endpoint, server: Endpoint), payload: Payload,
+        probes: Int = 10
+    ) async throws -> TransportMeasurement {
         var cell = CellContext.loopback(payload: payload, rttProbes: probes, timeoutSeconds: 60, environment: "lab")
         cell.client = endpoints.client
         cell.server = endpoints.server
@@ -51,8 +54,9 @@ struct BulkSeriesOverLinkTests {
         // The series runs from the first byte received to the last; the bulk time also
         // holds the first byte's one-way trip and the REPORT's.
         let expected = Double(m.bulkNanos ?? 0) / 1e8
-        #expect(Double(series.bytes.count) >= expected - 2 && Double(series.bytes.count) <= expected + 1,
-                "\(series.bytes.count) intervals for \(expected * 0.1) s of bulk")
+        #expect(
+            Double(series.bytes.count) >= expected - 2 && Double(series.bytes.count) <= expected + 1,
+            "\(series.bytes.count) intervals for \(expected * 0.1) s of bulk")
         // The full intervals (not the first or last) carry the link's rate: on average
         // 0.75-1.15 of it, and none above it (a receiver cannot get more than the link
         // carries; 1.15 is the series' interval-edge slack).
@@ -147,7 +151,9 @@ struct BulkSeriesOverLinkTests {
         return try QUICPlugin(options: reader)
     }
 
-    @Test("quic over 20 Mbit/s, 5 ms: the SERIES sums to received_bytes at the link rate; loaded probes on the control stream stay below tcp's same-connection ones")
+    @Test(
+        "quic over 20 Mbit/s, 5 ms: the SERIES sums to received_bytes at the link rate; loaded probes on the control stream stay below tcp's same-connection ones"
+    )
     func quicSeriesAndLoadedProbes() async throws {
         let testbed = try EmulatedTestbed()
         defer { testbed.shutdownNow() }
@@ -172,7 +178,9 @@ struct BulkSeriesOverLinkTests {
         #expect(busy < tcpBusy, "quic loaded p50 \(busy) ms vs tcp's \(tcpBusy) ms")
     }
 
-    @Test("tcp loaded probes on a separate connection: no head-of-line blocking, so far below the same-connection probes; the data's series is unchanged")
+    @Test(
+        "tcp loaded probes on a separate connection: no head-of-line blocking, so far below the same-connection probes; the data's series is unchanged"
+    )
     func tcpSeparateFlow() async throws {
         let testbed = try EmulatedTestbed()
         defer { testbed.shutdownNow() }
@@ -208,7 +216,9 @@ struct BulkSeriesOverLinkTests {
         #expect(m.extra["udp"]?["loaded_probes_sent"]?.intValue == loaded.count)
     }
 
-    @Test("quic loaded probes on a second connection: about those on the data connection's control stream (no head-of-line blocking on either), both far below tcp's same-connection ones")
+    @Test(
+        "quic loaded probes on a second connection: about those on the data connection's control stream (no head-of-line blocking on either), both far below tcp's same-connection ones"
+    )
     func quicSeparateFlow() async throws {
         let testbed = try EmulatedTestbed()
         defer { testbed.shutdownNow() }

@@ -1,11 +1,13 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import PeerBenchCore
 import PeerBenchPlugin
 import Testing
+
 @testable import LinkEmulation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Service classes on the emulated link: the class a socket is marked with decides the
 /// queue its packets wait in, in the sender's shaper and in the emulator, and the
@@ -27,7 +29,9 @@ struct EDCATests {
 
     /// Answered probes and their median RTT (ms), of 60 probes of `serviceClass` 20 ms
     /// apart while `cross` runs.
-    static func probeRTT(_ serviceClass: ServiceClass, under cross: CrossTrafficSpec, shaped: Bool, port: UInt16) async throws -> (answered: Int, p50: Double) {
+    static func probeRTT(_ serviceClass: ServiceClass, under cross: CrossTrafficSpec, shaped: Bool, port: UInt16) async throws -> (
+        answered: Int, p50: Double
+    ) {
         let testbed = try EmulatedTestbed()
         defer { testbed.shutdownNow() }
         let (client, server) = try testbed.configure(link(shaped: shaped), seed: 3)
@@ -36,15 +40,17 @@ struct EDCATests {
         // Lost probes cost the pinger 0.4 s each: the echo waits longer than a run of them.
         async let echoed = Traffic.udpEcho(server, port: port, ready: ready, serviceClass: serviceClass, idleNanos: 15_000_000_000)
         try ready.wait()
-        let pings = try await Traffic.udpPings(from: client, to: server, port: port, count: 60, gapNanos: 20_000_000,
-                                               timeoutNanos: 400_000_000, serviceClass: serviceClass, endMarkers: 5)
+        let pings = try await Traffic.udpPings(
+            from: client, to: server, port: port, count: 60, gapNanos: 20_000_000,
+            timeoutNanos: 400_000_000, serviceClass: serviceClass, endMarkers: 5)
         _ = flow.finish()
         _ = try await echoed
         return (pings.count, pings.isEmpty ? .infinity : pings.map(\.1).quantile(0.5).milliseconds)
     }
 
-    @Test("under saturating best-effort cross traffic, interactive-voice probes keep a short RTT; best-effort ones queue",
-          arguments: [true, false])
+    @Test(
+        "under saturating best-effort cross traffic, interactive-voice probes keep a short RTT; best-effort ones queue",
+        arguments: [true, false])
     func voiceOvertakesBestEffort(shaped: Bool) async throws {
         // shaped: the default path, the queue forms in the sender's shaper (saturating
         // sender). Unshaped: it forms in the emulator's per-category queues (a sender
@@ -52,13 +58,16 @@ struct EDCATests {
         let cross = CrossTrafficSpec(serviceClass: .bestEffort, direction: .up, rateMbps: shaped ? nil : 24)
         let voice = try await Self.probeRTT(.interactiveVoice, under: cross, shaped: shaped, port: 7101)
         let bestEffort = try await Self.probeRTT(.bestEffort, under: cross, shaped: shaped, port: 7102)
-        print("EDCA figure (shaped: \(shaped)): voice \(voice.answered)/60 answered, p50 \(voice.p50) ms; best effort \(bestEffort.answered)/60, p50 \(bestEffort.p50) ms")
+        print(
+            "EDCA figure (shaped: \(shaped)): voice \(voice.answered)/60 answered, p50 \(voice.p50) ms; best effort \(bestEffort.answered)/60, p50 \(bestEffort.p50) ms"
+        )
         // Unloaded the round trip is 2 ms plus at most one 0.6 ms frame ahead each way.
         #expect(voice.answered >= 58 && voice.p50 < 8, "voice \(voice) (shaped: \(shaped))")
         // Best effort waits behind the cross flow's queue (and, unshaped, loses what
         // arrives while it is full).
-        #expect(bestEffort.answered >= 20 && bestEffort.p50 > 20 && bestEffort.p50 > 4 * voice.p50,
-                "best effort \(bestEffort), voice \(voice) (shaped: \(shaped))")
+        #expect(
+            bestEffort.answered >= 20 && bestEffort.p50 > 20 && bestEffort.p50 > 4 * voice.p50,
+            "best effort \(bestEffort), voice \(voice) (shaped: \(shaped))")
     }
 
     @Test("background yields to best effort: two saturating flows, best effort takes the link", arguments: [true, false])
@@ -72,10 +81,12 @@ struct EDCATests {
         // emulator's reader on a slow host and the tun device's one FIFO drops blind to
         // the class: CI once measured best effort 4.3 and background 14.3 that way.
         let rate: Double? = shaped ? nil : 24
-        let background = try await CrossTrafficFlow(CrossTrafficSpec(serviceClass: .background, direction: .up, rateMbps: rate),
-                                                    client: client, server: server, mtu: RadioModel.awdlMTU)
-        let bestEffort = try await CrossTrafficFlow(CrossTrafficSpec(serviceClass: .bestEffort, direction: .up, rateMbps: rate),
-                                                    client: client, server: server, mtu: RadioModel.awdlMTU)
+        let background = try await CrossTrafficFlow(
+            CrossTrafficSpec(serviceClass: .background, direction: .up, rateMbps: rate),
+            client: client, server: server, mtu: RadioModel.awdlMTU)
+        let bestEffort = try await CrossTrafficFlow(
+            CrossTrafficSpec(serviceClass: .bestEffort, direction: .up, rateMbps: rate),
+            client: client, server: server, mtu: RadioModel.awdlMTU)
         try await Task.sleep(nanoseconds: 2_000_000_000)
         let be = bestEffort.finish().goodputMbps ?? 0, bk = background.finish().goodputMbps ?? 0
         print("EDCA figure (shaped: \(shaped)): best effort \(be) Mbit/s, background \(bk) Mbit/s")
@@ -98,8 +109,9 @@ struct EDCATests {
         let testbed = try EmulatedTestbed()
         defer { testbed.shutdownNow() }
         let (client, server) = try testbed.configure(Self.link(shaped: true), seed: 5)
-        let flow = try await CrossTrafficFlow(CrossTrafficSpec(serviceClass: .interactiveVideo, direction: .both, rateMbps: 4),
-                                              client: client, server: server, mtu: RadioModel.awdlMTU)
+        let flow = try await CrossTrafficFlow(
+            CrossTrafficSpec(serviceClass: .interactiveVideo, direction: .both, rateMbps: 4),
+            client: client, server: server, mtu: RadioModel.awdlMTU)
         try await Task.sleep(nanoseconds: 1_500_000_000)
         let r = flow.finish()
         #expect(r.serviceClass == "interactiveVideo")
@@ -136,7 +148,9 @@ struct EDCATests {
             rtts[mode] = pings.map(\.1.milliseconds)
         }
         let slot = Double(ChannelSchedule.awdlSlotNanos) / 1e6
-        for (mode, r) in rtts { print("EDCA figure: \(mode) max RTT \(r.max()!) ms, p99 \(r.map { UInt64($0 * 1e6) }.quantile(0.99).milliseconds) ms") }
+        for (mode, r) in rtts {
+            print("EDCA figure: \(mode) max RTT \(r.max()!) ms, p99 \(r.map { UInt64($0 * 1e6) }.quantile(0.99).milliseconds) ms")
+        }
         // Probes that waited most of a slot (three quarters, 49 ms), in either mode.
         let bulkTail = rtts[.bulk]!.filter { $0 > 0.75 * slot }, realtimeTail = rtts[.realtime]!.filter { $0 > 0.75 * slot }
         // Bulk: the pings go one at a time, so in each off-channel slot one of them waits

@@ -1,13 +1,15 @@
-import PeerBenchTestbed
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import PeerBenchCore
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
+import PeerBenchTestbed
 import Testing
+
 @testable import LinkEmulation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Real namespaces, real TUN devices, real kernel stacks. Serialized: the tests share
 /// two cores and measure time. Traffic only goes to 10.201.0.1/.2, which exist only
@@ -83,8 +85,9 @@ struct EmulatedLinkTests {
         for (port, sendBuffer): (UInt16, Int32) in [(7015, 0), (7016, 16 << 20)] {
             let before = try #require(testbed.counters())
             let start = MonotonicClock.now()
-            let seen = try await Traffic.udpBlast(from: client, to: server, port: port, count: 6_000, size: 1_400, interval: 0,
-                                                  sendBufferBytes: sendBuffer)
+            let seen = try await Traffic.udpBlast(
+                from: client, to: server, port: port, count: 6_000, size: 1_400, interval: 0,
+                sendBufferBytes: sendBuffer)
             // Start to end marker: includes the sender's final 200 ms wait when the socket
             // buffer is small (a big one leaves the data queued, and the marker behind it).
             let seconds = Double(MonotonicClock.now() - start) / 1e9
@@ -188,7 +191,8 @@ struct EmulatedLinkTests {
         #expect(c.dropCauses["loss"] == 0 && c.dropCauses["off_channel"] == 0)
 
         // The same burst sent into an off-channel slot overflows the queue while the channel is off.
-        var p = EmulatorParameters(rateBitsPerSecond: 8e6, schedule: .awdl(offSlots: 2, windows: false), queue: QueueLimits(packets: 20, bytes: 1 << 20), mtu: 1_500)
+        var p = EmulatorParameters(
+            rateBitsPerSecond: 8e6, schedule: .awdl(offSlots: 2, windows: false), queue: QueueLimits(packets: 20, bytes: 1 << 20), mtu: 1_500)
         p.delayNanos = 0
         p.senderShaping = nil
         let (client2, server2) = try testbed.configure(p, seed: 7)
@@ -255,10 +259,14 @@ struct EmulatedLinkTests {
         // cores can add an occasional slow probe, so ask that three quarters of the
         // tail cluster within +-5 ms of one phase, not all of it.
         let phases = tail.map { (Double($0.0 + $0.1)).truncatingRemainder(dividingBy: period) }
-        func circular(_ a: Double, _ b: Double) -> Double { let d = abs(a - b); return min(d, period - d) }
+        func circular(_ a: Double, _ b: Double) -> Double {
+            let d = abs(a - b)
+            return min(d, period - d)
+        }
         let best = phases.map { c in phases.filter { circular($0, c) <= 5e6 }.count }.max() ?? 0
-        #expect(best >= 3 && Double(best) >= 0.75 * Double(tail.count),
-                "tail phases (ms): \(phases.map { ($0 / 1e6).rounded() }), RTTs (ms): \(tail.map { $0.1.milliseconds.rounded() })")
+        #expect(
+            best >= 3 && Double(best) >= 0.75 * Double(tail.count),
+            "tail phases (ms): \(phases.map { ($0 / 1e6).rounded() }), RTTs (ms): \(tail.map { $0.1.milliseconds.rounded() })")
         // About one tail probe per off-channel slot in the run (one every 524 ms).
         let runNanos = Double(pings.last!.0 - pings.first!.0)
         #expect(Double(best) >= (runNanos / period).rounded(.down) - 1, "\(best) tail probes in \(runNanos / 1e9) s")
@@ -318,7 +326,10 @@ struct EmulatedLinkTests {
         // the default action and unblocks it before saying it is ready.
         let child = Process()
         child.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        child.arguments = ["python3", "-c", "import signal, time; signal.signal(signal.SIGINT, signal.SIG_DFL); signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT]); print('ready', flush=True); time.sleep(30)"]
+        child.arguments = [
+            "python3", "-c",
+            "import signal, time; signal.signal(signal.SIGINT, signal.SIG_DFL); signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT]); print('ready', flush=True); time.sleep(30)",
+        ]
         let out = Pipe()
         child.standardOutput = out
         try child.run()

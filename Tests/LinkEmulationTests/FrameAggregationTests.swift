@@ -1,9 +1,10 @@
-import PeerBenchTestbed
 import Foundation
 import PeerBenchJSON
 import PeerBenchPlugin
+import PeerBenchTestbed
 import Testing
 import UDPTransport
+
 @testable import LinkEmulation
 
 /// The frame-counting MAC and the dropping queue, through the real emulator with the
@@ -14,8 +15,10 @@ import UDPTransport
 struct FrameAggregationTests {
     /// A radio link as the radio model resolves one at short range: 273 Mbit/s on the
     /// air (MCS 9, two streams, a share of 0.35), 1 ms each way, always on channel.
-    static func link(_ mac: FrameAggregation, queue: QueueLimits = QueueLimits(packets: 100_000, bytes: 256 << 20),
-                     backpressure: Bool = false) -> EmulatorParameters {
+    static func link(
+        _ mac: FrameAggregation, queue: QueueLimits = QueueLimits(packets: 100_000, bytes: 256 << 20),
+        backpressure: Bool = false
+    ) -> EmulatorParameters {
         var p = EmulatorParameters(delayNanos: 1_000_000, rateBitsPerSecond: 200e6, queue: queue, mtu: RadioModel.awdlMTU)
         p.aggregation = mac
         p.airBitsPerSecond = 273e6

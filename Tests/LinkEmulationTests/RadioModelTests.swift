@@ -1,10 +1,11 @@
 import PeerBenchTestbed
+import Testing
+
+@testable import LinkEmulation
 @testable import PeerBenchCore
 @testable import PeerBenchJSON
-@testable import PeerBenchSystem
 @testable import PeerBenchPlugin
-import Testing
-@testable import LinkEmulation
+@testable import PeerBenchSystem
 
 @Suite
 struct RadioModelTests {
@@ -45,7 +46,9 @@ struct RadioModelTests {
         #expect((l.rateMbps ?? 0) <= free.rateMbps!, "inner-city at \(d) m")
     }
 
-    @Test("the underground station's guided waves: over 35 m connect (the study's author: 'no problem at all'), and from 30 m on its SNR beats the free field's")
+    @Test(
+        "the underground station's guided waves: over 35 m connect (the study's author: 'no problem at all'), and from 30 m on its SNR beats the free field's"
+    )
     func undergroundGuidesWaves() throws {
         #expect(RadioModel.maxDistance(.underground) > 35)
         for d in [30.0, 60] {
@@ -99,7 +102,10 @@ struct RadioModelTests {
 
     @Test("an inline profile overrides its base; realtime AWDL has no off-channel slots")
     func inlineProfile() throws {
-        let profile: JSONValue = ["name": "my-park", "radio": ["base": "free-field", "pathLossExponent": 2.3, "shadowingSigmaDb": 4, "interferenceDb": 2, "awdl": "realtime"]]
+        let profile: JSONValue = [
+            "name": "my-park",
+            "radio": ["base": "free-field", "pathLossExponent": 2.3, "shadowingSigmaDb": 4, "interferenceDb": 2, "awdl": "realtime"],
+        ]
         #expect(model.validateProfile(profile, path: JSONPath.root.key("matrix").key("environments").index(4)).isEmpty)
         let l = try model.resolve(environment: "my-park", profile: profile, distance: 30, distanceLabel: "30")
         let free = try link("free-field", 30)
@@ -114,16 +120,19 @@ struct RadioModelTests {
     @Test("validation names the JSON path of every bad key")
     func validationPaths() {
         let at = JSONPath.root.key("matrix").key("environments").index(2)
-        let profile: JSONValue = ["name": "x", "radio": ["base": "moon", "pathLossExponent": "steep", "awdl": "sometimes", "colour": 3, "blockingDepthDb": [20, 10]]]
+        let profile: JSONValue = [
+            "name": "x", "radio": ["base": "moon", "pathLossExponent": "steep", "awdl": "sometimes", "colour": 3, "blockingDepthDb": [20, 10]],
+        ]
         let problems = model.validateProfile(profile, path: at)
         let paths = Set(problems.compactMap(\.path))
-        #expect(paths == [
-            "$.matrix.environments[2].radio.base",
-            "$.matrix.environments[2].radio.pathLossExponent",
-            "$.matrix.environments[2].radio.awdl",
-            "$.matrix.environments[2].radio.colour",
-            "$.matrix.environments[2].radio.blockingDepthDb",
-        ], "\(problems)")
+        #expect(
+            paths == [
+                "$.matrix.environments[2].radio.base",
+                "$.matrix.environments[2].radio.pathLossExponent",
+                "$.matrix.environments[2].radio.awdl",
+                "$.matrix.environments[2].radio.colour",
+                "$.matrix.environments[2].radio.blockingDepthDb",
+            ], "\(problems)")
         #expect(problems.first { $0.path!.hasSuffix("colour") }!.message.contains("unknown"))
         #expect(model.validateProfile(["radio": 5], path: at).map(\.path) == ["$.matrix.environments[2].radio"])
         #expect(throws: InputError.self) { try model.resolve(environment: "x", profile: profile, distance: 10, distanceLabel: "10") }
@@ -141,11 +150,12 @@ struct RadioModelTests {
         #expect(abs(l.rateMbps! - 390 * Self.fieldStudyMAC.efficiency(phyBitsPerSecond: 390e6) * 12 / 16) < 0.1)
         let at = JSONPath.root.key("matrix").key("environments").index(0)
         let bad: JSONValue = ["name": "x", "radio": ["awdlOffSlots": 9, "awdlWindowMiss": 1.5, "rateFactor": 0]]
-        #expect(Set(model.validateProfile(bad, path: at).compactMap(\.path)) == [
-            "$.matrix.environments[0].radio.awdlOffSlots",
-            "$.matrix.environments[0].radio.awdlWindowMiss",
-            "$.matrix.environments[0].radio.rateFactor",
-        ])
+        #expect(
+            Set(model.validateProfile(bad, path: at).compactMap(\.path)) == [
+                "$.matrix.environments[0].radio.awdlOffSlots",
+                "$.matrix.environments[0].radio.awdlWindowMiss",
+                "$.matrix.environments[0].radio.rateFactor",
+            ])
     }
 
     @Test("rateAdaptationMarginDb: a wider margin picks a lower MCS at the same SNR, and the same reach; out of range is named by path")
@@ -194,10 +204,15 @@ struct RadioModelTests {
 
     @Test("the channel trace is the same for the same seed and varies around the median")
     func traceDeterminism() {
-        let d = RadioDynamics(medianSnrDb: 20, shadowingSigmaDb: 5, shadowingCorrelationMs: 300, blockingPerSecond: 0.5, blockingMeanMs: 1_000, blockingDepthDb: 10...20)
+        let d = RadioDynamics(
+            medianSnrDb: 20, shadowingSigmaDb: 5, shadowingCorrelationMs: 300, blockingPerSecond: 0.5, blockingMeanMs: 1_000, blockingDepthDb: 10...20
+        )
         func sample(_ seed: UInt64) -> [Double] {
             var t = ChannelTrace(d, seed: seed)
-            return (0..<6_000).map { i in t.advance(to: UInt64(i) * 10_000_000); return t.snrDb }
+            return (0..<6_000).map { i in
+                t.advance(to: UInt64(i) * 10_000_000)
+                return t.snrDb
+            }
         }
         let a = sample(9), b = sample(9), c = sample(10)
         #expect(a == b)
@@ -216,7 +231,10 @@ struct RadioModelTests {
         let n = 400_000
         for _ in 0..<n {
             let bad = process.isLost(probability: p, burst: burst, draw: r.unit(), transition: r.unit())
-            if bad { lost += 1; if !previous { runs += 1 } }
+            if bad {
+                lost += 1
+                if !previous { runs += 1 }
+            }
             previous = bad
         }
         #expect(abs(Double(lost) / Double(n) - p) < 0.005)
@@ -227,10 +245,15 @@ struct RadioModelTests {
         #expect(abs(Double(heavy) / Double(n) - 0.95) < 0.01)
         // Without bursts the same loss comes in runs of about 1 / (1 - p).
         var independent = LossProcess()
-        lost = 0; runs = 0; previous = false
+        lost = 0
+        runs = 0
+        previous = false
         for _ in 0..<n {
             let bad = independent.isLost(probability: p, burst: nil, draw: r.unit(), transition: r.unit())
-            if bad { lost += 1; if !previous { runs += 1 } }
+            if bad {
+                lost += 1
+                if !previous { runs += 1 }
+            }
             previous = bad
         }
         #expect(abs(Double(lost) / Double(runs) - 1 / (1 - p)) < 0.05)
@@ -246,7 +269,10 @@ struct RadioModelTests {
             let n = 200_000
             for i in 0..<n {
                 let bad = process.isLost(probability: p, burst: burst, draw: r.unit(), transition: r.unit(), at: UInt64(i) * gapNanos)
-                if bad { lost += 1; if !previous { runs += 1 } }
+                if bad {
+                    lost += 1
+                    if !previous { runs += 1 }
+                }
                 previous = bad
             }
             return (Double(lost) / Double(n), Double(lost) / Double(runs))
@@ -263,5 +289,5 @@ struct RadioModelTests {
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif

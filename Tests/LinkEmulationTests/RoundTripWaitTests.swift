@@ -1,7 +1,8 @@
+import Testing
+
+@testable import LinkEmulation
 @testable import PeerBenchCore
 @testable import PeerBenchPlugin
-import Testing
-@testable import LinkEmulation
 
 /// What AWDL's availability windows add to a round trip in the cost model (validate,
 /// --dry-run, the ETA, the shard balance): a lone request and its answer wait 1.5

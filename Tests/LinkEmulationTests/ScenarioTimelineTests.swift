@@ -1,13 +1,15 @@
-import PeerBenchTestbed
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
+import PeerBenchTestbed
+import Testing
+
+@testable import LinkEmulation
 @testable import PeerBenchCore
 @testable import PeerBenchJSON
 @testable import PeerBenchPlugin
-import Testing
-@testable import LinkEmulation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Scenario timelines against the emulator's clock, first as pure functions, then
 /// through the real emulator between two namespaces.
@@ -27,8 +29,11 @@ import Testing
         #expect(out.count == 200)
         #expect(out.first == 1_000_000_000 && out.last == 2_990_000_000)
         #expect(!timeline.isOut(at: 999_999_999) && timeline.isOut(at: 1_000_000_000) && !timeline.isOut(at: 3_000_000_000))
-        #expect(l.scenario == ScenarioEvent(name: "o", kind: "outage", startSeconds: 1, endSeconds: 3, deadSeconds: 2, deadStartSeconds: 1,
-                                            timeline: ["0-1 s: as resolved", "1-3 s: nothing crosses either way", "from 3 s: as resolved"]))
+        #expect(
+            l.scenario
+                == ScenarioEvent(
+                    name: "o", kind: "outage", startSeconds: 1, endSeconds: 3, deadSeconds: 2, deadStartSeconds: 1,
+                    timeline: ["0-1 s: as resolved", "1-3 s: nothing crosses either way", "from 3 s: as resolved"]))
     }
 
     @Test func walkAwayAddsThePathLossOfTheDistanceWalked() throws {
@@ -71,7 +76,8 @@ import Testing
     @Test func fixedLinksRefuseRadioScenarios() {
         let lab = EnvironmentSpec(name: "lab", kind: .fixed(FixedLink(rateMbps: 10)), json: .null)
         #expect(throws: InputError.self) {
-            try model.resolve(lab, .meters(1), scenario: ScenarioSpec(name: "b", kind: .bodyBlock(depthDb: 1, lengthSeconds: 1, periodSeconds: 2), json: nil))
+            try model.resolve(
+                lab, .meters(1), scenario: ScenarioSpec(name: "b", kind: .bodyBlock(depthDb: 1, lengthSeconds: 1, periodSeconds: 2), json: nil))
         }
         #expect(throws: Never.self) {
             try model.resolve(lab, .meters(1), scenario: ScenarioSpec(name: "o", kind: .outage(atSeconds: 1, durationSeconds: 1), json: nil))
@@ -106,8 +112,9 @@ struct ScenarioEmulatorTests {
         p.scenario = timeline
         let endpoints = try testbed.configure(p, seed: 3)
         // 400 datagrams 10 ms apart: 4 s, starting right after the link came up.
-        let seen = try await Traffic.udpBlast(from: endpoints.client, to: endpoints.server, port: 47_101, count: 400, size: 200,
-                                              interval: 10_000_000, sinkTimeoutNanos: 5_000_000_000)
+        let seen = try await Traffic.udpBlast(
+            from: endpoints.client, to: endpoints.server, port: 47_101, count: 400, size: 200,
+            interval: 10_000_000, sinkTimeoutNanos: 5_000_000_000)
         let lost = seen.indices.filter { !seen[$0] }
         let counters = try #require(testbed.counters())
         #expect(counters.dropCauses["outage"] == lost.count, "every missing datagram is an outage drop")
@@ -126,11 +133,13 @@ struct ScenarioEmulatorTests {
         let testbed = try EmulatedTestbed()
         defer { testbed.shutdownNow() }
         let model = RadioModel()
-        let link = try model.resolve(EnvironmentSpec(name: "free-field", kind: .builtIn, json: .string("free-field")), .meters(10),
-                                     scenario: ScenarioSpec(name: "b", kind: .bodyBlock(depthDb: 60, lengthSeconds: 0.5, periodSeconds: 1.5), json: nil))
+        let link = try model.resolve(
+            EnvironmentSpec(name: "free-field", kind: .builtIn, json: .string("free-field")), .meters(10),
+            scenario: ScenarioSpec(name: "b", kind: .bodyBlock(depthDb: 60, lengthSeconds: 0.5, periodSeconds: 1.5), json: nil))
         let endpoints = try await testbed.configure(link, seed: 5)
-        let seen = try await Traffic.udpBlast(from: endpoints.client, to: endpoints.server, port: 47_102, count: 300, size: 200,
-                                              interval: 10_000_000)
+        let seen = try await Traffic.udpBlast(
+            from: endpoints.client, to: endpoints.server, port: 47_102, count: 300, size: 200,
+            interval: 10_000_000)
         // Blocks at [1.5, 2.0) and [3.0, 3.5) s of the link's clock. Sending starts some
         // tens of ms after the link (more when the machine is loaded), so the runs of
         // lost datagrams are found, then checked: 0.5 s long (50 datagrams), 1.5 s
@@ -144,7 +153,10 @@ struct ScenarioEmulatorTests {
         // The blast can end inside the second block (it did, 5 datagrams into it, when the
         // sender started 50 ms after the link): a run cut short by the end of the blast
         // is a block when it starts where one is due.
-        func due(_ start: Int) -> Bool { let k = (start - first.start) % 150; return min(k, 150 - k) <= 2 }
+        func due(_ start: Int) -> Bool {
+            let k = (start - first.start) % 150
+            return min(k, 150 - k) <= 2
+        }
         let blocks = runs.filter { $0.length >= 10 || ($0.start + $0.length == seen.count && due($0.start)) }
         #expect(first.length >= 47 && first.length <= 53, "a 0.5 s block: \(runs)")
         #expect(first.start >= 100 && first.start <= 150, "the first block begins at 1.5 s: \(runs)")
@@ -169,8 +181,9 @@ struct ScenarioEmulatorTests {
         let endpoints = try testbed.configure(p, seed: 1)
         // 1 472-byte datagrams are 1 500-byte IP packets: one opportunity each. Offered
         // at ~29 Mbit/s (one per 0.4 ms) for 4.4 s, above the trace's 24 Mbit/s peak.
-        _ = try await Traffic.udpBlast(from: endpoints.client, to: endpoints.server, port: 47_103, count: 11_000, size: 1_472,
-                                       interval: 400_000)
+        _ = try await Traffic.udpBlast(
+            from: endpoints.client, to: endpoints.server, port: 47_103, count: 11_000, size: 1_472,
+            interval: 400_000)
         let delivery = try #require(testbed.counters()?.delivery)
         // Two whole periods while the sender was saturating: 0.2-4.2 s.
         let bytes = delivery.up[20..<420].reduce(0, +)

@@ -2,6 +2,7 @@ import Foundation
 import PeerBenchPlugin
 import TCPTransport
 import Testing
+
 @testable import LinkEmulation
 
 /// The field study app's send loop for transfers (`rttMethod` `send-loop`): one send per

@@ -3,6 +3,7 @@ import PeerBenchJSON
 import PeerBenchPlugin
 import TCPTransport
 import Testing
+
 @testable import LinkEmulation
 
 /// tcp's `receiveBufferBytes`: a stack setting (SO_RCVBUF) that holds TCP below the
@@ -23,8 +24,9 @@ struct TCPReceiveBufferTests {
         #expect(throws: InputError.self) { try TCPOptions(bad) }
     }
 
-    @Test("over 20 ms each way, a 64 KiB receive buffer caps an upload near window / RTT; autotuning does not",
-          .enabled(if: EmulatedTestbed.hasNetAdmin, "needs CAP_NET_ADMIN: run the tests as root"))
+    @Test(
+        "over 20 ms each way, a 64 KiB receive buffer caps an upload near window / RTT; autotuning does not",
+        .enabled(if: EmulatedTestbed.hasNetAdmin, "needs CAP_NET_ADMIN: run the tests as root"))
     func capsTheWindow() async throws {
         let testbed = try EmulatedTestbed()
         defer { testbed.shutdownNow() }

@@ -1,11 +1,13 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import PeerBenchCore
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
+
 @testable import LinkEmulation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Test traffic between the two namespaces of an emulated testbed. Every socket is
 /// bound to or aimed at the testbed's own addresses (10.201.0.1 / .2), which exist
@@ -13,8 +15,10 @@ import PeerBenchPlugin
 enum Traffic {
     /// A UDP echo server in `server` that answers until the end marker comes or
     /// `idleNanos` (3 s) pass without a datagram. Returns the number of datagrams it echoed.
-    static func udpEcho(_ server: Endpoint, port: UInt16, ready: Flag, serviceClass: ServiceClass = .bestEffort,
-                        idleNanos: UInt64 = 3_000_000_000) async throws -> Int {
+    static func udpEcho(
+        _ server: Endpoint, port: UInt16, ready: Flag, serviceClass: ServiceClass = .bestEffort,
+        idleNanos: UInt64 = 3_000_000_000
+    ) async throws -> Int {
         try await server.run("udp-echo") {
             let s = try Socket(family: AF_INET, type: Int32(SOCK_DGRAM.rawValue))
             try s.setServiceClass(serviceClass)
@@ -36,9 +40,11 @@ enum Traffic {
 
     /// Sends `count` UDP ping-pongs from `client` to `server` one at a time, `gapNanos`
     /// apart; returns (send time, RTT) in nanoseconds for each answered probe.
-    static func udpPings(from client: Endpoint, to server: Endpoint, port: UInt16, count: Int, size: Int = 64,
-                         gapNanos: UInt64 = 0, timeoutNanos: UInt64 = 1_000_000_000,
-                         serviceClass: ServiceClass = .bestEffort, endMarkers: Int = 1) async throws -> [(UInt64, UInt64)] {
+    static func udpPings(
+        from client: Endpoint, to server: Endpoint, port: UInt16, count: Int, size: Int = 64,
+        gapNanos: UInt64 = 0, timeoutNanos: UInt64 = 1_000_000_000,
+        serviceClass: ServiceClass = .bestEffort, endMarkers: Int = 1
+    ) async throws -> [(UInt64, UInt64)] {
         try await client.run("udp-ping") {
             let s = try Socket(family: AF_INET, type: Int32(SOCK_DGRAM.rawValue))
             try s.setServiceClass(serviceClass)
@@ -46,7 +52,10 @@ enum Traffic {
             try s.setReceiveTimeout(nanoseconds: timeoutNanos)
             let out = UnsafeMutableRawBufferPointer.allocate(byteCount: max(size, 8), alignment: 8)
             let inb = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 8)
-            defer { out.deallocate(); inb.deallocate() }
+            defer {
+                out.deallocate()
+                inb.deallocate()
+            }
             out.initializeMemory(as: UInt8.self, repeating: 0x55)
             var results: [(UInt64, UInt64)] = []
             for i in 0..<count {
@@ -103,8 +112,10 @@ enum Traffic {
     /// per second and returns which sequence numbers arrived.
     /// `interval` 0 sends back to back (unpaced); `sendBufferBytes` > 0 forces that
     /// SO_SNDBUF (the kernel doubles it).
-    static func udpBlast(from client: Endpoint, to server: Endpoint, port: UInt16, count: Int, size: Int,
-                         interval: UInt64, sendBufferBytes: Int32 = 0, sinkTimeoutNanos: UInt64 = 1_000_000_000) async throws -> [Bool] {
+    static func udpBlast(
+        from client: Endpoint, to server: Endpoint, port: UInt16, count: Int, size: Int,
+        interval: UInt64, sendBufferBytes: Int32 = 0, sinkTimeoutNanos: UInt64 = 1_000_000_000
+    ) async throws -> [Bool] {
         let ready = Flag()
         async let received: [Bool] = server.run("udp-sink") {
             let s = try Socket(family: AF_INET, type: Int32(SOCK_DGRAM.rawValue))
@@ -156,8 +167,10 @@ enum Traffic {
     /// returns (sequence number, one-way delay) in arrival order. Both namespaces share
     /// the host's clocks, so the kernel's receive timestamp (CLOCK_REALTIME) minus the
     /// send time on the same clock is the one-way delay.
-    static func oneWayDelays(from client: Endpoint, to server: Endpoint, port: UInt16, count n: Int,
-                             gapNanos: UInt64) async throws -> [(Int, UInt64)] {
+    static func oneWayDelays(
+        from client: Endpoint, to server: Endpoint, port: UInt16, count n: Int,
+        gapNanos: UInt64
+    ) async throws -> [(Int, UInt64)] {
         let ready = Flag()
         async let arrivals: [(Int, UInt64)] = server.run("udp-delays") {
             let s = try Socket(family: AF_INET, type: Int32(SOCK_DGRAM.rawValue))
@@ -219,7 +232,10 @@ enum Traffic {
             var firstBytes = 0
             while total < bytes {
                 guard let n = try c.receive(buf), n > 0 else { break }
-                if first == 0 { first = MonotonicClock.now(); firstBytes = n }
+                if first == 0 {
+                    first = MonotonicClock.now()
+                    firstBytes = n
+                }
                 total += n
             }
             let elapsed = MonotonicClock.now() - first
@@ -248,7 +264,12 @@ enum Traffic {
 final class Flag: @unchecked Sendable {
     private let cond = NSCondition()
     private var raised = false
-    func set() { cond.lock(); raised = true; cond.broadcast(); cond.unlock() }
+    func set() {
+        cond.lock()
+        raised = true
+        cond.broadcast()
+        cond.unlock()
+    }
     func wait(seconds: Double = 5) throws {
         cond.lock()
         defer { cond.unlock() }

@@ -26,12 +26,20 @@ import Testing
     @Test(.enabled(if: CLIRunnerDeathTests.canEmulate, "needs root and /dev/net/tun"))
     func aQuietLinkStopsAtTheMinimum() throws {
         let d = CLI.tempDir()
-        try CLI.write(matrix(#""repetitions": "auto:12", "repetitionPrecision": 0.25, "repetitionMetrics": ["throughput_mbps", "rtt_p50_ms", "loss_ratio"],"#,
-                             environment: #"{"name": "lab", "link": {"delayMs": 5, "rateMbps": 20, "mtu": 1500}}"#, sizes: "[1024]"), to: d + "/m.json")
+        try CLI.write(
+            matrix(
+                #""repetitions": "auto:12", "repetitionPrecision": 0.25, "repetitionMetrics": ["throughput_mbps", "rtt_p50_ms", "loss_ratio"],"#,
+                environment: #"{"name": "lab", "link": {"delayMs": 5, "rateMbps": 20, "mtu": 1500}}"#, sizes: "[1024]"), to: d + "/m.json")
         let r = try CLI.run(["run", d + "/m.json", "--out", d + "/out"])
         #expect(r.status == 0, "\(r.stderr)")
-        #expect(r.stderr.contains("peerbench: 24 cells at most (auto repetitions: 6-12 repetitions per scenario until every interval is within 25.0 % of its median)"), "\(r.stderr)")
-        #expect(r.stderr.contains("auto repetitions: 1 of 1 scenarios precise after 6 repetitions, 0 ran to 12 (manifest auto_repetitions); 12 cells were not needed"), "\(r.stderr)")
+        #expect(
+            r.stderr.contains(
+                "peerbench: 24 cells at most (auto repetitions: 6-12 repetitions per scenario until every interval is within 25.0 % of its median)"),
+            "\(r.stderr)")
+        #expect(
+            r.stderr.contains(
+                "auto repetitions: 1 of 1 scenarios precise after 6 repetitions, 0 ran to 12 (manifest auto_repetitions); 12 cells were not needed"),
+            "\(r.stderr)")
         #expect(try CLI.records(in: d + "/out").count == 12)
         let auto = try #require(try manifest(d + "/out")["auto_repetitions"] as? [String: Any])
         #expect(auto["min"] as? Int == 6 && auto["max"] as? Int == 12 && auto["precision"] as? Double == 0.25)
@@ -53,7 +61,9 @@ import Testing
         #expect(r.stderr.contains("auto repetitions: 0 of 2 scenarios precise, 2 ran to 7"), "\(r.stderr)")
         #expect(try CLI.records(in: d + "/out").count == 28, "2 scenarios x 2 transports x 7")
         let auto = try #require(try manifest(d + "/out")["auto_repetitions"] as? [String: Any])
-        #expect((auto["scenarios"] as? [[String: Any]])?.allSatisfy { $0["stopped"] as? String == "max" && $0["repetitions"] as? Int == 7 } == true, "\(auto)")
+        #expect(
+            (auto["scenarios"] as? [[String: Any]])?.allSatisfy { $0["stopped"] as? String == "max" && $0["repetitions"] as? Int == 7 } == true,
+            "\(auto)")
         #expect(try manifest(d + "/out")["repetitions"] as? Int == 7)
         // The run is auto:7; resuming it with another count is refused, naming both.
         let other = try CLI.run(["run", "--resume", d + "/out", "--repetitions", "5"])
@@ -67,22 +77,31 @@ import Testing
 
     @Test func badAutoSettingsAreNamedByPathOrOption() throws {
         let d = CLI.tempDir()
-        try CLI.write(matrix(#""repetitions": "auto:4", "repetitionPrecision": 2, "repetitionMetrics": ["rtt_p95_ms"],"#, environment: #""forest""#, sizes: "[128]"),
-                      to: d + "/m.json")
+        try CLI.write(
+            matrix(
+                #""repetitions": "auto:4", "repetitionPrecision": 2, "repetitionMetrics": ["rtt_p95_ms"],"#, environment: #""forest""#, sizes: "[128]"
+            ),
+            to: d + "/m.json")
         let v = try CLI.run(["validate", d + "/m.json"])
         #expect(v.status == 2)
-        for message in [#"$.repetitions: "auto:4": MAX after "auto:" must be a whole number from 6"#,
-                        "$.repetitionPrecision: expected the widest 95 % interval accepted, as a fraction of the median above 0 and below 1 (0.05 is 5 %), got 2",
-                        #"$.repetitionMetrics[0]: unknown metric "rtt_p95_ms" (known: throughput_mbps, rtt_p50_ms"#] {
+        for message in [
+            #"$.repetitions: "auto:4": MAX after "auto:" must be a whole number from 6"#,
+            "$.repetitionPrecision: expected the widest 95 % interval accepted, as a fraction of the median above 0 and below 1 (0.05 is 5 %), got 2",
+            #"$.repetitionMetrics[0]: unknown metric "rtt_p95_ms" (known: throughput_mbps, rtt_p50_ms"#,
+        ] {
             #expect(v.stderr.contains(message), "\(v.stderr)")
         }
         try CLI.write(matrix(#""repetitions": 4, "repetitionPrecision": 0.1,"#, environment: #""forest""#, sizes: "[128]"), to: d + "/f.json")
         let fixed = try CLI.run(["validate", d + "/f.json"])
         #expect(fixed.status == 2 && fixed.stderr.contains(#"$.repetitionPrecision: applies to "repetitions": "auto""#), "\(fixed.stderr)")
         let flag = try CLI.run(["run", d + "/f.json", "--out", d + "/o", "--repetitions", "auto:3"])
-        #expect(flag.status == 64 && flag.stderr.contains(#"--repetitions "auto:3": MAX after "auto:" must be a whole number from 6"#), "\(flag.stderr)")
+        #expect(
+            flag.status == 64 && flag.stderr.contains(#"--repetitions "auto:3": MAX after "auto:" must be a whole number from 6"#), "\(flag.stderr)")
         try CLI.write(matrix(#""repetitions": "auto:8", "repetitionPrecision": 0.02,"#, environment: #""forest""#, sizes: "[128]"), to: d + "/a.json")
         let ok = try CLI.run(["validate", d + "/a.json"])
-        #expect(ok.stdout.contains("cells: 12 to 16 (2 per repetition x auto repetitions: 6-8 repetitions per scenario until every interval is within 2.0 % of its median)"), "\(ok.stdout)")
+        #expect(
+            ok.stdout.contains(
+                "cells: 12 to 16 (2 per repetition x auto repetitions: 6-8 repetitions per scenario until every interval is within 2.0 % of its median)"
+            ), "\(ok.stdout)")
     }
 }

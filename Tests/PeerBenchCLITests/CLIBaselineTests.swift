@@ -77,8 +77,14 @@ import Testing
     @Test func thresholdErrorsNameTheFileAndTheJSONPath() throws {
         let d = try Self.runs()
         let cases: [(String, String)] = [
-            (#"{"metrics": {"rtt_p95_ms": {"absolute": 2}}}"#, #"t.json: $.metrics.rtt_p95_ms: unknown metric "rtt_p95_ms" (known: throughput_mbps, rtt_p50_ms, rtt_p99_ms"#),
-            (#"{"metrics": {"throughput_mbps": {"percent": -5}}}"#, "t.json: $.metrics.throughput_mbps.percent: a threshold is a size, 0 or more, got -5"),
+            (
+                #"{"metrics": {"rtt_p95_ms": {"absolute": 2}}}"#,
+                #"t.json: $.metrics.rtt_p95_ms: unknown metric "rtt_p95_ms" (known: throughput_mbps, rtt_p50_ms, rtt_p99_ms"#
+            ),
+            (
+                #"{"metrics": {"throughput_mbps": {"percent": -5}}}"#,
+                "t.json: $.metrics.throughput_mbps.percent: a threshold is a size, 0 or more, got -5"
+            ),
             (#"{"metrics": {"throughput_mbps": {"pct": 5}}}"#, "t.json: $.metrics.throughput_mbps.pct: unknown key (known: percent, absolute)"),
             (#"{"metrics": {"throughput_mbps": {}}}"#, #"t.json: $.metrics.throughput_mbps: give "percent", "absolute" or both"#),
             (#"{"default": {"percent": "5"}}"#, "t.json: $.default.percent: expected a number, got a string"),
@@ -95,7 +101,8 @@ import Testing
         let both = try CLI.run(["compare", "--baseline", d + "/old", d + "/new", "--thresholds", d + "/t.json", "--fail-on-regression", "5"])
         #expect(both.status == 64 && both.stderr.contains("give --thresholds FILE or --fail-on-regression PCT, not both"), "\(both.stderr)")
         let lone = try CLI.run(["compare", d + "/new", "--fail-on-improvement"])
-        #expect(lone.status == 64 && lone.stderr.contains("--fail-on-improvement needs --thresholds FILE or --fail-on-regression PCT"), "\(lone.stderr)")
+        #expect(
+            lone.status == 64 && lone.stderr.contains("--fail-on-improvement needs --thresholds FILE or --fail-on-regression PCT"), "\(lone.stderr)")
     }
 
     @Test func namedBaselinesAreSavedListedAndComparedAgainst() throws {
@@ -115,7 +122,8 @@ import Testing
         #expect(byName.status == 0 && byName.stdout == byFolder.stdout, "\(byName.stderr)")
         // An existing name is kept unless --replace.
         let again = try CLI.run(["baseline", "save", "main-1", d + "/new", "--baselines-dir", store])
-        #expect(again.status == 2 && again.stderr.contains("a baseline named \"main-1\" exists (saved from \(d)/old); give --replace"), "\(again.stderr)")
+        #expect(
+            again.status == 2 && again.stderr.contains("a baseline named \"main-1\" exists (saved from \(d)/old); give --replace"), "\(again.stderr)")
         #expect(FileManager.default.contentsEqual(atPath: d + "/old/records.jsonl", andPath: store + "/main-1/records.jsonl"))
         let replaced = try CLI.run(["baseline", "save", "main-1", d + "/new", "--baselines-dir", store, "--replace"])
         #expect(replaced.status == 0, "\(replaced.stderr)")
@@ -125,7 +133,9 @@ import Testing
         let bad = try CLI.run(["baseline", "save", "../x", d + "/old", "--baselines-dir", store])
         #expect(bad.status == 2 && bad.stderr.contains("baseline name \"../x\": use 1-64 letters, digits"), "\(bad.stderr)")
         let unknown = try CLI.run(["compare", "--baseline", "main-2", "--baselines-dir", store, d + "/new"])
-        #expect(unknown.status == 2 && unknown.stderr.contains("main-2: neither a run folder nor a saved baseline (saved in \(store): main-1)"), "\(unknown.stderr)")
+        #expect(
+            unknown.status == 2 && unknown.stderr.contains("main-2: neither a run folder nor a saved baseline (saved in \(store): main-1)"),
+            "\(unknown.stderr)")
         try FileManager.default.createDirectory(atPath: d + "/empty", withIntermediateDirectories: true)
         let empty = try CLI.run(["baseline", "save", "e", d + "/empty", "--baselines-dir", store])
         #expect(empty.status == 2 && empty.stderr.contains("no manifest.json here"), "\(empty.stderr)")
@@ -152,12 +162,15 @@ import Testing
         let r = try CLI.run(["compare", "--baseline", d + "/old", d + "/new", "--thresholds", CLI.packageRoot + "/docs/examples/thresholds.json"])
         #expect(r.status == 1, "tcp's -19.5 % is past the example's 5 %: \(r.stderr)")
         let workflow = try String(contentsOfFile: CLI.packageRoot + "/docs/examples/github-workflow.yml", encoding: .utf8)
-        let help = try ["compare", "run"].map { try CLI.run([$0, "--help"]).stdout }.joined()
+        let help =
+            try ["compare", "run"].map { try CLI.run([$0, "--help"]).stdout }.joined()
             + (try CLI.run(["baseline", "save", "--help"]).stdout)
-        let options = Set(workflow.split(separator: "\n").filter { $0.contains("peerbench") || $0.contains("--") }
-            .flatMap { line in line.split(separator: " ").filter { $0.hasPrefix("--") && $0.count > 2 } }
-            .map { String($0.prefix { $0 == "-" || $0.isLetter }) })
-        #expect(options.isSuperset(of: ["--baseline", "--thresholds", "--format", "--baselines-dir", "--fail-on-improvement", "--out"]), "\(options)")
+        let options = Set(
+            workflow.split(separator: "\n").filter { $0.contains("peerbench") || $0.contains("--") }
+                .flatMap { line in line.split(separator: " ").filter { $0.hasPrefix("--") && $0.count > 2 } }
+                .map { String($0.prefix { $0 == "-" || $0.isLetter }) })
+        #expect(
+            options.isSuperset(of: ["--baseline", "--thresholds", "--format", "--baselines-dir", "--fail-on-improvement", "--out"]), "\(options)")
         for o in options where o != "--preserve-env" {
             #expect(help.contains(o), "\(o) in docs/examples/github-workflow.yml is no peerbench option")
         }

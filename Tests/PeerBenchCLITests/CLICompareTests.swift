@@ -7,8 +7,9 @@ import Testing
     /// The manifest of a real one-cell run, for the folders below to carry.
     static func templateManifest() throws -> [String: Any] {
         let d = CLI.tempDir()
-        try CLI.write(#"{"name":"one","repetitions":1,"rttProbes":3,"cellTimeoutSeconds":20,"seed":1,"transports":[{"plugin":"tcp","label":"tcp"}],"matrix":{"environments":["forest"],"distances":[10],"payloads":{"counts":[10],"sizes":[128]}}}"#,
-                      to: d + "/one.json")
+        try CLI.write(
+            #"{"name":"one","repetitions":1,"rttProbes":3,"cellTimeoutSeconds":20,"seed":1,"transports":[{"plugin":"tcp","label":"tcp"}],"matrix":{"environments":["forest"],"distances":[10],"payloads":{"counts":[10],"sizes":[128]}}}"#,
+            to: d + "/one.json")
         let r = try CLI.run(["run", d + "/one.json", "--out", d + "/out", "--link", "none"])
         guard r.status == 0 else { throw CocoaError(.fileReadUnknown, userInfo: ["run": r.stderr]) }
         return try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: d + "/out/manifest.json"))) as! [String: Any]
@@ -16,8 +17,10 @@ import Testing
 
     /// A run folder: manifest.json plus one record per (label, repetition, throughput),
     /// in every environment x distance x payload given.
-    static func runFolder(_ dir: String, hash: String = "h1", mode: String = "none", environments: [String] = ["forest"],
-                          distances: [Int] = [10], sizes: [Int] = [128], rows: [(label: String, mbps: [Double])]) throws {
+    static func runFolder(
+        _ dir: String, hash: String = "h1", mode: String = "none", environments: [String] = ["forest"],
+        distances: [Int] = [10], sizes: [Int] = [128], rows: [(label: String, mbps: [Double])]
+    ) throws {
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         var manifest = try templateManifest()
         manifest["run_id"] = dir
@@ -33,21 +36,28 @@ import Testing
         for (env, distance, size) in sites {
             for row in rows {
                 for (i, v) in row.mbps.enumerated() {
-                    let link: [String: Any] = ["mode": mode, "delay_ms": NSNull(), "jitter_ms": NSNull(), "loss_percent": NSNull(), "rate_mbps": NSNull(),
-                                               "mtu": NSNull(), "rssi_dbm": NSNull(), "snr_db": NSNull(), "mcs": NSNull(), "phy_rate_mbps": NSNull(),
-                                               "packets_up": NSNull(), "packets_down": NSNull(), "bytes_up": NSNull(), "bytes_down": NSNull(),
-                                               "drops_up": NSNull(), "drops_down": NSNull()]
-                    let cellID = environments.count * distances.count * sizes.count == 1 ? "c-\(row.label)" : "c-\(row.label)-\(env)-\(distance)-\(size)"
-                    let r: [String: Any] = ["schema": "peerbench.record/1", "run_id": dir, "cell_id": cellID, "repetition": i + 1, "seed": 1,
-                                            "transport": ["plugin": "tcp", "label": row.label, "options": [:] as [String: Any]],
-                                            "environment": env, "distance_m": distance, "distance_label": "\(distance)", "payload": ["count": 100, "size": size],
-                                            "link": link, "status": "ok", "error": NSNull(), "started_at": "2026-11-23T01:58:55.525Z",
-                                            "connect_ms": 1.0, "bulk_seconds": 0.1, "total_seconds": 0.5, "throughput_mbps": v,
-                                            "rtt_ms": ["count": 20, "min": 1.0, "mean": 2.0, "p50": 2.0, "p90": 3.0, "p99": 4.0, "max": 4.0, "stddev": 0.5],
-                                            "jitter_ms": ["ipdv_mean": 0.1, "rfc3550": NSNull()],
-                                            "delivery": ["sent_messages": 100, "received_messages": 100, "sent_bytes": 12800, "received_bytes": 12800,
-                                                         "loss_ratio": 0.0, "reordered": 0, "duplicated": 0],
-                                            "extra": [:] as [String: Any]]
+                    let link: [String: Any] = [
+                        "mode": mode, "delay_ms": NSNull(), "jitter_ms": NSNull(), "loss_percent": NSNull(), "rate_mbps": NSNull(),
+                        "mtu": NSNull(), "rssi_dbm": NSNull(), "snr_db": NSNull(), "mcs": NSNull(), "phy_rate_mbps": NSNull(),
+                        "packets_up": NSNull(), "packets_down": NSNull(), "bytes_up": NSNull(), "bytes_down": NSNull(),
+                        "drops_up": NSNull(), "drops_down": NSNull(),
+                    ]
+                    let cellID =
+                        environments.count * distances.count * sizes.count == 1 ? "c-\(row.label)" : "c-\(row.label)-\(env)-\(distance)-\(size)"
+                    let r: [String: Any] = [
+                        "schema": "peerbench.record/1", "run_id": dir, "cell_id": cellID, "repetition": i + 1, "seed": 1,
+                        "transport": ["plugin": "tcp", "label": row.label, "options": [:] as [String: Any]],
+                        "environment": env, "distance_m": distance, "distance_label": "\(distance)", "payload": ["count": 100, "size": size],
+                        "link": link, "status": "ok", "error": NSNull(), "started_at": "2026-11-23T01:58:55.525Z",
+                        "connect_ms": 1.0, "bulk_seconds": 0.1, "total_seconds": 0.5, "throughput_mbps": v,
+                        "rtt_ms": ["count": 20, "min": 1.0, "mean": 2.0, "p50": 2.0, "p90": 3.0, "p99": 4.0, "max": 4.0, "stddev": 0.5],
+                        "jitter_ms": ["ipdv_mean": 0.1, "rfc3550": NSNull()],
+                        "delivery": [
+                            "sent_messages": 100, "received_messages": 100, "sent_bytes": 12800, "received_bytes": 12800,
+                            "loss_ratio": 0.0, "reordered": 0, "duplicated": 0,
+                        ],
+                        "extra": [:] as [String: Any],
+                    ]
                     lines.append(String(decoding: try JSONSerialization.data(withJSONObject: r), as: UTF8.self))
                 }
             }
@@ -100,11 +110,14 @@ import Testing
         try Self.runFolder(d + "/a", rows: [("tcp", [10, 11]), ("udp", [20, 21])])
         let r = try CLI.run(["compare", d + "/a"])
         #expect(r.status == 0)
-        #expect(r.stdout.hasPrefix("note: No verdicts in this comparison: its scenarios have at most 2 ok repetitions per transport, "
-                                   + "and a verdict needs at least 4 on each side at alpha 0.05."), "\(r.stdout)")
+        #expect(
+            r.stdout.hasPrefix(
+                "note: No verdicts in this comparison: its scenarios have at most 2 ok repetitions per transport, "
+                    + "and a verdict needs at least 4 on each side at alpha 0.05."), "\(r.stdout)")
         #expect(r.stdout.contains("/one.json --repetitions 6 --out DIR"), "the command names the run's matrix: \(r.stdout)")
-        #expect(r.stdout.components(separatedBy: "too few repetitions").count == 1 && r.stdout.components(separatedBy: "No verdicts").count == 2,
-                "said once: \(r.stdout)")
+        #expect(
+            r.stdout.components(separatedBy: "too few repetitions").count == 1 && r.stdout.components(separatedBy: "No verdicts").count == 2,
+            "said once: \(r.stdout)")
         #expect(!r.stdout.contains("pair (a vs b)") && !r.stdout.contains("tcp vs udp"), "\(r.stdout)")
         #expect(r.stdout.contains("tcp        2  10.5") && r.stdout.contains("udp        2  20.5"), "the per-transport figures stay: \(r.stdout)")
         // The machine-readable forms keep every pair and the warning.
@@ -121,7 +134,8 @@ import Testing
         try Self.runFolder(d + "/a", rows: [("tcp", [10]), ("udp", [20])])
         // tcp's 20 probes 2.0..2.19 ms, udp's 1.0..1.19 ms: separated; one foreign line.
         let tcp = (0..<20).map { 2_000_000 + $0 * 10_000 }, udp = (0..<20).map { 1_000_000 + $0 * 10_000 }
-        try CLI.write("""
+        try CLI.write(
+            """
             {"schema":"peerbench.samples/1","run_id":"\(d)/a","cell_id":"c-tcp","repetition":1,"rtt_ns":\(tcp),"rtt_loaded_ns":null,"bulk_series":null,"ranging":null}
             {"schema":"peerbench.samples/1","run_id":"\(d)/a","cell_id":"c-udp","repetition":1,"rtt_ns":\(udp),"rtt_loaded_ns":null,"bulk_series":null,"ranging":null}
             {"hello":"world"}
@@ -186,7 +200,8 @@ import Testing
         #expect(tcp["verdict"] as? String == "regressed")
         let rel = try #require(tcp["relative_change"] as? Double)
         #expect(abs(rel - (-20.0 / 102.5)) < 1e-9, "HL shift -20 over the old median 102.5")
-        #expect(changes.first { $0["label"] as? String == "udp" && $0["metric"] as? String == "throughput_mbps" }?["verdict"] as? String == "unchanged")
+        #expect(
+            changes.first { $0["label"] as? String == "udp" && $0["metric"] as? String == "throughput_mbps" }?["verdict"] as? String == "unchanged")
     }
 
     @Test func baselineOfADifferentMatrixIsRefusedNamingTheDifference() throws {

@@ -10,7 +10,8 @@ import Testing
 
     @Test func foreignLinesAreSetAsideAndTheirCellsRunAgain() async throws {
         let dir = CLI.tempDir()
-        try CLI.write("""
+        try CLI.write(
+            """
             {"name": "foreign", "rttProbes": 3, "cellTimeoutSeconds": 20, "transports": [{"plugin": "misbehaving", "label": "a"}],
              "matrix": {"environments": ["forest"], "distances": [1], "payloads": {"counts": [1, 2, 3], "sizes": [128]}}}
             """, to: dir + "/m.json")
@@ -21,11 +22,16 @@ import Testing
         try #require(own.count == 3)
         let runID = try #require(own[0]["run_id"] as? String)
         let lines = CLIUnattendedTests.lines(out)
-        var otherRun = own[1]; otherRun["run_id"] = "20260101T000000Z-deadbeef"
-        var otherSchema = own[2]; otherSchema["schema"] = "peerbench.record/9"
-        var otherCell = own[0]; otherCell["cell_id"] = "ffffffffffffffff"
-        let journal = [lines[0], try Self.json(otherRun), try Self.json(otherSchema), #"{"schema":"peerbench.record/9","hello":"world"}"#,
-                       #"{"a":1}"#, try Self.json(otherCell)]
+        var otherRun = own[1]
+        otherRun["run_id"] = "20260101T000000Z-deadbeef"
+        var otherSchema = own[2]
+        otherSchema["schema"] = "peerbench.record/9"
+        var otherCell = own[0]
+        otherCell["cell_id"] = "ffffffffffffffff"
+        let journal = [
+            lines[0], try Self.json(otherRun), try Self.json(otherSchema), #"{"schema":"peerbench.record/9","hello":"world"}"#,
+            #"{"a":1}"#, try Self.json(otherCell),
+        ]
         try CLI.write(journal.joined(separator: "\n") + "\n", to: out + "/records.jsonl")
 
         let resumed = try await CLIUnattendedTests.run(["run", dir + "/m.json", "--resume", out])
@@ -40,7 +46,9 @@ import Testing
         let after = CLIUnattendedTests.lines(out)
         #expect(Array(after.prefix(6)) == journal, "nothing already in the journal is rewritten or dropped")
         #expect(after.count == 8, "cells 2 and 3 ran again: their only records were foreign")
-        let mine = try CLI.records(in: out).filter { $0["run_id"] as? String == runID && $0["schema"] as? String == "peerbench.record/6" && $0["cell_id"] as? String != "ffffffffffffffff" }
+        let mine = try CLI.records(in: out).filter {
+            $0["run_id"] as? String == runID && $0["schema"] as? String == "peerbench.record/6" && $0["cell_id"] as? String != "ffffffffffffffff"
+        }
         #expect(Set(CLIUnattendedTests.keys(mine)) == Set(CLIUnattendedTests.keys(own)), "each of the run's cells exactly once")
         #expect(mine.count == 3)
         let csv = try String(contentsOfFile: out + "/records.csv", encoding: .utf8).split(separator: "\n")

@@ -33,8 +33,9 @@ enum CLI {
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
         while !reader.isFinished { usleep(1_000) }
-        return CLIResult(status: p.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                         stderr: String(decoding: errData, as: UTF8.self))
+        return CLIResult(
+            status: p.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+            stderr: String(decoding: errData, as: UTF8.self))
     }
 
     static func tempDir() -> String {

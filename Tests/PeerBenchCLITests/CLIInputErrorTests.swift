@@ -19,19 +19,24 @@ import Testing
 
     @Test func typoInAKeyIsReportedWithItsPath() throws {
         let dir = CLI.tempDir()
-        try CLI.write(#"{"repetitons": 2, "transports": [{"plugin": "tcp"}], "matrix": {"environments": ["forest"], "distances": [1], "payloads": {"counts": [1], "sizes": [0]}}}"#, to: dir + "/m.json")
+        try CLI.write(
+            #"{"repetitons": 2, "transports": [{"plugin": "tcp"}], "matrix": {"environments": ["forest"], "distances": [1], "payloads": {"counts": [1], "sizes": [0]}}}"#,
+            to: dir + "/m.json")
         let r = try CLI.run(["validate", dir + "/m.json"])
         #expect(r.status == 2)
         let lines = r.stderr.split(separator: "\n").map(String.init)
-        #expect(lines == [
-            "peerbench: error: \(dir)/m.json: $.repetitons: unknown key \"repetitons\"; did you mean \"repetitions\"?",
-            "peerbench: error: \(dir)/m.json: $.matrix.payloads.sizes[0]: a message size in bytes must be at least 1, got 0",
-        ])
+        #expect(
+            lines == [
+                "peerbench: error: \(dir)/m.json: $.repetitons: unknown key \"repetitons\"; did you mean \"repetitions\"?",
+                "peerbench: error: \(dir)/m.json: $.matrix.payloads.sizes[0]: a message size in bytes must be at least 1, got 0",
+            ])
     }
 
     @Test func udpSizeItCannotCarry() throws {
         let dir = CLI.tempDir()
-        try CLI.write(#"{"transports": [{"plugin": "udp"}], "matrix": {"environments": ["forest"], "distances": [1], "payloads": {"counts": [1], "sizes": [128, 70000]}}}"#, to: dir + "/m.json")
+        try CLI.write(
+            #"{"transports": [{"plugin": "udp"}], "matrix": {"environments": ["forest"], "distances": [1], "payloads": {"counts": [1], "sizes": [128, 70000]}}}"#,
+            to: dir + "/m.json")
         let r = try CLI.run(["validate", dir + "/m.json"])
         #expect(r.status == 2)
         #expect(r.stderr.contains("$.matrix.payloads.sizes[1]: transport \"udp\":"))

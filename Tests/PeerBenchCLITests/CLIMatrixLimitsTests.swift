@@ -38,12 +38,16 @@ import Testing
         // Within every list limit, yet 100 x 20 payloads x 4 transports x 16 + 16 = 128 016 cells.
         let (r, file) = try Self.validate(Self.matrix(counts: Self.list(1...100), sizes: Self.list(1...20)))
         #expect(r.status == 2)
-        #expect(r.stderr.contains("peerbench: error: \(file): $.matrix.payloads.counts: the matrix expands to 128016 cells (1 repetitions x 4 environments x 4 distances x 100 counts x 20 sizes x 5 transports), more than the limit of 100000"), "\(r.stderr)")
+        #expect(
+            r.stderr.contains(
+                "peerbench: error: \(file): $.matrix.payloads.counts: the matrix expands to 128016 cells (1 repetitions x 4 environments x 4 distances x 100 counts x 20 sizes x 5 transports), more than the limit of 100000"
+            ), "\(r.stderr)")
     }
 
     @Test func tenThousandRepetitionsOfTheFieldStudyAreRefusedNamingRepetitions() throws {
         // 784 cells x 10 000 = 7.84 M cells, which took 62 s and 2.8 GB to validate.
-        let (r, file) = try Self.validate(Self.matrix(counts: "[100, 1000, 10000, 100000]", sizes: "[128, 4096, 16384]", extra: #""repetitions": 10000,"#))
+        let (r, file) = try Self.validate(
+            Self.matrix(counts: "[100, 1000, 10000, 100000]", sizes: "[128, 4096, 16384]", extra: #""repetitions": 10000,"#))
         #expect(r.status == 2)
         #expect(r.stderr.contains("peerbench: error: \(file): $.repetitions: the matrix expands to 7840000 cells"), "\(r.stderr)")
     }
@@ -80,8 +84,10 @@ import Testing
     }
 
     @Test func labelsInsideTheCharacterSetAreAccepted() throws {
-        let (r, _) = try Self.validate(Self.matrix(transports: #"[{"plugin": "tcp", "label": "TCP_nodelay-2.0"}, {"plugin": "udp", "label": "\#(String(repeating: "u", count: 64))"}]"#,
-                                                   counts: "[1]", sizes: "[1]"))
+        let (r, _) = try Self.validate(
+            Self.matrix(
+                transports: #"[{"plugin": "tcp", "label": "TCP_nodelay-2.0"}, {"plugin": "udp", "label": "\#(String(repeating: "u", count: 64))"}]"#,
+                counts: "[1]", sizes: "[1]"))
         #expect(r.status == 0, "\(r.stderr)")
     }
 }

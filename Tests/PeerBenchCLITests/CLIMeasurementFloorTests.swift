@@ -7,7 +7,8 @@ import Testing
 @Suite(.serialized) struct CLIMeasurementFloorTests {
     @Test func theManifestCarriesTheFloorOfEveryTransport() throws {
         let dir = CLI.tempDir()
-        try CLI.write("""
+        try CLI.write(
+            """
             {"name": "floor", "rttProbes": 5, "cellTimeoutSeconds": 20, "seed": 3,
              "transports": [{"plugin": "tcp", "label": "tcp"}, {"plugin": "udp", "label": "udp"}],
              "matrix": {"environments": ["free-field"], "distances": [1], "payloads": {"counts": [10], "sizes": [128]}}}
@@ -33,7 +34,8 @@ import Testing
 
     @Test func aPluginThatCrashesCostsItsFloorEntryNotTheRun() async throws {
         let dir = CLI.tempDir()
-        try CLI.write("""
+        try CLI.write(
+            """
             {"name": "floor-crash", "rttProbes": 5, "cellTimeoutSeconds": 20, "seed": 3,
              "transports": [{"plugin": "misbehaving", "label": "segv", "options": {"behavior": "segfault"}}, {"plugin": "tcp", "label": "tcp"}],
              "matrix": {"environments": ["free-field"], "distances": [1], "payloads": {"counts": [10], "sizes": [128]}}}

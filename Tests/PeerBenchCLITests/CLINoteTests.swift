@@ -4,7 +4,8 @@ import Testing
 /// `run --note TEXT`: kept in the manifest (and on resume), shown by compare (text,
 /// markdown, json), baseline list, a baseline comparison and the report's title.
 @Suite struct CLINoteTests {
-    static let matrix = #"{"name":"note","repetitions":1,"rttProbes":3,"cellTimeoutSeconds":20,"seed":1,"transports":[{"plugin":"tcp","label":"tcp"},{"plugin":"udp","label":"udp"}],"matrix":{"environments":["forest"],"distances":[10],"payloads":{"counts":[10],"sizes":[128]}}}"#
+    static let matrix =
+        #"{"name":"note","repetitions":1,"rttProbes":3,"cellTimeoutSeconds":20,"seed":1,"transports":[{"plugin":"tcp","label":"tcp"},{"plugin":"udp","label":"udp"}],"matrix":{"environments":["forest"],"distances":[10],"payloads":{"counts":[10],"sizes":[128]}}}"#
 
     func manifest(_ dir: String) throws -> [String: Any] {
         try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir + "/manifest.json"))) as! [String: Any]
@@ -47,7 +48,9 @@ import Testing
         let d = CLI.tempDir()
         try CLI.write(Self.matrix, to: d + "/m.json")
         let broken = try CLI.run(["run", d + "/m.json", "--out", d + "/a", "--link", "none", "--note", "one\nfake line"])
-        #expect(broken.status == 64 && broken.stderr.contains("--note holds a line break or another control character; give one line"), "\(broken.stderr)")
+        #expect(
+            broken.status == 64 && broken.stderr.contains("--note holds a line break or another control character; give one line"), "\(broken.stderr)"
+        )
         let long = try CLI.run(["run", d + "/m.json", "--out", d + "/a", "--link", "none", "--note", String(repeating: "x", count: 201)])
         #expect(long.status == 64 && long.stderr.contains("--note is 201 characters; at most 200"), "\(long.stderr)")
         #expect(!FileManager.default.fileExists(atPath: d + "/a"), "nothing written for a refused note")
@@ -63,6 +66,8 @@ import Testing
         let r = try CLI.run(["report", d + "/run", "--out", d + "/report.html"])
         #expect(r.status == 0, "\(r.stderr)")
         let html = try String(contentsOfFile: d + "/report.html", encoding: .utf8)
-        #expect(html.contains("<title>PeerBench report: before &lt;the&gt; fix</title>") && html.contains("<h1>PeerBench report: before &lt;the&gt; fix</h1>"))
+        #expect(
+            html.contains("<title>PeerBench report: before &lt;the&gt; fix</title>")
+                && html.contains("<h1>PeerBench report: before &lt;the&gt; fix</h1>"))
     }
 }

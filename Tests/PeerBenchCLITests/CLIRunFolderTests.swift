@@ -15,7 +15,8 @@ import Testing
     @Test(.enabled(if: tcpAvailable, "needs the tcp plugin"))
     func everyRecordHasASamplesLineWithItsRawProbes() async throws {
         let dir = CLI.tempDir()
-        try CLI.write("""
+        try CLI.write(
+            """
             {"name": "samples", "rttProbes": 20, "repetitions": 2, "cellTimeoutSeconds": 20, "transports": [{"plugin": "tcp", "label": "tcp"}],
              "matrix": {"environments": ["free-field"], "distances": [1], "payloads": {"counts": [1000], "sizes": [128]}}}
             """, to: dir + "/m.json")
@@ -26,8 +27,12 @@ import Testing
         let samples = try Self.jsonLines(out + "/samples.jsonl")
         try #require(samples.count == 2 && records.count == 2)
         for (s, rec) in zip(samples, records) {
-            #expect(Set(s.keys) == ["schema", "run_id", "cell_id", "repetition", "rtt_ns", "rtt_loaded_ns", "bulk_series", "ranging", "transaction_ns", "frame_delay_ns"],
-                    "every key written, nulls explicit: \(s.keys.sorted())")
+            #expect(
+                Set(s.keys) == [
+                    "schema", "run_id", "cell_id", "repetition", "rtt_ns", "rtt_loaded_ns", "bulk_series", "ranging", "transaction_ns",
+                    "frame_delay_ns",
+                ],
+                "every key written, nulls explicit: \(s.keys.sorted())")
             #expect(s["schema"] as? String == "peerbench.samples/1")
             #expect(s["run_id"] as? String == rec["run_id"] as? String)
             #expect(s["cell_id"] as? String == rec["cell_id"] as? String)
@@ -43,7 +48,8 @@ import Testing
 
     @Test func aTornSamplesTailIsSetAsideOnResume() async throws {
         let dir = CLI.tempDir()
-        try CLI.write("""
+        try CLI.write(
+            """
             {"name": "samples-torn", "rttProbes": 3, "cellTimeoutSeconds": 20, "transports": [{"plugin": "misbehaving", "label": "a"}],
              "matrix": {"environments": ["forest"], "distances": [1], "payloads": {"counts": [1, 2], "sizes": [128]}}}
             """, to: dir + "/m.json")
@@ -55,7 +61,9 @@ import Testing
         try handle.close()
         let r = try await CLIUnattendedTests.run(["run", "--resume", out])
         #expect(r.status == 0, "\(r.stderr)")
-        #expect(r.stderr.contains("\(out)/samples.jsonl: the last line (25 bytes) was cut short by a crash; moved it to \(out)/samples.torn.jsonl"), "\(r.stderr)")
+        #expect(
+            r.stderr.contains("\(out)/samples.jsonl: the last line (25 bytes) was cut short by a crash; moved it to \(out)/samples.torn.jsonl"),
+            "\(r.stderr)")
         #expect(try Self.jsonLines(out + "/samples.jsonl").count == 2, "every line complete again")
         #expect(try String(contentsOfFile: out + "/samples.torn.jsonl", encoding: .utf8) == #"{"schema":"peerbench.samp"# + "\n")
     }
@@ -83,7 +91,8 @@ import Testing
     func aDiskThatFillsUpMidRunEndsTheRunCleanly() async throws {
         try await Self.withTmpfs(size: "1m") { mnt in
             let dir = CLI.tempDir()
-            try CLI.write("""
+            try CLI.write(
+                """
                 {"name": "disk-full", "rttProbes": 3, "cellTimeoutSeconds": 20, "transports": [{"plugin": "misbehaving", "label": "a", "options": {"sleepMs": 100}}],
                  "matrix": {"environments": ["forest"], "distances": [1], "payloads": {"counts": \(CLIMatrixLimitsTests.list(1...60)), "sizes": [128]}}}
                 """, to: dir + "/m.json")

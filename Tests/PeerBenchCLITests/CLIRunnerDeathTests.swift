@@ -48,7 +48,8 @@ import Testing
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         return entries.compactMap(Int32.init).filter { pid in
             guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")") else { return false }
+                let close = stat.lastIndex(of: ")")
+            else { return false }
             let fields = stat[stat.index(after: close)...].split(separator: " ")
             guard fields.count > 2, Int32(fields[1]) == parent else { return false }
             let cmd = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline"))) ?? Data()
@@ -59,7 +60,8 @@ import Testing
     static func isAlive(_ pid: Int32) -> Bool {
         // A zombie has been reaped by init soon after; count it as gone.
         guard kill(pid, 0) == 0, let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return false }
+            let close = stat.lastIndex(of: ")")
+        else { return false }
         return !stat[stat.index(after: close)...].hasPrefix(" Z")
     }
 
@@ -130,8 +132,9 @@ import Testing
         let dir = CLI.tempDir()
         try CLI.write(Self.matrix(Self.hang), to: dir + "/m.json")
         // The hook pauses after each `ip netns add`: the kill lands between the two.
-        let p = try Spawned(["run", dir + "/m.json", "--out", dir + "/out", "--link", "emulated"],
-                            env: ["PEERBENCH_TEST_SETUP_PAUSE_MS": "3000"])
+        let p = try Spawned(
+            ["run", dir + "/m.json", "--out", dir + "/out", "--link", "emulated"],
+            env: ["PEERBENCH_TEST_SETUP_PAUSE_MS": "3000"])
         let made = try await Self.eventually(30) { !Self.namespaces(of: p.pid).isEmpty }
         #expect(made, "the run created its first namespace")
         kill(p.pid, SIGKILL)

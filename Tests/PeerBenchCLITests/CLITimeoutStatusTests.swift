@@ -21,7 +21,8 @@ import Testing
         // 16 GB per cell cannot finish in 1 s on loopback. (2 s until issue 42: the
         // deadline still falls in the bulk phase at 1 s, after the handshake and the
         // probes, which take milliseconds here; 4 cells a plugin now take 6 s, not 10.)
-        try CLI.write("""
+        try CLI.write(
+            """
             {"name": "deadline", "repetitions": 4, "rttProbes": 10, "cellTimeoutSeconds": 1, "seed": 1, "transports": [\(transport)],
              "matrix": {"environments": ["free-field"], "distances": [10], "payloads": {"counts": [1000000], "sizes": [16384]}}}
             """, to: dir + "/m.json")

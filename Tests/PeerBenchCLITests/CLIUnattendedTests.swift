@@ -39,8 +39,10 @@ import Testing
                 DispatchQueue.global().async { [self] in
                     process.waitUntilExit()
                     readers.wait()
-                    c.resume(returning: CLIResult(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                                                  stderr: String(decoding: errData, as: UTF8.self)))
+                    c.resume(
+                        returning: CLIResult(
+                            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                            stderr: String(decoding: errData, as: UTF8.self)))
                 }
             }
         }
@@ -81,13 +83,15 @@ import Testing
 
     @Test func crashingAndHangingCellsAreRecordedAndTheRunGoesOn() async throws {
         let dir = CLI.tempDir()
-        try CLI.write(matrix(#"""
-            [{"plugin": "misbehaving", "label": "trap", "options": {"behavior": "trap"}},
-             {"plugin": "misbehaving", "label": "segv", "options": {"behavior": "segfault"}},
-             {"plugin": "misbehaving", "label": "hang", "options": {"behavior": "hang"}},
-             {"plugin": "misbehaving", "label": "stuck", "options": {"behavior": "hangIgnoringCancel"}},
-             {"plugin": "misbehaving", "label": "ok"}]
-            """#, timeout: 1), to: dir + "/m.json")
+        try CLI.write(
+            matrix(
+                #"""
+                [{"plugin": "misbehaving", "label": "trap", "options": {"behavior": "trap"}},
+                 {"plugin": "misbehaving", "label": "segv", "options": {"behavior": "segfault"}},
+                 {"plugin": "misbehaving", "label": "hang", "options": {"behavior": "hang"}},
+                 {"plugin": "misbehaving", "label": "stuck", "options": {"behavior": "hangIgnoringCancel"}},
+                 {"plugin": "misbehaving", "label": "ok"}]
+                """#, timeout: 1), to: dir + "/m.json")
         let r = try await Self.run(["run", dir + "/m.json", "--out", dir + "/out"])
         #expect(r.status == 1, "some cells not ok: \(r.stderr)")
         let records = try CLI.records(in: dir + "/out")
@@ -97,7 +101,8 @@ import Testing
         #expect(trap.contains("Fatal error: misbehaving plugin: deliberate trap"), "\(trap)")
         #expect((records[1]["error"] as? String ?? "").contains("killed by signal SIGSEGV"))
         let hang = records[2]["total_seconds"] as! Double
-        #expect(hang >= 1.0 && hang < 2.0, "timeout at the 1 s deadline plus a small margin (the worker is not killed at the 2 s grace); took \(hang) s")
+        #expect(
+            hang >= 1.0 && hang < 2.0, "timeout at the 1 s deadline plus a small margin (the worker is not killed at the 2 s grace); took \(hang) s")
         #expect((records[2]["error"] as? String ?? "").contains("did not finish within 1 s"))
         // Ignoring cancellation costs the grace period, then the worker is replaced.
         let stuck = records[3]["total_seconds"] as! Double
@@ -106,8 +111,10 @@ import Testing
 
     @Test func interruptedRunResumesWithEveryCellExactlyOnce() async throws {
         let dir = CLI.tempDir()
-        try CLI.write(matrix(#"[{"plugin": "misbehaving", "label": "slow", "options": {"sleepMs": 250}}, {"plugin": "misbehaving", "label": "fast"}]"#,
-                             counts: "[1, 2, 3, 4, 5, 6]"), to: dir + "/m.json")
+        try CLI.write(
+            matrix(
+                #"[{"plugin": "misbehaving", "label": "slow", "options": {"sleepMs": 250}}, {"plugin": "misbehaving", "label": "fast"}]"#,
+                counts: "[1, 2, 3, 4, 5, 6]"), to: dir + "/m.json")
         let out = dir + "/out"
         let p = try Running(["run", dir + "/m.json", "--out", out])
         let t0 = Date()
@@ -143,8 +150,9 @@ import Testing
 
     @Test func sigtermStopsCleanlyToo() async throws {
         let dir = CLI.tempDir()
-        try CLI.write(matrix(#"[{"plugin": "misbehaving", "label": "hang", "options": {"behavior": "hang"}}]"#, timeout: 60),
-                      to: dir + "/m.json")
+        try CLI.write(
+            matrix(#"[{"plugin": "misbehaving", "label": "hang", "options": {"behavior": "hang"}}]"#, timeout: 60),
+            to: dir + "/m.json")
         let out = dir + "/out"
         let p = try Running(["run", dir + "/m.json", "--out", out])
         // The measurement floor comes first (its probe of the hanging plugin ends at
@@ -169,8 +177,10 @@ import Testing
     @Test func secondSIGINTExitsAtOnceLeavingAValidJournal() async throws {
         let dir = CLI.tempDir()
         // In process, a plugin that ignores cancellation keeps the first stop waiting.
-        try CLI.write(matrix(#"[{"plugin": "misbehaving", "label": "ok"}, {"plugin": "misbehaving", "label": "stuck", "options": {"behavior": "hangIgnoringCancel"}}]"#,
-                             timeout: 60), to: dir + "/m.json")
+        try CLI.write(
+            matrix(
+                #"[{"plugin": "misbehaving", "label": "ok"}, {"plugin": "misbehaving", "label": "stuck", "options": {"behavior": "hangIgnoringCancel"}}]"#,
+                timeout: 60), to: dir + "/m.json")
         let out = dir + "/out"
         let p = try Running(["run", dir + "/m.json", "--out", out, "--isolation", "none"])
         let t0 = Date()
@@ -214,8 +224,9 @@ import Testing
         let dir = CLI.tempDir()
         try CLI.write(matrix(#"[{"plugin": "misbehaving", "label": "a"}]"#), to: dir + "/m.json")
         #expect(try await Self.run(["run", dir + "/m.json", "--out", dir + "/out"]).status == 0)
-        try CLI.write(matrix(#"[{"plugin": "misbehaving", "label": "a"}, {"plugin": "misbehaving", "label": "b"}]"#, sizes: "[128, 256]"),
-                      to: dir + "/m.json")
+        try CLI.write(
+            matrix(#"[{"plugin": "misbehaving", "label": "a"}, {"plugin": "misbehaving", "label": "b"}]"#, sizes: "[128, 256]"),
+            to: dir + "/m.json")
         let r = try await Self.run(["run", dir + "/m.json", "--resume", dir + "/out"])
         #expect(r.status == 2)
         #expect(r.stderr.contains("different matrix"))
@@ -264,8 +275,10 @@ import Testing
 
     @Test func retryFailedRerunsOnlyFailuresAndKeepsHistory() async throws {
         let dir = CLI.tempDir()
-        try CLI.write(matrix(#"[{"plugin": "misbehaving", "label": "ok"}, {"plugin": "misbehaving", "label": "bad", "options": {"behavior": "throw"}}]"#,
-                             counts: "[1, 2]"), to: dir + "/m.json")
+        try CLI.write(
+            matrix(
+                #"[{"plugin": "misbehaving", "label": "ok"}, {"plugin": "misbehaving", "label": "bad", "options": {"behavior": "throw"}}]"#,
+                counts: "[1, 2]"), to: dir + "/m.json")
         let out = dir + "/out"
         #expect(try await Self.run(["run", dir + "/m.json", "--out", out]).status == 1)
         #expect(try await Self.run(["run", dir + "/m.json", "--resume", out]).stderr.contains("4 cells: 2 ok, 2 failed"))
@@ -283,8 +296,10 @@ import Testing
 
     @Test func dryRunListsCellsWithEstimatesAndRunsNothing() async throws {
         let dir = CLI.tempDir()
-        try CLI.write(matrix(#"[{"plugin": "misbehaving", "label": "a"}, {"plugin": "misbehaving", "label": "b"}]"#, counts: "[1, 2]",
-                             extra: #""order": "sequential", "#), to: dir + "/m.json")
+        try CLI.write(
+            matrix(
+                #"[{"plugin": "misbehaving", "label": "a"}, {"plugin": "misbehaving", "label": "b"}]"#, counts: "[1, 2]",
+                extra: #""order": "sequential", "#), to: dir + "/m.json")
         let r = try await Self.run(["run", dir + "/m.json", "--dry-run", "--repetitions", "2"])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.contains("8 cells to run, order sequential; estimated duration"))
@@ -302,7 +317,8 @@ import Testing
     @Test(.enabled(if: tcpAvailable, "needs the tcp plugin in the executable"))
     func interruptedTCPRunResumesWithEveryCellExactlyOnce() async throws {
         let dir = CLI.tempDir()
-        try CLI.write("""
+        try CLI.write(
+            """
             {"name": "tcp-resume", "rttProbes": 10, "repetitions": 15, "cellTimeoutSeconds": 20,
              "transports": [{"plugin": "tcp", "label": "tcp"}, {"plugin": "tcp", "label": "tcp-nodelay", "options": {"noDelay": true}}],
              "matrix": {"environments": ["free-field"], "distances": [1], "payloads": {"counts": [10000], "sizes": [4096]}}}

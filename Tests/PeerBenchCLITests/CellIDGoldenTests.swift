@@ -71,7 +71,9 @@ import Testing
                 moved.append("\(summary): \(id) -> \(now[summary] ?? "no such cell")")
             }
             for summary in now.keys.sorted() where pinned[summary] == nil { moved.append("\(summary): new cell \(now[summary]!)") }
-            #expect(moved.isEmpty, """
+            #expect(
+                moved.isEmpty,
+                """
                 \(path): \(moved.count) of \(pinned.count) cell ids moved (update Golden/cell-ids.json in the same commit, with a \
                 line in docs/RECORDS.md "Cell ids" saying why):
                 \(moved.prefix(20).joined(separator: "\n"))
@@ -90,15 +92,17 @@ import Testing
         let d = CLI.tempDir()
         defer { try? FileManager.default.removeItem(atPath: d) }
         func id(_ entry: String) throws -> String {
-            try CLI.write("""
+            try CLI.write(
+                """
                 {"name": "ids", "transports": [\(entry)],
                  "matrix": {"environments": ["free-field"], "distances": [10], "payloads": {"counts": [100], "sizes": [128]}}}
                 """, to: d + "/m.json")
             return try #require(Self.ids(of: d + "/m.json").values.first, "\(entry) lists a cell")
         }
         let plain = try id(#"{"plugin": "tcp", "label": "tcp"}"#)
-        #expect(try id(#"{"plugin": "tcp", "label": "tcp", "options": {"noDelay": false}}"#) == plain,
-                "a written option at its 76d47e4 default hashes as left out")
+        #expect(
+            try id(#"{"plugin": "tcp", "label": "tcp", "options": {"noDelay": false}}"#) == plain,
+            "a written option at its 76d47e4 default hashes as left out")
         #expect(try id(#"{"plugin": "tcp", "label": "tcp", "options": {"congestionControl": null}}"#) == plain, "null reads as not written")
         let cubic = try id(#"{"plugin": "tcp", "label": "tcp", "options": {"congestionControl": "cubic"}}"#)
         #expect(cubic != plain, "a written option moves the id")

@@ -12,7 +12,8 @@ import Testing
         var text = try String(contentsOfFile: path, encoding: .utf8)
         let ids = Set(text.matches(of: /"cell_id":"([^"]+)"/).map { String($0.1) })
         for (i, id) in ids.sorted().enumerated() {
-            text = text.replacingOccurrences(of: "\"cell_id\":\"\(id)\"", with: "\"cell_id\":\"\(String(format: "%016llx", 0xfeed_0000 + UInt64(i)))\"")
+            text = text.replacingOccurrences(
+                of: "\"cell_id\":\"\(id)\"", with: "\"cell_id\":\"\(String(format: "%016llx", 0xfeed_0000 + UInt64(i)))\"")
         }
         try CLI.write(text, to: path)
     }
@@ -21,7 +22,8 @@ import Testing
     func resumeSaysTheIDsDiffer() throws {
         let d = CLI.tempDir()
         defer { try? FileManager.default.removeItem(atPath: d) }
-        try CLI.write("""
+        try CLI.write(
+            """
             {"name": "ids", "rttProbes": 2, "repetitions": 2, "cellTimeoutSeconds": 20,
              "transports": [{"plugin": "tcp", "label": "tcp"}, {"plugin": "udp", "label": "udp"}],
              "matrix": {"environments": ["free-field"], "distances": [1], "payloads": {"counts": [5], "sizes": [100]}}}
@@ -35,7 +37,8 @@ import Testing
         try Self.moveIDs(in: d + "/out")
         let r = try CLI.run(["run", d + "/m.json", "--resume", d + "/out"])
         #expect(r.status == 0, "\(r.stderr)")
-        #expect(r.stderr.contains("4 of 4 records of this run in \(d)/out/records.jsonl match no cell of its matrix (lines 1, 2, 3, ...;"), "\(r.stderr)")
+        #expect(
+            r.stderr.contains("4 of 4 records of this run in \(d)/out/records.jsonl match no cell of its matrix (lines 1, 2, 3, ...;"), "\(r.stderr)")
         #expect(r.stderr.contains("made by a version whose cell ids differ? (docs/RECORDS.md, \"Cell ids\")"), "\(r.stderr)")
         // One warning, not one per record.
         #expect(!r.stderr.contains("is a record of a cell this run's matrix does not have"), "\(r.stderr)")
@@ -53,7 +56,8 @@ import Testing
         for dir in [d + "/old", d + "/new"] {
             let path = dir + "/records.jsonl"
             let text = try String(contentsOfFile: path, encoding: .utf8)
-                .replacingOccurrences(of: "\"c-tcp\"", with: "\"00000000000000aa\"").replacingOccurrences(of: "\"c-udp\"", with: "\"00000000000000bb\"")
+                .replacingOccurrences(of: "\"c-tcp\"", with: "\"00000000000000aa\"").replacingOccurrences(
+                    of: "\"c-udp\"", with: "\"00000000000000bb\"")
             try CLI.write(text, to: path)
         }
         let same = try CLI.run(["compare", "--baseline", d + "/old", d + "/new"])
@@ -63,8 +67,11 @@ import Testing
         for format in ["text", "json"] {
             let r = try CLI.run(["compare", "--baseline", d + "/old", d + "/new", "--format", format])
             #expect(r.status == 0, "\(r.stderr)")
-            #expect((r.stdout + r.stderr).contains("2 of 2 transports (environment · distance · payload · label) have no cell id in common in \(d)/old and \(d)/new: made by a version whose cell ids differ?"),
-                    "\(format): \(r.stdout)\n\(r.stderr)")
+            #expect(
+                (r.stdout + r.stderr).contains(
+                    "2 of 2 transports (environment · distance · payload · label) have no cell id in common in \(d)/old and \(d)/new: made by a version whose cell ids differ?"
+                ),
+                "\(format): \(r.stdout)\n\(r.stderr)")
         }
     }
 }

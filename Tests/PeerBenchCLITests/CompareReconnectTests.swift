@@ -10,9 +10,13 @@ struct CompareReconnectTests {
         let d = CLI.tempDir()
         defer { try? FileManager.default.removeItem(atPath: d) }
         let reps = 8
-        try CLICompareTests.runFolder(d + "/run", rows: [("tcp-reconnect", Array(repeating: 60, count: reps)),
-                                                         ("quic-0rtt", Array(repeating: 50, count: reps)),
-                                                         ("tcp-ut1.5", Array(repeating: 0, count: reps))])
+        try CLICompareTests.runFolder(
+            d + "/run",
+            rows: [
+                ("tcp-reconnect", Array(repeating: 60, count: reps)),
+                ("quic-0rtt", Array(repeating: 50, count: reps)),
+                ("tcp-ut1.5", Array(repeating: 0, count: reps)),
+            ])
         var lines: [String] = []
         for line in try String(contentsOfFile: d + "/run/records.jsonl", encoding: .utf8).split(separator: "\n") {
             var r = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])

@@ -8,7 +8,8 @@ import Testing
         let file = dir + "/lab.psk"
         let r = try CLI.run(["psk", "new", file, "--identity", "lab-1"])
         #expect(r.status == 0, "\(r.stderr)")
-        #expect(r.stdout == "wrote a new 256-bit pre-shared key \"lab-1\" to \(file) (mode 0600); "
+        #expect(
+            r.stdout == "wrote a new 256-bit pre-shared key \"lab-1\" to \(file) (mode 0600); "
                 + "copy it to the other host and give it to both `serve` and `run` with --psk-file\n")
         let text = try String(contentsOfFile: file, encoding: .utf8)
         let words = text.dropLast().split(separator: " ")
@@ -19,7 +20,9 @@ import Testing
 
         let again = try CLI.run(["psk", "new", file])
         #expect(again.status == 2)
-        #expect(again.stderr == "peerbench: error: \(file): the file already exists; a key is never overwritten (remove it first, or choose another name)\n")
+        #expect(
+            again.stderr
+                == "peerbench: error: \(file): the file already exists; a key is never overwritten (remove it first, or choose another name)\n")
         #expect(try String(contentsOfFile: file, encoding: .utf8) == text)
 
         let second = try CLI.run(["psk", "new", dir + "/other.psk"])

@@ -22,7 +22,9 @@ struct QUICReconnectRunTests {
                     "payloads": {"counts": [600], "sizes": [16384]}}}
         """
 
-    @Test("outage of 4 s: quic with idleTimeoutSeconds 2 and reconnect (one stream, a stream per message, resumed 0-RTT) completes ok, every message once, reconnect_ms measured")
+    @Test(
+        "outage of 4 s: quic with idleTimeoutSeconds 2 and reconnect (one stream, a stream per message, resumed 0-RTT) completes ok, every message once, reconnect_ms measured"
+    )
     func outage() throws {
         let recs = try ScenarioRunTests().run(Self.matrix)
         for label in ["quic-rc", "quic-rc-0rtt", "quic-rc-pm"] {
@@ -107,8 +109,9 @@ struct QUICReconnectRunTests {
             #expect(s["reconnect_ms_reason"] is NSNull, "measured: no reason: \(s)")
         } else {
             let why = s["reconnect_ms_reason"] as? String ?? ""
-            #expect(why.hasPrefix("every re-made connection was resumed before the link's return at "),
-                    "reconnects \(reconnects), no reconnect_ms and no reason: \(s)")
+            #expect(
+                why.hasPrefix("every re-made connection was resumed before the link's return at "),
+                "reconnects \(reconnects), no reconnect_ms and no reason: \(s)")
         }
     }
 
@@ -116,7 +119,8 @@ struct QUICReconnectRunTests {
     func refusedWithoutIdleTimeout() throws {
         let d = CLI.tempDir()
         defer { try? FileManager.default.removeItem(atPath: d) }
-        try CLI.write("""
+        try CLI.write(
+            """
             {"name": "refused", "transports": [{"plugin": "quic", "options": {"reconnect": true}}],
              "matrix": {"environments": [\(ScenarioRunTests.lab)], "distances": [1], "payloads": {"counts": [10], "sizes": [100]}}}
             """, to: d + "/m.json")

@@ -25,7 +25,12 @@ struct RemoteQUICMigrationTests {
             try PortBlackhole.run(ip, ["-n", ns, "link", "set", "lo", "up"])
             try PortBlackhole.run(ip, ["-n", ns, "addr", "add", addr, "dev", dev])
             try PortBlackhole.run(ip, ["-n", ns, "link", "set", dev, "up"])
-            try PortBlackhole.run(ip, ["netns", "exec", ns, "/usr/sbin/tc", "qdisc", "add", "dev", dev, "root", "tbf", "rate", "40mbit", "burst", "32kb", "latency", "30ms"])
+            try PortBlackhole.run(
+                ip,
+                [
+                    "netns", "exec", ns, "/usr/sbin/tc", "qdisc", "add", "dev", dev, "root", "tbf", "rate", "40mbit", "burst", "32kb", "latency",
+                    "30ms",
+                ])
         }
         try PortBlackhole.prepare(namespace: c)
     }
@@ -43,7 +48,8 @@ struct RemoteQUICMigrationTests {
         for line in text.split(separator: "\n").dropFirst() {
             let f = line.split(separator: " ")
             guard f.count > 2, let l = f[1].split(separator: ":").last.flatMap({ Int($0, radix: 16) }),
-                  let r = f[2].split(separator: ":").last.flatMap({ Int($0, radix: 16) }), dataPorts.contains(r) else { continue }
+                let r = f[2].split(separator: ":").last.flatMap({ Int($0, radix: 16) }), dataPorts.contains(r)
+            else { continue }
             return l
         }
         return nil
@@ -65,12 +71,18 @@ struct RemoteQUICMigrationTests {
         let peer = "10.219.\(subnet).1:47820"
         let serve = Process()
         serve.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
-        serve.arguments = ["netns", "exec", s, PeerbenchBinary.path, "serve", "--listen", peer, "--psk-file", dir + "/key.psk", "--data-ports", "47821-47830"]
+        serve.arguments = [
+            "netns", "exec", s, PeerbenchBinary.path, "serve", "--listen", peer, "--psk-file", dir + "/key.psk", "--data-ports", "47821-47830",
+        ]
         serve.standardOutput = FileHandle.nullDevice
         serve.standardError = FileHandle.nullDevice
         try serve.run()
-        defer { serve.terminate(); serve.waitUntilExit() }
-        try CLI.write("""
+        defer {
+            serve.terminate()
+            serve.waitUntilExit()
+        }
+        try CLI.write(
+            """
             {"name": "remote-migrate", "repetitions": 1, "rttProbes": 3, "cellTimeoutSeconds": \(timeout), "seed": 7,
              "transports": [{"plugin": "quic", "label": "q", "options": \(options)}],
              "matrix": {"environments": ["free-field"], "distances": [10], "payloads": {"counts": [500], "sizes": [16384]}}}
@@ -78,8 +90,10 @@ struct RemoteQUICMigrationTests {
         try await Task.sleep(nanoseconds: 1_000_000_000)  // serve listening
         let run = Process()
         run.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
-        run.arguments = ["netns", "exec", c, PeerbenchBinary.path, "run", dir + "/m.json", "--out", dir + "/out", "--link", "remote",
-                         "--peer", peer, "--psk-file", dir + "/key.psk"]
+        run.arguments = [
+            "netns", "exec", c, PeerbenchBinary.path, "run", dir + "/m.json", "--out", dir + "/out", "--link", "remote",
+            "--peer", peer, "--psk-file", dir + "/key.psk",
+        ]
         run.standardOutput = FileHandle.nullDevice
         run.standardError = FileHandle.nullDevice
         try run.run()
@@ -115,6 +129,8 @@ struct RemoteQUICMigrationTests {
 
         let without = try await run(#"{"reconnect": true, "idleTimeoutSeconds": 2}"#, timeout: 12)
         #expect(without["status"] as? String == "timeout", "the same socket stays blackholed: \(without["error"] ?? "")")
-        print("RemoteQUICMigrationTests: migrate \(moves), bulk \(r["bulk_seconds"] ?? ""); without: \(without["status"] ?? "") \(without["error"] ?? "")")
+        print(
+            "RemoteQUICMigrationTests: migrate \(moves), bulk \(r["bulk_seconds"] ?? ""); without: \(without["status"] ?? "") \(without["error"] ?? "")"
+        )
     }
 }

@@ -16,8 +16,10 @@ let vlConvertAvailable: Bool = {
 /// figures as images, missing samples, bad input.
 @Suite(.serialized, .enabled(if: vlConvertAvailable, "needs python3 with vl-convert-python (scripts/setup.sh installs it)"))
 struct ReportCommandTests {
-    static let allFigures = ["verdicts", "throughput-vs-distance", "rtt-cdf", "rtt-vs-distance", "loss-vs-distance",
-                             "connect-time", "uwb-availability", "uwb-error", "bulk-series"]
+    static let allFigures = [
+        "verdicts", "throughput-vs-distance", "rtt-cdf", "rtt-vs-distance", "loss-vs-distance",
+        "connect-time", "uwb-availability", "uwb-error", "bulk-series",
+    ]
 
     @Test(.enabled(if: HeadlessChromium.binary != nil, "needs Debian's chromium (scripts/setup.sh installs it)"))
     func everyFigureDrawsInHeadlessChromiumWithoutNetwork() throws {
@@ -64,9 +66,10 @@ struct ReportCommandTests {
     @Test(.enabled(if: HeadlessChromium.binary != nil, "needs Debian's chromium (scripts/setup.sh installs it)"))
     func theVerdictOverviewStaysReadableWithAHundredScenarios() throws {
         let dir = CLI.tempDir()
-        try CLICompareTests.runFolder(dir + "/run", environments: ["free-field", "forest", "inner-city", "underground"], distances: [1, 5, 10],
-                                      sizes: [128, 256, 512, 1024, 2048, 4096, 8192, 9216, 16384],
-                                      rows: [("tcp", [10, 11, 12, 13, 14]), ("udp", [20, 21, 22, 23, 24]), ("quic", [15, 16, 17, 18, 19])])
+        try CLICompareTests.runFolder(
+            dir + "/run", environments: ["free-field", "forest", "inner-city", "underground"], distances: [1, 5, 10],
+            sizes: [128, 256, 512, 1024, 2048, 4096, 8192, 9216, 16384],
+            rows: [("tcp", [10, 11, 12, 13, 14]), ("udp", [20, 21, 22, 23, 24]), ("quic", [15, 16, 17, 18, 19])])
         let r = try CLI.run(["report", dir + "/run", "--out", dir + "/report.html"])
         #expect(r.status == 0, "\(r.stderr)")
         let page = try HeadlessChromium.load(dir + "/report.html")
@@ -88,7 +91,8 @@ struct ReportCommandTests {
         // Places and distances in the matrix's order, not the alphabet's.
         let order = ["free-field", "forest", "inner-city", "underground", "'1 m'", "'5 m'", "'10 m'"]
             .map { after.range(of: "Title text '\($0.replacingOccurrences(of: "'", with: ""))'")?.lowerBound }
-        #expect(order.allSatisfy { $0 != nil } && zip(order.dropFirst(4), order.dropFirst(5)).allSatisfy { $0! < $1! }
+        #expect(
+            order.allSatisfy { $0 != nil } && zip(order.dropFirst(4), order.dropFirst(5)).allSatisfy { $0! < $1! }
                 && zip(order.prefix(4), order.prefix(4).dropFirst()).allSatisfy { $0! < $1! }, "\(order)")
     }
 
@@ -125,7 +129,9 @@ struct ReportCommandTests {
             let r = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
             let slow = (r["transport"] as? [String: Any])?["label"] as? String == "tcp" ? 3.0 : 1.0
             let rep = Double(r["repetition"] as? Int ?? 0)
-            func summary(_ v: Double) -> [String: Any] { ["count": 50, "min": v / 2, "mean": v, "p50": v, "p90": v, "p99": v, "max": v, "stddev": 1.0] }
+            func summary(_ v: Double) -> [String: Any] {
+                ["count": 50, "min": v / 2, "mean": v, "p50": v, "p90": v, "p99": v, "max": v, "stddev": 1.0]
+            }
             var rpc = r, call = r
             rpc["cell_id"] = "\(r["cell_id"]!)-rpc"
             rpc["workload"] = ["name": "rpc", "kind": "request-response"]

@@ -29,8 +29,14 @@ enum ReportFixture {
                     for rep in 1...repetitions {
                         let cellID = String(format: "%016x", cell)
                         var status = "ok", error: String? = nil
-                        if cell == 3 && rep == 2 { status = "failed"; error = "quic: handshake failed: peer closed" }
-                        if cell == 7 && rep == 1 { status = "timeout"; error = "cell did not finish within 30 s" }
+                        if cell == 3 && rep == 2 {
+                            status = "failed"
+                            error = "quic: handshake failed: peer closed"
+                        }
+                        if cell == 7 && rep == 1 {
+                            status = "timeout"
+                            error = "cell did not finish within 30 s"
+                        }
                         let usable = status == "ok"
                         let fall = 1 - d.metres / 200
                         let tput = c.plugin == "uwb" || !usable ? nil : c.base * fall + Double(rep) * 0.4
@@ -44,30 +50,44 @@ enum ReportFixture {
                             "link": ["mode": "emulated", "delay_ms": 1], "status": status, "error": error as Any? ?? NSNull(),
                             "started_at": "2026-11-23T00:00:00.000Z", "connect_ms": v(usable ? rttBase * 1.5 : nil),
                             "bulk_seconds": v(tput == nil ? nil : 0.5), "total_seconds": 1.0,
-                            "rtt_ms": usable ? ["count": 20, "min": rttBase * 0.8, "mean": rttBase + 0.1, "p50": rttBase + Double(rep) * 0.01,
-                                                "p90": rttBase * 1.4, "p99": rttBase * 1.6, "max": rttBase * 1.7, "stddev": 0.2] as Any : NSNull(),
+                            "rtt_ms": usable
+                                ? [
+                                    "count": 20, "min": rttBase * 0.8, "mean": rttBase + 0.1, "p50": rttBase + Double(rep) * 0.01,
+                                    "p90": rttBase * 1.4, "p99": rttBase * 1.6, "max": rttBase * 1.7, "stddev": 0.2,
+                                ] as Any : NSNull(),
                             "jitter_ms": ["ipdv_mean": v(usable ? 0.3 : nil), "rfc3550": NSNull()],
                             "throughput_mbps": v(tput),
-                            "delivery": usable ? ["sent_messages": 100, "received_messages": 100, "sent_bytes": 12_800, "received_bytes": 12_800,
-                                                  "loss_ratio": c.label == "udp" ? d.metres / 400 : 0, "reordered": 0, "duplicated": 0] as Any
+                            "delivery": usable
+                                ? [
+                                    "sent_messages": 100, "received_messages": 100, "sent_bytes": 12_800, "received_bytes": 12_800,
+                                    "loss_ratio": c.label == "udp" ? d.metres / 400 : 0, "reordered": 0, "duplicated": 0,
+                                ] as Any
                                 : NSNull(),
                             "extra": [String: Any](),
                         ]
                         if c.plugin == "uwb", usable {
-                            rec["extra"] = ["uwb": ["distance_availability": max(0, 1 - d.metres / 60),
-                                                    "distance_error_m": ["mean": 0.02, "stddev": 0.05, "p95": 0.05 + d.metres / 500]]]
+                            rec["extra"] = [
+                                "uwb": [
+                                    "distance_availability": max(0, 1 - d.metres / 60),
+                                    "distance_error_m": ["mean": 0.02, "stddev": 0.05, "p95": 0.05 + d.metres / 500],
+                                ]
+                            ]
                         }
                         records.append(try json(rec))
                         if usable {
                             let rtt = (0..<20).map { UInt64((rttBase + Double($0 % 7) * 0.1) * 1e6) }
-                            let series: Any = tput.map { t in
-                                ["interval_ns": 100_000_000, "bytes": (0..<5).map { Int(t * 1e6 / 8 * 0.1 * (0.8 + Double($0) * 0.05)) },
-                                 "datagrams": NSNull()] as Any
-                            } ?? NSNull()
-                            sampleLines.append(try json([
-                                "schema": "peerbench.samples/1", "run_id": runID, "cell_id": cellID, "repetition": rep,
-                                "rtt_ns": rtt, "rtt_loaded_ns": NSNull(), "bulk_series": series, "ranging": NSNull(),
-                            ]))
+                            let series: Any =
+                                tput.map { t in
+                                    [
+                                        "interval_ns": 100_000_000, "bytes": (0..<5).map { Int(t * 1e6 / 8 * 0.1 * (0.8 + Double($0) * 0.05)) },
+                                        "datagrams": NSNull(),
+                                    ] as Any
+                                } ?? NSNull()
+                            sampleLines.append(
+                                try json([
+                                    "schema": "peerbench.samples/1", "run_id": runID, "cell_id": cellID, "repetition": rep,
+                                    "rtt_ns": rtt, "rtt_loaded_ns": NSNull(), "bulk_series": series, "ranging": NSNull(),
+                                ]))
                         }
                     }
                 }
@@ -84,10 +104,14 @@ enum ReportFixture {
             "versions": ["peerbench": "0.1.0", "ngtcp2": "0.12.1"],
             "measurement_floor": [
                 "measured_at": "2026-11-23T04:00:00.000Z",
-                "clock": ["source": "CLOCK_MONOTONIC", "resolution_ns": 1, "read_delta_min_ns": 20, "read_delta_p50_ns": 30,
-                          "read_delta_p99_ns": 60, "reads": 100000],
-                "loopback_rtt": [["label": "tcp", "plugin": "tcp", "probes": 200, "p50_ms": 0.031, "p99_ms": 0.071, "max_ms": 0.2, "error": NSNull()],
-                                 ["label": "quic", "plugin": "quic", "probes": 200, "p50_ms": 0.062, "p99_ms": 0.48, "max_ms": 2.7, "error": NSNull()]],
+                "clock": [
+                    "source": "CLOCK_MONOTONIC", "resolution_ns": 1, "read_delta_min_ns": 20, "read_delta_p50_ns": 30,
+                    "read_delta_p99_ns": 60, "reads": 100000,
+                ],
+                "loopback_rtt": [
+                    ["label": "tcp", "plugin": "tcp", "probes": 200, "p50_ms": 0.031, "p99_ms": 0.071, "max_ms": 0.2, "error": NSNull()],
+                    ["label": "quic", "plugin": "quic", "probes": 200, "p50_ms": 0.062, "p99_ms": 0.48, "max_ms": 2.7, "error": NSNull()],
+                ],
                 "emulator_release_error": ["packets": 2000, "p50_us": 35, "p99_us": 94, "calibration": "fixture"],
             ] as [String: Any],
         ]

@@ -13,7 +13,8 @@ struct ResumptionRunTests {
     func run(_ transports: String) throws -> [String: [[String: Any]]] {
         let d = CLI.tempDir()
         defer { try? FileManager.default.removeItem(atPath: d) }
-        try CLI.write("""
+        try CLI.write(
+            """
             {"name": "resumption-test", "rttProbes": 3, "cellTimeoutSeconds": 30, "repetitions": \(Self.repetitions),
              "transports": \(transports),
              "matrix": {"environments": [\(Self.lab)], "distances": [1], "payloads": {"counts": [10], "sizes": [1024]}}}
@@ -38,7 +39,8 @@ struct ResumptionRunTests {
     func tlsTickets() throws {
         // noDelay: without it Nagle holds the server's second handshake write for the
         // client's ACK, and either handshake takes one round trip more (62 ms here).
-        let recs = try run(#"""
+        let recs = try run(
+            #"""
             [{"plugin": "tls", "label": "full", "options": {"noDelay": true}},
              {"plugin": "tls", "label": "tickets", "options": {"noDelay": true, "sessionTickets": true}}]
             """#)
@@ -54,7 +56,9 @@ struct ResumptionRunTests {
         let priming = median(tickets.compactMap { extra($0, "tls")["priming_connect_ms"] as? Double })
         let fullBytes = median(full.compactMap { extra($0, "tls")["handshake_bytes_received"] as? Double })
         let resumedBytes = median(tickets.compactMap { extra($0, "tls")["handshake_bytes_received"] as? Double })
-        print("tls over 20 ms RTT: connect_ms full \(fullConnect), resumed \(resumedConnect); handshake_ms full \(fullHandshake), resumed \(resumedHandshake); priming connect \(priming); server flight bytes full \(fullBytes), resumed \(resumedBytes)")
+        print(
+            "tls over 20 ms RTT: connect_ms full \(fullConnect), resumed \(resumedConnect); handshake_ms full \(fullHandshake), resumed \(resumedHandshake); priming connect \(priming); server flight bytes full \(fullBytes), resumed \(resumedBytes)"
+        )
         // What resumption does save: the server's certificate and its signature (884 -> 280 bytes measured).
         #expect(fullBytes > 600 && resumedBytes < 400, "the resumed server flight carries no certificate: \(fullBytes) vs \(resumedBytes) bytes")
         // TLS 1.3 over TCP: the TCP handshake (1 RTT) plus TLS's 1 RTT, resumed or not;
@@ -69,7 +73,8 @@ struct ResumptionRunTests {
 
     @Test("quic: resumption is used, 0-RTT data is accepted and its first echo comes about one round trip sooner")
     func quicZeroRTT() throws {
-        let recs = try run(#"""
+        let recs = try run(
+            #"""
             [{"plugin": "quic", "label": "full"},
              {"plugin": "quic", "label": "resumed", "options": {"resumption": true}},
              {"plugin": "quic", "label": "0rtt", "options": {"resumption": true, "zeroRTT": true}}]
@@ -83,7 +88,9 @@ struct ResumptionRunTests {
         func firstEcho(_ rs: [[String: Any]]) -> Double { median(rs.compactMap { extra($0, "quic")["first_echo_ms"] as? Double }) }
         func connect(_ rs: [[String: Any]]) -> Double { median(rs.compactMap { $0["connect_ms"] as? Double }) }
         let (fe, re, ze) = (firstEcho(full), firstEcho(resumed), firstEcho(zero))
-        print("quic over 20 ms RTT: first_echo_ms full \(fe), resumed \(re), 0-RTT \(ze); connect_ms full \(connect(full)), resumed \(connect(resumed)), 0-RTT \(connect(zero))")
+        print(
+            "quic over 20 ms RTT: first_echo_ms full \(fe), resumed \(re), 0-RTT \(ze); connect_ms full \(connect(full)), resumed \(connect(resumed)), 0-RTT \(connect(zero))"
+        )
         // Full and resumed: the handshake's round trip, then the PING's. 0-RTT: the PING
         // rides with the ClientHello and the server answers with its first flight.
         #expect(fe >= 38, "two round trips without 0-RTT")

@@ -24,7 +24,9 @@ struct ScenarioReconnectTests {
                     "payloads": {"counts": [400], "sizes": [16384]}}}
         """
 
-    @Test("outage of 3 s: tcp and tls with userTimeoutMs 1500, udp with keepAlive 500 ms x 3, each with reconnect, complete ok, every message once, reconnect_ms measured")
+    @Test(
+        "outage of 3 s: tcp and tls with userTimeoutMs 1500, udp with keepAlive 500 ms x 3, each with reconnect, complete ok, every message once, reconnect_ms measured"
+    )
     func outage() throws {
         let recs = try ScenarioRunTests().run(Self.matrix)
         for label in ["tcp-rc", "tls-rc", "tls-tickets-rc", "udp-rc"] {
@@ -73,7 +75,8 @@ struct ScenarioReconnectTests {
     func refusedWithoutDetection() throws {
         let d = CLI.tempDir()
         defer { try? FileManager.default.removeItem(atPath: d) }
-        try CLI.write("""
+        try CLI.write(
+            """
             {"name": "refused", "transports": [{"plugin": "tls", "options": {"reconnect": {"backoffMs": 50}}}],
              "matrix": {"environments": [\(ScenarioRunTests.lab)], "distances": [1], "payloads": {"counts": [10], "sizes": [100]}}}
             """, to: d + "/m.json")
@@ -82,7 +85,8 @@ struct ScenarioReconnectTests {
         #expect(r.stderr.contains("$.transports[0].options.reconnect: reconnect needs userTimeoutMs"), "\(r.stdout)\n\(r.stderr)")
         #expect(r.stderr.contains("never noticed lost"), "\(r.stderr)")
 
-        try CLI.write("""
+        try CLI.write(
+            """
             {"name": "refused", "transports": [{"plugin": "udp", "options": {"reconnect": true}}],
              "matrix": {"environments": [\(ScenarioRunTests.lab)], "distances": [1], "payloads": {"counts": [10], "sizes": [100]}}}
             """, to: d + "/u.json")

@@ -33,9 +33,10 @@ struct ScenarioRunTests {
 
     @Test("outage: plain TCP stalls and recovers; TCP with a 400 ms user timeout dies as configured and is ok")
     func outage() throws {
-        let recs = try run(matrix(
-            transports: #"[{"plugin": "tcp", "label": "tcp"}, {"plugin": "tcp", "label": "tcp-ut", "options": {"userTimeoutMs": 400}}]"#,
-            environment: Self.lab, scenarios: #"[{"name": "o", "kind": "outage", "atSeconds": 0.8, "durationSeconds": 1.5}]"#, count: 400))
+        let recs = try run(
+            matrix(
+                transports: #"[{"plugin": "tcp", "label": "tcp"}, {"plugin": "tcp", "label": "tcp-ut", "options": {"userTimeoutMs": 400}}]"#,
+                environment: Self.lab, scenarios: #"[{"name": "o", "kind": "outage", "atSeconds": 0.8, "durationSeconds": 1.5}]"#, count: 400))
         let tcp = scenario(recs["tcp"])
         #expect(recs["tcp"]?["status"] as? String == "ok")
         #expect(tcp["name"] as? String == "o" && tcp["kind"] as? String == "outage")
@@ -58,8 +59,10 @@ struct ScenarioRunTests {
 
     @Test("walk-away beyond range and back: the link dies in between and TCP recovers")
     func walkAway() throws {
-        let recs = try run(matrix(transports: #"[{"plugin": "tcp", "label": "tcp"}]"#, environment: #""forest""#, distance: "5",
-                                  scenarios: #"[{"name": "w", "kind": "walk-away", "speedMps": 15, "to": 60, "back": true}]"#, count: 2_000))
+        let recs = try run(
+            matrix(
+                transports: #"[{"plugin": "tcp", "label": "tcp"}]"#, environment: #""forest""#, distance: "5",
+                scenarios: #"[{"name": "w", "kind": "walk-away", "speedMps": 15, "to": 60, "back": true}]"#, count: 2_000))
         let r = try #require(recs["tcp"])
         let s = scenario(r)
         // From 5 m (the forest's 10 m is its range since the fitted 11 dB body loss, dead
@@ -86,9 +89,11 @@ struct ScenarioRunTests {
         // test's setting at the 299 Mbit/s of the link before its calibration; at 137
         // Mbit/s the transfer lasts long enough for TCP's back-off to land repeatedly in
         // blocks until the receiver's 2 s keepalive gives up: 3 of 3 runs failed.)
-        let recs = try run(matrix(transports: #"[{"plugin": "tcp", "label": "tcp"}]"#, environment: #""free-field""#, distance: "10",
-                                  scenarios: #"[{"name": "b", "kind": "body-block", "depthDb": 60, "lengthSeconds": 0.5, "periodSeconds": 2}]"#,
-                                  count: 3_000))
+        let recs = try run(
+            matrix(
+                transports: #"[{"plugin": "tcp", "label": "tcp"}]"#, environment: #""free-field""#, distance: "10",
+                scenarios: #"[{"name": "b", "kind": "body-block", "depthDb": 60, "lengthSeconds": 0.5, "periodSeconds": 2}]"#,
+                count: 3_000))
         let r = try #require(recs["tcp"])
         let s = scenario(r)
         #expect(r["status"] as? String == "ok", "\(r)")
@@ -99,9 +104,11 @@ struct ScenarioRunTests {
     @Test("trace: the shipped 12/24 Mbit/s trace caps TCP below its 18 Mbit/s mean")
     func trace() throws {
         let file = CLI.packageRoot + "/Tests/Traces/steps-12-24mbps.trace"
-        let recs = try run(matrix(transports: #"[{"plugin": "tcp", "label": "tcp"}]"#, environment: Self.lab,
-                                  scenarios: #"[{"name": "t", "kind": "trace", "up": "t.trace", "down": "t.trace"}]"#, count: 500),
-                           files: ["t.trace": file])
+        let recs = try run(
+            matrix(
+                transports: #"[{"plugin": "tcp", "label": "tcp"}]"#, environment: Self.lab,
+                scenarios: #"[{"name": "t", "kind": "trace", "up": "t.trace", "down": "t.trace"}]"#, count: 500),
+            files: ["t.trace": file])
         let r = try #require(recs["tcp"])
         #expect(r["status"] as? String == "ok", "\(r)")
         #expect(scenario(r)["kind"] as? String == "trace")
@@ -113,8 +120,9 @@ struct ScenarioRunTests {
     func refusedOffTheEmulator() throws {
         let d = CLI.tempDir()
         defer { try? FileManager.default.removeItem(atPath: d) }
-        try CLI.write(matrix(transports: #"[{"plugin": "tcp"}]"#, environment: Self.lab, scenarios: #"["static", "outage"]"#, count: 10),
-                      to: d + "/m.json")
+        try CLI.write(
+            matrix(transports: #"[{"plugin": "tcp"}]"#, environment: Self.lab, scenarios: #"["static", "outage"]"#, count: 10),
+            to: d + "/m.json")
         let r = try CLI.run(["run", d + "/m.json", "--out", d + "/out", "--link", "none"])
         #expect(r.status != 0)
         #expect(r.stderr.contains(#"m.json: $.matrix.scenarios[1]: scenario "outage" changes the link during the cell"#), "\(r.stderr)")

@@ -65,8 +65,9 @@ struct SharedLinkRunTests {
         // One emulator carried both: each record's counters hold both transports' packets.
         #expect(packetsUp(shared["tcp"]) == packetsUp(shared["udp"]))
         let both = packetsUp(alone["tcp"]) + packetsUp(alone["udp"])
-        #expect(Double(packetsUp(shared["tcp"])) >= 0.9 * Double(both),
-                "shared link: \(packetsUp(shared["tcp"])) packets up; alone: tcp \(packetsUp(alone["tcp"])) + udp \(packetsUp(alone["udp"]))")
+        #expect(
+            Double(packetsUp(shared["tcp"])) >= 0.9 * Double(both),
+            "shared link: \(packetsUp(shared["tcp"])) packets up; alone: tcp \(packetsUp(alone["tcp"])) + udp \(packetsUp(alone["udp"]))")
     }
 
     @Test("the default is unchanged: one transport after the other, each with the link to itself")
@@ -123,7 +124,8 @@ struct SharedLinkRunTests {
         #expect(remote.stderr.contains("m.json: $.transportsAtOnce: transports cannot run at once over --link remote"), "\(remote.stderr)")
         let order = try CLI.run(["run", d + "/m.json", "--order", "sequential", "--out", d + "/out2"])
         #expect(order.status == 2 && order.stderr.contains("--order"), "\(order.stderr)")
-        try CLI.write(SharedLinkRunTests.matrix(atOnce: true).replacingOccurrences(of: #", {"plugin": "udp", "label": "udp"}"#, with: ""), to: d + "/one.json")
+        try CLI.write(
+            SharedLinkRunTests.matrix(atOnce: true).replacingOccurrences(of: #", {"plugin": "udp", "label": "udp"}"#, with: ""), to: d + "/one.json")
         let one = try CLI.run(["validate", d + "/one.json"])
         #expect(one.status == 2)
         #expect(one.stderr.contains("one.json: $.transportsAtOnce: needs at least two transports"), "\(one.stderr)")

@@ -33,7 +33,9 @@ import Testing
     func workspace() throws -> String {
         let d = CLI.tempDir()
         chmod(d, 0o777)
-        try CLI.write(#"{"rttProbes": 5, "transports": [{"plugin": "tcp"}, {"plugin": "udp"}], "matrix": {"environments": ["free-field"], "distances": [10], "payloads": {"counts": [100], "sizes": [1400]}}}"#, to: d + "/m.json")
+        try CLI.write(
+            #"{"rttProbes": 5, "transports": [{"plugin": "tcp"}, {"plugin": "udp"}], "matrix": {"environments": ["free-field"], "distances": [10], "payloads": {"counts": [100], "sizes": [1400]}}}"#,
+            to: d + "/m.json")
         chmod(d + "/m.json", 0o644)
         return d
     }

@@ -9,10 +9,13 @@ struct WorkloadRunTests {
     static let lab = #"{"name": "lab", "link": {"delayMs": 10, "rateMbps": 20, "mtu": 1500}}"#
 
     /// One run; the records by workload name, and the run folder (removed by the caller).
-    func run(workloads: String, scenarios: String? = nil, transports: String = #"[{"plugin": "tcp", "label": "tcp", "options": {"noDelay": true}}]"#,
-             payload: String = #"{"counts": [400], "sizes": [16384]}"#) throws -> (records: [String: [[String: Any]]], dir: String) {
+    func run(
+        workloads: String, scenarios: String? = nil, transports: String = #"[{"plugin": "tcp", "label": "tcp", "options": {"noDelay": true}}]"#,
+        payload: String = #"{"counts": [400], "sizes": [16384]}"#
+    ) throws -> (records: [String: [[String: Any]]], dir: String) {
         let d = CLI.tempDir()
-        try CLI.write("""
+        try CLI.write(
+            """
             {"name": "workload-test", "rttProbes": 5, "cellTimeoutSeconds": 40, "transports": \(transports),
              "matrix": {"environments": [\(Self.lab)], "distances": [1], "payloads": \(payload),
                         \(scenarios.map { "\"scenarios\": \($0)," } ?? "") "workloads": \(workloads)}}
@@ -31,7 +34,8 @@ struct WorkloadRunTests {
 
     @Test("request-response over an idle 20 ms link: each transaction takes one round trip; compare names the workload")
     func transactionsTakeOneRoundTrip() throws {
-        let (recs, dir) = try run(workloads: #"["upload", {"name": "rpc", "kind": "request-response", "requests": 30, "requestBytes": 100, "responseBytes": 1000}]"#)
+        let (recs, dir) = try run(
+            workloads: #"["upload", {"name": "rpc", "kind": "request-response", "requests": 30, "requestBytes": 100, "responseBytes": 1000}]"#)
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let rpc = try #require(recs["rpc"]?.first)
         #expect(rpc["status"] as? String == "ok", "\(rpc["error"] ?? "")")
@@ -54,9 +58,12 @@ struct WorkloadRunTests {
     /// The same kinds through the other transports that run them, each checked against the link.
     /// udp paces its data at 15 Mbit/s, below the link's rate: unpaced it would fill the
     /// emulator's queue and lose what does not fit, which is udp's business, not this test's.
-    @Test("tls, quic and udp over the 20 ms, 20 Mbit/s link: a round trip a transaction, the link's rate each way, every frame on time",
-          arguments: [#"{"plugin": "tls", "label": "tls", "options": {"noDelay": true}}"#, #"{"plugin": "quic", "label": "quic"}"#,
-                      #"{"plugin": "udp", "label": "udp", "options": {"rateMbps": 15}}"#])
+    @Test(
+        "tls, quic and udp over the 20 ms, 20 Mbit/s link: a round trip a transaction, the link's rate each way, every frame on time",
+        arguments: [
+            #"{"plugin": "tls", "label": "tls", "options": {"noDelay": true}}"#, #"{"plugin": "quic", "label": "quic"}"#,
+            #"{"plugin": "udp", "label": "udp", "options": {"rateMbps": 15}}"#,
+        ])
     func everyKindThrough(transport: String) throws {
         let voice = #"{"name": "voice", "kind": "isochronous", "frameBytes": 160, "periodMs": 20, "durationSeconds": 2, "direction": "bidir"}"#
         let rpc = #"{"name": "rpc", "kind": "request-response", "requests": 30, "requestBytes": 100, "responseBytes": 1000}"#
@@ -68,7 +75,9 @@ struct WorkloadRunTests {
         let both = object(recs["bidir"]?.first, "throughput_by_direction_mbps")
         let p50 = object(recs["rpc"]?.first, "request_response_ms")["p50"] as? Double ?? 0
         let frames = object(recs["voice"]?.first, "frames")
-        print("\(transport): download \(down) Mbit/s, bidir \(both), rpc p50 \(p50) ms, voice \(frames), delay p99 \(object(recs["voice"]?.first, "frame_delay_ms")["p99"] ?? "?") ms")
+        print(
+            "\(transport): download \(down) Mbit/s, bidir \(both), rpc p50 \(p50) ms, voice \(frames), delay p99 \(object(recs["voice"]?.first, "frame_delay_ms")["p99"] ?? "?") ms"
+        )
         #expect(down > 12 && down < 20.5, "download near the link's 20 Mbit/s: \(down)")
         #expect((both["up"] as? Double ?? 0) > 8 && (both["down"] as? Double ?? 0) > 8, "both ways at once: \(both)")
         #expect(p50 >= 20 && p50 < 25, "one round trip per transaction: \(p50) ms")
@@ -95,14 +104,17 @@ struct WorkloadRunTests {
     @Test("voice (160 B every 20 ms, 3 % of the link): no late frame on a clean link, late frames through a 1 s outage, none lost over tcp")
     func voiceThroughAnOutage() throws {
         let voice = #"{"name": "voice", "kind": "isochronous", "frameBytes": 160, "periodMs": 20, "durationSeconds": 3, "direction": "bidir"}"#
-        let (recs, dir) = try run(workloads: "[\(voice)]", scenarios: #"["static", {"name": "cut", "kind": "outage", "atSeconds": 1.5, "durationSeconds": 1}]"#)
+        let (recs, dir) = try run(
+            workloads: "[\(voice)]", scenarios: #"["static", {"name": "cut", "kind": "outage", "atSeconds": 1.5, "durationSeconds": 1}]"#)
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let cells = recs["voice"] ?? []
         #expect(cells.count == 2)
         let clean = try #require(cells.first { object($0, "scenario")["kind"] as? String == "static" })
         let cut = try #require(cells.first { object($0, "scenario")["kind"] as? String == "outage" })
         let f0 = object(clean, "frames"), f1 = object(cut, "frames")
-        print("voice: clean \(f0), delay p99 \(object(clean, "frame_delay_ms")["p99"] ?? "?") ms; outage \(f1), delay max \(object(cut, "frame_delay_ms")["max"] ?? "?") ms")
+        print(
+            "voice: clean \(f0), delay p99 \(object(clean, "frame_delay_ms")["p99"] ?? "?") ms; outage \(f1), delay max \(object(cut, "frame_delay_ms")["max"] ?? "?") ms"
+        )
         #expect(f0["sent"] as? Int == 300 && f0["received"] as? Int == 300 && f0["late"] as? Int == 0)
         // A few ms on a quiet machine (5.6 measured); a busy one adds scheduling delay.
         #expect((object(clean, "frame_delay_ms")["p99"] as? Double ?? 99) < 15, "a clean link delays no frame past its neighbours")
@@ -117,7 +129,8 @@ struct WorkloadRunTests {
     func unsupportedIsRefused() throws {
         let d = CLI.tempDir()
         defer { try? FileManager.default.removeItem(atPath: d) }
-        try CLI.write("""
+        try CLI.write(
+            """
             {"transports": [{"plugin": "uwb"}, {"plugin": "exec", "label": "x", "options": {"client": ["/bin/true"]}}],
              "matrix": {"environments": ["forest"], "distances": [1], "payloads": {"counts": [1], "sizes": [1]},
                         "workloads": ["upload", "download"]}}
@@ -133,13 +146,15 @@ struct WorkloadRunTests {
     /// once (quic: every stream's first byte before any stream's last; udp: every flow
     /// began before any ended), and the total is the link's rate. udp paces at 16 Mbit/s
     /// in all (4 each), below the link's rate, so its counts are exact too.
-    @Test("parallel streams over the 20 ms, 20 Mbit/s link: quic's 4 streams and udp's 4 flows share the link at once",
-          arguments: [#"{"plugin": "quic", "label": "quic"}"#, #"{"plugin": "udp", "label": "udp", "options": {"rateMbps": 16}}"#])
+    @Test(
+        "parallel streams over the 20 ms, 20 Mbit/s link: quic's 4 streams and udp's 4 flows share the link at once",
+        arguments: [#"{"plugin": "quic", "label": "quic"}"#, #"{"plugin": "udp", "label": "udp", "options": {"rateMbps": 16}}"#])
     func parallelStreams(transport: String) throws {
         let udp = transport.contains("udp")
         let entries = ["up", "down", "bidir"].map { #"{"name": "p4-\#($0)", "kind": "bulk", "direction": "\#($0)", "streams": 4}"# }
-        let (recs, dir) = try run(workloads: "[\(entries.joined(separator: ", "))]", transports: "[\(transport)]",
-                                  payload: #"{"counts": [202], "sizes": [16384]}"#)
+        let (recs, dir) = try run(
+            workloads: "[\(entries.joined(separator: ", "))]", transports: "[\(transport)]",
+            payload: #"{"counts": [202], "sizes": [16384]}"#)
         defer { try? FileManager.default.removeItem(atPath: dir) }
         for direction in ["up", "down", "bidir"] {
             let rec = try #require(recs["p4-\(direction)"]?.first)
@@ -151,7 +166,9 @@ struct WorkloadRunTests {
             let mbps = streams.compactMap { $0["throughput_mbps"] as? Double }
             #expect(mbps.count == 4 && mbps.allSatisfy { $0 > 0 }, "\(direction): \(streams)")
             let total = rec["throughput_mbps"] as? Double ?? 0
-            print("\(udp ? "udp 4 flows" : "quic 4 streams") \(direction) over 20 Mbit/s, 20 ms: \(mbps) Mbit/s, total \(total), by direction \(object(rec, "throughput_by_direction_mbps"))")
+            print(
+                "\(udp ? "udp 4 flows" : "quic 4 streams") \(direction) over 20 Mbit/s, 20 ms: \(mbps) Mbit/s, total \(total), by direction \(object(rec, "throughput_by_direction_mbps"))"
+            )
             if udp {
                 let began = streams.compactMap { $0["started_ms"] as? Double }, ended = streams.compactMap { $0["ended_ms"] as? Double }
                 #expect(began.count == 4 && (began.max() ?? .infinity) < (ended.min() ?? 0), "\(direction): began \(began), ended \(ended)")
@@ -160,7 +177,8 @@ struct WorkloadRunTests {
                 #expect(total > 12 * Double(ways) && total < 16.5 * Double(ways), "\(direction): \(total)")
             } else {
                 for way in direction == "bidir" ? ["up", "down"] : [direction] {
-                    let firsts = streams.compactMap { $0["\(way)_first_ms"] as? Double }, lasts = streams.compactMap { $0["\(way)_last_ms"] as? Double }
+                    let firsts = streams.compactMap { $0["\(way)_first_ms"] as? Double },
+                        lasts = streams.compactMap { $0["\(way)_last_ms"] as? Double }
                     #expect(firsts.count == 4 && (firsts.max() ?? .infinity) < (lasts.min() ?? 0), "\(way): first \(firsts), last \(lasts)")
                 }
                 // 4 flows fill the link as one does: near its 20 Mbit/s, each stream near a quarter.
@@ -184,7 +202,8 @@ struct WorkloadRunTests {
     func parallelStreamsRefused() throws {
         let d = CLI.tempDir()
         defer { try? FileManager.default.removeItem(atPath: d) }
-        try CLI.write("""
+        try CLI.write(
+            """
             {"transports": [{"plugin": "quic"}, {"plugin": "udp"}, {"plugin": "exec", "label": "x", "options": {"client": ["/bin/true"]}}],
              "matrix": {"environments": ["forest"], "distances": [1], "payloads": {"counts": [8], "sizes": [100]},
                         "workloads": ["upload", {"name": "p4", "kind": "bulk", "streams": 4}]}}
@@ -203,7 +222,8 @@ struct WorkloadRunTests {
         func p99s(_ loss: Int, requests: Int) throws -> (tcp: [Double], quic: [Double]) {
             let d = CLI.tempDir()
             defer { try? FileManager.default.removeItem(atPath: d) }
-            try CLI.write("""
+            try CLI.write(
+                """
                 {"name": "hol", "rttProbes": 3, "cellTimeoutSeconds": 60, "repetitions": 3, "seed": 3,
                  "transports": [{"plugin": "tcp", "label": "tcp", "options": {"noDelay": true, "congestionControl": "cubic"}},
                                 {"plugin": "quic", "label": "quic", "options": {"congestionControl": "cubic"}}],

@@ -1,8 +1,8 @@
-import PeerBenchWorkloads
 import PeerBenchCore
 import PeerBenchJSON
-import PeerBenchStreams
 import PeerBenchPlugin
+import PeerBenchStreams
+import PeerBenchWorkloads
 import Testing
 
 @Suite("Bulk series: receiver accounting and its REPORT encoding")
@@ -83,7 +83,9 @@ struct BulkSeriesTests {
         try on.finish()
         let bad = try PluginOptions(["loadedRttProbes": ["intervalMs": 0]], path: path)
         #expect(throws: InputError.self) { try LoadedRttProbes.read(bad) }
-        do { _ = try LoadedRttProbes.read(bad) } catch { #expect("\(error)".contains("transports[0].options.loadedRttProbes.intervalMs"), "\(error)") }
+        do { _ = try LoadedRttProbes.read(bad) } catch {
+            #expect("\(error)".contains("transports[0].options.loadedRttProbes.intervalMs"), "\(error)")
+        }
     }
 
     @Test("loadedRttProbes.flow: same by default and then not recorded; separate where the plugin has it; else refused naming the path")

@@ -1,12 +1,12 @@
-import PeerBenchTestbed
-import PeerBenchSockets
 import Foundation
 import Glibc
 import Logging
 import PeerBenchCore
 import PeerBenchJSON
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSockets
+import PeerBenchSystem
+import PeerBenchTestbed
 import Synchronization
 import Testing
 
@@ -20,7 +20,7 @@ private func burn(_ seconds: Double) {
     }
     let end = now() + UInt64(seconds * 1e9)
     var x: UInt64 = 1
-    while now() < end { for _ in 0..<1_000 { x = x &* 6364136223846793005 &+ 1442695040888963407 } }
+    while now() < end { for _ in 0..<1_000 { x = x &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407 } }
     withExtendedLifetime(x) {}
 }
 
@@ -41,8 +41,14 @@ private struct BurningPlugin: TransportPlugin {
         try await cell.client.run("burning-client") {
             let helperDone = DispatchSemaphore(value: 0)
             let sleeperDone = DispatchSemaphore(value: 0)
-            CPUAccount.startThread("burning-helper") { burn(0.2); helperDone.signal() }
-            CPUAccount.startThread("sleeping-helper") { usleep(300_000); sleeperDone.signal() }
+            CPUAccount.startThread("burning-helper") {
+                burn(0.2)
+                helperDone.signal()
+            }
+            CPUAccount.startThread("sleeping-helper") {
+                usleep(300_000)
+                sleeperDone.signal()
+            }
             burn(0.1)
             helperDone.wait()
             sleeperDone.wait()
@@ -56,12 +62,16 @@ struct CPUAccountTests {
     @Test("a cell's record charges each side exactly the CPU its threads burned, helpers included, sleep excluded")
     func sidesAreChargedWhatTheyBurned() async throws {
         let registry = PluginRegistry([BurningPlugin.self])
-        let transport = TransportSpec(plugin: "burning", label: "burning", options: nil, effectiveOptions: .object(JSONObject()), usesPayload: false, index: 0)
+        let transport = TransportSpec(
+            plugin: "burning", label: "burning", options: nil, effectiveOptions: .object(JSONObject()), usesPayload: false, index: 0)
         let seed = CellContextSeed(cellID: "c", repetition: 1, seed: 1, payload: nil, rttProbes: 0)
         let endpoint = Endpoint(address: "127.0.0.1")
         let outcome = await PluginSession(registry: registry, transport: transport, cell: seed, timeoutSeconds: 60, logger: Logger(label: "test"))
             .run(client: endpoint, server: endpoint, link: ResolvedLink(environment: "loopback", distanceMeters: nil, distanceLabel: "0"))
-        guard case .measured(let m) = outcome else { Issue.record("cell did not measure: \(outcome)"); return }
+        guard case .measured(let m) = outcome else {
+            Issue.record("cell did not measure: \(outcome)")
+            return
+        }
         let cpu = try #require(m.cpuSeconds)
         let client = try #require(cpu.client), server = try #require(cpu.server)
         // Each thread is charged from its start to its end: the burn plus a thread's

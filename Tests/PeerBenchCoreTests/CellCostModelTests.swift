@@ -1,6 +1,7 @@
+import Testing
+
 @testable import PeerBenchCore
 @testable import PeerBenchPlugin
-import Testing
 
 /// The cost model behind validate, --dry-run, the ETA and the shard balance.
 @Suite struct CellCostModelTests {
@@ -68,8 +69,9 @@ import Testing
         let all = try parse(matrixText(transports: tcp, counts: "[100, 1000]", extra: keys))
         let some = try parse(matrixText(transports: tcp, counts: "[100, 1000]", extra: keys + #""rttPayloads": {"counts": [100]}, "#))
         func model(_ m: Matrix) -> CellCostModel {
-            CellCostModel(transports: m.transports, rttProbes: m.rttProbes, cellTimeoutSeconds: 60, registry: nil, rttMethod: m.rttMethod,
-                          rttPayloads: m.rttPayloads, rttProbeSpacingNanos: m.rttProbeSpacingNanos)
+            CellCostModel(
+                transports: m.transports, rttProbes: m.rttProbes, cellTimeoutSeconds: 60, registry: nil, rttMethod: m.rttMethod,
+                rttPayloads: m.rttPayloads, rttProbeSpacingNanos: m.rttProbeSpacingNanos)
         }
         let before = all.cells().map { model(all).seconds($0, link: l) }
         let after = some.cells().map { model(some).seconds($0, link: l) }
@@ -83,8 +85,9 @@ import Testing
         let options = RunOptions(matrixFile: "m.json", commandLine: [])
         let planAll = try RunPlan(matrix: all, options: options, linkModel: FakeLinkModel())
         let planSome = try RunPlan(matrix: some, options: options, linkModel: FakeLinkModel())
-        #expect(planSome.estimatedSeconds() < planAll.estimatedSeconds() - probes * 0.99,
-                "\(planAll.estimatedSeconds()) -> \(planSome.estimatedSeconds())")
+        #expect(
+            planSome.estimatedSeconds() < planAll.estimatedSeconds() - probes * 0.99,
+            "\(planAll.estimatedSeconds()) -> \(planSome.estimatedSeconds())")
     }
 
     /// A cell ends at its timeout: 100 000 x 16 384 B at 33 Mbit/s with 18 % loss would

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import PeerBenchCore
+
 @testable import PeerBenchAnalysis
+@testable import PeerBenchCore
 @testable import PeerBenchJSON
 @testable import PeerBenchPlugin
 
@@ -9,8 +10,9 @@ import Testing
 /// that does not clear the floor is never called a difference.
 @Suite struct ComparisonFloorTests {
     /// tcp's loopback floor 0.03/0.06 ms, udp's 0.05/0.10 ms; no emulator, no clock cost.
-    static let floor = ComparisonFloor(transports: [.init(label: "tcp", p50Ms: 0.03, p99Ms: 0.06), .init(label: "udp", p50Ms: 0.05, p99Ms: 0.10)],
-                                       emulatorReleaseP50Ms: nil, emulatorReleaseP99Ms: nil, clockMs: 0)
+    static let floor = ComparisonFloor(
+        transports: [.init(label: "tcp", p50Ms: 0.03, p99Ms: 0.06), .init(label: "udp", p50Ms: 0.05, p99Ms: 0.10)],
+        emulatorReleaseP50Ms: nil, emulatorReleaseP99Ms: nil, clockMs: 0)
 
     /// Six repetitions each, RTT p50 of udp `shift` ms above tcp's, fully separated (significant).
     static func records(shiftMs: Double) throws -> [Record] {
@@ -77,8 +79,9 @@ import Testing
 
     @Test("a pair's floor: larger loopback floor at the metric's quantile + emulator release error + clock; none for non-time metrics")
     func floorComposition() {
-        let f = ComparisonFloor(transports: [.init(label: "tcp", p50Ms: 0.03, p99Ms: 0.06), .init(label: "quic", p50Ms: 0.06, p99Ms: 0.5)],
-                                emulatorReleaseP50Ms: 0.035, emulatorReleaseP99Ms: 0.094, clockMs: 0.001)
+        let f = ComparisonFloor(
+            transports: [.init(label: "tcp", p50Ms: 0.03, p99Ms: 0.06), .init(label: "quic", p50Ms: 0.06, p99Ms: 0.5)],
+            emulatorReleaseP50Ms: 0.035, emulatorReleaseP99Ms: 0.094, clockMs: 0.001)
         #expect(abs(f.floorMs(metric: "rtt_p50_ms", a: "tcp", b: "quic")! - 0.096) < 1e-12)
         #expect(abs(f.floorMs(metric: "rtt_p99_ms", a: "tcp", b: "quic")! - 0.595) < 1e-12)
         #expect(abs(f.floorMs(metric: "connect_ms", a: "tcp", b: "tcp")! - 0.066) < 1e-12)
@@ -89,25 +92,35 @@ import Testing
     }
 
     static func manifestFloor(tcpP50: Double, tcpP99: Double, release: (Int, Int)?) -> MeasurementFloor {
-        MeasurementFloor(measuredAt: "2026-11-23T04:00:00Z",
-                         clock: .init(source: "CLOCK_MONOTONIC", resolutionNanos: 1, readDeltaMinNanos: 20, readDeltaP50Nanos: 30,
-                                      readDeltaP99Nanos: 100, reads: 1000),
-                         loopbackRTT: [.init(label: "tcp", plugin: "tcp", probes: 200, p50Ms: tcpP50, p99Ms: tcpP99, maxMs: 1, error: nil),
-                                       .init(label: "uwb", plugin: "uwb", probes: 0, p50Ms: nil, p99Ms: nil, maxMs: nil, error: "not measured")],
-                         emulatorReleaseError: release.map { .init(packets: 500, p50Micros: $0.0, p99Micros: $0.1, calibration: "burst") })
+        MeasurementFloor(
+            measuredAt: "2026-11-23T04:00:00Z",
+            clock: .init(
+                source: "CLOCK_MONOTONIC", resolutionNanos: 1, readDeltaMinNanos: 20, readDeltaP50Nanos: 30,
+                readDeltaP99Nanos: 100, reads: 1000),
+            loopbackRTT: [
+                .init(label: "tcp", plugin: "tcp", probes: 200, p50Ms: tcpP50, p99Ms: tcpP99, maxMs: 1, error: nil),
+                .init(label: "uwb", plugin: "uwb", probes: 0, p50Ms: nil, p99Ms: nil, maxMs: nil, error: "not measured"),
+            ],
+            emulatorReleaseError: release.map { .init(packets: 500, p50Micros: $0.0, p99Micros: $0.1, calibration: "burst") })
     }
 
     @Test("runs merged from machines with different floors: the larger of each figure, and a note saying so")
     func differentFloorsUseTheLarger() throws {
-        let f = try #require(ComparisonFloor([("a", Self.manifestFloor(tcpP50: 0.03, tcpP99: 0.2, release: (35, 94))),
-                                              ("b", Self.manifestFloor(tcpP50: 0.05, tcpP99: 0.1, release: (20, 150)))]))
+        let f = try #require(
+            ComparisonFloor([
+                ("a", Self.manifestFloor(tcpP50: 0.03, tcpP99: 0.2, release: (35, 94))),
+                ("b", Self.manifestFloor(tcpP50: 0.05, tcpP99: 0.1, release: (20, 150))),
+            ]))
         #expect(f.transports == [.init(label: "tcp", p50Ms: 0.05, p99Ms: 0.2)], "uwb's unmeasured floor is left out")
         #expect(f.emulatorReleaseP50Ms == 0.035 && f.emulatorReleaseP99Ms == 0.15)
         #expect(f.clockMs == 0.0001)
         #expect(f.runs == 2)
         #expect(f.notes.count == 1 && f.notes[0].contains("different floors") && f.notes[0].contains("larger"))
-        let same = try #require(ComparisonFloor([("a", Self.manifestFloor(tcpP50: 0.03, tcpP99: 0.2, release: nil)),
-                                                 ("b", Self.manifestFloor(tcpP50: 0.03, tcpP99: 0.2, release: nil))]))
+        let same = try #require(
+            ComparisonFloor([
+                ("a", Self.manifestFloor(tcpP50: 0.03, tcpP99: 0.2, release: nil)),
+                ("b", Self.manifestFloor(tcpP50: 0.03, tcpP99: 0.2, release: nil)),
+            ]))
         #expect(same.notes.isEmpty && same.emulatorReleaseP50Ms == nil)
         #expect(ComparisonFloor([]) == nil)
     }
@@ -124,8 +137,10 @@ import Testing
             d.floor = floor
             return d
         }
-        let oldFloor = ComparisonFloor(transports: [.init(label: "tcp", p50Ms: 0.05, p99Ms: 0.1)], emulatorReleaseP50Ms: nil, emulatorReleaseP99Ms: nil, clockMs: 0)
-        let newFloor = ComparisonFloor(transports: [.init(label: "tcp", p50Ms: 0.03, p99Ms: 0.2)], emulatorReleaseP50Ms: nil, emulatorReleaseP99Ms: nil, clockMs: 0)
+        let oldFloor = ComparisonFloor(
+            transports: [.init(label: "tcp", p50Ms: 0.05, p99Ms: 0.1)], emulatorReleaseP50Ms: nil, emulatorReleaseP99Ms: nil, clockMs: 0)
+        let newFloor = ComparisonFloor(
+            transports: [.init(label: "tcp", p50Ms: 0.03, p99Ms: 0.2)], emulatorReleaseP50Ms: nil, emulatorReleaseP99Ms: nil, clockMs: 0)
         let small = BaselineDocument.build(old: ("old", try data(1, floor: oldFloor)), new: ("new", try data(1.02, floor: newFloor)), alpha: 0.05)
         let c = try #require(small.scenarios.first?.changes.first { $0.metric == "rtt_p50_ms" })
         #expect(c.verdict == .unchanged && c.reason == "below_floor" && c.floorMs == 0.05, "the larger of the two runs' p50 floors")

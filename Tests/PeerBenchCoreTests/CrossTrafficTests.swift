@@ -1,10 +1,11 @@
-import PeerBenchTestbed
 import Foundation
 import Logging
+import PeerBenchTestbed
+import Testing
+
 @testable import PeerBenchCore
 @testable import PeerBenchJSON
 @testable import PeerBenchPlugin
-import Testing
 
 /// The matrix's `crossTraffic`: variants, cell ids, errors naming the JSON path, and
 /// what the record says.
@@ -18,8 +19,10 @@ import Testing
 
     @Test func variantsRunEveryCellOncePerEntryAndKeepTheIDsOfNone() throws {
         let plain = try parse(matrixText(transports: #"[{"plugin": "tcp"}, {"plugin": "udp"}]"#))
-        let m = try parse(matrixText(transports: #"[{"plugin": "tcp"}, {"plugin": "udp"}]"#,
-                                     extra: #""crossTraffic": ["none", {"rateMbps": "saturating"}], "#))
+        let m = try parse(
+            matrixText(
+                transports: #"[{"plugin": "tcp"}, {"plugin": "udp"}]"#,
+                extra: #""crossTraffic": ["none", {"rateMbps": "saturating"}], "#))
         let cells = m.cells()
         #expect(m.cellCount() == 4 && cells.count == 4)
         #expect(cells.map(\.crossTraffic) == [nil, nil, CrossTrafficSpec(), CrossTrafficSpec()])
@@ -44,11 +47,14 @@ import Testing
     }
 
     @Test func theRecordSaysTheModeAndClassAndNoCrossTrafficOverLoopback() async throws {
-        let m = try parse(matrixText(transports: #"[{"plugin": "scripted", "wifi": {"performanceMode": "realtime", "serviceClass": "interactiveVideo"}}]"#,
-                                     extra: #""crossTraffic": {"rateMbps": 5}, "#))
+        let m = try parse(
+            matrixText(
+                transports: #"[{"plugin": "scripted", "wifi": {"performanceMode": "realtime", "serviceClass": "interactiveVideo"}}]"#,
+                extra: #""crossTraffic": {"rateMbps": 5}, "#))
         let cell = m.cells()[0]
-        let executor = CellExecutor(registry: fieldStudyRegistry, testbed: LoopbackTestbed(), rttProbes: 3, timeoutSeconds: 10,
-                                    logger: Logger(label: "test"))
+        let executor = CellExecutor(
+            registry: fieldStudyRegistry, testbed: LoopbackTestbed(), rttProbes: 3, timeoutSeconds: 10,
+            logger: Logger(label: "test"))
         let link = try FakeLinkModel().resolve(cell.environment, cell.distance)
         let r = await executor.run(cell, link: link, runID: "r")
         #expect(r.status == .ok)

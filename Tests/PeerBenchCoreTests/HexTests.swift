@@ -1,5 +1,5 @@
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
 import Testing
 
 /// The one hex codec (keys, digests, key files): strict, round-tripping.

@@ -1,9 +1,10 @@
 import Foundation
 import PeerBenchCore
-@testable import PeerBenchJSON
-@testable import PeerBenchSystem
-@testable import PeerBenchPlugin
 import Testing
+
+@testable import PeerBenchJSON
+@testable import PeerBenchPlugin
+@testable import PeerBenchSystem
 
 @Suite struct JSONParserTests {
     @Test func parsesAndKeepsKeyOrder() throws {
@@ -35,8 +36,10 @@ import Testing
     /// magnitude, their 17-significant-digit and exponent forms, and the extremes.
     @Test func longNumbersReadAsTheStandardLibraryReadsThem() throws {
         var rng = SeededRandom(seed: 17)
-        var texts = ["0.30000000000000004", "1.7976931348623157e308", "5e-324", "2.2250738585072014e-308", "1e-400", "-0.0",
-                     "123456789012345678901234567890", "9007199254740993", "0.1000000000000000055511151231257827", "1E+2", "4.9e-324"]
+        var texts = [
+            "0.30000000000000004", "1.7976931348623157e308", "5e-324", "2.2250738585072014e-308", "1e-400", "-0.0",
+            "123456789012345678901234567890", "9007199254740993", "0.1000000000000000055511151231257827", "1E+2", "4.9e-324",
+        ]
         for _ in 0..<20_000 {
             let v = Double(bitPattern: UInt64.random(in: 0...UInt64.max, using: &rng))
             if v.isFinite { texts.append("\(v)") }
@@ -162,8 +165,10 @@ import Testing
     /// by powers of ten), which must round to the even one.
     @Test func longNumbersReadAsTheCLibraryReadsThem() {
         var random = SeededRandom(seed: 5, stream: 0)
-        var texts: [String] = ["9007199254740993", "9007199254740995", "1e23", "8.988465674311579e307", "2.2250738585072014e-308",
-                               "4.9406564584124654e-324", "1.7976931348623157e308", "1.7976931348623159e308", "123456789012345678e-45"]
+        var texts: [String] = [
+            "9007199254740993", "9007199254740995", "1e23", "8.988465674311579e307", "2.2250738585072014e-308",
+            "4.9406564584124654e-324", "1.7976931348623157e308", "1.7976931348623159e308", "123456789012345678e-45",
+        ]
         while texts.count < 200_000 {
             let d = Double(bitPattern: random.next() & 0x7FFF_FFFF_FFFF_FFFF)
             if d.isFinite { texts.append("\(d)") }
@@ -205,9 +210,11 @@ import Testing
     /// negative zero, the smallest subnormal and the non-finite values.
     @Test func numberBytesAreTheFormattedText() {
         var rng = SeededRandom(seed: 31)
-        var values: [Double] = [0, -0.0, 1, -1, 9, 10, 99, 100, 12345, -9_007_199_254_740_992, 9_007_199_254_740_992,
-                                9_007_199_254_740_994, 1e20, 0.1, 0.30000000000000004, 5e-324, .greatestFiniteMagnitude,
-                                -.greatestFiniteMagnitude, .infinity, -.infinity, .nan, 1e-7, 123456.789, 2.5e15]
+        var values: [Double] = [
+            0, -0.0, 1, -1, 9, 10, 99, 100, 12345, -9_007_199_254_740_992, 9_007_199_254_740_992,
+            9_007_199_254_740_994, 1e20, 0.1, 0.30000000000000004, 5e-324, .greatestFiniteMagnitude,
+            -.greatestFiniteMagnitude, .infinity, -.infinity, .nan, 1e-7, 123456.789, 2.5e15,
+        ]
         for _ in 0..<20_000 {
             let bits = UInt64.random(in: 0...UInt64.max, using: &rng)
             values.append(Double(bitPattern: bits))

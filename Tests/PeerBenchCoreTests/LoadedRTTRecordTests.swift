@@ -1,20 +1,25 @@
-import PeerBenchTestbed
 import Foundation
+import PeerBenchTestbed
+import Testing
+
 @testable import PeerBenchCore
 @testable import PeerBenchPlugin
-import Testing
 
 /// `rtt_loaded_ms` and `responsiveness_rpm` come from the loaded probes alone, and
 /// records without them (older runs, probes off) read as null.
 @Suite struct LoadedRTTRecordTests {
     func record(_ m: TransportMeasurement) -> Record {
         let t = Record.template
-        var cell = Cell(id: "c", repetition: 1, seed: 1, transport: TransportSpec(plugin: "tcp", label: "tcp", options: nil, effectiveOptions: .null,
-                                                                                 usesPayload: true, index: 0),
-                        environment: EnvironmentSpec(name: "lab", kind: .builtIn, json: .null), distance: .meters(1), payload: Payload(count: 1, size: 1))
+        var cell = Cell(
+            id: "c", repetition: 1, seed: 1,
+            transport: TransportSpec(
+                plugin: "tcp", label: "tcp", options: nil, effectiveOptions: .null,
+                usesPayload: true, index: 0),
+            environment: EnvironmentSpec(name: "lab", kind: .builtIn, json: .null), distance: .meters(1), payload: Payload(count: 1, size: 1))
         cell.repetition = 1
-        return Record(runID: "r", cell: cell, link: ResolvedLink(environment: "lab", distanceMeters: 1, distanceLabel: "1"), linkMode: t.link.mode,
-                      counters: nil, status: .ok, error: nil, startedAt: Date(timeIntervalSince1970: 0), totalSeconds: 1, measurement: m)
+        return Record(
+            runID: "r", cell: cell, link: ResolvedLink(environment: "lab", distanceMeters: 1, distanceLabel: "1"), linkMode: t.link.mode,
+            counters: nil, status: .ok, error: nil, startedAt: Date(timeIntervalSince1970: 0), totalSeconds: 1, measurement: m)
     }
 
     @Test func loadedProbesGiveASecondSummaryAndTheResponsiveness() throws {

@@ -1,9 +1,9 @@
-import PeerBenchTestbed
 import Foundation
 import Logging
 import PeerBenchCore
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
+import PeerBenchTestbed
 import Synchronization
 import Testing
 
@@ -44,15 +44,16 @@ import Testing
         init(stopAtLabel: String? = nil) { self.stopAtLabel = stopAtLabel }
 
         func report(_ event: RunEvent) {
-            let name = switch event {
-            case .warning(let w): "warning: \(w)"
-            case .prepared: "prepared"
-            case .starting(let s): "starting \(s.pending)"
-            case .measuringFloor: "measuringFloor"
-            case .cellsStarting(let estimates, _): "cellsStarting \(estimates.count)"
-            case .cellsEnded: "cellsEnded"
-            case .prompt(let line): "prompt: \(line)"
-            }
+            let name =
+                switch event {
+                case .warning(let w): "warning: \(w)"
+                case .prepared: "prepared"
+                case .starting(let s): "starting \(s.pending)"
+                case .measuringFloor: "measuringFloor"
+                case .cellsStarting(let estimates, _): "cellsStarting \(estimates.count)"
+                case .cellsEnded: "cellsEnded"
+                case .prompt(let line): "prompt: \(line)"
+                }
             seen.withLock { $0.events.append(name) }
         }
 
@@ -70,7 +71,8 @@ import Testing
     }
 
     static let twoTransports = matrixText(transports: #"[{"plugin": "scripted", "label": "a"}, {"plugin": "scripted", "label": "b"}]"#)
-    static let okThenHang = matrixText(transports: #"[{"plugin": "scripted", "label": "a"}, {"plugin": "scripted", "label": "b", "options": {"behavior": "hang"}}]"#)
+    static let okThenHang = matrixText(
+        transports: #"[{"plugin": "scripted", "label": "a"}, {"plugin": "scripted", "label": "b", "options": {"behavior": "hang"}}]"#)
 
     /// A new run of `matrix` (written to a file) into a fresh folder, in process, over loopback.
     func request(_ matrix: String) throws -> RunRequest {
@@ -88,8 +90,9 @@ import Testing
     }
 
     func run(_ r: RunRequest, testbeds: FakeTestbeds = FakeTestbeds(), reporter: Collector = Collector()) async throws -> RunOutcome {
-        let session = MatrixRun(r, registry: fieldStudyRegistry, linkModel: FakeLinkModel(), testbeds: testbeds, reporter: reporter,
-                                logger: Logger(label: "test"))
+        let session = MatrixRun(
+            r, registry: fieldStudyRegistry, linkModel: FakeLinkModel(), testbeds: testbeds, reporter: reporter,
+            logger: Logger(label: "test"))
         reporter.run.withLock { $0 = session }
         defer { reporter.run.withLock { $0 = nil } }
         return try await session.run()
@@ -176,8 +179,11 @@ import Testing
 
         let r = try request(Self.twoTransports)
         let reporter = Collector()
-        guard case .testbedUnavailable(let mode, let error) = try await run(r, testbeds: FakeTestbeds(failure: TransportError("no link here")),
-                                                                             reporter: reporter) else {
+        guard
+            case .testbedUnavailable(let mode, let error) = try await run(
+                r, testbeds: FakeTestbeds(failure: TransportError("no link here")),
+                reporter: reporter)
+        else {
             Issue.record("a testbed that cannot be set up ends the run")
             return
         }

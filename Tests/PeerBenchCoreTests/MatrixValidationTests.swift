@@ -1,14 +1,17 @@
-import PeerBenchTestbed
 import Foundation
 import PeerBenchCore
 import PeerBenchPlugin
+import PeerBenchTestbed
 import Testing
 
 /// One test per class of bad input the foundation issue lists; each checks that the
 /// error names the JSON path at fault.
 @Suite struct MatrixValidationTests {
     @Test func missingFileNamesTheFile() {
-        do { _ = try loader.load(path: "/nonexistent/matrix.json"); Issue.record("expected an error") } catch {
+        do {
+            _ = try loader.load(path: "/nonexistent/matrix.json")
+            Issue.record("expected an error")
+        } catch {
             #expect(error.description == "/nonexistent/matrix.json: file not found (give a matrix file, or run from a folder that has matrix.json)")
         }
     }
@@ -17,7 +20,10 @@ import Testing
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("bad-\(UUID()).json").path
         try Data("{\n  \"name\": \"x\",\n  \"transports\": [,]\n}".utf8).write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
-        do { _ = try loader.load(path: path); Issue.record("expected an error") } catch {
+        do {
+            _ = try loader.load(path: path)
+            Issue.record("expected an error")
+        } catch {
             #expect(error.description == "\(path): invalid JSON at line 3, column 18: expected a value, found ','")
         }
     }
@@ -89,7 +95,10 @@ import Testing
         #expect(plain.cells().map(\.seed) == cells.map(\.seed))
         // Both lists: a cell must match both; a payload-less transport always probes.
         let both = try parse(text(#""rttPayloads": {"counts": [100, 1000], "sizes": [4096]}, "#))
-        #expect(both.cells().filter { both.rttProbes(for: $0) > 0 }.map { $0.payload! } == [Payload(count: 100, size: 4096), Payload(count: 1000, size: 4096)])
+        #expect(
+            both.cells().filter { both.rttProbes(for: $0) > 0 }.map { $0.payload! } == [
+                Payload(count: 100, size: 4096), Payload(count: 1000, size: 4096),
+            ])
         #expect(both.rttProbes(for: nil as Payload?) == 100)
 
         let unknownCount = problems(text(#""rttPayloads": {"counts": [100, 500]}, "#))
@@ -141,11 +150,16 @@ import Testing
     }
 
     @Test func badDistancesAndFixedLinks() {
-        let p = problems(matrixText(environments: #"[{"name": "lab", "link": {"delayMs": -1, "mtu": 100, "lossPct": 1}}]"#,
-                                    distances: #"[0, "far", 10, 10]"#))
-        #expect(Set(p.compactMap(\.path)) == ["$.matrix.environments[0].link.lossPct", "$.matrix.environments[0].link.delayMs",
-                                               "$.matrix.environments[0].link.mtu", "$.matrix.distances[0]",
-                                               "$.matrix.distances[1]", "$.matrix.distances[3]"])
+        let p = problems(
+            matrixText(
+                environments: #"[{"name": "lab", "link": {"delayMs": -1, "mtu": 100, "lossPct": 1}}]"#,
+                distances: #"[0, "far", 10, 10]"#))
+        #expect(
+            Set(p.compactMap(\.path)) == [
+                "$.matrix.environments[0].link.lossPct", "$.matrix.environments[0].link.delayMs",
+                "$.matrix.environments[0].link.mtu", "$.matrix.distances[0]",
+                "$.matrix.distances[1]", "$.matrix.distances[3]",
+            ])
     }
 
     @Test func missingSectionsAreNamed() {
@@ -159,7 +173,10 @@ import Testing
     }
 
     @Test func fixedLinkEnvironmentIsAccepted() throws {
-        let m = try parse(matrixText(environments: #"["forest", {"name": "lab", "link": {"delayMs": 10, "jitterMs": 1, "lossPercent": 0.5, "rateMbps": 50, "mtu": 1500}}]"#))
+        let m = try parse(
+            matrixText(
+                environments: #"["forest", {"name": "lab", "link": {"delayMs": 10, "jitterMs": 1, "lossPercent": 0.5, "rateMbps": 50, "mtu": 1500}}]"#
+            ))
         #expect(m.environments.map(\.name) == ["forest", "lab"])
         #expect(m.environments[1].kind == .fixed(FixedLink(delayMs: 10, jitterMs: 1, lossPercent: 0.5, rateMbps: 50, mtu: 1500)))
     }

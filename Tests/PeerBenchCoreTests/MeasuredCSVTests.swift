@@ -1,9 +1,10 @@
 import Foundation
 import PeerBenchJSON
 import PeerBenchPlugin
-@testable import PeerBenchCore
-@testable import PeerBenchAnalysis
 import Testing
+
+@testable import PeerBenchAnalysis
+@testable import PeerBenchCore
 
 /// The field study's CSV files as `compare --measured` reads them: both kinds, RFC 4180
 /// quoting, the default mapping, and each error with the file:line it names.
@@ -15,13 +16,17 @@ import Testing
     }
 
     func refusal(_ text: String) -> String? {
-        do { _ = try read(text); return nil } catch { return error.description }
+        do {
+            _ = try read(text)
+            return nil
+        } catch { return error.description }
     }
 
     @Test func rttKindWithQuotingCRLFAndAQuotedLineBreak() throws {
         // Line 2: quoted place, a comma and a doubled quote in `file`; line 3 holds a line
         // break inside quotes, so the row after it starts on line 5; CRLF throughout.
-        let text = Self.rttHeader + "\r\n"
+        let text =
+            Self.rttHeader + "\r\n"
             + "TCP,\"Inner City\",30,46.5,11.25,,\"a,\"\"b\"\".csv\"\r\n"
             + "tcp,Forest,10,36,9.2,10,\"two\r\nlines\"\r\n"
             + "TCP, Underground ,1,34,9,1,c.csv\r\n"
@@ -38,7 +43,8 @@ import Testing
     }
 
     @Test func transferKindWithColumnsInAnyOrderAndDistanceM() throws {
-        let text = "Number of Packages,Package Size (Bytes),Transport Protocol,Scenario,Distance (m),Transfer Speed (Mbps),Package Loss (%),distance_m\n"
+        let text =
+            "Number of Packages,Package Size (Bytes),Transport Protocol,Scenario,Distance (m),Transfer Speed (Mbps),Package Loss (%),distance_m\n"
             + "100,128,TCP,Field,30,5.389763,0,5\n"
             + "10000,9216,TCP,Field,10,139,0.5,7.5\n"
         let f = try read(text)
@@ -50,39 +56,47 @@ import Testing
     }
 
     @Test func badRowsAreSkippedEachWithOneWarningNamingFileLineAndColumn() throws {
-        let text = Self.rttHeader + "\n"
-            + "TCP,Field,1,8.650.004883,11,1,a\n"   // 2: two decimal points
-            + "TCP,Field,1,50,N/A,1,a\n"            // 3
-            + "TCP,Field,1,50\n"                    // 4: too few fields
-            + "TCP,Moon,1,50,9,1,a\n"               // 5: unknown place
-            + "TCP,Field,20,50,9,,a\n"              // 6: label without distance_m outside the map
-            + "SCTP,Field,1,50,9,1,a\n"             // 7
-            + "TCP,Field,1,-3,9,1,a\n"              // 8: negative
-            + "TCP,Field,1,nan,9,1,a\n"             // 9
-            + "TCP,Field,1,\"5\"0,9,1,a\n"          // 10: text after a closing quote
-            + "TCP,Field,1,50,9,1,ok.csv\n"         // 11: the one good row
+        let text =
+            Self.rttHeader + "\n"
+            + "TCP,Field,1,8.650.004883,11,1,a\n"  // 2: two decimal points
+            + "TCP,Field,1,50,N/A,1,a\n"  // 3
+            + "TCP,Field,1,50\n"  // 4: too few fields
+            + "TCP,Moon,1,50,9,1,a\n"  // 5: unknown place
+            + "TCP,Field,20,50,9,,a\n"  // 6: label without distance_m outside the map
+            + "SCTP,Field,1,50,9,1,a\n"  // 7
+            + "TCP,Field,1,-3,9,1,a\n"  // 8: negative
+            + "TCP,Field,1,nan,9,1,a\n"  // 9
+            + "TCP,Field,1,\"5\"0,9,1,a\n"  // 10: text after a closing quote
+            + "TCP,Field,1,50,9,1,ok.csv\n"  // 11: the one good row
         let f = try read(text)
         #expect(f.tests.count == 1 && f.tests[0].source == "f.csv:11")
         #expect(f.skipped == 9)
-        #expect(f.warnings == [
-            "f.csv:2: column \"Average RTT (ms)\": \"8.650.004883\" is not a number; row skipped",
-            "f.csv:3: column \"Jitter (ms)\": \"N/A\" is not a number; row skipped",
-            "f.csv:4: 4 fields, the header has 7; row skipped",
-            "f.csv:5: column \"Scenario\": unknown place \"Moon\" (the mapping knows \"Field\", \"Forest\", \"Inner City\", \"Underground\"; --measured-map adds others); row skipped",
-            "f.csv:6: column \"Distance (m)\": label 20 is not in the distance map (1 -> 1 m, 10 -> 10 m, 30 -> 5 m) and the row has no distance_m; row skipped",
-            "f.csv:7: column \"Transport Protocol\": unknown transport \"SCTP\" (the mapping knows \"TCP\", \"UDP\", \"QUIC\"; --measured-map adds others); row skipped",
-            "f.csv:8: column \"Average RTT (ms)\": -3 is out of range (>= 0); row skipped",
-            "f.csv:9: column \"Average RTT (ms)\": \"nan\" is not a number; row skipped",
-            "f.csv:10: not valid CSV: field 4 has text after its closing quote; row skipped",
-        ])
+        #expect(
+            f.warnings == [
+                "f.csv:2: column \"Average RTT (ms)\": \"8.650.004883\" is not a number; row skipped",
+                "f.csv:3: column \"Jitter (ms)\": \"N/A\" is not a number; row skipped",
+                "f.csv:4: 4 fields, the header has 7; row skipped",
+                "f.csv:5: column \"Scenario\": unknown place \"Moon\" (the mapping knows \"Field\", \"Forest\", \"Inner City\", \"Underground\"; --measured-map adds others); row skipped",
+                "f.csv:6: column \"Distance (m)\": label 20 is not in the distance map (1 -> 1 m, 10 -> 10 m, 30 -> 5 m) and the row has no distance_m; row skipped",
+                "f.csv:7: column \"Transport Protocol\": unknown transport \"SCTP\" (the mapping knows \"TCP\", \"UDP\", \"QUIC\"; --measured-map adds others); row skipped",
+                "f.csv:8: column \"Average RTT (ms)\": -3 is out of range (>= 0); row skipped",
+                "f.csv:9: column \"Average RTT (ms)\": \"nan\" is not a number; row skipped",
+                "f.csv:10: not valid CSV: field 4 has text after its closing quote; row skipped",
+            ])
     }
 
     @Test func headersThatAreNotTheStudysRefuseTheFileNamingTheColumn() {
-        #expect(refusal("Transport Protocol,Scenario,Distance (m),Average RTT (ms),Jitter (ms),Comment\nTCP,Field,1,1,1,x\n")
-                == "f.csv:1: unknown column \"Comment\" (an RTT file has \"Transport Protocol\", \"Scenario\", \"Distance (m)\", \"Average RTT (ms)\", \"Jitter (ms)\", \"distance_m\", \"file\")")
-        #expect(refusal("Transport Protocol,Scenario,Distance (m),Transfer Speed (Mbps),Package Loss (%),Package Size (Bytes)\n")
-                == "f.csv:1: missing column \"Number of Packages\" (a transfer file needs \"Transport Protocol\", \"Scenario\", \"Distance (m)\", \"Transfer Speed (Mbps)\", \"Package Loss (%)\", \"Package Size (Bytes)\", \"Number of Packages\")")
-        #expect(refusal("a,b\n1,2\n") == "f.csv:1: neither an RTT file (column \"Average RTT (ms)\") nor a transfer file (column \"Transfer Speed (Mbps)\"); header: a,b")
+        #expect(
+            refusal("Transport Protocol,Scenario,Distance (m),Average RTT (ms),Jitter (ms),Comment\nTCP,Field,1,1,1,x\n")
+                == "f.csv:1: unknown column \"Comment\" (an RTT file has \"Transport Protocol\", \"Scenario\", \"Distance (m)\", \"Average RTT (ms)\", \"Jitter (ms)\", \"distance_m\", \"file\")"
+        )
+        #expect(
+            refusal("Transport Protocol,Scenario,Distance (m),Transfer Speed (Mbps),Package Loss (%),Package Size (Bytes)\n")
+                == "f.csv:1: missing column \"Number of Packages\" (a transfer file needs \"Transport Protocol\", \"Scenario\", \"Distance (m)\", \"Transfer Speed (Mbps)\", \"Package Loss (%)\", \"Package Size (Bytes)\", \"Number of Packages\")"
+        )
+        #expect(
+            refusal("a,b\n1,2\n")
+                == "f.csv:1: neither an RTT file (column \"Average RTT (ms)\") nor a transfer file (column \"Transfer Speed (Mbps)\"); header: a,b")
         #expect(refusal("") == "f.csv: empty file: no header line")
         #expect(refusal(Self.rttHeader + ",file\n") == "f.csv:1: column \"file\" appears twice")
         #expect(refusal("Average RTT (ms),Transfer Speed (Mbps)\n")?.contains("one file holds one kind of test") == true)
@@ -105,11 +119,12 @@ import Testing
             _ = try MeasuredMapping.parse(bad)
             Issue.record("accepted a bad map")
         } catch {
-            #expect(error.description == """
-                $.place: unknown key (known: places, transports, distance_labels)
-                $.transports.TCP: expected a non-empty string, got an integer
-                $.distance_labels.x: the label "x" is not a number (the CSV's Distance (m) is)
-                """)
+            #expect(
+                error.description == """
+                    $.place: unknown key (known: places, transports, distance_labels)
+                    $.transports.TCP: expected a non-empty string, got an integer
+                    $.distance_labels.x: the label "x" is not a number (the CSV's Distance (m) is)
+                    """)
         }
     }
 

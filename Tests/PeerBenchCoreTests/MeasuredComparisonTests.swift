@@ -1,9 +1,10 @@
 import Foundation
 import PeerBenchJSON
 import PeerBenchPlugin
-@testable import PeerBenchCore
-@testable import PeerBenchAnalysis
 import Testing
+
+@testable import PeerBenchAnalysis
+@testable import PeerBenchCore
 
 /// `compare --measured`'s arithmetic against values computed by hand: type-7 quartiles,
 /// which emulated records join which row, inside, ratio, and the summary counts.
@@ -25,8 +26,10 @@ import Testing
         #expect(MeasuredComparison.millimetres(1e300) == MeasuredComparison.millimetres(-.infinity))
     }
 
-    static func record(cell: String, rep: Int = 1, distance: Double, payload: (Int, Int)? = (100, 128), status: String = "ok",
-                       rtt: (mean: Double, sd: Double)?, method: String? = nil, span: Double?? = nil, throughput: Double? = nil) -> String {
+    static func record(
+        cell: String, rep: Int = 1, distance: Double, payload: (Int, Int)? = (100, 128), status: String = "ok",
+        rtt: (mean: Double, sd: Double)?, method: String? = nil, span: Double?? = nil, throughput: Double? = nil
+    ) -> String {
         var o = JSONObject()
         o["schema"] = "peerbench.record/4"
         o["run_id"] = "r1"
@@ -64,35 +67,39 @@ import Testing
             TCP,Field,1,100,10,1
 
             """
-        let transfer = "Transport Protocol,Scenario,Distance (m),Transfer Speed (Mbps),Package Loss (%),Package Size (Bytes),Number of Packages\n"
+        let transfer =
+            "Transport Protocol,Scenario,Distance (m),Transfer Speed (Mbps),Package Loss (%),Package Size (Bytes),Number of Packages\n"
             + [10, 20, 40, 80, 160, 320].map { "TCP,Forest,1,\($0),0,128,100\n" }.joined()
         try Data(rtt.utf8).write(to: URL(fileURLWithPath: dir + "/rtt.csv"))
         try Data(transfer.utf8).write(to: URL(fileURLWithPath: dir + "/transfer.csv"))
-        let lines = records ?? [
-            record(cell: "a", distance: 1, rtt: (3.0, 0.5), method: "pipelined", span: 150),
-            // At 10 m: in the RTT rows (the RTT tests cover 1 and 10 m), in no transfer row (transfers only at 1 m).
-            record(cell: "a", rep: 2, distance: 10, rtt: (3.5, 0.6), method: "pipelined", span: 999),
-            // A failed attempt, then its rerun: the rerun counts. No receiver_span_mbps key: throughput stands in.
-            record(cell: "a", rep: 3, distance: 1, status: "failed", rtt: (100, 100), span: 1),
-            record(cell: "a", rep: 3, distance: 1, status: "partial", rtt: (2.0, 0.7), throughput: 200),
-            // 5 m is in no measured row; a payload the transfers do not have, without RTT.
-            record(cell: "b", distance: 5, rtt: (50, 5), method: "pipelined", span: 7),
-            record(cell: "c", distance: 1, payload: (1000, 4096), rtt: nil, method: "pipelined", span: 50),
-            record(cell: "d", distance: 1, status: "timeout", rtt: (1, 1), span: 1),
-        ]
+        let lines =
+            records ?? [
+                record(cell: "a", distance: 1, rtt: (3.0, 0.5), method: "pipelined", span: 150),
+                // At 10 m: in the RTT rows (the RTT tests cover 1 and 10 m), in no transfer row (transfers only at 1 m).
+                record(cell: "a", rep: 2, distance: 10, rtt: (3.5, 0.6), method: "pipelined", span: 999),
+                // A failed attempt, then its rerun: the rerun counts. No receiver_span_mbps key: throughput stands in.
+                record(cell: "a", rep: 3, distance: 1, status: "failed", rtt: (100, 100), span: 1),
+                record(cell: "a", rep: 3, distance: 1, status: "partial", rtt: (2.0, 0.7), throughput: 200),
+                // 5 m is in no measured row; a payload the transfers do not have, without RTT.
+                record(cell: "b", distance: 5, rtt: (50, 5), method: "pipelined", span: 7),
+                record(cell: "c", distance: 1, payload: (1000, 4096), rtt: nil, method: "pipelined", span: 50),
+                record(cell: "d", distance: 1, status: "timeout", rtt: (1, 1), span: 1),
+            ]
         try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: dir + "/run/records.jsonl"))
-        return try MeasuredComparison.load(runDirectories: [dir + "/run"], measuredFiles: [dir + "/rtt.csv", dir + "/transfer.csv"],
-                                           mapping: .fieldStudy2025)
+        return try MeasuredComparison.load(
+            runDirectories: [dir + "/run"], measuredFiles: [dir + "/rtt.csv", dir + "/transfer.csv"],
+            mapping: .fieldStudy2025)
     }
 
     /// A matrix with `rttPayloads` writes cells without RTT (`rtt_ms`, `rtt_method` null):
     /// their transfers count, the RTT rows and the method note take the probed cells only.
     @Test func cellsThatSkippedTheProbesCountForTransferOnly() throws {
-        let doc = MeasuredDocument(try Self.comparison(records: [
-            Self.record(cell: "a", distance: 1, rtt: (3.0, 0.5), method: "pipelined", span: 150),
-            Self.record(cell: "a", rep: 2, distance: 1, rtt: nil, span: 200),
-            Self.record(cell: "a", rep: 3, distance: 1, rtt: nil, span: 250),
-        ]))
+        let doc = MeasuredDocument(
+            try Self.comparison(records: [
+                Self.record(cell: "a", distance: 1, rtt: (3.0, 0.5), method: "pipelined", span: 150),
+                Self.record(cell: "a", rep: 2, distance: 1, rtt: nil, span: 200),
+                Self.record(cell: "a", rep: 3, distance: 1, rtt: nil, span: 250),
+            ]))
         let mean = doc.tables[0].rows[0], jitter = doc.tables[1].rows[0], transfer = doc.tables[2].rows[0]
         #expect(mean.place == "forest" && mean.emulated == side(1, 3, 3, 3))
         #expect(jitter.emulated == side(1, 0.5, 0.5, 0.5))
@@ -128,21 +135,26 @@ import Testing
         #expect(p.place == nil && p.count == 100 && p.size == 128 && p.measured == side(6, 25, 60, 140) && p.emulated == side(2, 162.5, 175, 187.5))
         #expect(doc.rttMethods == [.init(method: "none", records: 1), .init(method: "pipelined", records: 2)])
         #expect(doc.unmatchedRecords == 2 && doc.notCountedRecords == 1)
-        #expect(doc.notes == [
-            "the study used 1 000 pipelined RTT probes; of the 3 emulated records in the RTT rows, 1 did not (rtt_method: 1 none (no rtt_method: ping-pong, written before peerbench.record/4)); matrices/field-study-2025.json runs them from the app's send loop",
-            "1 emulated transfer value is throughput_mbps, not the study's receiver data rate: its record has no receiver_span_mbps (written before peerbench.record/4)",
-            "2 emulated records (ok or partial) match no measured row: a transport, place, distance or payload the measured files do not have",
-            "1 emulated record is not counted: status neither ok nor partial",
-        ])
+        #expect(
+            doc.notes == [
+                "the study used 1 000 pipelined RTT probes; of the 3 emulated records in the RTT rows, 1 did not (rtt_method: 1 none (no rtt_method: ping-pong, written before peerbench.record/4)); matrices/field-study-2025.json runs them from the app's send loop",
+                "1 emulated transfer value is throughput_mbps, not the study's receiver data rate: its record has no receiver_span_mbps (written before peerbench.record/4)",
+                "2 emulated records (ok or partial) match no measured row: a transport, place, distance or payload the measured files do not have",
+                "1 emulated record is not counted: status neither ok nor partial",
+            ])
     }
 
     @Test func theJSONDocumentKeepsEveryKeyInItsDeclaredOrder() throws {
         let doc = MeasuredDocument(try Self.comparison())
         let json = try JSONCoding.encode(doc)
-        #expect(json.objectValue?.keys == ["schema", "quartile_method", "runs", "measured_files", "mapping", "rtt_methods", "tables",
-                                            "unmatched_records", "not_counted_records", "notes", "warnings"])
+        #expect(
+            json.objectValue?.keys == [
+                "schema", "quartile_method", "runs", "measured_files", "mapping", "rtt_methods", "tables",
+                "unmatched_records", "not_counted_records", "notes", "warnings",
+            ])
         let row = try #require(json["tables"]?.arrayValue?[0]["rows"]?.arrayValue?[1].objectValue)
-        #expect(row.keys == ["transport", "place", "distance_m", "count", "size", "measured", "emulated", "inside", "ratio", "emulated_from_throughput"])
+        #expect(
+            row.keys == ["transport", "place", "distance_m", "count", "size", "measured", "emulated", "inside", "ratio", "emulated_from_throughput"])
         #expect(row["inside"] == .null && row["emulated"]?["median"] == .null, "null, not left out")
         #expect(try JSONCoding.decode(MeasuredDocument.self, from: json) == doc, "reads back")
     }

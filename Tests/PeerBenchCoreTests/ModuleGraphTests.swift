@@ -43,21 +43,21 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: root) }
         let files = [
             "Package.swift": """
-                // swift-tools-version: 6.1
-                import PackageDescription
-                let package = Package(name: "Broken", targets: [
-                    .target(name: "PeerBenchJSON"),
-                    .target(name: "PeerBenchSystem", dependencies: ["PeerBenchJSON"]),
-                    .target(name: "PeerBenchPlugin", dependencies: ["PeerBenchJSON", "PeerBenchSystem", "PeerBenchStreams"]),
-                    .target(name: "PeerBenchStreams", dependencies: ["PeerBenchJSON"]),
-                    .target(name: "PeerBenchCore", dependencies: ["PeerBenchPlugin"]),
-                    .systemLibrary(name: "CGnuTLS"),
-                    .systemLibrary(name: "CNgtcp2"),
-                    .target(name: "TCPTransport", dependencies: ["PeerBenchPlugin", "PeerBenchCore"]),
-                    .target(name: "UDPTransport", dependencies: ["PeerBenchPlugin", "CGnuTLS"]),
-                    .target(name: "QUICTransport", dependencies: ["PeerBenchPlugin", "CNgtcp2"]),
-                ])
-                """,
+            // swift-tools-version: 6.1
+            import PackageDescription
+            let package = Package(name: "Broken", targets: [
+                .target(name: "PeerBenchJSON"),
+                .target(name: "PeerBenchSystem", dependencies: ["PeerBenchJSON"]),
+                .target(name: "PeerBenchPlugin", dependencies: ["PeerBenchJSON", "PeerBenchSystem", "PeerBenchStreams"]),
+                .target(name: "PeerBenchStreams", dependencies: ["PeerBenchJSON"]),
+                .target(name: "PeerBenchCore", dependencies: ["PeerBenchPlugin"]),
+                .systemLibrary(name: "CGnuTLS"),
+                .systemLibrary(name: "CNgtcp2"),
+                .target(name: "TCPTransport", dependencies: ["PeerBenchPlugin", "PeerBenchCore"]),
+                .target(name: "UDPTransport", dependencies: ["PeerBenchPlugin", "CGnuTLS"]),
+                .target(name: "QUICTransport", dependencies: ["PeerBenchPlugin", "CNgtcp2"]),
+            ])
+            """,
             "Sources/PeerBenchJSON/A.swift": "public struct A {}\n",
             "Sources/PeerBenchSystem/A.swift": "import PeerBenchJSON\n",
             "Sources/PeerBenchPlugin/A.swift": "import PeerBenchJSON\nimport PeerBenchStreams\n",

@@ -1,11 +1,13 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
-@testable import PeerBenchCore
-@testable import PeerBenchSystem
-@testable import PeerBenchPlugin
 import Testing
+
+@testable import PeerBenchCore
+@testable import PeerBenchPlugin
+@testable import PeerBenchSystem
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A thread that does work inside a namespace goes back where it came from before it
 /// wakes anyone: otherwise threads it makes (the runtime's workers among them) are born

@@ -1,6 +1,6 @@
-import PeerBenchSockets
 import PeerBenchJSON
 import PeerBenchPlugin
+import PeerBenchSockets
 import Testing
 
 /// The `reconnect` option as matrix.json gives it, and the backoff it makes.
@@ -9,8 +9,9 @@ import Testing
         var o = JSONObject()
         if let value { o["reconnect"] = value }
         let options = try PluginOptions(.object(o), path: JSONPath.root.key("transports").index(0).key("options"))
-        let policy = try ReconnectPolicy.readForStream(options, userTimeout: userTimeoutMs.map { TCPUserTimeout(milliseconds: $0) },
-                                                       loadedRttProbes: probes ? LoadedRttProbes(intervalMs: 100) : nil)
+        let policy = try ReconnectPolicy.readForStream(
+            options, userTimeout: userTimeoutMs.map { TCPUserTimeout(milliseconds: $0) },
+            loadedRttProbes: probes ? LoadedRttProbes(intervalMs: 100) : nil)
         try options.finish()
         return policy
     }

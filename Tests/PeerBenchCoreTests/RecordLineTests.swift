@@ -1,9 +1,10 @@
 import Foundation
+import Testing
+
 @testable import PeerBenchAnalysis
 @testable import PeerBenchCore
 @testable import PeerBenchJSON
 @testable import PeerBenchPlugin
-import Testing
 
 /// The analysis reads journal lines as tokens (`JSONTape`, `RecordLine`), not as decoded
 /// `Record`s: what it reads must be what the typed record says, and its refusals must
@@ -65,8 +66,10 @@ import Testing
             #expect(line.key.digest == line.digest && line.cellID == r.cellID)
         }
         let key = RecordKey(runID: "ab", cellID: "c", repetition: 1)
-        let others = [RecordKey(runID: "a", cellID: "bc", repetition: 1), RecordKey(runID: "ab", cellID: "c", repetition: 2),
-                      RecordKey(runID: "ab", cellID: "d", repetition: 1), RecordKey(runID: "ab", cellID: "c\0", repetition: 1)]
+        let others = [
+            RecordKey(runID: "a", cellID: "bc", repetition: 1), RecordKey(runID: "ab", cellID: "c", repetition: 2),
+            RecordKey(runID: "ab", cellID: "d", repetition: 1), RecordKey(runID: "ab", cellID: "c\0", repetition: 1),
+        ]
         for other in others { #expect(other.digest != key.digest, "\(other)") }
         // 100 000 keys of one run, every cell and repetition: no two digests alike.
         var seen = Set<RecordKey.Digest>()
@@ -81,7 +84,10 @@ import Testing
         func problem(_ edit: (inout JSONObject) -> Void) -> String {
             var copy = o
             edit(&copy)
-            do { _ = try RecordLine(Array(JSONValue.object(copy).compactText.utf8)[...]); return "accepted" } catch { return error.description }
+            do {
+                _ = try RecordLine(Array(JSONValue.object(copy).compactText.utf8)[...])
+                return "accepted"
+            } catch { return error.description }
         }
         #expect(problem { $0["status"] = nil } == "$.status: missing")
         #expect(problem { $0["status"] = "sideways" } == "$.status: unknown status \"sideways\"")
@@ -99,8 +105,10 @@ import Testing
     /// standard library's correctly rounded conversion, over numbers of every shape.
     @Test func numbersReadAsTheStandardLibraryReadsThem() throws {
         var rng = SystemRandomNumberGenerator()
-        var texts = ["0", "-0", "1", "-1", "0.1", "0.000123", "123456789012345678", "9007199254740993", "1e-7", "2.5E+3",
-                     "17976931348623157e292", "4.9e-324", "0.30000000000000004", "123.45678901234567", "1234567890123456789012"]
+        var texts = [
+            "0", "-0", "1", "-1", "0.1", "0.000123", "123456789012345678", "9007199254740993", "1e-7", "2.5E+3",
+            "17976931348623157e292", "4.9e-324", "0.30000000000000004", "123.45678901234567", "1234567890123456789012",
+        ]
         for _ in 0..<2000 {
             let x = Double.random(in: -1e6...1e6, using: &rng) * pow(10, Double(Int.random(in: -12...12, using: &rng)))
             texts.append("\(x)")

@@ -1,10 +1,11 @@
-import PeerBenchTestbed
 import Foundation
+import PeerBenchTestbed
+import Testing
+
 @testable import PeerBenchCore
 @testable import PeerBenchJSON
-@testable import PeerBenchSystem
 @testable import PeerBenchPlugin
-import Testing
+@testable import PeerBenchSystem
 
 /// The record, the CSV and the worker wire come from one definition each: a field added
 /// to `Record` or `TransportMeasurement` shows up everywhere without further edits.
@@ -31,7 +32,9 @@ import Testing
     @Test func aNewRecordHasAStaticScenarioAndNullCrossTraffic() throws {
         let json = Fixtures.record("c1").json
         #expect(json["scenario"]?["name"] == "static" && json["scenario"]?["kind"] == "static")
-        #expect(json["scenario"]?["stall_ms"] == .null && json["scenario"]?.objectValue?.keys.count == 16 && json["scenario"]?["reconnect_ms_reason"] == .null)
+        #expect(
+            json["scenario"]?["stall_ms"] == .null && json["scenario"]?.objectValue?.keys.count == 16
+                && json["scenario"]?["reconnect_ms_reason"] == .null)
         #expect(json["cross_traffic"]?.objectValue?.keys == ["service_class", "offered_mbps", "goodput_mbps"])
         #expect(RecordsCSV.columns.contains("scenario.recover90_ms") && RecordsCSV.columns.contains("link.energy_mj.server"))
     }
@@ -69,8 +72,10 @@ import Testing
         json["scenario"] = nil
         json["cross_traffic"] = nil
         var link = try #require(json["link"]?.objectValue)
-        for key in ["peer_address", "interface", "path_mtu", "control_rtt_ms", "performance_mode", "service_class",
-                    "radio_on_fraction", "energy_mj"] { link[key] = nil }
+        for key in [
+            "peer_address", "interface", "path_mtu", "control_rtt_ms", "performance_mode", "service_class",
+            "radio_on_fraction", "energy_mj",
+        ] { link[key] = nil }
         json["link"] = .object(link)
         let old = try Record(json: .object(json))
         #expect(old.schema == "peerbench.record/1")
@@ -117,10 +122,12 @@ import Testing
     /// A record of `measurement` for a 1 000 x 1 000 B cell.
     func record(of m: TransportMeasurement) -> Record {
         let transport = TransportSpec(plugin: "tcp", label: "tcp", options: nil, effectiveOptions: .null, usesPayload: true, index: 0)
-        let cell = Cell(id: "c", repetition: 1, seed: 1, transport: transport, environment: EnvironmentSpec(name: "lab", kind: .builtIn, json: .null),
-                        distance: .meters(1), payload: Payload(count: 1_000, size: 1_000))
-        return Record(runID: "r", cell: cell, link: ResolvedLink(environment: "lab", distanceMeters: 1, distanceLabel: "1"), linkMode: .none,
-                      counters: nil, status: .ok, error: nil, startedAt: Date(timeIntervalSince1970: 0), totalSeconds: 1, measurement: m)
+        let cell = Cell(
+            id: "c", repetition: 1, seed: 1, transport: transport, environment: EnvironmentSpec(name: "lab", kind: .builtIn, json: .null),
+            distance: .meters(1), payload: Payload(count: 1_000, size: 1_000))
+        return Record(
+            runID: "r", cell: cell, link: ResolvedLink(environment: "lab", distanceMeters: 1, distanceLabel: "1"), linkMode: .none,
+            counters: nil, status: .ok, error: nil, startedAt: Date(timeIntervalSince1970: 0), totalSeconds: 1, measurement: m)
     }
 
     @Test func theStudysDataRateIsReceivedBytesOverTheReceiversSpan() throws {
@@ -201,8 +208,9 @@ import Testing
         m.resumed = true
         m.congestionControl = "cubic"
         m.cpuSeconds = EndPair(client: 0.125, server: 0.5)
-        m.byDirection = DirectionalDelivery(up: .init(delivery: Delivery(sentMessages: 1, receivedMessages: 1, sentBytes: 8, receivedBytes: 8), nanos: 10),
-                                            down: .init(delivery: Delivery(sentMessages: 2, receivedMessages: 2, sentBytes: 16, receivedBytes: 16), nanos: 20))
+        m.byDirection = DirectionalDelivery(
+            up: .init(delivery: Delivery(sentMessages: 1, receivedMessages: 1, sentBytes: 8, receivedBytes: 8), nanos: 10),
+            down: .init(delivery: Delivery(sentMessages: 2, receivedMessages: 2, sentBytes: 16, receivedBytes: 16), nanos: 20))
         m.transactionNanos = [3_000_000, 4_000_000]
         m.frames = FrameReport(sent: 5, received: 4, late: 1, deadlineNanos: 100_000_000, delayNanos: [0, 1_000, 200_000_000, 5])
         m.status = .partial
@@ -216,8 +224,9 @@ import Testing
         for child in Mirror(reflecting: m).children {
             let label = child.label ?? "?"
             let described = "\(child.value)"
-            #expect(described != "nil" && described != "[]" && described != "JSONObject(members: [])",
-                    "fullMeasurement() leaves \(label) unset: set it so the round trip covers it")
+            #expect(
+                described != "nil" && described != "[]" && described != "JSONObject(members: [])",
+                "fullMeasurement() leaves \(label) unset: set it so the round trip covers it")
         }
         let line = PluginSession.Outcome.measured(m).json.compactText
         guard case .measured(let back) = try PluginSession.Outcome(json: JSONParser.parse(line)) else {
@@ -233,14 +242,18 @@ import Testing
         link.delayMs = 1.5
         link.mcs = 3
         link.connected = false
-        let spec = TransportSpec(plugin: "tcp", label: "t", options: ["noDelay": true], effectiveOptions: ["noDelay": true],
-                                 usesPayload: true, index: 2)
-        let request = CellRequest(transport: spec, cell: CellContextSeed(cellID: "c", repetition: 2, seed: UInt64.max - 1,
-                                                                         payload: Payload(count: 3, size: 4), rttProbes: 5,
-                                                                         rttMethod: .pipelined),
-                                  timeoutSeconds: 9.5, cellTimeoutSeconds: 10, link: link,
-                                  client: Endpoint(address: "10.0.0.1", namespace: NetworkNamespace(name: "pb-1-c")),
-                                  server: Endpoint(address: "10.0.0.2"))
+        let spec = TransportSpec(
+            plugin: "tcp", label: "t", options: ["noDelay": true], effectiveOptions: ["noDelay": true],
+            usesPayload: true, index: 2)
+        let request = CellRequest(
+            transport: spec,
+            cell: CellContextSeed(
+                cellID: "c", repetition: 2, seed: UInt64.max - 1,
+                payload: Payload(count: 3, size: 4), rttProbes: 5,
+                rttMethod: .pipelined),
+            timeoutSeconds: 9.5, cellTimeoutSeconds: 10, link: link,
+            client: Endpoint(address: "10.0.0.1", namespace: NetworkNamespace(name: "pb-1-c")),
+            server: Endpoint(address: "10.0.0.2"))
         let back = try CellRequest(json: JSONParser.parse(request.json.compactText))
         #expect(back.json == request.json)
         #expect(back.cell.seed == UInt64.max - 1)

@@ -1,12 +1,15 @@
 import Foundation
-@testable import PeerBenchCore
-@testable import PeerBenchAnalysis
 import Testing
+
+@testable import PeerBenchAnalysis
+@testable import PeerBenchCore
 
 /// The report's condensed data: what survives from the records and samples, and how exactly.
 @Suite struct ReportDataTests {
-    static func record(cell: String, rep: Int, label: String, status: String = "ok", tput: Double? = nil,
-                       env: String = "forest", dist: String = "10") -> String {
+    static func record(
+        cell: String, rep: Int, label: String, status: String = "ok", tput: Double? = nil,
+        env: String = "forest", dist: String = "10"
+    ) -> String {
         let t = tput.map { String($0) } ?? "null"
         return """
             {"schema":"peerbench.record/1","run_id":"r1","cell_id":"\(cell)","repetition":\(rep),"seed":1,\
@@ -101,8 +104,10 @@ import Testing
 
     @Test func anIncompleteRecordIsRefusedWithItsJSONPath() throws {
         let broken = Self.record(cell: "b", rep: 1, label: "tcp", tput: 1).replacingOccurrences(of: #""status":"ok","#, with: "")
-        let dir = try Self.folder([Self.record(cell: "a", rep: 1, label: "tcp", tput: 1), broken,
-                                   Self.record(cell: "c", rep: 1, label: "tcp", tput: 1)])
+        let dir = try Self.folder([
+            Self.record(cell: "a", rep: 1, label: "tcp", tput: 1), broken,
+            Self.record(cell: "c", rep: 1, label: "tcp", tput: 1),
+        ])
         do {
             _ = try ReportInput.read([dir]).data
             Issue.record("an incomplete record was accepted")
@@ -112,8 +117,10 @@ import Testing
     }
 
     @Test func unknownRecordSchemaIsRefusedWithFileAndLine() throws {
-        let dir = try Self.folder([Self.record(cell: "a", rep: 1, label: "tcp", tput: 1),
-                                   #"{"schema":"peerbench.record/9","run_id":"r1"}"#])
+        let dir = try Self.folder([
+            Self.record(cell: "a", rep: 1, label: "tcp", tput: 1),
+            #"{"schema":"peerbench.record/9","run_id":"r1"}"#,
+        ])
         #expect(throws: ReportError.self) { try ReportInput.read([dir]).data }
         do { _ = try ReportInput.read([dir]).data } catch {
             #expect(error.description == "\(dir)/records.jsonl line 2: schema peerbench.record/9, this peerbench reads \(Record.currentSchema)")

@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import PeerBenchCore
 @testable import PeerBenchPlugin
 
@@ -9,8 +10,10 @@ enum RunDirectoryAccess {
 
 /// Complete records and manifests for journal tests: typed readers refuse partial ones.
 enum Fixtures {
-    static func record(_ cellID: String, _ repetition: Int = 1, status: CellStatus = .ok, runID: String = "r",
-                       label: String = "a", environment: String = "forest", mbps: Double? = nil) -> Record {
+    static func record(
+        _ cellID: String, _ repetition: Int = 1, status: CellStatus = .ok, runID: String = "r",
+        label: String = "a", environment: String = "forest", mbps: Double? = nil
+    ) -> Record {
         var r = Record.template
         r.runID = runID
         r.cellID = cellID
@@ -30,8 +33,9 @@ enum Fixtures {
     static func manifest(hash: String = "x", cellsTotal: Int = 3) throws -> Manifest {
         let matrix = try parse(matrixText())
         let plan = try RunPlan(matrix: matrix, options: RunOptions(matrixFile: "t.json", commandLine: []), linkModel: FakeLinkModel())
-        var m = Manifest(runID: "r", plan: plan, linkMode: .none, startedAt: Date(), endedAt: nil, status: "running", summary: nil,
-                         versions: [:])
+        var m = Manifest(
+            runID: "r", plan: plan, linkMode: .none, startedAt: Date(), endedAt: nil, status: "running", summary: nil,
+            versions: [:])
         m.matrixHash = hash
         m.matrixCellsTotal = cellsTotal
         return m
@@ -41,4 +45,3 @@ enum Fixtures {
         try Data(m.json.prettyText.utf8).write(to: URL(fileURLWithPath: folder + "/manifest.json"))
     }
 }
-

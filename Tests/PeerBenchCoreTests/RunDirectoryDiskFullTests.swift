@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PeerBenchCore
 
 /// Writing the CSV to a full disk: a sentence naming the file, no temporary file left.

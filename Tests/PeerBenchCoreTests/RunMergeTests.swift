@@ -1,17 +1,20 @@
 import Foundation
+import Testing
+
 @testable import PeerBenchCore
 @testable import PeerBenchJSON
 @testable import PeerBenchPlugin
-import Testing
 
 /// `peerbench merge` through the core API: agreement, completeness, foreign lines,
 /// samples, duplicates.
 @Suite struct RunMergeTests {
     /// A shard folder: manifest of run `run` (shard `shard` of a `total`-cell matrix,
     /// `own` cells of its own) and the given journal lines.
-    func shard(run: String = "r1", hash: String = "h1", shard: String? = nil, total: Int = 3, own: Int? = nil,
-               status: String = "finished", schema: String = Manifest.currentSchema, lines: [String], samples: [String]? = nil,
-               floor: MeasurementFloor? = nil, node: String? = nil) throws -> String {
+    func shard(
+        run: String = "r1", hash: String = "h1", shard: String? = nil, total: Int = 3, own: Int? = nil,
+        status: String = "finished", schema: String = Manifest.currentSchema, lines: [String], samples: [String]? = nil,
+        floor: MeasurementFloor? = nil, node: String? = nil
+    ) throws -> String {
         let p = FileManager.default.temporaryDirectory.appendingPathComponent("pb-merge-\(UUID())").path
         try FileManager.default.createDirectory(atPath: p, withIntermediateDirectories: true)
         var m = try Fixtures.manifest(hash: hash, cellsTotal: total)
@@ -64,12 +67,14 @@ import Testing
     /// A shard's floor: loopback RTT p50 of transport "s", the emulator's release p99,
     /// and the 1-minute load average on two allowed CPUs.
     func floor(p50Ms: Double, releaseP99: Int, load: Double) -> MeasurementFloor {
-        MeasurementFloor(measuredAt: "2026-11-28T10:00:00Z",
-                         clock: .init(source: "CLOCK_MONOTONIC", resolutionNanos: 1, readDeltaMinNanos: 20, readDeltaP50Nanos: 30,
-                                      readDeltaP99Nanos: 40, reads: 100),
-                         loopbackRTT: [.init(label: "s", plugin: "scripted", probes: 200, p50Ms: p50Ms, p99Ms: p50Ms * 2, maxMs: 1, error: nil)],
-                         emulatorReleaseError: .init(packets: 1000, p50Micros: 30, p99Micros: releaseP99, calibration: "burst"),
-                         loadAverage: [load, load, load], cpusAllowed: 2)
+        MeasurementFloor(
+            measuredAt: "2026-11-28T10:00:00Z",
+            clock: .init(
+                source: "CLOCK_MONOTONIC", resolutionNanos: 1, readDeltaMinNanos: 20, readDeltaP50Nanos: 30,
+                readDeltaP99Nanos: 40, reads: 100),
+            loopbackRTT: [.init(label: "s", plugin: "scripted", probes: 200, p50Ms: p50Ms, p99Ms: p50Ms * 2, maxMs: 1, error: nil)],
+            emulatorReleaseError: .init(packets: 1000, p50Micros: 30, p99Micros: releaseP99, calibration: "burst"),
+            loadAverage: [load, load, load], cpusAllowed: 2)
     }
 
     @Test func shardsThatSawDifferentFloorsOrLoadsAreNamedInAWarning() throws {
@@ -125,7 +130,10 @@ import Testing
         let a = try shard(shard: "1/2", lines: [record("x")])
         let cases: [(String, String)] = [
             (try shard(hash: "h2", shard: "2/2", lines: [record("y")]), "\"matrix_hash\" differs"),
-            (try shard(shard: "2/2", schema: "peerbench.manifest/2", lines: [record("y")]), "schema \"peerbench.manifest/2\", expected \"peerbench.manifest/1\""),
+            (
+                try shard(shard: "2/2", schema: "peerbench.manifest/2", lines: [record("y")]),
+                "schema \"peerbench.manifest/2\", expected \"peerbench.manifest/1\""
+            ),
             (try shard(shard: "2/3", lines: [record("y")]), "different splits into shards"),
         ]
         for (other, message) in cases {
@@ -169,8 +177,10 @@ import Testing
     /// run's record, a foreign schema, a non-record object, an array, garbage. They are
     /// set aside, each named by file and line; the run's own records all merge.
     @Test func foreignLinesAreSetAsideAndNamed() throws {
-        let journalLines = [record("x"), record("y", run: "other-run"), #"{"schema":"peerbench.record/9","hello":"world"}"#,
-                     record("z"), #"{"hello":"world"}"#, "[1,2]", #"{"schema":"peerbench.record/1","run_id":"r1"}"#, "garbage{"]
+        let journalLines = [
+            record("x"), record("y", run: "other-run"), #"{"schema":"peerbench.record/9","hello":"world"}"#,
+            record("z"), #"{"hello":"world"}"#, "[1,2]", #"{"schema":"peerbench.record/1","run_id":"r1"}"#, "garbage{",
+        ]
         let a = try shard(total: 2, lines: journalLines)
         let o = out()
         let report = try RunMerge.merge([a], into: o)
@@ -180,8 +190,10 @@ import Testing
         #expect(merged == [record("x"), record("z")])
         #expect(try lines(o + "/set-aside.jsonl").count == 6)
         let journal = a + "/records.jsonl"
-        for (n, why) in [(2, "of run \"other-run\""), (3, "schema \"peerbench.record/9\""), (5, "schema missing"),
-                         (6, "not a JSON object"), (7, "not a complete record"), (8, "not a JSON object")] {
+        for (n, why) in [
+            (2, "of run \"other-run\""), (3, "schema \"peerbench.record/9\""), (5, "schema missing"),
+            (6, "not a JSON object"), (7, "not a complete record"), (8, "not a JSON object"),
+        ] {
             #expect(report.warnings.contains { $0.hasPrefix("\(journal):\(n): ") && $0.contains(why) }, "line \(n): \(report.warnings)")
         }
         #expect(try RunDirectory(path: o).readManifest()?.setAside == 6)

@@ -1,20 +1,23 @@
-import PeerBenchTestbed
 import Foundation
 import Logging
 import PeerBenchCore
 import PeerBenchJSON
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
+import PeerBenchTestbed
 import Testing
 
 @Suite struct RunnerTests {
     func run(_ text: String, timeout: Double = 30) async throws -> (records: [JSONValue], summary: RunSummary, dir: String) {
         let m = try parse(text)
-        let plan = try RunPlan(matrix: m, options: RunOptions(matrixFile: "test.json", commandLine: [], cellTimeoutSeconds: timeout), linkModel: FakeLinkModel())
+        let plan = try RunPlan(
+            matrix: m, options: RunOptions(matrixFile: "test.json", commandLine: [], cellTimeoutSeconds: timeout), linkModel: FakeLinkModel())
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("pb-run-\(UUID())").path
         let dir = try RunDirectory.create(path, for: plan.matrix)
-        try dir.writeManifest(Manifest(runID: "test-run", plan: plan, linkMode: .none, startedAt: Date(), endedAt: nil, status: "running",
-                                       summary: nil, versions: [:]))
+        try dir.writeManifest(
+            Manifest(
+                runID: "test-run", plan: plan, linkMode: .none, startedAt: Date(), endedAt: nil, status: "running",
+                summary: nil, versions: [:]))
         let runner = Runner(registry: fieldStudyRegistry, testbed: LoopbackTestbed(), logger: Logger(label: "test"))
         let summary = try await runner.run(plan, runID: "test-run", into: dir, observer: nil)
         return (dir.readRecords().records.map(\.json), summary, path)
@@ -25,11 +28,14 @@ import Testing
         #expect(summary.total == 2)
         for r in records {
             #expect(r.objectValue?.keys == Record.topLevelKeys)
-            #expect(r["link"]?.objectValue?.keys == ["mode", "delay_ms", "jitter_ms", "loss_percent", "rate_mbps", "mtu", "rssi_dbm",
-                                                     "snr_db", "mcs", "phy_rate_mbps", "packets_up", "packets_down", "bytes_up",
-                                                     "bytes_down", "drops_up", "drops_down", "peer_address", "interface",
-                                                     "path_mtu", "control_rtt_ms", "performance_mode", "service_class",
-                                                     "radio_on_fraction", "energy_mj"])
+            #expect(
+                r["link"]?.objectValue?.keys == [
+                    "mode", "delay_ms", "jitter_ms", "loss_percent", "rate_mbps", "mtu", "rssi_dbm",
+                    "snr_db", "mcs", "phy_rate_mbps", "packets_up", "packets_down", "bytes_up",
+                    "bytes_down", "drops_up", "drops_down", "peer_address", "interface",
+                    "path_mtu", "control_rtt_ms", "performance_mode", "service_class",
+                    "radio_on_fraction", "energy_mj",
+                ])
         }
         let ok = records[0]
         #expect(ok["status"] == "ok")
@@ -44,8 +50,9 @@ import Testing
     }
 
     @Test func failingCellIsRecordedAndTheRunGoesOn() async throws {
-        let (records, summary, _) = try await run(matrixText(
-            transports: #"[{"plugin": "scripted", "label": "bad", "options": {"behavior": "throw"}}, {"plugin": "scripted", "label": "good"}]"#))
+        let (records, summary, _) = try await run(
+            matrixText(
+                transports: #"[{"plugin": "scripted", "label": "bad", "options": {"behavior": "throw"}}, {"plugin": "scripted", "label": "good"}]"#))
         #expect(records.map { $0["status"] } == ["failed", "ok"])
         #expect(records[0]["error"] == "scripted failure")
         #expect(summary.notOK == 1)
@@ -53,8 +60,9 @@ import Testing
 
     @Test func hangingCellTimesOutWithinItsDeadline() async throws {
         let t0 = MonotonicClock.now()
-        let (records, _, _) = try await run(matrixText(
-            transports: #"[{"plugin": "scripted", "label": "hang", "options": {"behavior": "hang"}}, {"plugin": "scripted", "label": "next"}]"#),
+        let (records, _, _) = try await run(
+            matrixText(
+                transports: #"[{"plugin": "scripted", "label": "hang", "options": {"behavior": "hang"}}, {"plugin": "scripted", "label": "next"}]"#),
             timeout: 0.5)
         let elapsed = Double(MonotonicClock.elapsed(since: t0)) / 1e9
         #expect(records.map { $0["status"] } == ["timeout", "ok"])
@@ -64,8 +72,9 @@ import Testing
 
     @Test func cellIgnoringCancellationIsAbandonedAfterGrace() async throws {
         let t0 = MonotonicClock.now()
-        let (records, _, _) = try await run(matrixText(
-            transports: #"[{"plugin": "scripted", "label": "stuck", "options": {"behavior": "hangIgnoringCancel"}}]"#), timeout: 0.3)
+        let (records, _, _) = try await run(
+            matrixText(
+                transports: #"[{"plugin": "scripted", "label": "stuck", "options": {"behavior": "hangIgnoringCancel"}}]"#), timeout: 0.3)
         #expect(records.map { $0["status"] } == ["timeout"])
         let elapsed = Double(MonotonicClock.elapsed(since: t0)) / 1e9
         #expect(elapsed < 3.5, "deadline 0.3 s + 2 s grace (took \(elapsed) s)")
@@ -105,4 +114,3 @@ import Testing
         #expect(csv[1].split(separator: ",", omittingEmptySubsequences: false).count == RecordsCSV.columns.count)
     }
 }
-

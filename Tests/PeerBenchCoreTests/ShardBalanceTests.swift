@@ -1,11 +1,13 @@
-@testable import PeerBenchCore
 import Testing
+
+@testable import PeerBenchCore
 
 /// `--shard K/N` deals blocks by estimated time (greedy longest-first).
 @Suite struct ShardBalanceTests {
     func plan(_ text: String, shard: Shard? = nil) throws -> RunPlan {
-        try RunPlan(matrix: try parse(text), options: RunOptions(matrixFile: "m.json", commandLine: [], shard: shard),
-                    linkModel: FakeLinkModel())
+        try RunPlan(
+            matrix: try parse(text), options: RunOptions(matrixFile: "m.json", commandLine: [], shard: shard),
+            linkModel: FakeLinkModel())
     }
 
     /// One long block among short ones: by count (block b to shard b mod 2) the long
@@ -31,9 +33,11 @@ import Testing
     /// balanced deal's longest shard is shorter than the deal by count, every cell is
     /// in exactly one shard, shards keep whole blocks, and the deal repeats exactly.
     @Test func balancedShardsOfARealPlan() throws {
-        let transports = #"[{"plugin": "tcp", "label": "a"}, {"plugin": "tcp", "label": "b"}, {"plugin": "udp", "label": "c"}, {"plugin": "uwb", "label": "u"}]"#
-        let text = matrixText(transports: transports, environments: #"["forest", "underground", "free-field"]"#,
-                              distances: "[1, 10]", counts: "[100, 100000]", sizes: "[128, 16384]")
+        let transports =
+            #"[{"plugin": "tcp", "label": "a"}, {"plugin": "tcp", "label": "b"}, {"plugin": "udp", "label": "c"}, {"plugin": "uwb", "label": "u"}]"#
+        let text = matrixText(
+            transports: transports, environments: #"["forest", "underground", "free-field"]"#,
+            distances: "[1, 10]", counts: "[100, 100000]", sizes: "[128, 16384]")
         let whole = try plan(text)
         let n = 4
         let balance = whole.shardBalance(shards: n)

@@ -1,11 +1,13 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
-@testable import PeerBenchCore
-@testable import PeerBenchSystem
-@testable import PeerBenchPlugin
 import Testing
+
+@testable import PeerBenchCore
+@testable import PeerBenchPlugin
+@testable import PeerBenchSystem
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `Socket.close` is safe while another thread is blocked in the socket or about to
 /// shut it down: the rule "never close a socket something may still shut down" is gone.

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PeerBenchCore
 
 /// The 128-bit digest merge remembers written lines by, and compare and report find

@@ -1,6 +1,6 @@
 import Foundation
-import PeerBenchCore
 import PeerBenchAnalysis
+import PeerBenchCore
 import Testing
 
 /// `compare`'s statistics against an independent reference: scipy and plain Python
@@ -54,10 +54,14 @@ import Testing
             let hl = try #require(EffectSize.hodgesLehmann(x, y))
             #expect(Self.close(hl.shift, c["shift"] as? Double), "\(name): shift \(hl.shift) vs \(c["shift"]!)")
             let ci = Self.pair(c["shift_ci"])
-            #expect(Self.close(hl.low, ci?.0) && Self.close(hl.high, ci?.1), "\(name): shift interval \(String(describing: hl.low)), \(String(describing: hl.high)) vs \(String(describing: ci))")
+            #expect(
+                Self.close(hl.low, ci?.0) && Self.close(hl.high, ci?.1),
+                "\(name): shift interval \(String(describing: hl.low)), \(String(describing: hl.high)) vs \(String(describing: ci))")
             #expect(Self.close(OrderStatistics.median(x), c["median_x"] as? Double), "\(name): median")
             let mci = OrderStatistics.medianInterval(x), ref = Self.pair(c["median_ci_x"])
-            #expect(Self.close(mci?.low, ref?.0) && Self.close(mci?.high, ref?.1), "\(name): median interval \(String(describing: mci)) vs \(String(describing: ref))")
+            #expect(
+                Self.close(mci?.low, ref?.0) && Self.close(mci?.high, ref?.1),
+                "\(name): median interval \(String(describing: mci)) vs \(String(describing: ref))")
         }
     }
 

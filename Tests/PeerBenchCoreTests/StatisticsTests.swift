@@ -1,9 +1,10 @@
-import UDPTransport
-@testable import PeerBenchAnalysis
 import PeerBenchCore
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
 import Testing
+import UDPTransport
+
+@testable import PeerBenchAnalysis
 
 @Suite struct StatisticsTests {
     /// Hand-computed: transits 10, 12, 11, 15 ms -> |D| = 2, 1, 4 ms;

@@ -1,7 +1,8 @@
 import Foundation
-@testable import PeerBenchStreams
-@testable import PeerBenchPlugin
 import Testing
+
+@testable import PeerBenchPlugin
+@testable import PeerBenchStreams
 
 /// The stream server answers every probe one read brought with one write. With Nagle
 /// on, one write per echo held all but the first echo of a pipelined batch until the

@@ -1,10 +1,10 @@
-import PeerBenchTestbed
 import Foundation
 import Glibc
 import PeerBenchCore
 import PeerBenchJSON
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
+import PeerBenchTestbed
 
 /// Test doubles for logic around plugins: the runner and validation only need a
 /// plugin's declared behaviour, not a real transport.
@@ -25,10 +25,12 @@ struct FakeLinkModel: LinkModel {
 /// `hang` blocks in a real recv() until the runner's cancellation shuts the socket.
 struct ScriptedPlugin: TransportPlugin {
     enum Behavior: String, CaseIterable { case ok, `throw`, hang, hangIgnoringCancel }
-    static let descriptor = PluginDescriptor(name: "scripted", summary: "test plugin", options: [
-        OptionDescriptor("behavior", type: "string", default: "ok", help: "what the client does"),
-        OptionDescriptor("maxSize", type: "integer", default: "65507", help: "largest payload size"),
-    ])
+    static let descriptor = PluginDescriptor(
+        name: "scripted", summary: "test plugin",
+        options: [
+            OptionDescriptor("behavior", type: "string", default: "ok", help: "what the client does"),
+            OptionDescriptor("maxSize", type: "integer", default: "65507", help: "largest payload size"),
+        ])
     let behavior: Behavior
     let maxSize: Int
 
@@ -86,18 +88,36 @@ struct NamedPlugin<Tag: PluginTag>: TransportPlugin {
     func runClient(_ cell: CellContext, server: SocketAddress) async throws -> TransportMeasurement { TransportMeasurement() }
     /// The stand-in tcp runs every workload, as the real one does; the others keep the default (the upload only).
     func check(workload: WorkloadSpec, path: JSONPath) -> [InputProblem] {
-        Tag.name == "tcp" || workload.isUpload ? []
+        Tag.name == "tcp" || workload.isUpload
+            ? []
             : [InputProblem(path: path.description, "\(Tag.name): the \(workload.kindName) workload is unsupported by this transport")]
     }
 }
-protocol PluginTag: Sendable { static var name: String { get }; static var usesPayload: Bool { get } }
-enum TCPTag: PluginTag { static let name = "tcp"; static let usesPayload = true }
-enum UDPTag: PluginTag { static let name = "udp"; static let usesPayload = true }
-enum QUICTag: PluginTag { static let name = "quic"; static let usesPayload = true }
-enum UWBTag: PluginTag { static let name = "uwb"; static let usesPayload = false }
+protocol PluginTag: Sendable {
+    static var name: String { get }
+    static var usesPayload: Bool { get }
+}
+enum TCPTag: PluginTag {
+    static let name = "tcp"
+    static let usesPayload = true
+}
+enum UDPTag: PluginTag {
+    static let name = "udp"
+    static let usesPayload = true
+}
+enum QUICTag: PluginTag {
+    static let name = "quic"
+    static let usesPayload = true
+}
+enum UWBTag: PluginTag {
+    static let name = "uwb"
+    static let usesPayload = false
+}
 
-let fieldStudyRegistry = PluginRegistry([NamedPlugin<TCPTag>.self, NamedPlugin<UDPTag>.self, NamedPlugin<QUICTag>.self,
-                                         NamedPlugin<UWBTag>.self, ScriptedPlugin.self])
+let fieldStudyRegistry = PluginRegistry([
+    NamedPlugin<TCPTag>.self, NamedPlugin<UDPTag>.self, NamedPlugin<QUICTag>.self,
+    NamedPlugin<UWBTag>.self, ScriptedPlugin.self,
+])
 let loader = MatrixLoader(registry: fieldStudyRegistry, linkModel: FakeLinkModel())
 
 /// The package root, found from this file's location.
@@ -107,11 +127,16 @@ func parse(_ text: String) throws -> Matrix { try loader.parse(Array(text.utf8))
 
 /// The problems a matrix text produces (empty when valid).
 func problems(_ text: String) -> [InputProblem] {
-    do { _ = try parse(text); return [] } catch let e as InputError { return e.problems } catch { return [InputProblem(path: nil, "\(error)")] }
+    do {
+        _ = try parse(text)
+        return []
+    } catch let e as InputError { return e.problems } catch { return [InputProblem(path: nil, "\(error)")] }
 }
 
-func matrixText(transports: String = #"[{"plugin": "scripted", "label": "s"}]"#, environments: String = #"["forest"]"#,
-                distances: String = "[1]", counts: String = "[10]", sizes: String = "[128]", extra: String = "") -> String {
+func matrixText(
+    transports: String = #"[{"plugin": "scripted", "label": "s"}]"#, environments: String = #"["forest"]"#,
+    distances: String = "[1]", counts: String = "[10]", sizes: String = "[128]", extra: String = ""
+) -> String {
     """
     {\(extra)"transports": \(transports),
      "matrix": {"environments": \(environments), "distances": \(distances), "payloads": {"counts": \(counts), "sizes": \(sizes)}}}

@@ -1,8 +1,9 @@
 import Foundation
+import Testing
+
 @testable import PeerBenchCore
 @testable import PeerBenchJSON
 @testable import PeerBenchPlugin
-import Testing
 
 /// The matrix key `transportsAtOnce`: what the loader refuses (naming the JSON path),
 /// the blocks that run together, resume of a half-recorded block and the estimate.
@@ -23,8 +24,10 @@ import Testing
         #expect(problems(matrixText(transports: Self.two, extra: #""transportsAtOnce": "yes", "#)).map(\.path) == ["$.transportsAtOnce"])
         let sequential = problems(matrixText(transports: Self.two, extra: #""order": "sequential", "transportsAtOnce": true, "#))
         #expect(sequential.map(\.path) == ["$.transportsAtOnce"])
-        let modes = problems(matrixText(transports: #"[{"plugin": "tcp", "label": "tcp"}, {"plugin": "udp", "label": "udp", "wifi": {"performanceMode": "realtime"}}]"#,
-                                        extra: #""transportsAtOnce": true, "#))
+        let modes = problems(
+            matrixText(
+                transports: #"[{"plugin": "tcp", "label": "tcp"}, {"plugin": "udp", "label": "udp", "wifi": {"performanceMode": "realtime"}}]"#,
+                extra: #""transportsAtOnce": true, "#))
         #expect(modes.map(\.path) == ["$.transportsAtOnce"])
         #expect(modes.first?.message.contains("tcp: bulk, udp: realtime") == true)
     }
@@ -50,8 +53,9 @@ import Testing
     @Test func aBlockIsEstimatedAtItsSlowestTransportNotTheSum() throws {
         let text = matrixText(transports: Self.two, counts: "[10, 20]")
         let sequential = try RunPlan(matrix: try parse(text), options: RunOptions(matrixFile: "m.json", commandLine: []), linkModel: FakeLinkModel())
-        let atOnce = try RunPlan(matrix: try parse(matrixText(transports: Self.two, counts: "[10, 20]", extra: #""transportsAtOnce": true, "#)),
-                                 options: RunOptions(matrixFile: "m.json", commandLine: []), linkModel: FakeLinkModel())
+        let atOnce = try RunPlan(
+            matrix: try parse(matrixText(transports: Self.two, counts: "[10, 20]", extra: #""transportsAtOnce": true, "#)),
+            options: RunOptions(matrixFile: "m.json", commandLine: []), linkModel: FakeLinkModel())
         let each = sequential.estimates(of: sequential.cells)
         let shared = atOnce.estimates(of: atOnce.cells)
         #expect(shared.count == each.count)
@@ -68,8 +72,9 @@ import Testing
 
     @Test func theRecordKeyIsNullUnlessShared() throws {
         let m = try parse(matrixText(transports: Self.two))
-        var r = Record(runID: "r", cell: m.cells()[0], link: ResolvedLink(environment: "forest", distanceMeters: 1, distanceLabel: "1"),
-                       linkMode: .none, counters: nil, status: .ok, error: nil, startedAt: Date(), totalSeconds: 1, measurement: nil)
+        var r = Record(
+            runID: "r", cell: m.cells()[0], link: ResolvedLink(environment: "forest", distanceMeters: 1, distanceLabel: "1"),
+            linkMode: .none, counters: nil, status: .ok, error: nil, startedAt: Date(), totalSeconds: 1, measurement: nil)
         #expect(r.json["shared_link_with"] == .null)
         r.sharedLinkWith = ["udp"]
         #expect(r.json["shared_link_with"] == .array([.string("udp")]))

@@ -1,24 +1,29 @@
-import PeerBenchTestbed
 import Foundation
 import Logging
+import PeerBenchTestbed
+import Testing
+
 @testable import PeerBenchCore
 @testable import PeerBenchJSON
-@testable import PeerBenchSystem
 @testable import PeerBenchPlugin
-import Testing
+@testable import PeerBenchSystem
 
 /// Planning, journal repair, resume bookkeeping and merging, through the core API.
 @Suite struct PlanningTests {
     let threeTransports = #"[{"plugin": "tcp", "label": "a"}, {"plugin": "udp", "label": "b"}, {"plugin": "uwb", "label": "u"}]"#
 
     func plan(_ text: String, order: CellOrder? = nil, shard: Shard? = nil, seed: UInt64? = nil, reps: Int? = nil) throws -> RunPlan {
-        try RunPlan(matrix: try parse(text), options: RunOptions(matrixFile: "m.json", commandLine: [], seed: seed, repetitions: reps,
-                                                                order: order, shard: shard), linkModel: FakeLinkModel())
+        try RunPlan(
+            matrix: try parse(text),
+            options: RunOptions(
+                matrixFile: "m.json", commandLine: [], seed: seed, repetitions: reps,
+                order: order, shard: shard), linkModel: FakeLinkModel())
     }
 
     var text: String {
-        matrixText(transports: threeTransports, environments: #"["forest", "underground"]"#, distances: "[1, 10]",
-                   counts: "[10, 20]", sizes: "[128]")
+        matrixText(
+            transports: threeTransports, environments: #"["forest", "underground"]"#, distances: "[1, 10]",
+            counts: "[10, 20]", sizes: "[128]")
     }
 
     @Test func blocksHoldOneCellPerTransport() throws {
@@ -164,10 +169,16 @@ import Testing
     }
 
     @Test func matrixDiffSaysWhatChanged() throws {
-        let old = try parse(matrixText(transports: #"[{"plugin": "tcp", "label": "a"}, {"plugin": "udp", "label": "b"}]"#,
-                                       environments: #"["forest"]"#, counts: "[10]")).document
-        let new = try parse(matrixText(transports: #"[{"plugin": "tcp", "label": "a", "options": {"noDelay": true}}, {"plugin": "quic", "label": "q"}]"#,
-                                       environments: #"["forest", "underground"]"#, counts: "[10]", extra: #""seed": 9, "#)).document
+        let old = try parse(
+            matrixText(
+                transports: #"[{"plugin": "tcp", "label": "a"}, {"plugin": "udp", "label": "b"}]"#,
+                environments: #"["forest"]"#, counts: "[10]")
+        ).document
+        let new = try parse(
+            matrixText(
+                transports: #"[{"plugin": "tcp", "label": "a", "options": {"noDelay": true}}, {"plugin": "quic", "label": "q"}]"#,
+                environments: #"["forest", "underground"]"#, counts: "[10]", extra: #""seed": 9, "#)
+        ).document
         let d = MatrixDiff.describe(old: old, new: new)
         #expect(d.contains("\"seed\" was added (9)"))
         #expect(d.contains { $0.hasPrefix("transport \"q\" was added") })
@@ -181,7 +192,8 @@ import Testing
 @Suite struct InterruptionTests {
     @Test func stopEndsTheRunAndLeavesTheRunningCellUnrecorded() async throws {
         let m = try parse(matrixText(transports: #"[{"plugin": "scripted", "label": "h", "options": {"behavior": "hang"}}]"#, counts: "[1, 2, 3]"))
-        let plan = try RunPlan(matrix: m, options: RunOptions(matrixFile: "t.json", commandLine: [], cellTimeoutSeconds: 30), linkModel: FakeLinkModel())
+        let plan = try RunPlan(
+            matrix: m, options: RunOptions(matrixFile: "t.json", commandLine: [], cellTimeoutSeconds: 30), linkModel: FakeLinkModel())
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("pb-stop-\(UUID())").path
         let dir = try RunDirectory.create(path, for: plan.matrix)
         let runner = Runner(registry: fieldStudyRegistry, testbed: LoopbackTestbed(), logger: Logger(label: "t"))
@@ -205,17 +217,21 @@ import Testing
     var request: CellRequest {
         let m = try! parse(matrixText())
         let cell = m.cells()[0]
-        return CellRequest(transport: cell.transport,
-                           cell: CellContextSeed(cellID: cell.id, repetition: 1, seed: cell.seed, payload: cell.payload, rttProbes: 3),
-                           timeoutSeconds: 5, cellTimeoutSeconds: 5,
-                           link: ResolvedLink(environment: "forest", distanceMeters: 1, distanceLabel: "1"),
-                           client: Endpoint(address: "127.0.0.1"), server: Endpoint(address: "127.0.0.1"))
+        return CellRequest(
+            transport: cell.transport,
+            cell: CellContextSeed(cellID: cell.id, repetition: 1, seed: cell.seed, payload: cell.payload, rttProbes: 3),
+            timeoutSeconds: 5, cellTimeoutSeconds: 5,
+            link: ResolvedLink(environment: "forest", distanceMeters: 1, distanceLabel: "1"),
+            client: Endpoint(address: "127.0.0.1"), server: Endpoint(address: "127.0.0.1"))
     }
 
     @Test func repliesComeBackOverTheProtocolPipe() async throws {
         let w = WorkerProcess(executable: "/bin/sh", arguments: ["-c", #"while read line; do echo '{"failed": "from the worker"}' >&3; done"#])
         for _ in 0..<2 {
-            guard case .outcome(.failed(let text)) = await w.run(request, hardTimeout: 5) else { Issue.record("no reply"); return }
+            guard case .outcome(.failed(let text)) = await w.run(request, hardTimeout: 5) else {
+                Issue.record("no reply")
+                return
+            }
             #expect(text == "from the worker")
         }
         w.finish()
@@ -223,17 +239,26 @@ import Testing
 
     @Test func aCrashedWorkerIsDescribedByItsSignal() async throws {
         let w = WorkerProcess(executable: "/bin/sh", arguments: ["-c", "echo 'Fatal error: boom' >&2; kill -SEGV $$"])
-        guard case .died(let how) = await w.run(request, hardTimeout: 5) else { Issue.record("expected a death"); return }
+        guard case .died(let how) = await w.run(request, hardTimeout: 5) else {
+            Issue.record("expected a death")
+            return
+        }
         #expect(how.contains("killed by signal SIGSEGV"))
         #expect(how.contains("Fatal error: boom"))
         // The next cell gets a fresh worker.
-        guard case .died = await w.run(request, hardTimeout: 5) else { Issue.record("expected a fresh worker to die again"); return }
+        guard case .died = await w.run(request, hardTimeout: 5) else {
+            Issue.record("expected a fresh worker to die again")
+            return
+        }
     }
 
     @Test func anUnresponsiveWorkerIsKilledAtTheHardDeadline() async throws {
         let w = WorkerProcess(executable: "/bin/sh", arguments: ["-c", "exec sleep 30"])
         let t0 = MonotonicClock.now()
-        guard case .unresponsive = await w.run(request, hardTimeout: 0.3) else { Issue.record("expected unresponsive"); return }
+        guard case .unresponsive = await w.run(request, hardTimeout: 0.3) else {
+            Issue.record("expected unresponsive")
+            return
+        }
         let took = Double(MonotonicClock.elapsed(since: t0)) / 1e9
         #expect(took >= 0.3 && took < 5, "killed near 0.3 s, not after the 30 s sleep; took \(took) s")
     }
@@ -252,8 +277,10 @@ import Testing
         m.rttNanos = [1, 2, 3_000_000_001]
         m.delivery = Delivery(sentMessages: 3, receivedMessages: 2, sentBytes: 30, receivedBytes: 20, reordered: 1)
         m.extra["tcp"] = ["retransmits": 4]
-        guard case .measured(let m2) = try PluginSession.Outcome(json: try JSONParser.parse(PluginSession.Outcome.measured(m).json.compactText)) else {
-            Issue.record("not measured"); return
+        guard case .measured(let m2) = try PluginSession.Outcome(json: try JSONParser.parse(PluginSession.Outcome.measured(m).json.compactText))
+        else {
+            Issue.record("not measured")
+            return
         }
         #expect(m2.rttNanos == m.rttNanos)
         #expect(m2.delivery == m.delivery)

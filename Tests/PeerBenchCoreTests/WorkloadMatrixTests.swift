@@ -6,8 +6,10 @@ import Testing
 /// The matrix's `"workloads"` dimension (docs/WORKLOADS.md): parsing, expansion, cell
 /// ids, the record's keys, and bad input named by its JSON path.
 @Suite struct WorkloadMatrixTests {
-    func withWorkloads(_ list: String, transports: String = #"[{"plugin": "tcp"}, {"plugin": "uwb"}]"#,
-                       counts: String = "[10, 20]") -> String {
+    func withWorkloads(
+        _ list: String, transports: String = #"[{"plugin": "tcp"}, {"plugin": "uwb"}]"#,
+        counts: String = "[10, 20]"
+    ) -> String {
         matrixText(transports: transports, counts: counts).replacingOccurrences(of: #""payloads""#, with: #""workloads": \#(list), "payloads""#)
     }
 
@@ -15,14 +17,19 @@ import Testing
         let plain = try parse(matrixText(transports: #"[{"plugin": "tcp"}, {"plugin": "uwb"}]"#))
         #expect(plain.workloads == [.upload])
         let c = plain.cells()[0]
-        let before = StableHash.hex([c.environment.json.compactText, c.distance.label, "10x128", "tcp", "tcp",
-                                     (c.transport.identityOptions ?? c.transport.effectiveOptions).compactText].joined(separator: "|"))
+        let before = StableHash.hex(
+            [
+                c.environment.json.compactText, c.distance.label, "10x128", "tcp", "tcp",
+                (c.transport.identityOptions ?? c.transport.effectiveOptions).compactText,
+            ].joined(separator: "|"))
         #expect(c.id == before, "the id of an upload cell is what it was before workloads existed")
         #expect(c.workload.isDefault && !c.summary.contains("upload"))
     }
 
     @Test func bulkRunsPerPayloadTheOthersOnceAndUWBOnce() throws {
-        let m = try parse(withWorkloads(#"["upload", "download", {"name": "rpc", "kind": "request-response", "requests": 5, "requestBytes": 10, "responseBytes": 20}]"#))
+        let m = try parse(
+            withWorkloads(
+                #"["upload", "download", {"name": "rpc", "kind": "request-response", "requests": 5, "requestBytes": 10, "responseBytes": 20}]"#))
         let cells = m.cells()
         // tcp: 2 bulk workloads x 2 payloads + rpc once = 5; uwb (no payload): once.
         #expect(cells.count == 6)
@@ -42,8 +49,12 @@ import Testing
         let m = try parse(withWorkloads(#"[{"name": "voice", "kind": "isochronous", "frameBytes": 160, "periodMs": 20, "durationSeconds": 10}]"#))
         let w = m.workloads[0]
         #expect(w.kind == .isochronous(frameBytes: 160, periodNanos: 20_000_000, frames: 500, direction: .up, deadlineNanos: 100_000_000))
-        #expect(w.resolvedJSON.compactText == #"{"name":"voice","kind":"isochronous","direction":"up","streams":1,"frame_bytes":160,"period_ms":20,"frames":500,"deadline_ms":100}"#)
-        let rr = try parse(withWorkloads(#"[{"name": "rpc", "kind": "request-response", "requests": 5, "requestBytes": 10, "responseBytes": 20}]"#)).workloads[0]
+        #expect(
+            w.resolvedJSON.compactText
+                == #"{"name":"voice","kind":"isochronous","direction":"up","streams":1,"frame_bytes":160,"period_ms":20,"frames":500,"deadline_ms":100}"#
+        )
+        let rr = try parse(withWorkloads(#"[{"name": "rpc", "kind": "request-response", "requests": 5, "requestBytes": 10, "responseBytes": 20}]"#))
+            .workloads[0]
         #expect(rr.kind == .requestResponse(requests: 5, requestBytes: 10, responseBytes: 20, concurrency: 1))
     }
 
@@ -53,14 +64,26 @@ import Testing
         (#"["sideways"]"#, "$.matrix.workloads[0]", "unknown workload \"sideways\""),
         (#"[{"name": "x", "kind": "bulk", "direction": "sideways"}]"#, "$.matrix.workloads[0].direction", "expected \"up\""),
         (#"[{"name": "x", "kind": "bulk", "streams": 17}]"#, "$.matrix.workloads[0].streams", "expected a whole number 1...16"),
-        (#"[{"name": "x", "kind": "request-response", "requests": 1, "requestBytes": 1, "responseBytes": 1, "streams": 2}]"#, "$.matrix.workloads[0].streams", "unknown key for a request-response workload"),
+        (
+            #"[{"name": "x", "kind": "request-response", "requests": 1, "requestBytes": 1, "responseBytes": 1, "streams": 2}]"#,
+            "$.matrix.workloads[0].streams", "unknown key for a request-response workload"
+        ),
         (#"[{"name": "x", "kind": "firehose"}]"#, "$.matrix.workloads[0].kind", "expected one of"),
         (#"[{"kind": "bulk"}]"#, "$.matrix.workloads[0].name", "non-empty name"),
         (#"[{"name": "x", "kind": "bulk", "requests": 3}]"#, "$.matrix.workloads[0].requests", "unknown key for a bulk workload"),
-        (#"[{"name": "x", "kind": "isochronous", "frameBytes": 160, "periodMs": 0, "durationSeconds": 1}]"#, "$.matrix.workloads[0].periodMs", "expected milliseconds between frames"),
-        (#"[{"name": "x", "kind": "isochronous", "frameBytes": 160, "periodMs": 1, "durationSeconds": 1000}]"#, "$.matrix.workloads[0].durationSeconds", "1000000 frames"),
+        (
+            #"[{"name": "x", "kind": "isochronous", "frameBytes": 160, "periodMs": 0, "durationSeconds": 1}]"#, "$.matrix.workloads[0].periodMs",
+            "expected milliseconds between frames"
+        ),
+        (
+            #"[{"name": "x", "kind": "isochronous", "frameBytes": 160, "periodMs": 1, "durationSeconds": 1000}]"#,
+            "$.matrix.workloads[0].durationSeconds", "1000000 frames"
+        ),
         (#"[{"name": "x", "kind": "request-response", "requestBytes": 10, "responseBytes": 20}]"#, "$.matrix.workloads[0].requests", "missing"),
-        (#"[{"name": "x", "kind": "request-response", "requests": 5, "requestBytes": 100000, "responseBytes": 100000, "concurrency": 8}]"#, "$.matrix.workloads[0].concurrency", "bytes in flight"),
+        (
+            #"[{"name": "x", "kind": "request-response", "requests": 5, "requestBytes": 100000, "responseBytes": 100000, "concurrency": 8}]"#,
+            "$.matrix.workloads[0].concurrency", "bytes in flight"
+        ),
     ])
     func badEntriesAreNamedByPath(list: String, path: String, words: String) {
         let found = problems(withWorkloads(list))
@@ -80,17 +103,23 @@ import Testing
 
     @Test func aTransportThatCannotRunAWorkloadIsRefusedNamingIt() {
         let found = problems(withWorkloads(#"["upload", "download"]"#, transports: #"[{"plugin": "tcp"}, {"plugin": "udp"}]"#))
-        #expect(found.map(\.description) == [#"$.matrix.workloads[1]: transport "udp": udp: the bulk workload is unsupported by this transport"#], "\(found)")
+        #expect(
+            found.map(\.description) == [#"$.matrix.workloads[1]: transport "udp": udp: the bulk workload is unsupported by this transport"#],
+            "\(found)")
     }
 
     @Test func theRecordSaysWhatRanAndWhatItMeasured() throws {
-        let m = try parse(withWorkloads(#"[{"name": "voice", "kind": "isochronous", "frameBytes": 160, "periodMs": 20, "durationSeconds": 1, "direction": "bidir"}]"#))
+        let m = try parse(
+            withWorkloads(
+                #"[{"name": "voice", "kind": "isochronous", "frameBytes": 160, "periodMs": 20, "durationSeconds": 1, "direction": "bidir"}]"#))
         let cell = m.cells()[0]
         var measured = TransportMeasurement()
-        measured.frames = FrameReport(sent: 100, received: 98, late: 3, deadlineNanos: 100_000_000,
-                                      delayNanos: (0..<98).map { UInt64($0) * 1_000_000 })
-        let r = Record(runID: "r", cell: cell, link: ResolvedLink(environment: "forest", distanceMeters: 1, distanceLabel: "1"), linkMode: .none,
-                       counters: nil, status: .ok, error: nil, startedAt: Date(), totalSeconds: 1, measurement: measured)
+        measured.frames = FrameReport(
+            sent: 100, received: 98, late: 3, deadlineNanos: 100_000_000,
+            delayNanos: (0..<98).map { UInt64($0) * 1_000_000 })
+        let r = Record(
+            runID: "r", cell: cell, link: ResolvedLink(environment: "forest", distanceMeters: 1, distanceLabel: "1"), linkMode: .none,
+            counters: nil, status: .ok, error: nil, startedAt: Date(), totalSeconds: 1, measurement: measured)
         let json = r.json
         #expect(json["workload"]?["name"]?.stringValue == "voice")
         #expect(json["workload"]?["direction"]?.stringValue == "bidir")

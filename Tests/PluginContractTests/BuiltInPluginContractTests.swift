@@ -20,14 +20,16 @@ import UWBRanging
         "tls": PluginContract(TLSPlugin.self, badOption: ("noDelay", "1"), congestionControlled: true),
         // A handshake timeout inside the 20 s cell: with the default (30 s) a client whose
         // server is gone waits out the whole cell.
-        "quic": PluginContract(QUICPlugin.self, options: #"{"handshakeTimeoutSeconds": 5}"#, badOption: ("streams", #""many""#), congestionControlled: true),
+        "quic": PluginContract(
+            QUICPlugin.self, options: #"{"handshakeTimeoutSeconds": 5}"#, badOption: ("streams", #""many""#), congestionControlled: true),
         // uwb and exec cannot pipeline: they ping-pong and the record says so.
         "uwb": PluginContract(UWBPlugin.self, options: #"{"durationSeconds": 1}"#, badOption: ("updateRateHz", "0"), pipelines: false),
-        "exec": PluginContract(ExecPlugin.self,
-                               options: #"{"server": ["./stream_peer.py", "server"], "client": ["./stream_peer.py", "client"], "workingDirectory": "\#(peers)"}"#,
-                               badOption: ("client", "[]"),
-                               // A client that never finishes by itself.
-                               silentOptions: #"{"client": ["sleep", "60"]}"#, pipelines: false, measuresCPU: false),
+        "exec": PluginContract(
+            ExecPlugin.self,
+            options: #"{"server": ["./stream_peer.py", "server"], "client": ["./stream_peer.py", "client"], "workingDirectory": "\#(peers)"}"#,
+            badOption: ("client", "[]"),
+            // A client that never finishes by itself.
+            silentOptions: #"{"client": ["sleep", "60"]}"#, pipelines: false, measuresCPU: false),
     ]
 
     @Test(arguments: ["tcp", "udp", "tls", "quic", "uwb", "exec"])

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import QUICTransport
 
 /// The batching rules on their own: equal packets share a send, a shorter packet
@@ -31,19 +32,24 @@ import Testing
     }
 
     @Test func aShorterPacketEndsTheBatch() {
-        #expect(Self.sends([1200, 1200, 300, 1200], maxPackets: 40)
+        #expect(
+            Self.sends([1200, 1200, 300, 1200], maxPackets: 40)
                 == [.init(bytes: 2700, segment: 1200), .init(bytes: 1200, segment: 0)])
     }
 
     @Test func aBiggerPacketStartsANewBatch() {
-        #expect(Self.sends([300, 300, 1200, 1200], maxPackets: 40)
+        #expect(
+            Self.sends([300, 300, 1200, 1200], maxPackets: 40)
                 == [.init(bytes: 600, segment: 300), .init(bytes: 2400, segment: 1200)])
     }
 
     @Test func batchesStopAtTheLimit() {
         let sends = Self.sends(Array(repeating: 1452, count: 100), maxPackets: 40)
-        #expect(sends == [.init(bytes: 40 * 1452, segment: 1452), .init(bytes: 40 * 1452, segment: 1452),
-                          .init(bytes: 20 * 1452, segment: 1452)])
+        #expect(
+            sends == [
+                .init(bytes: 40 * 1452, segment: 1452), .init(bytes: 40 * 1452, segment: 1452),
+                .init(bytes: 20 * 1452, segment: 1452),
+            ])
     }
 
     @Test func offsetsFollowTheBytesAdded() {

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
 import TransportTestSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A network namespace of the test's own, with only loopback, shaped to `rateMbit` (tbf
 /// on `lo`, so a bulk transfer lasts long enough to be cut in the middle), where one UDP
@@ -30,8 +31,12 @@ struct PathBlackholeNamespace {
         do {
             try PortBlackhole.run(Self.ip, ["-n", namespace.name, "link", "set", "lo", "up"])
             try PortBlackhole.prepare(namespace: namespace.name)
-            try PortBlackhole.run(Self.ip, ["netns", "exec", namespace.name, Self.tc, "qdisc", "add", "dev", "lo", "root", "tbf",
-                                   "rate", "\(rateMbit)mbit", "burst", "32kb", "latency", "30ms"])
+            try PortBlackhole.run(
+                Self.ip,
+                [
+                    "netns", "exec", namespace.name, Self.tc, "qdisc", "add", "dev", "lo", "root", "tbf",
+                    "rate", "\(rateMbit)mbit", "burst", "32kb", "latency", "30ms",
+                ])
         } catch {
             remove()
             throw error

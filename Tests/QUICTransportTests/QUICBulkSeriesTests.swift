@@ -1,6 +1,7 @@
 import PeerBenchCore
 import PeerBenchPlugin
 import Testing
+
 @testable import QUICTransport
 
 /// The receiver-side bulk series of the quic plugin (SERIES frame, docs/protocol/quic.md).

@@ -1,6 +1,7 @@
 import PeerBenchPlugin
-import TransportTestSupport
 import Testing
+import TransportTestSupport
+
 @testable import QUICTransport
 
 /// The quic plugin's stream frame parser against 100 000 mutated streams each, as the
@@ -20,10 +21,12 @@ struct QUICFrameFuzzTests {
             FrameEncoder.encode(.framePull(FramePullBody(frames: 40, frameBytes: 160, periodNanos: 5_000_000))),
         ]
         if asClient {
-            clean += [FrameEncoder.encode(.pong(5)), FrameEncoder.encode(.resumed(ResumedBody(messages: 3, bytes: 300))),
-                      FrameEncoder.encode(.report(ReportBody(messages: 3, bytes: 300, streams: 1, receiveNanos: 9, spanNanos: 8))),
-                      FrameEncoder.encode(.series(BulkSeries(intervalNanos: 100_000_000, bytes: [1, 2, 3]))),
-                      FrameEncoder.encode(.frameArrivals([0, 5_000_000, 10_000_000])), FrameEncoder.encode(.frameArrivals([]))]
+            clean += [
+                FrameEncoder.encode(.pong(5)), FrameEncoder.encode(.resumed(ResumedBody(messages: 3, bytes: 300))),
+                FrameEncoder.encode(.report(ReportBody(messages: 3, bytes: 300, streams: 1, receiveNanos: 9, spanNanos: 8))),
+                FrameEncoder.encode(.series(BulkSeries(intervalNanos: 100_000_000, bytes: [1, 2, 3]))),
+                FrameEncoder.encode(.frameArrivals([0, 5_000_000, 10_000_000])), FrameEncoder.encode(.frameArrivals([])),
+            ]
         }
         var rng = WireFuzz(seed: asClient ? 0xC11E_27 : 0x5E2_BE2)
         var outcomes: [String: Int] = [:]
@@ -38,10 +41,12 @@ struct QUICFrameFuzzTests {
                 while offset < bytes.count {
                     let n = min(rng.int(1...1_500), bytes.count - offset)
                     try bytes[offset..<offset + n].withUnsafeBytes { chunk in
-                        try parser.feed(chunk, onData: { n, _ in dataBytes += n }, onControl: { frame in
-                            if case .series(let s) = frame { #expect((s?.bytes.count ?? 0) <= SeriesBody.maxIntervals) }
-                            if case .frameArrivals(let a) = frame { #expect(asClient && a.count <= WorkloadSpec.Limits.frames) }
-                        })
+                        try parser.feed(
+                            chunk, onData: { n, _ in dataBytes += n },
+                            onControl: { frame in
+                                if case .series(let s) = frame { #expect((s?.bytes.count ?? 0) <= SeriesBody.maxIntervals) }
+                                if case .frameArrivals(let a) = frame { #expect(asClient && a.count <= WorkloadSpec.Limits.frames) }
+                            })
                     }
                     offset += n
                 }

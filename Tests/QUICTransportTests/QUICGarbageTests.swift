@@ -1,7 +1,7 @@
 import Foundation
 import PeerBenchCore
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
 import QUICTransport
 import Testing
 
@@ -44,7 +44,12 @@ import Testing
         // Random bytes dressed as a long-header Initial (version 1), so header parsing passes.
         for i in 0..<100 {
             var p = (0..<1200).map { _ in UInt8.random(in: 0...255, using: &rng) }
-            p[0] = 0xc0; p[1] = 0; p[2] = 0; p[3] = 0; p[4] = 1; p[5] = 8
+            p[0] = 0xc0
+            p[1] = 0
+            p[2] = 0
+            p[3] = 0
+            p[4] = 1
+            p[5] = 8
             try send(p, from: attackers[i % 3])
         }
         // Truncated copies of a real Initial, and the Initial with bits flipped.

@@ -1,14 +1,15 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import PeerBenchCore
 import PeerBenchJSON
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
 import QUICTransport
 import Testing
 import TransportTestSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `idleTimeoutSeconds` as the dead-peer timeout: read only when given, and on
 /// loopback a path that goes silent ends the connection by idle timeout on time.

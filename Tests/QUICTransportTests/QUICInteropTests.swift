@@ -1,7 +1,7 @@
 import Foundation
 import PeerBenchCore
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
 import QUICTransport
 import Testing
 import TransportTestSupport
@@ -90,8 +90,10 @@ struct QUICInteropTests {
         let cell = CellContext.loopback(payload: nil, rttProbes: 0)
         let server = try await plugin.startServer(cell)
         defer { server.stop() }
-        let peer = try Peer(["client", "--port", "\(server.address.port)", "--probes", "10", "--count", "300", "--size", "3000",
-                             "--streams", mode.rawValue, "--cell", Self.cell])
+        let peer = try Peer([
+            "client", "--port", "\(server.address.port)", "--probes", "10", "--count", "300", "--size", "3000",
+            "--streams", mode.rawValue, "--cell", Self.cell,
+        ])
         defer { peer.stop() }
         let result = try await withTimeout(30) { try await BlockingThread.run(name: "peer") { peer.json().map { Result(json: $0) } } }
         let r = try #require(result ?? nil, "the aioquic client printed no result")
@@ -132,7 +134,8 @@ struct QUICInteropTests {
         let streams = try #require(m.extra["streams"]?.arrayValue)
         #expect(streams.count == 4 && streams.allSatisfy { ($0["throughput_mbps"]?.doubleValue ?? 0) > 0 }, "\(streams)")
         // What the aioquic server counted on each flow stream, and nothing as the upload's bulk.
-        let summary = try #require(try await BlockingThread.run(name: "peer") { peer.json().map(Counts.init) }, "the aioquic server printed no summary")
+        let summary = try #require(
+            try await BlockingThread.run(name: "peer") { peer.json().map(Counts.init) }, "the aioquic server printed no summary")
         #expect(summary.flows == Self.flowCounts)
         #expect(summary.numbers == ["messages": 0, "bytes": 0, "streams": 0])
     }
@@ -141,8 +144,10 @@ struct QUICInteropTests {
         let plugin = try makePlugin()
         let server = try await plugin.startServer(CellContext.loopback(payload: nil, rttProbes: 0))
         defer { server.stop() }
-        let peer = try Peer(["client", "--port", "\(server.address.port)", "--probes", "3", "--count", "402", "--size", "16384",
-                             "--flows", "4", "--cell", Self.cell])
+        let peer = try Peer([
+            "client", "--port", "\(server.address.port)", "--probes", "3", "--count", "402", "--size", "16384",
+            "--flows", "4", "--cell", Self.cell,
+        ])
         defer { peer.stop() }
         let result = try await withTimeout(30) { try await BlockingThread.run(name: "peer") { peer.json().map(Counts.init) } }
         let counts = try #require(result ?? nil, "the aioquic client printed no result")

@@ -1,7 +1,7 @@
 import PeerBenchCore
 import PeerBenchPlugin
-import Testing
 import QUICTransport
+import Testing
 
 /// On loopback every probe and the handshake measure the path and QUIC's own work,
 /// never one of our waits or a protocol timer (issue 13 §1). The artifact this
@@ -15,7 +15,11 @@ import QUICTransport
     /// at random); far above loopback's round trip (tens of microseconds).
     static let bound: UInt64 = 15_000_000
 
-    struct Cell { var rtts: [UInt64]; var completedMs: Double; var confirmedMs: Double }
+    struct Cell {
+        var rtts: [UInt64]
+        var completedMs: Double
+        var confirmedMs: Double
+    }
 
     func runCell() async throws -> Cell {
         let plugin = try makePlugin()
@@ -30,8 +34,9 @@ import QUICTransport
             throw error
         }
         let quic = try #require(m.extra["quic"]?.objectValue)
-        return Cell(rtts: m.rttNanos, completedMs: try #require(quic["handshake_completed_ms"]?.doubleValue),
-                    confirmedMs: try #require(quic["handshake_confirmed_ms"]?.doubleValue))
+        return Cell(
+            rtts: m.rttNanos, completedMs: try #require(quic["handshake_completed_ms"]?.doubleValue),
+            confirmedMs: try #require(quic["handshake_confirmed_ms"]?.doubleValue))
     }
 
     /// Seven cells, judged by their median: a scheduling hiccup of the shared machine

@@ -1,8 +1,8 @@
 import PeerBenchCore
-import PeerBenchSystem
 import PeerBenchPlugin
-import Testing
+import PeerBenchSystem
 import QUICTransport
+import Testing
 
 /// Loaded RTT probes of the quic plugin: PINGs on the control stream while the bulk
 /// stream is busy (docs/protocol/quic.md), over loopback.

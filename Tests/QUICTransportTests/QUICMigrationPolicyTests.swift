@@ -2,6 +2,7 @@ import PeerBenchCore
 import PeerBenchJSON
 import PeerBenchPlugin
 import Testing
+
 @testable import QUICTransport
 
 /// `migrate`'s option, its dead-path rule and its record figures, without sockets
@@ -64,15 +65,20 @@ import Testing
     /// scenario.migrations and migration_ms; a migration is not a reconnect.
     @Test func scenarioFigures() {
         let outage = ScenarioEvent(name: "o", kind: "outage", startSeconds: 2, endSeconds: 4, deadSeconds: 2, deadStartSeconds: 2, timeline: [])
-        let moved = [MigrationEvent(silentSinceNanos: 1_000_000_000, migratedAtNanos: 1_200_000_000, validatedAtNanos: 1_201_000_000,
-                                    backAtNanos: 1_203_500_000)]
-        let s = ScenarioFigures(event: outage).figures(receiver: nil, delivery: nil,
-                                                       ending: .init(completed: true, failedAtSeconds: nil, migrations: moved))
+        let moved = [
+            MigrationEvent(
+                silentSinceNanos: 1_000_000_000, migratedAtNanos: 1_200_000_000, validatedAtNanos: 1_201_000_000,
+                backAtNanos: 1_203_500_000)
+        ]
+        let s = ScenarioFigures(event: outage).figures(
+            receiver: nil, delivery: nil,
+            ending: .init(completed: true, failedAtSeconds: nil, migrations: moved))
         #expect(s.migrations == 1 && s.migrationMs == 3.5)
         #expect(s.reconnects == 0 && s.survived == true && s.reconnectMs == nil)
         let plain = ScenarioFigures(event: outage).figures(receiver: nil, delivery: nil, ending: .init(completed: true, failedAtSeconds: nil))
         #expect(plain.migrations == nil && plain.migrationMs == nil)
-        let none = ScenarioFigures(event: outage).figures(receiver: nil, delivery: nil, ending: .init(completed: true, failedAtSeconds: nil, migrations: []))
+        let none = ScenarioFigures(event: outage).figures(
+            receiver: nil, delivery: nil, ending: .init(completed: true, failedAtSeconds: nil, migrations: []))
         #expect(none.migrations == 0 && none.migrationMs == nil)
     }
 }

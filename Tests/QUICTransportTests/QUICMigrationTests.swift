@@ -1,10 +1,10 @@
 import Foundation
 import PeerBenchCore
 import PeerBenchJSON
-import PeerBenchSystem
 import PeerBenchPlugin
-import Testing
+import PeerBenchSystem
 import QUICTransport
+import Testing
 
 /// `migrate` with real sockets, real ngtcp2 on both sides and a real network change: in a
 /// namespace of the test's own, shaped to 40 Mbit/s, the client's UDP port is blackholed
@@ -37,8 +37,10 @@ struct QUICMigrationTests {
     /// `liftAfter` s after the cut (nil = never).
     /// `allowedPeer`: the server endpoint's only admitted address, as serve's data sockets
     /// have it over `--link remote` (a socket filter on the source address).
-    func run(_ options: KeyValuePairs<String, JSONValue>, tag: String, cutAfter: Double?, liftAfter: Double? = nil,
-             allowedPeer: String? = nil) async throws -> Run {
+    func run(
+        _ options: KeyValuePairs<String, JSONValue>, tag: String, cutAfter: Double?, liftAfter: Double? = nil,
+        allowedPeer: String? = nil
+    ) async throws -> Run {
         let ns = try PathBlackholeNamespace(tag: tag, rateMbit: Self.rateMbit)
         defer { ns.remove() }
         let plugin = try makePlugin(options)
@@ -87,11 +89,14 @@ struct QUICMigrationTests {
 
     func expectAllOnce(_ m: TransportMeasurement, _ label: String) {
         #expect(m.status == .ok, "\(label): \(m.error ?? "")")
-        #expect(m.delivery == Delivery(sentMessages: 500, receivedMessages: 500, sentBytes: 500 * 16_384, receivedBytes: 500 * 16_384),
-                "\(label): every message exactly once: \(String(describing: m.delivery))")
+        #expect(
+            m.delivery == Delivery(sentMessages: 500, receivedMessages: 500, sentBytes: 500 * 16_384, receivedBytes: 500 * 16_384),
+            "\(label): every message exactly once: \(String(describing: m.delivery))")
     }
 
-    @Test("blackholed 4-tuple mid-upload: migrate moves the same connection to a new port (no reconnect, every message once), far sooner than reconnect")
+    @Test(
+        "blackholed 4-tuple mid-upload: migrate moves the same connection to a new port (no reconnect, every message once), far sooner than reconnect"
+    )
     func migrationBeatsReconnect() async throws {
         // migrate and reconnect both on: the migration keeps the connection, so no reconnect happens.
         let moved = try await run(["migrate": true, "reconnect": true, "idleTimeoutSeconds": 2], tag: "mv", cutAfter: 0.5)
@@ -113,8 +118,9 @@ struct QUICMigrationTests {
         // socket then resends what the dead path lost, acknowledged a few ms later.
         #expect(validated >= 0 && validated <= 500, "move started to path validated \(validated) ms")
         #expect(back >= validated && back <= 600, "move started to the first acknowledged stream data \(back) ms")
-        #expect(moved.portsAfterCut.contains { $0 != moved.cutPort } && !moved.lastPorts.contains(moved.cutPort),
-                "the client left the blackholed port \(moved.cutPort) for a new one: seen \(moved.portsAfterCut), last \(moved.lastPorts)")
+        #expect(
+            moved.portsAfterCut.contains { $0 != moved.cutPort } && !moved.lastPorts.contains(moved.cutPort),
+            "the client left the blackholed port \(moved.cutPort) for a new one: seen \(moved.portsAfterCut), last \(moved.lastPorts)")
         let quic = try #require(m.extra["quic"]?.objectValue)
         #expect(quic["migrations"]?.arrayValue?.count == events.count, "\(quic)")
 
@@ -131,7 +137,9 @@ struct QUICMigrationTests {
         #expect(movedSeconds < 3.5, "migrate: bulk \(movedSeconds) s")
         #expect(redoneSeconds > 4.5, "reconnect: bulk \(redoneSeconds) s")
         #expect(redoneSeconds - movedSeconds > 2, "migrate \(movedSeconds) s vs reconnect \(redoneSeconds) s")
-        print("QUICMigrationTests: migrate detect \(detect) ms, validated \(validated) ms, back \(back) ms, bulk \(movedSeconds) s, \(events.count) migration(s); reconnect bulk \(redoneSeconds) s, \(r.reconnects?.count ?? 0) reconnect(s), lost-to-resumed \(r.reconnects?.first.map { Self.ms($0.lostAtNanos, $0.resumedAtNanos) } ?? -1) ms")
+        print(
+            "QUICMigrationTests: migrate detect \(detect) ms, validated \(validated) ms, back \(back) ms, bulk \(movedSeconds) s, \(events.count) migration(s); reconnect bulk \(redoneSeconds) s, \(r.reconnects?.count ?? 0) reconnect(s), lost-to-resumed \(r.reconnects?.first.map { Self.ms($0.lostAtNanos, $0.resumedAtNanos) } ?? -1) ms"
+        )
     }
 
     /// Over `--link remote` serve binds its data sockets with `Endpoint.allowedPeer`, which

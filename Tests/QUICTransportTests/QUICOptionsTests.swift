@@ -9,11 +9,14 @@ import Testing
     @Test func descriptorListsEveryOption() {
         let d = QUICPlugin.descriptor
         #expect(d.name == "quic")
-        #expect(Set(d.options.map(\.key)) == ["streams", "congestionControl", "maxStreamWindow", "maxWindow", "handshakeTimeoutSeconds",
-                                              "idleTimeoutSeconds", "caFile", "certFile", "keyFile", "clientCertFile", "clientKeyFile",
-                                              "serverName", "mutualTLS", "loadedRttProbes.intervalMs", "loadedRttProbes.flow",
-                                              "resumption", "zeroRTT", "reconnect", "reconnect.backoffMs", "reconnect.maxBackoffMs",
-                                              "migrate", "migrate.afterPTOs"])
+        #expect(
+            Set(d.options.map(\.key)) == [
+                "streams", "congestionControl", "maxStreamWindow", "maxWindow", "handshakeTimeoutSeconds",
+                "idleTimeoutSeconds", "caFile", "certFile", "keyFile", "clientCertFile", "clientKeyFile",
+                "serverName", "mutualTLS", "loadedRttProbes.intervalMs", "loadedRttProbes.flow",
+                "resumption", "zeroRTT", "reconnect", "reconnect.backoffMs", "reconnect.maxBackoffMs",
+                "migrate", "migrate.afterPTOs",
+            ])
         #expect(d.options.first { $0.key == "loadedRttProbes.flow" }?.type == "same|separate")
     }
 
@@ -27,7 +30,9 @@ import Testing
     }
 
     @Test func badValuesNameTheOption() throws {
-        #expect { _ = try makePlugin(["congestionControl": "vegas"]) } throws: { "\($0)".contains("congestionControl") && "\($0)".contains("\"bbr\"") }
+        #expect { _ = try makePlugin(["congestionControl": "vegas"]) } throws: {
+            "\($0)".contains("congestionControl") && "\($0)".contains("\"bbr\"")
+        }
         #expect { _ = try makePlugin(["streams": 3]) } throws: { "\($0)".contains("streams") }
         #expect { _ = try makePlugin(["maxWindow": 10]) } throws: { "\($0)".contains("maxWindow") && "\($0)".contains("out of range") }
         #expect { _ = try makePlugin(["streamz": "single"]) } throws: { "\($0)".contains("unknown option \"streamz\"") }

@@ -1,7 +1,8 @@
 import PeerBenchJSON
 import PeerBenchPlugin
-import TransportTestSupport
 import Testing
+import TransportTestSupport
+
 @testable import QUICTransport
 
 /// A bulk workload over 4 parallel streams of one quic connection, real client and
@@ -23,7 +24,9 @@ struct QUICParallelStreamsTests {
         let m = try await WorkloadCells.run(try makePlugin(), try Self.workload(direction), payload: Self.payload)
         #expect(m.status == .ok, "\(m.error ?? "")")
         let ways = direction == "bidir" ? 2 : 1
-        #expect(m.delivery == Delivery(sentMessages: 402 * ways, receivedMessages: 402 * ways, sentBytes: Self.bytes * ways, receivedBytes: Self.bytes * ways))
+        #expect(
+            m.delivery
+                == Delivery(sentMessages: 402 * ways, receivedMessages: 402 * ways, sentBytes: Self.bytes * ways, receivedBytes: Self.bytes * ways))
         let exact = Delivery(sentMessages: 402, receivedMessages: 402, sentBytes: Self.bytes, receivedBytes: Self.bytes)
         if direction == "up" {
             #expect(m.byDirection == nil, "an upload has no directions, as tcp's")
@@ -42,7 +45,9 @@ struct QUICParallelStreamsTests {
             let lasts = streams.compactMap { $0["\(way)_last_ms"]?.doubleValue }
             #expect(firsts.count == 4 && lasts.count == 4, "\(streams)")
             #expect((firsts.max() ?? .infinity) < (lasts.min() ?? 0), "\(way): streams ran one after the other: first \(firsts), last \(lasts)")
-            print("quic 4 streams \(direction) \(way): first bytes at \(firsts) ms, last at \(lasts) ms, \(mbps) Mbit/s, total \(Double(m.delivery?.receivedBytes ?? 0) * 8 / Double(m.bulkNanos ?? 1) * 1e3) Mbit/s")
+            print(
+                "quic 4 streams \(direction) \(way): first bytes at \(firsts) ms, last at \(lasts) ms, \(mbps) Mbit/s, total \(Double(m.delivery?.receivedBytes ?? 0) * 8 / Double(m.bulkNanos ?? 1) * 1e3) Mbit/s"
+            )
         }
         #expect(m.extra["quic"]?["server_bulk_streams"]?.intValue == 0, "flow streams are not the upload's bulk streams")
     }
@@ -61,7 +66,8 @@ struct QUICParallelStreamsTests {
         #expect(m.byDirection?.up?.delivery == exact && m.byDirection?.down?.delivery == exact)
         let streams = try #require(m.extra["streams"]?.arrayValue)
         #expect(streams.count == 4 && streams.allSatisfy { ($0["throughput_mbps"]?.doubleValue ?? 0) > 0 }, "\(streams)")
-        print("quic 4 streams bidir through 5 % loss: \(dropped) datagrams dropped, \(streams.map { $0["throughput_mbps"]?.doubleValue ?? 0 }) Mbit/s")
+        print(
+            "quic 4 streams bidir through 5 % loss: \(dropped) datagrams dropped, \(streams.map { $0["throughput_mbps"]?.doubleValue ?? 0 }) Mbit/s")
     }
 
     @Test("fewer messages than streams: the empty flows open no stream and report no throughput")

@@ -1,9 +1,10 @@
-import PeerBenchWorkloads
 import Foundation
-import PeerBenchPlugin
 import PeerBenchCore
-import TransportTestSupport
+import PeerBenchPlugin
+import PeerBenchWorkloads
 import Testing
+import TransportTestSupport
+
 @testable import QUICTransport
 
 /// The field study's RTT method over QUIC (`rttMethod` `pipelined`): every PING queued
@@ -11,8 +12,10 @@ import Testing
 /// rate-limits; and the receiver's span, asked for only from a server that offers it.
 @Suite("QUIC pipelined probes", .serialized, .timeLimit(.minutes(3)))
 struct QUICPipelinedProbeTests {
-    static func run(_ method: RTTMethod, probes: Int, up: PathShape, down: PathShape, payload: Payload? = nil,
-                    passHello: Bool = true) async throws -> TransportMeasurement {
+    static func run(
+        _ method: RTTMethod, probes: Int, up: PathShape, down: PathShape, payload: Payload? = nil,
+        passHello: Bool = true
+    ) async throws -> TransportMeasurement {
         var cell = makeCell(payload: payload, probes: probes, seconds: 60)
         cell.rttMethod = method
         let plugin = try makePlugin()
@@ -73,10 +76,12 @@ struct QUICPipelinedProbeTests {
 
     @Test("DONE and REPORT: the 24/32-byte forms of older peers and the longer ones round-trip")
     func framing() throws {
-        for frame in [ControlFrame.done(DoneBody(messages: 1, bytes: 2, streams: 3)),
-                      .done(DoneBody(messages: 1, bytes: 2, streams: 3, flags: DoneBody.flagReceiverSpan)),
-                      .report(ReportBody(messages: 4, bytes: 5, streams: 6, receiveNanos: 7)),
-                      .report(ReportBody(messages: 4, bytes: 5, streams: 6, receiveNanos: 7, spanNanos: 8))] {
+        for frame in [
+            ControlFrame.done(DoneBody(messages: 1, bytes: 2, streams: 3)),
+            .done(DoneBody(messages: 1, bytes: 2, streams: 3, flags: DoneBody.flagReceiverSpan)),
+            .report(ReportBody(messages: 4, bytes: 5, streams: 6, receiveNanos: 7)),
+            .report(ReportBody(messages: 4, bytes: 5, streams: 6, receiveNanos: 7, spanNanos: 8)),
+        ] {
             var parser = FrameParser(acceptsSeries: true)
             var got: [ControlFrame] = []
             try FrameEncoder.encode(frame).withUnsafeBytes { try parser.feed($0, onData: { _, _ in }, onControl: { got.append($0) }) }

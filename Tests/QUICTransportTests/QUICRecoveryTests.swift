@@ -1,7 +1,7 @@
 import Foundation
 import PeerBenchCore
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
 import QUICTransport
 import Testing
 import TransportTestSupport
@@ -59,8 +59,9 @@ import TransportTestSupport
     @Test func deadlineIsATimeoutThroughTheRunner() async throws {
         var statuses: [String] = []
         for _ in 0..<6 {
-            let records = try await runMatrix([QUICPlugin.self], transports: #"[{"plugin": "quic", "label": "quic"}]"#,
-                                              counts: "[100000]", sizes: "[16384]", probes: 10, timeout: 1)
+            let records = try await runMatrix(
+                [QUICPlugin.self], transports: #"[{"plugin": "quic", "label": "quic"}]"#,
+                counts: "[100000]", sizes: "[16384]", probes: 10, timeout: 1)
             let record = try #require(records.first?.objectValue)
             statuses.append(record["status"]?.stringValue ?? "?")
             #expect(record["status"] == "timeout", "\(record["error"] ?? "no error")")

@@ -1,7 +1,8 @@
 import PeerBenchCore
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
 import Testing
+
 @testable import QUICTransport
 
 /// `reconnect`'s RESUME (docs/protocol/quic.md, section 4b) is the cell's client's
@@ -16,12 +17,15 @@ struct QUICResumeRefusalTests {
         let cell = CellContext.loopback(payload: Payload(count: 10, size: 1000), rttProbes: 3, seed: 1)
         let server = try await plugin.startServer(cell)
         defer { server.stop() }
-        let cases = [(CellToken(cell: .loopback(payload: nil, seed: 2)), "RESUME carries another cell's token"),
-                     (CellToken(cell: cell), "RESUME before the cell's session began with HELLO")]
+        let cases = [
+            (CellToken(cell: .loopback(payload: nil, seed: 2)), "RESUME carries another cell's token"),
+            (CellToken(cell: cell), "RESUME before the cell's session began with HELLO"),
+        ]
         for (token, why) in cases {
             let text = try await BlockingThread.run(name: "resume") { () -> String in
-                let client = try QUICClient(config: plugin.config, server: server.address, token: token, deadline: cell.deadline,
-                                            cancellation: cell.cancellation, serviceClass: cell.wifi.serviceClass)
+                let client = try QUICClient(
+                    config: plugin.config, server: server.address, token: token, deadline: cell.deadline,
+                    cancellation: cell.cancellation, serviceClass: cell.wifi.serviceClass)
                 do {
                     let (connection, _) = try client.handshake()
                     let control = try client.openControlStream(on: connection)

@@ -1,7 +1,7 @@
 import PeerBenchCore
 import PeerBenchPlugin
-import Testing
 import QUICTransport
+import Testing
 
 /// `resumption` and `zeroRTT` over loopback: the priming connection's session is
 /// resumed (GnuTLS says so) and with 0-RTT the server accepted the early data.
@@ -26,8 +26,9 @@ import QUICTransport
         #expect(m.delivery == Delivery(sentMessages: 200, receivedMessages: 200, sentBytes: 819_200, receivedBytes: 819_200))
     }
 
-    @Test("zeroRTT: HELLO and the first PING go as early data, the server accepts it, the workload is unchanged",
-          arguments: [RTTMethod.pingPong, .pipelined])
+    @Test(
+        "zeroRTT: HELLO and the first PING go as early data, the server accepts it, the workload is unchanged",
+        arguments: [RTTMethod.pingPong, .pipelined])
     func zeroRTT(method: RTTMethod) async throws {
         let plugin = try makePlugin(["resumption": true, "zeroRTT": true])
         var cell = CellContext.loopback(payload: Payload(count: 200, size: 4096), rttProbes: 5)

@@ -1,7 +1,7 @@
 import Foundation
 import PeerBenchCore
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
 import QUICTransport
 import Testing
 

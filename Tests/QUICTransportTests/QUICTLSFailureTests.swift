@@ -1,8 +1,8 @@
 import Foundation
 import PeerBenchCore
 import PeerBenchJSON
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
 import QUICTransport
 import Testing
 
@@ -43,8 +43,9 @@ import Testing
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         try certtool(dir, ["--generate-privkey", "--key-type=ecdsa", "--outfile", "other-ca-key.pem"])
-        try certtool(dir, ["--generate-self-signed", "--load-privkey", "other-ca-key.pem", "--outfile", "other-ca.pem"],
-                     template: "cn = \"Some Other CA\"\nca\ncert_signing_key\nexpiration_days = 30\n")
+        try certtool(
+            dir, ["--generate-self-signed", "--load-privkey", "other-ca-key.pem", "--outfile", "other-ca.pem"],
+            template: "cn = \"Some Other CA\"\nca\ncert_signing_key\nexpiration_days = 30\n")
         let caPath = dir.appendingPathComponent("other-ca.pem").path
         let error = try await failingCell(["caFile": .string(caPath)])
         #expect(error.contains("TLS alert 42 bad certificate"), "\(error)")
@@ -61,20 +62,26 @@ import Testing
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         try certtool(dir, ["--generate-privkey", "--key-type=ecdsa", "--outfile", "expired-key.pem"])
-        try certtool(dir, ["--generate-certificate", "--load-privkey", "expired-key.pem",
-                           "--load-ca-certificate", "\(certsDirectory)/ca.pem", "--load-ca-privkey", "\(certsDirectory)/ca-key.pem",
-                           "--outfile", "expired.pem"],
-                     template: """
-                     cn = "peerbench-server"
-                     ip_address = "127.0.0.1"
-                     tls_www_server
-                     signing_key
-                     activation_date = "2020-01-01 00:00:00 UTC"
-                     expiration_date = "2021-01-01 00:00:00 UTC"
+        try certtool(
+            dir,
+            [
+                "--generate-certificate", "--load-privkey", "expired-key.pem",
+                "--load-ca-certificate", "\(certsDirectory)/ca.pem", "--load-ca-privkey", "\(certsDirectory)/ca-key.pem",
+                "--outfile", "expired.pem",
+            ],
+            template: """
+                cn = "peerbench-server"
+                ip_address = "127.0.0.1"
+                tls_www_server
+                signing_key
+                activation_date = "2020-01-01 00:00:00 UTC"
+                expiration_date = "2021-01-01 00:00:00 UTC"
 
-                     """)
-        let error = try await failingCell(["certFile": .string(dir.appendingPathComponent("expired.pem").path),
-                                           "keyFile": .string(dir.appendingPathComponent("expired-key.pem").path)])
+                """)
+        let error = try await failingCell([
+            "certFile": .string(dir.appendingPathComponent("expired.pem").path),
+            "keyFile": .string(dir.appendingPathComponent("expired-key.pem").path),
+        ])
         #expect(error.contains("TLS alert 42 bad certificate"), "\(error)")
         #expect(error.contains("server certificate has expired"), "\(error)")
     }
@@ -86,13 +93,18 @@ import Testing
         let port = try freeUDPPort()
         let server = Process()
         server.executableURL = URL(fileURLWithPath: "/usr/sbin/gtlsserver")
-        server.arguments = ["-q", "--no-quic-dump", "--no-http-dump", "127.0.0.1", "\(port)",
-                            "\(certsDirectory)/server-key.pem", "\(certsDirectory)/server.pem"]
+        server.arguments = [
+            "-q", "--no-quic-dump", "--no-http-dump", "127.0.0.1", "\(port)",
+            "\(certsDirectory)/server-key.pem", "\(certsDirectory)/server.pem",
+        ]
         server.standardOutput = FileHandle.nullDevice
         server.standardError = FileHandle.nullDevice
         try server.run()
         // gtlsserver ignores SIGTERM.
-        defer { kill(server.processIdentifier, SIGKILL); server.waitUntilExit() }
+        defer {
+            kill(server.processIdentifier, SIGKILL)
+            server.waitUntilExit()
+        }
         try await Task.sleep(nanoseconds: 300_000_000)
 
         let plugin = try makePlugin()

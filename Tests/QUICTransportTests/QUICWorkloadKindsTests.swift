@@ -1,8 +1,9 @@
 import PeerBenchJSON
-import PeerBenchSystem
 import PeerBenchPlugin
-import TransportTestSupport
+import PeerBenchSystem
 import Testing
+import TransportTestSupport
+
 @testable import QUICTransport
 
 /// Every workload kind and direction over the quic plugin's real client and server on
@@ -45,7 +46,9 @@ struct QUICWorkloadKindsTests {
 
     @Test("request-response: every transaction is timed and answered with its bytes, on concurrency streams at once", arguments: [1, 4])
     func requestResponse(concurrency: Int) async throws {
-        let w = try WorkloadCells.spec(#"{"name": "rpc", "kind": "request-response", "requests": 60, "requestBytes": 100, "responseBytes": 2000, "concurrency": \#(concurrency)}"#)
+        let w = try WorkloadCells.spec(
+            #"{"name": "rpc", "kind": "request-response", "requests": 60, "requestBytes": 100, "responseBytes": 2000, "concurrency": \#(concurrency)}"#
+        )
         let m = try await WorkloadCells.run(try makePlugin(), w, payload: nil)
         #expect(m.status == .ok, "\(m.error ?? "")")
         let times = try #require(m.transactionNanos)
@@ -59,7 +62,9 @@ struct QUICWorkloadKindsTests {
         // first answer can come back); with 1, never more than 1.
         #expect(quic["request_streams_peak"]?.intValue == concurrency)
         let sorted = times.sorted()
-        print("quic rpc concurrency \(concurrency): median \(Double(sorted[30]) / 1e6) ms, max \(Double(sorted[59]) / 1e6) ms, all \(Double(m.bulkNanos ?? 0) / 1e6) ms")
+        print(
+            "quic rpc concurrency \(concurrency): median \(Double(sorted[30]) / 1e6) ms, max \(Double(sorted[59]) / 1e6) ms, all \(Double(m.bulkNanos ?? 0) / 1e6) ms"
+        )
     }
 
     @Test("request-response: 1 MiB responses to 1-byte requests cross intact")
@@ -73,7 +78,8 @@ struct QUICWorkloadKindsTests {
 
     @Test("isochronous: 40 frames every 5 ms arrive on schedule, none late, in each direction", arguments: ["up", "down", "bidir"])
     func isochronous(direction: String) async throws {
-        let w = try WorkloadCells.spec(#"{"name": "voice", "kind": "isochronous", "frameBytes": 160, "periodMs": 5, "durationSeconds": 0.2, "direction": "\#(direction)"}"#)
+        let w = try WorkloadCells.spec(
+            #"{"name": "voice", "kind": "isochronous", "frameBytes": 160, "periodMs": 5, "durationSeconds": 0.2, "direction": "\#(direction)"}"#)
         let start = MonotonicClock.now()
         let m = try await WorkloadCells.run(try makePlugin(), w, payload: nil)
         #expect(m.status == .ok, "\(m.error ?? "")")
@@ -96,9 +102,12 @@ struct QUICWorkloadKindsTests {
     /// every stream, so every request is answered and every frame arrives, exactly.
     @Test("through 5 % loss each way every request is answered and every frame arrives", arguments: ["rpc", "voice"])
     func lossyPath(kind: String) async throws {
-        let w = kind == "rpc"
-            ? try WorkloadCells.spec(#"{"name": "rpc", "kind": "request-response", "requests": 200, "requestBytes": 100, "responseBytes": 3000, "concurrency": 4}"#)
-            : try WorkloadCells.spec(#"{"name": "voice", "kind": "isochronous", "frameBytes": 1200, "periodMs": 2, "durationSeconds": 0.5, "direction": "bidir"}"#)
+        let w =
+            kind == "rpc"
+            ? try WorkloadCells.spec(
+                #"{"name": "rpc", "kind": "request-response", "requests": 200, "requestBytes": 100, "responseBytes": 3000, "concurrency": 4}"#)
+            : try WorkloadCells.spec(
+                #"{"name": "voice", "kind": "isochronous", "frameBytes": 1200, "periodMs": 2, "durationSeconds": 0.5, "direction": "bidir"}"#)
         let plugin = try makePlugin()
         var cell = CellContext.loopback(payload: nil, rttProbes: 3, timeoutSeconds: 40)
         cell.workload = w
@@ -109,12 +118,16 @@ struct QUICWorkloadKindsTests {
             #expect(m.delivery == Delivery(sentMessages: 200, receivedMessages: 200, sentBytes: 20_000, receivedBytes: 600_000))
             #expect(m.transactionNanos?.count == 200)
             let t = (m.transactionNanos ?? []).sorted()
-            print("quic rpc through 5 % loss: \(dropped) datagrams dropped, median \(Double(t[t.count / 2]) / 1e6) ms, max \(Double(t.last ?? 0) / 1e6) ms")
+            print(
+                "quic rpc through 5 % loss: \(dropped) datagrams dropped, median \(Double(t[t.count / 2]) / 1e6) ms, max \(Double(t.last ?? 0) / 1e6) ms"
+            )
         } else {
             let frames = try #require(m.frames)
             #expect(frames.sent == 500 && frames.received == 500 && frames.lost == 0)
             let d = frames.delayNanos.sorted()
-            print("quic voice through 5 % loss: \(dropped) datagrams dropped, \(frames.late) late, delay median \(Double(d[d.count / 2]) / 1e6) ms, max \(Double(d.last ?? 0) / 1e6) ms")
+            print(
+                "quic voice through 5 % loss: \(dropped) datagrams dropped, \(frames.late) late, delay median \(Double(d[d.count / 2]) / 1e6) ms, max \(Double(d.last ?? 0) / 1e6) ms"
+            )
         }
     }
 
@@ -123,7 +136,8 @@ struct QUICWorkloadKindsTests {
     @Test("request-response on a 0-RTT resumed connection")
     func resumedConnection() async throws {
         let plugin = try makePlugin(["resumption": .bool(true), "zeroRTT": .bool(true)])
-        let w = try WorkloadCells.spec(#"{"name": "rpc", "kind": "request-response", "requests": 20, "requestBytes": 64, "responseBytes": 512, "concurrency": 4}"#)
+        let w = try WorkloadCells.spec(
+            #"{"name": "rpc", "kind": "request-response", "requests": 20, "requestBytes": 64, "responseBytes": 512, "concurrency": 4}"#)
         #expect(plugin.check(workload: w, path: JSONPath.root).isEmpty)
         let m = try await WorkloadCells.run(plugin, w, payload: nil)
         #expect(m.status == .ok, "\(m.error ?? "")")
@@ -135,16 +149,19 @@ struct QUICWorkloadKindsTests {
     @Test("check(workload:): every kind runs; reconnect and loaded probes are refused with anything but the upload, naming the option")
     func checkRefusesUploadOnlyOptions() throws {
         let plain = try makePlugin()
-        for json in [#""download""#, #""bidir""#, #"{"name": "rpc", "kind": "request-response", "requests": 5, "requestBytes": 1, "responseBytes": 1}"#,
-                     #"{"name": "v", "kind": "isochronous", "frameBytes": 160, "periodMs": 20, "durationSeconds": 1, "direction": "bidir"}"#] {
+        for json in [
+            #""download""#, #""bidir""#, #"{"name": "rpc", "kind": "request-response", "requests": 5, "requestBytes": 1, "responseBytes": 1}"#,
+            #"{"name": "v", "kind": "isochronous", "frameBytes": 160, "periodMs": 20, "durationSeconds": 1, "direction": "bidir"}"#,
+        ] {
             #expect(plain.check(workload: try WorkloadCells.spec(json), path: JSONPath.root).isEmpty, "\(json)")
         }
         let rpc = try WorkloadCells.spec(#"{"name": "rpc", "kind": "request-response", "requests": 5, "requestBytes": 1, "responseBytes": 1}"#)
         let loaded = try makePlugin(["loadedRttProbes": .object(JSONObject(["intervalMs": JSONValue(50)]))])
         let problems = loaded.check(workload: rpc, path: JSONPath.root.key("workloads").index(0))
         #expect(problems.count == 1)
-        #expect(problems.first?.message.contains("loadedRttProbes") == true && problems.first?.message.contains("unsupported") == true,
-                "\(problems)")
+        #expect(
+            problems.first?.message.contains("loadedRttProbes") == true && problems.first?.message.contains("unsupported") == true,
+            "\(problems)")
         let reconnect = try makePlugin(["reconnect": .bool(true), "idleTimeoutSeconds": JSONValue(2)])
         #expect(reconnect.check(workload: rpc, path: JSONPath.root).first?.message.contains("reconnect") == true)
         #expect(reconnect.check(workload: .upload, path: JSONPath.root).isEmpty)

@@ -1,9 +1,10 @@
 import Foundation
 import GnuTLSSupport
-import PeerBenchSystem
 import PeerBenchPlugin
-import TransportTestSupport
+import PeerBenchSystem
 import Testing
+import TransportTestSupport
+
 @testable import QUICTransport
 
 /// The server's stream layer (`ServerSession` and its `ServerWorkloadStreams`) against
@@ -18,12 +19,14 @@ struct QUICWorkloadStreamFuzzTests {
     /// A connection object for the session to queue its answers on; it never sends.
     static func connection() throws -> QUICConnection {
         let credentials = try QUICConnection.tlsCredentials(caFile: certsDirectory + "/ca.pem", certFile: nil, keyFile: nil)
-        let tls = try QUICConnection.makeTLS(server: false, credentials: credentials, alpn: "peerbench-quic/1", verifyName: "127.0.0.1",
-                                             requireClientCertificate: false)
+        let tls = try QUICConnection.makeTLS(
+            server: false, credentials: credentials, alpn: "peerbench-quic/1", verifyName: "127.0.0.1",
+            requireClientCertificate: false)
         let address = SocketAddress(host: "127.0.0.1", port: 4433)
-        return try QUICConnection(.client, local: try SockAddrBox(address), remote: try SockAddrBox(address), tls: tls,
-                                  settings: ConnectionSettings(), tlsContext: .init(isServer: true, caFile: nil, verifyName: nil, alpn: "peerbench-quic/1"),
-                                  peer: "fuzz")
+        return try QUICConnection(
+            .client, local: try SockAddrBox(address), remote: try SockAddrBox(address), tls: tls,
+            settings: ConnectionSettings(), tlsContext: .init(isServer: true, caFile: nil, verifyName: nil, alpn: "peerbench-quic/1"),
+            peer: "fuzz")
     }
 
     static func data(_ n: Int) -> [UInt8] { FrameEncoder.header(.data, length: UInt32(n)) + [UInt8](repeating: 7, count: n) }
@@ -100,14 +103,15 @@ struct QUICWorkloadStreamFuzzTests {
             if mutation == "none" {
                 if outcome != "answered" { findings.append("input \(i): a clean input was refused") }
                 for (stream, _) in deliveries {
-                    let expected: UInt64 = switch stream {
-                    case 4: 5 + 2_000
-                    case 8: 5 + 16
-                    case 12: 3 * (13 + 5 + 160)
-                    case 16: 3 * (5 + 4_096)
-                    case 24: 5 + 32
-                    default: 0
-                    }
+                    let expected: UInt64 =
+                        switch stream {
+                        case 4: 5 + 2_000
+                        case 8: 5 + 16
+                        case 12: 3 * (13 + 5 + 160)
+                        case 16: 3 * (5 + 4_096)
+                        case 24: 5 + 32
+                        default: 0
+                        }
                     if queued(stream) != expected { findings.append("input \(i): stream \(stream) queued \(queued(stream)) bytes, not \(expected)") }
                 }
             }
@@ -187,7 +191,10 @@ struct QUICWorkloadStreamFuzzTests {
             try bytes.withUnsafeBytes { try session.received(connection, stream: stream, data: $0, fin: true) }
         }
         var id: Int64 = 4
-        func next() -> Int64 { defer { id += 4 }; return id }
+        func next() -> Int64 {
+            defer { id += 4 }
+            return id
+        }
         for k in 0..<16 {
             let s = next()
             try deliver(s, FrameEncoder.encode(.flow(UInt64(k))) + Self.data(1_000) + Self.data(24))
@@ -209,7 +216,9 @@ struct QUICWorkloadStreamFuzzTests {
         let session2 = ServerSession(connection: other, token: Self.token, claim: claim2)
         try FrameEncoder.encode(.hello(Self.token)).withUnsafeBytes { try session2.received(other, stream: 0, data: $0, fin: false) }
         for k in 0..<4 {
-            try FrameEncoder.encode(.pull(count: 1, size: UInt64(10 + k))).withUnsafeBytes { try session2.received(other, stream: Int64(4 + 4 * k), data: $0, fin: true) }
+            try FrameEncoder.encode(.pull(count: 1, size: UInt64(10 + k))).withUnsafeBytes {
+                try session2.received(other, stream: Int64(4 + 4 * k), data: $0, fin: true)
+            }
         }
         let fifthSize = #expect(throws: FramingError.self) {
             try FrameEncoder.encode(.pull(count: 1, size: 99)).withUnsafeBytes { try session2.received(other, stream: 20, data: $0, fin: true) }

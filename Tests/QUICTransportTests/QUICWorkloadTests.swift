@@ -1,8 +1,8 @@
 import PeerBenchCore
 import PeerBenchJSON
 import PeerBenchPlugin
-import Testing
 import QUICTransport
+import Testing
 
 /// The standard workload between our client and our server on loopback.
 @Suite(.timeLimit(.minutes(2))) struct QUICWorkloadTests {

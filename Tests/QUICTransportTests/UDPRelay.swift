@@ -1,12 +1,13 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import PeerBenchCore
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
 import QUICTransport
 import TransportTestSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A loopback UDP relay between a QUIC client and `server`: forwards datagrams both
 /// ways, drops a seeded `lossPercent` of them in each direction (a lossy path), and
@@ -48,7 +49,9 @@ final class UDPRelay: @unchecked Sendable {
         var x = seed | 1
         func lost() -> Bool {
             guard lossPercent > 0 else { return false }
-            x ^= x << 13; x ^= x >> 7; x ^= x << 17
+            x ^= x << 13
+            x ^= x >> 7
+            x ^= x << 17
             guard Double(x % 10_000) < lossPercent * 100 else { return false }
             lock.withLock { droppedCount += 1 }
             return true
@@ -75,7 +78,8 @@ final class UDPRelay: @unchecked Sendable {
 /// `cell` of `plugin` with the client's datagrams through a relay that drops a seeded
 /// `lossPercent` each way; the server finished; the measurement and what was dropped.
 func runThroughLossyRelay(_ plugin: QUICPlugin, _ cell: CellContext, lossPercent: Double = 5, seed: UInt64) async throws
-    -> (m: TransportMeasurement, dropped: Int) {
+    -> (m: TransportMeasurement, dropped: Int)
+{
     let server = try await plugin.startServer(cell)
     defer { server.stop() }
     let relay = try UDPRelay(to: server.address, lossPercent: lossPercent, seed: seed)

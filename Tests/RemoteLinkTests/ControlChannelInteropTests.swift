@@ -1,8 +1,9 @@
 import Foundation
 import PeerBenchCore
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
 import Testing
+
 @testable import RemoteLink
 
 /// The channel is standard TLS 1.3 with an external PSK: OpenSSL, an independent
@@ -40,8 +41,11 @@ import Testing
             return (hello, channel.negotiated)
         }
         let hello = try ControlFraming.encode(.hello(.init(protocolVersions: [1], softwareVersion: "openssl", plugins: [])))
-        let r = try openssl(["s_client", "-connect", "\(listener.address)", "-tls1_3", "-psk", key.hex,
-                             "-psk_identity", key.identity, "-quiet"], input: hello, holdSeconds: 1.5)
+        let r = try openssl(
+            [
+                "s_client", "-connect", "\(listener.address)", "-tls1_3", "-psk", key.hex,
+                "-psk_identity", key.identity, "-quiet",
+            ], input: hello, holdSeconds: 1.5)
         let (received, negotiated) = try server.value()
         #expect(received == .hello(.init(protocolVersions: [1], softwareVersion: "openssl", plugins: [])), "openssl: \(r.stderr)")
         #expect(negotiated.isTLS13 && negotiated.isDiffieHellmanPSK, "\(negotiated)")
@@ -54,8 +58,11 @@ import Testing
         let listener = try LoopbackListener()
         let server = Background { try ControlChannel.accept(try listener.acceptConnection(), key: key, handshakeTimeoutSeconds: 10) }
         let other = try testKey("openssl-peer")
-        let r = try openssl(["s_client", "-connect", "\(listener.address)", "-tls1_3", "-psk", other.hex,
-                             "-psk_identity", other.identity, "-quiet"], input: [], holdSeconds: 0.5)
+        let r = try openssl(
+            [
+                "s_client", "-connect", "\(listener.address)", "-tls1_3", "-psk", other.hex,
+                "-psk_identity", other.identity, "-quiet",
+            ], input: [], holdSeconds: 0.5)
         #expect(server.error() as? ControlChannelError == .authenticationFailed)
         #expect(r.status != 0)
         #expect(r.stderr.contains("decrypt error"), "openssl: \(r.stderr)")
@@ -67,14 +74,19 @@ import Testing
         let port = try LoopbackListener().address.port
         let p = Process()
         p.executableURL = URL(fileURLWithPath: Self.openssl)
-        p.arguments = ["s_server", "-accept", "127.0.0.1:\(port)", "-tls1_3", "-nocert", "-psk", key.hex,
-                       "-psk_identity", key.identity, "-quiet", "-naccept", "1"]
+        p.arguments = [
+            "s_server", "-accept", "127.0.0.1:\(port)", "-tls1_3", "-nocert", "-psk", key.hex,
+            "-psk_identity", key.identity, "-quiet", "-naccept", "1",
+        ]
         let stdin = Pipe(), stdout = Pipe()
         p.standardInput = stdin
         p.standardOutput = stdout
         p.standardError = FileHandle.nullDevice
         try p.run()
-        defer { if p.isRunning { p.terminate() }; p.waitUntilExit() }
+        defer {
+            if p.isRunning { p.terminate() }
+            p.waitUntilExit()
+        }
         let start = MonotonicClock.now()
         var channel: ControlChannel?
         while channel == nil && secondsSince(start) < 10 {

@@ -1,8 +1,9 @@
 import Foundation
 import PeerBenchCore
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
 import Testing
+
 @testable import RemoteLink
 
 /// `measureRTT`: PINGs answered by the peer's receive, the median in milliseconds.
@@ -39,7 +40,10 @@ import Testing
         let server = Background { try ControlChannel.accept(try listener.acceptConnection(), key: key, handshakeTimeoutSeconds: 5) }
         let client = try ControlChannel.connect(to: listener.address, key: key, timeoutSeconds: 5)
         let silent = try server.value()  // never receives, so never answers
-        defer { silent.close(); client.close() }
+        defer {
+            silent.close()
+            client.close()
+        }
         let start = MonotonicClock.now()
         #expect(throws: ControlChannelError.timedOut) { _ = try client.measureRTT(probes: 1, timeoutSeconds: 0.3) }
         #expect(secondsSince(start) < 2)

@@ -1,10 +1,11 @@
+import CPeerBenchSystem  // sockets' constants, whichever clang module ends up owning them
 import Foundation
 import PeerBenchCore
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
 import Testing
+
 @testable import RemoteLink
-import CPeerBenchSystem  // sockets' constants, whichever clang module ends up owning them
 
 /// What a server on a real network needs from the channel: bad connections cost nothing
 /// once their handshake deadline passes, and both directions work at once.
@@ -22,21 +23,22 @@ import CPeerBenchSystem  // sockets' constants, whichever clang module ends up o
         let release = DispatchSemaphore(value: 0)
         var clients: [Background<Void>] = []
         for i in 0..<count {
-            clients.append(Background {
-                switch i % 4 {
-                case 0:
-                    _ = try? ControlChannel.connect(to: listener.address, key: try testKey(), timeoutSeconds: 5)
-                default:
-                    let raw = try Socket(family: AF_INET, type: Int32(SOCK_STREAM.rawValue))
-                    defer { raw.close() }
-                    try raw.connect(listener.address)
-                    if i % 4 == 1 {
-                        var rng = FuzzRandom(seed: UInt64(i))
-                        _ = try? rng.bytes(500).withUnsafeBytes { try raw.sendAll($0) }
+            clients.append(
+                Background {
+                    switch i % 4 {
+                    case 0:
+                        _ = try? ControlChannel.connect(to: listener.address, key: try testKey(), timeoutSeconds: 5)
+                    default:
+                        let raw = try Socket(family: AF_INET, type: Int32(SOCK_STREAM.rawValue))
+                        defer { raw.close() }
+                        try raw.connect(listener.address)
+                        if i % 4 == 1 {
+                            var rng = FuzzRandom(seed: UInt64(i))
+                            _ = try? rng.bytes(500).withUnsafeBytes { try raw.sendAll($0) }
+                        }
+                        if i % 4 != 3 { _ = release.wait(timeout: .now() + 30) }
                     }
-                    if i % 4 != 3 { _ = release.wait(timeout: .now() + 30) }
-                }
-            })
+                })
         }
         let start = MonotonicClock.now()
         var servers: [Background<ControlChannel>] = []
@@ -81,7 +83,10 @@ import CPeerBenchSystem  // sockets' constants, whichever clang module ends up o
         let accepted = Background { try ControlChannel.accept(try listener.acceptConnection(), key: key, handshakeTimeoutSeconds: 5) }
         let client = try ControlChannel.connect(to: listener.address, key: key, timeoutSeconds: 5)
         let server = try accepted.value()
-        defer { client.close(); server.close() }
+        defer {
+            client.close()
+            server.close()
+        }
         let count = 500
         let blob = String(repeating: "z", count: 3_000)
         func sender(_ channel: ControlChannel, _ make: @escaping @Sendable (Int) -> ControlMessage) -> Background<Void> {

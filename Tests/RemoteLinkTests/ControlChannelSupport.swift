@@ -1,10 +1,11 @@
+import CPeerBenchSystem  // sockets' constants, whichever clang module ends up owning them
 import Dispatch
 import Foundation
 import PeerBenchCore
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
+
 @testable import RemoteLink
-import CPeerBenchSystem  // sockets' constants, whichever clang module ends up owning them
 
 /// A TCP listener on 127.0.0.1 or ::1 (a port the kernel chooses) for the control channel tests.
 final class LoopbackListener: Sendable {
@@ -50,7 +51,10 @@ final class Background<T: Sendable>: @unchecked Sendable {
 
     /// The error the work ended with (nil when it succeeded).
     func error(within seconds: Double = 30) -> (any Error)? {
-        do { _ = try value(within: seconds); return nil } catch { return error }
+        do {
+            _ = try value(within: seconds)
+            return nil
+        } catch { return error }
     }
 }
 

@@ -1,11 +1,12 @@
+import CPeerBenchSystem  // sockets' constants, whichever clang module ends up owning them
 import Foundation
 import PeerBenchCore
 import PeerBenchJSON
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
 import Testing
+
 @testable import RemoteLink
-import CPeerBenchSystem  // sockets' constants, whichever clang module ends up owning them
 
 /// The authenticated control channel on loopback: real TCP, real GnuTLS.
 @Suite(.timeLimit(.minutes(2))) struct ControlChannelTests {
@@ -62,9 +63,11 @@ import CPeerBenchSystem  // sockets' constants, whichever clang module ends up o
     }
 
     @Test func wrongKeyFailsOnBothSidesAndDeliversNothing() throws {
-        for (serverKey, clientKey) in [(try testKey(), try testKey()),
-                                       // Same secret, another identity: refused as well.
-                                       (try testKey("alice"), try PreSharedKey(identity: "mallory", bytes: try testKey("alice").bytes))] {
+        for (serverKey, clientKey) in [
+            (try testKey(), try testKey()),
+            // Same secret, another identity: refused as well.
+            (try testKey("alice"), try PreSharedKey(identity: "mallory", bytes: try testKey("alice").bytes)),
+        ] {
             let sameSecret = try PreSharedKey(identity: serverKey.identity, bytes: serverKey.bytes)
             let serverSide = clientKey.identity == "mallory" ? sameSecret : serverKey
             let listener = try LoopbackListener()
@@ -92,8 +95,9 @@ import CPeerBenchSystem  // sockets' constants, whichever clang module ends up o
         let server = Background { try ControlChannel.accept(try listener.acceptConnection(), key: key, handshakeTimeoutSeconds: 5) }
         // Plain psk_ke (no Diffie-Hellman): a leaked key would expose the session; never accepted.
         #expect(throws: ControlChannelError.self) {
-            _ = try ControlChannel.connect(to: listener.address, key: key, timeoutSeconds: 5,
-                                           priority: "NORMAL:-VERS-ALL:+VERS-TLS1.3:-KX-ALL:+PSK")
+            _ = try ControlChannel.connect(
+                to: listener.address, key: key, timeoutSeconds: 5,
+                priority: "NORMAL:-VERS-ALL:+VERS-TLS1.3:-KX-ALL:+PSK")
         }
         #expect(server.error() is ControlChannelError)
     }

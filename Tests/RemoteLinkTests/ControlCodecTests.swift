@@ -1,9 +1,10 @@
 import PeerBenchCore
 import PeerBenchJSON
 import PeerBenchPlugin
-import Testing
-@testable import RemoteLink
 import PeerBenchSystem
+import Testing
+
+@testable import RemoteLink
 
 /// Every control message survives the wire; every kind of malformed input is a typed
 /// error naming what is wrong (docs/protocol/control.md).
@@ -40,11 +41,14 @@ import PeerBenchSystem
 
     @Test func headerAndBodiesAreTheDocumentedBytes() throws {
         #expect(try ControlFraming.encode(.bye) == [0x50, 0x42, 0x01, 0x09, 0, 0, 0, 0])
-        #expect(try ControlFraming.encode(.ping(0x0102_0304_0506_0708))
+        #expect(
+            try ControlFraming.encode(.ping(0x0102_0304_0506_0708))
                 == [0x50, 0x42, 0x01, 0x05, 0, 0, 0, 8, 1, 2, 3, 4, 5, 6, 7, 8])
-        #expect(try ControlFraming.encode(.error(code: 3, message: "no"))
+        #expect(
+            try ControlFraming.encode(.error(code: 3, message: "no"))
                 == [0x50, 0x42, 0x01, 0x07, 0, 0, 0, 4, 0, 3, 0x6E, 0x6F])
-        #expect(try ControlFraming.encode(.hello(.init(protocolVersions: [1], softwareVersion: "v", plugins: ["tcp"])))
+        #expect(
+            try ControlFraming.encode(.hello(.init(protocolVersions: [1], softwareVersion: "v", plugins: ["tcp"])))
                 == [0x50, 0x42, 0x01, 0x01, 0, 0, 0, 14, 0, 1, 0, 1, 0, 1, 0x76, 0, 1, 0, 3, 0x74, 0x63, 0x70])
         #expect(try ControlFraming.encode(.serverReady(["port": 5])) == [0x50, 0x42, 0x01, 0x03, 0, 0, 0, 10] + Array(#"{"port":5}"#.utf8))
     }
@@ -91,7 +95,8 @@ import PeerBenchSystem
         // And the encoder refuses to build one.
         let huge = JSONValue.object(JSONObject(["x": .string(String(repeating: "a", count: ControlFraming.maxBodySize))]))
         #expect(throws: ControlProtocolError.self) { _ = try ControlFraming.encode(.cellRequest(huge)) }
-        #expect("\(ControlProtocolError.frameTooLarge(bodyLength: 70_000))"
+        #expect(
+            "\(ControlProtocolError.frameTooLarge(bodyLength: 70_000))"
                 == "control protocol: a frame body of 70000 bytes exceeds the limit of 65528 bytes")
     }
 
@@ -116,7 +121,8 @@ import PeerBenchSystem
     }
 
     @Test func badJSONAndNonObjectsAreRefused() throws {
-        #expect(error(of: frame(0x02, Array(#"{"a":1"#.utf8)))
+        #expect(
+            error(of: frame(0x02, Array(#"{"a":1"#.utf8)))
                 == .invalidJSON(.cellRequest, "invalid JSON at line 1, column 7: unterminated object: expected ',' or '}'"))
         #expect(error(of: frame(0x03, Array("[1,2]".utf8))) == .invalidJSON(.serverReady, "the value is an array"))
         #expect(error(of: frame(0x04, [])) != nil)

@@ -2,9 +2,10 @@ import Foundation
 import PeerBenchCore
 import PeerBenchJSON
 import PeerBenchPlugin
-import Testing
-@testable import RemoteLink
 import PeerBenchSystem
+import Testing
+
+@testable import RemoteLink
 
 /// The decoder survives a fuzzer (issue 12): seeded random and mutated messages, fed in
 /// random chunk sizes, must each end in messages or a `ControlProtocolError` — never a
@@ -50,8 +51,9 @@ import PeerBenchSystem
         }
         let elapsed = ContinuousClock.now - started
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        print("control fuzz: \(Self.inputs) inputs in \(String(format: "%.2f", seconds)) s "
-              + "(\(String(format: "%.1f", seconds / Double(Self.inputs) * 1e6)) µs each)")
+        print(
+            "control fuzz: \(Self.inputs) inputs in \(String(format: "%.2f", seconds)) s "
+                + "(\(String(format: "%.1f", seconds / Double(Self.inputs) * 1e6)) µs each)")
         for (k, v) in outcomes.sorted(by: { $0.key < $1.key }) { print("  \(k): \(v)") }
         #expect(cleanRoundTrips > 5_000)
         // Every mutation kind was exercised and reached the decoder's error paths.
@@ -106,8 +108,11 @@ struct FuzzRandom: RandomNumberGenerator {
 
     mutating func message() -> ControlMessage {
         switch int(0...8) {
-        case 0: return .hello(.init(protocolVersions: (0..<int(1...3)).map { _ in UInt16(truncatingIfNeeded: next()) },
-                                    softwareVersion: text(), plugins: (0..<int(0...6)).map { _ in text() }))
+        case 0:
+            return .hello(
+                .init(
+                    protocolVersions: (0..<int(1...3)).map { _ in UInt16(truncatingIfNeeded: next()) },
+                    softwareVersion: text(), plugins: (0..<int(0...6)).map { _ in text() }))
         case 1: return .cellRequest(object())
         case 2: return .serverReady(object())
         case 3: return .serverResult(object())
@@ -136,11 +141,12 @@ struct FuzzRandom: RandomNumberGenerator {
             return (Array(b.prefix(int(0...b.count - 1))), "truncate")
         case 4:
             // The first frame's length field, replaced: shorter, longer, or absurd.
-            let lie: UInt32 = switch int(0...2) {
-            case 0: UInt32(int(0...64))
-            case 1: UInt32(int(0...ControlFraming.maxBodySize))
-            default: UInt32(truncatingIfNeeded: next())
-            }
+            let lie: UInt32 =
+                switch int(0...2) {
+                case 0: UInt32(int(0...64))
+                case 1: UInt32(int(0...ControlFraming.maxBodySize))
+                default: UInt32(truncatingIfNeeded: next())
+                }
             b.replaceSubrange(4..<8, with: lie.bigEndianBytes)
             return (b, "length-lie")
         case 5:

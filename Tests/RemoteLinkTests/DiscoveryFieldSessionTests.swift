@@ -1,7 +1,8 @@
 import Foundation
 import PeerBenchCore
-@testable import RemoteLink
 import Testing
+
+@testable import RemoteLink
 
 /// The field session end to end, with the real binary on two "hosts" (namespaces over
 /// veth, each with its own avahi-daemon): `serve --advertise`, then `run --peer
@@ -26,7 +27,8 @@ import Testing
         #expect(serve.waitFor("advertised by DNS-SD as \"pbl field\" (_peerbench._tcp, port 47820)", seconds: 20))
 
         // Two places; the answers: go at the first, skip the second.
-        let matrix = try rig.write("""
+        let matrix = try rig.write(
+            """
             {"name": "field-test", "repetitions": 1, "rttProbes": 5, "cellTimeoutSeconds": 20, "seed": 3,
              "transports": [{"plugin": "tcp", "label": "tcp"}, {"plugin": "udp", "label": "udp"}],
              "matrix": {"environments": ["forest"], "distances": [1, 10], "payloads": {"counts": [50], "sizes": [128]}}}
@@ -34,8 +36,11 @@ import Testing
         let answers = try rig.write("\ns\n", "answers.txt")
         let out = rig.dir + "/out"
         Self.useBus(clientAvahi.systemBus)
-        let run = try PeerbenchProcess(["run", matrix, "--out", out, "--link", "remote", "--peer", "auto:pbl field",
-                                        "--psk-file", rig.keyFile, "--interactive", "--answers", answers], in: rig.hosts.client)
+        let run = try PeerbenchProcess(
+            [
+                "run", matrix, "--out", out, "--link", "remote", "--peer", "auto:pbl field",
+                "--psk-file", rig.keyFile, "--interactive", "--answers", answers,
+            ], in: rig.hosts.client)
         let status = run.wait(seconds: 120)
         #expect(status == 1, "stderr: \(run.stderr)")  // places were skipped: not every cell recorded
         #expect(run.stderr.contains("found auto:pbl field by DNS-SD: \(rig.hosts.serverAddress):47820"))

@@ -1,9 +1,10 @@
 import Foundation
 import PeerBenchCore
-import PeerBenchSystem
 import PeerBenchPlugin
-@testable import RemoteLink
+import PeerBenchSystem
 import Testing
+
+@testable import RemoteLink
 
 /// An avahi-daemon of its own inside a network namespace: its own D-Bus system bus
 /// (a socket under a temporary folder) and, in a private mount namespace, its own /run
@@ -19,8 +20,9 @@ final class AvahiInNamespace: @unchecked Sendable {
         self.namespace = namespace
         folder = "/tmp/\(namespace.name)-avahi"
         try? FileManager.default.removeItem(atPath: folder)
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o755])
+        try FileManager.default.createDirectory(
+            atPath: folder, withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o755])
         let script = """
             mount -t tmpfs tmpfs /run && mkdir -p /run/avahi-daemon /run/dbus || exit 1
             trap 'kill $A $D 2>/dev/null; wait; exit 0' TERM INT
@@ -42,7 +44,10 @@ final class AvahiInNamespace: @unchecked Sendable {
                 try Discovery.advertise(name: "pbl-ready", port: 9, systemBus: systemBus, timeoutSeconds: 2).stop()
                 return
             } catch {
-                if Date() > deadline { stop(); throw error }
+                if Date() > deadline {
+                    stop()
+                    throw error
+                }
                 usleep(100_000)
             }
         }
@@ -56,8 +61,9 @@ final class AvahiInNamespace: @unchecked Sendable {
     }
 
     static var available: Bool {
-        getuid() == 0 && ["/usr/sbin/avahi-daemon", "/usr/bin/dbus-daemon", "/usr/bin/avahi-browse", "/usr/bin/avahi-publish"]
-            .allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
+        getuid() == 0
+            && ["/usr/sbin/avahi-daemon", "/usr/bin/dbus-daemon", "/usr/bin/avahi-browse", "/usr/bin/avahi-publish"]
+                .allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
     }
 }
 
@@ -86,7 +92,8 @@ final class AvahiInNamespace: @unchecked Sendable {
         let found = try Discovery.browse(timeoutSeconds: 3, systemBus: client.systemBus)
         #expect(Set(found.map(\.name)) == ["pbl bench #1", "pbl other"])
         let error = #expect(throws: DiscoveryError.self) { try Discovery.pick(found, name: nil) }
-        #expect(error?.description == "2 peerbench servers found by DNS-SD: \"pbl bench #1\", \"pbl other\"; choose one with --peer auto:NAME"
+        #expect(
+            error?.description == "2 peerbench servers found by DNS-SD: \"pbl bench #1\", \"pbl other\"; choose one with --peer auto:NAME"
                 || error?.description == "2 peerbench servers found by DNS-SD: \"pbl other\", \"pbl bench #1\"; choose one with --peer auto:NAME")
         #expect(try Discovery.find(name: "pbl other", timeoutSeconds: 4, systemBus: client.systemBus).port == 7_412)
         // What `run --peer` then connects to.
@@ -108,8 +115,10 @@ final class AvahiInNamespace: @unchecked Sendable {
 
     @Test func withoutTheDaemonTheErrorSaysHowToStartIt() {
         let bus = "unix:path=/tmp/pbl-no-bus-\(getpid())"
-        for attempt in [{ _ = try Discovery.browse(timeoutSeconds: 2, systemBus: bus) },
-                        { _ = try Discovery.advertise(port: 7_400, systemBus: bus, timeoutSeconds: 2) }] {
+        for attempt in [
+            { _ = try Discovery.browse(timeoutSeconds: 2, systemBus: bus) },
+            { _ = try Discovery.advertise(port: 7_400, systemBus: bus, timeoutSeconds: 2) },
+        ] {
             let error = #expect(throws: DiscoveryError.self) { try attempt() }
             #expect(error?.description.contains("Avahi's daemon is not running") == true)
             #expect(error?.description.contains("systemctl start avahi-daemon") == true)
@@ -118,8 +127,11 @@ final class AvahiInNamespace: @unchecked Sendable {
 
     @Test func browseLinesAreParsedAsAvahiEscapesThem() {
         let v4 = AvahiBrowseLine.parse(#"=;wlan0;IPv4;lab\032pi\0592\.b;_peerbench._tcp;local;pi.local;192.168.7.2;7400;"txtvers=1" "proto=1,2""#)
-        #expect(v4 == DiscoveredPeer(name: "lab pi;2.b", host: "pi.local", address: "192.168.7.2", port: 7_400,
-                                     txt: ["txtvers": "1", "proto": "1,2"]))
+        #expect(
+            v4
+                == DiscoveredPeer(
+                    name: "lab pi;2.b", host: "pi.local", address: "192.168.7.2", port: 7_400,
+                    txt: ["txtvers": "1", "proto": "1,2"]))
         #expect(v4?.controlVersions == [1, 2])
         let v6 = AvahiBrowseLine.parse(#"=;wlan0;IPv6;pi;_peerbench._tcp;local;pi.local;fe80::1;7400;"proto=1""#)
         #expect(v6?.address == "fe80::1%wlan0")

@@ -1,10 +1,11 @@
+import CPeerBenchSystem  // sockets' constants, whichever clang module ends up owning them
 import Foundation
 import PeerBenchCore
-import PeerBenchSystem
 import PeerBenchPlugin
-@testable import RemoteLink
+import PeerBenchSystem
 import Testing
-import CPeerBenchSystem  // sockets' constants, whichever clang module ends up owning them
+
+@testable import RemoteLink
 
 /// While `run --interactive` waits for the peer to be placed, the prompt's keep-alive
 /// (`RemoteTestbed.keepAlive`) holds the session inside serve's idle timeout; without
@@ -18,8 +19,11 @@ import CPeerBenchSystem  // sockets' constants, whichever clang module ends up o
         try probe.bind(SocketAddress(host: "127.0.0.1", port: 0))
         let port = try probe.localAddress().port
         probe.close()
-        let p = try PeerbenchProcess(["serve", "--listen", "127.0.0.1:\(port)", "--psk-file", key, "--idle-timeout", "2",
-                                      "--data-ports", port < 65_000 ? "\(port + 1)-\(port + 5)" : "\(port - 5)-\(port - 1)"], in: nil)
+        let p = try PeerbenchProcess(
+            [
+                "serve", "--listen", "127.0.0.1:\(port)", "--psk-file", key, "--idle-timeout", "2",
+                "--data-ports", port < 65_000 ? "\(port + 1)-\(port + 5)" : "\(port - 5)-\(port - 1)",
+            ], in: nil)
         guard p.waitFor("listening on", seconds: 30) else {
             p.kill(SIGKILL)
             throw TransportError("serve did not start: \(p.stderr)")
@@ -28,8 +32,9 @@ import CPeerBenchSystem  // sockets' constants, whichever clang module ends up o
     }
 
     static func connect(port: UInt16, key: String) async throws -> RemoteTestbed {
-        try await RemoteTestbed.connect(to: SocketAddress(host: "127.0.0.1", port: port), key: RemoteTestbed.loadKey(key),
-                                        plugins: ["tcp"], needed: [], software: "test")
+        try await RemoteTestbed.connect(
+            to: SocketAddress(host: "127.0.0.1", port: port), key: RemoteTestbed.loadKey(key),
+            plugins: ["tcp"], needed: [], software: "test")
     }
 
     @Test func keepAliveHoldsTheSessionPastServesIdleTimeout() async throws {
@@ -41,7 +46,10 @@ import CPeerBenchSystem  // sockets' constants, whichever clang module ends up o
         let key = dir + "/key.psk"
         #expect(try PeerbenchProcess(["psk", "new", key], in: nil).wait(seconds: 30) == 0)
         let (serve, port) = try Self.serve(key: key)
-        defer { serve.kill(SIGKILL); _ = serve.wait(seconds: 5) }
+        defer {
+            serve.kill(SIGKILL)
+            _ = serve.wait(seconds: 5)
+        }
         let link = ResolvedLink(environment: "forest", distanceMeters: 10, distanceLabel: "10")
 
         // 3.6 s of waiting at the prompt, a keep-alive every 1.2 s: the session survives.

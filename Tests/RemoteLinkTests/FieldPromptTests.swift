@@ -1,9 +1,9 @@
-import PeerBenchTestbed
 import Foundation
 import Logging
 import PeerBenchCore
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
+import PeerBenchTestbed
 import Synchronization
 import Testing
 import TransportTestSupport
@@ -56,10 +56,13 @@ struct InstantPlugin: TransportPlugin {
         return try RunPlan(matrix: matrix, options: RunOptions(matrixFile: "field.json", commandLine: []), linkModel: LoopbackLinkModel())
     }
 
-    static func run(_ plan: RunPlan, cells: [Cell]? = nil, answers: ScriptedAnswers, log: PromptLog, into dir: RunDirectory) async throws -> RunSummary {
+    static func run(_ plan: RunPlan, cells: [Cell]? = nil, answers: ScriptedAnswers, log: PromptLog, into dir: RunDirectory) async throws
+        -> RunSummary
+    {
         let prompter = FieldPrompter(input: answers) { log.write($0) }
-        let runner = Runner(registry: PluginRegistry([InstantPlugin.self]), testbed: LoopbackTestbed(), logger: Logger(label: "test"),
-                            fieldPrompter: prompter)
+        let runner = Runner(
+            registry: PluginRegistry([InstantPlugin.self]), testbed: LoopbackTestbed(), logger: Logger(label: "test"),
+            fieldPrompter: prompter)
         return try await runner.run(plan, cells: cells, runID: "field", into: dir, observer: nil)
     }
 
@@ -78,23 +81,25 @@ struct InstantPlugin: TransportPlugin {
         let summary = try await Self.run(plan, answers: answers, log: log, into: dir)
 
         #expect(answers.left == 1)
-        #expect(log.all == [
-            "peerbench: place the peer at 1 m in forest, press Enter (s: skip these 4 cells, q: stop; resume later)",
-            "peerbench: place the peer at 10 m in forest, press Enter (s: skip these 4 cells, q: stop; resume later)",
-            "peerbench: place the peer at 1 m in inner-city, press Enter (s: skip these 4 cells, q: stop; resume later)",
-            "peerbench: answer Enter (go), s (skip) or q (stop)",
-            "peerbench: place the peer at 10 m in inner-city, press Enter (s: skip these 4 cells, q: stop; resume later)",
-        ])
+        #expect(
+            log.all == [
+                "peerbench: place the peer at 1 m in forest, press Enter (s: skip these 4 cells, q: stop; resume later)",
+                "peerbench: place the peer at 10 m in forest, press Enter (s: skip these 4 cells, q: stop; resume later)",
+                "peerbench: place the peer at 1 m in inner-city, press Enter (s: skip these 4 cells, q: stop; resume later)",
+                "peerbench: answer Enter (go), s (skip) or q (stop)",
+                "peerbench: place the peer at 10 m in inner-city, press Enter (s: skip these 4 cells, q: stop; resume later)",
+            ])
         #expect(summary.interrupted)
         #expect(summary.total == 8)
         #expect(summary.skippedCells == 4)
         #expect(summary.skippedSites == [FieldSite(environment: "forest", distanceLabel: "10")])
         let records = dir.readRecords().records
         // Both repetitions of a place run together: the peer is carried there once.
-        #expect(records.map { "\($0.environment) \($0.distanceLabel) r\($0.repetition) \($0.transport.label)" } == [
-            "forest 1 r1 a", "forest 1 r1 b", "forest 1 r2 a", "forest 1 r2 b",
-            "inner-city 1 r1 a", "inner-city 1 r1 b", "inner-city 1 r2 a", "inner-city 1 r2 b",
-        ])
+        #expect(
+            records.map { "\($0.environment) \($0.distanceLabel) r\($0.repetition) \($0.transport.label)" } == [
+                "forest 1 r1 a", "forest 1 r1 b", "forest 1 r2 a", "forest 1 r2 b",
+                "inner-city 1 r1 a", "inner-city 1 r1 b", "inner-city 1 r2 a", "inner-city 1 r2 b",
+            ])
 
         // Resume: the skipped and the unreached places are still pending, and asked again.
         let pending = JournalIndex(records: records).pending(plan.cells, retryFailed: false)
@@ -136,14 +141,19 @@ struct InstantPlugin: TransportPlugin {
 
         // Nothing typed, and the run's stopper fires: the wait ends, as a stop.
         #expect(pipe(&fds) == 0)
-        defer { close(fds[0]); close(fds[1]) }
+        defer {
+            close(fds[0])
+            close(fds[1])
+        }
         let fired = Atomic<Bool>(false)
         after(milliseconds: 300) { fired.store(true, ordering: .relaxed) }
         let waiting = DescriptorFieldInput(fd: fds[0])
         let prompter = FieldPrompter(input: waiting) { _ in }
         let start = MonotonicClock.now()
-        #expect(prompter.ask(FieldSite(environment: "forest", distanceLabel: "max"), cells: 1,
-                             stop: { fired.load(ordering: .relaxed) }) == .quit)
+        #expect(
+            prompter.ask(
+                FieldSite(environment: "forest", distanceLabel: "max"), cells: 1,
+                stop: { fired.load(ordering: .relaxed) }) == .quit)
         let waitedMs = Double(MonotonicClock.elapsed(since: start)) / 1e6
         #expect(waitedMs >= 250)
         #expect(waitedMs < 5_000)
@@ -162,10 +172,13 @@ struct InstantPlugin: TransportPlugin {
         let (dir, path) = try Self.tempRun(plan)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let pings = Atomic<Int>(0)
-        let prompter = FieldPrompter(input: SlowAnswer(), keepAliveSeconds: 0.1,
-                                     keepAlive: { pings.add(1, ordering: .relaxed) }) { _ in }
-        let runner = Runner(registry: PluginRegistry([InstantPlugin.self]), testbed: LoopbackTestbed(), logger: Logger(label: "test"),
-                            fieldPrompter: prompter)
+        let prompter = FieldPrompter(
+            input: SlowAnswer(), keepAliveSeconds: 0.1,
+            keepAlive: { pings.add(1, ordering: .relaxed) }
+        ) { _ in }
+        let runner = Runner(
+            registry: PluginRegistry([InstantPlugin.self]), testbed: LoopbackTestbed(), logger: Logger(label: "test"),
+            fieldPrompter: prompter)
         let first = Array(plan.cells.prefix { FieldSite($0) == FieldSite(plan.cells[0]) })
         let summary = try await runner.run(plan, cells: first, runID: "field", into: dir, observer: nil)
         #expect(summary.total == first.count)

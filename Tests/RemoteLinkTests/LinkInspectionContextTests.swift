@@ -1,15 +1,17 @@
 import Foundation
 import PeerBenchCore
-@testable import RemoteLink
 import Testing
+
+@testable import RemoteLink
 
 @Suite struct LinkInspectionContextTests {
     static func counters(rxP: UInt64, txP: UInt64, rxB: UInt64, txB: UInt64, rxD: UInt64 = 0, txD: UInt64 = 0) -> InterfaceCounters {
         InterfaceCounters(rxPackets: rxP, txPackets: txP, rxBytes: rxB, txBytes: txB, rxDropped: rxD, txDropped: txD, rxErrors: 0, txErrors: 0)
     }
 
-    static let route = LinkRoute(peer: "10.0.0.2", interface: "wlan0", interfaceIndex: 3, source: "10.0.0.1", gateway: nil,
-                                 mtu: 1500, pathMTU: 1500)
+    static let route = LinkRoute(
+        peer: "10.0.0.2", interface: "wlan0", interfaceIndex: 3, source: "10.0.0.1", gateway: nil,
+        mtu: 1500, pathMTU: 1500)
 
     /// A remote cell's link before the context is filled (Record.Link has no public init).
     static func emptyLink() -> Record.Link {
@@ -17,13 +19,20 @@ import Testing
     }
 
     @Test func bothEndsGiveUpDownAndDropsFromBothSides() {
-        let client = (before: InterfaceSnapshot(name: "wlan0", counters: Self.counters(rxP: 100, txP: 200, rxB: 10_000, txB: 20_000, rxD: 1, txD: 2),
-                                                station: WirelessStation(signalDbm: -60, noiseDbm: -92, txMCS: 5, txBitrateMbps: 300)),
-                      after: InterfaceSnapshot(name: "wlan0", counters: Self.counters(rxP: 150, txP: 1_200, rxB: 15_000, txB: 1_520_000, rxD: 4, txD: 2),
-                                               station: WirelessStation(signalDbm: -62, noiseDbm: -92, txMCS: 7, txBitrateMbps: 433.3)))
-        let server = (before: InterfaceSnapshot(name: "wlp2s0", counters: Self.counters(rxP: 0, txP: 0, rxB: 0, txB: 0), station: nil),
-                      after: InterfaceSnapshot(name: "wlp2s0", counters: Self.counters(rxP: 990, txP: 60, rxB: 1_480_000, txB: 6_000, rxD: 7, txD: 1),
-                                               station: WirelessStation(signalDbm: -58, txMCS: 4, txBitrateMbps: 260)))
+        let client = (
+            before: InterfaceSnapshot(
+                name: "wlan0", counters: Self.counters(rxP: 100, txP: 200, rxB: 10_000, txB: 20_000, rxD: 1, txD: 2),
+                station: WirelessStation(signalDbm: -60, noiseDbm: -92, txMCS: 5, txBitrateMbps: 300)),
+            after: InterfaceSnapshot(
+                name: "wlan0", counters: Self.counters(rxP: 150, txP: 1_200, rxB: 15_000, txB: 1_520_000, rxD: 4, txD: 2),
+                station: WirelessStation(signalDbm: -62, noiseDbm: -92, txMCS: 7, txBitrateMbps: 433.3))
+        )
+        let server = (
+            before: InterfaceSnapshot(name: "wlp2s0", counters: Self.counters(rxP: 0, txP: 0, rxB: 0, txB: 0), station: nil),
+            after: InterfaceSnapshot(
+                name: "wlp2s0", counters: Self.counters(rxP: 990, txP: 60, rxB: 1_480_000, txB: 6_000, rxD: 7, txD: 1),
+                station: WirelessStation(signalDbm: -58, txMCS: 4, txBitrateMbps: 260))
+        )
         var link = Self.emptyLink()
         RemoteLinkContext.fill(&link, route: Self.route, pathMTU: 1480, client: client, server: server)
         #expect(link.interface == "wlan0")
@@ -43,8 +52,10 @@ import Testing
     }
 
     @Test func clientOnlyUsesItsReceiveCountsDownAndLeavesDropsNull() {
-        let client = (before: InterfaceSnapshot(name: "eth0", counters: Self.counters(rxP: 10, txP: 10, rxB: 100, txB: 100), station: nil),
-                      after: InterfaceSnapshot(name: "eth0", counters: Self.counters(rxP: 40, txP: 25, rxB: 400, txB: 250, rxD: 9), station: nil))
+        let client = (
+            before: InterfaceSnapshot(name: "eth0", counters: Self.counters(rxP: 10, txP: 10, rxB: 100, txB: 100), station: nil),
+            after: InterfaceSnapshot(name: "eth0", counters: Self.counters(rxP: 40, txP: 25, rxB: 400, txB: 250, rxD: 9), station: nil)
+        )
         var link = Self.emptyLink()
         link.peerAddress = "peer.example"
         RemoteLinkContext.fill(&link, route: Self.route, pathMTU: nil, client: client, server: nil)
@@ -62,10 +73,14 @@ import Testing
     }
 
     @Test func countersThatWentBackwardsOrAreMissingStayNull() {
-        let reset = (before: InterfaceSnapshot(name: "wlan0", counters: Self.counters(rxP: 500, txP: 500, rxB: 5_000, txB: 5_000), station: nil),
-                     after: InterfaceSnapshot(name: "wlan0", counters: Self.counters(rxP: 3, txP: 3, rxB: 30, txB: 30), station: nil))
-        let missing = (before: InterfaceSnapshot(name: "wlan9", counters: nil, station: nil),
-                       after: InterfaceSnapshot(name: "wlan9", counters: nil, station: nil))
+        let reset = (
+            before: InterfaceSnapshot(name: "wlan0", counters: Self.counters(rxP: 500, txP: 500, rxB: 5_000, txB: 5_000), station: nil),
+            after: InterfaceSnapshot(name: "wlan0", counters: Self.counters(rxP: 3, txP: 3, rxB: 30, txB: 30), station: nil)
+        )
+        let missing = (
+            before: InterfaceSnapshot(name: "wlan9", counters: nil, station: nil),
+            after: InterfaceSnapshot(name: "wlan9", counters: nil, station: nil)
+        )
         var link = Self.emptyLink()
         RemoteLinkContext.fill(&link, route: Self.route, pathMTU: nil, client: reset, server: missing)
         #expect(link.packetsUp == nil)
@@ -79,11 +94,14 @@ import Testing
     /// Snapshots cross the control channel as JSON (the server's before/after): the
     /// keys are snake_case like the records', and a snapshot survives the trip.
     @Test func snapshotsRoundTripThroughJSONWithSnakeCaseKeys() throws {
-        let snapshot = InterfaceSnapshot(name: "wlan0",
-                                         counters: InterfaceCounters(rxPackets: 1, txPackets: 2, rxBytes: 3, txBytes: 4, rxDropped: 5,
-                                                                     txDropped: 6, rxErrors: 7, txErrors: 8),
-                                         station: WirelessStation(mac: "02:00:00:00:00:01", signalDbm: -61, noiseDbm: -95, txMCS: 9,
-                                                                  txBitrateMbps: 866.7, frequencyMHz: 5180))
+        let snapshot = InterfaceSnapshot(
+            name: "wlan0",
+            counters: InterfaceCounters(
+                rxPackets: 1, txPackets: 2, rxBytes: 3, txBytes: 4, rxDropped: 5,
+                txDropped: 6, rxErrors: 7, txErrors: 8),
+            station: WirelessStation(
+                mac: "02:00:00:00:00:01", signalDbm: -61, noiseDbm: -95, txMCS: 9,
+                txBitrateMbps: 866.7, frequencyMHz: 5180))
         let data = try JSONEncoder().encode(snapshot)
         let text = String(decoding: data, as: UTF8.self)
         #expect(text.contains(#""rx_packets":1"#))

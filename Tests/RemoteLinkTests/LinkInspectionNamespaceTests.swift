@@ -1,14 +1,16 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CPeerBenchSystem
 import Foundation
 import PeerBenchCore
 import PeerBenchJSON
-import PeerBenchSystem
 import PeerBenchPlugin
-@testable import RemoteLink
+import PeerBenchSystem
 import Testing
+
+@testable import RemoteLink
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Two namespaces joined by a veth pair (MTU 1400 by default), IPv6 off unless asked
 /// for (no router solicitations or DAD moving the counters behind the test's back).
@@ -22,7 +24,8 @@ final class VethPair: @unchecked Sendable {
         let c = client.name, s = server.name
         remove()
         let v6 = ipv6 ? 0 : 1
-        try Self.sh("""
+        try Self.sh(
+            """
             ip netns add \(c) && ip netns add \(s) &&
             ip netns exec \(c) sysctl -qw net.ipv6.conf.all.disable_ipv6=\(v6) net.ipv6.conf.default.disable_ipv6=\(v6) &&
             ip netns exec \(s) sysctl -qw net.ipv6.conf.all.disable_ipv6=\(v6) net.ipv6.conf.default.disable_ipv6=\(v6) &&
@@ -60,9 +63,10 @@ final class VethPair: @unchecked Sendable {
         let list = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]]
         let stats = list?.first?["stats64"] as? [String: [String: Any]]
         func v(_ dir: String, _ key: String) -> UInt64 { (stats?[dir]?[key] as? NSNumber)?.uint64Value ?? .max }
-        return InterfaceCounters(rxPackets: v("rx", "packets"), txPackets: v("tx", "packets"), rxBytes: v("rx", "bytes"),
-                                 txBytes: v("tx", "bytes"), rxDropped: v("rx", "dropped"), txDropped: v("tx", "dropped"),
-                                 rxErrors: v("rx", "errors"), txErrors: v("tx", "errors"))
+        return InterfaceCounters(
+            rxPackets: v("rx", "packets"), txPackets: v("tx", "packets"), rxBytes: v("rx", "bytes"),
+            txBytes: v("tx", "bytes"), rxDropped: v("rx", "dropped"), txDropped: v("tx", "dropped"),
+            rxErrors: v("rx", "errors"), txErrors: v("tx", "errors"))
     }
 }
 
@@ -111,8 +115,12 @@ final class VethPair: @unchecked Sendable {
         defer { pair.remove() }
         let count = 200, size = 1000
         let client = pair.client, server = pair.server
-        let beforeClient = try await BlockingThread.run(name: "snap", namespace: client) { LinkInspection.snapshot(interface: VethPair.clientInterface) }
-        let beforeServer = try await BlockingThread.run(name: "snap", namespace: server) { LinkInspection.snapshot(interface: VethPair.serverInterface) }
+        let beforeClient = try await BlockingThread.run(name: "snap", namespace: client) {
+            LinkInspection.snapshot(interface: VethPair.clientInterface)
+        }
+        let beforeServer = try await BlockingThread.run(name: "snap", namespace: server) {
+            LinkInspection.snapshot(interface: VethPair.serverInterface)
+        }
 
         let receiver = try await BlockingThread.run(name: "bind", namespace: server) { () -> Socket in
             let s = try Socket(family: AF_INET, type: Int32(SOCK_DGRAM.rawValue))
@@ -139,8 +147,12 @@ final class VethPair: @unchecked Sendable {
         }
         #expect(try await received == count)
 
-        let afterClient = try await BlockingThread.run(name: "snap", namespace: client) { LinkInspection.snapshot(interface: VethPair.clientInterface) }
-        let afterServer = try await BlockingThread.run(name: "snap", namespace: server) { LinkInspection.snapshot(interface: VethPair.serverInterface) }
+        let afterClient = try await BlockingThread.run(name: "snap", namespace: client) {
+            LinkInspection.snapshot(interface: VethPair.clientInterface)
+        }
+        let afterServer = try await BlockingThread.run(name: "snap", namespace: server) {
+            LinkInspection.snapshot(interface: VethPair.serverInterface)
+        }
         let c0 = try #require(beforeClient.counters), c1 = try #require(afterClient.counters)
         let s0 = try #require(beforeServer.counters), s1 = try #require(afterServer.counters)
         let ipBytes = UInt64(count * (size + 28)), frameBytes = UInt64(count * (size + 28 + 14))

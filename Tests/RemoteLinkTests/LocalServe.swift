@@ -1,11 +1,13 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-import Foundation
-import PeerBenchSystem
-import PeerBenchPlugin
-@testable import RemoteLink
 import CPeerBenchSystem  // sockets' constants, whichever clang module ends up owning them
+import Foundation
+import PeerBenchPlugin
+import PeerBenchSystem
+
+@testable import RemoteLink
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The real `peerbench serve` binary on 127.0.0.1 (real sockets, real TLS, its log on
 /// stderr), for tests of serve's admission and session hygiene that need no namespaces.

@@ -1,6 +1,7 @@
 import Foundation
 import PeerBenchCore
 import Testing
+
 @testable import RemoteLink
 
 /// The key file: written private and never over an existing file; refused when exposed,
@@ -13,7 +14,10 @@ import Testing
     }
 
     func message(_ body: () throws -> Void) -> String {
-        do { try body(); return "" } catch { return "\(error)" }
+        do {
+            try body()
+            return ""
+        } catch { return "\(error)" }
     }
 
     @Test func generatedKeysAreFreshAndRoundTripThroughTheFile() throws {
@@ -50,7 +54,8 @@ import Testing
         let path = tempPath()
         try PreSharedKey.generate().write(to: path)
         chmod(path, 0o644)
-        #expect(message { _ = try PreSharedKey.load(from: path) }
+        #expect(
+            message { _ = try PreSharedKey.load(from: path) }
                 == "\(path): the key file is readable by group or others (mode 644); a pre-shared key must be private: run `chmod 600 \(path)`")
         chmod(path, 0o620)
         #expect(message { _ = try PreSharedKey.load(from: path) }.contains("writable by group or others (mode 620)"))
@@ -60,7 +65,8 @@ import Testing
 
     @Test func aMissingFileSaysHowToMakeOne() {
         let path = tempPath()
-        #expect(message { _ = try PreSharedKey.load(from: path) }
+        #expect(
+            message { _ = try PreSharedKey.load(from: path) }
                 == "\(path): no such key file (create one with `peerbench psk new \(path)` and copy it to the other host)")
     }
 
@@ -72,14 +78,17 @@ import Testing
             return message { _ = try PreSharedKey.load(from: path) }.replacingOccurrences(of: path, with: "F")
         }
         #expect(try problem("# comment\n\npeerbench-psk/1 me \(hex)\r\n") == "")
-        #expect(try problem("# a comment\npeerbench-psk/2 me \(hex)\n")
+        #expect(
+            try problem("# a comment\npeerbench-psk/2 me \(hex)\n")
                 == "F: line 2: expected `peerbench-psk/1 IDENTITY HEX64`, a key file written by `peerbench psk new`")
         #expect(try problem("peerbench-psk/1 \(hex)\n") == "F: line 1: expected 3 words (`peerbench-psk/1 IDENTITY HEX64`), found 2")
         #expect(try problem("peerbench-psk/1 me abcd\n") == "F: line 1: the key must be 64 hex digits (256 bits), found 4 characters")
-        #expect(try problem("peerbench-psk/1 me \(hex.dropLast())g\n")
+        #expect(
+            try problem("peerbench-psk/1 me \(hex.dropLast())g\n")
                 == "F: line 1: the key must be 64 hex digits (256 bits), found a character that is not one")
         #expect(try problem("peerbench-psk/1 m/e \(hex)\n") == "F: line 1: the identity \"m/e\" may only hold letters, digits, '.', '_' and '-'")
-        #expect(try problem("peerbench-psk/1 a \(hex)\n\npeerbench-psk/1 b \(hex)\n")
+        #expect(
+            try problem("peerbench-psk/1 a \(hex)\n\npeerbench-psk/1 b \(hex)\n")
                 == "F: line 3: a second key line (the first is line 1); a key file holds one key")
         #expect(try problem("\n# nothing\n") == "F: no key line (`peerbench-psk/1 IDENTITY HEX64`) in the file")
         #expect(try problem(String(repeating: "#", count: 5000)) == "F: 5000 bytes is too large for a key file (at most 4096)")

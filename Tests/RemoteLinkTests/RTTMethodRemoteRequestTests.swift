@@ -1,5 +1,5 @@
-import PeerBenchPlugin
 import PeerBenchCore
+import PeerBenchPlugin
 import RemoteLink
 import Testing
 

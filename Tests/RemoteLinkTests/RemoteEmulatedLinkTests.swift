@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import LinkEmulation
 import PeerBenchCore
+import Testing
 
 /// `serve` and `run --link remote` with the emulated link between them: the
 /// EmulatedTestbed's namespace pair (TUN devices and the userspace emulator, 5 ms one
@@ -20,7 +20,10 @@ import PeerBenchCore
         #expect(try PeerbenchProcess(["psk", "new", key], in: nil).wait(seconds: 30) == 0)
         let peer = "\(endpoints.server.address):47800"
         let serve = try PeerbenchProcess(["serve", "--listen", peer, "--psk-file", key, "--data-ports", "47801-47810"], in: serverNS)
-        defer { serve.kill(SIGKILL); serve.wait(seconds: 5) }
+        defer {
+            serve.kill(SIGKILL)
+            serve.wait(seconds: 5)
+        }
         #expect(serve.waitFor("listening on", seconds: 30), "\(serve.stderr)")
         let matrix = dir + "/m.json"
         try Data(RemoteRig.matrix(transports: #"[{"plugin": "tcp", "label": "tcp"}, {"plugin": "udp", "label": "udp"}]"#).utf8)

@@ -1,13 +1,14 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import CPeerBenchSystem  // sockets' constants, whichever clang module ends up owning them
 import Foundation
+import PeerBenchCore
+import PeerBenchPlugin
+import PeerBenchSystem
 import Synchronization
 import Testing
-import PeerBenchCore
-import PeerBenchSystem
-import PeerBenchPlugin
-import CPeerBenchSystem  // sockets' constants, whichever clang module ends up owning them
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `peerbench serve` in one namespace, `peerbench run --link remote` in another, the
 /// real binary on both sides, joined by veth.
@@ -57,8 +58,9 @@ import CPeerBenchSystem  // sockets' constants, whichever clang module ends up o
         }
         // The udp cell ran authenticated: serve's key reached the client plugin (issue 24).
         let udpExtra = (byLabel["udp"]?["extra"] as? [String: Any])?["udp"] as? [String: Any]
-        #expect(udpExtra?["authenticated"] as? Bool == true && udpExtra?["unauthenticated_dropped"] as? Int == 0,
-                "udp extra: \(String(describing: udpExtra))")
+        #expect(
+            udpExtra?["authenticated"] as? Bool == true && udpExtra?["unauthenticated_dropped"] as? Int == 0,
+            "udp extra: \(String(describing: udpExtra))")
         // quic and tls checked serve's own certificate by the digest it announced.
         for label in ["quic", "tls"] {
             let extra = (byLabel[label]?["extra"] as? [String: Any])?[label] as? [String: Any]
@@ -69,8 +71,9 @@ import CPeerBenchSystem  // sockets' constants, whichever clang module ends up o
             let cpu = byLabel[label]?["cpu_seconds"] as? [String: Any]
             #expect((cpu?["server"] as? Double ?? 0) > 0 && (cpu?["client"] as? Double ?? 0) > 0, "\(label) cpu_seconds \(String(describing: cpu))")
         }
-        #expect(heard.packetsIn == 0 && heard.connections == 0,
-                "a stranger got \(heard.packetsIn) datagrams and \(heard.connections) connections from serve's data ports")
+        #expect(
+            heard.packetsIn == 0 && heard.connections == 0,
+            "a stranger got \(heard.packetsIn) datagrams and \(heard.connections) connections from serve's data ports")
         #expect(heard.sent > 20, "the stranger knocked only \(heard.sent) times")
         let serveLog = rig.serve?.stderr ?? ""
         #expect(serveLog.components(separatedBy: ": ok in ").count - 1 == 6, "one log line per cell: \(serveLog)")
@@ -103,7 +106,8 @@ import CPeerBenchSystem  // sockets' constants, whichever clang module ends up o
     @Test func execRunsOnlyWhereServeAllowsIt() async throws {
         let rig = try RemoteRig()
         defer { rig.remove() }
-        let transports = #"[{"plugin": "exec", "label": "iperf3-tcp", "options": {"server": ["plugins/iperf3/iperf3-peer", "server"], "client": ["plugins/iperf3/iperf3-peer", "client", "--tcp"]}}]"#
+        let transports =
+            #"[{"plugin": "exec", "label": "iperf3-tcp", "options": {"server": ["plugins/iperf3/iperf3-peer", "server"], "client": ["plugins/iperf3/iperf3-peer", "client", "--tcp"]}}]"#
         let matrix = try rig.write(RemoteRig.matrix(transports: transports, count: 200, size: 1_024, timeout: 30), "m.json")
         try rig.startServe()
         let refused = try rig.startRun(matrix, out: rig.dir + "/refused")
@@ -154,7 +158,8 @@ import CPeerBenchSystem  // sockets' constants, whichever clang module ends up o
         let rig = try RemoteRig()
         defer { rig.remove() }
         try rig.startServe()
-        let long = try rig.write(RemoteRig.matrix(transports: #"[{"plugin": "uwb", "label": "uwb", "options": {"durationSeconds": 6}}]"#), "long.json")
+        let long = try rig.write(
+            RemoteRig.matrix(transports: #"[{"plugin": "uwb", "label": "uwb", "options": {"durationSeconds": 6}}]"#), "long.json")
         let first = try rig.startRun(long, out: rig.dir + "/first")
         #expect(rig.serve!.waitFor("session from \(rig.hosts.clientAddress): started", seconds: 30))
         let short = try rig.write(RemoteRig.matrix(transports: #"[{"plugin": "tcp", "label": "tcp"}]"#), "short.json")
@@ -190,7 +195,8 @@ import CPeerBenchSystem  // sockets' constants, whichever clang module ends up o
         let rig = try RemoteRig()
         defer { rig.remove() }
         try rig.startServe(["--idle-timeout", "5"])
-        let long = try rig.write(RemoteRig.matrix(transports: #"[{"plugin": "uwb", "label": "uwb", "options": {"durationSeconds": 20}}]"#, timeout: 30), "long.json")
+        let long = try rig.write(
+            RemoteRig.matrix(transports: #"[{"plugin": "uwb", "label": "uwb", "options": {"durationSeconds": 20}}]"#, timeout: 30), "long.json")
         let victim = try rig.startRun(long, out: rig.dir + "/victim")
         #expect(rig.serve!.waitFor("session from \(rig.hosts.clientAddress): started", seconds: 30))
         try await Task.sleep(nanoseconds: 1_500_000_000)  // into the cell
@@ -270,7 +276,10 @@ final class StrangerProbe: @unchecked Sendable {
                         try tcp.setSendTimeout(nanoseconds: 20_000_000)
                         let connected = (try? tcp.connect(to)) != nil
                         tcp.close()
-                        self.state.withLock { $0.heard.sent += 2; if connected { $0.heard.connections += 1 } }
+                        self.state.withLock {
+                            $0.heard.sent += 2
+                            if connected { $0.heard.connections += 1 }
+                        }
                     }
                     while let n = try? buf.withUnsafeMutableBytes({ try udp.receive($0, flags: Int32(MSG_DONTWAIT)) }), n >= 0 {
                         self.state.withLock { $0.heard.packetsIn += 1 }

@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import LinkEmulation
 import PeerBenchCore
+import Testing
 
 /// A bulk over 4 parallel streams over `--link remote` (docs/WORKLOADS.md): quic's 4
 /// streams of one connection and udp's 4 socket pairs against serve in the emulated
@@ -21,13 +21,20 @@ import PeerBenchCore
         #expect(try PeerbenchProcess(["psk", "new", key], in: nil).wait(seconds: 30) == 0)
         let peer = "\(endpoints.server.address):47860"
         let serve = try PeerbenchProcess(["serve", "--listen", peer, "--psk-file", key, "--data-ports", "47861-47870"], in: serverNS)
-        defer { serve.kill(SIGKILL); serve.wait(seconds: 5) }
+        defer {
+            serve.kill(SIGKILL)
+            serve.wait(seconds: 5)
+        }
         #expect(serve.waitFor("listening on", seconds: 30), "\(serve.stderr)")
         let workloads = #"[{"name": "p4", "kind": "bulk", "direction": "bidir", "streams": 4}]"#
         let matrix = dir + "/m.json"
-        try Data(RemoteRig.matrix(transports: #"[{"plugin": "quic"}, {"plugin": "udp", "options": {"rateMbps": 40}}]"#,
-                                  count: 202, size: 16_384, timeout: 30, probes: 3, workloads: workloads).utf8)
-            .write(to: URL(fileURLWithPath: matrix))
+        try Data(
+            RemoteRig.matrix(
+                transports: #"[{"plugin": "quic"}, {"plugin": "udp", "options": {"rateMbps": 40}}]"#,
+                count: 202, size: 16_384, timeout: 30, probes: 3, workloads: workloads
+            ).utf8
+        )
+        .write(to: URL(fileURLWithPath: matrix))
         let run = try PeerbenchProcess(["run", matrix, "--out", dir + "/out", "--link", "remote", "--peer", peer, "--psk-file", key], in: clientNS)
         #expect(run.wait(seconds: 120) == 0, "run: \(run.stderr)\nserve: \(serve.stderr)")
         let text = (try? String(contentsOfFile: dir + "/out/records.jsonl", encoding: .utf8)) ?? ""
@@ -44,7 +51,9 @@ import PeerBenchCore
                 #expect(Set(streams.compactMap { $0["server_port"] as? Int }).count == 4, "\(label): \(streams)")
                 #expect(streams.allSatisfy { (47_861...47_870).contains($0["server_port"] as? Int ?? 0) }, "serve's data ports: \(streams)")
             }
-            print("remote \(label) 4 flows bidir: total \(r["throughput_mbps"] ?? "?") Mbit/s, \(r["throughput_by_direction_mbps"] ?? "?"), each \(streams.map { $0["throughput_mbps"] ?? "?" })")
+            print(
+                "remote \(label) 4 flows bidir: total \(r["throughput_mbps"] ?? "?") Mbit/s, \(r["throughput_by_direction_mbps"] ?? "?"), each \(streams.map { $0["throughput_mbps"] ?? "?" })"
+            )
         }
     }
 }

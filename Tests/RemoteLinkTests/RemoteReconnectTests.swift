@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import LinkEmulation
 import PeerBenchCore
+import Testing
 
 /// `reconnect` over `--link remote`: serve in the emulated link's server namespace, run
 /// in its client namespace, and a 3 s outage cut into the middle of the bulk phase by
@@ -22,13 +22,20 @@ import PeerBenchCore
         #expect(try PeerbenchProcess(["psk", "new", key], in: nil).wait(seconds: 30) == 0)
         let peer = "\(endpoints.server.address):47820"
         let serve = try PeerbenchProcess(["serve", "--listen", peer, "--psk-file", key, "--data-ports", "47821-47830"], in: serverNS)
-        defer { serve.kill(SIGKILL); serve.wait(seconds: 5) }
+        defer {
+            serve.kill(SIGKILL)
+            serve.wait(seconds: 5)
+        }
         #expect(serve.waitFor("listening on", seconds: 30), "\(serve.stderr)")
         // 3 000 x 16 KiB at 50 Mbit/s: about 8 s of bulk.
         let matrix = dir + "/m.json"
-        try Data(RemoteRig.matrix(transports: #"[{"plugin": "tcp", "label": "tcp-rc", "options": {"userTimeoutMs": 1000, "reconnect": true}}]"#,
-                                  count: 3_000, size: 16_384, timeout: 40, probes: 5).utf8)
-            .write(to: URL(fileURLWithPath: matrix))
+        try Data(
+            RemoteRig.matrix(
+                transports: #"[{"plugin": "tcp", "label": "tcp-rc", "options": {"userTimeoutMs": 1000, "reconnect": true}}]"#,
+                count: 3_000, size: 16_384, timeout: 40, probes: 5
+            ).utf8
+        )
+        .write(to: URL(fileURLWithPath: matrix))
         let run = try PeerbenchProcess(["run", matrix, "--out", dir + "/out", "--link", "remote", "--peer", peer, "--psk-file", key], in: clientNS)
         // Once 10 MB crossed (the bulk is under way), the link goes dead for 3 s.
         var waited = 0

@@ -34,8 +34,11 @@ final class RemoteRig: @unchecked Sendable {
     /// Starts serve and waits until it listens.
     @discardableResult
     func startServe(_ extra: [String] = []) throws -> PeerbenchProcess {
-        let p = try PeerbenchProcess(["serve", "--listen", peer, "--psk-file", keyFile,
-                                      "--data-ports", "\(dataPorts.lowerBound)-\(dataPorts.upperBound)"] + extra, in: hosts.server)
+        let p = try PeerbenchProcess(
+            [
+                "serve", "--listen", peer, "--psk-file", keyFile,
+                "--data-ports", "\(dataPorts.lowerBound)-\(dataPorts.upperBound)",
+            ] + extra, in: hosts.server)
         guard p.waitFor("listening on", seconds: 30) else {
             p.kill(SIGKILL)
             throw TransportError("serve did not start: \(p.stderr)")
@@ -46,8 +49,9 @@ final class RemoteRig: @unchecked Sendable {
 
     /// `run MATRIX --link remote` in the client namespace; its process (not awaited).
     func startRun(_ matrix: String, out: String, key: String? = nil, _ extra: [String] = []) throws -> PeerbenchProcess {
-        try PeerbenchProcess(["run", matrix, "--out", out, "--link", "remote", "--peer", peer, "--psk-file", key ?? keyFile] + extra,
-                             in: hosts.client)
+        try PeerbenchProcess(
+            ["run", matrix, "--out", out, "--link", "remote", "--peer", peer, "--psk-file", key ?? keyFile] + extra,
+            in: hosts.client)
     }
 
     /// Writes `matrix` (a JSON text) into the rig's folder; its path.
@@ -70,8 +74,10 @@ final class RemoteRig: @unchecked Sendable {
     }
 
     /// A small matrix: `transports` (JSON array text), one environment at 10 m, one payload.
-    static func matrix(transports: String, count: Int = 100, size: Int = 128, timeout: Int = 20, probes: Int = 10,
-                       rttMethod: String = "ping-pong", workloads: String? = nil) -> String {
+    static func matrix(
+        transports: String, count: Int = 100, size: Int = 128, timeout: Int = 20, probes: Int = 10,
+        rttMethod: String = "ping-pong", workloads: String? = nil
+    ) -> String {
         """
         {"name": "remote-test", "repetitions": 1, "rttProbes": \(probes), "rttMethod": "\(rttMethod)", "cellTimeoutSeconds": \(timeout), "seed": 7,
          "transports": \(transports),

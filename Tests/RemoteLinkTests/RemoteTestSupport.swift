@@ -1,7 +1,7 @@
 import Foundation
 import PeerBenchCore
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
 import TransportTestSupport
 
 /// Two network namespaces joined by a veth pair: the "server host" and the "client
@@ -20,7 +20,10 @@ final class VethHosts: @unchecked Sendable {
     nonisolated(unsafe) private static var next = 0
 
     init() throws {
-        let n = Self.counter.withLock { () -> Int in Self.next += 1; return Self.next }
+        let n = Self.counter.withLock { () -> Int in
+            Self.next += 1
+            return Self.next
+        }
         let tag = "\(getpid() % 100_000)-\(n)"
         server = NetworkNamespace(name: "pbr-s-\(tag)")
         client = NetworkNamespace(name: "pbr-c-\(tag)")

@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import LinkEmulation
 import PeerBenchCore
+import Testing
 
 /// Workloads over `--link remote` (docs/WORKLOADS.md): serve in the emulated link's
 /// server namespace (5 ms each way, 50 Mbit/s), run in its client namespace. serve
@@ -21,19 +21,26 @@ import PeerBenchCore
         #expect(try PeerbenchProcess(["psk", "new", key], in: nil).wait(seconds: 30) == 0)
         let peer = "\(endpoints.server.address):47840"
         let serve = try PeerbenchProcess(["serve", "--listen", peer, "--psk-file", key, "--data-ports", "47841-47850"], in: serverNS)
-        defer { serve.kill(SIGKILL); serve.wait(seconds: 5) }
+        defer {
+            serve.kill(SIGKILL)
+            serve.wait(seconds: 5)
+        }
         #expect(serve.waitFor("listening on", seconds: 30), "\(serve.stderr)")
         let workloads = #"""
             ["download", {"name": "rpc", "kind": "request-response", "requests": 20, "requestBytes": 100, "responseBytes": 1000},
              {"name": "voice", "kind": "isochronous", "frameBytes": 160, "periodMs": 20, "durationSeconds": 1, "direction": "bidir"}]
             """#
         let matrix = dir + "/m.json"
-        try Data(RemoteRig.matrix(transports: #"""
-                [{"plugin": "tcp", "options": {"noDelay": true}}, {"plugin": "tls", "options": {"noDelay": true}},
-                 {"plugin": "quic"}, {"plugin": "udp", "options": {"rateMbps": 30}}]
-                """#,
-                                  count: 200, size: 16_384, timeout: 30, probes: 3, workloads: workloads).utf8)
-            .write(to: URL(fileURLWithPath: matrix))
+        try Data(
+            RemoteRig.matrix(
+                transports: #"""
+                    [{"plugin": "tcp", "options": {"noDelay": true}}, {"plugin": "tls", "options": {"noDelay": true}},
+                     {"plugin": "quic"}, {"plugin": "udp", "options": {"rateMbps": 30}}]
+                    """#,
+                count: 200, size: 16_384, timeout: 30, probes: 3, workloads: workloads
+            ).utf8
+        )
+        .write(to: URL(fileURLWithPath: matrix))
         let run = try PeerbenchProcess(["run", matrix, "--out", dir + "/out", "--link", "remote", "--peer", peer, "--psk-file", key], in: clientNS)
         #expect(run.wait(seconds: 120) == 0, "run: \(run.stderr)\nserve: \(serve.stderr)")
         let text = (try? String(contentsOfFile: dir + "/out/records.jsonl", encoding: .utf8)) ?? ""

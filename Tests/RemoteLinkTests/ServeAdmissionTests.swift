@@ -1,4 +1,5 @@
 import Testing
+
 @testable import RemoteLink
 
 /// serve's handshake slots and its drop log, without sockets or clocks (issue 24,

@@ -1,10 +1,11 @@
-import PeerBenchSockets
-import Testing
 import PeerBenchCore
 import PeerBenchJSON
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSockets
+import PeerBenchSystem
+import Testing
 import TransportTestSupport
+
 @testable import RemoteLink
 
 /// How serve reports a cell it cut short, and the plugin's own payload check on the
@@ -29,9 +30,10 @@ import TransportTestSupport
     }
 
     static func start(timeout: Double = 30, payload: Payload = Payload(count: 10, size: 100)) async throws -> ServeCell {
-        try await ServeCell.start(ServeLimitsTests.request("tcp", timeout: timeout, payload: payload),
-                                  registry: PluginRegistry([ReturnsWhenStopped.self]), endpoint: Endpoint(address: "127.0.0.1"),
-                                  peer: "127.0.0.1", limits: ServeLimits())
+        try await ServeCell.start(
+            ServeLimitsTests.request("tcp", timeout: timeout, payload: payload),
+            registry: PluginRegistry([ReturnsWhenStopped.self]), endpoint: Endpoint(address: "127.0.0.1"),
+            peer: "127.0.0.1", limits: ServeLimits())
     }
 
     @Test func aCellWhoseClientWentAwayIsFailedNotOK() async throws {
@@ -62,13 +64,16 @@ import TransportTestSupport
     /// serve reads the cell's workload by the matrix's rules and its plugin's check: the
     /// stand-in (the default check) runs the upload only.
     @Test func aWorkloadThePluginRefusesOrAMalformedOneIsRefusedNamingIt() async throws {
-        for (workload, words) in [(#""download""#, "$.workload: tcp: the bulk workload down is unsupported"),
-                                  (#"{"name": "x", "kind": "isochronous", "frameBytes": 1, "periodMs": 0, "durationSeconds": 1}"#, "$.workload.periodMs")] {
+        for (workload, words) in [
+            (#""download""#, "$.workload: tcp: the bulk workload down is unsupported"),
+            (#"{"name": "x", "kind": "isochronous", "frameBytes": 1, "periodMs": 0, "durationSeconds": 1}"#, "$.workload.periodMs"),
+        ] {
             var request = ServeLimitsTests.request("tcp")
             request.workload = try JSONParser.parse(workload)
             do {
-                _ = try await ServeCell.start(request, registry: PluginRegistry([ReturnsWhenStopped.self]), endpoint: Endpoint(address: "127.0.0.1"),
-                                              peer: "127.0.0.1", limits: ServeLimits())
+                _ = try await ServeCell.start(
+                    request, registry: PluginRegistry([ReturnsWhenStopped.self]), endpoint: Endpoint(address: "127.0.0.1"),
+                    peer: "127.0.0.1", limits: ServeLimits())
                 Issue.record("serve started a cell with workload \(workload)")
             } catch {
                 #expect("\(error)".contains(words), "\(error)")
@@ -77,8 +82,9 @@ import TransportTestSupport
         // The upload, named or not, starts.
         var request = ServeLimitsTests.request("tcp")
         request.workload = try JSONParser.parse(#""upload""#)
-        let cell = try await ServeCell.start(request, registry: PluginRegistry([ReturnsWhenStopped.self]), endpoint: Endpoint(address: "127.0.0.1"),
-                                             peer: "127.0.0.1", limits: ServeLimits())
+        let cell = try await ServeCell.start(
+            request, registry: PluginRegistry([ReturnsWhenStopped.self]), endpoint: Endpoint(address: "127.0.0.1"),
+            peer: "127.0.0.1", limits: ServeLimits())
         cell.stop()
         _ = await cell.result()
     }

@@ -1,12 +1,13 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-import Foundation
-import Testing
-import PeerBenchCore
-import PeerBenchSystem
-import PeerBenchPlugin
 import CPeerBenchSystem  // sockets' constants, whichever clang module ends up owning them
+import Foundation
+import PeerBenchCore
+import PeerBenchPlugin
+import PeerBenchSystem
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `Endpoint.bindServer`, through which every plugin's server binds: a port from the
 /// range, and with `allowedPeer` nothing from any other address reaches the socket
@@ -106,7 +107,10 @@ import CPeerBenchSystem  // sockets' constants, whichever clang module ends up o
             defer { held.forEach { $0.close() } }
             let third = try Socket(family: AF_INET, type: Int32(SOCK_DGRAM.rawValue))
             defer { third.close() }
-            do { _ = try endpoint.bindServer(third); return "bound" } catch { return "\(error)" }
+            do {
+                _ = try endpoint.bindServer(third)
+                return "bound"
+            } catch { return "\(error)" }
         }
         #expect(message == "no free data port in 40110-40111 on \(hosts.serverAddress)")
     }

@@ -1,8 +1,9 @@
-import Testing
 import PeerBenchCore
 import PeerBenchJSON
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
+import Testing
+
 @testable import RemoteLink
 
 /// serve does not open files a client names (issue 24, finding 5): `/dev/zero` as a
@@ -11,12 +12,14 @@ import PeerBenchPlugin
 @Suite struct ServeFileOptionsTests {
     /// A stand-in with the quic plugin's name and file options; only its descriptor matters.
     struct FileTaking: TransportPlugin {
-        static let descriptor = PluginDescriptor(name: "quic", summary: "stand-in", options: [
-            OptionDescriptor("caFile", type: "path", default: "certs/ca.pem", help: "CA."),
-            OptionDescriptor("certFile", type: "path", default: "certs/server.pem", help: "Certificate."),
-            OptionDescriptor("keyFile", type: "path", default: "certs/server-key.pem", help: "Key."),
-            OptionDescriptor("serverName", type: "string", default: "", help: "Name."),
-        ])
+        static let descriptor = PluginDescriptor(
+            name: "quic", summary: "stand-in",
+            options: [
+                OptionDescriptor("caFile", type: "path", default: "certs/ca.pem", help: "CA."),
+                OptionDescriptor("certFile", type: "path", default: "certs/server.pem", help: "Certificate."),
+                OptionDescriptor("keyFile", type: "path", default: "certs/server-key.pem", help: "Key."),
+                OptionDescriptor("serverName", type: "string", default: "", help: "Name."),
+            ])
         init(options: PluginOptions) throws {
             for d in Self.descriptor.options { _ = try options.string(d.key, default: nil) }
         }

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import PeerBenchCore
 import PeerBenchJSON
@@ -9,6 +6,10 @@ import QUICTransport
 import RemoteLink
 import TLSTransport
 import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// serve's own data-plane identity (issue 24, finding 4): the tls and quic servers
 /// present serve's fresh certificate, and the client accepts exactly the certificate
@@ -26,8 +27,13 @@ import Testing
             server = try TLSPlugin(options: PluginOptions(files, path: at))
             client = try TLSPlugin(options: PluginOptions(.object(JSONObject()), path: at))
         default:
-            server = try QUICPlugin(options: PluginOptions(.object(JSONObject(["certFile": files["certFile"]!, "keyFile": files["keyFile"]!,
-                                                                                  "handshakeTimeoutSeconds": 5])), path: at))
+            server = try QUICPlugin(
+                options: PluginOptions(
+                    .object(
+                        JSONObject([
+                            "certFile": files["certFile"]!, "keyFile": files["keyFile"]!,
+                            "handshakeTimeoutSeconds": 5,
+                        ])), path: at))
             client = try QUICPlugin(options: PluginOptions(.object(JSONObject(["handshakeTimeoutSeconds": 5])), path: at))
         }
         var context = CellContext.loopback(payload: Payload(count: 100, size: 1_000), rttProbes: 3)
@@ -74,8 +80,9 @@ import Testing
         #expect(again.sha256 == first.sha256 && again.certFile == first.certFile)
         chmod(first.keyFile, 0o640)
         let refused = #expect(throws: InputError.self) { try ServeIdentity.loadOrCreate(in: dir) }
-        #expect("\(refused.map { "\($0)" } ?? "")".contains("\(first.keyFile): serve's private key is accessible by group or others (mode 640)"),
-                "\(String(describing: refused))")
+        #expect(
+            "\(refused.map { "\($0)" } ?? "")".contains("\(first.keyFile): serve's private key is accessible by group or others (mode 640)"),
+            "\(String(describing: refused))")
         chmod(first.keyFile, 0o600)
         try "not a certificate".write(toFile: first.certFile, atomically: true, encoding: .utf8)
         let bad = #expect(throws: InputError.self) { try ServeIdentity.loadOrCreate(in: dir) }
@@ -97,8 +104,11 @@ import Testing
         let announced = try ServeIdentity.generate()
         let error = await #expect(throws: (any Error).self) { try await cell(plugin, identity: impostor, pin: announced.sha256) }
         let text = "\(error.map { "\($0)" } ?? "")"
-        #expect(text.contains("\(plugin) client: the server's certificate (sha256 \(impostor.sha256Hex)) is not the one serve announced (sha256 \(announced.sha256Hex))"),
-                "\(text)")
+        #expect(
+            text.contains(
+                "\(plugin) client: the server's certificate (sha256 \(impostor.sha256Hex)) is not the one serve announced (sha256 \(announced.sha256Hex))"
+            ),
+            "\(text)")
     }
 
     @Test("without a pin, serve's certificate does not verify against the bundled CA", arguments: ["tls", "quic"])

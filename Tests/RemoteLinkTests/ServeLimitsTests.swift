@@ -1,9 +1,10 @@
-import PeerBenchTestbed
-import Testing
 import PeerBenchCore
 import PeerBenchJSON
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
+import PeerBenchTestbed
+import Testing
+
 @testable import RemoteLink
 
 /// What serve refuses before anything runs, and how the peer's address is read.
@@ -27,12 +28,16 @@ import PeerBenchPlugin
     static func request(_ plugin: String = "tcp", timeout: Double = 30, payload: Payload? = Payload(count: 100, size: 128)) -> RemoteCell.Request {
         let json = #"{"plugin": "\#(plugin)", "label": "\#(plugin)", "effective_options": null, "uses_payload": true, "index": 0}"#
         let spec = try! JSONCoding.decode(TransportSpec.self, from: try! JSONParser.parse(Array(json.utf8)))
-        return RemoteCell.Request(transport: spec, cell: CellContextSeed(cellID: "c", repetition: 1, seed: .max, payload: payload, rttProbes: 10),
-                                  link: ResolvedLink(environment: "lab", distanceMeters: 3, distanceLabel: "3"), timeoutSeconds: timeout)
+        return RemoteCell.Request(
+            transport: spec, cell: CellContextSeed(cellID: "c", repetition: 1, seed: .max, payload: payload, rttProbes: 10),
+            link: ResolvedLink(environment: "lab", distanceMeters: 3, distanceLabel: "3"), timeoutSeconds: timeout)
     }
 
     static func refusal(_ r: RemoteCell.Request, _ limits: ServeLimits = ServeLimits()) -> String? {
-        do { try ServeCell.check(r, registry: registry, limits: limits); return nil } catch { return "\(error)" }
+        do {
+            try ServeCell.check(r, registry: registry, limits: limits)
+            return nil
+        } catch { return "\(error)" }
     }
 
     @Test func aRequestWithinTheLimitsPasses() {

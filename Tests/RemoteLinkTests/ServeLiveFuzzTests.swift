@@ -1,12 +1,14 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
-import Testing
 import PeerBenchCore
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
+import Testing
+
 @testable import RemoteLink
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A live `serve` (the real binary, in its namespace) gets garbage from clients that
 /// hold the key — random bytes, truncated frames, oversized lengths, frames of random
@@ -29,16 +31,18 @@ import PeerBenchPlugin
     /// One misbehaving input of `kind`, after a proper HELLO.
     static func garbage(_ kind: Int, _ rng: inout SplitMix) -> [UInt8] {
         switch kind {
-        case 0: return rng.bytes(1 + rng.below(4_096))                                    // random bytes
-        case 1:                                                                            // a frame cut short
+        case 0: return rng.bytes(1 + rng.below(4_096))  // random bytes
+        case 1:  // a frame cut short
             let body = rng.bytes(1 + rng.below(500))
             return Array((header(0x02, UInt32(body.count + 1 + rng.below(1_000))) + body))
         case 2: return header(UInt8(1 + rng.below(9)), UInt32.max - UInt32(rng.below(1_000)))  // oversized length
-        case 3:                                                                            // random type and body
+        case 3:  // random type and body
             let body = rng.bytes(rng.below(300))
             return header(UInt8(truncatingIfNeeded: rng.next()), UInt32(body.count)) + body
-        default:                                                                           // a cell request, mutated
-            var json = Array(#"{"plugin":"tcp","label":"t","cell_id":"c","repetition":1,"seed":"1","rtt_probes":5,"timeout_seconds":1,"environment":"e","distance_label":"1","payload":{"count":10,"size":10}}"#.utf8)
+        default:  // a cell request, mutated
+            var json = Array(
+                #"{"plugin":"tcp","label":"t","cell_id":"c","repetition":1,"seed":"1","rtt_probes":5,"timeout_seconds":1,"environment":"e","distance_label":"1","payload":{"count":10,"size":10}}"#
+                    .utf8)
             for _ in 0..<(1 + rng.below(4)) { json[rng.below(json.count)] = UInt8(truncatingIfNeeded: rng.next()) }
             return header(0x02, UInt32(json.count)) + json
         }

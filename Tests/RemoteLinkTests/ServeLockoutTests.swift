@@ -1,14 +1,16 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import CPeerBenchSystem  // sockets' constants, whichever clang module ends up owning them
 import Foundation
+import PeerBenchCore
+import PeerBenchPlugin
+import PeerBenchSystem
 import Synchronization
 import Testing
-import PeerBenchCore
-import PeerBenchSystem
-import PeerBenchPlugin
+
 @testable import RemoteLink
-import CPeerBenchSystem  // sockets' constants, whichever clang module ends up owning them
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// No lockout (issue 24, finding 2): ten connections that each dribbled a byte a
 /// second held all of serve's handshake slots, 0 of 8 legitimate runs started, the

@@ -1,8 +1,9 @@
 import Foundation
-import Testing
 import PeerBenchCore
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
+import Testing
+
 @testable import RemoteLink
 
 /// A live serve (the binary, on loopback) against a client holding the key that

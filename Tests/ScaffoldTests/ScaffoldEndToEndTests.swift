@@ -19,7 +19,10 @@ import Testing
 @Suite(.serialized, .timeLimit(.minutes(20))) struct ScaffoldEndToEndTests {
     static let skip = ProcessInfo.processInfo.environment["PEERBENCH_SKIP_SCAFFOLD_E2E"] == "1"
 
-    struct Outcome { var status: Int32; var output: String }
+    struct Outcome {
+        var status: Int32
+        var output: String
+    }
 
     /// Runs a command with its output (stdout + stderr) captured to a file, so a long
     /// build never blocks on a full pipe.
@@ -44,7 +47,8 @@ import Testing
     /// mount namespace (root), or in a user namespace of its own (anyone, where the
     /// kernel allows it); nil when neither works here.
     static let overlay: [String]? = {
-        let candidates = getuid() == 0
+        let candidates =
+            getuid() == 0
             ? [["unshare", "--mount", "--propagation", "private"]]
             : [["unshare", "--user", "--map-root-user", "--mount", "--propagation", "private"]]
         for c in candidates {
@@ -64,11 +68,13 @@ import Testing
         let dir = reuse ? packageRoot : copy
         func run(_ args: [String]) throws -> Outcome {
             guard reuse, let overlay else { return try Self.launch(args, in: copy) }
-            return try Self.launch(overlay + ["sh", "-c", "mount --bind \"$0\" \"$1\" && cd \"$1\" && shift && exec \"$@\"", copy, packageRoot] + args, in: "/")
+            return try Self.launch(
+                overlay + ["sh", "-c", "mount --bind \"$0\" \"$1\" && cd \"$1\" && shift && exec \"$@\"", copy, packageRoot] + args, in: "/")
         }
         // POSIX tar keeps nanosecond mtimes, which SwiftPM's build database compares.
         let exclude = (reuse ? [] : ["--exclude=./.build"]) + ["--exclude=./.git", "--exclude=./.swiftpm"]
-        let tar = try Self.launch(["sh", "-c", "tar -C \"$0\" --format=posix \(exclude.joined(separator: " ")) -cf - . | tar -xpf -", packageRoot], in: copy)
+        let tar = try Self.launch(
+            ["sh", "-c", "tar -C \"$0\" --format=posix \(exclude.joined(separator: " ")) -cf - . | tar -xpf -", packageRoot], in: copy)
         #expect(tar.status == 0, "\(tar.output)")
         let manifestBefore = try String(contentsOfFile: copy + "/Package.swift", encoding: .utf8)
         let packageManifest = try String(contentsOfFile: packageRoot + "/Package.swift", encoding: .utf8)
@@ -92,11 +98,15 @@ import Testing
         // The layer check of scripts/test.sh too: the generated module imports only what it declares.
         let build = try run(["swift", "build", "--build-tests", "--explicit-target-dependency-import-check", "error"])
         #expect(build.status == 0, "\(build.output.suffix(4_000))")
-        let compiled = Set(build.output.split(separator: "\n").compactMap { line -> String? in
-            guard let r = line.range(of: "] Compiling ") else { return nil }
-            return line[r.upperBound...].split(separator: " ").first.map(String.init)
-        }).sorted()
-        print("scaffold build in \(reuse ? "the package's path, reusing its .build" : "the copy's own path, from scratch") (\(dir)): compiled \(compiled)")
+        let compiled = Set(
+            build.output.split(separator: "\n").compactMap { line -> String? in
+                guard let r = line.range(of: "] Compiling ") else { return nil }
+                return line[r.upperBound...].split(separator: " ").first.map(String.init)
+            }
+        ).sorted()
+        print(
+            "scaffold build in \(reuse ? "the package's path, reusing its .build" : "the copy's own path, from scratch") (\(dir)): compiled \(compiled)"
+        )
         #expect(compiled.contains("LoopyTransport"), "the generated module was compiled: \(compiled)")
         let test = try run(["swift", "test", "--skip-build", "--filter", "LoopyTransportTests"])
         #expect(test.status == 0, "\(test.output.suffix(4_000))")

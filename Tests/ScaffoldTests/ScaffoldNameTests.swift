@@ -11,7 +11,8 @@ import TransportScaffold
         try fm.createDirectory(atPath: dir + "/Sources/peerbench", withIntermediateDirectories: true)
         try fm.createDirectory(atPath: dir + "/Sources/TLSTransport", withIntermediateDirectories: true)
         try fm.copyItem(atPath: packageRoot + "/Package.swift", toPath: dir + "/Package.swift")
-        try fm.copyItem(atPath: packageRoot + "/Sources/peerbench/RegisteredPlugins.swift", toPath: dir + "/Sources/peerbench/RegisteredPlugins.swift")
+        try fm.copyItem(
+            atPath: packageRoot + "/Sources/peerbench/RegisteredPlugins.swift", toPath: dir + "/Sources/peerbench/RegisteredPlugins.swift")
         return dir
     }
 
@@ -40,7 +41,11 @@ import TransportScaffold
     }
 
     @Test func invalidNameSaysWhatIsAllowed() {
-        #expect(throws: ScaffoldError("\"my-proto\" is not a valid name: use a letter followed by letters or digits (a Swift identifier without underscores), e.g. Echo or Sctp2")) {
+        #expect(
+            throws: ScaffoldError(
+                "\"my-proto\" is not a valid name: use a letter followed by letters or digits (a Swift identifier without underscores), e.g. Echo or Sctp2"
+            )
+        ) {
             _ = try TransportName("my-proto")
         }
     }
@@ -83,11 +88,19 @@ import TransportScaffold
         let dir = try makeTree()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let written = try Scaffold(packageDirectory: dir).apply(TransportName("Echo"))
-        #expect(written == ["Sources/EchoTransport/EchoPlugin.swift", "Tests/EchoTransportTests/EchoPluginTests.swift",
-                            "Package.swift", "Sources/peerbench/RegisteredPlugins.swift"])
+        #expect(
+            written == [
+                "Sources/EchoTransport/EchoPlugin.swift", "Tests/EchoTransportTests/EchoPluginTests.swift",
+                "Package.swift", "Sources/peerbench/RegisteredPlugins.swift",
+            ])
         let manifest = try String(contentsOfFile: dir + "/Package.swift", encoding: .utf8)
-        #expect(manifest.contains(#".target(name: "EchoTransport", dependencies: ["PeerBenchPlugin", "PeerBenchJSON", "PeerBenchSystem", "PeerBenchSockets", "PeerBenchStreams"], swiftSettings: strict),"#))
-        #expect(manifest.contains(#".testTarget(name: "EchoTransportTests", dependencies: ["EchoTransport", "PeerBenchPlugin", "TransportTestSupport"]),"#))
+        #expect(
+            manifest.contains(
+                #".target(name: "EchoTransport", dependencies: ["PeerBenchPlugin", "PeerBenchJSON", "PeerBenchSystem", "PeerBenchSockets", "PeerBenchStreams"], swiftSettings: strict),"#
+            ))
+        #expect(
+            manifest.contains(
+                #".testTarget(name: "EchoTransportTests", dependencies: ["EchoTransport", "PeerBenchPlugin", "TransportTestSupport"]),"#))
         #expect(manifest.contains("\"EchoTransport\",\n                // new-transport: new transport modules go above this line"))
         let registry = try String(contentsOfFile: dir + "/Sources/peerbench/RegisteredPlugins.swift", encoding: .utf8)
         #expect(registry.contains("import EchoTransport\n"))

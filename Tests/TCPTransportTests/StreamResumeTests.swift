@@ -1,14 +1,16 @@
-import PeerBenchSockets
-#if canImport(Glibc)
-import Glibc
-#endif
 import PeerBenchCore
-import PeerBenchSystem
-import PeerBenchStreams
 import PeerBenchPlugin
-import TransportTestSupport
+import PeerBenchSockets
+import PeerBenchStreams
+import PeerBenchSystem
 import Testing
+import TransportTestSupport
+
 @testable import TCPTransport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The resume protocol (docs/protocol/tcp.md, "Reconnect") against the tcp plugin's
 /// real server on loopback: a hand-driven client cuts its connection inside a DATA
@@ -42,8 +44,9 @@ struct StreamResumeTests {
         #expect(try bytes.withUnsafeBytes { try s.sendAll($0) })
     }
 
-    @Test("a cut inside DATA frame 11: RESUMED says 10 messages, 1000 bytes; the END after the rest reports 15 exactly",
-          arguments: [true, false])
+    @Test(
+        "a cut inside DATA frame 11: RESUMED says 10 messages, 1000 bytes; the END after the rest reports 15 exactly",
+        arguments: [true, false])
     func resumeAfterCut(closeFirst: Bool) async throws {
         let cell = makeCell(payload: Payload(count: 15, size: 100), probes: 0, seconds: 20)
         let plugin = TCPPlugin(Self.options)
@@ -67,8 +70,10 @@ struct StreamResumeTests {
             #expect(n == 0 || n == nil, "the replaced connection was shut down by the server")
             first.close()
         }
-        try write(second, (0..<5).flatMap { _ in Self.data }
-                  + StreamFraming.controlFrame(.end, [UInt64(15), UInt64(1_500), StreamFraming.endFlagReceiverSpan]))
+        try write(
+            second,
+            (0..<5).flatMap { _ in Self.data }
+                + StreamFraming.controlFrame(.end, [UInt64(15), UInt64(1_500), StreamFraming.endFlagReceiverSpan]))
         var ignored = StreamDataCount()
         let reader = StreamFrameReader(second)
         let report = try #require(try reader.nextControl(counting: &ignored))
@@ -139,8 +144,9 @@ struct StreamResumeTests {
             let (bytes, mutation) = rng.mutate(TCPHello.frame() + f(.resumable, []) + body + f(.goodbye, []), pool: clean)
             var outcome = "goodbye"
             do {
-                try StreamWorkloadServer.serve("tcp", over: StreamServerFuzzTests.ReplayStream(bytes, rng: WireFuzz(seed: UInt64(i))),
-                                               greeting: TCPHello.greeting, resume: host)
+                try StreamWorkloadServer.serve(
+                    "tcp", over: StreamServerFuzzTests.ReplayStream(bytes, rng: WireFuzz(seed: UInt64(i))),
+                    greeting: TCPHello.greeting, resume: host)
             } catch {
                 outcome = "error"
             }
@@ -148,8 +154,9 @@ struct StreamResumeTests {
             // more mutated frames. The first connection has ended, so nothing waits.
             let (again, _) = rng.mutate(TCPHello.frame() + f(.resume, UInt64(rng.int(0...3)).wireBytes) + body + f(.goodbye, []), pool: clean)
             do {
-                try StreamWorkloadServer.serve("tcp", over: StreamServerFuzzTests.ReplayStream(again, rng: WireFuzz(seed: UInt64(i) + 1)),
-                                               greeting: TCPHello.greeting, resume: host)
+                try StreamWorkloadServer.serve(
+                    "tcp", over: StreamServerFuzzTests.ReplayStream(again, rng: WireFuzz(seed: UInt64(i) + 1)),
+                    greeting: TCPHello.greeting, resume: host)
                 outcome += " -> goodbye"
             } catch {
                 outcome += " -> error"

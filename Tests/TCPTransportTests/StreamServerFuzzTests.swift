@@ -1,8 +1,9 @@
 import PeerBenchCore
-import PeerBenchStreams
 import PeerBenchPlugin
-import TransportTestSupport
+import PeerBenchStreams
 import Testing
+import TransportTestSupport
+
 @testable import TCPTransport
 
 /// The stream plugins' server (tcp, and tls inside its TLS session: both run
@@ -69,8 +70,9 @@ struct StreamServerFuzzTests {
                 if outcome == "goodbye" { cleanEnds += 1 }
             }
             // Replies: the HELLO, an ECHO per PROBE, a REPORT per END, each bounded.
-            #expect(stream.written <= TCPHello.frame().count + bytes.count * 2 + 8 * (StreamFraming.headerSize + StreamFraming.maxReportBody),
-                    "input \(i): \(stream.written) bytes written for \(bytes.count) read")
+            #expect(
+                stream.written <= TCPHello.frame().count + bytes.count * 2 + 8 * (StreamFraming.headerSize + StreamFraming.maxReportBody),
+                "input \(i): \(stream.written) bytes written for \(bytes.count) read")
             outcomes["\(mutation) -> \(outcome)", default: 0] += 1
         }
         print("stream server fuzz: \(outcomes.sorted { $0.key < $1.key })")

@@ -1,8 +1,9 @@
 import PeerBenchCore
-import PeerBenchStreams
 import PeerBenchPlugin
-import TransportTestSupport
+import PeerBenchStreams
 import Testing
+import TransportTestSupport
+
 @testable import TCPTransport
 
 /// The workload frames (docs/protocol/tcp.md, "Workloads") against hostile clients: a
@@ -47,15 +48,17 @@ struct StreamWorkloadFuzzTests {
         #expect(outcomes.keys.contains("edge -> error"))
     }
 
-    @Test("numbers beyond the limits are protocol errors naming them, before anything is sent", arguments: [
-        (StreamFrameType.pull, UInt64(100_000_001).wireBytes + UInt64(10).wireBytes, "PULL of 100000001 messages"),
-        (.pull, UInt64(10).wireBytes + UInt64(64 << 20 + 1).wireBytes, "PULL of 67108865-byte messages"),
-        (.framePull, UInt32(100_001).wireBytes + UInt32(10).wireBytes + UInt64(20_000_000).wireBytes, "100001 frames"),
-        (.framePull, UInt32(10).wireBytes + UInt32(10).wireBytes + UInt64.max.wireBytes, "a period of"),
-        (.frameEnd, UInt32(10).wireBytes + UInt64.max.wireBytes + UInt64(1).wireBytes, "a period of"),
-        (.request, UInt32(0).wireBytes + UInt32(16 << 20 + 1).wireBytes, "a response of 16777217 bytes"),
-        (.frame, UInt32.max.wireBytes, "frame 4294967295"),
-    ])
+    @Test(
+        "numbers beyond the limits are protocol errors naming them, before anything is sent",
+        arguments: [
+            (StreamFrameType.pull, UInt64(100_000_001).wireBytes + UInt64(10).wireBytes, "PULL of 100000001 messages"),
+            (.pull, UInt64(10).wireBytes + UInt64(64 << 20 + 1).wireBytes, "PULL of 67108865-byte messages"),
+            (.framePull, UInt32(100_001).wireBytes + UInt32(10).wireBytes + UInt64(20_000_000).wireBytes, "100001 frames"),
+            (.framePull, UInt32(10).wireBytes + UInt32(10).wireBytes + UInt64.max.wireBytes, "a period of"),
+            (.frameEnd, UInt32(10).wireBytes + UInt64.max.wireBytes + UInt64(1).wireBytes, "a period of"),
+            (.request, UInt32(0).wireBytes + UInt32(16 << 20 + 1).wireBytes, "a response of 16777217 bytes"),
+            (.frame, UInt32.max.wireBytes, "frame 4294967295"),
+        ])
     func beyondTheLimits(type: StreamFrameType, body: [UInt8], words: String) {
         let (outcome, written) = serve(TCPHello.frame() + frame(type, body) + frame(.goodbye, []))
         #expect(outcome.contains(words), "\(outcome)")

@@ -1,7 +1,8 @@
-import PeerBenchSystem
 import PeerBenchPlugin
-import TransportTestSupport
+import PeerBenchSystem
 import Testing
+import TransportTestSupport
+
 @testable import TCPTransport
 
 /// Every workload kind and direction over the tcp plugin's real client and server on
@@ -38,7 +39,9 @@ struct StreamWorkloadKindsTests {
 
     @Test("request-response: every transaction is timed and answered with its bytes", arguments: [1, 4])
     func requestResponse(concurrency: Int) async throws {
-        let w = try WorkloadCells.spec(#"{"name": "rpc", "kind": "request-response", "requests": 60, "requestBytes": 100, "responseBytes": 2000, "concurrency": \#(concurrency)}"#)
+        let w = try WorkloadCells.spec(
+            #"{"name": "rpc", "kind": "request-response", "requests": 60, "requestBytes": 100, "responseBytes": 2000, "concurrency": \#(concurrency)}"#
+        )
         let m = try await WorkloadCells.run(TCPPlugin(), w, payload: nil)
         #expect(m.status == .ok, "\(m.error ?? "")")
         let times = try #require(m.transactionNanos)
@@ -49,7 +52,8 @@ struct StreamWorkloadKindsTests {
 
     @Test("isochronous: 40 frames every 5 ms arrive on schedule, none late, in each direction", arguments: ["up", "down", "bidir"])
     func isochronous(direction: String) async throws {
-        let w = try WorkloadCells.spec(#"{"name": "voice", "kind": "isochronous", "frameBytes": 160, "periodMs": 5, "durationSeconds": 0.2, "direction": "\#(direction)"}"#)
+        let w = try WorkloadCells.spec(
+            #"{"name": "voice", "kind": "isochronous", "frameBytes": 160, "periodMs": 5, "durationSeconds": 0.2, "direction": "\#(direction)"}"#)
         let start = MonotonicClock.now()
         let m = try await WorkloadCells.run(TCPPlugin(), w, payload: nil)
         #expect(m.status == .ok, "\(m.error ?? "")")
@@ -69,7 +73,8 @@ struct StreamWorkloadKindsTests {
 /// dealt among them, all at once.
 @Suite("Stream workloads: parallel flows (tcp)", .timeLimit(.minutes(3)))
 struct StreamParallelFlowsTests {
-    @Test("upload over 4 flows and download over 3: the payload's 1 001 messages exactly, dealt among the flows", arguments: [("up", 4), ("down", 3)])
+    @Test(
+        "upload over 4 flows and download over 3: the payload's 1 001 messages exactly, dealt among the flows", arguments: [("up", 4), ("down", 3)])
     func flows(direction: String, streams: Int) async throws {
         let w = try WorkloadCells.spec(#"{"name": "p", "kind": "bulk", "direction": "\#(direction)", "streams": \#(streams)}"#)
         let m = try await WorkloadCells.run(TCPPlugin(), w, payload: Payload(count: 1_001, size: 4_096))

@@ -1,9 +1,10 @@
 import PeerBenchCore
-import PeerBenchSystem
-import PeerBenchStreams
 import PeerBenchPlugin
-import TransportTestSupport
+import PeerBenchStreams
+import PeerBenchSystem
 import Testing
+import TransportTestSupport
+
 @testable import TCPTransport
 
 /// The receiver's series over loopback: bounded by time, not by messages.
@@ -18,7 +19,8 @@ import Testing
         let series = try #require(m.bulkSeries)
         #expect(series.bytes.reduce(0, +) == 12_800_000)
         #expect(series.intervalNanos == 100_000_000)
-        #expect(Double(series.bytes.count) <= Double(m.bulkNanos ?? 0) / 1e8 + 1, "\(series.bytes.count) entries in \(Double(m.bulkNanos ?? 0) / 1e9) s")
+        #expect(
+            Double(series.bytes.count) <= Double(m.bulkNanos ?? 0) / 1e8 + 1, "\(series.bytes.count) entries in \(Double(m.bulkNanos ?? 0) / 1e9) s")
         // The REPORT carried 28 + 8 bytes per entry, whatever the message count.
         #expect(StreamReport(messages: 100_000, bytes: 12_800_000, series: series).frame().count == 5 + 28 + 8 * series.bytes.count)
     }

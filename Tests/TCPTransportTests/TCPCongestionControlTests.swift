@@ -1,13 +1,15 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import PeerBenchCore
 import PeerBenchJSON
 import PeerBenchPlugin
-import TransportTestSupport
 import Testing
+import TransportTestSupport
+
 @testable import TCPTransport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `congestionControl`: the controller TCP runs (TCP_CONGESTION on both ends), so tcp can
 /// run quic's CUBIC instead of the host's default; the record says which ran.

@@ -1,13 +1,15 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import PeerBenchCore
-import PeerBenchSystem
-import PeerBenchStreams
 import PeerBenchPlugin
-import TransportTestSupport
+import PeerBenchStreams
+import PeerBenchSystem
 import Testing
+import TransportTestSupport
+
 @testable import TCPTransport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 @Suite("TCP framing", .timeLimit(.minutes(3)))
 struct TCPFramingTests {
@@ -47,7 +49,10 @@ struct TCPFramingTests {
         var endFields: (UInt64, UInt64) = (0, 0)
         while let f = try reader.nextControl(counting: &count) {
             types.append(f.type)
-            if f.type == .probe { probeSeq = f.body.readBE(UInt32.self, at: 0); probeTime = f.body.readBE(UInt64.self, at: 4) }
+            if f.type == .probe {
+                probeSeq = f.body.readBE(UInt32.self, at: 0)
+                probeTime = f.body.readBE(UInt64.self, at: 4)
+            }
             if f.type == .end { endFields = (f.body.readBE(UInt64.self, at: 0), f.body.readBE(UInt64.self, at: 8)) }
         }
         #expect(types == [.hello, .probe, .end])

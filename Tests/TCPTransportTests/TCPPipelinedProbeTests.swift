@@ -1,9 +1,10 @@
-import PeerBenchWorkloads
 import Foundation
-import PeerBenchPlugin
 import PeerBenchCore
-import TransportTestSupport
+import PeerBenchPlugin
+import PeerBenchWorkloads
 import Testing
+import TransportTestSupport
+
 @testable import TCPTransport
 
 /// The field study's RTT method over TCP (`rttMethod` `pipelined`), through a loopback
@@ -12,8 +13,10 @@ import Testing
 @Suite("TCP pipelined probes", .serialized, .timeLimit(.minutes(3)))
 struct TCPPipelinedProbeTests {
     /// Runs one probes-only (or bulk) cell over a relay with `up`/`down`; Nagle on, as the study's TCP.
-    static func run(_ method: RTTMethod, probes: Int, up: PathShape, down: PathShape, payload: Payload? = nil,
-                    spacingNanos: UInt64 = 0) async throws -> TransportMeasurement {
+    static func run(
+        _ method: RTTMethod, probes: Int, up: PathShape, down: PathShape, payload: Payload? = nil,
+        spacingNanos: UInt64 = 0
+    ) async throws -> TransportMeasurement {
         var cell = makeCell(payload: payload, probes: probes, seconds: 60)
         cell.rttMethod = method
         cell.rttProbeSpacingNanos = spacingNanos
@@ -96,8 +99,9 @@ struct TCPPipelinedProbeTests {
     @Test("receiver span: 400 x 4 096 B through a 20 Mbit/s bottleneck arrive over bytes / 20 Mbit/s")
     func receiverSpan() async throws {
         let payload = Payload(count: 400, size: 4_096)
-        let m = try await Self.run(.pingPong, probes: 2, up: PathShape(delayMs: 2, rateMbps: 20), down: PathShape(delayMs: 2),
-                                   payload: payload)
+        let m = try await Self.run(
+            .pingPong, probes: 2, up: PathShape(delayMs: 2, rateMbps: 20), down: PathShape(delayMs: 2),
+            payload: payload)
         #expect(m.status == .ok)
         let span = Double(try #require(m.receiverSpanNanos)) / 1e9
         // The bottleneck carries frames (5-byte header + body); the first message's own

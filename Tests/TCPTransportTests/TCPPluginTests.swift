@@ -1,19 +1,23 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import PeerBenchCore
 import PeerBenchJSON
-import PeerBenchSystem
 import PeerBenchPlugin
-import TransportTestSupport
+import PeerBenchSystem
 import Testing
+import TransportTestSupport
+
 @testable import TCPTransport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 @Suite("TCP plugin on loopback", .timeLimit(.minutes(3)))
 struct TCPPluginTests {
-    @Test("full workload: exact counts, no loss, one RTT per probe, TCP_INFO recorded", arguments: [
-        Payload(count: 1000, size: 4096), Payload(count: 3, size: 1), Payload(count: 20, size: 300_000),
-    ])
+    @Test(
+        "full workload: exact counts, no loss, one RTT per probe, TCP_INFO recorded",
+        arguments: [
+            Payload(count: 1000, size: 4096), Payload(count: 3, size: 1), Payload(count: 20, size: 300_000),
+        ])
     func workload(payload: Payload) async throws {
         let cell = makeCell(payload: payload, probes: 25)
         let plugin = TCPPlugin()
@@ -29,11 +33,17 @@ struct TCPPluginTests {
         #expect((m.connectNanos ?? 0) > 0)
         #expect((m.bulkNanos ?? 0) > 0)
         let d = try #require(m.delivery)
-        #expect(d == Delivery(sentMessages: payload.count, receivedMessages: payload.count,
-                              sentBytes: payload.count * payload.size, receivedBytes: payload.count * payload.size))
+        #expect(
+            d
+                == Delivery(
+                    sentMessages: payload.count, receivedMessages: payload.count,
+                    sentBytes: payload.count * payload.size, receivedBytes: payload.count * payload.size))
         #expect(d.lossRatio == 0)
         let tcp = try #require(m.extra["tcp"]?.objectValue)
-        for key in ["retransmits", "lost", "rtt_us", "rttvar_us", "snd_cwnd", "snd_mss", "pmtu", "segs_out", "segs_in", "bytes_acked", "bytes_retrans", "delivery_rate_bps"] {
+        for key in [
+            "retransmits", "lost", "rtt_us", "rttvar_us", "snd_cwnd", "snd_mss", "pmtu", "segs_out", "segs_in", "bytes_acked", "bytes_retrans",
+            "delivery_rate_bps",
+        ] {
             #expect(tcp[key]?.doubleValue != nil, "extra.tcp.\(key) missing")
         }
         // Every payload byte (plus framing) was acknowledged before the report came back.
@@ -72,7 +82,8 @@ struct TCPPluginTests {
 
     @Test("matrix options are read, defaulted and recorded")
     func optionsFromMatrix() throws {
-        let reader = try PluginOptions(["noDelay": true, "keepAlive": ["idleSeconds": 9, "count": 3]], path: JSONPath.root.key("transports").index(0).key("options"))
+        let reader = try PluginOptions(
+            ["noDelay": true, "keepAlive": ["idleSeconds": 9, "count": 3]], path: JSONPath.root.key("transports").index(0).key("options"))
         let plugin = try TCPPlugin(options: reader)
         try reader.finish()
         #expect(plugin.options == TCPOptions(noDelay: true, keepAlive: TCPKeepAlive(enabled: true, idleSeconds: 9, intervalSeconds: 1, count: 3)))
@@ -80,12 +91,14 @@ struct TCPPluginTests {
         #expect(reader.effectiveJSON["noDelay"] == true)
     }
 
-    @Test("a bad option names its JSON path", arguments: [
-        (["keepAlive": ["idleSeconds": 0]] as JSONValue, "$.transports[0].options.keepAlive.idleSeconds"),
-        (["keepAlive": ["count": 500]] as JSONValue, "$.transports[0].options.keepAlive.count"),
-        (["noDelay": "yes"] as JSONValue, "$.transports[0].options.noDelay"),
-        (["keepAlive": true] as JSONValue, "$.transports[0].options.keepAlive"),
-    ])
+    @Test(
+        "a bad option names its JSON path",
+        arguments: [
+            (["keepAlive": ["idleSeconds": 0]] as JSONValue, "$.transports[0].options.keepAlive.idleSeconds"),
+            (["keepAlive": ["count": 500]] as JSONValue, "$.transports[0].options.keepAlive.count"),
+            (["noDelay": "yes"] as JSONValue, "$.transports[0].options.noDelay"),
+            (["keepAlive": true] as JSONValue, "$.transports[0].options.keepAlive"),
+        ])
     func badOption(options: JSONValue, path: String) throws {
         let reader = try PluginOptions(options, path: JSONPath.root.key("transports").index(0).key("options"))
         let error = #expect(throws: InputError.self) { _ = try TCPPlugin(options: reader) }

@@ -1,7 +1,7 @@
 import PeerBenchPlugin
-import TransportTestSupport
-import Testing
 import TCPTransport
+import Testing
+import TransportTestSupport
 
 /// `rttPayloads` through the real runner over loopback (`expectOnlyTheListedCellsProbe`).
 @Suite("rttPayloads in a TCP run", .serialized, .timeLimit(.minutes(3)))
@@ -13,8 +13,9 @@ struct TCPRTTPayloadsRunTests {
 
     @Test("without rttPayloads every cell probes, as before")
     func absentMeansEveryCell() async throws {
-        let records = try await runMatrix([TCPPlugin.self], transports: #"[{"plugin": "tcp", "label": "tcp"}]"#,
-                                          counts: "[100, 200]", sizes: "[128]", probes: 25, rttMethod: .pipelined)
+        let records = try await runMatrix(
+            [TCPPlugin.self], transports: #"[{"plugin": "tcp", "label": "tcp"}]"#,
+            counts: "[100, 200]", sizes: "[128]", probes: 25, rttMethod: .pipelined)
         #expect(records.map { $0["rtt_ms"]?["count"] } == [25, 25])
         #expect(records.map { $0["rtt_method"] } == ["pipelined", "pipelined"])
     }

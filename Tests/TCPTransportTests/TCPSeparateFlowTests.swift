@@ -1,9 +1,9 @@
 import PeerBenchCore
-import PeerBenchSystem
 import PeerBenchPlugin
-import TransportTestSupport
-import Testing
+import PeerBenchSystem
 import TCPTransport
+import Testing
+import TransportTestSupport
 
 /// Loaded probes on a separate flow (`loadedRttProbes.flow` `separate`), over loopback:
 /// a second connection to the same server carries only probes while the first carries

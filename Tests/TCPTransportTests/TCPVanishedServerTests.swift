@@ -1,8 +1,9 @@
-import PeerBenchSystem
-import PeerBenchPlugin
 import PeerBenchCore
-import TransportTestSupport
+import PeerBenchPlugin
+import PeerBenchSystem
 import Testing
+import TransportTestSupport
+
 @testable import TCPTransport
 
 /// A server that goes away mid-bulk without its kernel resetting the connection
@@ -11,8 +12,9 @@ import Testing
 /// Before the fix both cases ended only after 41 s of a 20 s cell ("send failed:
 /// Resource temporarily unavailable": the send timeout, restarted by a partial write).
 @Suite struct TCPVanishedServerTests {
-    @Test("a server that shuts down mid-bulk and leaves nothing unread ends the client at once, with or without loaded probes",
-          arguments: [nil, LoadedRttProbes(intervalMs: 5)])
+    @Test(
+        "a server that shuts down mid-bulk and leaves nothing unread ends the client at once, with or without loaded probes",
+        arguments: [nil, LoadedRttProbes(intervalMs: 5)])
     func vanishedServer(probes: LoadedRttProbes?) async throws {
         let cell = makeCell(payload: Payload(count: 400_000, size: 4096), probes: 3, seconds: 20)
         let server = try VanishingStreamServer(greeting: TCPHello.frame(), probes: 3)

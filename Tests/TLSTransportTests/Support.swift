@@ -2,8 +2,8 @@ import Foundation
 import Logging
 import PeerBenchCore
 import PeerBenchPlugin
-import TransportTestSupport
 import TLSTransport
+import TransportTestSupport
 
 /// Runs one cell with `server` and `client` plugins (normally the same value), the way
 /// the runner does: start the server, run the client, stop the server if the client failed.
@@ -29,9 +29,13 @@ func makeForeignCA() throws -> String {
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pb-foreign-ca-\(UUID())").path
     try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
     try "cn = \"Some Other CA\"\nca\ncert_signing_key\nexpiration_days = 30\n".write(toFile: dir + "/ca.tmpl", atomically: true, encoding: .utf8)
-    for args in [["--generate-privkey", "--key-type=ecdsa", "--no-text", "--outfile", dir + "/ca-key.pem"],
-                 ["--generate-self-signed", "--load-privkey", dir + "/ca-key.pem", "--template", dir + "/ca.tmpl", "--no-text",
-                  "--outfile", dir + "/ca.pem"]] {
+    for args in [
+        ["--generate-privkey", "--key-type=ecdsa", "--no-text", "--outfile", dir + "/ca-key.pem"],
+        [
+            "--generate-self-signed", "--load-privkey", dir + "/ca-key.pem", "--template", dir + "/ca.tmpl", "--no-text",
+            "--outfile", dir + "/ca.pem",
+        ],
+    ] {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/certtool")
         p.arguments = args

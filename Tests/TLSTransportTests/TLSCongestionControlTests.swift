@@ -2,9 +2,9 @@ import Foundation
 import PeerBenchCore
 import PeerBenchJSON
 import PeerBenchPlugin
-import TransportTestSupport
-import Testing
 import TLSTransport
+import Testing
+import TransportTestSupport
 
 /// tls's `congestionControl`: TCP_CONGESTION under the TLS session, read back into
 /// the record's `congestion_control` (as tcp's, TCPCongestionControlTests).

@@ -1,6 +1,6 @@
 import PeerBenchPlugin
-import Testing
 import TLSTransport
+import Testing
 
 /// serve refuses every option a plugin declares as a `path` when a client sends it
 /// (issue 24, finding 5; docs/PLUGINS.md): the tls plugin's files must be declared so.

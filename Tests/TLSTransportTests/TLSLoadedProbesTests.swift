@@ -1,9 +1,9 @@
 import Foundation
 import PeerBenchCore
 import PeerBenchPlugin
-import TransportTestSupport
-import Testing
 import TLSTransport
+import Testing
+import TransportTestSupport
 
 /// The receiver's bulk series and loaded probes through TLS: the probes' frames share
 /// the encrypted stream with the data, read by a second thread on the same session.

@@ -1,10 +1,10 @@
-import PeerBenchWorkloads
 import Foundation
-import PeerBenchPlugin
 import PeerBenchCore
-import TransportTestSupport
-import Testing
+import PeerBenchPlugin
+import PeerBenchWorkloads
 import TLSTransport
+import Testing
+import TransportTestSupport
 
 /// Pipelined probes through TLS: the PROBEs are written on the session while a second
 /// thread reads the ECHOs from it (GnuTLS allows one sender and one receiver thread).

@@ -2,9 +2,9 @@ import Foundation
 import PeerBenchCore
 import PeerBenchJSON
 import PeerBenchPlugin
-import TransportTestSupport
-import Testing
 import TLSTransport
+import Testing
+import TransportTestSupport
 
 @Suite(.timeLimit(.minutes(3))) struct TLSPluginTests {
     @Test func certificateSessionCompletesProbesAndBulk() async throws {
@@ -60,9 +60,14 @@ import TLSTransport
         let records = try await runMatrix([TLSPlugin.self], transports: transports, counts: "[100]", sizes: "[128]", probes: 5)
         #expect(records.map { $0["status"] } == ["failed", "failed", "ok"])
         let e0 = records[0]["error"]?.stringValue ?? ""
-        #expect(e0 == "tls client: the server's certificate does not verify: unknown CA: the server's certificate was not issued by a CA in \(foreign)", "\(e0)")
+        #expect(
+            e0 == "tls client: the server's certificate does not verify: unknown CA: the server's certificate was not issued by a CA in \(foreign)",
+            "\(e0)")
         let e1 = records[1]["error"]?.stringValue ?? ""
-        #expect(e1 == #"tls client: the server's certificate does not verify: name mismatch: the server's certificate does not name "wrong.example" (set serverName)"#, "\(e1)")
+        #expect(
+            e1
+                == #"tls client: the server's certificate does not verify: name mismatch: the server's certificate does not name "wrong.example" (set serverName)"#,
+            "\(e1)")
         // The bundled certificate names localhost too: verification by DNS name (with SNI) works.
         #expect(records[2]["rtt_ms"]?["count"] == 5)
         #expect(records[2]["delivery"]?["loss_ratio"] == 0)

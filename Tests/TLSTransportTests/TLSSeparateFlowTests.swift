@@ -1,8 +1,8 @@
 import PeerBenchCore
 import PeerBenchPlugin
-import TransportTestSupport
-import Testing
 import TLSTransport
+import Testing
+import TransportTestSupport
 
 /// Loaded probes on a separate TLS connection (`loadedRttProbes.flow` `separate`), over loopback.
 @Suite struct TLSSeparateFlowTests {

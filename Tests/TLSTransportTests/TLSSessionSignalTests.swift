@@ -1,13 +1,15 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import PeerBenchCore
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
 import Synchronization
 import Testing
+
 @testable import TLSTransport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A process that uses the TLS plugin need not ignore SIGPIPE: a record sent to a peer
 /// that hung up is an error. (Without GNUTLS_NO_SIGNAL this test ends the test
@@ -38,8 +40,9 @@ import Testing
         let client = try Socket(family: AF_INET, type: Int32(SOCK_STREAM.rawValue))
         defer { client.close() }
         try client.connect(address)
-        let session = try TLSSession(client: client, credentials: try TLSCredentials.client(options, files: files),
-                                     verifyName: address.host, caFile: files.ca)
+        let session = try TLSSession(
+            client: client, credentials: try TLSCredentials.client(options, files: files),
+            verifyName: address.host, caFile: files.ca)
         try session.handshake()
         serverDone.wait()
         #expect(serverError.withLock { $0 } == nil)

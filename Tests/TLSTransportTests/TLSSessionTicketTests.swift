@@ -1,9 +1,9 @@
 import PeerBenchCore
 import PeerBenchJSON
 import PeerBenchPlugin
-import TransportTestSupport
-import Testing
 import TLSTransport
+import Testing
+import TransportTestSupport
 
 /// `sessionTickets` over loopback: the priming connection fetches a ticket, the
 /// measured connection resumes (GnuTLS says so), and the workload is unchanged.
@@ -39,7 +39,9 @@ import TLSTransport
 
     @Test("a server without tickets: the client's priming connection fails, saying why")
     func serverWithoutTickets() async throws {
-        await #expect { _ = try await runCell(server: TLSPlugin(options(false)), client: TLSPlugin(options(true)), payload: nil, probes: 1) } throws: { error in
+        await #expect {
+            _ = try await runCell(server: TLSPlugin(options(false)), client: TLSPlugin(options(true)), payload: nil, probes: 1)
+        } throws: { error in
             "\(error)".contains("the server sent no session ticket on the priming connection")
         }
     }
@@ -70,7 +72,9 @@ import TLSTransport
     func option() throws {
         let on = try TLSPlugin(options: PluginOptions(.object(JSONObject(["sessionTickets": .bool(true)])), path: .root))
         #expect(on.options.sessionTickets)
-        #expect(throws: InputError.self) { try TLSPlugin(options: PluginOptions(.object(JSONObject(["sessionTickets": .string("yes")])), path: .root)) }
+        #expect(throws: InputError.self) {
+            try TLSPlugin(options: PluginOptions(.object(JSONObject(["sessionTickets": .string("yes")])), path: .root))
+        }
         #expect(TLSPlugin.descriptor.options.contains { $0.key == "sessionTickets" })
     }
 }

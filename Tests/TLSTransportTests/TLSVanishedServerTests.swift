@@ -1,15 +1,17 @@
-import PeerBenchSystem
-import PeerBenchPlugin
 import PeerBenchCore
-import TransportTestSupport
+import PeerBenchPlugin
+import PeerBenchSystem
 import Testing
+import TransportTestSupport
+
 @testable import TLSTransport
 
 /// TLS shares the stream workload with TCP (TCPVanishedServerTests): a server that
 /// goes away mid-bulk, leaving nothing unread, ends the client at once, through GnuTLS.
 @Suite struct TLSVanishedServerTests {
-    @Test("a server that shuts down mid-bulk and leaves nothing unread ends the client at once, with or without loaded probes",
-          arguments: [nil, LoadedRttProbes(intervalMs: 5)])
+    @Test(
+        "a server that shuts down mid-bulk and leaves nothing unread ends the client at once, with or without loaded probes",
+        arguments: [nil, LoadedRttProbes(intervalMs: 5)])
     func vanishedServer(probes: LoadedRttProbes?) async throws {
         var options = TLSOptions(noDelay: true)
         options.loadedRttProbes = probes

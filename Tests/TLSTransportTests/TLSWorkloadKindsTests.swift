@@ -1,6 +1,7 @@
 import PeerBenchPlugin
-import TransportTestSupport
 import Testing
+import TransportTestSupport
+
 @testable import TLSTransport
 
 /// The workload kinds inside TLS 1.3 (docs/WORKLOADS.md): the same frames as tcp, but a
@@ -20,13 +21,15 @@ struct TLSWorkloadKindsTests {
 
     @Test("request-response with 4 outstanding, and isochronous both ways, complete")
     func transactionsAndFrames() async throws {
-        let rpc = try WorkloadCells.spec(#"{"name": "rpc", "kind": "request-response", "requests": 40, "requestBytes": 300, "responseBytes": 20000, "concurrency": 4}"#)
+        let rpc = try WorkloadCells.spec(
+            #"{"name": "rpc", "kind": "request-response", "requests": 40, "requestBytes": 300, "responseBytes": 20000, "concurrency": 4}"#)
         let m = try await WorkloadCells.run(TLSPlugin(), rpc, payload: nil)
         #expect(m.status == .ok, "\(m.error ?? "")")
         #expect(m.transactionNanos?.count == 40)
         #expect(m.delivery?.receivedBytes == 800_000)
 
-        let video = try WorkloadCells.spec(#"{"name": "video", "kind": "isochronous", "frameBytes": 40000, "periodMs": 10, "durationSeconds": 0.3, "direction": "bidir"}"#)
+        let video = try WorkloadCells.spec(
+            #"{"name": "video", "kind": "isochronous", "frameBytes": 40000, "periodMs": 10, "durationSeconds": 0.3, "direction": "bidir"}"#)
         let f = try await WorkloadCells.run(TLSPlugin(), video, payload: nil)
         #expect(f.status == .ok, "\(f.error ?? "")")
         #expect(f.frames?.sent == 60 && f.frames?.received == 60 && f.frames?.late == 0)

@@ -1,10 +1,11 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
-import PeerBenchSystem
-import PeerBenchPlugin
 import PeerBenchCore
+import PeerBenchPlugin
+import PeerBenchSystem
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// One direction of a test path: a one-way delay and, optionally, a bottleneck rate.
 /// Bytes that arrive while the bottleneck is busy wait for it (a FIFO queue), so a
@@ -74,7 +75,10 @@ final class DelayLine: @unchecked Sendable {
             }
             lock.withLock {
                 head += 1
-                if head > 1024 { queue.removeFirst(head); head = 0 }
+                if head > 1024 {
+                    queue.removeFirst(head)
+                    head = 0
+                }
             }
             deliver(next.bytes)
         }
@@ -149,7 +153,10 @@ public final class DelayingTCPRelay: @unchecked Sendable {
         listener.close()
         lock.withLock {
             lines.forEach { $0.stop() }
-            sockets.forEach { $0.shutdown(); $0.close() }
+            sockets.forEach {
+                $0.shutdown()
+                $0.close()
+            }
         }
     }
 }

@@ -1,13 +1,14 @@
-import PeerBenchTestbed
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import PeerBenchCore
 import PeerBenchJSON
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
+import PeerBenchTestbed
 import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The rules every transport plugin must keep (docs/PLUGINS.md), checked the same way
 /// for each: swift-log's LogHandler conformance tests are the model. A plugin's test
@@ -35,9 +36,11 @@ public struct PluginContract: Sendable {
     /// whose work is another program's: both null).
     public var measuresCPU: Bool
 
-    public init(_ plugin: any TransportPlugin.Type, options: String = "{}", payload: Payload = Payload(count: 200, size: 1_000),
-                probes: Int = 5, badOption: (key: String, value: String), silentOptions: String? = nil, pipelines: Bool = true,
-                congestionControlled: Bool = false, measuresCPU: Bool = true) {
+    public init(
+        _ plugin: any TransportPlugin.Type, options: String = "{}", payload: Payload = Payload(count: 200, size: 1_000),
+        probes: Int = 5, badOption: (key: String, value: String), silentOptions: String? = nil, pipelines: Bool = true,
+        congestionControlled: Bool = false, measuresCPU: Bool = true
+    ) {
         self.congestionControlled = congestionControlled
         self.measuresCPU = measuresCPU
         self.plugin = plugin
@@ -83,8 +86,9 @@ public struct PluginContract: Sendable {
     /// One cell through the real runner: `ok`, every message and byte delivered
     /// exactly once, every probe answered, and every key of the record present.
     public func checkCountsAndRecordKeys() async throws {
-        let records = try await runMatrix([plugin], transports: #"[{"plugin": "\#(name)", "options": \#(options)}]"#,
-                                          counts: "[\(payload.count)]", sizes: "[\(payload.size)]", probes: probes)
+        let records = try await runMatrix(
+            [plugin], transports: #"[{"plugin": "\#(name)", "options": \#(options)}]"#,
+            counts: "[\(payload.count)]", sizes: "[\(payload.size)]", probes: probes)
         let r = try #require(records.first, "\(name): no record")
         #expect(records.count == 1)
         #expect(r["status"] == "ok", "\(name): \(r["error"] ?? .null)")
@@ -130,8 +134,9 @@ public struct PluginContract: Sendable {
     /// one that cannot; never null when probes ran. Without the key: `ping-pong`.
     public func checkRTTMethodIsHonouredOrNamed() async throws {
         let transports = #"[{"plugin": "\#(name)", "options": \#(options)}]"#
-        let pipelined = try await runMatrix([plugin], transports: transports, counts: "[\(payload.count)]", sizes: "[\(payload.size)]",
-                                            probes: probes, rttMethod: .pipelined)
+        let pipelined = try await runMatrix(
+            [plugin], transports: transports, counts: "[\(payload.count)]", sizes: "[\(payload.size)]",
+            probes: probes, rttMethod: .pipelined)
         let r = try #require(pipelined.first, "\(name): no record")
         #expect(r["status"] == "ok", "\(name): \(r["error"] ?? .null)")
         #expect(r["rtt_method"] == (pipelines ? "pipelined" : "ping-pong"), "\(name): rtt_method \(r["rtt_method"] ?? .null)")
@@ -196,7 +201,7 @@ public struct SilentPeer: Sendable {
             let udp = try Socket(family: AF_INET, type: Int32(SOCK_DGRAM.rawValue))
             do {
                 try udp.bind(address)
-            } catch where attempt < 10 {
+            } catch  where attempt < 10 {
                 attempt += 1  // the port is taken for UDP: try another
                 continue
             }

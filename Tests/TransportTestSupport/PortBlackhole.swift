@@ -22,7 +22,8 @@ public enum PortBlackhole {
         let message = err.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
         guard p.terminationStatus == 0 else {
-            throw TransportError("\(program) \(args.joined(separator: " ")): exit \(p.terminationStatus): \(String(decoding: message, as: UTF8.self))")
+            throw TransportError(
+                "\(program) \(args.joined(separator: " ")): exit \(p.terminationStatus): \(String(decoding: message, as: UTF8.self))")
         }
     }
 

@@ -7,9 +7,10 @@ import Testing
 /// the count-200 cells skip the probe phase and record `rtt_ms` and `rtt_method` null,
 /// and every cell transfers.
 public func expectOnlyTheListedCellsProbe(_ plugin: any TransportPlugin.Type, label: String) async throws {
-    let records = try await runMatrix([plugin], transports: #"[{"plugin": "\#(label)", "label": "\#(label)"}]"#,
-                                      counts: "[100, 200]", sizes: "[128, 512]", probes: 25, rttMethod: .pipelined,
-                                      extra: #""rttPayloads": {"counts": [100]}, "#)
+    let records = try await runMatrix(
+        [plugin], transports: #"[{"plugin": "\#(label)", "label": "\#(label)"}]"#,
+        counts: "[100, 200]", sizes: "[128, 512]", probes: 25, rttMethod: .pipelined,
+        extra: #""rttPayloads": {"counts": [100]}, "#)
     #expect(records.count == 4)
     for r in records {
         let count = try #require(r["payload"]?["count"]?.intValue)

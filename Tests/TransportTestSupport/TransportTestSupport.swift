@@ -1,10 +1,10 @@
-import PeerBenchTestbed
 import Foundation
 import Logging
 import PeerBenchCore
 import PeerBenchJSON
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
+import PeerBenchTestbed
 
 // What the transport test targets share: a loopback link model, running a matrix
 // through the real runner, and timing helpers that stay off Swift's cooperative pool.
@@ -27,18 +27,21 @@ public struct LoopbackLinkModel: LinkModel {
 /// Runs `transports` (a JSON array text) of `plugins` through the real runner on
 /// `testbed` (loopback unless given) and returns the records, as `peerbench run
 /// --link none` would write them. `extra`: more top-level keys, each followed by a comma.
-public func runMatrix(_ plugins: [any TransportPlugin.Type], transports: String, counts: String = "[1000]",
-                      sizes: String = "[1024]", probes: Int = 20, timeout: Double = 30,
-                      testbed: any Testbed = LoopbackTestbed(), rttMethod: RTTMethod = .pingPong,
-                      extra: String = "") async throws -> [JSONValue] {
+public func runMatrix(
+    _ plugins: [any TransportPlugin.Type], transports: String, counts: String = "[1000]",
+    sizes: String = "[1024]", probes: Int = 20, timeout: Double = 30,
+    testbed: any Testbed = LoopbackTestbed(), rttMethod: RTTMethod = .pingPong,
+    extra: String = ""
+) async throws -> [JSONValue] {
     let text = """
-    {\(extra)"rttProbes": \(probes), "rttMethod": "\(rttMethod.name)", "transports": \(transports),
-     "matrix": {"environments": ["loopback"], "distances": [1], "payloads": {"counts": \(counts), "sizes": \(sizes)}}}
-    """
+        {\(extra)"rttProbes": \(probes), "rttMethod": "\(rttMethod.name)", "transports": \(transports),
+         "matrix": {"environments": ["loopback"], "distances": [1], "payloads": {"counts": \(counts), "sizes": \(sizes)}}}
+        """
     let registry = PluginRegistry(plugins)
     let matrix = try MatrixLoader(registry: registry, linkModel: LoopbackLinkModel()).parse(Array(text.utf8))
-    let plan = try RunPlan(matrix: matrix, options: RunOptions(matrixFile: "test.json", commandLine: [], cellTimeoutSeconds: timeout),
-                           linkModel: LoopbackLinkModel())
+    let plan = try RunPlan(
+        matrix: matrix, options: RunOptions(matrixFile: "test.json", commandLine: [], cellTimeoutSeconds: timeout),
+        linkModel: LoopbackLinkModel())
     let path = FileManager.default.temporaryDirectory.appendingPathComponent("pb-test-run-\(UUID())").path
     defer { try? FileManager.default.removeItem(atPath: path) }
     let dir = try RunDirectory.create(path, for: plan.matrix)
@@ -48,8 +51,10 @@ public func runMatrix(_ plugins: [any TransportPlugin.Type], transports: String,
 }
 
 /// A loopback cell built the way the runner builds one.
-public func makeCell(payload: Payload?, probes: Int = 10, seconds: Double = 20, seed: UInt64 = 1, environment: String = "test",
-                     distance: Double? = nil) -> CellContext {
+public func makeCell(
+    payload: Payload?, probes: Int = 10, seconds: Double = 20, seed: UInt64 = 1, environment: String = "test",
+    distance: Double? = nil
+) -> CellContext {
     .loopback(payload: payload, rttProbes: probes, timeoutSeconds: seconds, seed: seed, environment: environment, distanceMeters: distance)
 }
 

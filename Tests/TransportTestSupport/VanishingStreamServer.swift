@@ -1,8 +1,8 @@
 import Foundation
-import PeerBenchSystem
-import PeerBenchStreams
-import PeerBenchPlugin
 import PeerBenchCore
+import PeerBenchPlugin
+import PeerBenchStreams
+import PeerBenchSystem
 
 /// A stream server (loopback, real sockets) that speaks the standard workload until
 /// the bulk phase and then goes away the way a stopped plugin server does
@@ -31,8 +31,10 @@ public final class VanishingStreamServer: @unchecked Sendable {
     /// session on the connection (a TLS handshake, or the socket itself), answers the
     /// `greeting` frame with it when given (TCP's HELLO), echoes `probes` PROBEs,
     /// lets the bulk phase fill the buffers for `stallMillis`, and goes away.
-    public init(greeting: [UInt8]?, probes: Int, stallMillis: Int = 500,
-                open: @escaping @Sendable (Socket) throws -> any ByteStream = { $0 }) throws {
+    public init(
+        greeting: [UInt8]?, probes: Int, stallMillis: Int = 500,
+        open: @escaping @Sendable (Socket) throws -> any ByteStream = { $0 }
+    ) throws {
         listener = try Socket(family: AF_INET, type: Int32(SOCK_STREAM.rawValue))
         try listener.bind(SocketAddress(host: "127.0.0.1", port: 0))
         try listener.listen(backlog: 1)
@@ -45,8 +47,10 @@ public final class VanishingStreamServer: @unchecked Sendable {
         thread.start()
     }
 
-    private func serve(greeting: [UInt8]?, probes: Int, stallMillis: Int,
-                       open: (Socket) throws -> any ByteStream) throws {
+    private func serve(
+        greeting: [UInt8]?, probes: Int, stallMillis: Int,
+        open: (Socket) throws -> any ByteStream
+    ) throws {
         defer { listener.close() }
         try listener.setReceiveTimeout(nanoseconds: 20_000_000_000)
         guard let connection = try listener.accept() else { throw TransportError("vanishing server: no client came") }

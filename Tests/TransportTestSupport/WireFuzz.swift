@@ -19,8 +19,10 @@ public struct WireFuzz: RandomNumberGenerator {
 
     /// Numbers at the edges of every width: where unchecked arithmetic overflows and
     /// unchecked allocations explode (2^33 made the udp server reserve 1 GiB).
-    public static let edges: [UInt64] = [0, 1, 2, 0x7F, 0xFF, 0x7FFF, 0xFFFF, 0x7FFF_FFFF, 0xFFFF_FFFF, 1 << 32, 1 << 33,
-                                         1 << 40, 0x7FFF_FFFF_FFFF_FFFF, 1 << 63, .max, .max - 62]
+    public static let edges: [UInt64] = [
+        0, 1, 2, 0x7F, 0xFF, 0x7FFF, 0xFFFF, 0x7FFF_FFFF, 0xFFFF_FFFF, 1 << 32, 1 << 33,
+        1 << 40, 0x7FFF_FFFF_FFFF_FFFF, 1 << 63, .max, .max - 62,
+    ]
 
     /// One of: unchanged, bit flips, truncation, extension, a field overwritten with an
     /// edge value (u8/u16/u32/u64, big-endian), a splice with another input, or noise.

@@ -1,6 +1,6 @@
-import PeerBenchTestbed
 import PeerBenchJSON
 import PeerBenchPlugin
+import PeerBenchTestbed
 import Testing
 
 /// Workloads for the plugin tests (docs/WORKLOADS.md), read by the matrix's own parser,
@@ -15,8 +15,10 @@ public enum WorkloadCells {
     }
 
     /// Server and client of one loopback cell running `workload`; the server must finish cleanly.
-    public static func run(_ plugin: some TransportPlugin, _ workload: WorkloadSpec, payload: Payload?, probes: Int = 3,
-                           seconds: Double = 30) async throws -> TransportMeasurement {
+    public static func run(
+        _ plugin: some TransportPlugin, _ workload: WorkloadSpec, payload: Payload?, probes: Int = 3,
+        seconds: Double = 30
+    ) async throws -> TransportMeasurement {
         var cell = makeCell(payload: payload, probes: probes, seconds: seconds)
         cell.workload = workload
         let server = try await plugin.startServer(cell)

@@ -1,19 +1,20 @@
-import Synchronization
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import PeerBenchCore
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
+import Synchronization
 import TransportTestSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A UDP relay on loopback between the plugin's client and server that drops the
 /// datagrams a test chooses, either way: loss without needing the link emulator.
 final class LossyRelay: Sendable {
     let address: SocketAddress
     private let front: Socket  // faces the client
-    private let back: Socket   // connected to the server
+    private let back: Socket  // connected to the server
     private struct State {
         var client: SocketAddress?
         var dropped: [UInt8: Int] = [:]
@@ -24,8 +25,10 @@ final class LossyRelay: Sendable {
     /// `drop(type, sequence, occurrence)` decides per client datagram, `dropReply` per
     /// server datagram; occurrence counts datagrams of that type and direction so far
     /// (0-based).
-    init(server: SocketAddress, drop: @escaping @Sendable (UInt8, UInt64, Int) -> Bool,
-         dropReply: @escaping @Sendable (UInt8, UInt64, Int) -> Bool = { _, _, _ in false }) throws {
+    init(
+        server: SocketAddress, drop: @escaping @Sendable (UInt8, UInt64, Int) -> Bool,
+        dropReply: @escaping @Sendable (UInt8, UInt64, Int) -> Bool = { _, _, _ in false }
+    ) throws {
         front = try Socket(family: AF_INET, type: Int32(SOCK_DGRAM.rawValue))
         try front.setOption(SOL_SOCKET, SO_RCVBUF, Int32(8 << 20), "SO_RCVBUF")
         try front.bind(SocketAddress(host: "127.0.0.1", port: 0))
@@ -47,7 +50,10 @@ final class LossyRelay: Sendable {
                 let (type, seq) = Self.typeAndSequence(buf)
                 let k = seen[type, default: 0]
                 seen[type] = k + 1
-                if drop(type, seq, k) { state.withLock { $0.dropped[type, default: 0] += 1 }; continue }
+                if drop(type, seq, k) {
+                    state.withLock { $0.dropped[type, default: 0] += 1 }
+                    continue
+                }
                 _ = try? buf.withUnsafeBytes { try back.send(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
             }
         }.start()
@@ -62,7 +68,10 @@ final class LossyRelay: Sendable {
                 let (type, seq) = Self.typeAndSequence(buf)
                 let k = seen[type, default: 0]
                 seen[type] = k + 1
-                if dropReply(type, seq, k) { state.withLock { $0.droppedReplies[type, default: 0] += 1 }; continue }
+                if dropReply(type, seq, k) {
+                    state.withLock { $0.droppedReplies[type, default: 0] += 1 }
+                    continue
+                }
                 if let to = state.withLock({ $0.client }) {
                     _ = try? buf.withUnsafeBytes { try front.send(UnsafeRawBufferPointer(rebasing: $0[0..<n]), to: to) }
                 }

@@ -1,8 +1,9 @@
 import Foundation
 import PeerBenchCore
 import PeerBenchPlugin
-import TransportTestSupport
 import Testing
+import TransportTestSupport
+
 @testable import UDPTransport
 
 /// What the per-cell tag costs (docs/PERFORMANCE.md, "UDP data-plane authentication"):
@@ -10,8 +11,9 @@ import Testing
 /// alternating, 3 runs each; prints both medians. A measurement, not a check: it moves
 /// 1.2 GB through loopback, so the suite runs it only when asked:
 /// `PEERBENCH_MEASURE=1 swift test --skip-build --filter UDPAuthenticationCostTests`.
-@Suite("UDP authentication cost", .serialized, .timeLimit(.minutes(3)),
-       .enabled(if: ProcessInfo.processInfo.environment["PEERBENCH_MEASURE"] == "1", "a measurement: PEERBENCH_MEASURE=1 runs it"))
+@Suite(
+    "UDP authentication cost", .serialized, .timeLimit(.minutes(3)),
+    .enabled(if: ProcessInfo.processInfo.environment["PEERBENCH_MEASURE"] == "1", "a measurement: PEERBENCH_MEASURE=1 runs it"))
 struct UDPAuthenticationCostTests {
     func throughput(key: [UInt8]?, payload: Payload) async throws -> Double {
         var cell = makeCell(payload: payload, probes: 1, seconds: 60)
@@ -33,9 +35,10 @@ struct UDPAuthenticationCostTests {
             tagged.append(try await throughput(key: try CellDataKey.random(), payload: payload))
         }
         let median = { (x: [Double]) in x.sorted()[x.count / 2] }
-        print("udp tag cost: without \(plain.map { Int($0) }) Mbit/s (median \(Int(median(plain)))), "
-              + "with \(tagged.map { Int($0) }) Mbit/s (median \(Int(median(tagged)))): "
-              + "\(Int((1 - median(tagged) / median(plain)) * 100)) % less")
+        print(
+            "udp tag cost: without \(plain.map { Int($0) }) Mbit/s (median \(Int(median(plain)))), "
+                + "with \(tagged.map { Int($0) }) Mbit/s (median \(Int(median(tagged)))): "
+                + "\(Int((1 - median(tagged) / median(plain)) * 100)) % less")
         #expect(median(tagged) > 0 && median(plain) > 0)
     }
 }

@@ -1,13 +1,15 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import PeerBenchCore
 import PeerBenchJSON
-import PeerBenchSystem
 import PeerBenchPlugin
-import TransportTestSupport
+import PeerBenchSystem
 import Testing
+import TransportTestSupport
+
 @testable import UDPTransport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Per-cell authentication of the udp data plane (issue 24, finding 3): spoofed
 /// HELLOs with the client's address captured 6 of 6 udp cells, because the server
@@ -46,7 +48,8 @@ struct UDPAuthenticationTests {
         // From 127.0.0.1, as the client: a well-formed HELLO with the cell's own count.
         let stranger = try Socket(family: AF_INET, type: Int32(SOCK_DGRAM.rawValue))
         defer { stranger.close() }
-        let hello = [0x01, 0x01, 0x00, 0x00] + UInt32(0xBAD).wireBytes + UInt64(0).wireBytes + UInt64(1).wireBytes
+        let hello =
+            [0x01, 0x01, 0x00, 0x00] + UInt32(0xBAD).wireBytes + UInt64(0).wireBytes + UInt64(1).wireBytes
             + UInt64(payload.count).wireBytes + UInt64(payload.size).wireBytes
         for _ in 0..<3 { _ = try hello.withUnsafeBytes { try stranger.send($0, to: server.address) } }
         try await Task.sleep(nanoseconds: 50_000_000)

@@ -1,13 +1,15 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import PeerBenchCore
 import PeerBenchJSON
-import PeerBenchSystem
 import PeerBenchPlugin
-import TransportTestSupport
+import PeerBenchSystem
 import Testing
+import TransportTestSupport
+
 @testable import UDPTransport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The `keepAlive` option: parsing, the clock's arithmetic, and on loopback through a
 /// relay that goes silent, that the client declares its peer lost on time.
@@ -41,12 +43,14 @@ struct UDPKeepAliveTests {
         #expect(reader.effectiveJSON["keepAlive"] == nil)
     }
 
-    @Test("bad keepAlive input names its JSON path", arguments: [
-        (["keepAlive": ["intervalMs": 0]] as JSONValue, "$.transports[2].options.keepAlive.intervalMs"),
-        (["keepAlive": ["intervalMs": "often"]] as JSONValue, "$.transports[2].options.keepAlive.intervalMs"),
-        (["keepAlive": ["missed": 0]] as JSONValue, "$.transports[2].options.keepAlive.missed"),
-        (["keepAlive": 500] as JSONValue, "$.transports[2].options.keepAlive"),
-    ])
+    @Test(
+        "bad keepAlive input names its JSON path",
+        arguments: [
+            (["keepAlive": ["intervalMs": 0]] as JSONValue, "$.transports[2].options.keepAlive.intervalMs"),
+            (["keepAlive": ["intervalMs": "often"]] as JSONValue, "$.transports[2].options.keepAlive.intervalMs"),
+            (["keepAlive": ["missed": 0]] as JSONValue, "$.transports[2].options.keepAlive.missed"),
+            (["keepAlive": 500] as JSONValue, "$.transports[2].options.keepAlive"),
+        ])
     func badInput(options: JSONValue, path: String) throws {
         let reader = try PluginOptions(options, path: Self.optionsPath)
         let error = #expect(throws: InputError.self) { _ = try UDPPlugin(options: reader) }
@@ -94,8 +98,9 @@ struct UDPKeepAliveTests {
         let start = MonotonicClock.now()
         let cut = start + 800_000_000
         // From 0.8 s on nothing comes back from the server (its replies are dropped).
-        let relay = try LossyRelay(server: server.address, drop: { _, _, _ in false },
-                                   dropReply: { _, _, _ in MonotonicClock.now() >= cut })
+        let relay = try LossyRelay(
+            server: server.address, drop: { _, _, _ in false },
+            dropReply: { _, _, _ in MonotonicClock.now() >= cut })
         defer { relay.close() }
         let outcome = await timedOnThread {
             _ = try UDPClient.run(cell, server: relay.address, options: p.options)

@@ -1,6 +1,7 @@
 import PeerBenchJSON
 import PeerBenchPlugin
 import Testing
+
 @testable import UDPTransport
 
 /// What the client takes from the server's hello: exactly N - 1 ports, each in range.
@@ -10,8 +11,10 @@ struct UDPParallelFlowPortsTests {
     func ports() throws {
         let good = JSONObject([UDPParallelFlows.portsKey: .array([JSONValue(4000), JSONValue(4001), JSONValue(65_535)])])
         #expect(try UDPParallelFlows.ports(good, flows: 4) == [4000, 4001, 65_535])
-        for bad: JSONValue in [.array([JSONValue(4000), JSONValue(0), JSONValue(4002)]), .array([JSONValue(4000), JSONValue(70_000), JSONValue(1)]),
-                               .array([JSONValue(4000)]), .string("4000"), .null] {
+        for bad: JSONValue in [
+            .array([JSONValue(4000), JSONValue(0), JSONValue(4002)]), .array([JSONValue(4000), JSONValue(70_000), JSONValue(1)]),
+            .array([JSONValue(4000)]), .string("4000"), .null,
+        ] {
             let error = #expect(throws: TransportError.self) { try UDPParallelFlows.ports(JSONObject([UDPParallelFlows.portsKey: bad]), flows: 4) }
             #expect(error.map { "\($0)" }?.contains("flow_ports") == true)
         }

@@ -1,8 +1,9 @@
 import PeerBenchJSON
-import PeerBenchSystem
 import PeerBenchPlugin
-import TransportTestSupport
+import PeerBenchSystem
 import Testing
+import TransportTestSupport
+
 @testable import UDPTransport
 
 /// A bulk workload over 4 parallel udp flows, real client and server on loopback
@@ -38,7 +39,9 @@ struct UDPParallelFlowsTests {
         let took = MonotonicClock.elapsed(since: start)
         #expect(m.status == .ok, "\(m.error ?? "")")
         let ways = direction == "bidir" ? 2 : 1
-        #expect(m.delivery == Delivery(sentMessages: 402 * ways, receivedMessages: 402 * ways, sentBytes: Self.bytes * ways, receivedBytes: Self.bytes * ways))
+        #expect(
+            m.delivery
+                == Delivery(sentMessages: 402 * ways, receivedMessages: 402 * ways, sentBytes: Self.bytes * ways, receivedBytes: Self.bytes * ways))
         let exact = Delivery(sentMessages: 402, receivedMessages: 402, sentBytes: Self.bytes, receivedBytes: Self.bytes)
         if direction == "up" {
             #expect(m.byDirection == nil)
@@ -60,7 +63,9 @@ struct UDPParallelFlowsTests {
         #expect(bulk >= 30, "\(bulk) ms: paced at the shared rate")
         let began = streams.compactMap { $0["started_ms"]?.doubleValue }, ended = streams.compactMap { $0["ended_ms"]?.doubleValue }
         #expect(began.count == 4 && ended.count == 4 && (began.max() ?? .infinity) < (ended.min() ?? 0), "began \(began), ended \(ended)")
-        print("udp 4 flows \(direction): \(mbps) Mbit/s, began \(began) ended \(ended) ms, bulk \(bulk) ms, cell \(Double(took) / 1e6) ms, ports \(sources.sorted()) -> \(servers.sorted())")
+        print(
+            "udp 4 flows \(direction): \(mbps) Mbit/s, began \(began) ended \(ended) ms, bulk \(bulk) ms, cell \(Double(took) / 1e6) ms, ports \(sources.sorted()) -> \(servers.sorted())"
+        )
     }
 
     @Test("fewer datagrams than flows: every flow says HELLO and BYE, the empty ones report no throughput")

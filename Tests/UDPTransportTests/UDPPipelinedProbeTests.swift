@@ -1,10 +1,11 @@
-import PeerBenchWorkloads
 import Foundation
-import PeerBenchSystem
-import PeerBenchPlugin
 import PeerBenchCore
-import TransportTestSupport
+import PeerBenchPlugin
+import PeerBenchSystem
+import PeerBenchWorkloads
 import Testing
+import TransportTestSupport
+
 @testable import UDPTransport
 
 /// The field study's RTT method over UDP (`rttMethod` `pipelined`): one datagram per
@@ -12,8 +13,10 @@ import Testing
 /// and rate-limits; lost probes cost one bounded straggler wait, not one each.
 @Suite("UDP pipelined probes", .serialized, .timeLimit(.minutes(3)))
 struct UDPPipelinedProbeTests {
-    static func run(_ method: RTTMethod, probes: Int, up: PathShape, down: PathShape, options: UDPOptions = UDPOptions(),
-                    payload: Payload? = nil) async throws -> TransportMeasurement {
+    static func run(
+        _ method: RTTMethod, probes: Int, up: PathShape, down: PathShape, options: UDPOptions = UDPOptions(),
+        payload: Payload? = nil
+    ) async throws -> TransportMeasurement {
         var cell = makeCell(payload: payload, probes: probes, seconds: 60)
         cell.rttMethod = method
         let plugin = UDPPlugin(options)

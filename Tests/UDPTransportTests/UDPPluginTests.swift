@@ -1,13 +1,15 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import PeerBenchCore
 import PeerBenchJSON
-import PeerBenchSystem
 import PeerBenchPlugin
-import TransportTestSupport
+import PeerBenchSystem
 import Testing
+import TransportTestSupport
+
 @testable import UDPTransport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 @Suite("UDP plugin on loopback", .serialized, .timeLimit(.minutes(3)))
 struct UDPPluginTests {
@@ -18,9 +20,11 @@ struct UDPPluginTests {
         return m
     }
 
-    @Test("full workload: counts, RTTs, jitter and the receiver's report", arguments: [
-        Payload(count: 2_000, size: 1_400), Payload(count: 300, size: 16_384), Payload(count: 1, size: 128),
-    ])
+    @Test(
+        "full workload: counts, RTTs, jitter and the receiver's report",
+        arguments: [
+            Payload(count: 2_000, size: 1_400), Payload(count: 300, size: 16_384), Payload(count: 1, size: 128),
+        ])
     func workload(payload: Payload) async throws {
         let cell = makeCell(payload: payload, probes: 20)
         let m = try await run(UDPPlugin(), cell)
@@ -31,8 +35,11 @@ struct UDPPluginTests {
         #expect((m.bulkNanos ?? 0) > 0)
         let d = try #require(m.delivery)
         // Big socket buffers: nothing is dropped on loopback.
-        #expect(d == Delivery(sentMessages: payload.count, receivedMessages: payload.count,
-                              sentBytes: payload.count * payload.size, receivedBytes: payload.count * payload.size))
+        #expect(
+            d
+                == Delivery(
+                    sentMessages: payload.count, receivedMessages: payload.count,
+                    sentBytes: payload.count * payload.size, receivedBytes: payload.count * payload.size))
         if payload.count > 1 { #expect(m.rfc3550JitterMs != nil) }
         let udp = try #require(m.extra["udp"]?.objectValue)
         #expect(udp["datagram_bytes"] == JSONValue(payload.size + 24))
@@ -112,8 +119,9 @@ struct UDPPluginTests {
         let server = try await plugin.startServer(cell)
         // The first REPORT is lost, then ENDs 1-8: with the client's doubling back-off
         // (capped at 1 s) the ninth END reaches the server about 3.5 s after its REPORT.
-        let relay = try LossyRelay(server: server.address, drop: { type, _, k in type == 0x11 && (1...8).contains(k) },
-                                   dropReply: { type, _, k in type == 0x12 && k == 0 })
+        let relay = try LossyRelay(
+            server: server.address, drop: { type, _, k in type == 0x11 && (1...8).contains(k) },
+            dropReply: { type, _, k in type == 0x12 && k == 0 })
         defer { relay.close() }
         let start = MonotonicClock.now()
         let m = try await plugin.runClient(cell, server: relay.address)
@@ -139,12 +147,14 @@ struct UDPPluginTests {
         #expect(MonotonicClock.elapsed(since: start) < 5_000_000_000, "the seventh BYE ended the session")
     }
 
-    @Test("a bad option names its JSON path", arguments: [
-        (["rateMbps": "fast"] as JSONValue, "$.transports[2].options.rateMbps"),
-        (["rateMbps": 0] as JSONValue, "$.transports[2].options.rateMbps"),
-        (["probeTimeoutMs": 0] as JSONValue, "$.transports[2].options.probeTimeoutMs"),
-        (["loadedRttProbes": ["flow": "sideways"]] as JSONValue, "$.transports[2].options.loadedRttProbes.flow"),
-    ])
+    @Test(
+        "a bad option names its JSON path",
+        arguments: [
+            (["rateMbps": "fast"] as JSONValue, "$.transports[2].options.rateMbps"),
+            (["rateMbps": 0] as JSONValue, "$.transports[2].options.rateMbps"),
+            (["probeTimeoutMs": 0] as JSONValue, "$.transports[2].options.probeTimeoutMs"),
+            (["loadedRttProbes": ["flow": "sideways"]] as JSONValue, "$.transports[2].options.loadedRttProbes.flow"),
+        ])
     func badOption(options: JSONValue, path: String) throws {
         let reader = try PluginOptions(options, path: JSONPath.root.key("transports").index(2).key("options"))
         let error = #expect(throws: InputError.self) { _ = try UDPPlugin(options: reader) }

@@ -1,6 +1,6 @@
 import PeerBenchPlugin
-import TransportTestSupport
 import Testing
+import TransportTestSupport
 import UDPTransport
 
 /// `rttPayloads` through the real runner over loopback (`expectOnlyTheListedCellsProbe`).

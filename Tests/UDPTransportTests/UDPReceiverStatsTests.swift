@@ -1,6 +1,7 @@
 import PeerBenchCore
-import TransportTestSupport
 import Testing
+import TransportTestSupport
+
 @testable import UDPTransport
 
 @Suite("UDP receiver accounting", .timeLimit(.minutes(3)))
@@ -54,7 +55,7 @@ struct UDPReceiverStatsTests {
 
     @Test("headers round-trip through their wire form")
     func header() {
-        let h = UDPDatagramHeader(type: .data, session: 0xDEADBEEF, sequence: 1 << 40, timestamp: 123_456_789)
+        let h = UDPDatagramHeader(type: .data, session: 0xDEAD_BEEF, sequence: 1 << 40, timestamp: 123_456_789)
         let bytes = h.datagram([7, 9])
         #expect(bytes.count == 40)
         #expect(Array(bytes[0..<8]) == [0x10, 1, 0, 0, 0xDE, 0xAD, 0xBE, 0xEF])

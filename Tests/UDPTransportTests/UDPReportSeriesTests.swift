@@ -1,6 +1,7 @@
 import PeerBenchCore
 import PeerBenchPlugin
 import Testing
+
 @testable import UDPTransport
 
 /// The series in a UDP REPORT: encoded after the seven counters, decoded by the client;

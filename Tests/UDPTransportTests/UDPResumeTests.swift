@@ -1,12 +1,14 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import PeerBenchCore
-import PeerBenchSystem
 import PeerBenchPlugin
-import TransportTestSupport
+import PeerBenchSystem
 import Testing
+import TransportTestSupport
+
 @testable import UDPTransport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// udp's resume (docs/protocol/udp.md, "Reconnect") against the real server on
 /// loopback: RESUMED says how many DATA datagrams arrived and where to carry on (one

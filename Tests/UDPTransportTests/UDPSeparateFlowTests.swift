@@ -1,7 +1,8 @@
 import PeerBenchCore
 import PeerBenchPlugin
-import TransportTestSupport
 import Testing
+import TransportTestSupport
+
 @testable import UDPTransport
 
 /// Loaded probes on a separate UDP socket pair (`loadedRttProbes.flow` `separate`),

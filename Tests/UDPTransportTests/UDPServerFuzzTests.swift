@@ -1,13 +1,15 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import PeerBenchCore
 import PeerBenchJSON
-import PeerBenchSystem
 import PeerBenchPlugin
-import TransportTestSupport
+import PeerBenchSystem
 import Testing
+import TransportTestSupport
+
 @testable import UDPTransport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The udp server's datagram handling against what a stranger can send (issue 24,
 /// finding 1): a HELLO's count sized the receiver's bitmap unchecked, so one datagram
@@ -19,8 +21,9 @@ struct UDPServerFuzzTests {
         [0x01, 0x01, 0x00, 0x00] + UInt32(0xBAD).wireBytes + UInt64(0).wireBytes + UInt64(1).wireBytes + count.wireBytes
     }
 
-    @Test("a stranger's HELLO with a huge count neither kills the server nor takes the cell",
-          arguments: [UInt64.max, 1 << 33, 1_001])
+    @Test(
+        "a stranger's HELLO with a huge count neither kills the server nor takes the cell",
+        arguments: [UInt64.max, 1 << 33, 1_001])
     func strangerHelloIsIgnored(count: UInt64) async throws {
         let payload = Payload(count: 1_000, size: 256)
         let cell = makeCell(payload: payload, probes: 5)
@@ -88,7 +91,8 @@ struct UDPServerFuzzTests {
                 let w = session.workloadState
                 #expect(w.arrivals.count <= WorkloadSpec.Limits.frames && w.arrivals.allSatisfy { $0.seq < WorkloadSpec.Limits.frames })
                 if let p = w.pulled {
-                    #expect((1...WorkloadSpec.Limits.frames).contains(p.frames) && (1...UDPWorkloadLimits.maxFrameBytes).contains(p.size)
+                    #expect(
+                        (1...WorkloadSpec.Limits.frames).contains(p.frames) && (1...UDPWorkloadLimits.maxFrameBytes).contains(p.size)
                             && UDPWorkloadLimits.periodNanos.contains(p.periodNanos), "input \(input) (\(mutation)): pulled \(p)")
                     pulls += 1
                 }

@@ -1,9 +1,10 @@
 import PeerBenchCore
 import PeerBenchJSON
-import PeerBenchSystem
 import PeerBenchPlugin
-import TransportTestSupport
+import PeerBenchSystem
 import Testing
+import TransportTestSupport
+
 @testable import UDPTransport
 
 /// The workload kinds beyond the upload over the udp plugin's real client and server on
@@ -12,11 +13,14 @@ import Testing
 @Suite("UDP workloads on loopback", .serialized, .timeLimit(.minutes(3)))
 struct UDPWorkloadKindsTests {
     static func rpc(_ requests: Int, concurrency: Int, response: Int = 2_000) throws -> WorkloadSpec {
-        try WorkloadCells.spec(#"{"name": "rpc", "kind": "request-response", "requests": \#(requests), "requestBytes": 100, "responseBytes": \#(response), "concurrency": \#(concurrency)}"#)
+        try WorkloadCells.spec(
+            #"{"name": "rpc", "kind": "request-response", "requests": \#(requests), "requestBytes": 100, "responseBytes": \#(response), "concurrency": \#(concurrency)}"#
+        )
     }
 
     static func voice(_ direction: String) throws -> WorkloadSpec {
-        try WorkloadCells.spec(#"{"name": "voice", "kind": "isochronous", "frameBytes": 160, "periodMs": 5, "durationSeconds": 0.2, "direction": "\#(direction)"}"#)
+        try WorkloadCells.spec(
+            #"{"name": "voice", "kind": "isochronous", "frameBytes": 160, "periodMs": 5, "durationSeconds": 0.2, "direction": "\#(direction)"}"#)
     }
 
     static let payload = Payload(count: 400, size: 4_096)
@@ -55,8 +59,9 @@ struct UDPWorkloadKindsTests {
     func pacedDownload() async throws {
         let rate = 20.0
         // 400 x 1 250 B = 4 Mbit: 200 ms at 20 Mbit/s.
-        let m = try await WorkloadCells.run(UDPPlugin(UDPOptions(rateMbps: rate)), try WorkloadCells.spec(#""download""#),
-                                            payload: Payload(count: 400, size: 1_250))
+        let m = try await WorkloadCells.run(
+            UDPPlugin(UDPOptions(rateMbps: rate)), try WorkloadCells.spec(#""download""#),
+            payload: Payload(count: 400, size: 1_250))
         let down = try #require(m.byDirection?.down)
         #expect(down.delivery.receivedMessages == 400)
         let mbps = try #require(down.throughputMbps)
@@ -71,8 +76,9 @@ struct UDPWorkloadKindsTests {
         // which an unpaced 1.6 MB burst would overflow (loss the test did not choose).
         let plugin = UDPPlugin(UDPOptions(rateMbps: 100))
         let server = try await plugin.startServer(cell)
-        let relay = try LossyRelay(server: server.address, drop: { type, _, k in type == 0x27 && k == 0 },
-                                   dropReply: { type, seq, k in (type == 0x10 && seq % 10 == 0) || (type == 0x28 && k == 0) })
+        let relay = try LossyRelay(
+            server: server.address, drop: { type, _, k in type == 0x27 && k == 0 },
+            dropReply: { type, seq, k in (type == 0x10 && seq % 10 == 0) || (type == 0x28 && k == 0) })
         defer { relay.close() }
         let m = try await plugin.runClient(cell, server: relay.address)
         try await server.finish()
@@ -134,8 +140,9 @@ struct UDPWorkloadKindsTests {
         let plugin = UDPPlugin(UDPOptions(probeTimeoutMs: 100))
         let server = try await plugin.startServer(cell)
         // REQUESTs 3, 13, ..., 53 (6) never reach the server; the RESPONSE to 7 never comes back.
-        let relay = try LossyRelay(server: server.address, drop: { type, seq, _ in type == 0x20 && seq % 10 == 3 },
-                                   dropReply: { type, seq, _ in type == 0x21 && seq == 7 })
+        let relay = try LossyRelay(
+            server: server.address, drop: { type, seq, _ in type == 0x20 && seq % 10 == 3 },
+            dropReply: { type, seq, _ in type == 0x21 && seq == 7 })
         defer { relay.close() }
         let start = MonotonicClock.now()
         let m = try await plugin.runClient(cell, server: relay.address)
@@ -182,9 +189,11 @@ struct UDPWorkloadKindsTests {
         let server = try await plugin.startServer(cell)
         // Up: frames 0, 8, ..., 32 (5) and the first FRAME_PULL and FRAME_END are lost;
         // down: frames 3 and 4 and the first FRAME_REPORT.
-        let relay = try LossyRelay(server: server.address, drop: { type, seq, k in
-            (type == 0x22 && seq % 8 == 0) || (type == 0x25 && k == 0) || (type == 0x23 && k == 0)
-        }, dropReply: { type, seq, k in (type == 0x22 && (seq == 3 || seq == 4)) || (type == 0x24 && k == 0) })
+        let relay = try LossyRelay(
+            server: server.address,
+            drop: { type, seq, k in
+                (type == 0x22 && seq % 8 == 0) || (type == 0x25 && k == 0) || (type == 0x23 && k == 0)
+            }, dropReply: { type, seq, k in (type == 0x22 && (seq == 3 || seq == 4)) || (type == 0x24 && k == 0) })
         defer { relay.close() }
         let m = try await plugin.runClient(cell, server: relay.address)
         try await server.finish()
@@ -202,7 +211,8 @@ struct UDPWorkloadKindsTests {
     @Test("a report of more delays than one datagram holds arrives in pieces, each asked for")
     func longReport() async throws {
         // 2 500 frames every 1 ms: three FRAME_REPORTs of at most 1 000 delays.
-        let w = try WorkloadCells.spec(#"{"name": "video", "kind": "isochronous", "frameBytes": 64, "periodMs": 1, "durationSeconds": 2.5, "direction": "up"}"#)
+        let w = try WorkloadCells.spec(
+            #"{"name": "video", "kind": "isochronous", "frameBytes": 64, "periodMs": 1, "durationSeconds": 2.5, "direction": "up"}"#)
         let m = try await WorkloadCells.run(UDPPlugin(), w, payload: nil)
         #expect(m.status == .ok, "\(m.error ?? "")")
         let frames = try #require(m.frames)
@@ -216,7 +226,9 @@ struct UDPWorkloadKindsTests {
     func serverDedupesFrames() throws {
         var w = UDPServerWorkloads()
         // Frames 0, 1, 1 (a duplicate), 3 at their slots of a 20 ms period, 2 lost; 99 999 is out of the limit's range.
-        for (seq, at) in [(0, 1_000_000_000), (1, 1_020_000_000), (1, 1_021_000_000), (3, 1_065_000_000), (100_000, 1_070_000_000)] as [(UInt64, UInt64)] {
+        for (seq, at) in [(0, 1_000_000_000), (1, 1_020_000_000), (1, 1_021_000_000), (3, 1_065_000_000), (100_000, 1_070_000_000)]
+            as [(UInt64, UInt64)]
+        {
             w.frame(seq: seq, at: at)
         }
         #expect(w.arrivals.count == 3)
@@ -241,7 +253,9 @@ struct UDPWorkloadKindsTests {
         var w = UDPServerWorkloads()
         let socket = try Socket(family: 2, type: 2)  // AF_INET, SOCK_DGRAM: never sent on
         defer { socket.close() }
-        for fields: [UInt64] in [[100_001, 160, 20_000_000], [10, 0, 20_000_000], [10, 65_476, 20_000_000], [10, 160, 999_999], [10, 160, 10_000_000_001]] {
+        for fields: [UInt64] in [
+            [100_001, 160, 20_000_000], [10, 0, 20_000_000], [10, 65_476, 20_000_000], [10, 160, 999_999], [10, 160, 10_000_000_001],
+        ] {
             let d = UDPDatagramHeader(type: .framePull, session: 7, sequence: 0, timestamp: 0).datagram(fields)
             _ = d.withUnsafeBytes { w.framePull($0, socket: socket, session: 7) }
             #expect(w.pulled == nil, "\(fields)")

@@ -1,13 +1,16 @@
 import Foundation
 import PeerBenchCore
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
 import Testing
+
 @testable import UWBRanging
 
 @Suite(.timeLimit(.minutes(3))) struct DiscoveryTokenTests {
-    static func token(seed: UInt64 = 7, kind: DeviceClass = .phone, chip: ChipGeneration = .second,
-                      endpoint: SocketAddress = SocketAddress(host: "10.0.0.2", port: 40001)) -> DiscoveryToken {
+    static func token(
+        seed: UInt64 = 7, kind: DeviceClass = .phone, chip: ChipGeneration = .second,
+        endpoint: SocketAddress = SocketAddress(host: "10.0.0.2", port: 40001)
+    ) -> DiscoveryToken {
         var g = SeededRandom(seed: seed)
         return DiscoveryToken.generate(deviceClass: kind, chip: chip, rangingEndpoint: endpoint, using: &g)
     }
@@ -33,8 +36,10 @@ import Testing
     }
 
     @Test func roundTripsEveryField() throws {
-        for (kind, chip, endpoint) in [(DeviceClass.phone, ChipGeneration.second, SocketAddress(host: "10.0.0.2", port: 40001)),
-                                       (.watch, .first, SocketAddress(host: "fd00::1:2", port: 65535))] {
+        for (kind, chip, endpoint) in [
+            (DeviceClass.phone, ChipGeneration.second, SocketAddress(host: "10.0.0.2", port: 40001)),
+            (.watch, .first, SocketAddress(host: "fd00::1:2", port: 65535)),
+        ] {
             let t = Self.token(kind: kind, chip: chip, endpoint: endpoint)
             let bytes = t.serialized()
             #expect(bytes.count == DiscoveryToken.encodedSize)
@@ -98,7 +103,11 @@ import Testing
 
     @Test func rejectsOutOfRangeFields() {
         let good = Self.token().serialized()
-        func with(_ offset: Int, _ value: UInt8) -> [UInt8] { var b = good; b[offset] = value; return resealed(b) }
+        func with(_ offset: Int, _ value: UInt8) -> [UInt8] {
+            var b = good
+            b[offset] = value
+            return resealed(b)
+        }
         expectRejected(with(5, 1), "reserved byte 5")
         expectRejected(with(24, 3), "unknown device class 3")
         expectRejected(with(25, 0), "unknown chip generation 0")

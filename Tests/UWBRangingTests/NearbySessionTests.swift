@@ -1,8 +1,9 @@
 import Foundation
 import PeerBenchCore
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
 import Testing
+
 @testable import UWBRanging
 
 /// Two real sessions ranging over loopback UDP.

@@ -1,7 +1,7 @@
 import Foundation
 import PeerBenchCore
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
 import Testing
 import UWBRanging  // deliberately not @testable: only what an app developer can use
 
@@ -9,8 +9,9 @@ import UWBRanging  // deliberately not @testable: only what an app developer can
 /// updates that follow the peer as it moves.
 @Suite(.timeLimit(.minutes(3))) struct PublicAPITests {
     @Test func twoAppsSwapTokensRangeAndFollowAMovingPeer() async throws {
-        let phone = try NearbySession(deviceClass: .phone, chip: .second, radioAddress: "127.0.0.1",
-                                      scene: RangingScene(distanceMeters: 2, bearingDegrees: -20, environment: .freeField), seed: 21)
+        let phone = try NearbySession(
+            deviceClass: .phone, chip: .second, radioAddress: "127.0.0.1",
+            scene: RangingScene(distanceMeters: 2, bearingDegrees: -20, environment: .freeField), seed: 21)
         let friend = try NearbySession(deviceClass: .phone, chip: .second, radioAddress: "127.0.0.1", seed: 22)
 
         // Out of band: the friend's app listens, the phone's app connects; both send their token's bytes.
@@ -28,8 +29,10 @@ import UWBRanging  // deliberately not @testable: only what an app developer can
         let friendSide = try await served
         // The phone measures (its scene is the ground truth); the friend's session answers.
         try friend.run(NearbyPeerConfiguration(peerToken: try friendSide.peerToken(), role: .responder, updateRateHz: 30))
-        try phone.run(NearbyPeerConfiguration(peerToken: try DiscoveryToken(serialized: received.peerTokenBytes), role: .initiator,
-                                              updateRateHz: 30))
+        try phone.run(
+            NearbyPeerConfiguration(
+                peerToken: try DiscoveryToken(serialized: received.peerTokenBytes), role: .initiator,
+                updateRateHz: 30))
 
         // The app's ranging logic: "is my friend within 3 m, and roughly ahead?"
         var near: [Bool] = []

@@ -1,17 +1,22 @@
 import PeerBenchCore
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
 import Testing
+
 @testable import UWBRanging
 
 /// The measurement model, exercised directly over many rounds: the network is not the point here.
 @Suite(.timeLimit(.minutes(3))) struct RangingModelTests {
-    static func model(seed: UInt64 = 42, rate: Double = 50, env: EnvironmentProfile = .freeField, peer: DeviceClass = .phone,
-                      chip: ChipGeneration = .first) -> RangingModel {
+    static func model(
+        seed: UInt64 = 42, rate: Double = 50, env: EnvironmentProfile = .freeField, peer: DeviceClass = .phone,
+        chip: ChipGeneration = .first
+    ) -> RangingModel {
         RangingModel(localChip: chip, peerChip: chip, directionCapable: peer == .phone, updateRateHz: rate, seed: seed, environment: env)
     }
 
-    static func samples(_ n: Int, _ scene: RangingScene, seed: UInt64 = 42, peer: DeviceClass = .phone, chip: ChipGeneration = .first) -> [UWBRanging.RangingSample] {
+    static func samples(_ n: Int, _ scene: RangingScene, seed: UInt64 = 42, peer: DeviceClass = .phone, chip: ChipGeneration = .first) -> [UWBRanging
+        .RangingSample]
+    {
         var m = model(seed: seed, env: scene.environment, peer: peer, chip: chip)
         return (0..<n).map { _ in m.next(scene) }
     }
@@ -19,8 +24,10 @@ import Testing
     /// The same on a thread of its own: hundreds of thousands of rounds would otherwise
     /// hold one of the two cooperative threads that the network tests running in
     /// parallel need.
-    static func sampled(_ n: Int, _ scene: RangingScene, seed: UInt64 = 42, peer: DeviceClass = .phone,
-                        chip: ChipGeneration = .first) async throws -> [UWBRanging.RangingSample] {
+    static func sampled(
+        _ n: Int, _ scene: RangingScene, seed: UInt64 = 42, peer: DeviceClass = .phone,
+        chip: ChipGeneration = .first
+    ) async throws -> [UWBRanging.RangingSample] {
         try await BlockingThread.run(name: "model") { samples(n, scene, seed: seed, peer: peer, chip: chip) }
     }
 
@@ -126,5 +133,5 @@ import Testing
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif

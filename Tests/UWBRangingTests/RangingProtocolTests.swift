@@ -1,12 +1,14 @@
 import Foundation
 import PeerBenchCore
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
 import Synchronization
 import Testing
+
 @testable import UWBRanging
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A responder written from docs/protocol/uwb.md alone (raw bytes, none of the
@@ -19,8 +21,9 @@ import Glibc
         let radio = try Socket(family: AF_INET, type: Int32(SOCK_DGRAM.rawValue))
         try radio.bind(SocketAddress(host: "127.0.0.1", port: 0))
         var g = SeededRandom(seed: 5)
-        let fake = DiscoveryToken.generate(deviceClass: .phone, chip: .first,
-                                           rangingEndpoint: SocketAddress(host: "127.0.0.1", port: try radio.localAddress().port), using: &g)
+        let fake = DiscoveryToken.generate(
+            deviceClass: .phone, chip: .first,
+            rangingEndpoint: SocketAddress(host: "127.0.0.1", port: try radio.localAddress().port), using: &g)
         let phone = try NearbySession(radioAddress: "127.0.0.1", scene: RangingScene(distanceMeters: 2), seed: 9)
         let recorder = EventRecorder(phone)
         let fakeID = fake.sessionIDBytes, phoneID = phone.discoveryToken.sessionIDBytes
@@ -49,7 +52,8 @@ import Glibc
                     let b = Array(buffer[0..<n])
                     // Header: "PBUR", version 1, type 1 = POLL, sender at 12, receiver at 28.
                     guard b[0..<4] == [0x50, 0x42, 0x55, 0x52], b[4] == 1, b[5] == 1,
-                          Array(b[12..<28]) == phoneID, Array(b[28..<44]) == fakeID else { continue }
+                        Array(b[12..<28]) == phoneID, Array(b[28..<44]) == fakeID
+                    else { continue }
                     // RESPONSE: same round (8..<12), sender/receiver swapped, poll timestamp echoed, turnaround.
                     var r: [UInt8] = [0x50, 0x42, 0x55, 0x52, 1, 2, 0, 0] + b[8..<12] + fakeID + phoneID + b[44..<52]
                     r += [0, 0, 0, 0]

@@ -1,6 +1,7 @@
-import Synchronization
 import Foundation
 import PeerBenchCore
+import Synchronization
+
 @testable import UWBRanging
 
 /// Consumes a session's event stream for the whole test (a stream has one consumer,
@@ -45,8 +46,10 @@ final class EventRecorder: Sendable {
 }
 
 /// Two sessions on loopback that have swapped tokens (in memory: the channels have their own tests).
-func sessionPair(scene: RangingScene = RangingScene(distanceMeters: 4), peer: DeviceClass = .phone, chip: ChipGeneration = .first,
-                 seed: UInt64 = 11) throws -> (initiator: NearbySession, responder: NearbySession) {
+func sessionPair(
+    scene: RangingScene = RangingScene(distanceMeters: 4), peer: DeviceClass = .phone, chip: ChipGeneration = .first,
+    seed: UInt64 = 11
+) throws -> (initiator: NearbySession, responder: NearbySession) {
     let a = try NearbySession(deviceClass: .phone, chip: chip, radioAddress: "127.0.0.1", scene: scene, seed: seed)
     let b = try NearbySession(deviceClass: peer, chip: chip, radioAddress: "127.0.0.1", seed: seed ^ 0xFF)
     return (a, b)

@@ -1,7 +1,8 @@
 import PeerBenchCore
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
 import Testing
+
 @testable import UWBRanging
 
 /// Both channels over real loopback TCP, server on its own thread.

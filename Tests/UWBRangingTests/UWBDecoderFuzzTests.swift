@@ -1,12 +1,14 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
-import PeerBenchSystem
 import PeerBenchPlugin
-import TransportTestSupport
+import PeerBenchSystem
 import Testing
+import TransportTestSupport
+
 @testable import UWBRanging
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The uwb plugin's decoders against 100 000 mutated inputs each (issue 24, finding 1):
 /// ranging frames, discovery tokens, and the GATT server and message channel reading a
@@ -92,8 +94,10 @@ struct UWBDecoderFuzzTests {
             let deadline = MonotonicClock.now() + 2_000_000_000
             var outcome = "ok"
             do {
-                let exchange = useGATT ? try GATTTokenChannel().serve(Self.token, over: server, deadline: deadline)
-                                       : try MessageTokenChannel().serve(Self.token, over: server, deadline: deadline)
+                let exchange =
+                    useGATT
+                    ? try GATTTokenChannel().serve(Self.token, over: server, deadline: deadline)
+                    : try MessageTokenChannel().serve(Self.token, over: server, deadline: deadline)
                 #expect(exchange.peerTokenBytes.count <= max(GATTTokenChannel.maxAttributeLength, MessageTokenChannel.maxBody))
             } catch {
                 outcome = "error"

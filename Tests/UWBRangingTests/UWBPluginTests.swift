@@ -1,15 +1,18 @@
 import Foundation
 import PeerBenchCore
 import PeerBenchJSON
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
 import Testing
 import TransportTestSupport
+
 @testable import UWBRanging
 
 /// The plugin end to end on loopback, as the runner drives it: startServer, runClient, finish.
 @Suite(.timeLimit(.minutes(2))) struct UWBPluginTests {
-    func runCell(_ options: UWBOptions, environment: String = "free-field", distance: Double?, seed: UInt64 = 3) async throws -> (TransportMeasurement, JSONObject) {
+    func runCell(_ options: UWBOptions, environment: String = "free-field", distance: Double?, seed: UInt64 = 3) async throws -> (
+        TransportMeasurement, JSONObject
+    ) {
         let plugin = UWBPlugin(options)
         let cell = makeCell(payload: nil, seconds: 30, seed: seed, environment: environment, distance: distance)
         let server = try await plugin.startServer(cell)
@@ -58,7 +61,11 @@ import TransportTestSupport
     }
 
     @Test func gattChannelCostsConnectionIntervals() async throws {
-        let (m, uwb) = try await runCell(options { $0.tokenChannel = .gatt; $0.durationSeconds = 0.8 }, distance: 2)
+        let (m, uwb) = try await runCell(
+            options {
+                $0.tokenChannel = .gatt
+                $0.durationSeconds = 0.8
+            }, distance: 2)
         #expect(m.status == .ok)
         #expect(uwb["gatt_operations"] == 4, "ceil(264 / 182) = 2 each way")
         #expect(uwb["gatt_transactions"] == 6)
@@ -67,8 +74,13 @@ import TransportTestSupport
 
     @Test func beyondReachTimesOutWithoutADistance() async throws {
         let start = Date()
-        let (m, uwb) = try await runCell(options { $0.durationSeconds = 20; $0.removalTimeoutSeconds = 0.7; $0.chip = .first },
-                                         distance: 40)
+        let (m, uwb) = try await runCell(
+            options {
+                $0.durationSeconds = 20
+                $0.removalTimeoutSeconds = 0.7
+                $0.chip = .first
+            },
+            distance: 40)
         #expect(m.status == .ok)
         #expect(uwb["removal_reason"] == "timeout")
         #expect(uwb["distance_availability"] == 0)
@@ -78,13 +90,21 @@ import TransportTestSupport
     }
 
     @Test func outsideTheFieldOfViewDistanceButNoDirection() async throws {
-        let (_, uwb) = try await runCell(options { $0.bearingDegrees = 120; $0.durationSeconds = 1 }, distance: 3)
+        let (_, uwb) = try await runCell(
+            options {
+                $0.bearingDegrees = 120
+                $0.durationSeconds = 1
+            }, distance: 3)
         #expect(try #require(uwb["distance_availability"]?.doubleValue) > 0.9)
         #expect(uwb["direction_availability"] == 0)
     }
 
     @Test func aWatchPeerNeverGivesDirection() async throws {
-        let (_, uwb) = try await runCell(options { $0.peer = .watch; $0.durationSeconds = 1 }, distance: 3)
+        let (_, uwb) = try await runCell(
+            options {
+                $0.peer = .watch
+                $0.durationSeconds = 1
+            }, distance: 3)
         #expect(try #require(uwb["distance_availability"]?.doubleValue) > 0.9)
         #expect(uwb["direction_availability"] == 0)
     }
@@ -97,8 +117,9 @@ import TransportTestSupport
             let exchange = try await BlockingThread.run(name: "client") {
                 let c = try connectTokenChannel(to: server.address)
                 defer { c.close() }  // gone without a single ranging frame
-                return try kind.channel(connectionIntervalMs: 7.5).exchange(mine.discoveryToken.serialized(), over: c,
-                                                                            start: MonotonicClock.now(), deadline: cell.deadline)
+                return try kind.channel(connectionIntervalMs: 7.5).exchange(
+                    mine.discoveryToken.serialized(), over: c,
+                    start: MonotonicClock.now(), deadline: cell.deadline)
             }
             #expect(try exchange.peerToken().deviceClass == .phone)
             let start = Date()
@@ -110,7 +131,11 @@ import TransportTestSupport
     @Test func theServerRejectsAForeignTokenWithInvalidConfiguration() async throws {
         let cell = makeCell(payload: nil, seconds: 30, seed: 3, environment: "free-field", distance: 3)
         let server = try await UWBPlugin(options { _ in }).startServer(cell)
-        let wrongVersion = { var b = DiscoveryTokenTests.token().serialized(); b[4] = 9; return b }()
+        let wrongVersion = {
+            var b = DiscoveryTokenTests.token().serialized()
+            b[4] = 9
+            return b
+        }()
         let exchange = try await BlockingThread.run(name: "client") {
             let c = try connectTokenChannel(to: server.address)
             defer { c.close() }
@@ -138,7 +163,10 @@ import TransportTestSupport
         #expect(effective["chip"] == "first")
         #expect(effective["gattConnectionIntervalMs"] == 30)
         #expect(UWBPlugin.descriptor.usesPayload == false)
-        #expect(Set(UWBPlugin.descriptor.options.map(\.key)).isSuperset(of: ["updateRateHz", "durationSeconds", "tokenChannel", "peer", "bearingDegrees", "chip", "gattConnectionIntervalMs"]))
+        #expect(
+            Set(UWBPlugin.descriptor.options.map(\.key)).isSuperset(of: [
+                "updateRateHz", "durationSeconds", "tokenChannel", "peer", "bearingDegrees", "chip", "gattConnectionIntervalMs",
+            ]))
         #expect(throws: InputError.self) { _ = try registry.make("uwb", options: ["tokenChannel": "bluetooth"], path: .root) }
         #expect(throws: InputError.self) { _ = try registry.make("uwb", options: ["updateRate": 10], path: .root) }
         #expect(throws: InputError.self) { _ = try registry.make("uwb", options: ["bearingDegrees": 270], path: .root) }

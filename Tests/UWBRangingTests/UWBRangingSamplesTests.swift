@@ -1,9 +1,10 @@
 import Foundation
 import PeerBenchCore
-import PeerBenchSystem
 import PeerBenchPlugin
-import TransportTestSupport
+import PeerBenchSystem
 import Testing
+import TransportTestSupport
+
 @testable import UWBRanging
 
 /// Every ranging update becomes a raw sample (samples.jsonl) that agrees with the

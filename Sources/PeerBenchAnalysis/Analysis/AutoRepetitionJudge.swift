@@ -1,6 +1,6 @@
-import Synchronization
-import PeerBenchPlugin
 import PeerBenchCore
+import PeerBenchPlugin
+import Synchronization
 
 /// The stopping rule of `"repetitions": "auto[:MAX]"` (docs/COMPARE.md, "Repetitions
 /// until the answer is clear"). A scenario (what `compare` compares: environment x
@@ -44,11 +44,13 @@ public final class AutoRepetitionJudge: RepetitionJudge {
         var s = State()
         for cell in cells {
             let name = cell.comparisonScenario
-            let i = s.index[name] ?? {
-                s.scenarios.append(Scenario(name: name))
-                s.index[name] = s.scenarios.count - 1
-                return s.scenarios.count - 1
-            }()
+            let i =
+                s.index[name]
+                ?? {
+                    s.scenarios.append(Scenario(name: name))
+                    s.index[name] = s.scenarios.count - 1
+                    return s.scenarios.count - 1
+                }()
             s.scenarioOfCell[cell.id] = i
             if s.scenarios[i].labels[cell.transport.label] == nil { s.scenarios[i].labels[cell.transport.label] = [:] }
         }
@@ -93,7 +95,8 @@ public final class AutoRepetitionJudge: RepetitionJudge {
                 // A metric with no value at all does not apply to this transport.
                 guard !xs.isEmpty else { return true }
                 guard xs.count >= rule.min, let median = OrderStatistics.median(xs),
-                      let ci = OrderStatistics.medianInterval(xs) else { return false }
+                    let ci = OrderStatistics.medianInterval(xs)
+                else { return false }
                 let metric = ComparisonMetric.allCases[m].rawValue
                 let resolution = floor?.floorMs(metric: metric, a: label, b: label) ?? 0
                 return ci.high - ci.low <= max(rule.precision * abs(median), resolution)
@@ -103,11 +106,13 @@ public final class AutoRepetitionJudge: RepetitionJudge {
 
     public var report: AutoRepetitions.Report {
         state.withLock { s in
-            AutoRepetitions.Report(rule: rule, scenarios: s.scenarios.map { sc in
-                let done = sc.rounds.min() ?? 0
-                let stopped = sc.settledAt != nil ? "precise" : done >= rule.max ? "max" : "running"
-                return AutoRepetitions.Outcome(scenario: sc.name, repetitions: sc.settledAt ?? done, stopped: stopped)
-            })
+            AutoRepetitions.Report(
+                rule: rule,
+                scenarios: s.scenarios.map { sc in
+                    let done = sc.rounds.min() ?? 0
+                    let stopped = sc.settledAt != nil ? "precise" : done >= rule.max ? "max" : "running"
+                    return AutoRepetitions.Outcome(scenario: sc.name, repetitions: sc.settledAt ?? done, stopped: stopped)
+                })
         }
     }
 }

@@ -1,6 +1,6 @@
+import PeerBenchCore
 import PeerBenchJSON
 import PeerBenchPlugin
-import PeerBenchCore
 
 /// Builds a `BaselineDocument` from two run folders of the same matrix (docs/COMPARE.md).
 extension BaselineDocument {
@@ -11,17 +11,23 @@ extension BaselineDocument {
             do { m = try RunDirectory(path: dir).readManifest() } catch {
                 throw InputError(source: dir + "/manifest.json", "\(error)")
             }
-            guard let m else { throw InputError(source: dir, "no manifest.json here: a baseline needs both runs' manifests to check they ran the same matrix") }
+            guard let m else {
+                throw InputError(source: dir, "no manifest.json here: a baseline needs both runs' manifests to check they ran the same matrix")
+            }
             return m
         }
         let om = try manifest(old), nm = try manifest(new)
         if om.matrixHash != nm.matrixHash {
             let diff = MatrixDiff.describe(old: om.matrix, new: nm.matrix)
-            throw InputError(source: new, "ran a different matrix than \(old) (matrix_hash \(om.matrixHash) vs \(nm.matrixHash)): "
-                             + diff.joined(separator: "; ") + "; a baseline compares two runs of the same matrix")
+            throw InputError(
+                source: new,
+                "ran a different matrix than \(old) (matrix_hash \(om.matrixHash) vs \(nm.matrixHash)): "
+                    + diff.joined(separator: "; ") + "; a baseline compares two runs of the same matrix")
         }
         if om.linkMode != nm.linkMode {
-            throw InputError(source: new, "ran with --link \(nm.linkMode.rawValue), \(old) with --link \(om.linkMode.rawValue): figures over unlike links are not compared")
+            throw InputError(
+                source: new,
+                "ran with --link \(nm.linkMode.rawValue), \(old) with --link \(om.linkMode.rawValue): figures over unlike links are not compared")
         }
         let oldData = try ComparisonData.load(runDirectories: [old])
         let newData = try ComparisonData.load(runDirectories: [new])
@@ -66,22 +72,26 @@ extension BaselineDocument {
                 let pAdjusted = PairTest.holmAdjusted(tests.map(\.test))
                 for (i, t) in tests.enumerated() {
                     let floor = floors?.floorMs(metric: metric.rawValue, a: t.label, b: t.label)
-                    let (direction, reason) = t.test.direction(pAdjusted: pAdjusted[i], alpha: alpha, higherIsBetter: metric.higherIsBetter, floor: floor)
-                    let verdict: Verdict = switch direction {
-                    case nil: .insufficient
-                    case 1: .improved
-                    case -1: .regressed
-                    default: .unchanged
-                    }
+                    let (direction, reason) = t.test.direction(
+                        pAdjusted: pAdjusted[i], alpha: alpha, higherIsBetter: metric.higherIsBetter, floor: floor)
+                    let verdict: Verdict =
+                        switch direction {
+                        case nil: .insufficient
+                        case 1: .improved
+                        case -1: .regressed
+                        default: .unchanged
+                        }
                     let base = OrderStatistics.median(t.old).map(abs)
                     func relative(_ v: Double?) -> Double? {
                         guard let v, let base, base > 0 else { return nil }
                         return v / base
                     }
-                    changes.append(Change(label: t.label, metric: metric.rawValue, old: summary(t.old), new: summary(t.new),
-                                          relativeChange: relative(t.test.shift), relativeCILow: relative(t.test.shiftLow),
-                                          relativeCIHigh: relative(t.test.shiftHigh), shift: t.test.shift, pValue: t.test.pValue, pAdjusted: pAdjusted[i],
-                                          cliffsDelta: t.test.cliffsDelta, verdict: verdict, floorMs: floor, reason: reason, pastThreshold: nil))
+                    changes.append(
+                        Change(
+                            label: t.label, metric: metric.rawValue, old: summary(t.old), new: summary(t.new),
+                            relativeChange: relative(t.test.shift), relativeCILow: relative(t.test.shiftLow),
+                            relativeCIHigh: relative(t.test.shiftHigh), shift: t.test.shift, pValue: t.test.pValue, pAdjusted: pAdjusted[i],
+                            cliffsDelta: t.test.cliffsDelta, verdict: verdict, floorMs: floor, reason: reason, pastThreshold: nil))
                 }
             }
             for (label, _) in newLabels where !oldLabels.contains(where: { $0.label == label }) {
@@ -95,16 +105,22 @@ extension BaselineDocument {
         // Two runs of one matrix (their manifests agree) whose cells share no id: the ids
         // were made another way (docs/RECORDS.md, "Cell ids"). Said first, and plainly.
         if paired > 0, disjoint * 2 > paired {
-            warnings.insert("\(disjoint) of \(paired) transports (environment · distance · payload · label) have no cell id in common in \(old.name) and \(new.name): "
-                            + "made by a version whose cell ids differ? (docs/RECORDS.md, \"Cell ids\"). They are paired by environment, distance, payload "
-                            + "and label as usual; check that each label ran the same options in both runs", at: 0)
+            warnings.insert(
+                "\(disjoint) of \(paired) transports (environment · distance · payload · label) have no cell id in common in \(old.name) and \(new.name): "
+                    + "made by a version whose cell ids differ? (docs/RECORDS.md, \"Cell ids\"). They are paired by environment, distance, payload "
+                    + "and label as usual; check that each label ran the same options in both runs", at: 0)
         } else if paired == 0 {
-            warnings.insert("nothing to compare: no environment · distance · payload · label of \(new.name) is in \(old.name)"
-                            + (old.data.allCellIDs.isDisjoint(with: new.data.allCellIDs) ? " and no cell id either: made by a version whose cell ids differ?" : ""), at: 0)
+            warnings.insert(
+                "nothing to compare: no environment · distance · payload · label of \(new.name) is in \(old.name)"
+                    + (old.data.allCellIDs.isDisjoint(with: new.data.allCellIDs)
+                        ? " and no cell id either: made by a version whose cell ids differ?" : ""),
+                at: 0)
         }
         let needed = PairTest.repetitionsNeeded(alpha: alpha)
         if scenarios.contains(where: { $0.changes.contains { $0.verdict == .insufficient } }) {
-            warnings.append("too few repetitions for some changes (\"insufficient\"): a verdict needs at least \(needed) ok repetitions in each run at alpha \(alpha)")
+            warnings.append(
+                "too few repetitions for some changes (\"insufficient\"): a verdict needs at least \(needed) ok repetitions in each run at alpha \(alpha)"
+            )
         }
         return BaselineDocument(alpha: alpha, old: old.name, new: new.name, warnings: warnings, scenarios: scenarios, measurementFloor: floors)
     }

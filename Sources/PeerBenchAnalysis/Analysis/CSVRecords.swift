@@ -1,5 +1,6 @@
-import PeerBenchPlugin
 import PeerBenchCore
+import PeerBenchPlugin
+
 /// Splits CSV text into records as RFC 4180 defines them: fields separated by commas,
 /// records by CRLF or LF; a field in double quotes may hold commas, line breaks and
 /// doubled quotes (`""` is one `"`). Each record keeps the line it starts on, so a
@@ -39,7 +40,11 @@ enum CSVRecords {
                     while i < end {
                         let c = bytes[i]
                         if c == quote {
-                            if i + 1 < end, bytes[i + 1] == quote { field.append(quote); i += 2; continue }
+                            if i + 1 < end, bytes[i + 1] == quote {
+                                field.append(quote)
+                                i += 2
+                                continue
+                            }
                             i += 1
                             closed = true
                             break
@@ -59,7 +64,8 @@ enum CSVRecords {
                 } else {
                     while i < end, bytes[i] != comma, bytes[i] != cr, bytes[i] != lf {
                         if bytes[i] == quote, problem == nil {
-                            problem = "field \(fields.count + 1) has a quote but does not start with one (RFC 4180: quote the whole field, double the quote)"
+                            problem =
+                                "field \(fields.count + 1) has a quote but does not start with one (RFC 4180: quote the whole field, double the quote)"
                         }
                         field.append(bytes[i])
                         i += 1
@@ -68,7 +74,10 @@ enum CSVRecords {
                 if problem != nil {
                     // Skip the rest of the physical line: the next record starts after it.
                     while i < end, bytes[i] != lf { i += 1 }
-                    if i < end { i += 1; line += 1 }
+                    if i < end {
+                        i += 1
+                        line += 1
+                    }
                     fields.append(String(decoding: field, as: UTF8.self))
                     break fieldLoop
                 }

@@ -1,7 +1,7 @@
-import PeerBenchJSON
-import PeerBenchSystem
-import PeerBenchPlugin
 import PeerBenchCore
+import PeerBenchJSON
+import PeerBenchPlugin
+import PeerBenchSystem
 
 /// Builds the head-to-head `ComparisonDocument` (docs/COMPARE.md): per scenario and
 /// transport the median with its interval, per pair and metric the Mann-Whitney test,
@@ -53,9 +53,10 @@ extension ComparisonDocument {
             let a = data.labels[t.a], b = data.labels[t.b]
             let floor = data.floor?.floorMs(metric: withinRunMetric, a: a, b: b)
             let (direction, reason) = t.test.direction(pAdjusted: pAdjusted[i], alpha: alpha, higherIsBetter: false, floor: floor)
-            return Pair(a: a, b: b, metric: withinRunMetric, pValue: t.test.pValue, pAdjusted: pAdjusted[i],
-                        cliffsDelta: t.test.cliffsDelta, shift: t.test.shift, shiftCILow: t.test.shiftLow, shiftCIHigh: t.test.shiftHigh,
-                        verdict: Verdict(direction), floorMs: floor, reason: reason)
+            return Pair(
+                a: a, b: b, metric: withinRunMetric, pValue: t.test.pValue, pAdjusted: pAdjusted[i],
+                cliffsDelta: t.test.cliffsDelta, shift: t.test.shift, shiftCILow: t.test.shiftLow, shiftCIHigh: t.test.shiftHigh,
+                verdict: Verdict(direction), floorMs: floor, reason: reason)
         }
     }
 
@@ -72,15 +73,19 @@ extension ComparisonDocument {
     /// soon as it is built, so a writer need never hold the whole document (200 000
     /// records make ~100 MB of JSON). Returns the document's warnings, known only at the end.
     /// `floor` gets the runs' measurement floor (nil: none) before the first scenario.
-    public static func stream(runDirectories: [String], alpha: Double = 0.05, floor: (ComparisonFloor?) throws -> Void = { _ in },
-                              each: (Scenario) throws -> Void) throws -> [String] {
+    public static func stream(
+        runDirectories: [String], alpha: Double = 0.05, floor: (ComparisonFloor?) throws -> Void = { _ in },
+        each: (Scenario) throws -> Void
+    ) throws -> [String] {
         try stream(runDirectories: runDirectories, alpha: alpha, floor: floor, render: { $0 }, each: each)
     }
 
     /// As above, with `render` applied to each scenario on every core (its text for
     /// output, say) before `each` gets the results, in scenario order.
-    public static func stream<R: Sendable>(runDirectories: [String], alpha: Double = 0.05, floor: (ComparisonFloor?) throws -> Void = { _ in },
-                                           render: @escaping @Sendable (Scenario) -> R, each: (R) throws -> Void) throws -> [String] {
+    public static func stream<R: Sendable>(
+        runDirectories: [String], alpha: Double = 0.05, floor: (ComparisonFloor?) throws -> Void = { _ in },
+        render: @escaping @Sendable (Scenario) -> R, each: (R) throws -> Void
+    ) throws -> [String] {
         let data = try ComparisonData.load(runDirectories: runDirectories)
         try floor(data.floor)
         return try stream(data, alpha: alpha, render: render, each)
@@ -93,8 +98,10 @@ extension ComparisonDocument {
     /// memory holds a batch's rendered text only.
     static let scenarioBatch = 256
 
-    static func stream<R: Sendable, Failure: Error>(_ data: ComparisonData, alpha: Double, render: @escaping @Sendable (Scenario) -> R,
-                                                    _ each: (R) throws(Failure) -> Void) throws(Failure) -> [String] {
+    static func stream<R: Sendable, Failure: Error>(
+        _ data: ComparisonData, alpha: Double, render: @escaping @Sendable (Scenario) -> R,
+        _ each: (R) throws(Failure) -> Void
+    ) throws(Failure) -> [String] {
         var fewest = Int.max
         let groups = data.pointsByScenario()
         // The next batch is built while `each` writes this one.
@@ -114,13 +121,16 @@ extension ComparisonDocument {
         var warnings = data.warnings
         let needed = PairTest.repetitionsNeeded(alpha: alpha)
         if fewest < needed {
-            warnings.append(tooFewRepetitionsWarning + ": some transports have only \(fewest) ok repetition\(fewest == 1 ? "" : "s") in a scenario; "
-                            + "a verdict needs at least \(needed) on each side at alpha \(alpha) (pairs below that are \"insufficient\"); run with --repetitions \(needed) or more")
+            warnings.append(
+                tooFewRepetitionsWarning + ": some transports have only \(fewest) ok repetition\(fewest == 1 ? "" : "s") in a scenario; "
+                    + "a verdict needs at least \(needed) on each side at alpha \(alpha) (pairs below that are \"insufficient\"); run with --repetitions \(needed) or more"
+            )
         }
         return warnings
     }
 
-    static func stream<Failure: Error>(_ data: ComparisonData, alpha: Double, _ each: (Scenario) throws(Failure) -> Void) throws(Failure) -> [String] {
+    static func stream<Failure: Error>(_ data: ComparisonData, alpha: Double, _ each: (Scenario) throws(Failure) -> Void) throws(Failure) -> [String]
+    {
         try stream(data, alpha: alpha, render: { $0 }, each)
     }
 
@@ -158,16 +168,19 @@ extension ComparisonDocument {
             pairs += Self.pairs(metric, labels: labels.filter { byMetric[$0] != nil }, samples: byMetric, data: data, alpha: alpha)
         }
         let sc = data.scenarios[s]
-        var scenario = Scenario(environment: sc.environment, distanceLabel: sc.distanceLabel, payload: sc.payload,
-                                transports: transports, pairs: pairs)
+        var scenario = Scenario(
+            environment: sc.environment, distanceLabel: sc.distanceLabel, payload: sc.payload,
+            transports: transports, pairs: pairs)
         scenario.withinRun = withinRun(data, labels: labels, byLabel: byLabel, alpha: alpha)
         return (scenario, fewest)
     }
 
     /// Every pair of `labels` on `metric` (samples in ascending order): the test,
     /// Holm-adjusted over the pairs, and the verdict.
-    static func pairs(_ metric: ComparisonMetric, labels present: [Int], samples byMetric: [Int: [Double]], data: ComparisonData,
-                      alpha: Double) -> [Pair] {
+    static func pairs(
+        _ metric: ComparisonMetric, labels present: [Int], samples byMetric: [Int: [Double]], data: ComparisonData,
+        alpha: Double
+    ) -> [Pair] {
         var tests: [(a: Int, b: Int, test: PairTest)] = []
         for (i, a) in present.enumerated() {
             for b in present[(i + 1)...] { tests.append((a, b, PairTest(sorted: byMetric[a]!, byMetric[b]!, alpha: alpha))) }
@@ -177,10 +190,11 @@ extension ComparisonDocument {
             let a = data.labels[t.a], b = data.labels[t.b]
             let floor = data.floor?.floorMs(metric: metric.rawValue, a: a, b: b)
             let (direction, reason) = t.test.direction(pAdjusted: pAdjusted[i], alpha: alpha, higherIsBetter: metric.higherIsBetter, floor: floor)
-            return Pair(a: a, b: b, metric: metric.rawValue, pValue: t.test.pValue,
-                        pAdjusted: pAdjusted[i], cliffsDelta: t.test.cliffsDelta, shift: t.test.shift,
-                        shiftCILow: t.test.shiftLow, shiftCIHigh: t.test.shiftHigh, verdict: Verdict(direction),
-                        floorMs: floor, reason: reason)
+            return Pair(
+                a: a, b: b, metric: metric.rawValue, pValue: t.test.pValue,
+                pAdjusted: pAdjusted[i], cliffsDelta: t.test.cliffsDelta, shift: t.test.shift,
+                shiftCILow: t.test.shiftLow, shiftCIHigh: t.test.shiftHigh, verdict: Verdict(direction),
+                floorMs: floor, reason: reason)
         }
     }
 }
@@ -188,11 +202,12 @@ extension ComparisonDocument {
 extension ComparisonDocument.Verdict {
     /// From `PairTest.direction`: +1 better, -1 worse, 0 no difference, nil insufficient.
     init(_ direction: Int?) {
-        self = switch direction {
-        case nil: .insufficient
-        case 1: .better
-        case -1: .worse
-        default: .noDifference
-        }
+        self =
+            switch direction {
+            case nil: .insufficient
+            case 1: .better
+            case -1: .worse
+            default: .noDifference
+            }
     }
 }

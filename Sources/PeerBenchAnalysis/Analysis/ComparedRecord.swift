@@ -1,6 +1,6 @@
+import PeerBenchCore
 import PeerBenchJSON
 import PeerBenchPlugin
-import PeerBenchCore
 
 /// The few fields of a record that `compare` keeps: scenario, label, status and one
 /// number per metric, read from the journal line's tokens (`RecordLine`), so 200 000
@@ -23,8 +23,10 @@ struct ComparedRecord: Sendable {
     init(_ r: RecordLine) throws(RecordLine.Problem) {
         key = r.digest
         runID = r.runID
-        scenario = Prehashed(ComparisonData.Scenario(environment: Self.scenarioEnvironment(r), distanceLabel: r.distanceLabel,
-                                                     payload: r.payload.map { "\($0.count)x\($0.size)" } ?? "-"))
+        scenario = Prehashed(
+            ComparisonData.Scenario(
+                environment: Self.scenarioEnvironment(r), distanceLabel: r.distanceLabel,
+                payload: r.payload.map { "\($0.count)x\($0.size)" } ?? "-"))
         label = Prehashed(r.label)
         ok = r.status == .ok
         cellID = UInt64(r.cellID, radix: 16) ?? 0

@@ -1,7 +1,7 @@
 import Foundation
+import PeerBenchCore
 import PeerBenchJSON
 import PeerBenchPlugin
-import PeerBenchCore
 
 /// The numbers `compare` works on, gathered from one or more run folders: per record
 /// only its scenario, label, status and metric values, the latest record of each run,
@@ -63,10 +63,15 @@ struct ComparisonData: Sendable {
     /// the hashes made where the record was decoded.
     mutating func add(_ r: ComparedRecord, source: @autoclosure () -> String) throws(InputError) {
         if let linkMode, linkMode != r.linkMode {
-            throw InputError(source: source(), path: "$.link.mode",
-                             "link mode \"\(r.linkMode)\" differs from \"\(linkMode)\" (\(linkModeSource)): figures over unlike links are not pooled; compare each link mode on its own")
+            throw InputError(
+                source: source(), path: "$.link.mode",
+                "link mode \"\(r.linkMode)\" differs from \"\(linkMode)\" (\(linkModeSource)): figures over unlike links are not pooled; compare each link mode on its own"
+            )
         }
-        if linkMode == nil { linkMode = r.linkMode; linkModeSource = source() }
+        if linkMode == nil {
+            linkMode = r.linkMode
+            linkModeSource = source()
+        }
         let s = Self.index(of: r.scenario, in: &scenarioIndex, next: scenarios.count)
         if s == scenarios.count { scenarios.append(r.scenario.value) }
         let l = Self.index(of: r.label, in: &labelIndex, next: labels.count)
@@ -82,7 +87,12 @@ struct ComparisonData: Sendable {
         if let last = lastRun, last.id == r.runID {
             run = last.index
         } else {
-            run = runs[r.runID] ?? { runs[r.runID] = runs.count; return runs.count - 1 }()
+            run =
+                runs[r.runID]
+                ?? {
+                    runs[r.runID] = runs.count
+                    return runs.count - 1
+                }()
             lastRun = (r.runID, run)
         }
         let i = Self.index(of: r.key, in: &pointIndex, next: points.count)
@@ -134,13 +144,16 @@ struct ComparisonData: Sendable {
     /// the within-run probes. Throws when no record was read.
     mutating func finish(runDirectories dirs: [String]) throws(InputError) {
         if Set(manifestHashes.map(\.hash)).count > 1 {
-            warnings.append("the runs are of different matrices (" + manifestHashes.map { "\($0.dir): \($0.hash)" }.joined(separator: ", ")
-                            + "): only scenarios and labels that match are pooled; check that each label means the same transport options in every run")
+            warnings.append(
+                "the runs are of different matrices (" + manifestHashes.map { "\($0.dir): \($0.hash)" }.joined(separator: ", ")
+                    + "): only scenarios and labels that match are pooled; check that each label means the same transport options in every run")
         }
         if points.isEmpty { throw InputError(source: dirs.joined(separator: ", "), "no records to compare") }
         floor = ComparisonFloor(manifestFloors)
         if floor != nil, manifestFloors.count < dirs.count {
-            floor?.notes.append("\(dirs.count - manifestFloors.count) of \(dirs.count) runs have no measurement_floor in their manifest; the others' floor is applied to all")
+            floor?.notes.append(
+                "\(dirs.count - manifestFloors.count) of \(dirs.count) runs have no measurement_floor in their manifest; the others' floor is applied to all"
+            )
         }
         try loadProbes(dirs: dirs)
     }
@@ -148,7 +161,8 @@ struct ComparisonData: Sendable {
     /// The `measurement_floor` of a manifest read on its own; nil when absent or unreadable.
     static func floorOnly(_ path: String) -> MeasurementFloor? {
         guard let bytes = FileManager.default.contents(atPath: path), let value = try? JSONParser.parse(Array(bytes)),
-              let floor = value["measurement_floor"], !floor.isNull else { return nil }
+            let floor = value["measurement_floor"], !floor.isNull
+        else { return nil }
         return try? JSONCoding.decode(MeasurementFloor.self, from: floor)
     }
 
@@ -160,9 +174,12 @@ struct ComparisonData: Sendable {
         reserve(forJournalBytes: (try? FileManager.default.attributesOfItem(atPath: journal)[.size] as? Int) ?? 0)
         var torn: (line: Int, error: String)?
         var foreign: [String] = []
-        let opened = try JournalLines.forEach(path: journal, decode: { bytes in
-            Result { () throws(JSONSyntaxError) in try ComparedRecord.decode(bytes) }
-        }) { (result, line) throws(InputError) in
+        let opened = try JournalLines.forEach(
+            path: journal,
+            decode: { bytes in
+                Result { () throws(JSONSyntaxError) in try ComparedRecord.decode(bytes) }
+            }
+        ) { (result, line) throws(InputError) in
             if let t = torn { throw InputError(source: "\(journal) line \(t.line)", "not valid JSON (\(t.error)) and not the last line") }
             let decoded: (record: ComparedRecord?, problem: String?)
             switch result {
@@ -218,11 +235,14 @@ struct ComparisonData: Sendable {
                     return
                 }
                 guard let i = pointIndex[samples.digest], wanted.contains(i),
-                      !samples.rttNanos.isEmpty else { return }
+                    !samples.rttNanos.isEmpty
+                else { return }
                 probes[i] = samples.rttNanos.map { Double($0) / 1e6 }
             }
             if !skipped.isEmpty {
-                warnings.append("\(path): line\(skipped.count == 1 ? "" : "s") \(skipped.prefix(5).map(String.init).joined(separator: ", "))\(skipped.count > 5 ? ", ..." : "") not peerbench.samples/1, skipped")
+                warnings.append(
+                    "\(path): line\(skipped.count == 1 ? "" : "s") \(skipped.prefix(5).map(String.init).joined(separator: ", "))\(skipped.count > 5 ? ", ..." : "") not peerbench.samples/1, skipped"
+                )
             }
         }
     }

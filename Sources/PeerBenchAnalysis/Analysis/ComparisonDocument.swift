@@ -1,5 +1,5 @@
-import PeerBenchPlugin
 import PeerBenchCore
+import PeerBenchPlugin
 
 /// The head-to-head comparison as data: what `peerbench compare --format json` writes
 /// and what `peerbench report` draws. This is a contract (docs/COMPARE.md): extend it,
@@ -40,7 +40,9 @@ public struct ComparisonDocument: Sendable, Equatable, Decodable {
 
         /// The notes of the run folders that have one (their manifests); nil when none has.
         public static func of(_ directories: [String]) -> [RunNote]? {
-            let notes = directories.compactMap { d in ((try? RunDirectory(path: d).readManifest()) ?? nil)?.note.map { RunNote(directory: d, note: $0) } }
+            let notes = directories.compactMap { d in
+                ((try? RunDirectory(path: d).readManifest()) ?? nil)?.note.map { RunNote(directory: d, note: $0) }
+            }
             return notes.isEmpty ? nil : notes
         }
     }
@@ -58,8 +60,10 @@ public struct ComparisonDocument: Sendable, Equatable, Decodable {
         /// across runs; null where there is none (docs/COMPARE.md).
         public var withinRun: [Pair]?
 
-        public init(environment: String, distanceLabel: String, payload: String, transports: [Transport], pairs: [Pair],
-                    withinRun: [Pair]? = nil) {
+        public init(
+            environment: String, distanceLabel: String, payload: String, transports: [Transport], pairs: [Pair],
+            withinRun: [Pair]? = nil
+        ) {
             self.environment = environment
             self.distanceLabel = distanceLabel
             self.payload = payload
@@ -123,8 +127,10 @@ public struct ComparisonDocument: Sendable, Equatable, Decodable {
         /// finds a difference but its interval does not clear `floor_ms`; else null.
         public var reason: String?
 
-        public init(a: String, b: String, metric: String, pValue: Double?, pAdjusted: Double?, cliffsDelta: Double?,
-                    shift: Double?, shiftCILow: Double?, shiftCIHigh: Double?, verdict: Verdict, floorMs: Double? = nil, reason: String? = nil) {
+        public init(
+            a: String, b: String, metric: String, pValue: Double?, pAdjusted: Double?, cliffsDelta: Double?,
+            shift: Double?, shiftCILow: Double?, shiftCIHigh: Double?, verdict: Verdict, floorMs: Double? = nil, reason: String? = nil
+        ) {
             self.floorMs = floorMs
             self.reason = reason
             self.a = a

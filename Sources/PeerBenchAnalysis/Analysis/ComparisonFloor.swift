@@ -1,5 +1,5 @@
-import PeerBenchPlugin
 import PeerBenchCore
+import PeerBenchPlugin
 
 /// The measurement floor `compare` and `report` apply (docs/COMPARE.md, "The
 /// measurement floor"): from the runs' manifests (`measurement_floor`), what the harness
@@ -37,8 +37,10 @@ public struct ComparisonFloor: Sendable, Equatable, Codable {
     /// warnings: two runs on one machine rarely measure the same floor to the microsecond.
     public var notes: [String]
 
-    public init(transports: [Transport], emulatorReleaseP50Ms: Double?, emulatorReleaseP99Ms: Double?, clockMs: Double,
-                runs: Int = 1, notes: [String] = []) {
+    public init(
+        transports: [Transport], emulatorReleaseP50Ms: Double?, emulatorReleaseP99Ms: Double?, clockMs: Double,
+        runs: Int = 1, notes: [String] = []
+    ) {
         self.transports = transports
         self.emulatorReleaseP50Ms = emulatorReleaseP50Ms
         self.emulatorReleaseP99Ms = emulatorReleaseP99Ms
@@ -74,15 +76,17 @@ public struct ComparisonFloor: Sendable, Equatable, Codable {
         func spread(_ xs: [Double]) -> Bool { (xs.max() ?? 0) > (xs.min() ?? 0) }
         let differing = order.filter { spread(p50[$0]!) || spread(p99[$0]!) }
         if floors.count > 1, !differing.isEmpty || spread(releases.map(\.p50)) || spread(releases.map(\.p99)) {
-            notes.append("the \(floors.count) runs measured different floors (" + floors.map(\.source).joined(separator: ", ")
-                         + "); the larger figure of each is used")
+            notes.append(
+                "the \(floors.count) runs measured different floors (" + floors.map(\.source).joined(separator: ", ")
+                    + "); the larger figure of each is used")
         }
         if !releases.isEmpty, releases.count < floors.count {
             notes.append("only \(releases.count) of \(floors.count) runs measured the emulator's release error; it applies to all")
         }
-        self.init(transports: order.map { Transport(label: $0, p50Ms: p50[$0]!.max()!, p99Ms: p99[$0]!.max()!) },
-                  emulatorReleaseP50Ms: releases.map(\.p50).max(), emulatorReleaseP99Ms: releases.map(\.p99).max(),
-                  clockMs: clock, runs: floors.count, notes: notes)
+        self.init(
+            transports: order.map { Transport(label: $0, p50Ms: p50[$0]!.max()!, p99Ms: p99[$0]!.max()!) },
+            emulatorReleaseP50Ms: releases.map(\.p50).max(), emulatorReleaseP99Ms: releases.map(\.p99).max(),
+            clockMs: clock, runs: floors.count, notes: notes)
     }
 
     /// Which quantile of the floor a metric's figure is limited by; nil for metrics
@@ -93,7 +97,8 @@ public struct ComparisonFloor: Sendable, Equatable, Codable {
         switch metric {
         case ComparisonMetric.rttP99.rawValue: .p99
         case ComparisonMetric.rttP50.rawValue, ComparisonMetric.jitter.rawValue, ComparisonMetric.connectMs.rawValue,
-             ComparisonDocument.withinRunMetric: .p50
+            ComparisonDocument.withinRunMetric:
+            .p50
         default: nil
         }
     }
@@ -128,9 +133,10 @@ public struct ComparisonFloor: Sendable, Equatable, Codable {
             }
         }
         func larger(_ x: Double?, _ y: Double?) -> Double? { x.map { v in max(v, y ?? v) } ?? y }
-        return ComparisonFloor(transports: transports, emulatorReleaseP50Ms: larger(a.emulatorReleaseP50Ms, b.emulatorReleaseP50Ms),
-                               emulatorReleaseP99Ms: larger(a.emulatorReleaseP99Ms, b.emulatorReleaseP99Ms),
-                               clockMs: max(a.clockMs, b.clockMs), runs: a.runs + b.runs, notes: a.notes + b.notes)
+        return ComparisonFloor(
+            transports: transports, emulatorReleaseP50Ms: larger(a.emulatorReleaseP50Ms, b.emulatorReleaseP50Ms),
+            emulatorReleaseP99Ms: larger(a.emulatorReleaseP99Ms, b.emulatorReleaseP99Ms),
+            clockMs: max(a.clockMs, b.clockMs), runs: a.runs + b.runs, notes: a.notes + b.notes)
     }
 
     /// The reason a pair the test alone calls a difference is `no_difference`.

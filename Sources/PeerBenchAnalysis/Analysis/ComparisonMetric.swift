@@ -1,6 +1,6 @@
+import PeerBenchCore
 import PeerBenchJSON
 import PeerBenchPlugin
-import PeerBenchCore
 
 /// A figure `compare` tests, with the direction that counts as better (docs/COMPARE.md).
 /// Its name (`rawValue`) is the record key it reads where it reads a key of its own

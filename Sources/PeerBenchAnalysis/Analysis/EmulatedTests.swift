@@ -1,6 +1,7 @@
+import PeerBenchCore
 import PeerBenchJSON
 import PeerBenchPlugin
-import PeerBenchCore
+
 /// The emulated side of `compare --measured`: per record of the runs only the figures the
 /// field study also measured, read from each journal line's JSON object by key, so records
 /// written before `peerbench.record/4` (no `rtt_method`, no `receiver_span_mbps`) and
@@ -54,7 +55,12 @@ struct EmulatedTests: Sendable {
             }
             switch Self.test(value) {
             case .success(let (key, test)):
-                if let i = index[key] { tests[i] = test } else { index[key] = tests.count; tests.append(test) }
+                if let i = index[key] {
+                    tests[i] = test
+                } else {
+                    index[key] = tests.count
+                    tests.append(test)
+                }
             case .failure(let problem):
                 skipped.append("\(journal) line \(line): \(problem.message); skipped")
             }
@@ -76,19 +82,20 @@ struct EmulatedTests: Sendable {
         typealias RTTKey = Record.RTTStats.CodingKeys
         typealias PayloadKey = Payload.CodingKeys
         guard let run = json[Key.runID.rawValue]?.stringValue, let cell = json[Key.cellID.rawValue]?.stringValue,
-              let rep = json[Key.repetition.rawValue]?.intValue,
-              let label = json[Key.transport.rawValue]?[Record.Transport.CodingKeys.label.rawValue]?.stringValue,
-              let environment = json[Key.environment.rawValue]?.stringValue, let status = json[Key.status.rawValue]?.stringValue
+            let rep = json[Key.repetition.rawValue]?.intValue,
+            let label = json[Key.transport.rawValue]?[Record.Transport.CodingKeys.label.rawValue]?.stringValue,
+            let environment = json[Key.environment.rawValue]?.stringValue, let status = json[Key.status.rawValue]?.stringValue
         else {
             return .failure(Problem(message: "lacks one of run_id, cell_id, repetition, transport.label, environment, status"))
         }
         let rtt = json[Key.rttMs.rawValue]
         let payload = json[Key.payload.rawValue]
-        var t = Test(transport: label, place: environment, distanceM: json[Key.distanceM.rawValue]?.doubleValue,
-                     count: payload?[PayloadKey.count.rawValue]?.intValue, size: payload?[PayloadKey.size.rawValue]?.intValue,
-                     rttMeanMs: rtt?[RTTKey.mean.rawValue]?.doubleValue, rttStddevMs: rtt?[RTTKey.stddev.rawValue]?.doubleValue,
-                     rttMethod: json[Key.rttMethod.rawValue]?.stringValue,
-                     counted: status == CellStatus.ok.rawValue || status == CellStatus.partial.rawValue)
+        var t = Test(
+            transport: label, place: environment, distanceM: json[Key.distanceM.rawValue]?.doubleValue,
+            count: payload?[PayloadKey.count.rawValue]?.intValue, size: payload?[PayloadKey.size.rawValue]?.intValue,
+            rttMeanMs: rtt?[RTTKey.mean.rawValue]?.doubleValue, rttStddevMs: rtt?[RTTKey.stddev.rawValue]?.doubleValue,
+            rttMethod: json[Key.rttMethod.rawValue]?.stringValue,
+            counted: status == CellStatus.ok.rawValue || status == CellStatus.partial.rawValue)
         if let span = json[Key.receiverSpanMbps.rawValue] {
             // Present: the study's rate, or null where it does not apply (no fallback then).
             t.transferMbps = span.doubleValue

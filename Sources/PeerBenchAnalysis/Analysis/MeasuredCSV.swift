@@ -1,7 +1,7 @@
+import Foundation
+import PeerBenchCore
 import PeerBenchJSON
 import PeerBenchPlugin
-import PeerBenchCore
-import Foundation
 
 /// A field study's CSV file read: its kind (from the header), its tests, and one warning
 /// per row that was skipped (docs/COMPARE.md, "Against field measurements").
@@ -49,14 +49,18 @@ public struct MeasuredCSV: Sendable {
         for (i, name) in names.enumerated() {
             if column[name] != nil { throw InputError(source: "\(path):\(header.line)", "column \"\(name)\" appears twice") }
             guard known.contains(name) else {
-                throw InputError(source: "\(path):\(header.line)",
-                                 "unknown column \"\(name)\" (a\(kind == .rtt ? "n RTT" : " transfer") file has " + known.map { "\"\($0)\"" }.joined(separator: ", ") + ")")
+                throw InputError(
+                    source: "\(path):\(header.line)",
+                    "unknown column \"\(name)\" (a\(kind == .rtt ? "n RTT" : " transfer") file has "
+                        + known.map { "\"\($0)\"" }.joined(separator: ", ") + ")")
             }
             column[name] = i
         }
         if let missing = required(kind).first(where: { column[$0] == nil }) {
-            throw InputError(source: "\(path):\(header.line)", "missing column \"\(missing)\" (a\(kind == .rtt ? "n RTT" : " transfer") file needs "
-                             + required(kind).map { "\"\($0)\"" }.joined(separator: ", ") + ")")
+            throw InputError(
+                source: "\(path):\(header.line)",
+                "missing column \"\(missing)\" (a\(kind == .rtt ? "n RTT" : " transfer") file needs "
+                    + required(kind).map { "\"\($0)\"" }.joined(separator: ", ") + ")")
         }
         var file = MeasuredCSV(path: path, kind: kind, tests: [], warnings: [])
         for r in records.dropFirst() {
@@ -76,8 +80,9 @@ public struct MeasuredCSV: Sendable {
         case (true, true):
             throw InputError(source: "\(path):\(line)", "has both \"\(averageRtt)\" and \"\(speed)\": one file holds one kind of test")
         case (false, false):
-            throw InputError(source: "\(path):\(line)",
-                             "neither an RTT file (column \"\(averageRtt)\") nor a transfer file (column \"\(speed)\"); header: " + names.joined(separator: ","))
+            throw InputError(
+                source: "\(path):\(line)",
+                "neither an RTT file (column \"\(averageRtt)\") nor a transfer file (column \"\(speed)\"); header: " + names.joined(separator: ","))
         }
     }
 
@@ -86,8 +91,10 @@ public struct MeasuredCSV: Sendable {
         var message: String
     }
 
-    static func test(_ r: CSVRecords.Record, kind: MeasuredTest.Kind, column: [String: Int], width: Int, path: String,
-                     mapping: MeasuredMapping) throws(RowProblem) -> MeasuredTest {
+    static func test(
+        _ r: CSVRecords.Record, kind: MeasuredTest.Kind, column: [String: Int], width: Int, path: String,
+        mapping: MeasuredMapping
+    ) throws(RowProblem) -> MeasuredTest {
         if let p = r.problem { throw RowProblem(message: "not valid CSV: \(p)") }
         guard r.fields.count == width else {
             throw RowProblem(message: "\(r.fields.count) field\(r.fields.count == 1 ? "" : "s"), the header has \(width)")
@@ -99,7 +106,9 @@ public struct MeasuredCSV: Sendable {
             guard let x = plainNumber(t) else { throw RowProblem(column: name, message: "\"\(t)\" is not a number") }
             guard range.contains(x) else {
                 let low = JSONValue.format(range.lowerBound), high = JSONValue.format(range.upperBound)
-                throw RowProblem(column: name, message: "\(t) is out of range (\(range.upperBound == .greatestFiniteMagnitude ? ">= \(low)" : "\(low)...\(high)"))")
+                throw RowProblem(
+                    column: name, message: "\(t) is out of range (\(range.upperBound == .greatestFiniteMagnitude ? ">= \(low)" : "\(low)...\(high)"))"
+                )
             }
             return x
         }
@@ -109,12 +118,16 @@ public struct MeasuredCSV: Sendable {
             return Int(x)
         }
         guard let transport = mapping.transport(text(Self.transport)) else {
-            throw RowProblem(column: Self.transport, message: "unknown transport \"\(text(Self.transport))\" (the mapping knows "
-                             + mapping.transports.map { "\"\($0.from)\"" }.joined(separator: ", ") + "; --measured-map adds others)")
+            throw RowProblem(
+                column: Self.transport,
+                message: "unknown transport \"\(text(Self.transport))\" (the mapping knows "
+                    + mapping.transports.map { "\"\($0.from)\"" }.joined(separator: ", ") + "; --measured-map adds others)")
         }
         guard let place = mapping.place(text(scenario)) else {
-            throw RowProblem(column: scenario, message: "unknown place \"\(text(scenario))\" (the mapping knows "
-                             + mapping.places.map { "\"\($0.from)\"" }.joined(separator: ", ") + "; --measured-map adds others)")
+            throw RowProblem(
+                column: scenario,
+                message: "unknown place \"\(text(scenario))\" (the mapping knows "
+                    + mapping.places.map { "\"\($0.from)\"" }.joined(separator: ", ") + "; --measured-map adds others)")
         }
         let label = try number(distanceLabel)
         let metres: Double
@@ -122,8 +135,11 @@ public struct MeasuredCSV: Sendable {
             metres = try number(distanceM, range: 0...1e6)
         } else {
             guard let m = mapping.metres(label: label) else {
-                throw RowProblem(column: distanceLabel, message: "label \(text(distanceLabel)) is not in the distance map ("
-                                 + mapping.distanceLabels.map { "\($0.from) -> \(JSONValue.format($0.to)) m" }.joined(separator: ", ") + ") and the row has no distance_m")
+                throw RowProblem(
+                    column: distanceLabel,
+                    message: "label \(text(distanceLabel)) is not in the distance map ("
+                        + mapping.distanceLabels.map { "\($0.from) -> \(JSONValue.format($0.to)) m" }.joined(separator: ", ")
+                        + ") and the row has no distance_m")
             }
             metres = m
         }

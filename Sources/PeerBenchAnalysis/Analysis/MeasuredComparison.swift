@@ -1,6 +1,7 @@
+import PeerBenchCore
 import PeerBenchJSON
 import PeerBenchPlugin
-import PeerBenchCore
+
 /// Measured tests of a field study against the emulated records of one or more runs:
 /// per metric a table of rows (transport x place, x distance, or x payload), each with
 /// both samples, their quartiles, whether the emulated median lies in the measured
@@ -109,7 +110,8 @@ public struct MeasuredComparison: Sendable {
 
     /// Reads the measured files (each refused or read whole, bad rows skipped) and the
     /// runs' journals (streamed) and compares them.
-    public static func load(runDirectories dirs: [String], measuredFiles: [String], mapping: MeasuredMapping) throws(InputError) -> MeasuredComparison {
+    public static func load(runDirectories dirs: [String], measuredFiles: [String], mapping: MeasuredMapping) throws(InputError) -> MeasuredComparison
+    {
         var csvs: [MeasuredCSV] = []
         var problems: [InputProblem] = []
         for path in measuredFiles {
@@ -120,8 +122,9 @@ public struct MeasuredComparison: Sendable {
         let tests = csvs.flatMap(\.tests)
         if tests.isEmpty {
             let skipped = csvs.flatMap(\.warnings)
-            throw InputError([InputProblem(source: measuredFiles.joined(separator: ", "), path: nil, "no usable measured test: every row was skipped")]
-                             + skipped.prefix(10).map { InputProblem(path: nil, $0) })
+            throw InputError(
+                [InputProblem(source: measuredFiles.joined(separator: ", "), path: nil, "no usable measured test: every row was skipped")]
+                    + skipped.prefix(10).map { InputProblem(path: nil, $0) })
         }
         let emulated = try EmulatedTests.load(runDirectories: dirs)
         var c = MeasuredComparison(measured: tests, emulated: emulated)
@@ -163,14 +166,17 @@ public struct MeasuredComparison: Sendable {
             switch t.kind {
             case .rtt:
                 let key = "\(t.transport)|\(t.place)"
-                g.rtt.add(key: key, row: Row(transport: t.transport, place: t.place), value: t.averageRttMs!, second: t.jitterMs!,
-                          cover: Self.coverKey(place: nil, distanceM: t.distanceM, count: nil, size: nil))
+                g.rtt.add(
+                    key: key, row: Row(transport: t.transport, place: t.place), value: t.averageRttMs!, second: t.jitterMs!,
+                    cover: Self.coverKey(place: nil, distanceM: t.distanceM, count: nil, size: nil))
             case .transfer:
                 let dist = Self.millimetres(t.distanceM)
-                g.transfer.add(key: "\(t.transport)|\(t.place)|\(dist)", row: Row(transport: t.transport, place: t.place, distanceM: t.distanceM),
-                               value: t.speedMbps!, cover: Self.coverKey(place: nil, distanceM: nil, count: t.count, size: t.size))
-                g.byPayload.add(key: "\(t.transport)|\(t.count!)|\(t.size!)", row: Row(transport: t.transport, count: t.count, size: t.size),
-                                value: t.speedMbps!, cover: Self.coverKey(place: t.place, distanceM: t.distanceM, count: nil, size: nil))
+                g.transfer.add(
+                    key: "\(t.transport)|\(t.place)|\(dist)", row: Row(transport: t.transport, place: t.place, distanceM: t.distanceM),
+                    value: t.speedMbps!, cover: Self.coverKey(place: nil, distanceM: nil, count: t.count, size: t.size))
+                g.byPayload.add(
+                    key: "\(t.transport)|\(t.count!)|\(t.size!)", row: Row(transport: t.transport, count: t.count, size: t.size),
+                    value: t.speedMbps!, cover: Self.coverKey(place: t.place, distanceM: t.distanceM, count: nil, size: nil))
             }
         }
         return g
@@ -186,8 +192,9 @@ public struct MeasuredComparison: Sendable {
         for e in emulatedTests {
             var joined = false
             if let d = e.distanceM, let i = rtt.index["\(e.transport)|\(e.place)"],
-               rtt.rows[i].cover.contains(Self.coverKey(place: nil, distanceM: d, count: nil, size: nil)),
-               e.rttMeanMs != nil || e.rttStddevMs != nil {
+                rtt.rows[i].cover.contains(Self.coverKey(place: nil, distanceM: d, count: nil, size: nil)),
+                e.rttMeanMs != nil || e.rttStddevMs != nil
+            {
                 if let v = e.rttMeanMs { rtt.rows[i].emulated.append(v) }
                 if let v = e.rttStddevMs { rtt.second[i].append(v) }
                 methods[e.rttMethod ?? "none", default: 0] += 1
@@ -195,13 +202,15 @@ public struct MeasuredComparison: Sendable {
             }
             if let d = e.distanceM, let v = e.transferMbps, let c = e.count, let s = e.size {
                 if let i = transfer.index["\(e.transport)|\(e.place)|\(Self.millimetres(d))"],
-                   transfer.rows[i].cover.contains(Self.coverKey(place: nil, distanceM: nil, count: c, size: s)) {
+                    transfer.rows[i].cover.contains(Self.coverKey(place: nil, distanceM: nil, count: c, size: s))
+                {
                     transfer.rows[i].emulated.append(v)
                     if e.fromThroughput { transfer.rows[i].emulatedFromThroughput += 1 }
                     joined = true
                 }
                 if let i = byPayload.index["\(e.transport)|\(c)|\(s)"],
-                   byPayload.rows[i].cover.contains(Self.coverKey(place: e.place, distanceM: d, count: nil, size: nil)) {
+                    byPayload.rows[i].cover.contains(Self.coverKey(place: e.place, distanceM: d, count: nil, size: nil))
+                {
                     byPayload.rows[i].emulated.append(v)
                     if e.fromThroughput { byPayload.rows[i].emulatedFromThroughput += 1 }
                     joined = true
@@ -213,17 +222,24 @@ public struct MeasuredComparison: Sendable {
         let p = { (s: String?) in s.flatMap { placeOrder.firstIndex(of: $0) } ?? 0 }
         let rttRows = rtt.rows.sorted { (t($0.transport), p($0.place)) < (t($1.transport), p($1.place)) }
         var jitterRows = rtt.rows
-        for i in jitterRows.indices { jitterRows[i].measured = rtt.measuredSecond[i]; jitterRows[i].emulated = rtt.second[i] }
+        for i in jitterRows.indices {
+            jitterRows[i].measured = rtt.measuredSecond[i]
+            jitterRows[i].emulated = rtt.second[i]
+        }
         jitterRows.sort { (t($0.transport), p($0.place)) < (t($1.transport), p($1.place)) }
         tables = [
             Table(metric: .rttMeanMs, rows: rttRows),
             Table(metric: .rttJitterMs, rows: jitterRows),
-            Table(metric: .transferMbps, rows: transfer.rows.sorted {
-                (t($0.transport), p($0.place), $0.distanceM ?? 0) < (t($1.transport), p($1.place), $1.distanceM ?? 0)
-            }),
-            Table(metric: .transferByPayloadMbps, rows: byPayload.rows.sorted {
-                (t($0.transport), $0.count ?? 0, $0.size ?? 0) < (t($1.transport), $1.count ?? 0, $1.size ?? 0)
-            }),
+            Table(
+                metric: .transferMbps,
+                rows: transfer.rows.sorted {
+                    (t($0.transport), p($0.place), $0.distanceM ?? 0) < (t($1.transport), p($1.place), $1.distanceM ?? 0)
+                }),
+            Table(
+                metric: .transferByPayloadMbps,
+                rows: byPayload.rows.sorted {
+                    (t($0.transport), $0.count ?? 0, $0.size ?? 0) < (t($1.transport), $1.count ?? 0, $1.size ?? 0)
+                }),
         ].filter { !$0.rows.isEmpty }
         rttMethods = methods.sorted { $0.key < $1.key }.map { (method: $0.key, records: $0.value) }
         unmatchedRecords = unmatched
@@ -239,13 +255,15 @@ public struct MeasuredComparison: Sendable {
         var second: [[Double]] = []
 
         mutating func add(key: String, row: Row, value: Double, second value2: Double? = nil, cover: String) {
-            let i = index[key] ?? {
-                index[key] = rows.count
-                rows.append(row)
-                measuredSecond.append([])
-                second.append([])
-                return rows.count - 1
-            }()
+            let i =
+                index[key]
+                ?? {
+                    index[key] = rows.count
+                    rows.append(row)
+                    measuredSecond.append([])
+                    second.append([])
+                    return rows.count - 1
+                }()
             rows[i].measured.append(value)
             if let value2 { measuredSecond[i].append(value2) }
             rows[i].cover.insert(cover)

@@ -1,6 +1,7 @@
+import PeerBenchCore
 import PeerBenchJSON
 import PeerBenchPlugin
-import PeerBenchCore
+
 /// `peerbench compare --measured --format json`: the comparison of a run with field
 /// measurements as data. A contract (docs/COMPARE.md, "Against field measurements"):
 /// extend it, never rename or remove a key. Written with `JSONCoding` (keys in the
@@ -99,13 +100,15 @@ public struct MeasuredDocument: Sendable, Equatable, Codable {
         rttMethods = c.rttMethods.map { RTTMethod(method: $0.method, records: $0.records) }
         tables = c.tables.map { t in
             let rows = t.rows.map { r in
-                Row(transport: r.transport, place: r.place, distanceM: r.distanceM, count: r.count, size: r.size,
+                Row(
+                    transport: r.transport, place: r.place, distanceM: r.distanceM, count: r.count, size: r.size,
                     measured: Side(r.measured), emulated: Side(r.emulated), inside: r.inside, ratio: r.ratio,
                     emulatedFromThroughput: r.emulatedFromThroughput)
             }
-            return Table(metric: t.metric, title: t.metric.title, unit: t.metric.unit, measuredColumn: t.metric.measuredColumn,
-                         emulatedKey: t.metric.emulatedKey, rows: rows, inside: rows.count { $0.inside == true },
-                         compared: rows.count { $0.inside != nil })
+            return Table(
+                metric: t.metric, title: t.metric.title, unit: t.metric.unit, measuredColumn: t.metric.measuredColumn,
+                emulatedKey: t.metric.emulatedKey, rows: rows, inside: rows.count { $0.inside == true },
+                compared: rows.count { $0.inside != nil })
         }
         unmatchedRecords = c.unmatchedRecords
         notCountedRecords = c.notCountedRecords
@@ -121,24 +124,30 @@ public struct MeasuredDocument: Sendable, Equatable, Codable {
         let notPipelined = c.rttMethods.filter { $0.method != "pipelined" && $0.method != "send-loop" }
         if !notPipelined.isEmpty {
             let n = notPipelined.reduce(0) { $0 + $1.records }
-            let which = notPipelined.map { "\($0.records) \($0.method == "none" ? "none (no rtt_method: ping-pong, written before peerbench.record/4)" : $0.method)" }
-            notes.append("the study used 1 000 pipelined RTT probes; of the \(rttRecords) emulated records in the RTT rows, \(n) did not (rtt_method: "
-                         + which.joined(separator: ", ") + "); matrices/field-study-2025.json runs them from the app's send loop")
+            let which = notPipelined.map {
+                "\($0.records) \($0.method == "none" ? "none (no rtt_method: ping-pong, written before peerbench.record/4)" : $0.method)"
+            }
+            notes.append(
+                "the study used 1 000 pipelined RTT probes; of the \(rttRecords) emulated records in the RTT rows, \(n) did not (rtt_method: "
+                    + which.joined(separator: ", ") + "); matrices/field-study-2025.json runs them from the app's send loop")
         }
         let fallback = c.tables.filter { $0.metric == .transferMbps }.flatMap(\.rows).reduce(0) { $0 + $1.emulatedFromThroughput }
         if fallback > 0 {
-            notes.append("\(fallback) emulated transfer value\(fallback == 1 ? " is" : "s are") throughput_mbps, not the study's receiver data rate: "
-                         + "\(fallback == 1 ? "its record has" : "their records have") no "
-                         + "receiver_span_mbps (written before peerbench.record/4)")
+            notes.append(
+                "\(fallback) emulated transfer value\(fallback == 1 ? " is" : "s are") throughput_mbps, not the study's receiver data rate: "
+                    + "\(fallback == 1 ? "its record has" : "their records have") no "
+                    + "receiver_span_mbps (written before peerbench.record/4)")
         }
         let skipped = c.files.reduce(0) { $0 + $1.skippedRows }
         if skipped > 0 { notes.append("\(skipped) measured row\(skipped == 1 ? " was" : "s were") skipped (warnings below)") }
         if c.unmatchedRecords > 0 {
-            notes.append("\(c.unmatchedRecords) emulated record\(c.unmatchedRecords == 1 ? "" : "s") (ok or partial) match no measured row: "
-                         + "a transport, place, distance or payload the measured files do not have")
+            notes.append(
+                "\(c.unmatchedRecords) emulated record\(c.unmatchedRecords == 1 ? "" : "s") (ok or partial) match no measured row: "
+                    + "a transport, place, distance or payload the measured files do not have")
         }
         if c.notCountedRecords > 0 {
-            notes.append("\(c.notCountedRecords) emulated record\(c.notCountedRecords == 1 ? " is" : "s are") not counted: status neither ok nor partial")
+            notes.append(
+                "\(c.notCountedRecords) emulated record\(c.notCountedRecords == 1 ? " is" : "s are") not counted: status neither ok nor partial")
         }
         return notes
     }

@@ -1,7 +1,7 @@
+import Foundation
+import PeerBenchCore
 import PeerBenchJSON
 import PeerBenchPlugin
-import PeerBenchCore
-import Foundation
 
 /// How the words of a field study's CSV files become the words of PeerBench's records:
 /// place names (`Scenario`) to environments, transport names (`Transport Protocol`) to
@@ -38,8 +38,10 @@ public struct MeasuredMapping: Sendable, Equatable, Codable {
     /// The 2025 field study's: its places, its three transports, and its labels 1/10/30
     /// of which 30 was used for 5 m (shared README: the app kept the planned labels).
     public static let fieldStudy2025 = MeasuredMapping(
-        places: [.init(from: "Field", to: "free-field"), .init(from: "Forest", to: "forest"),
-                 .init(from: "Inner City", to: "inner-city"), .init(from: "Underground", to: "underground")],
+        places: [
+            .init(from: "Field", to: "free-field"), .init(from: "Forest", to: "forest"),
+            .init(from: "Inner City", to: "inner-city"), .init(from: "Underground", to: "underground"),
+        ],
         transports: [.init(from: "TCP", to: "tcp"), .init(from: "UDP", to: "udp"), .init(from: "QUIC", to: "quic")],
         distanceLabels: [.init(from: "1", to: 1), .init(from: "10", to: 10), .init(from: "30", to: 5)])
 

@@ -1,5 +1,6 @@
-import PeerBenchPlugin
 import PeerBenchCore
+import PeerBenchPlugin
+
 /// One measured test of a field study's CSV file, in the records' words (through a
 /// `MeasuredMapping`): an RTT test (`averageRttMs`, `jitterMs`) or a transfer test
 /// (`speedMbps`, `lossPercent`, `size`, `count`).

@@ -1,5 +1,6 @@
-import PeerBenchPlugin
 import PeerBenchCore
+import PeerBenchPlugin
+
 /// Median and quartiles of a sample by linear interpolation between order statistics:
 /// Hyndman and Fan's type 7, the default of numpy (`np.percentile`), R (`quantile`) and
 /// Vega-Lite's box plots, so a figure and a table of the same values agree.

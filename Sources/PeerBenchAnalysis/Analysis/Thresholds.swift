@@ -66,7 +66,9 @@ public struct Thresholds: Sendable, Equatable {
 
     /// A thresholds document already parsed; every problem is reported, each with its path.
     public static func parse(_ json: JSONValue) throws(InputError) -> Thresholds {
-        guard let object = json.objectValue else { throw InputError(path: "$", "expected an object with \"default\" and/or \"metrics\", got \(json.typeName)") }
+        guard let object = json.objectValue else {
+            throw InputError(path: "$", "expected an object with \"default\" and/or \"metrics\", got \(json.typeName)")
+        }
         var out = Thresholds()
         var problems: [InputProblem] = []
         for member in object {
@@ -76,7 +78,9 @@ public struct Thresholds: Sendable, Equatable {
                 out.fallback = limit(member.value, path: path, problems: &problems)
             case "metrics":
                 guard let metrics = member.value.objectValue else {
-                    problems.append(InputProblem(path: path.description, "expected an object of metric: {\"percent\", \"absolute\"}, got \(member.value.typeName)"))
+                    problems.append(
+                        InputProblem(
+                            path: path.description, "expected an object of metric: {\"percent\", \"absolute\"}, got \(member.value.typeName)"))
                     continue
                 }
                 for m in metrics {
@@ -114,8 +118,11 @@ public struct Thresholds: Sendable, Equatable {
                 continue
             }
             guard x >= 0 else {
-                problems.append(InputProblem(path: p.description, "a threshold is a size, 0 or more, got \(m.value.compactText); "
-                                             + "the metric decides which direction is worse (lower Mbit/s, higher RTT)"))
+                problems.append(
+                    InputProblem(
+                        path: p.description,
+                        "a threshold is a size, 0 or more, got \(m.value.compactText); "
+                            + "the metric decides which direction is worse (lower Mbit/s, higher RTT)"))
                 continue
             }
             if m.key == "percent" { l.percent = x } else { l.absolute = x }

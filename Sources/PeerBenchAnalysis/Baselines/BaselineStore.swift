@@ -1,7 +1,7 @@
 import Foundation
+import PeerBenchCore
 import PeerBenchJSON
 import PeerBenchPlugin
-import PeerBenchCore
 
 /// Named baselines (`peerbench baseline save|list`, `compare --baseline NAME`; docs/COMPARE.md
 /// "Named baselines"): a folder per name holding what the comparison needs of a run, its
@@ -63,7 +63,8 @@ public struct BaselineStore: Sendable {
         let manifest: Manifest
         do {
             guard let m = try RunDirectory(path: runDirectory).readManifest() else {
-                throw InputError(source: runDirectory, "no manifest.json here: a baseline keeps the run's manifest to check later runs are of the same matrix")
+                throw InputError(
+                    source: runDirectory, "no manifest.json here: a baseline keeps the run's manifest to check later runs are of the same matrix")
             }
             manifest = m
         } catch let e as InputError { throw e } catch {
@@ -73,11 +74,15 @@ public struct BaselineStore: Sendable {
         let fm = FileManager.default
         let target = path(of: name)
         if fm.fileExists(atPath: target), !replace {
-            throw InputError(source: target, "a baseline named \"\(name)\" exists (saved from \((try? entry(at: target))?.source ?? "an unknown run")); give --replace to overwrite it")
+            throw InputError(
+                source: target,
+                "a baseline named \"\(name)\" exists (saved from \((try? entry(at: target))?.source ?? "an unknown run")); give --replace to overwrite it"
+            )
         }
-        let entry = Entry(name: name, savedAt: Record.rfc3339(now), source: runDirectory, runID: manifest.runID,
-                          matrixFile: manifest.matrixFile, matrixHash: manifest.matrixHash, linkMode: manifest.linkMode.rawValue,
-                          records: data.points.count, scenarios: data.scenarios.count, labels: data.labels, note: manifest.note)
+        let entry = Entry(
+            name: name, savedAt: Record.rfc3339(now), source: runDirectory, runID: manifest.runID,
+            matrixFile: manifest.matrixFile, matrixHash: manifest.matrixHash, linkMode: manifest.linkMode.rawValue,
+            records: data.points.count, scenarios: data.scenarios.count, labels: data.labels, note: manifest.note)
         let staging = directory + "/.\(name).saving-\(getpid())"
         do {
             try fm.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -114,7 +119,9 @@ public struct BaselineStore: Sendable {
 
     func entry(at folder: String) throws(InputError) -> Entry {
         let file = folder + "/" + Self.entryFile
-        guard let bytes = FileManager.default.contents(atPath: file) else { throw InputError(source: file, "missing or unreadable: not a saved baseline") }
+        guard let bytes = FileManager.default.contents(atPath: file) else {
+            throw InputError(source: file, "missing or unreadable: not a saved baseline")
+        }
         do { return try JSONCoding.decode(Entry.self, from: bytes) } catch { throw InputError(source: file, "not a baseline entry: \(error)") }
     }
 
@@ -126,7 +133,8 @@ public struct BaselineStore: Sendable {
         let saved = list().entries.map(\.name)
         guard (try? Self.check(name: nameOrFolder)) != nil, saved.contains(nameOrFolder) else {
             let known = saved.isEmpty ? "none saved in \(directory)" : "saved in \(directory): " + saved.joined(separator: ", ")
-            throw InputError(source: nameOrFolder, "neither a run folder nor a saved baseline (\(known)); save one with `peerbench baseline save NAME RUN_DIR`")
+            throw InputError(
+                source: nameOrFolder, "neither a run folder nor a saved baseline (\(known)); save one with `peerbench baseline save NAME RUN_DIR`")
         }
         return path(of: nameOrFolder)
     }

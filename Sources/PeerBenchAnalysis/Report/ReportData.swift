@@ -1,6 +1,6 @@
+import PeerBenchCore
 import PeerBenchJSON
 import PeerBenchPlugin
-import PeerBenchCore
 
 /// Everything the report draws, condensed from one or more run folders while they are
 /// read line by line (ReportInput): per cell a handful of numbers, per scenario x
@@ -75,7 +75,10 @@ public struct ReportData: Sendable {
     /// Link modes seen in the records (more than one is a mixed run).
     public internal(set) var linkModes: [String] = []
 
-    struct ScenarioTransport: Hashable { var scenario: Int; var transport: Int }
+    struct ScenarioTransport: Hashable {
+        var scenario: Int
+        var transport: Int
+    }
 
     var scenarioIndex: [Scenario: Int] = [:]
     var transportIndex: [String: Int] = [:]

@@ -34,7 +34,9 @@ public struct ReportFigure: Sendable {
     /// A top-level variable bound to a drop-down list, so one figure serves many
     /// scenarios or cells; static exports show its first value.
     static func pick(_ name: String, label: String, options: [String]) -> JSONValue {
-        ["name": .string(name), "value": .string(options[0]),
-         "bind": ["input": "select", "name": .string(label + " "), "options": .array(options.map { .string($0) })]]
+        [
+            "name": .string(name), "value": .string(options[0]),
+            "bind": ["input": "select", "name": .string(label + " "), "options": .array(options.map { .string($0) })],
+        ]
     }
 }

@@ -1,6 +1,7 @@
+import PeerBenchCore
 import PeerBenchJSON
 import PeerBenchPlugin
-import PeerBenchCore
+
 extension ReportFigures {
     /// `report --measured`: per row of each `compare --measured` table, the measured tests
     /// and the emulated records side by side as box plots, one metric at a time (a
@@ -8,7 +9,8 @@ extension ReportFigures {
     /// table, so the boxes are the table's [q1, q3] and the line in them its median.
     public static func measured(_ c: MeasuredComparison) -> ReportFigure {
         let name = "measured-vs-emulated", title = "Field measurements vs emulated runs"
-        let caption = "Per transport x place (x distance, or x message count and size), the measured tests (the --measured CSV files) and the emulated "
+        let caption =
+            "Per transport x place (x distance, or x message count and size), the measured tests (the --measured CSV files) and the emulated "
             + "records of these runs side by side, on the metric picked above: box from q1 to q3 (linear interpolation, type 7), the line in it the median, "
             + "whiskers to the furthest value within 1.5 IQR, on a log scale (values of 0 are left out of the figure, not of the table). "
             + "An emulated median inside the measured box is what `compare --measured` counts as inside."
@@ -22,8 +24,10 @@ extension ReportFigures {
                 for (side, values) in [("measured", r.measured), ("emulated", r.emulated)] {
                     if !order.contains("\(group) · \(side)") { order.append("\(group) · \(side)") }
                     for v in values {
-                        rows.append(["metric": .string(t.metric.title), "group": .string(group), "side": .string(side),
-                                     "row": .string("\(group) · \(side)"), "value": .number(v)])
+                        rows.append([
+                            "metric": .string(t.metric.title), "group": .string(group), "side": .string(side),
+                            "row": .string("\(group) · \(side)"), "value": .number(v),
+                        ])
                     }
                 }
             }
@@ -42,8 +46,10 @@ extension ReportFigures {
             "encoding": [
                 "y": ["field": "row", "type": "nominal", "sort": .array(order.map { .string($0) }), "title": nil],
                 "x": ["field": "value", "type": "quantitative", "title": "value (ms or Mbit/s, as the metric)", "scale": ["type": "log"]],
-                "color": ["field": "side", "type": "nominal", "title": nil,
-                          "scale": ["domain": ["measured", "emulated"], "range": ["#4c78a8", "#f58518"]]],
+                "color": [
+                    "field": "side", "type": "nominal", "title": nil,
+                    "scale": ["domain": ["measured", "emulated"], "range": ["#4c78a8", "#f58518"]],
+                ],
             ],
         ]
         return ReportFigure(name: name, title: title, caption: caption, spec: spec)

@@ -12,7 +12,8 @@ public enum ReportFigures {
             metricVsDistance(.rttP50, name: "rtt-vs-distance", title: "RTT (median of p50) vs distance", data: data, document: document),
             metricVsDistance(.lossRatio, name: "loss-vs-distance", title: "Loss vs distance", data: data, document: document),
             metricVsDistance(.connectMs, name: "connect-time", title: "Connect time vs distance", data: data, document: document),
-            metricVsDistance(.uwbAvailability, name: "uwb-availability", title: "UWB distance availability vs distance", data: data, document: document),
+            metricVsDistance(
+                .uwbAvailability, name: "uwb-availability", title: "UWB distance availability vs distance", data: data, document: document),
             metricVsDistance(.uwbErrorM, name: "uwb-error", title: "UWB distance error vs distance", data: data, document: document),
             bulkSeries(data),
         ] + workloadFigures(data: data, document: document)
@@ -45,7 +46,8 @@ public enum ReportFigures {
     /// hundred pixels tall; a second pick narrows it to one place.
     static func verdicts(_ doc: ComparisonDocument) -> ReportFigure {
         let name = "verdicts", title = "Verdict overview"
-        let caption = "Each square is the verdict of the first transport against the second in one scenario, on the metric picked above (alpha \(doc.alpha)); "
+        let caption =
+            "Each square is the verdict of the first transport against the second in one scenario, on the metric picked above (alpha \(doc.alpha)); "
             + "one row of panels per place, one column per distance, payloads down each panel. "
             + "A time difference that does not clear the measurement floor is no difference (reason below_floor)."
         var rows: [JSONValue] = []
@@ -58,27 +60,34 @@ public enum ReportFigures {
             let payload = s.payload == "-" ? "no payload" : s.payload + " B"
             for p in s.pairs {
                 if !metrics.contains(p.metric) { metrics.append(p.metric) }
-                rows.append(["scenario": .string(scenario), "environment": .string(s.environment), "distance": .string(distance),
-                             "payload": .string(payload), "pair": .string("\(p.a) vs \(p.b)"), "metric": .string(p.metric),
-                             "verdict": .string(p.verdict.rawValue), "p_adjusted": JSONValue(p.pAdjusted),
-                             "cliffs_delta": JSONValue(p.cliffsDelta), "floor_ms": JSONValue(p.floorMs),
-                             "reason": JSONValue(p.reason)])
+                rows.append([
+                    "scenario": .string(scenario), "environment": .string(s.environment), "distance": .string(distance),
+                    "payload": .string(payload), "pair": .string("\(p.a) vs \(p.b)"), "metric": .string(p.metric),
+                    "verdict": .string(p.verdict.rawValue), "p_adjusted": JSONValue(p.pAdjusted),
+                    "cliffs_delta": JSONValue(p.cliffsDelta), "floor_ms": JSONValue(p.floorMs),
+                    "reason": JSONValue(p.reason),
+                ])
             }
         }
         guard !rows.isEmpty else {
-            return ReportFigure(name: name, title: title, caption: caption,
-                                missing: "No scenario has two transports with a common metric: there is no pair to compare.")
+            return ReportFigure(
+                name: name, title: title, caption: caption,
+                missing: "No scenario has two transports with a common metric: there is no pair to compare.")
         }
         let spec: JSONValue = [
             "$schema": ReportFigure.schema,
-            "params": [ReportFigure.pick("metric", label: "metric", options: metrics),
-                       ReportFigure.pick("place", label: "place", options: [allPlaces] + places)],
+            "params": [
+                ReportFigure.pick("metric", label: "metric", options: metrics),
+                ReportFigure.pick("place", label: "place", options: [allPlaces] + places),
+            ],
             "data": ["values": .array(rows)],
             "transform": [["filter": "datum.metric == metric"], ["filter": .string("place == '\(allPlaces)' || datum.environment == place")]],
             "facet": [
                 // Explicit orders: a facet header sorts alphabetically without one.
-                "row": ["field": "environment", "type": "nominal", "sort": .array(places.map { .string($0) }), "title": nil,
-                        "header": ["labelAngle": 0, "labelAlign": "left", "labelFontWeight": "bold"]],
+                "row": [
+                    "field": "environment", "type": "nominal", "sort": .array(places.map { .string($0) }), "title": nil,
+                    "header": ["labelAngle": 0, "labelAlign": "left", "labelFontWeight": "bold"],
+                ],
                 "column": ["field": "distance", "type": "nominal", "sort": .array(distances.map { .string($0) }), "title": nil],
             ],
             "spacing": ["row": 8, "column": 6],
@@ -88,12 +97,18 @@ public enum ReportFigures {
                 "encoding": [
                     "x": ["field": "pair", "type": "nominal", "sort": nil, "title": nil, "axis": ["labelAngle": -40]],
                     "y": ["field": "payload", "type": "nominal", "sort": nil, "title": nil],
-                    "color": ["field": "verdict", "type": "nominal", "title": "verdict of a",
-                              "scale": ["domain": .array(verdictColours.map { .string($0.0.rawValue) }),
-                                        "range": .array(verdictColours.map { .string($0.1) })]],
-                    "tooltip": [["field": "scenario"], ["field": "pair"], ["field": "verdict"],
-                                ["field": "p_adjusted", "format": ".3g"], ["field": "cliffs_delta", "format": ".2f"],
-                                ["field": "floor_ms", "format": ".3g"], ["field": "reason"]],
+                    "color": [
+                        "field": "verdict", "type": "nominal", "title": "verdict of a",
+                        "scale": [
+                            "domain": .array(verdictColours.map { .string($0.0.rawValue) }),
+                            "range": .array(verdictColours.map { .string($0.1) }),
+                        ],
+                    ],
+                    "tooltip": [
+                        ["field": "scenario"], ["field": "pair"], ["field": "verdict"],
+                        ["field": "p_adjusted", "format": ".3g"], ["field": "cliffs_delta", "format": ".2f"],
+                        ["field": "floor_ms", "format": ".3g"], ["field": "reason"],
+                    ],
                 ],
             ],
             "resolve": ["scale": ["y": "independent"]],
@@ -103,9 +118,12 @@ public enum ReportFigures {
 
     /// One panel per environment, one line per transport: the median over usable
     /// repetitions, with the 95 % interval of the median as a band where there is one.
-    static func metricVsDistance(_ metric: ComparisonMetric, name: String, title: String, data: ReportData,
-                                 document: ComparisonDocument) -> ReportFigure {
-        let caption = "Median \(metric.title) over the usable repetitions of each cell, one panel per environment; the band is the 95 % confidence interval of the median where the repetitions allow one."
+    static func metricVsDistance(
+        _ metric: ComparisonMetric, name: String, title: String, data: ReportData,
+        document: ComparisonDocument
+    ) -> ReportFigure {
+        let caption =
+            "Median \(metric.title) over the usable repetitions of each cell, one panel per environment; the band is the 95 % confidence interval of the median where the repetitions allow one."
         var rows: [JSONValue] = []
         var payloads: [String] = []
         for s in document.scenarios {
@@ -114,36 +132,48 @@ public enum ReportFigures {
             for t in s.transports {
                 guard let m = t.metrics[metric.rawValue], let median = m.median else { continue }
                 if !payloads.contains(s.payload) { payloads.append(s.payload) }
-                rows.append(["environment": .string(s.environment), "distance_m": .number(metres),
-                             "distance_label": .string(s.distanceLabel), "payload": .string(s.payload),
-                             "transport": .string(t.label), "n": JSONValue(m.n), "median": .number(median),
-                             "ci_low": JSONValue(m.ciLow), "ci_high": JSONValue(m.ciHigh)])
+                rows.append([
+                    "environment": .string(s.environment), "distance_m": .number(metres),
+                    "distance_label": .string(s.distanceLabel), "payload": .string(s.payload),
+                    "transport": .string(t.label), "n": JSONValue(m.n), "median": .number(median),
+                    "ci_low": JSONValue(m.ciLow), "ci_high": JSONValue(m.ciHigh),
+                ])
             }
         }
         guard !rows.isEmpty else {
-            return ReportFigure(name: name, title: title, caption: caption,
-                                missing: "No usable cell has \(metric.title) (metric \(metric.rawValue)).")
+            return ReportFigure(
+                name: name, title: title, caption: caption,
+                missing: "No usable cell has \(metric.title) (metric \(metric.rawValue)).")
         }
         let colour: JSONValue = ["field": "transport", "type": "nominal", "title": "transport"]
         let x: JSONValue = ["field": "distance_m", "type": "quantitative", "title": "distance (m)"]
         let band: JSONValue = [
             "transform": [["filter": "isValid(datum.ci_low) && isValid(datum.ci_high)"]],
             "mark": ["type": "area", "opacity": 0.2],
-            "encoding": ["x": x, "y": ["field": "ci_low", "type": "quantitative", "title": .string(metric.title)],
-                         "y2": ["field": "ci_high"], "color": colour],
+            "encoding": [
+                "x": x, "y": ["field": "ci_low", "type": "quantitative", "title": .string(metric.title)],
+                "y2": ["field": "ci_high"], "color": colour,
+            ],
         ]
         // Without any interval the band layer would be empty, which Vega reports as an infinite extent.
         let hasIntervals = rows.contains { $0["ci_low"]?.isNull == false && $0["ci_high"]?.isNull == false }
         let layer: JSONValue = [
             "width": 240, "height": 180,
-            "layer": .array((hasIntervals ? [band] : []) + [
-                ["mark": ["type": "line", "point": true],
-                 "encoding": ["x": x, "y": ["field": "median", "type": "quantitative", "title": .string(metric.title)],
-                              "color": colour,
-                              "tooltip": [["field": "transport"], ["field": "distance_label", "title": "distance"],
-                                          ["field": "payload"], ["field": "n"], ["field": "median", "format": ".4g"],
-                                          ["field": "ci_low", "format": ".4g"], ["field": "ci_high", "format": ".4g"]]]],
-            ]),
+            "layer": .array(
+                (hasIntervals ? [band] : []) + [
+                    [
+                        "mark": ["type": "line", "point": true],
+                        "encoding": [
+                            "x": x, "y": ["field": "median", "type": "quantitative", "title": .string(metric.title)],
+                            "color": colour,
+                            "tooltip": [
+                                ["field": "transport"], ["field": "distance_label", "title": "distance"],
+                                ["field": "payload"], ["field": "n"], ["field": "median", "format": ".4g"],
+                                ["field": "ci_low", "format": ".4g"], ["field": "ci_high", "format": ".4g"],
+                            ],
+                        ],
+                    ]
+                ]),
         ]
         var spec = JSONObject()
         spec["$schema"] = ReportFigure.schema
@@ -165,15 +195,18 @@ public enum ReportFigures {
     /// of one scenario, per transport, from samples.jsonl.
     static func rttCDF(_ data: ReportData) -> ReportFigure {
         let name = "rtt-cdf", title = "RTT distribution per scenario"
-        let caption = "Cumulative distribution of every RTT probe of the usable cells of the scenario picked above (all repetitions pooled), from samples.jsonl; quantiles within 1 %."
+        let caption =
+            "Cumulative distribution of every RTT probe of the usable cells of the scenario picked above (all repetitions pooled), from samples.jsonl; quantiles within 1 %."
         var rows: [JSONValue] = []
         var scenarios: [String] = []
         for (key, h) in data.rtt.sorted(by: { ($0.key.scenario, $0.key.transport) < ($1.key.scenario, $1.key.transport) }) {
             let scenario = data.scenarios[key.scenario].title
             if !scenarios.contains(scenario) { scenarios.append(scenario) }
             for point in h.cdf() {
-                rows.append(["scenario": .string(scenario), "transport": .string(data.transports[key.transport]),
-                             "rtt_ms": .number(point.ms), "p": .number(point.p)])
+                rows.append([
+                    "scenario": .string(scenario), "transport": .string(data.transports[key.transport]),
+                    "rtt_ms": .number(point.ms), "p": .number(point.p),
+                ])
             }
         }
         guard !rows.isEmpty else {
@@ -199,7 +232,8 @@ public enum ReportFigures {
     /// The receiver's throughput per 100 ms of one cell's bulk phase, from samples.jsonl.
     static func bulkSeries(_ data: ReportData) -> ReportFigure {
         let name = "bulk-series", title = "Throughput over time of one cell"
-        var caption = "Receiver-side throughput per interval of the bulk phase of the cell picked above, from the first bulk byte (samples.jsonl bulk_series)."
+        var caption =
+            "Receiver-side throughput per interval of the bulk phase of the cell picked above, from the first bulk byte (samples.jsonl bulk_series)."
         if data.seriesNotKept > 0 {
             caption += " The list holds the first \(ReportData.maxSeries) cells; \(data.seriesNotKept) more are in samples.jsonl."
         }
@@ -233,6 +267,7 @@ public enum ReportFigures {
         if without.count == data.runs.count {
             return "No samples.jsonl in \(without.joined(separator: ", ")): these runs kept no raw samples, so there are no \(what) to draw."
         }
-        return "samples.jsonl has no \(what) for any usable cell" + (without.isEmpty ? "." : " (and \(without.joined(separator: ", ")) has no samples.jsonl).")
+        return "samples.jsonl has no \(what) for any usable cell"
+            + (without.isEmpty ? "." : " (and \(without.joined(separator: ", ")) has no samples.jsonl).")
     }
 }

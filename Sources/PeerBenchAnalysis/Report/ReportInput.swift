@@ -1,7 +1,7 @@
 import Foundation
+import PeerBenchCore
 import PeerBenchJSON
 import PeerBenchPlugin
-import PeerBenchCore
 
 /// Reads run folders (records.jsonl, manifest.json, samples.jsonl when present) into
 /// `ReportData`, one line at a time: memory grows with the number of cells by about a
@@ -68,20 +68,28 @@ public enum ReportInput {
         let opened: Bool
         do {
             // Lines are decoded on every core, then added in file order.
-            opened = try JournalLines.forEach(path: path, decode: { line in
-                Result { () throws(RecordLine.Problem) in
-                    let record = try RecordLine(line)
-                    let compared = try ComparedRecord(record)
-                    return (record, compared)
+            opened = try JournalLines.forEach(
+                path: path,
+                decode: { line in
+                    Result { () throws(RecordLine.Problem) in
+                        let record = try RecordLine(line)
+                        let compared = try ComparedRecord(record)
+                        return (record, compared)
+                    }
                 }
-            }) { (result, number) throws(InputError) in
+            ) { (result, number) throws(InputError) in
                 guard refused == nil else { return }
                 // A line that does not parse is only acceptable as the last one (torn by a crash).
-                if let e = pendingError { refused = ReportError(e); return }
+                if let e = pendingError {
+                    refused = ReportError(e)
+                    return
+                }
                 switch result {
                 case .success(let (record, compared)):
                     add(record, MetricValues(compared.values), run: run, into: &data)
-                    do throws(InputError) { try comparison.add(compared, source: "\(path) line \(number)") } catch { refused = ReportError(error.description) }
+                    do throws(InputError) { try comparison.add(compared, source: "\(path) line \(number)") } catch {
+                        refused = ReportError(error.description)
+                    }
                 case .failure(.syntax(let e)): pendingError = "\(path) line \(number): \(e.description)"
                 case .failure(let problem): refused = ReportError("\(path) line \(number): " + Self.notARecord(problem))
                 }
@@ -119,8 +127,10 @@ public enum ReportInput {
         if !usable {
             if data.failures.count < ReportData.maxFailuresListed {
                 failure = data.failures.count
-                data.failures.append(.init(run: r.runID, scenario: scenario.title, transport: label, repetition: r.repetition,
-                                           status: status, error: r.error ?? ""))
+                data.failures.append(
+                    .init(
+                        run: r.runID, scenario: scenario.title, transport: label, repetition: r.repetition,
+                        status: status, error: r.error ?? ""))
             } else {
                 data.failuresNotListed += 1
             }
@@ -145,9 +155,12 @@ public enum ReportInput {
         var joined = 0, unjoined = 0, bad = 0
         let opened: Bool
         do {
-            opened = try JournalLines.forEach(path: path, decode: { line in
-                Result { () throws(SamplesLine.Problem) in try SamplesLine(line) }
-            }) { (decoded, number) throws(InputError) in
+            opened = try JournalLines.forEach(
+                path: path,
+                decode: { line in
+                    Result { () throws(SamplesLine.Problem) in try SamplesLine(line) }
+                }
+            ) { (decoded, number) throws(InputError) in
                 let s: SamplesLine
                 switch decoded {
                 case .success(let samples): s = samples
@@ -156,7 +169,10 @@ public enum ReportInput {
                     if bad == 1 { data.warnings.append("\(path) line \(number): not a samples line, skipped (\(error))") }
                     return
                 }
-                guard let i = data.keyIndex[s.digest] else { unjoined += 1; return }
+                guard let i = data.keyIndex[s.digest] else {
+                    unjoined += 1
+                    return
+                }
                 if fold(s, cell: data.cells[i], into: &data) { joined += 1 }
             }
         } catch {
@@ -182,8 +198,10 @@ public enum ReportInput {
             if data.series.count < ReportData.maxSeries {
                 let seconds = Double(b.intervalNanos) / 1e9
                 let label = "\(data.scenarios[cell.scenario].title) · \(data.transports[cell.transport]) · rep \(s.key.repetition)"
-                data.series.append(.init(label: label, intervalSeconds: seconds,
-                                         mbps: b.bytes.map { Double($0) * 8 / seconds / 1e6 }))
+                data.series.append(
+                    .init(
+                        label: label, intervalSeconds: seconds,
+                        mbps: b.bytes.map { Double($0) * 8 / seconds / 1e6 }))
             } else {
                 data.seriesNotKept += 1
             }
@@ -194,10 +212,13 @@ public enum ReportInput {
     static func addMixedRunWarnings(_ data: inout ReportData) {
         let hashes = Set(data.runs.compactMap { $0.manifest?["matrix_hash"]?.stringValue })
         if hashes.count > 1 {
-            data.warnings.append("mixed runs: these folders ran \(hashes.count) different matrices (\(hashes.sorted().joined(separator: ", "))); figures pool cells of equal scenario and transport label across them")
+            data.warnings.append(
+                "mixed runs: these folders ran \(hashes.count) different matrices (\(hashes.sorted().joined(separator: ", "))); figures pool cells of equal scenario and transport label across them"
+            )
         }
         if data.linkModes.count > 1 {
-            data.warnings.append("mixed link modes: \(data.linkModes.joined(separator: ", ")); emulated, loopback and remote results are not comparable")
+            data.warnings.append(
+                "mixed link modes: \(data.linkModes.joined(separator: ", ")); emulated, loopback and remote results are not comparable")
         }
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
+import PeerBenchCore
 import PeerBenchJSON
 import PeerBenchPlugin
-import PeerBenchCore
 
 /// The report as one self-contained HTML file: the figures' specifications and the
 /// Vega/Vega-Lite/vega-embed bundle are inlined, so the page opens from a file with no
@@ -10,8 +10,10 @@ public enum ReportPage {
     /// - Parameters:
     ///   - figureFolder: the folder of the exported figures, relative to the page (for the links).
     ///   - javascript: the vega-embed bundle (ReportRenderer), inlined as is.
-    public static func html(data: ReportData, document: ComparisonDocument, figures: [ReportFigure],
-                            figureFolder: String, javascript: String, generatedAt: Date = Date()) -> String {
+    public static func html(
+        data: ReportData, document: ComparisonDocument, figures: [ReportFigure],
+        figureFolder: String, javascript: String, generatedAt: Date = Date()
+    ) -> String {
         // The runs' notes (`run --note`) name the report: which run is which, months later.
         let notes = data.runs.compactMap { $0.manifest?["note"]?.stringValue }
         let title = "PeerBench report" + (notes.isEmpty ? "" : ": " + notes.joined(separator: " | "))
@@ -30,7 +32,8 @@ public enum ReportPage {
             """
         let notUsable = data.cells.filter { !$0.usable }.count
         h += "<p class=\"summary\">\(data.cellCount) cells from \(data.runs.count) run folder\(data.runs.count == 1 ? "" : "s") "
-        h += "(\(esc(data.runs.map(\.directory).joined(separator: ", ")))): \(data.cellCount - notUsable) ok or partial, \(notUsable) failed, timed out or unsupported. "
+        h +=
+            "(\(esc(data.runs.map(\.directory).joined(separator: ", ")))): \(data.cellCount - notUsable) ok or partial, \(notUsable) failed, timed out or unsupported. "
         h += "Generated \(esc(Manifest.rfc3339(generatedAt))) by peerbench \(esc(Manifest.peerbenchVersion)).</p>\n"
         h += warnings(data.warnings + document.warnings)
         h += "<nav><ul>" + figures.map { "<li><a href=\"#\(esc($0.name))\">\(esc($0.title))</a></li>" }.joined()
@@ -70,12 +73,14 @@ public enum ReportPage {
         guard !list.isEmpty || data.failuresNotListed > 0 else { return s + "<p>Every cell ended ok or partial.</p></section>\n" }
         s += "<table><thead><tr><th>scenario</th><th>transport</th><th>repetition</th><th>status</th><th>error</th><th>run</th></tr></thead><tbody>\n"
         for f in list {
-            s += "<tr><td>\(esc(f.scenario))</td><td>\(esc(f.transport))</td><td>\(f.repetition)</td><td class=\"status-\(esc(f.status))\">\(esc(f.status))</td>"
+            s +=
+                "<tr><td>\(esc(f.scenario))</td><td>\(esc(f.transport))</td><td>\(f.repetition)</td><td class=\"status-\(esc(f.status))\">\(esc(f.status))</td>"
             s += "<td>\(esc(f.error))</td><td>\(esc(f.run))</td></tr>\n"
         }
         s += "</tbody></table>\n"
         if data.failuresNotListed > 0 {
-            s += "<p>\(data.failuresNotListed) more cells did not end ok; the first \(ReportData.maxFailuresListed) are listed (see records.jsonl for all).</p>\n"
+            s +=
+                "<p>\(data.failuresNotListed) more cells did not end ok; the first \(ReportData.maxFailuresListed) are listed (see records.jsonl for all).</p>\n"
         }
         return s + "</section>\n"
     }
@@ -84,7 +89,8 @@ public enum ReportPage {
     static func floor(_ document: ComparisonDocument) -> String {
         var s = "<section id=\"measurement-floor\"><h2>Measurement floor</h2>\n"
         guard let f = document.measurementFloor else {
-            return s + "<p class=\"missing\">No manifest of these runs records a measurement floor (runs older than it); the verdicts apply none.</p></section>\n"
+            return s
+                + "<p class=\"missing\">No manifest of these runs records a measurement floor (runs older than it); the verdicts apply none.</p></section>\n"
         }
         func ms(_ x: Double?) -> String { x.map { String(format: "%.4g", $0) } ?? "-" }
         s += "<p>From \(f.runs) manifest\(f.runs == 1 ? "" : "s"). A difference in a time metric (RTT p50/p99, jitter, connect time, RTT probes) "
@@ -97,7 +103,8 @@ public enum ReportPage {
         s += "; clock (successive reads, p99) \(ms(f.clockMs)) ms.</p>\n"
         s += f.notes.map { "<p class=\"missing\">\(esc($0))</p>\n" }.joined()
         let below = document.scenarios.flatMap(\.pairs).filter { $0.reason == ComparisonFloor.belowFloor }.count
-        s += "<p>\(below) pair\(below == 1 ? "" : "s") that the test alone would call a difference \(below == 1 ? "is" : "are") below the floor.</p>\n"
+        s +=
+            "<p>\(below) pair\(below == 1 ? "" : "s") that the test alone would call a difference \(below == 1 ? "is" : "are") below the floor.</p>\n"
         return s + "</section>\n"
     }
 
@@ -105,10 +112,15 @@ public enum ReportPage {
         var s = "<section id=\"manifest\"><h2>Manifest</h2>\n"
         for run in data.runs {
             s += "<h3>\(esc(run.directory))</h3>\n"
-            guard let m = run.manifest else { s += "<p class=\"missing\">No manifest.json in this folder.</p>\n"; continue }
+            guard let m = run.manifest else {
+                s += "<p class=\"missing\">No manifest.json in this folder.</p>\n"
+                continue
+            }
             var rows: [(String, String)] = []
-            for key in ["run_id", "status", "matrix_file", "matrix_hash", "link_mode", "seed", "repetitions", "cells_total",
-                        "started_at", "ended_at", "shard"] {
+            for key in [
+                "run_id", "status", "matrix_file", "matrix_hash", "link_mode", "seed", "repetitions", "cells_total",
+                "started_at", "ended_at", "shard",
+            ] {
                 if let v = m[key], !v.isNull { rows.append((key, text(v))) }
             }
             if let cl = m["command_line"]?.arrayValue { rows.append(("command_line", cl.compactMap(\.stringValue).joined(separator: " "))) }
@@ -121,7 +133,9 @@ public enum ReportPage {
             if let host = m["host"]?.objectValue {
                 rows.append(("host", host.map { "\($0.key): \(text($0.value))" }.joined(separator: "; ")))
             }
-            if let joined = run.samplesJoined { rows.append(("samples.jsonl", "\(joined) lines joined to usable records")) } else {
+            if let joined = run.samplesJoined {
+                rows.append(("samples.jsonl", "\(joined) lines joined to usable records"))
+            } else {
                 rows.append(("samples.jsonl", "absent"))
             }
             s += "<table class=\"manifest\"><tbody>" + rows.map { "<tr><th>\(esc($0.0))</th><td>\(esc($0.1))</td></tr>" }.joined()

@@ -1,6 +1,6 @@
 import Foundation
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
 
 /// Runs the chart renderer (`scripts/render-figures.py`, vl-convert-python): each
 /// `NAME.vl.json` becomes `NAME.svg` and `NAME.png`, and the page gets its offline
@@ -32,7 +32,9 @@ public struct ReportRenderer: Sendable {
         if let found = BundledFiles.locate(["scripts/" + scriptName, "share/peerbench/" + scriptName]) {
             return ReportRenderer(script: found)
         }
-        throw ReportError("the chart renderer \(scriptName) was not found (looked in scripts/ and share/peerbench/ above the executable and the working directory); set $\(scriptVariable) to its path")
+        throw ReportError(
+            "the chart renderer \(scriptName) was not found (looked in scripts/ and share/peerbench/ above the executable and the working directory); set $\(scriptVariable) to its path"
+        )
     }
 
     /// Renders `specs` (paths of `NAME.vl.json`) to SVG and PNG beside them and returns
@@ -70,7 +72,9 @@ public struct ReportRenderer: Sendable {
             guard failure == nil else { continue }
             switch p.terminationStatus {
             case 0: break
-            case 3: failure = ReportError("\(message)\nThe figure specifications (*.vl.json) are written; the page and its SVG/PNG need vl-convert-python.")
+            case 3:
+                failure = ReportError(
+                    "\(message)\nThe figure specifications (*.vl.json) are written; the page and its SVG/PNG need vl-convert-python.")
             case 127: failure = ReportError("\(python) was not found: the report's chart renderer needs Python 3 (scripts/setup.sh installs it)")
             default: failure = ReportError("the chart renderer failed (\(script), exit \(p.terminationStatus)):\n\(message)")
             }

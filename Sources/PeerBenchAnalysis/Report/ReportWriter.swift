@@ -19,8 +19,10 @@ public enum ReportWriter {
 
     /// - Parameter measured: field measurements against these runs (`report --measured`):
     ///   adds the `measured-vs-emulated` box plots and `measured-comparison.json`.
-    public static func write(directories: [String], page: String, alpha: Double = 0.05,
-                             renderer: ReportRenderer? = nil, measured: MeasuredComparison? = nil) throws(ReportError) -> Written {
+    public static func write(
+        directories: [String], page: String, alpha: Double = 0.05,
+        renderer: ReportRenderer? = nil, measured: MeasuredComparison? = nil
+    ) throws(ReportError) -> Written {
         let fm = FileManager.default
         var isDir: ObjCBool = false
         if fm.fileExists(atPath: page, isDirectory: &isDir), isDir.boolValue {
@@ -49,7 +51,9 @@ public enum ReportWriter {
         let specs = try writeSpecs(figures, to: folder)
         try writeAtomically(encode(document), to: folder + "/comparison.json")
         if let measured {
-            do { try writeAtomically(try JSONCoding.encode(MeasuredDocument(measured)).prettyText, to: folder + "/measured-comparison.json") } catch let e as ReportError {
+            do {
+                try writeAtomically(try JSONCoding.encode(MeasuredDocument(measured)).prettyText, to: folder + "/measured-comparison.json")
+            } catch let e as ReportError {
                 throw e
             } catch {
                 throw ReportError("cannot encode the measured comparison: \(error)")
@@ -58,12 +62,14 @@ public enum ReportWriter {
             try? fm.removeItem(atPath: folder + "/measured-comparison.json")
         }
         let javascript = try renderer.render(specs: specs, scratch: folder)
-        let html = ReportPage.html(data: data, document: document, figures: figures, figureFolder: folderName,
-                                   javascript: javascript)
+        let html = ReportPage.html(
+            data: data, document: document, figures: figures, figureFolder: folderName,
+            javascript: javascript)
         try writeAtomically(html, to: page)
-        return Written(page: page, figureFolder: folder, drawn: figures.filter { $0.spec != nil }.map(\.name),
-                       missing: figures.compactMap { f in f.missing.map { (f.name, $0) } },
-                       warnings: data.warnings + document.warnings + (measured?.warnings ?? []), cells: data.cellCount)
+        return Written(
+            page: page, figureFolder: folder, drawn: figures.filter { $0.spec != nil }.map(\.name),
+            missing: figures.compactMap { f in f.missing.map { (f.name, $0) } },
+            warnings: data.warnings + document.warnings + (measured?.warnings ?? []), cells: data.cellCount)
     }
 
     /// Each drawn figure's specification in `folder`; returns their paths. The exports of

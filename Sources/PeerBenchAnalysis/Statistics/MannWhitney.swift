@@ -58,8 +58,14 @@ public struct MannWhitneyU: Sendable, Equatable {
         while i < x.count || j < y.count {
             let v = j == y.count || (i < x.count && x[i] <= y[j]) ? x[i] : y[j]
             var inX = 0, inY = 0
-            while i < x.count, x[i] == v { i += 1; inX += 1 }
-            while j < y.count, y[j] == v { j += 1; inY += 1 }
+            while i < x.count, x[i] == v {
+                i += 1
+                inX += 1
+            }
+            while j < y.count, y[j] == v {
+                j += 1
+                inY += 1
+            }
             let t = inX + inY
             // The group holds ranks placed+1 ... placed+t; their middle:
             r1 += Double(inX) * (Double(2 * placed + t + 1) / 2)
@@ -100,7 +106,10 @@ final class UDistribution: Sendable {
         let counts = UDistribution.counts(n: a, m: b)
         let total = counts.reduce(0, +)
         var running = 0.0
-        let cdf = counts.map { running += $0; return min(1, running / total) }
+        let cdf = counts.map {
+            running += $0
+            return min(1, running / total)
+        }
         cumulative.withLock { $0[key] = cdf }
         return cdf
     }

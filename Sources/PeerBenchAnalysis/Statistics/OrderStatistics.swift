@@ -39,8 +39,10 @@ public enum OrderStatistics {
 
     /// Selects the distinct ascending `ranks`, all in `lo..<hi`, whose values `a[lo..<hi]`
     /// holds, into `found` (indexed like `ranks`).
-    private static func select(_ a: UnsafeMutableBufferPointer<Double>, _ ranks: ArraySlice<Int>, lo: Int, hi: Int,
-                               into found: inout [Double]) {
+    private static func select(
+        _ a: UnsafeMutableBufferPointer<Double>, _ ranks: ArraySlice<Int>, lo: Int, hi: Int,
+        into found: inout [Double]
+    ) {
         guard !ranks.isEmpty else { return }
         let middle = ranks.startIndex + ranks.count / 2
         let r = ranks[middle]

@@ -1,5 +1,5 @@
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
 
 /// The order statistics of every difference `x_i - y_j` of two samples, without forming
 /// all `n * m` of them: the Hodges-Lehmann shift reads four (docs/COMPARE.md). Two
@@ -57,8 +57,10 @@ struct PairwiseDifferences {
             return withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * count + 2) { buffer in
                 buffer.initialize(repeating: 0)
                 let (runs, split) = sortedRuns(buffer.baseAddress! + 1)
-                return (Self.select(r0, runs, split: split, count: count), Self.select(r1, runs, split: split, count: count),
-                        Self.select(r2, runs, split: split, count: count), Self.select(r3, runs, split: split, count: count))
+                return (
+                    Self.select(r0, runs, split: split, count: count), Self.select(r1, runs, split: split, count: count),
+                    Self.select(r2, runs, split: split, count: count), Self.select(r3, runs, split: split, count: count)
+                )
             }
         }
         return (value(rank: r0), value(rank: r1), value(rank: r2), value(rank: r3))
@@ -138,8 +140,10 @@ struct PairwiseDifferences {
     /// right run's last, so the two ends take complementary values. Reads
     /// `src[start - 1]` and `src[end]` without using them.
     @inline(__always)
-    private static func merge(_ src: UnsafeMutablePointer<Double>, _ start: Int, _ mid: Int, _ end: Int,
-                              into dst: UnsafeMutablePointer<Double>) {
+    private static func merge(
+        _ src: UnsafeMutablePointer<Double>, _ start: Int, _ mid: Int, _ end: Int,
+        into dst: UnsafeMutablePointer<Double>
+    ) {
         let half = (end - start) / 2
         var i = start, j = mid, front = start  // the front's cursors
         var p = mid - 1, q = end - 1, back = end - 1  // the back's
@@ -183,7 +187,10 @@ struct PairwiseDifferences {
             if remaining <= Self.directLimit { return direct(k - below, lo: lo, hi: hi, remaining: remaining) }
             // A candidate drawn uniformly: the r-th in row order.
             var r = Int(random.next() % UInt64(remaining)), row = 0
-            while r >= hi[row] - lo[row] { r -= hi[row] - lo[row]; row += 1 }
+            while r >= hi[row] - lo[row] {
+                r -= hi[row] - lo[row]
+                row += 1
+            }
             let pivot = x[row] - z[lo[row] + r]
             let (lt, le) = counts(pivot, lo: lo, hi: hi, less: &less, atMost: &atMost)
             if k < lt {
@@ -205,8 +212,10 @@ struct PairwiseDifferences {
         // As x grows the split points move left: each pointer only ever decreases.
         var j = hi[0], k = hi[0]
         for i in 0..<n {
-            j = min(j, hi[i]); k = min(k, hi[i])
-            j = max(j, lo[i]); k = max(k, lo[i])
+            j = min(j, hi[i])
+            k = min(k, hi[i])
+            j = max(j, lo[i])
+            k = max(k, lo[i])
             while j > lo[i], x[i] - z[j - 1] >= pivot { j -= 1 }
             while k > lo[i], x[i] - z[k - 1] > pivot { k -= 1 }
             // The windows hold every undecided column: left of lo is below, from hi on above.

@@ -1,7 +1,7 @@
 import Foundation
 import PeerBenchJSON
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
 
 /// Reads a file one line at a time through a fixed buffer, so a journal of any size
 /// is read in bounded memory (merge, compare and report of 200 000 records must not
@@ -65,7 +65,9 @@ public final class JournalLineReader {
     private func newline(from: Int) -> Int? {
         guard from < buffer.count else { return nil }
         return buffer.withUnsafeBufferPointer { b in
-            memchr(b.baseAddress! + from, Int32(UInt8(ascii: "\n")), b.count - from).map { UnsafePointer($0.assumingMemoryBound(to: UInt8.self)) - b.baseAddress! }
+            memchr(b.baseAddress! + from, Int32(UInt8(ascii: "\n")), b.count - from).map {
+                UnsafePointer($0.assumingMemoryBound(to: UInt8.self)) - b.baseAddress!
+            }
         }
     }
 
@@ -96,8 +98,10 @@ public enum JournalLines {
     /// Lines decoded a batch at a time on every core (`decode` must be pure), handed to
     /// `body` in file order with their 1-based numbers; the next batch is read and
     /// decoded while `body` takes this one. Returns false when the file cannot be opened.
-    public static func forEach<T: Sendable>(path: String, decode: @Sendable (ArraySlice<UInt8>) -> T,
-                                  _ body: (T, Int) throws(InputError) -> Void) throws(InputError) -> Bool {
+    public static func forEach<T: Sendable>(
+        path: String, decode: @Sendable (ArraySlice<UInt8>) -> T,
+        _ body: (T, Int) throws(InputError) -> Void
+    ) throws(InputError) -> Bool {
         guard let reader = JournalLineReader(path: path) else { return false }
         // Batches are made one at a time (BatchPipeline), so the reader is never used by two threads.
         nonisolated(unsafe) let lines = reader

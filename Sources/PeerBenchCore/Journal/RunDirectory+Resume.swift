@@ -1,7 +1,7 @@
 import Foundation
 import PeerBenchJSON
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
 
 extension RunDirectory {
     /// Opens an existing run folder to continue its run. Requires a manifest (so the
@@ -14,7 +14,9 @@ extension RunDirectory {
         }
         let dir = RunDirectory(path: path)
         guard FileManager.default.fileExists(atPath: dir.manifestPath) else {
-            throw InputError(source: "--resume", "\(path) has no manifest.json, so it is not a peerbench run folder (or the run never started); start a new run with --out \(path)")
+            throw InputError(
+                source: "--resume",
+                "\(path) has no manifest.json, so it is not a peerbench run folder (or the run never started); start a new run with --out \(path)")
         }
         do { _ = try dir.readManifest() } catch {
             throw InputError(source: "--resume", "\(dir.manifestPath) \(error); cannot tell which matrix the records belong to")
@@ -53,7 +55,8 @@ extension RunDirectory {
         }
         if let w = try repairTail(bytes, fd: journalFD, path: journalPath, tornPath: tornPath) { warnings.append(w) }
         if let samples = FileManager.default.contents(atPath: samplesPath),
-           let w = try repairTail([UInt8](samples), fd: samplesFD, path: samplesPath, tornPath: samplesTornPath) {
+            let w = try repairTail([UInt8](samples), fd: samplesFD, path: samplesPath, tornPath: samplesTornPath)
+        {
             warnings.append(w)
         }
         return warnings
@@ -116,14 +119,19 @@ extension JournalContents {
         if unmatched.count > own.count {
             // Most of the run's own records name cells the matrix does not have, though the
             // matrix is the run's (its hash was checked): the ids were made another way.
-            warnings.append("\(unmatched.count) of \(unmatched.count + own.count) records of this run in \(journal) match no cell of its matrix "
-                + "(lines \(unmatched.prefix(3).map { String($0.line) }.joined(separator: ", "))\(unmatched.count > 3 ? ", ..." : ""); cell_id "
-                + "\(unmatched[0].cellID) first): made by a version whose cell ids differ? (docs/RECORDS.md, \"Cell ids\"). They are set aside, "
-                + "left in place, and their cells run again; to continue the run instead, resume it with the version that started it")
+            warnings.append(
+                "\(unmatched.count) of \(unmatched.count + own.count) records of this run in \(journal) match no cell of its matrix "
+                    + "(lines \(unmatched.prefix(3).map { String($0.line) }.joined(separator: ", "))\(unmatched.count > 3 ? ", ..." : ""); cell_id "
+                    + "\(unmatched[0].cellID) first): made by a version whose cell ids differ? (docs/RECORDS.md, \"Cell ids\"). They are set aside, "
+                    + "left in place, and their cells run again; to continue the run instead, resume it with the version that started it")
         } else {
-            set += unmatched.map { ($0.line, "is a record of a cell this run's matrix does not have (cell_id \($0.cellID), repetition \($0.repetition))") }
+            set += unmatched.map {
+                ($0.line, "is a record of a cell this run's matrix does not have (cell_id \($0.cellID), repetition \($0.repetition))")
+            }
         }
-        warnings += set.sorted { $0.0 < $1.0 }.map { "\(journal) line \($0.0) \($0.1); set aside: left in place, ignored, its cell not counted as done" }
+        warnings += set.sorted { $0.0 < $1.0 }.map {
+            "\(journal) line \($0.0) \($0.1); set aside: left in place, ignored, its cell not counted as done"
+        }
         return (own, warnings)
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import PeerBenchJSON
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
 
 /// `peerbench merge`: combines the run folders of the shards of one run (or of a run
 /// continued on several machines) into one folder.
@@ -86,8 +86,11 @@ public enum RunMerge {
             if let incomplete {
                 report.cellsMissing = incomplete.missing
                 guard allowIncomplete else {
-                    throw InputError(source: "merge", incomplete.message
-                        + ". Resume the unfinished shards (peerbench run MATRIX --resume DIR, or resubmit their array index) and merge again, or merge what there is with --allow-incomplete")
+                    throw InputError(
+                        source: "merge",
+                        incomplete.message
+                            + ". Resume the unfinished shards (peerbench run MATRIX --resume DIR, or resubmit their array index) and merge again, or merge what there is with --allow-incomplete"
+                    )
                 }
                 report.warnings.append(incomplete.message + "; merged anyway (--allow-incomplete), listed under \"incomplete\" in the manifest")
             }
@@ -171,12 +174,16 @@ public enum RunMerge {
         let base = inputs[0].manifest
         for (key, value) in mustAgree where inputs.contains(where: { value($0.manifest) != value(base) }) {
             let list = inputs.map { "\($0.dir): \(value($0.manifest))" }.joined(separator: "; ")
-            throw InputError(source: "merge", "the folders are not shards of one run: their \"\(key)\" differs (\(list)); merge only folders run from the same matrix with the same options")
+            throw InputError(
+                source: "merge",
+                "the folders are not shards of one run: their \"\(key)\" differs (\(list)); merge only folders run from the same matrix with the same options"
+            )
         }
         let counts = Set(inputs.compactMap { $0.shard?.n })
         if counts.count > 1 {
             let list = inputs.map { "\($0.dir): \($0.manifest.shard ?? "not sharded")" }.joined(separator: "; ")
-            throw InputError(source: "merge", "the folders come from different splits into shards (\(list)); merge the N shards of one --shard K/N split")
+            throw InputError(
+                source: "merge", "the folders come from different splits into shards (\(list)); merge the N shards of one --shard K/N split")
         }
     }
 
@@ -206,11 +213,13 @@ public enum RunMerge {
                 .joined(separator: "; ")
         }
         var warnings: [String] = []
-        let why = "differences between their cells smaller than this are the nodes', not the transports' (docs/UNATTENDED.md, \"How many shards a node holds\")"
+        let why =
+            "differences between their cells smaller than this are the nodes', not the transports' (docs/UNATTENDED.md, \"How many shards a node holds\")"
         for label in inputs[0].manifest.transports {
             let values = measured.compactMap { m in m.floor.loopbackRTT.first { $0.label == label }?.p50Ms.map { (m.input, $0) } }
             guard let lo = values.map(\.1).min(), let hi = values.map(\.1).max(),
-                  hi - lo > loopbackMarginMs, hi > floorRatio * lo else { continue }
+                hi - lo > loopbackMarginMs, hi > floorRatio * lo
+            else { continue }
             warnings.append("the shards saw different measurement floors: loopback RTT p50 of \(label): \(list(values, " ms")); \(why)")
         }
         let release = measured.compactMap { m in m.floor.emulatorReleaseError.map { (m.input, Double($0.p99Micros)) } }
@@ -219,7 +228,9 @@ public enum RunMerge {
         }
         let loads = measured.compactMap { m in m.floor.loadPerCPU.map { (m.input, $0) } }
         if let lo = loads.map(\.1).min(), let hi = loads.map(\.1).max(), hi - lo > loadSpread, hi > loadRatio * lo {
-            warnings.append("the shards started under different loads: 1-minute load average per CPU: \(list(loads, "")); a loaded node's emulator releases packets late and its transports get less CPU (docs/UNATTENDED.md, \"How many shards a node holds\")")
+            warnings.append(
+                "the shards started under different loads: 1-minute load average per CPU: \(list(loads, "")); a loaded node's emulator releases packets late and its transports get less CPU (docs/UNATTENDED.md, \"How many shards a node holds\")"
+            )
         }
         return warnings
     }
@@ -283,7 +294,8 @@ public enum RunMerge {
             return "schema \(value["schema"]?.compactText ?? "missing") is not \(CellSamples.schema)"
         }
         guard let id = value["run_id"]?.stringValue, runIDs.contains(id) else {
-            return "a samples line of run \(value["run_id"]?.compactText ?? "none"), not of this folder's run \(runIDs.sorted().joined(separator: ", "))"
+            return
+                "a samples line of run \(value["run_id"]?.compactText ?? "none"), not of this folder's run \(runIDs.sorted().joined(separator: ", "))"
         }
         return nil
     }
@@ -296,7 +308,10 @@ public enum RunMerge {
         case record(RecordLine, digest: StableDigest, csv: String)
 
         init(_ line: ArraySlice<UInt8>, runIDs: Set<String>) {
-            if line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\r") }) { self = .blank; return }
+            if line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\r") }) {
+                self = .blank
+                return
+            }
             switch readRecord(line, runIDs: runIDs) {
             case .failure(let refusal): self = .refused(refusal.reason)
             case .success(let r): self = .record(r, digest: StableDigest.of(line), csv: RecordsCSV.row(r.root))
@@ -304,14 +319,17 @@ public enum RunMerge {
         }
     }
 
-    static func copyRecords(of input: inout Input, to journal: BufferedFileWriter, csv: BufferedFileWriter,
-                            state: inout MergeState) throws {
+    static func copyRecords(
+        of input: inout Input, to journal: BufferedFileWriter, csv: BufferedFileWriter,
+        state: inout MergeState
+    ) throws {
         let path = input.dir + "/records.jsonl"
         var mine = Set<CellKey>()
         var records = 0, kept = 0
         let runIDs = input.runIDs
         var failure: (any Error)?
-        _ = try JournalLines.forEach(path: path, decode: { (line: ArraySlice<UInt8>) in (line, ReadLine(line, runIDs: runIDs)) }) { (read, number) throws(InputError) in
+        _ = try JournalLines.forEach(path: path, decode: { (line: ArraySlice<UInt8>) in (line, ReadLine(line, runIDs: runIDs)) }) {
+            (read, number) throws(InputError) in
             guard failure == nil else { return }
             do {
                 switch read.1 {
@@ -319,7 +337,10 @@ public enum RunMerge {
                 case .refused(let why): try state.setAside(read.0, file: path, line: number, why)
                 case .record(let record, let digest, let row):
                     records += 1
-                    guard state.seenLines.insert(digest).inserted else { state.duplicates += 1; return }
+                    guard state.seenLines.insert(digest).inserted else {
+                        state.duplicates += 1
+                        return
+                    }
                     let key = CellKey(cellID: record.cellID, repetition: record.repetition)
                     mine.insert(key)
                     state.lastStatus[key] = record.status
@@ -375,7 +396,8 @@ public enum RunMerge {
             unfinished.append(.init(path: i.dir, shard: m.shard, status: m.status, cellsRecorded: i.recorded, cellsTotal: m.cellsTotal))
         }
         let missing = total - covered
-        let message = "incomplete: \(missing) of the matrix's \(total) cells have no record"
+        let message =
+            "incomplete: \(missing) of the matrix's \(total) cells have no record"
             + (parts.isEmpty ? "" : ": " + parts.joined(separator: "; "))
         return (missing, message, Manifest.Incomplete(cellsMissing: missing, shardsMissing: shardsMissing, unfinished: unfinished))
     }
@@ -394,8 +416,9 @@ public enum RunMerge {
         for status in state.lastStatus.values { summary.byStatus[status, default: 0] += 1 }
         m.summary = StatusCounts(summary)
         m.mergedFrom = inputs.map {
-            Manifest.MergeSource(path: $0.dir, runID: $0.manifest.runID, shard: $0.manifest.shard, status: $0.manifest.status,
-                                 records: $0.records, recordsKept: $0.kept, node: $0.manifest.node)
+            Manifest.MergeSource(
+                path: $0.dir, runID: $0.manifest.runID, shard: $0.manifest.shard, status: $0.manifest.status,
+                records: $0.records, recordsKept: $0.kept, node: $0.manifest.node)
         }
         // One folder of several nodes: each input's node is in merged_from.
         m.node = nil

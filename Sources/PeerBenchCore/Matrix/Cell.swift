@@ -1,6 +1,6 @@
-import PeerBenchTestbed
 import PeerBenchPlugin
 import PeerBenchSystem
+import PeerBenchTestbed
 
 /// One unit of work: environment x distance x payload x transport x repetition.
 public struct Cell: Sendable, Hashable {
@@ -67,12 +67,14 @@ extension Matrix {
                                         if !t.usesPayload && (pi > 0 || wi > 0) { continue }
                                         let w = t.usesPayload ? workload : .upload
                                         let p = t.usesPayload && w.usesPayload ? payload : nil
-                                        let id = Matrix.cellID(environment: env, distance: dist, payload: p, transport: t, scenario: scenario,
-                                                               crossTraffic: cross, workload: w)
+                                        let id = Matrix.cellID(
+                                            environment: env, distance: dist, payload: p, transport: t, scenario: scenario,
+                                            crossTraffic: cross, workload: w)
                                         // 53 bits, so the seed survives JSON (a double) exactly.
                                         let cellSeed = SplitMix64.mix(s ^ FNV1a64.hash(id) ^ SplitMix64.mix(UInt64(rep))) & (1 << 53 - 1)
-                                        var cell = Cell(id: id, repetition: rep, seed: cellSeed, transport: t, environment: env,
-                                                        distance: dist, payload: p, scenario: scenario, crossTraffic: cross)
+                                        var cell = Cell(
+                                            id: id, repetition: rep, seed: cellSeed, transport: t, environment: env,
+                                            distance: dist, payload: p, scenario: scenario, crossTraffic: cross)
                                         cell.workload = w
                                         out.append(cell)
                                     }
@@ -92,12 +94,16 @@ extension Matrix {
     /// (`CellIDOptions`: written ones over the plugin's frozen base, never this version's
     /// defaults). A moved id needs `Tests/PeerBenchCLITests/Golden/cell-ids.json` updated
     /// in the same commit (docs/RECORDS.md, "Cell ids").
-    public static func cellID(environment: EnvironmentSpec, distance: DistanceSpec, payload: Payload?, transport: TransportSpec,
-                              scenario: ScenarioSpec = .static, crossTraffic: CrossTrafficSpec? = nil,
-                              workload: WorkloadSpec = .upload) -> String {
+    public static func cellID(
+        environment: EnvironmentSpec, distance: DistanceSpec, payload: Payload?, transport: TransportSpec,
+        scenario: ScenarioSpec = .static, crossTraffic: CrossTrafficSpec? = nil,
+        workload: WorkloadSpec = .upload
+    ) -> String {
         let p = payload.map { "\($0.count)x\($0.size)" } ?? "-"
-        var parts = [environment.json.compactText, distance.label, p, transport.plugin, transport.label,
-                     (transport.identityOptions ?? transport.effectiveOptions).compactText]
+        var parts = [
+            environment.json.compactText, distance.label, p, transport.plugin, transport.label,
+            (transport.identityOptions ?? transport.effectiveOptions).compactText,
+        ]
         if !scenario.isStatic { parts.append("scenario:" + (scenario.json?.compactText ?? scenario.name)) }
         if let wifi = transport.wifi { parts.append(wifi.canonicalText) }
         if let crossTraffic { parts.append(crossTraffic.canonicalText) }

@@ -39,10 +39,18 @@ public enum CellIDOptions {
         return [
             "tcp": Base(frozen: object(#"{"noDelay":false,"keepAlive":{"enabled":true,"idleSeconds":2,"intervalSeconds":1,"count":5}}"#)),
             "udp": Base(frozen: object(#"{"rateMbps":null,"probeTimeoutMs":1000}"#)),
-            "quic": Base(frozen: object(#"{"streams":"single","congestionControl":"cubic","maxStreamWindow":16777216,"maxWindow":25165824,"handshakeTimeoutSeconds":30,"idleTimeoutSeconds":30,"caFile":null,"certFile":null,"keyFile":null,"clientCertFile":null,"clientKeyFile":null,"serverName":null,"mutualTLS":false}"#),
-                         asResolved: Set(certs)),
-            "tls": Base(frozen: object(#"{"noDelay":false,"psk":null,"pskIdentity":"peerbench","caFile":null,"certFile":null,"keyFile":null,"serverName":null}"#)),
-            "uwb": Base(frozen: object(#"{"updateRateHz":20,"durationSeconds":5,"tokenChannel":"message","peer":"phone","bearingDegrees":0,"chip":"first","gattConnectionIntervalMs":30,"removalTimeoutSeconds":2}"#)),
+            "quic": Base(
+                frozen: object(
+                    #"{"streams":"single","congestionControl":"cubic","maxStreamWindow":16777216,"maxWindow":25165824,"handshakeTimeoutSeconds":30,"idleTimeoutSeconds":30,"caFile":null,"certFile":null,"keyFile":null,"clientCertFile":null,"clientKeyFile":null,"serverName":null,"mutualTLS":false}"#
+                ),
+                asResolved: Set(certs)),
+            "tls": Base(
+                frozen: object(
+                    #"{"noDelay":false,"psk":null,"pskIdentity":"peerbench","caFile":null,"certFile":null,"keyFile":null,"serverName":null}"#)),
+            "uwb": Base(
+                frozen: object(
+                    #"{"updateRateHz":20,"durationSeconds":5,"tokenChannel":"message","peer":"phone","bearingDegrees":0,"chip":"first","gattConnectionIntervalMs":30,"removalTimeoutSeconds":2}"#
+                )),
             "exec": Base(frozen: object(#"{"server":null,"client":null,"workingDirectory":null,"config":null,"serverExitGraceSeconds":5}"#)),
         ]
     }()
@@ -51,8 +59,10 @@ public enum CellIDOptions {
     /// `effective` ones the plugin read.
     public static func of(plugin: String, written: JSONValue?, effective: JSONValue) -> JSONValue {
         let base = bases[plugin] ?? Base(frozen: JSONObject())
-        return .object(merge(base.frozen, asResolved: base.asResolved, written: written?.objectValue ?? JSONObject(),
-                             effective: effective.objectValue ?? JSONObject()))
+        return .object(
+            merge(
+                base.frozen, asResolved: base.asResolved, written: written?.objectValue ?? JSONObject(),
+                effective: effective.objectValue ?? JSONObject()))
     }
 
     /// The base's keys in its order (each written one at its effective value, each
@@ -65,7 +75,10 @@ public enum CellIDOptions {
         func isObject(_ v: JSONValue) -> Bool { v.objectValue != nil }
         var out = JSONObject()
         func put(base m: JSONObject.Member) {
-            guard isWritten(m.key) || asResolved.contains(m.key) else { out[m.key] = m.value; return }
+            guard isWritten(m.key) || asResolved.contains(m.key) else {
+                out[m.key] = m.value
+                return
+            }
             let value = effective[m.key] ?? written[m.key] ?? m.value
             if case .object(let b) = m.value, case .object(let w)? = written[m.key], case .object(let e) = value {
                 out[m.key] = .object(merge(b, written: w, effective: e))

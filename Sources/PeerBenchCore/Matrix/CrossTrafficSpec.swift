@@ -47,8 +47,14 @@ extension Validator {
     mutating func crossTraffic(_ v: JSONValue?, _ path: JSONPath) -> [CrossTrafficSpec?] {
         guard let v else { return [nil] }
         if let list = v.arrayValue {
-            if list.isEmpty { fail(path, "must not be empty (leave crossTraffic out for no competing flow)"); return [nil] }
-            if list.count > 8 { fail(path, "has \(list.count) entries; at most 8 are allowed"); return [nil] }
+            if list.isEmpty {
+                fail(path, "must not be empty (leave crossTraffic out for no competing flow)")
+                return [nil]
+            }
+            if list.count > 8 {
+                fail(path, "has \(list.count) entries; at most 8 are allowed")
+                return [nil]
+            }
             return list.enumerated().map { crossTrafficVariant($1, path.index($0)) }
         }
         return [crossTrafficVariant(v, path)]
@@ -63,13 +69,22 @@ extension Validator {
         guard let o = object(v, path, allowed: CrossTrafficSpec.keys, required: ["rateMbps"]) else { return nil }
         var spec = CrossTrafficSpec()
         if let c = o["serviceClass"] {
-            if let sc = c.stringValue.flatMap(ServiceClass.init(rawValue:)) { spec.serviceClass = sc } else {
-                fail(path.key("serviceClass"), "unknown service class \(c.compactText); expected one of \(Self.quoted(ServiceClass.allCases.map(\.rawValue)))")
+            if let sc = c.stringValue.flatMap(ServiceClass.init(rawValue:)) {
+                spec.serviceClass = sc
+            } else {
+                fail(
+                    path.key("serviceClass"),
+                    "unknown service class \(c.compactText); expected one of \(Self.quoted(ServiceClass.allCases.map(\.rawValue)))")
             }
         }
         if let d = o["direction"] {
-            if let dir = d.stringValue.flatMap(CrossTrafficSpec.Direction.init(rawValue:)) { spec.direction = dir } else {
-                fail(path.key("direction"), "unknown direction \(d.compactText); expected one of \(Self.quoted(CrossTrafficSpec.Direction.allCases.map(\.rawValue))) (up = client to server)")
+            if let dir = d.stringValue.flatMap(CrossTrafficSpec.Direction.init(rawValue:)) {
+                spec.direction = dir
+            } else {
+                fail(
+                    path.key("direction"),
+                    "unknown direction \(d.compactText); expected one of \(Self.quoted(CrossTrafficSpec.Direction.allCases.map(\.rawValue))) (up = client to server)"
+                )
             }
         }
         if let r = o["rateMbps"] {

@@ -1,6 +1,6 @@
-import PeerBenchTestbed
 import PeerBenchJSON
 import PeerBenchPlugin
+import PeerBenchTestbed
 
 /// A validated test matrix: environments x distances x payloads, the transports to
 /// run in each, and the run's settings. Built by `MatrixLoader` from matrix.json.

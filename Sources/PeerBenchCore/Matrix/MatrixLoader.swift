@@ -1,7 +1,7 @@
-import PeerBenchTestbed
 import Foundation
 import PeerBenchJSON
 import PeerBenchPlugin
+import PeerBenchTestbed
 
 /// Reads matrix.json, validates every value, and reports all problems at once, each
 /// naming the file and the JSON path of the bad value.
@@ -18,7 +18,10 @@ public struct MatrixLoader: Sendable {
         self.baseDirectory = baseDirectory
     }
 
-    static let topLevelKeys = ["name", "repetitions", "repetitionPrecision", "repetitionMetrics", "rttProbes", "rttMethod", "rttProbeIntervalMs", "rttPayloads", "transportsAtOnce", "cellTimeoutSeconds", "seed", "order", "transports", "matrix", "crossTraffic"]
+    static let topLevelKeys = [
+        "name", "repetitions", "repetitionPrecision", "repetitionMetrics", "rttProbes", "rttMethod", "rttProbeIntervalMs", "rttPayloads",
+        "transportsAtOnce", "cellTimeoutSeconds", "seed", "order", "transports", "matrix", "crossTraffic",
+    ]
     static let matrixKeys = ["environments", "distances", "payloads"]
     static let payloadKeys = ["counts", "sizes"]
     static let transportKeys = ["plugin", "label", "options", "wifi"]
@@ -90,10 +93,11 @@ extension Matrix {
     public func cellCount(repetitions reps: Int? = nil) -> Int {
         let withPayload = transports.filter(\.usesPayload).count
         // Each cross-traffic variant runs the whole block again, like a repetition.
-        return Matrix.cellCount(repetitions: (reps ?? repetitions) * crossTraffic.count, environments: environments.count, distances: distances.count,
-                                payloads: Matrix.payloadRuns(payloads: counts.count * sizes.count, workloads: workloads),
-                                transportsWithPayload: withPayload, transportsWithout: transports.count - withPayload,
-                                scenarios: scenarios.count)
+        return Matrix.cellCount(
+            repetitions: (reps ?? repetitions) * crossTraffic.count, environments: environments.count, distances: distances.count,
+            payloads: Matrix.payloadRuns(payloads: counts.count * sizes.count, workloads: workloads),
+            transportsWithPayload: withPayload, transportsWithout: transports.count - withPayload,
+            scenarios: scenarios.count)
     }
 
     /// Cells a payload-using transport runs per block: each bulk workload once per
@@ -105,10 +109,18 @@ extension Matrix {
     }
 
     /// The product, saturating at `Int.max` instead of trapping on overflow.
-    static func cellCount(repetitions: Int, environments: Int, distances: Int, payloads: Int, transportsWithPayload: Int,
-                          transportsWithout: Int, scenarios: Int = 1) -> Int {
-        func mul(_ a: Int, _ b: Int) -> Int { let (r, o) = a.multipliedReportingOverflow(by: b); return o ? .max : r }
-        func add(_ a: Int, _ b: Int) -> Int { let (r, o) = a.addingReportingOverflow(b); return o ? .max : r }
+    static func cellCount(
+        repetitions: Int, environments: Int, distances: Int, payloads: Int, transportsWithPayload: Int,
+        transportsWithout: Int, scenarios: Int = 1
+    ) -> Int {
+        func mul(_ a: Int, _ b: Int) -> Int {
+            let (r, o) = a.multipliedReportingOverflow(by: b)
+            return o ? .max : r
+        }
+        func add(_ a: Int, _ b: Int) -> Int {
+            let (r, o) = a.addingReportingOverflow(b)
+            return o ? .max : r
+        }
         let perBlock = add(mul(payloads, transportsWithPayload), transportsWithout)
         return mul(mul(mul(mul(repetitions, environments), distances), scenarios), perBlock)
     }
@@ -123,7 +135,10 @@ struct Validator {
 
     mutating func object(_ v: JSONValue?, _ path: JSONPath, allowed: [String], required: [String] = []) -> JSONObject? {
         guard let v else { return nil }
-        guard let o = v.objectValue else { fail(path, "expected an object, got \(v.typeName)"); return nil }
+        guard let o = v.objectValue else {
+            fail(path, "expected an object, got \(v.typeName)")
+            return nil
+        }
         for k in o.keys where !allowed.contains(k) {
             let hint = Suggest.closest(to: k, in: allowed).map { "; did you mean \"\($0)\"?" } ?? "; allowed keys: \(allowed.joined(separator: ", "))"
             fail(path.key(k), "unknown key \"\(k)\"\(hint)")
@@ -134,7 +149,10 @@ struct Validator {
 
     mutating func int(_ v: JSONValue?, _ path: JSONPath, default d: Int, min: Int, max: Int = Int.max) -> Int {
         guard let v else { return d }
-        guard let i = v.intValue else { fail(path, "expected an integer, got \(v.typeName)"); return d }
+        guard let i = v.intValue else {
+            fail(path, "expected an integer, got \(v.typeName)")
+            return d
+        }
         guard i >= min, i <= max else {
             fail(path, max == Int.max ? "must be at least \(min), got \(i)" : "must be between \(min) and \(max), got \(i)")
             return d
@@ -163,8 +181,9 @@ struct Validator {
         let sizes = positiveInts(po?["sizes"], pp.key("sizes"), what: "message size in bytes", max: 64 << 20)
 
         let rttPayloads = rttPayloads(top["rttPayloads"], root.key("rttPayloads"), counts: counts, sizes: sizes, rttProbes: rttProbes)
-        let transports = transportList(top["transports"], root.key("transports"), sizes: sizes, counts: counts,
-                                       workloads: (workloads, mp.key("workloads")))
+        let transports = transportList(
+            top["transports"], root.key("transports"), sizes: sizes, counts: counts,
+            workloads: (workloads, mp.key("workloads")))
         let cross = crossTraffic(top["crossTraffic"], root.key("crossTraffic"))
         guard problems.isEmpty else { return nil }
         // Counted, not expanded: the check costs the same for 10 cells and 10 million.
@@ -178,18 +197,23 @@ struct Validator {
         if top["matrix"]?["scenarios"] != nil { factors.append((mp.key("scenarios"), "scenarios", scenarios.count)) }
         if top["matrix"]?["workloads"] != nil { factors.append((mp.key("workloads"), "workloads", workloads.count)) }
         if top["crossTraffic"] != nil { factors.append((root.key("crossTraffic"), "cross-traffic variants", cross.count)) }
-        let total = Matrix.cellCount(repetitions: repetitions * cross.count, environments: environments.count, distances: distances.count,
-                                     payloads: Matrix.payloadRuns(payloads: counts.count * sizes.count, workloads: workloads),
-                                     transportsWithPayload: withPayload,
-                                     transportsWithout: transports.count - withPayload, scenarios: scenarios.count)
+        let total = Matrix.cellCount(
+            repetitions: repetitions * cross.count, environments: environments.count, distances: distances.count,
+            payloads: Matrix.payloadRuns(payloads: counts.count * sizes.count, workloads: workloads),
+            transportsWithPayload: withPayload,
+            transportsWithout: transports.count - withPayload, scenarios: scenarios.count)
         if total > MatrixLoader.Limits.cells {
             let biggest = factors.max { $0.n < $1.n }!
-            fail(biggest.path, "the matrix expands to \(total) cells (\(factors.map { "\($0.n) \($0.what)" }.joined(separator: " x "))), more than the limit of \(MatrixLoader.Limits.cells); split it into several matrices or shorten this list")
+            fail(
+                biggest.path,
+                "the matrix expands to \(total) cells (\(factors.map { "\($0.n) \($0.what)" }.joined(separator: " x "))), more than the limit of \(MatrixLoader.Limits.cells); split it into several matrices or shorten this list"
+            )
             return nil
         }
-        var matrix = Matrix(name: name, repetitions: repetitions, rttProbes: rttProbes, rttMethod: rttMethod, cellTimeoutSeconds: timeout,
-                            seed: seed, transports: transports, environments: environments, distances: distances,
-                            counts: counts, sizes: sizes, scenarios: scenarios, crossTraffic: cross, document: doc)
+        var matrix = Matrix(
+            name: name, repetitions: repetitions, rttProbes: rttProbes, rttMethod: rttMethod, cellTimeoutSeconds: timeout,
+            seed: seed, transports: transports, environments: environments, distances: distances,
+            counts: counts, sizes: sizes, scenarios: scenarios, crossTraffic: cross, document: doc)
         matrix.rttProbeSpacingNanos = spacing
         matrix.workloads = workloads
         matrix.rttPayloads = rttPayloads
@@ -210,8 +234,10 @@ struct Validator {
                 auto = AutoRepetitions(max: max ?? AutoRepetitions.defaultMax)
                 repetitions = auto!.max
             } else {
-                fail(root.key("repetitions"), AutoRepetitions.parse(text)?.problem
-                     ?? "expected a whole number of repetitions, \"auto\" or \"auto:MAX\", got \(r.compactText)")
+                fail(
+                    root.key("repetitions"),
+                    AutoRepetitions.parse(text)?.problem
+                        ?? "expected a whole number of repetitions, \"auto\" or \"auto:MAX\", got \(r.compactText)")
             }
         } else {
             repetitions = int(top["repetitions"], root.key("repetitions"), default: 1, min: 1, max: 10_000)
@@ -221,7 +247,9 @@ struct Validator {
                 auto?.precision = x
                 if !autoAsked { fail(root.key("repetitionPrecision"), "applies to \"repetitions\": \"auto\" (a fixed count runs every repetition)") }
             } else {
-                fail(root.key("repetitionPrecision"), "expected the widest 95 % interval accepted, as a fraction of the median above 0 and below 1 (0.05 is 5 %), got \(p.compactText)")
+                fail(
+                    root.key("repetitionPrecision"),
+                    "expected the widest 95 % interval accepted, as a fraction of the median above 0 and below 1 (0.05 is 5 %), got \(p.compactText)")
             }
         }
         if let v = top["repetitionMetrics"] {
@@ -230,7 +258,9 @@ struct Validator {
             if let list = v.arrayValue, !list.isEmpty {
                 var names: [String] = []
                 for (i, e) in list.enumerated() {
-                    if let n = e.stringValue, AutoRepetitions.metricNames.contains(n) { names.append(n) } else {
+                    if let n = e.stringValue, AutoRepetitions.metricNames.contains(n) {
+                        names.append(n)
+                    } else {
                         fail(path.index(i), "unknown metric \(e.compactText) (known: \(AutoRepetitions.metricNames.joined(separator: ", ")))")
                     }
                 }
@@ -247,8 +277,12 @@ struct Validator {
         let rttProbes = int(top["rttProbes"], root.key("rttProbes"), default: 100, min: 0, max: 1_000_000)
         var rttMethod = RTTMethod.pingPong
         if let r = top["rttMethod"] {
-            if let method = r.stringValue.flatMap(RTTMethod.init(rawValue:)) { rttMethod = method } else {
-                fail(root.key("rttMethod"), "expected one of \(RTTMethod.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")), got \(r.compactText)")
+            if let method = r.stringValue.flatMap(RTTMethod.init(rawValue:)) {
+                rttMethod = method
+            } else {
+                fail(
+                    root.key("rttMethod"),
+                    "expected one of \(RTTMethod.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")), got \(r.compactText)")
             }
         }
         var spacing: UInt64 = 0
@@ -256,7 +290,10 @@ struct Validator {
             if let ms = v.doubleValue, ms >= 0, ms <= 1_000 {
                 spacing = UInt64((ms * 1e6).rounded())
                 if rttMethod != .pipelined && ms > 0 {
-                    fail(root.key("rttProbeIntervalMs"), "an interval between probe sends needs \"rttMethod\": \"pipelined\" (ping-pong probes wait for each echo; the send loop has none)")
+                    fail(
+                        root.key("rttProbeIntervalMs"),
+                        "an interval between probe sends needs \"rttMethod\": \"pipelined\" (ping-pong probes wait for each echo; the send loop has none)"
+                    )
                 }
             } else {
                 fail(root.key("rttProbeIntervalMs"), "expected milliseconds between pipelined probe sends, 0...1000, got \(v.compactText)")
@@ -273,16 +310,23 @@ struct Validator {
         }
         var timeout = 60.0
         if let t = top["cellTimeoutSeconds"] {
-            if let x = t.doubleValue, x > 0, x <= 86_400 { timeout = x } else {
+            if let x = t.doubleValue, x > 0, x <= 86_400 {
+                timeout = x
+            } else {
                 fail(root.key("cellTimeoutSeconds"), "expected a number of seconds above 0 and at most 86400, got \(t.compactText)")
             }
         }
         var seed: UInt64 = 1
         if let s = top["seed"] {
-            if let i = s.intValue, i >= 0 { seed = UInt64(i) } else { fail(root.key("seed"), "expected a non-negative integer, got \(s.compactText)") }
+            if let i = s.intValue, i >= 0 {
+                seed = UInt64(i)
+            } else {
+                fail(root.key("seed"), "expected a non-negative integer, got \(s.compactText)")
+            }
         }
         if let o = top["order"], o.stringValue.flatMap(CellOrder.init(rawValue:)) == nil {
-            fail(root.key("order"), "expected one of \(CellOrder.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")), got \(o.compactText)")
+            fail(
+                root.key("order"), "expected one of \(CellOrder.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")), got \(o.compactText)")
         }
         return (name, timeout, seed)
     }
@@ -299,7 +343,10 @@ struct Validator {
     /// are not validated one by one (that alone could take seconds).
     mutating func nonEmptyArray(_ v: JSONValue?, _ path: JSONPath, max: Int = MatrixLoader.Limits.listEntries) -> [JSONValue] {
         guard let v else { return [] }
-        guard let a = v.arrayValue else { fail(path, "expected an array, got \(v.typeName)"); return [] }
+        guard let a = v.arrayValue else {
+            fail(path, "expected an array, got \(v.typeName)")
+            return []
+        }
         if a.isEmpty { fail(path, "must not be empty") }
         guard a.count <= max else {
             fail(path, "has \(a.count) entries; at most \(max) are allowed")
@@ -311,9 +358,18 @@ struct Validator {
     mutating func positiveInts(_ v: JSONValue?, _ path: JSONPath, what: String, max: Int) -> [Int] {
         var out: [Int] = []
         for (i, e) in nonEmptyArray(v, path).enumerated() {
-            guard let n = e.intValue else { fail(path.index(i), "expected an integer \(what), got \(e.typeName)"); continue }
-            guard n >= 1 else { fail(path.index(i), "a \(what) must be at least 1, got \(n)"); continue }
-            guard n <= max else { fail(path.index(i), "a \(what) must be at most \(max), got \(n)"); continue }
+            guard let n = e.intValue else {
+                fail(path.index(i), "expected an integer \(what), got \(e.typeName)")
+                continue
+            }
+            guard n >= 1 else {
+                fail(path.index(i), "a \(what) must be at least 1, got \(n)")
+                continue
+            }
+            guard n <= max else {
+                fail(path.index(i), "a \(what) must be at most \(max), got \(n)")
+                continue
+            }
             if out.contains(n) { fail(path.index(i), "\(n) is listed twice") }
             out.append(n)
         }
@@ -349,7 +405,10 @@ struct Validator {
                     spec = EnvironmentSpec(name: name, kind: .builtIn, json: e)
                 } else {
                     let hint = Suggest.closest(to: name, in: builtIn).map { " (did you mean \"\($0)\"?)" } ?? ""
-                    fail(p, "unknown environment \"\(name)\"\(hint); built-in environments: \(builtIn.joined(separator: ", ")); or give an object with \"name\" and \"link\" or \"radio\"")
+                    fail(
+                        p,
+                        "unknown environment \"\(name)\"\(hint); built-in environments: \(builtIn.joined(separator: ", ")); or give an object with \"name\" and \"link\" or \"radio\""
+                    )
                 }
             } else if let o = object(e, p, allowed: ["name", "link", "radio"], required: ["name"]) {
                 let name = o["name"]?.stringValue ?? ""
@@ -383,7 +442,9 @@ struct Validator {
         func number(_ key: String, _ range: ClosedRange<Double>, _ unit: String) -> Double? {
             guard let x = o[key] else { return nil }
             guard let d = x.doubleValue, range.contains(d) else {
-                fail(path.key(key), "expected \(unit) between \(JSONValue.format(range.lowerBound)) and \(JSONValue.format(range.upperBound)), got \(x.compactText)")
+                fail(
+                    path.key(key),
+                    "expected \(unit) between \(JSONValue.format(range.lowerBound)) and \(JSONValue.format(range.upperBound)), got \(x.compactText)")
                 return nil
             }
             return d
@@ -394,15 +455,19 @@ struct Validator {
         f.lossPercent = number("lossPercent", 0...100, "a percentage")
         f.rateMbps = number("rateMbps", 0.001...100_000, "Mbit/s")
         if let m = o["mtu"] {
-            if let i = m.intValue, (576...65_535).contains(i) { f.mtu = i } else {
+            if let i = m.intValue, (576...65_535).contains(i) {
+                f.mtu = i
+            } else {
                 fail(path.key("mtu"), "expected an integer MTU between 576 and 65535 bytes, got \(m.compactText)")
             }
         }
         return problems.count == before ? f : nil
     }
 
-    mutating func transportList(_ v: JSONValue?, _ path: JSONPath, sizes: [Int], counts: [Int],
-                                workloads: (list: [WorkloadSpec], path: JSONPath) = ([.upload], .root)) -> [TransportSpec] {
+    mutating func transportList(
+        _ v: JSONValue?, _ path: JSONPath, sizes: [Int], counts: [Int],
+        workloads: (list: [WorkloadSpec], path: JSONPath) = ([.upload], .root)
+    ) -> [TransportSpec] {
         var out: [TransportSpec] = []
         var labels: [String: Int] = [:]
         for (i, e) in nonEmptyArray(v, path, max: MatrixLoader.Limits.transports).enumerated() {
@@ -414,12 +479,18 @@ struct Validator {
             }
             var label = plugin
             if let l = o["label"] {
-                if let s = l.stringValue, MatrixLoader.isValidLabel(s) { label = s } else {
-                    fail(p.key("label"), "expected a label of 1 to \(MatrixLoader.Limits.labelLength) characters from A-Z a-z 0-9 . _ - (it names the transport in --transports, records and file names), got \(l.compactText)")
+                if let s = l.stringValue, MatrixLoader.isValidLabel(s) {
+                    label = s
+                } else {
+                    fail(
+                        p.key("label"),
+                        "expected a label of 1 to \(MatrixLoader.Limits.labelLength) characters from A-Z a-z 0-9 . _ - (it names the transport in --transports, records and file names), got \(l.compactText)"
+                    )
                 }
             }
             if let first = labels[label] {
-                fail(p.key("label"), "duplicate transport label \"\(label)\" (also used by $.transports[\(first)]); give each transport its own label")
+                fail(
+                    p.key("label"), "duplicate transport label \"\(label)\" (also used by $.transports[\(first)]); give each transport its own label")
             } else {
                 labels[label] = i
             }
@@ -442,12 +513,17 @@ struct Validator {
                     }
                 }
                 let name = type(of: plugin).descriptor.name
-                var spec = TransportSpec(plugin: name, label: label, options: o["options"], effectiveOptions: effective,
-                                         usesPayload: usesPayload, index: i, wifi: wifi(o["wifi"], p.key("wifi")))
+                var spec = TransportSpec(
+                    plugin: name, label: label, options: o["options"], effectiveOptions: effective,
+                    usesPayload: usesPayload, index: i, wifi: wifi(o["wifi"], p.key("wifi")))
                 spec.identityOptions = CellIDOptions.of(plugin: name, written: o["options"], effective: effective)
                 out.append(spec)
             } catch let error as InputError {
-                problems += error.problems.map { var q = $0; if q.path == nil { q.path = p.description }; return q }
+                problems += error.problems.map {
+                    var q = $0
+                    if q.path == nil { q.path = p.description }
+                    return q
+                }
             } catch {
                 fail(p, "\(error)")
             }

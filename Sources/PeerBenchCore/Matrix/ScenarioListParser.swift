@@ -1,7 +1,7 @@
-import PeerBenchTestbed
 import Foundation
 import PeerBenchJSON
 import PeerBenchPlugin
+import PeerBenchTestbed
 
 /// Reads `"matrix": {"scenarios": [...]}`: names of built-ins and objects with `name`,
 /// `kind` and the kind's parameters. Every problem names its JSON path; a trace file's
@@ -26,7 +26,10 @@ struct ScenarioListParser {
     /// The scenarios in order; `[.static]` when the key is absent.
     mutating func parse(_ v: JSONValue?, _ path: JSONPath) -> [ScenarioSpec] {
         guard let v else { return [.static] }
-        guard let list = v.arrayValue else { fail(path, "expected an array of scenario names or objects, got \(v.typeName)"); return [] }
+        guard let list = v.arrayValue else {
+            fail(path, "expected an array of scenario names or objects, got \(v.typeName)")
+            return []
+        }
         if list.isEmpty { fail(path, "must not be empty (leave the key out for the static link only)") }
         guard list.count <= MatrixLoader.Limits.listEntries else {
             fail(path, "has \(list.count) entries; at most \(MatrixLoader.Limits.listEntries) are allowed")
@@ -43,7 +46,10 @@ struct ScenarioListParser {
 
     private mutating func scenario(_ e: JSONValue, _ p: JSONPath) -> ScenarioSpec? {
         if let name = e.stringValue { return builtIn(named: name, p) }
-        guard let o = e.objectValue else { fail(p, "expected a scenario name or object, got \(e.typeName)"); return nil }
+        guard let o = e.objectValue else {
+            fail(p, "expected a scenario name or object, got \(e.typeName)")
+            return nil
+        }
         guard let (name, kind) = nameAndKind(o, p) else { return nil }
         // Only a problem with the kind's parameters leaves the scenario out.
         let before = problems.count
@@ -58,7 +64,10 @@ struct ScenarioListParser {
             fail(p, "a trace scenario needs its files: give an object {\"name\": ..., \"kind\": \"trace\", \"up\": FILE, \"down\": FILE}")
         } else {
             let hint = Suggest.closest(to: name, in: ScenarioSpec.kindNames).map { " (did you mean \"\($0)\"?)" } ?? ""
-            fail(p, "unknown scenario \"\(name)\"\(hint); built-in scenarios: static, walk-away, outage, body-block; or give an object with \"name\" and \"kind\"")
+            fail(
+                p,
+                "unknown scenario \"\(name)\"\(hint); built-in scenarios: static, walk-away, outage, body-block; or give an object with \"name\" and \"kind\""
+            )
         }
         return nil
     }
@@ -76,12 +85,17 @@ struct ScenarioListParser {
         }
         let keys = ["name", "kind"] + allowed
         for k in o.keys where !keys.contains(k) {
-            let hint = Suggest.closest(to: k, in: keys).map { "; did you mean \"\($0)\"?" } ?? "; a \(kind) scenario allows: \(keys.joined(separator: ", "))"
+            let hint =
+                Suggest.closest(to: k, in: keys).map { "; did you mean \"\($0)\"?" } ?? "; a \(kind) scenario allows: \(keys.joined(separator: ", "))"
             fail(p.key(k), "unknown key \"\(k)\"\(hint)")
         }
         guard let name = o["name"]?.stringValue, MatrixLoader.isValidLabel(name) else {
-            fail(p.key("name"), o["name"] == nil ? "missing required key \"name\""
-                 : "expected a name of 1 to \(MatrixLoader.Limits.labelLength) characters from A-Z a-z 0-9 . _ - (it becomes part of cell ids), got \(o["name"]!.compactText)")
+            fail(
+                p.key("name"),
+                o["name"] == nil
+                    ? "missing required key \"name\""
+                    : "expected a name of 1 to \(MatrixLoader.Limits.labelLength) characters from A-Z a-z 0-9 . _ - (it becomes part of cell ids), got \(o["name"]!.compactText)"
+            )
             return nil
         }
         if name == "static" && kind != "static" { fail(p.key("name"), "\"static\" names the unchanging link; give this scenario another name") }
@@ -93,7 +107,9 @@ struct ScenarioListParser {
         func number(_ key: String, _ d: Double, _ range: ClosedRange<Double>, _ what: String) -> Double {
             guard let x = o[key] else { return d }
             guard let v = x.doubleValue, range.contains(v) else {
-                fail(p.key(key), "expected \(what) between \(JSONValue.format(range.lowerBound)) and \(JSONValue.format(range.upperBound)), got \(x.compactText)")
+                fail(
+                    p.key(key),
+                    "expected \(what) between \(JSONValue.format(range.lowerBound)) and \(JSONValue.format(range.upperBound)), got \(x.compactText)")
                 return d
             }
             return v
@@ -103,8 +119,9 @@ struct ScenarioListParser {
             return walkAway(o, p, speed: number("speedMps", ScenarioSpec.defaultWalkingSpeedMps, 0.01...100, "a speed in m/s"))
         case "outage":
             let d = ScenarioSpec.defaultOutage
-            return .outage(atSeconds: number("atSeconds", d.atSeconds, 0...86_400, "seconds"),
-                           durationSeconds: number("durationSeconds", d.durationSeconds, 0.001...86_400, "a duration in seconds"))
+            return .outage(
+                atSeconds: number("atSeconds", d.atSeconds, 0...86_400, "seconds"),
+                durationSeconds: number("durationSeconds", d.durationSeconds, 0.001...86_400, "a duration in seconds"))
         case "body-block":
             let before = problems.count
             let d = ScenarioSpec.defaultBodyBlock
@@ -112,7 +129,10 @@ struct ScenarioListParser {
             let length = number("lengthSeconds", d.lengthSeconds, 0.001...86_400, "a duration in seconds")
             let period = number("periodSeconds", d.periodSeconds, 0.001...86_400, "a period in seconds")
             if problems.count == before && length >= period {
-                fail(p.key("lengthSeconds"), "a block of \(JSONValue.format(length)) s does not fit in its period of \(JSONValue.format(period)) s; make it shorter than periodSeconds")
+                fail(
+                    p.key("lengthSeconds"),
+                    "a block of \(JSONValue.format(length)) s does not fit in its period of \(JSONValue.format(period)) s; make it shorter than periodSeconds"
+                )
             }
             return .bodyBlock(depthDb: depth, lengthSeconds: length, periodSeconds: period)
         case "trace":
@@ -128,7 +148,11 @@ struct ScenarioListParser {
     private mutating func walkAway(_ o: JSONObject, _ p: JSONPath, speed: Double) -> ScenarioSpec.Kind {
         var to = DistanceSpec.max
         if let t = o["to"] {
-            if t.stringValue == "max" { to = .max } else if let m = t.doubleValue, m > 0, m <= 100_000 { to = .meters(m) } else {
+            if t.stringValue == "max" {
+                to = .max
+            } else if let m = t.doubleValue, m > 0, m <= 100_000 {
+                to = .meters(m)
+            } else {
                 fail(p.key("to"), "expected a distance in metres above 0 (at most 100000) or \"max\", got \(t.compactText)")
             }
         }
@@ -140,8 +164,14 @@ struct ScenarioListParser {
     }
 
     private mutating func traceFile(_ v: JSONValue?, _ p: JSONPath) -> MahimahiTrace? {
-        guard let v else { fail(p, "missing required key \"\(p.description.split(separator: ".").last ?? "")\" (a mahimahi trace file, relative to the matrix file)"); return nil }
-        guard let file = v.stringValue, !file.isEmpty else { fail(p, "expected a file name, got \(v.compactText)"); return nil }
+        guard let v else {
+            fail(p, "missing required key \"\(p.description.split(separator: ".").last ?? "")\" (a mahimahi trace file, relative to the matrix file)")
+            return nil
+        }
+        guard let file = v.stringValue, !file.isEmpty else {
+            fail(p, "expected a file name, got \(v.compactText)")
+            return nil
+        }
         let resolved = file.hasPrefix("/") || baseDirectory == nil ? file : baseDirectory! + "/" + file
         do {
             return try MahimahiTrace.load(path: resolved, named: resolved)

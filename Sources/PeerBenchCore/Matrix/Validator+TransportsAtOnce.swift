@@ -1,6 +1,6 @@
-import PeerBenchTestbed
 import PeerBenchJSON
 import PeerBenchPlugin
+import PeerBenchTestbed
 
 extension Validator {
     /// The matrix's `"transportsAtOnce"` (false when absent). Refused where the
@@ -19,7 +19,10 @@ extension Validator {
             fail(path, "needs at least two transports to run at once over the shared link; the matrix has \(transports.count)")
         }
         if order?.stringValue == CellOrder.sequential.rawValue {
-            fail(path, "cannot be combined with \"order\": \"sequential\" (it runs a transport's cells back to back, not a block's transports together); use \"interleaved\" or \"shuffled\"")
+            fail(
+                path,
+                "cannot be combined with \"order\": \"sequential\" (it runs a transport's cells back to back, not a block's transports together); use \"interleaved\" or \"shuffled\""
+            )
         }
         let modes = Set(transports.map(\.effectiveWifi.performanceMode))
         if modes.count > 1 {

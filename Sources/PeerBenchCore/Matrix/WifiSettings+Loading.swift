@@ -10,14 +10,22 @@ extension Validator {
         var settings = WifiSettings.default
         var ok = true
         if let m = o["performanceMode"] {
-            if let mode = m.stringValue.flatMap(PerformanceMode.init(rawValue:)) { settings.performanceMode = mode } else {
-                fail(path.key("performanceMode"), "unknown performance mode \(m.compactText); expected one of \(Self.quoted(PerformanceMode.allCases.map(\.rawValue)))")
+            if let mode = m.stringValue.flatMap(PerformanceMode.init(rawValue:)) {
+                settings.performanceMode = mode
+            } else {
+                fail(
+                    path.key("performanceMode"),
+                    "unknown performance mode \(m.compactText); expected one of \(Self.quoted(PerformanceMode.allCases.map(\.rawValue)))")
                 ok = false
             }
         }
         if let c = o["serviceClass"] {
-            if let sc = c.stringValue.flatMap(ServiceClass.init(rawValue:)) { settings.serviceClass = sc } else {
-                fail(path.key("serviceClass"), "unknown service class \(c.compactText); expected one of \(Self.quoted(ServiceClass.allCases.map(\.rawValue)))")
+            if let sc = c.stringValue.flatMap(ServiceClass.init(rawValue:)) {
+                settings.serviceClass = sc
+            } else {
+                fail(
+                    path.key("serviceClass"),
+                    "unknown service class \(c.compactText); expected one of \(Self.quoted(ServiceClass.allCases.map(\.rawValue)))")
                 ok = false
             }
         }

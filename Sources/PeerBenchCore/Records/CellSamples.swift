@@ -24,9 +24,11 @@ public struct CellSamples: Sendable, Equatable, Codable {
     /// Isochronous workload: every received frame's delay against its schedule, nanoseconds, in arrival order; nil for other workloads.
     public var frameDelayNanos: [UInt64]?
 
-    public init(runID: String, cellID: String, repetition: Int, rttNanos: [UInt64], rttLoadedNanos: [UInt64]? = nil,
-                bulkSeries: BulkSeries? = nil, ranging: [RangingUpdateSample]? = nil, transactionNanos: [UInt64]? = nil,
-                frameDelayNanos: [UInt64]? = nil) {
+    public init(
+        runID: String, cellID: String, repetition: Int, rttNanos: [UInt64], rttLoadedNanos: [UInt64]? = nil,
+        bulkSeries: BulkSeries? = nil, ranging: [RangingUpdateSample]? = nil, transactionNanos: [UInt64]? = nil,
+        frameDelayNanos: [UInt64]? = nil
+    ) {
         self.schema = CellSamples.schema
         self.runID = runID
         self.cellID = cellID

@@ -1,7 +1,7 @@
-import PeerBenchTestbed
 import Foundation
 import PeerBenchJSON
 import PeerBenchPlugin
+import PeerBenchTestbed
 
 /// `manifest.json` (schema `peerbench.manifest/1`): what ran, where, with which
 /// versions, and how it ended. Written by `run` (at start, at the end and from the
@@ -164,9 +164,10 @@ public struct Manifest: Sendable, Equatable, Codable {
                 withUnsafeBytes(of: t) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
             }
             let info = ProcessInfo.processInfo
-            return Host(hostname: info.hostName, os: info.operatingSystemVersionString,
-                        kernel: "\(text(u.sysname)) \(text(u.release)) \(text(u.version))", machine: text(u.machine),
-                        cpus: info.activeProcessorCount, memoryBytes: info.physicalMemory)
+            return Host(
+                hostname: info.hostName, os: info.operatingSystemVersionString,
+                kernel: "\(text(u.sysname)) \(text(u.release)) \(text(u.version))", machine: text(u.machine),
+                cpus: info.activeProcessorCount, memoryBytes: info.physicalMemory)
         }
     }
 
@@ -181,8 +182,10 @@ public struct Manifest: Sendable, Equatable, Codable {
     }
 
     /// The manifest of a run of `plan`.
-    public init(runID: String, plan: RunPlan, linkMode: LinkMode, startedAt: Date, endedAt: Date?, status: String,
-                summary: RunSummary?, versions: [String: String]) {
+    public init(
+        runID: String, plan: RunPlan, linkMode: LinkMode, startedAt: Date, endedAt: Date?, status: String,
+        summary: RunSummary?, versions: [String: String]
+    ) {
         schema = Manifest.currentSchema
         self.runID = runID
         self.status = status
@@ -213,7 +216,8 @@ public struct Manifest: Sendable, Equatable, Codable {
         do { json = try JSONParser.parse(Array(bytes)) } catch { throw ManifestError("not valid JSON: \(error)") }
         guard json.objectValue != nil else { throw ManifestError("holds \(json.typeName), not a manifest object") }
         guard json["schema"]?.stringValue == Manifest.currentSchema else {
-            throw ManifestError("is not a peerbench manifest (schema \(json["schema"]?.compactText ?? "missing"), expected \"\(Manifest.currentSchema)\")")
+            throw ManifestError(
+                "is not a peerbench manifest (schema \(json["schema"]?.compactText ?? "missing"), expected \"\(Manifest.currentSchema)\")")
         }
         do { self = try JSONCoding.decode(Manifest.self, from: json) } catch { throw ManifestError(JSONCoding.describe(error)) }
     }
@@ -287,13 +291,13 @@ public struct Versions: Sendable, Equatable, Codable {
 
     static var compilerVersion: String {
         #if compiler(>=6.4)
-        return ">= 6.4"
+            return ">= 6.4"
         #elseif compiler(>=6.3)
-        return "6.3"
+            return "6.3"
         #elseif compiler(>=6.2)
-        return "6.2"
+            return "6.2"
         #else
-        return "< 6.2"
+            return "< 6.2"
         #endif
     }
 }

@@ -1,11 +1,12 @@
-import PeerBenchTestbed
-import PeerBenchSockets
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSockets
+import PeerBenchSystem
+import PeerBenchTestbed
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// What the harness itself cannot resolve on this machine at this time, measured when
 /// a run starts and kept in the manifest (`measurement_floor`, docs/RECORDS.md): the
@@ -26,8 +27,10 @@ public struct MeasurementFloor: Sendable, Equatable, Codable {
     /// what a scheduler's CPU binding gave the run.
     public var cpusAllowed: Int?
 
-    public init(measuredAt: String, clock: Clock, loopbackRTT: [TransportFloor], emulatorReleaseError: ReleaseError?,
-                loadAverage: [Double]? = nil, cpusAllowed: Int? = nil) {
+    public init(
+        measuredAt: String, clock: Clock, loopbackRTT: [TransportFloor], emulatorReleaseError: ReleaseError?,
+        loadAverage: [Double]? = nil, cpusAllowed: Int? = nil
+    ) {
         self.measuredAt = measuredAt
         self.clock = clock
         self.loopbackRTT = loopbackRTT
@@ -134,7 +137,8 @@ extension MeasurementFloor {
     /// The CPUs this process may run on, from `/proc/self/status`, or nil.
     public static func readCPUsAllowed(_ path: String = "/proc/self/status") -> Int? {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8),
-              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("Cpus_allowed_list:") }) else { return nil }
+            let line = text.split(separator: "\n").first(where: { $0.hasPrefix("Cpus_allowed_list:") })
+        else { return nil }
         return countCPUs(list: line.dropFirst("Cpus_allowed_list:".count).drop { $0 == " " || $0 == "\t" })
     }
 
@@ -150,15 +154,18 @@ extension MeasurementFloor {
             last = t
         }
         deltas.sort()
-        return Clock(source: "CLOCK_MONOTONIC", resolutionNanos: UInt64(res.tv_sec) * 1_000_000_000 + UInt64(res.tv_nsec),
-                     readDeltaMinNanos: deltas[0], readDeltaP50Nanos: deltas[reads / 2],
-                     readDeltaP99Nanos: deltas[min(reads - 1, reads * 99 / 100)], reads: reads)
+        return Clock(
+            source: "CLOCK_MONOTONIC", resolutionNanos: UInt64(res.tv_sec) * 1_000_000_000 + UInt64(res.tv_nsec),
+            readDeltaMinNanos: deltas[0], readDeltaP50Nanos: deltas[reads / 2],
+            readDeltaP99Nanos: deltas[min(reads - 1, reads * 99 / 100)], reads: reads)
     }
 
     /// One transport's probes-only cell over 127.0.0.1 (no payload, no emulation),
     /// as the runner would run it; a failure is recorded, never thrown.
-    public static func measureLoopback(_ spec: TransportSpec, registry: PluginRegistry, probes: Int = loopbackProbes,
-                                       timeoutSeconds: Double = 10) async -> TransportFloor {
+    public static func measureLoopback(
+        _ spec: TransportSpec, registry: PluginRegistry, probes: Int = loopbackProbes,
+        timeoutSeconds: Double = 10
+    ) async -> TransportFloor {
         func failed(_ why: String) -> TransportFloor {
             TransportFloor(label: spec.label, plugin: spec.plugin, probes: 0, p50Ms: nil, p99Ms: nil, maxMs: nil, error: why)
         }

@@ -1,12 +1,14 @@
-import PeerBenchTestbed
 import PeerBenchPlugin
+import PeerBenchTestbed
 
 extension Record {
     /// Fills `link.radio_on_fraction` and `link.energy_mj` for a cell that ran `seconds`
     /// over `link` in `mode`, from the emulator's counters. Left null without counters
     /// (no emulator: loopback, a remote peer) or without a rate to time frames by.
-    mutating func fillEnergy(link: ResolvedLink, mode: PerformanceMode, counters: LinkCounters?, seconds: Double,
-                             model: EnergyModel = .standard) {
+    mutating func fillEnergy(
+        link: ResolvedLink, mode: PerformanceMode, counters: LinkCounters?, seconds: Double,
+        model: EnergyModel = .standard
+    ) {
         guard let c = counters, seconds > 0, let rate = link.phyRateMbps ?? link.rateMbps, rate > 0 else { return }
         let duty = (link.channel as? any PerformanceModeAdaptable)?.onChannelFraction ?? EnergyModel.nominalDutyCycle(mode)
         let client = model.estimate(seconds: seconds, dutyCycle: duty, airRateMbps: rate, sentBytes: c.bytesUp, receivedBytes: c.bytesDown)

@@ -1,8 +1,8 @@
-import PeerBenchTestbed
 public import Foundation
 import PeerBenchJSON
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
+import PeerBenchTestbed
 
 /// One finished cell, schema `peerbench.record/5` (docs/RECORDS.md documents every field).
 ///
@@ -23,9 +23,11 @@ public struct Record: Sendable, Equatable, Codable {
     /// The schemas this version reads: older records are newer ones without the keys
     /// added since (they read as `null`, `scenario` as `static`), so runs written before
     /// a bump can still be resumed, merged and compared.
-    public static let readableSchemas: Set<String> = ["peerbench.record/1", "peerbench.record/2", "peerbench.record/3",
-                                                                "peerbench.record/4", "peerbench.record/5",
-                                                                "peerbench.record/6"]
+    public static let readableSchemas: Set<String> = [
+        "peerbench.record/1", "peerbench.record/2", "peerbench.record/3",
+        "peerbench.record/4", "peerbench.record/5",
+        "peerbench.record/6",
+    ]
 
     public var schema: String
     public var runID: String
@@ -182,8 +184,9 @@ public struct Record: Sendable, Equatable, Codable {
         }
 
         init(_ d: Delivery) {
-            self.init(sentMessages: d.sentMessages, receivedMessages: d.receivedMessages, sentBytes: d.sentBytes,
-                      receivedBytes: d.receivedBytes, lossRatio: d.lossRatio, reordered: d.reordered, duplicated: d.duplicated)
+            self.init(
+                sentMessages: d.sentMessages, receivedMessages: d.receivedMessages, sentBytes: d.sentBytes,
+                receivedBytes: d.receivedBytes, lossRatio: d.lossRatio, reordered: d.reordered, duplicated: d.duplicated)
         }
 
         init(sentMessages: Int, receivedMessages: Int, sentBytes: Int, receivedBytes: Int, lossRatio: Double, reordered: Int, duplicated: Int) {
@@ -198,8 +201,10 @@ public struct Record: Sendable, Equatable, Codable {
     }
 
     /// The record of `cell`: every summary is computed here, once, from the measurement.
-    public init(runID: String, cell: Cell, link: ResolvedLink, linkMode: LinkMode, counters: LinkCounters?, status: CellStatus,
-                error: String?, startedAt: Date, totalSeconds: Double, measurement: TransportMeasurement?) {
+    public init(
+        runID: String, cell: Cell, link: ResolvedLink, linkMode: LinkMode, counters: LinkCounters?, status: CellStatus,
+        error: String?, startedAt: Date, totalSeconds: Double, measurement: TransportMeasurement?
+    ) {
         let m = measurement
         let rtt = m.flatMap { RTTSummary(nanoseconds: $0.rttNanos) }
         schema = Record.currentSchema
@@ -212,11 +217,12 @@ public struct Record: Sendable, Equatable, Codable {
         distanceM = link.distanceMeters
         distanceLabel = cell.distance.label
         payload = cell.payload
-        self.link = Link(mode: linkMode, delayMs: link.delayMs, jitterMs: link.jitterMs, lossPercent: link.lossPercent,
-                         rateMbps: link.rateMbps, mtu: link.mtu, rssiDbm: link.rssiDbm, snrDb: link.snrDb, mcs: link.mcs,
-                         phyRateMbps: link.phyRateMbps, packetsUp: counters?.packetsUp, packetsDown: counters?.packetsDown,
-                         bytesUp: counters?.bytesUp, bytesDown: counters?.bytesDown, dropsUp: counters?.dropsUp,
-                         dropsDown: counters?.dropsDown)
+        self.link = Link(
+            mode: linkMode, delayMs: link.delayMs, jitterMs: link.jitterMs, lossPercent: link.lossPercent,
+            rateMbps: link.rateMbps, mtu: link.mtu, rssiDbm: link.rssiDbm, snrDb: link.snrDb, mcs: link.mcs,
+            phyRateMbps: link.phyRateMbps, packetsUp: counters?.packetsUp, packetsDown: counters?.packetsDown,
+            bytesUp: counters?.bytesUp, bytesDown: counters?.bytesDown, dropsUp: counters?.dropsUp,
+            dropsDown: counters?.dropsDown)
         scenario = .static
         crossTraffic = CrossTraffic()
         self.status = status
@@ -281,9 +287,11 @@ public struct Record: Sendable, Equatable, Codable {
         }
         if let air = counters?.air {
             func side(_ a: AirCounters) -> JSONValue {
-                ["aggregates": JSONValue(a.aggregates), "mpdus": JSONValue(a.mpdus),
-                 "mpdus_per_aggregate": JSONValue(a.aggregates > 0 ? (Double(a.mpdus) / Double(a.aggregates) * 100).rounded() / 100 : 0),
-                 "window_wait_ms": JSONValue((Double(a.windowWaitNanos) / 1e4).rounded() / 100)]
+                [
+                    "aggregates": JSONValue(a.aggregates), "mpdus": JSONValue(a.mpdus),
+                    "mpdus_per_aggregate": JSONValue(a.aggregates > 0 ? (Double(a.mpdus) / Double(a.aggregates) * 100).rounded() / 100 : 0),
+                    "window_wait_ms": JSONValue((Double(a.windowWaitNanos) / 1e4).rounded() / 100),
+                ]
             }
             extra["link_air"] = ["up": side(air.up), "down": side(air.down)]
         }
@@ -295,8 +303,10 @@ public struct Record: Sendable, Equatable, Codable {
     /// client's noticing the loss to the first byte on the new connection, ms.
     private static func reconnectDetail(_ events: [ReconnectEvent]) -> JSONValue {
         let ms = events.map { JSONValue(Double($0.resumedAtNanos &- $0.lostAtNanos) / 1e6) }
-        return ["count": JSONValue(events.count), "attempts": .array(events.map { JSONValue($0.attempts) }),
-                "lost_to_resumed_ms": .array(ms), "resent_bytes": JSONValue(events.reduce(0) { $0 + $1.resentBytes })]
+        return [
+            "count": JSONValue(events.count), "attempts": .array(events.map { JSONValue($0.attempts) }),
+            "lost_to_resumed_ms": .array(ms), "resent_bytes": JSONValue(events.reduce(0) { $0 + $1.resentBytes }),
+        ]
     }
 
     /// The key a journal files this record under (the last record of a key wins).
@@ -328,10 +338,10 @@ public struct Record: Sendable, Equatable, Codable {
         case bulkSeconds = "bulk_seconds", totalSeconds = "total_seconds", rttMs = "rtt_ms", rttMethod = "rtt_method"
         case rttLoadedMs = "rtt_loaded_ms", responsivenessRpm = "responsiveness_rpm", jitterMs = "jitter_ms"
         case throughputMbps = "throughput_mbps", receiverSpanMbps = "receiver_span_mbps",
-             congestionControl = "congestion_control", cpuSeconds = "cpu_seconds", delivery, workload,
-             throughputByDirectionMbps = "throughput_by_direction_mbps", deliveryByDirection = "delivery_by_direction",
-             requestResponseMs = "request_response_ms", frames, frameDelayMs = "frame_delay_ms", scenario, crossTraffic = "cross_traffic",
-             sharedLinkWith = "shared_link_with", extra
+            congestionControl = "congestion_control", cpuSeconds = "cpu_seconds", delivery, workload,
+            throughputByDirectionMbps = "throughput_by_direction_mbps", deliveryByDirection = "delivery_by_direction",
+            requestResponseMs = "request_response_ms", frames, frameDelayMs = "frame_delay_ms", scenario, crossTraffic = "cross_traffic",
+            sharedLinkWith = "shared_link_with", extra
     }
 
     public static func rfc3339(_ date: Date) -> String {

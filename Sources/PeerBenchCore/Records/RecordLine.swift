@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import PeerBenchJSON
 import PeerBenchPlugin
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// One journal line as the analysis reads it: the fields that say which cell it is and
 /// how it ended, read straight from the line's tokens (`JSONTape`), and any number of the
@@ -67,10 +68,13 @@ public struct RecordLine: Sendable {
         case requestResponseMs, frameDelayMs, frames
 
         /// The record's key of each case, in case order (`Record.CodingKeys` spells them).
-        static let keys: [String] = ([.schema, .runID, .cellID, .repetition, .status, .error, .environment, .distanceLabel, .distanceM,
-                                      .payload, .transport, .link, .scenario, .crossTraffic, .throughputMbps, .rttMs, .jitterMs,
-                                      .delivery, .connectMs, .extra, .workload, .requestResponseMs, .frameDelayMs, .frames]
-                                     as [Record.CodingKeys]).map(\.rawValue)
+        static let keys: [String] =
+            ([
+                .schema, .runID, .cellID, .repetition, .status, .error, .environment, .distanceLabel, .distanceM,
+                .payload, .transport, .link, .scenario, .crossTraffic, .throughputMbps, .rttMs, .jitterMs,
+                .delivery, .connectMs, .extra, .workload, .requestResponseMs, .frameDelayMs, .frames,
+            ]
+            as [Record.CodingKeys]).map(\.rawValue)
         var key: String { Self.keys[rawValue] }
         /// `$.run_id`: the field's JSON path, for errors.
         var path: String { "$." + key }
@@ -168,8 +172,10 @@ public struct RecordLine: Sendable {
         if let c = try v.presentObject(field(.crossTraffic), Field.crossTraffic.path) {
             let serviceClass = member(Record.CrossTraffic.CodingKeys.serviceClass, of: c, in: .crossTraffic)
             let offered = member(Record.CrossTraffic.CodingKeys.offeredMbps, of: c, in: .crossTraffic)
-            crossTraffic = (try v.optional(serviceClass.value, serviceClass.path, tape.string(at:)),
-                            try v.optional(offered.value, offered.path, tape.double(at:)))
+            crossTraffic = (
+                try v.optional(serviceClass.value, serviceClass.path, tape.string(at:)),
+                try v.optional(offered.value, offered.path, tape.double(at:))
+            )
         } else {
             crossTraffic = (nil, nil)
         }
@@ -216,8 +222,12 @@ public struct RecordLine: Sendable {
         }
 
         /// `body` with the three arrays' storage, borrowed once for a whole row of reads.
-        func borrowed<R>(_ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<Range<Int>>,
-                                  UnsafeBufferPointer<(keys: Range<Int>, top: Int)>) throws(Problem) -> R) throws(Problem) -> R {
+        func borrowed<R>(
+            _ body: (
+                UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<Range<Int>>,
+                UnsafeBufferPointer<(keys: Range<Int>, top: Int)>
+            ) throws(Problem) -> R
+        ) throws(Problem) -> R {
             try bytes.withUnsafeBufferPointer { (b) throws(Problem) -> R in
                 try keys.withUnsafeBufferPointer { (k) throws(Problem) -> R in
                     try paths.withUnsafeBufferPointer { (p) throws(Problem) -> R in try body(b, k, p) }
@@ -243,8 +253,10 @@ public struct RecordLine: Sendable {
         try paths.borrowed { (bytes, keys, ps) throws(Problem) -> Double? in try number(ps[k], bytes, keys, names: paths, k) }
     }
 
-    private func number(_ path: (keys: Range<Int>, top: Int), _ bytes: UnsafeBufferPointer<UInt8>, _ keys: UnsafeBufferPointer<Range<Int>>,
-                        names paths: Paths, _ p: Int) throws(Problem) -> Double? {
+    private func number(
+        _ path: (keys: Range<Int>, top: Int), _ bytes: UnsafeBufferPointer<UInt8>, _ keys: UnsafeBufferPointer<Range<Int>>,
+        names paths: Paths, _ p: Int
+    ) throws(Problem) -> Double? {
         func key(_ k: Int) -> UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(rebasing: bytes[keys[k]]) }
         var node = path.top >= 0 ? fields[path.top] : tape.member(key(path.keys.lowerBound), of: JSONTape.rootIndex) ?? -1
         guard node >= 0 else { return nil }

@@ -39,8 +39,10 @@ extension Record {
         /// Why `reconnectMs` is null although `reconnects` >= 1 (docs/RECORDS.md); else nil.
         public var reconnectMsReason: String?
 
-        public init(name: String, kind: String, stallMs: Double? = nil, detectMs: Double? = nil, recoverMs: Double? = nil,
-                    recover90Ms: Double? = nil, survived: Bool? = nil, reconnects: Int? = nil, bytesDuringEvent: Int? = nil) {
+        public init(
+            name: String, kind: String, stallMs: Double? = nil, detectMs: Double? = nil, recoverMs: Double? = nil,
+            recover90Ms: Double? = nil, survived: Bool? = nil, reconnects: Int? = nil, bytesDuringEvent: Int? = nil
+        ) {
             self.name = name
             self.kind = kind
             self.stallMs = stallMs

@@ -1,9 +1,10 @@
-import PeerBenchTestbed
-#if canImport(Glibc)
-import Glibc
-#endif
 import PeerBenchJSON
 import PeerBenchPlugin
+import PeerBenchTestbed
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The flat export, records.csv: one row per record, nested fields joined with dots
 /// (`rtt_ms.p50`). The columns are derived from `Record` itself (every leaf of a record
@@ -11,8 +12,10 @@ import PeerBenchPlugin
 /// too. Left out: `schema` (constant), `transport.options` and `extra` (they differ per
 /// transport; read the JSONL for them).
 public enum RecordsCSV {
-    static let excluded: Set<String> = [Record.CodingKeys.schema.rawValue, Record.CodingKeys.extra.rawValue,
-                                        Record.CodingKeys.transport.rawValue + "." + Record.Transport.CodingKeys.options.rawValue]
+    static let excluded: Set<String> = [
+        Record.CodingKeys.schema.rawValue, Record.CodingKeys.extra.rawValue,
+        Record.CodingKeys.transport.rawValue + "." + Record.Transport.CodingKeys.options.rawValue,
+    ]
 
     public static let columns: [String] = {
         var out: [String] = []
@@ -62,7 +65,10 @@ public enum RecordsCSV {
             var below: [String: [(path: ArraySlice<String>, column: Int)]] = [:]
             var leaf: Int?
             for p in paths {
-                guard let first = p.path.first else { leaf = p.column; continue }
+                guard let first = p.path.first else {
+                    leaf = p.column
+                    continue
+                }
                 if below[first] == nil { order.append(first) }
                 below[first, default: []].append((p.path.dropFirst(), p.column))
             }
@@ -86,7 +92,11 @@ public enum RecordsCSV {
         func fill(_ node: JSONTape.Node, into fields: inout [String]) {
             node.forEachMember { key, value in
                 guard let child = child(key) else { return }
-                if let c = child.column { fields[c] = RecordsCSV.field(value.value) } else if value.kind == .object { child.fill(value, into: &fields) }
+                if let c = child.column {
+                    fields[c] = RecordsCSV.field(value.value)
+                } else if value.kind == .object {
+                    child.fill(value, into: &fields)
+                }
             }
         }
     }
@@ -115,15 +125,18 @@ extension Record {
     /// A record with every nested object present, for deriving the CSV columns.
     static let template: Record = {
         let transport = TransportSpec(plugin: "", label: "", options: nil, effectiveOptions: .null, usesPayload: true, index: 0)
-        let cell = Cell(id: "", repetition: 0, seed: 0, transport: transport, environment: EnvironmentSpec(name: "", kind: .builtIn, json: .null), distance: .meters(0),
-                        payload: Payload(count: 0, size: 0))
+        let cell = Cell(
+            id: "", repetition: 0, seed: 0, transport: transport, environment: EnvironmentSpec(name: "", kind: .builtIn, json: .null),
+            distance: .meters(0),
+            payload: Payload(count: 0, size: 0))
         var m = TransportMeasurement()
         m.rttNanos = [0]
         m.rttLoadedNanos = [0]
         m.delivery = Delivery(sentMessages: 0, receivedMessages: 0, sentBytes: 0, receivedBytes: 0)
-        var r = Record(runID: "", cell: cell, link: ResolvedLink(environment: "", distanceMeters: nil, distanceLabel: ""),
-                       linkMode: .none, counters: nil, status: .ok, error: nil, startedAt: .init(timeIntervalSince1970: 0),
-                       totalSeconds: 0, measurement: m)
+        var r = Record(
+            runID: "", cell: cell, link: ResolvedLink(environment: "", distanceMeters: nil, distanceLabel: ""),
+            linkMode: .none, counters: nil, status: .ok, error: nil, startedAt: .init(timeIntervalSince1970: 0),
+            totalSeconds: 0, measurement: m)
         r.link.radioOnFraction = EndPair(client: nil, server: nil)
         r.link.energyMj = EndPair(client: nil, server: nil)
         return r

@@ -1,7 +1,7 @@
 import Foundation
 import PeerBenchJSON
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
 import Synchronization
 
 /// A run's output folder: `records.jsonl` (the journal, one line per finished cell,
@@ -52,17 +52,27 @@ public final class RunDirectory: Sendable {
         let theirs: Manifest?
         do { theirs = try dir.readManifest() } catch {
             // Not ours to overwrite, and nothing to continue either.
-            throw InputError(source: "--out", "\(path) holds a manifest.json that \(error); it is not a peerbench run folder, so nothing in it is overwritten; choose another --out folder")
+            throw InputError(
+                source: "--out",
+                "\(path) holds a manifest.json that \(error); it is not a peerbench run folder, so nothing in it is overwritten; choose another --out folder"
+            )
         }
         if let existing = dir.existingRecordCount(), existing > 0 {
             let theirHash = theirs?.matrixHash
             if let theirHash, theirHash != matrix.hash {
-                throw InputError(source: "--out", "\(path) already holds \(existing) records of a different matrix (\(theirHash), this one is \(matrix.hash)); choose another --out folder")
+                throw InputError(
+                    source: "--out",
+                    "\(path) already holds \(existing) records of a different matrix (\(theirHash), this one is \(matrix.hash)); choose another --out folder"
+                )
             }
             if theirHash == nil {
-                throw InputError(source: "--out", "\(path) already holds \(existing) records and no manifest.json saying of which matrix; choose another --out folder")
+                throw InputError(
+                    source: "--out",
+                    "\(path) already holds \(existing) records and no manifest.json saying of which matrix; choose another --out folder")
             }
-            throw InputError(source: "--out", "\(path) already holds \(existing) records of this matrix; choose another --out folder, or continue that run with --resume \(path)")
+            throw InputError(
+                source: "--out",
+                "\(path) already holds \(existing) records of this matrix; choose another --out folder, or continue that run with --resume \(path)")
         }
         try dir.openJournal()
         try dir.openForCells(source: "--out")

@@ -32,7 +32,9 @@ public struct SamplesLine: Sendable {
         digest = key.digest
         rttNanos = try Self.integers(r["rtt_ns"], "$.rtt_ns").map { UInt64($0) }
         if let b = r["bulk_series"], !b.isNull {
-            guard let interval = b["interval_ns"]?.int, interval > 0 else { throw Problem(description: "$.bulk_series.interval_ns: expected a positive integer") }
+            guard let interval = b["interval_ns"]?.int, interval > 0 else {
+                throw Problem(description: "$.bulk_series.interval_ns: expected a positive integer")
+            }
             bulkSeries = (UInt64(interval), try Self.integers(b["bytes"], "$.bulk_series.bytes"))
         } else {
             bulkSeries = nil

@@ -1,7 +1,7 @@
-import PeerBenchTestbed
 import Foundation
 import PeerBenchJSON
 import PeerBenchPlugin
+import PeerBenchTestbed
 
 /// Measures the run's `measurement_floor` (docs/RECORDS.md) before the first cell:
 /// the clock, each transport's loopback RTT, and on an emulated link the emulator's
@@ -19,8 +19,10 @@ struct FloorProbe {
         var rtt: [MeasurementFloor.TransportFloor] = []
         for spec in plan.matrix.transports {
             if stopped() {
-                rtt.append(.init(label: spec.label, plugin: spec.plugin, probes: 0, p50Ms: nil, p99Ms: nil, maxMs: nil,
-                                 error: "not measured: the run was stopped"))
+                rtt.append(
+                    .init(
+                        label: spec.label, plugin: spec.plugin, probes: 0, p50Ms: nil, p99Ms: nil, maxMs: nil,
+                        error: "not measured: the run was stopped"))
             } else {
                 switch probing {
                 case .childProcess(let arguments): rtt.append(await Self.probeInSubprocess(spec, arguments: arguments, stopped: stopped))
@@ -30,8 +32,9 @@ struct FloorProbe {
         }
         var release: MeasurementFloor.ReleaseError?
         if let releaseError, !stopped() { release = await releaseError() }
-        return MeasurementFloor(measuredAt: Manifest.rfc3339(Date()), clock: clock, loopbackRTT: rtt, emulatorReleaseError: release,
-                                loadAverage: load, cpusAllowed: MeasurementFloor.readCPUsAllowed())
+        return MeasurementFloor(
+            measuredAt: Manifest.rfc3339(Date()), clock: clock, loopbackRTT: rtt, emulatorReleaseError: release,
+            loadAverage: load, cpusAllowed: MeasurementFloor.readCPUsAllowed())
     }
 
     /// Longest a transport's loopback probe may take: 200 probes take well under a
@@ -41,8 +44,10 @@ struct FloorProbe {
     /// One transport's loopback floor from this executable run with `arguments`
     /// (`peerbench floor-probe`) in a child process: plugins run isolated here as in
     /// the cells, so a crash or hang is an `error`.
-    static func probeInSubprocess(_ spec: TransportSpec, arguments: [String],
-                                  stopped: @escaping @Sendable () -> Bool) async -> MeasurementFloor.TransportFloor {
+    static func probeInSubprocess(
+        _ spec: TransportSpec, arguments: [String],
+        stopped: @escaping @Sendable () -> Bool
+    ) async -> MeasurementFloor.TransportFloor {
         func failed(_ why: String) -> MeasurementFloor.TransportFloor {
             .init(label: spec.label, plugin: spec.plugin, probes: 0, p50Ms: nil, p99Ms: nil, maxMs: nil, error: why)
         }
@@ -78,7 +83,9 @@ struct FloorProbe {
         }
         p.waitUntilExit()
         if p.terminationReason == .uncaughtSignal {
-            return failed("the probe process died of signal \(p.terminationStatus) (the plugin crashed, hung past \(Int(probeLimitSeconds)) s, or the run was stopped)")
+            return failed(
+                "the probe process died of signal \(p.terminationStatus) (the plugin crashed, hung past \(Int(probeLimitSeconds)) s, or the run was stopped)"
+            )
         }
         do {
             return try JSONCoding.decode(MeasurementFloor.TransportFloor.self, from: Array(reply))

@@ -1,6 +1,6 @@
-import PeerBenchTestbed
 import Foundation
 import PeerBenchPlugin
+import PeerBenchTestbed
 import Synchronization
 
 /// Keeps manifest.json current through a run: written when the run starts, when it
@@ -37,8 +37,10 @@ final class ManifestBook: Sendable {
     /// One write at a time: an abandoning thread's and the run's would share manifest.json.tmp.
     private let writing = Mutex(())
 
-    init(dir: RunDirectory, plan: RunPlan, setup: RunSetup, linkMode: LinkMode, isolation: Isolation, versions: [String: String],
-         commandLine: [String], judge: (any RepetitionJudge)? = nil) {
+    init(
+        dir: RunDirectory, plan: RunPlan, setup: RunSetup, linkMode: LinkMode, isolation: Isolation, versions: [String: String],
+        commandLine: [String], judge: (any RepetitionJudge)? = nil
+    ) {
         self.judge = judge
         self.dir = dir
         self.plan = plan
@@ -68,14 +70,16 @@ final class ManifestBook: Sendable {
     func write(status: String, ended: Bool) throws {
         let summary = wholeRunSummary()
         let now = Date()
-        var m = Manifest(runID: runID, plan: plan, linkMode: linkMode, startedAt: firstStartedAt, endedAt: ended ? now : nil,
-                         status: status, summary: summary, versions: versions)
+        var m = Manifest(
+            runID: runID, plan: plan, linkMode: linkMode, startedAt: firstStartedAt, endedAt: ended ? now : nil,
+            status: status, summary: summary, versions: versions)
         m.isolation = isolation.rawValue
         m.node = node
         m.cellsRecorded = summary.total
         m.interruptedCell = interruptedCell.map { Manifest.InterruptedCell(cellID: $0.id, repetition: $0.repetition, summary: $0.summary) }
-        let session = Manifest.Session(startedAt: Manifest.rfc3339(sessionStartedAt), endedAt: ended ? Manifest.rfc3339(now) : nil,
-                                       status: status, commandLine: commandLine, node: node)
+        let session = Manifest.Session(
+            startedAt: Manifest.rfc3339(sessionStartedAt), endedAt: ended ? Manifest.rfc3339(now) : nil,
+            status: status, commandLine: commandLine, node: node)
         m.sessions = earlierSessions + [session]
         m.measurementFloor = measurementFloor
         m.autoRepetitions = judge?.report

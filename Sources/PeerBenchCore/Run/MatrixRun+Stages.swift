@@ -1,7 +1,7 @@
-import PeerBenchTestbed
 import Foundation
 import PeerBenchJSON
 import PeerBenchPlugin
+import PeerBenchTestbed
 
 /// The stages of a run once its testbed is up, in order: worker and field prompter,
 /// the manifest, the measurement floor, the cells, the wrap-up.
@@ -15,21 +15,26 @@ extension MatrixRun {
             await testbed.shutdown()
             return .badInput(error)
         }
-        let runner = Runner(registry: registry, testbed: testbed, logger: logger, worker: worker, stopper: stopper,
-                            fieldPrompter: prompter)
+        let runner = Runner(
+            registry: registry, testbed: testbed, logger: logger, worker: worker, stopper: stopper,
+            fieldPrompter: prompter)
         // Auto repetitions: a resumed run's records are judged before its first cell.
         let judge = plan.matrix.autoRepetitions.flatMap { rule in
             self.judge.map { $0(rule, plan.cells, ManifestBook.ownRecords(dir: dir, plan: plan, runID: setup.runID)) }
         }
-        let book = ManifestBook(dir: dir, plan: plan, setup: setup, linkMode: testbed.mode, isolation: request.isolation,
-                                versions: registry.libraryVersions, commandLine: request.commandLine, judge: judge)
+        let book = ManifestBook(
+            dir: dir, plan: plan, setup: setup, linkMode: testbed.mode, isolation: request.isolation,
+            versions: registry.libraryVersions, commandLine: request.commandLine, judge: judge)
         parts.withLock { $0.book = book }
         do { try book.write(status: "running", ended: false) } catch {
             await testbed.shutdown()
             return .notStarted(error)
         }
-        reporter.report(.starting(RunStart(plan: plan, pending: setup.pending.count, alreadyRecorded: setup.alreadyRecorded,
-                                           link: testbed.mode, isolation: request.isolation, folder: dir.path)))
+        reporter.report(
+            .starting(
+                RunStart(
+                    plan: plan, pending: setup.pending.count, alreadyRecorded: setup.alreadyRecorded,
+                    link: testbed.mode, isolation: request.isolation, folder: dir.path)))
         await measureFloor(plan, testbed: testbed, book: book)
         return await runCells(setup, in: dir, runner: runner, book: book)
     }
@@ -86,8 +91,10 @@ extension MatrixRun {
             return .unfinished(error, journal: dir.journalPath)
         }
         if let lost = summary.testbedLost { return .testbedLost(reason: lost, cellsThisTime: summary.total) }
-        return .ended(RunEnding(session: summary, whole: book.wholeRunSummary(), cellsInPlan: plan.cells.count,
-                                journalPath: dir.journalPath, autoRepetitions: book.judge?.report))
+        return .ended(
+            RunEnding(
+                session: summary, whole: book.wholeRunSummary(), cellsInPlan: plan.cells.count,
+                journalPath: dir.journalPath, autoRepetitions: book.judge?.report))
     }
 }
 

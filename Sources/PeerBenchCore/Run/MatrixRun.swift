@@ -1,9 +1,9 @@
-import PeerBenchTestbed
 import Dispatch
 import Foundation
 public import Logging
 import PeerBenchJSON
 import PeerBenchPlugin
+import PeerBenchTestbed
 import Synchronization
 
 /// One `peerbench run`, start to end: plans the cells (or checks a resumed run), opens
@@ -38,8 +38,10 @@ public final class MatrixRun: Sendable {
     }
     let parts = Mutex(Parts())
 
-    public init(_ request: RunRequest, registry: PluginRegistry, linkModel: any LinkModel, testbeds: any TestbedFactory,
-                judge: RepetitionJudgeFactory? = nil, reporter: any RunReporter, logger: Logger) {
+    public init(
+        _ request: RunRequest, registry: PluginRegistry, linkModel: any LinkModel, testbeds: any TestbedFactory,
+        judge: RepetitionJudgeFactory? = nil, reporter: any RunReporter, logger: Logger
+    ) {
         self.request = request
         self.registry = registry
         self.linkModel = linkModel
@@ -63,7 +65,10 @@ public final class MatrixRun: Sendable {
         try? p.book?.write(status: "interrupted", ended: true)
         if let testbed = p.testbed {
             let cleaned = DispatchSemaphore(value: 0)
-            Task { await testbed.shutdown(); cleaned.signal() }
+            Task {
+                await testbed.shutdown()
+                cleaned.signal()
+            }
             _ = cleaned.wait(timeout: .now() + 2)
         }
     }

@@ -8,8 +8,10 @@ enum RemoteRun {
     static func checkDistances(_ matrix: Matrix, matrixPath: String) throws(InputError) {
         let problems = matrix.distances.enumerated().compactMap { i, d -> InputProblem? in
             guard case .max = d else { return nil }
-            return InputProblem(source: matrixPath, path: JSONPath.root.key("matrix").key("distances").index(i).description,
-                                "\"max\" cannot be resolved over --link remote (no model decides where the real link ends); write the distance in metres at which you placed the peer")
+            return InputProblem(
+                source: matrixPath, path: JSONPath.root.key("matrix").key("distances").index(i).description,
+                "\"max\" cannot be resolved over --link remote (no model decides where the real link ends); write the distance in metres at which you placed the peer"
+            )
         }
         if !problems.isEmpty { throw InputError(problems) }
     }

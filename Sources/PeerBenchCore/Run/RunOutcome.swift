@@ -1,6 +1,6 @@
-import PeerBenchTestbed
 import PeerBenchJSON
 import PeerBenchPlugin
+import PeerBenchTestbed
 
 /// How a `MatrixRun` ended. Every case but `.planned` and a clean `.ended` is something
 /// the user must act on; the CLI maps each to its message and exit status.

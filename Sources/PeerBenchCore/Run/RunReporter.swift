@@ -1,5 +1,5 @@
-import PeerBenchTestbed
 import PeerBenchPlugin
+import PeerBenchTestbed
 
 /// What a `MatrixRun` tells its caller as it goes: the events below, and every cell
 /// through `RunObserver`. The run itself prints nothing; the CLI turns these into its

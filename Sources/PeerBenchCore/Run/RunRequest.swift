@@ -1,5 +1,5 @@
-import PeerBenchTestbed
 import PeerBenchPlugin
+import PeerBenchTestbed
 
 /// What a run is asked to do, as plain values: `peerbench run`'s options once parsed
 /// and validated (the executable fills it; `MatrixRun` carries it out). Nothing here

@@ -1,7 +1,7 @@
-import PeerBenchTestbed
 import Foundation
 import PeerBenchJSON
 import PeerBenchPlugin
+import PeerBenchTestbed
 
 /// The folder of a run being resumed, as the setup reads it.
 struct ResumedFolder {
@@ -39,17 +39,23 @@ extension RunSetup {
     /// exist, or how they are seeded or run).
     static func resolveOptions(_ r: RunRequest, previous: Manifest?, matrixPath: String) throws(InputError) -> (run: RunOptions, link: LinkMode) {
         guard let m = previous else {
-            return (RunOptions(matrixFile: matrixPath, commandLine: r.commandLine, transports: r.transports, seed: r.seed,
-                               repetitions: r.repetitions?.count, cellTimeoutSeconds: r.cellTimeoutSeconds, order: r.order, shard: r.shard,
-                               note: r.note, autoRepetitions: r.repetitions?.isAuto),
-                    r.link ?? r.defaultLink)
+            return (
+                RunOptions(
+                    matrixFile: matrixPath, commandLine: r.commandLine, transports: r.transports, seed: r.seed,
+                    repetitions: r.repetitions?.count, cellTimeoutSeconds: r.cellTimeoutSeconds, order: r.order, shard: r.shard,
+                    note: r.note, autoRepetitions: r.repetitions?.isAuto),
+                r.link ?? r.defaultLink
+            )
         }
         let storedShard = m.shard.flatMap { try? Shard(parsing: $0) }
         try checkResumable(r, against: m, storedShard: storedShard)
         let timeout = r.cellTimeoutSeconds ?? m.cellTimeoutSeconds
-        return (RunOptions(matrixFile: matrixPath, commandLine: r.commandLine, transports: m.transports, seed: m.seed,
-                           repetitions: m.repetitions, cellTimeoutSeconds: timeout, order: m.order, shard: storedShard,
-                           note: r.note ?? m.note, autoRepetitions: m.autoRepetitions != nil), m.linkMode)
+        return (
+            RunOptions(
+                matrixFile: matrixPath, commandLine: r.commandLine, transports: m.transports, seed: m.seed,
+                repetitions: m.repetitions, cellTimeoutSeconds: timeout, order: m.order, shard: storedShard,
+                note: r.note ?? m.note, autoRepetitions: m.autoRepetitions != nil), m.linkMode
+        )
     }
 
     /// Refuses every requested value that differs from the resumed run's, naming each.
@@ -57,7 +63,11 @@ extension RunSetup {
         var problems: [InputProblem] = []
         func check(_ flag: String, _ given: String?, _ stored: String?) {
             if let given, given != stored {
-                problems.append(InputProblem(source: flag, path: nil, "\(given) differs from the run being resumed (\(stored ?? "not set")); leave \(flag) out to resume, or start a new run with --out"))
+                problems.append(
+                    InputProblem(
+                        source: flag, path: nil,
+                        "\(given) differs from the run being resumed (\(stored ?? "not set")); leave \(flag) out to resume, or start a new run with --out"
+                    ))
             }
         }
         let seed: UInt64? = m.seed

@@ -1,7 +1,7 @@
-import PeerBenchTestbed
 import Foundation
 import PeerBenchJSON
 import PeerBenchPlugin
+import PeerBenchTestbed
 
 /// Everything a run decides before the first cell: the plan, the folder, which cells
 /// are still to run, and — on resume — that the matrix and options match the run.
@@ -27,16 +27,18 @@ struct RunSetup {
         let previous = resumed?.manifest
         let matrixFile = r.matrixFile ?? previous?.matrixFile ?? "matrix.json"
         let options = try resolveOptions(r, previous: previous, matrixPath: matrixFile)
-        let matrix = try loadMatrix(r, previous: previous, matrixFile: matrixFile,
-                                    loader: MatrixLoader(registry: registry, linkModel: linkModel), warnings: &warnings)
+        let matrix = try loadMatrix(
+            r, previous: previous, matrixFile: matrixFile,
+            loader: MatrixLoader(registry: registry, linkModel: linkModel), warnings: &warnings)
         var plan = try makePlan(matrix, options: options, matrixFile: matrixFile, linkModel: linkModel, registry: registry)
         let runID = previous?.runID ?? makeRunID()
         var records: [Record] = []
         if let resumed {
             // Only the run's own records say which cells are done; anything else in
             // the journal is reported, line by line, and its cells run again.
-            let (own, foreign) = resumed.journal.belonging(toRun: runID, cells: Set(plan.cells.map(\.key)),
-                                                           journal: resumed.path + "/records.jsonl")
+            let (own, foreign) = resumed.journal.belonging(
+                toRun: runID, cells: Set(plan.cells.map(\.key)),
+                journal: resumed.path + "/records.jsonl")
             records = own
             warnings += foreign
         }
@@ -49,8 +51,9 @@ struct RunSetup {
         if r.resume == nil, let out = r.out, !r.dryRun {
             dir = try RunDirectory.create(out, for: plan.matrix)
         }
-        return RunSetup(plan: plan, dir: dir, runID: runID, linkMode: options.link, matrixFile: matrixFile, pending: pending,
-                        alreadyRecorded: plan.cells.count - pending.count, warnings: warnings, previous: previous)
+        return RunSetup(
+            plan: plan, dir: dir, runID: runID, linkMode: options.link, matrixFile: matrixFile, pending: pending,
+            alreadyRecorded: plan.cells.count - pending.count, warnings: warnings, previous: previous)
     }
 
     /// Where this run continues from, for the resume command.
@@ -61,8 +64,10 @@ struct RunSetup {
     /// The matrix of the run: the file, or — resuming from another folder (a
     /// scheduler's working directory) without it — the manifest's own copy, which is
     /// the run's matrix by definition. On resume it must be the matrix the run started with.
-    static func loadMatrix(_ r: RunRequest, previous: Manifest?, matrixFile: String, loader: MatrixLoader,
-                           warnings: inout [String]) throws -> Matrix {
+    static func loadMatrix(
+        _ r: RunRequest, previous: Manifest?, matrixFile: String, loader: MatrixLoader,
+        warnings: inout [String]
+    ) throws -> Matrix {
         let matrix: Matrix
         if r.matrixFile == nil, let embedded = previous?.matrix, let resume = r.resume, !FileManager.default.fileExists(atPath: matrixFile) {
             do { matrix = try loader.parse(Array(embedded.compactText.utf8)) } catch { throw error.attributed(to: "\(resume)/manifest.json") }
@@ -72,23 +77,30 @@ struct RunSetup {
         }
         if let previous, let resume = r.resume, previous.matrixHash != matrix.hash {
             let changes = MatrixDiff.describe(old: previous.matrix, new: matrix.document)
-            throw InputError(source: "--resume", "\(resume) was run with a different matrix than \(matrixFile) now holds: "
-                + changes.joined(separator: "; ")
-                + ". Resume with the matrix the run started with (its copy is under \"matrix\" in \(resume)/manifest.json), or start a new run with --out")
+            throw InputError(
+                source: "--resume",
+                "\(resume) was run with a different matrix than \(matrixFile) now holds: "
+                    + changes.joined(separator: "; ")
+                    + ". Resume with the matrix the run started with (its copy is under \"matrix\" in \(resume)/manifest.json), or start a new run with --out"
+            )
         }
         return matrix
     }
 
     /// The matrix narrowed by the options, checked against the link: over a real link
     /// only distances in metres, and the link as the matrix writes it.
-    static func makePlan(_ matrix: Matrix, options: (run: RunOptions, link: LinkMode), matrixFile: String, linkModel: any LinkModel,
-                         registry: PluginRegistry) throws -> RunPlan {
+    static func makePlan(
+        _ matrix: Matrix, options: (run: RunOptions, link: LinkMode), matrixFile: String, linkModel: any LinkModel,
+        registry: PluginRegistry
+    ) throws -> RunPlan {
         if options.link == .remote { try RemoteRun.checkDistances(matrix, matrixPath: matrixFile) }
         try matrix.checkScenarios(linkMode: options.link, matrixFile: matrixFile)
         if options.link == .remote && matrix.transportsAtOnce {
             // The peer (`peerbench serve`) runs one cell's server at a time.
-            throw InputError(source: matrixFile, path: JSONPath.root.key("transportsAtOnce").description,
-                             "transports cannot run at once over --link remote (the peer serves one cell at a time); run this matrix over --link emulated or none, or remove the key")
+            throw InputError(
+                source: matrixFile, path: JSONPath.root.key("transportsAtOnce").description,
+                "transports cannot run at once over --link remote (the peer serves one cell at a time); run this matrix over --link emulated or none, or remove the key"
+            )
         }
         var plan = try RunPlan(matrix: matrix, options: options.run, linkModel: linkModel, registry: registry)
         if options.link == .remote { plan.links = plan.links.mapValues(RemoteRun.asWritten) }

@@ -1,6 +1,6 @@
-import PeerBenchTestbed
 import PeerBenchJSON
 import PeerBenchPlugin
+import PeerBenchTestbed
 
 /// The testbeds a run can use, as the executable wires them: the run core knows no
 /// concrete one (namespaces and the emulator, a remote peer), only this.

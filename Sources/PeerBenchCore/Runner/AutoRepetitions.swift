@@ -18,10 +18,12 @@ public struct AutoRepetitions: Sendable, Equatable, Codable {
     /// compare's metric names (`ComparisonMetric` in PeerBenchAnalysis, which a test
     /// keeps equal to this list), for checking `"repetitionMetrics"` where the matrix is read.
     /// A metric that reads a record key of its own is named by it (`Record.CodingKeys`).
-    public static let metricNames = [Record.CodingKeys.throughputMbps.rawValue, "rtt_p50_ms", "rtt_p99_ms",
-                                     Record.CodingKeys.jitterMs.rawValue, Record.DeliveryStats.CodingKeys.lossRatio.rawValue,
-                                     Record.CodingKeys.connectMs.rawValue, "uwb_availability", "uwb_error_m", "request_response_p50_ms",
-                                     "frame_delay_p99_ms", "late_frames", Record.Scenario.CodingKeys.reconnectMs.rawValue]
+    public static let metricNames = [
+        Record.CodingKeys.throughputMbps.rawValue, "rtt_p50_ms", "rtt_p99_ms",
+        Record.CodingKeys.jitterMs.rawValue, Record.DeliveryStats.CodingKeys.lossRatio.rawValue,
+        Record.CodingKeys.connectMs.rawValue, "uwb_availability", "uwb_error_m", "request_response_p50_ms",
+        "frame_delay_p99_ms", "late_frames", Record.Scenario.CodingKeys.reconnectMs.rawValue,
+    ]
 
     public static let minimumRounds = 6
     public static let defaultMax = 20
@@ -39,7 +41,10 @@ public struct AutoRepetitions: Sendable, Equatable, Codable {
         guard text == "auto" || text.hasPrefix("auto:") else { return nil }
         if text == "auto" { return (nil, nil) }
         guard let n = Int(text.dropFirst(5)), n >= minimumRounds, n <= 10_000 else {
-            return (nil, "\"\(text)\": MAX after \"auto:\" must be a whole number from \(minimumRounds) (the fewest repetitions with an interval of the median) to 10000")
+            return (
+                nil,
+                "\"\(text)\": MAX after \"auto:\" must be a whole number from \(minimumRounds) (the fewest repetitions with an interval of the median) to 10000"
+            )
         }
         return (n, nil)
     }

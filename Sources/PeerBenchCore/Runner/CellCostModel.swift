@@ -1,5 +1,5 @@
-import PeerBenchTestbed
 import PeerBenchPlugin
+import PeerBenchTestbed
 
 /// Expected wall time of one cell, seconds: what `validate`, `run --dry-run`, the
 /// progress ETA and the shard balancing all use, so they agree with each other.
@@ -20,8 +20,10 @@ public struct CellCostModel: Sendable {
     public let cellTimeoutSeconds: Double
 
     /// `registry` nil: the generic model for every transport (unit tests with fakes).
-    public init(transports: [TransportSpec], rttProbes: Int, cellTimeoutSeconds: Double, registry: PluginRegistry?,
-                rttMethod: RTTMethod = .pingPong, rttPayloads: RTTPayloadSelection? = nil, rttProbeSpacingNanos: UInt64 = 0) {
+    public init(
+        transports: [TransportSpec], rttProbes: Int, cellTimeoutSeconds: Double, registry: PluginRegistry?,
+        rttMethod: RTTMethod = .pingPong, rttPayloads: RTTPayloadSelection? = nil, rttProbeSpacingNanos: UInt64 = 0
+    ) {
         var plugins: [String: any TransportPlugin] = [:]
         if let registry {
             for t in transports {
@@ -41,8 +43,11 @@ public struct CellCostModel: Sendable {
         guard link.connected else { return CellCost.setUpSeconds }
         let probes = RTTPayloadSelection.probes(rttProbes, payload: cell.payload, selection: rttPayloads)
         let own = plugins[cell.transport.label]?.estimatedSeconds(payload: cell.payload, rttProbes: probes, link: link)
-        let s = (own ?? CellCost.model(payload: cell.payload, rttProbes: probes, link: link, rttMethod: rttMethod,
-                                       spacingNanos: rttProbeSpacingNanos))
+        let s =
+            (own
+                ?? CellCost.model(
+                    payload: cell.payload, rttProbes: probes, link: link, rttMethod: rttMethod,
+                    spacingNanos: rttProbeSpacingNanos))
             + CellCost.workloadSeconds(cell.workload, link: link)
         // A cell that would outlast its timeout is stopped there (then torn down).
         return min(s, cellTimeoutSeconds + CellCost.setUpSeconds)
@@ -98,8 +103,10 @@ public enum CellCost {
     ///   times (1 - loss), not the PHY rate) plus a per-message cost. The transports
     ///   fill the emulated link: at 18-23 % loss, 32 MB transfers reached 0.5-1.0 of
     ///   rate x (1 - loss) (tcp 0.9, udp 1.1, quic 0.7; matrices/edge-large.json).
-    public static func model(payload: Payload?, rttProbes: Int, link: ResolvedLink, rttMethod: RTTMethod = .pingPong,
-                             spacingNanos: UInt64 = 0) -> Double {
+    public static func model(
+        payload: Payload?, rttProbes: Int, link: ResolvedLink, rttMethod: RTTMethod = .pingPong,
+        spacingNanos: UInt64 = 0
+    ) -> Double {
         let rtt = roundTripSeconds(link)
         let loss = min(max((link.lossPercent ?? 0) / 100, 0), 0.95)
         let lostHandshake = 1 - pow1(1 - loss, 4)

@@ -1,5 +1,5 @@
-import PeerBenchTestbed
 import PeerBenchPlugin
+import PeerBenchTestbed
 
 extension CellExecutor {
     /// Fills the record's `scenario` object and applies the ok-versus-failed rule: a
@@ -9,8 +9,10 @@ extension CellExecutor {
     /// Only the transport's own death qualifies (`transportsOwn`): a worker killed by any
     /// signal, a stop (SIGINT, SIGTERM), a link or competing flow that could not be set up
     /// end the cell whatever the transport would have done, so they stay `failed`.
-    func applyScenario(_ event: ScenarioEvent, to record: inout Record, cell: Cell, counters: LinkCounters?, linkStart: UInt64?,
-                       endedAt: UInt64, transportsOwn: Bool) {
+    func applyScenario(
+        _ event: ScenarioEvent, to record: inout Record, cell: Cell, counters: LinkCounters?, linkStart: UInt64?,
+        endedAt: UInt64, transportsOwn: Bool
+    ) {
         let figures = ScenarioFigures(event: event)
         func onLinkClock(_ t: UInt64) -> Double? { linkStart.map { Double(Int64(bitPattern: t &- $0)) / 1e9 } }
         let m = record.measurement
@@ -22,20 +24,24 @@ extension CellExecutor {
         let reconnects = m?.reconnects.map { events in
             events.compactMap { e in
                 onLinkClock(e.lostAtNanos).flatMap { lost in
-                    onLinkClock(e.resumedAtNanos).map { ScenarioFigures.Reconnect(lostAtSeconds: lost, resumedAtSeconds: $0, resentBytes: e.resentBytes) }
+                    onLinkClock(e.resumedAtNanos).map {
+                        ScenarioFigures.Reconnect(lostAtSeconds: lost, resumedAtSeconds: $0, resentBytes: e.resentBytes)
+                    }
                 }
             }
         }
-        let ending = ScenarioFigures.Ending(completed: completed && m?.peerLostAtNanos == nil, failedAtSeconds: failedAt, reconnects: reconnects,
-                                           resumed: m?.resumed, duplicates: m?.reconnects == nil ? nil : m?.delivery?.duplicated,
-                                           migrations: m?.migrations)
+        let ending = ScenarioFigures.Ending(
+            completed: completed && m?.peerLostAtNanos == nil, failedAtSeconds: failedAt, reconnects: reconnects,
+            resumed: m?.resumed, duplicates: m?.reconnects == nil ? nil : m?.delivery?.duplicated,
+            migrations: m?.migrations)
         var scenario = figures.figures(receiver: m?.bulkSeries, delivery: counters?.delivery, ending: ending)
         if !completed || m?.peerLostAtNanos != nil {
             scenario.survived = false
         }
         record.scenario = scenario
         if record.status == .failed, transportsOwn,
-           figures.deathIsExpected(deadPeerTimeoutSeconds: deadPeerTimeout(cell), failedAtSeconds: failedAt) {
+            figures.deathIsExpected(deadPeerTimeoutSeconds: deadPeerTimeout(cell), failedAtSeconds: failedAt)
+        {
             record.status = .ok
         }
     }

@@ -1,7 +1,7 @@
-import PeerBenchTestbed
 import Foundation
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
+import PeerBenchTestbed
 
 extension CellExecutor {
     /// Matrix key `transportsAtOnce`: runs `cells` — one block's transports (same
@@ -31,7 +31,8 @@ extension CellExecutor {
         let block = SharedLinkBlock(executor: self, cells: cells, link: resolved.adapted(to: cells[0].transport.effectiveWifi), runID: runID)
         let link = block.link
         guard link.connected else {
-            let why = "no radio link at \(cells[0].distance.label) m in \(link.environment)"
+            let why =
+                "no radio link at \(cells[0].distance.label) m in \(link.environment)"
                 + (link.snrDb.map { String(format: " (median SNR %.1f dB is below the MCS 0 threshold)", $0) } ?? "") + "; cell not run"
             return block.records(block.allEnded(.failed(why)), counters: nil, cross: nil, linkStart: nil).map { r in
                 var r = r
@@ -54,8 +55,9 @@ extension CellExecutor {
         let linkStart = MonotonicClock.now()
         let flow: CrossTrafficFlow?
         do { flow = try await startCrossTraffic(cells[0], link: link, endpoints: endpoints) } catch {
-            return block.records(block.allEnded(.harnessFailed("starting the cross traffic (\(cells[0].crossTraffic!)): \(error)")), counters: nil, cross: nil,
-                           linkStart: linkStart)
+            return block.records(
+                block.allEnded(.harnessFailed("starting the cross traffic (\(cells[0].crossTraffic!)): \(error)")), counters: nil, cross: nil,
+                linkStart: linkStart)
         }
         // One stop must reach every transport: the run's stopper can hold one action, so
         // each transport gets a stopper of its own and the run's fires them all.
@@ -106,21 +108,26 @@ struct SharedLinkBlock {
     }
 
     /// One record per cell from its outcome and end instant, each naming the labels it shared the link with.
-    func records(_ ends: [(PluginSession.Outcome, UInt64)], counters: LinkCounters?, cross: Record.CrossTraffic?,
-                 linkStart: UInt64?) -> [Record] {
+    func records(
+        _ ends: [(PluginSession.Outcome, UInt64)], counters: LinkCounters?, cross: Record.CrossTraffic?,
+        linkStart: UInt64?
+    ) -> [Record] {
         zip(cells, ends).map { cell, end in
             let (outcome, endedAt) = end
             let seconds = Double(endedAt &- t0) / 1e9
-            let (status, error, measurement): (CellStatus, String?, TransportMeasurement?) = switch outcome {
-            case .measured(let m): (m.status, m.error, m)
-            case .failed(let e), .harnessFailed(let e): (.failed, e, nil)
-            case .timedOut(let e): (.timeout, e, nil)
-            }
-            var r = executor.makeRecord(cell, link: link, runID: runID, status: status, error: error, measurement, counters: counters,
-                                        startedAt: startedAt, totalSeconds: seconds, cross: cross)
+            let (status, error, measurement): (CellStatus, String?, TransportMeasurement?) =
+                switch outcome {
+                case .measured(let m): (m.status, m.error, m)
+                case .failed(let e), .harnessFailed(let e): (.failed, e, nil)
+                case .timedOut(let e): (.timeout, e, nil)
+                }
+            var r = executor.makeRecord(
+                cell, link: link, runID: runID, status: status, error: error, measurement, counters: counters,
+                startedAt: startedAt, totalSeconds: seconds, cross: cross)
             if let event = link.scenario {
-                executor.applyScenario(event, to: &r, cell: cell, counters: counters, linkStart: linkStart, endedAt: endedAt,
-                                       transportsOwn: outcome.isTransportsOwn && executor.stopper?.hasFired != true)
+                executor.applyScenario(
+                    event, to: &r, cell: cell, counters: counters, linkStart: linkStart, endedAt: endedAt,
+                    transportsOwn: outcome.isTransportsOwn && executor.stopper?.hasFired != true)
             }
             r.sharedLinkWith = labels.filter { $0 != cell.transport.label }
             return r

@@ -1,9 +1,9 @@
-import PeerBenchTestbed
 import Foundation
 public import Logging
 import PeerBenchJSON
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
+import PeerBenchTestbed
 
 /// Where a cell's plugin code runs.
 public enum Isolation: String, Sendable, CaseIterable {
@@ -35,9 +35,11 @@ public struct CellExecutor: Sendable {
     /// Fired by an interruption: stops the running cell at once.
     public var stopper: CellStopper?
 
-    public init(registry: PluginRegistry, testbed: any Testbed, rttProbes: Int, timeoutSeconds: Double, logger: Logger,
-                worker: WorkerProcess? = nil, stopper: CellStopper? = nil, rttMethod: RTTMethod = .pingPong,
-                rttProbeSpacingNanos: UInt64 = 0, rttPayloads: RTTPayloadSelection? = nil) {
+    public init(
+        registry: PluginRegistry, testbed: any Testbed, rttProbes: Int, timeoutSeconds: Double, logger: Logger,
+        worker: WorkerProcess? = nil, stopper: CellStopper? = nil, rttMethod: RTTMethod = .pingPong,
+        rttProbeSpacingNanos: UInt64 = 0, rttPayloads: RTTPayloadSelection? = nil
+    ) {
         self.rttProbeSpacingNanos = rttProbeSpacingNanos
         self.rttPayloads = rttPayloads
         self.registry = registry
@@ -58,13 +60,16 @@ public struct CellExecutor: Sendable {
         let t0 = MonotonicClock.now()
         var cross: Record.CrossTraffic?
         func record(_ status: CellStatus, _ error: String?, _ m: TransportMeasurement? = nil, counters: LinkCounters? = nil) -> Record {
-            makeRecord(cell, link: link, runID: runID, status: status, error: error, m, counters: counters, startedAt: startedAt,
-                       totalSeconds: Double(MonotonicClock.elapsed(since: t0)) / 1e9, cross: cross)
+            makeRecord(
+                cell, link: link, runID: runID, status: status, error: error, m, counters: counters, startedAt: startedAt,
+                totalSeconds: Double(MonotonicClock.elapsed(since: t0)) / 1e9, cross: cross)
         }
         guard link.connected else {
-            var r = record(.failed, "no radio link at \(cell.distance.label) m in \(link.environment)"
-                + (link.snrDb.map { String(format: " (median SNR %.1f dB is below the MCS 0 threshold)", $0) } ?? "")
-                + "; cell not run")
+            var r = record(
+                .failed,
+                "no radio link at \(cell.distance.label) m in \(link.environment)"
+                    + (link.snrDb.map { String(format: " (median SNR %.1f dB is below the MCS 0 threshold)", $0) } ?? "")
+                    + "; cell not run")
             if let e = link.scenario { r.scenario = Record.Scenario(name: e.name, kind: e.kind) }
             return r
         }
@@ -73,24 +78,29 @@ public struct CellExecutor: Sendable {
         (outcome, cross) = await perform(cell, link: link, t0: t0, linkStart: &linkStart)
         let endedAt = MonotonicClock.now()
         let counters = testbed.counters()
-        var r = switch outcome {
-        case .measured(let m): record(m.status, m.error, m, counters: counters)
-        case .failed(let e), .harnessFailed(let e): record(.failed, e, counters: counters)
-        case .timedOut(let e): record(.timeout, e, counters: counters)
-        }
+        var r =
+            switch outcome {
+            case .measured(let m): record(m.status, m.error, m, counters: counters)
+            case .failed(let e), .harnessFailed(let e): record(.failed, e, counters: counters)
+            case .timedOut(let e): record(.timeout, e, counters: counters)
+            }
         if let event = link.scenario {
-            applyScenario(event, to: &r, cell: cell, counters: counters, linkStart: linkStart, endedAt: endedAt,
-                          transportsOwn: outcome.isTransportsOwn && stopper?.hasFired != true)
+            applyScenario(
+                event, to: &r, cell: cell, counters: counters, linkStart: linkStart, endedAt: endedAt,
+                transportsOwn: outcome.isTransportsOwn && stopper?.hasFired != true)
         }
         return r
     }
 
     /// The record of `cell` as it ended: the testbed's and the Wi-Fi settings' sections
     /// filled in, the competing flow's figures when it had one.
-    func makeRecord(_ cell: Cell, link: ResolvedLink, runID: String, status: CellStatus, error: String?, _ m: TransportMeasurement?,
-                    counters: LinkCounters?, startedAt: Date, totalSeconds: Double, cross: Record.CrossTraffic?) -> Record {
-        var r = Record(runID: runID, cell: cell, link: link, linkMode: testbed.mode, counters: counters, status: status, error: error,
-                       startedAt: startedAt, totalSeconds: totalSeconds, measurement: m)
+    func makeRecord(
+        _ cell: Cell, link: ResolvedLink, runID: String, status: CellStatus, error: String?, _ m: TransportMeasurement?,
+        counters: LinkCounters?, startedAt: Date, totalSeconds: Double, cross: Record.CrossTraffic?
+    ) -> Record {
+        var r = Record(
+            runID: runID, cell: cell, link: link, linkMode: testbed.mode, counters: counters, status: status, error: error,
+            startedAt: startedAt, totalSeconds: totalSeconds, measurement: m)
         testbed.annotate(&r.link)
         r.fillWifi(cell.transport.effectiveWifi)
         r.fillEnergy(link: link, mode: cell.transport.effectiveWifi.performanceMode, counters: counters, seconds: r.totalSeconds)
@@ -100,7 +110,9 @@ public struct CellExecutor: Sendable {
 
     /// Sets up the link, starts the cell's competing flow (if any), runs the plugin part
     /// and stops the flow again. `linkStart` is set when the link is up: 0 of the scenario's clock.
-    private func perform(_ cell: Cell, link: ResolvedLink, t0: UInt64, linkStart: inout UInt64?) async -> (PluginSession.Outcome, Record.CrossTraffic?) {
+    private func perform(_ cell: Cell, link: ResolvedLink, t0: UInt64, linkStart: inout UInt64?) async -> (
+        PluginSession.Outcome, Record.CrossTraffic?
+    ) {
         // The testbed (namespaces, emulator threads, counters) always lives here, in the
         // runner; only the plugin's server and client move into the worker.
         let testbed = self.testbed
@@ -124,10 +136,14 @@ public struct CellExecutor: Sendable {
     }
 
     /// The plugin part: its server here (or on the peer, `--link remote`) and its client.
-    func runPluginPart(_ cell: Cell, link: ResolvedLink, endpoints: (client: Endpoint, server: Endpoint),
-                               t0: UInt64) async -> PluginSession.Outcome {
-        var seed = CellContextSeed(cellID: cell.id, repetition: cell.repetition, seed: cell.seed, payload: cell.payload,
-                                    rttProbes: RTTPayloadSelection.probes(rttProbes, payload: cell.payload, selection: rttPayloads), rttMethod: rttMethod, rttProbeSpacingNanos: rttProbeSpacingNanos)
+    func runPluginPart(
+        _ cell: Cell, link: ResolvedLink, endpoints: (client: Endpoint, server: Endpoint),
+        t0: UInt64
+    ) async -> PluginSession.Outcome {
+        var seed = CellContextSeed(
+            cellID: cell.id, repetition: cell.repetition, seed: cell.seed, payload: cell.payload,
+            rttProbes: RTTPayloadSelection.probes(rttProbes, payload: cell.payload, selection: rttPayloads), rttMethod: rttMethod,
+            rttProbeSpacingNanos: rttProbeSpacingNanos)
         seed.workload = cell.workload
         guard let host = testbed.serverHost else {
             let remaining = max(0.001, timeoutSeconds - Double(MonotonicClock.elapsed(since: t0)) / 1e9)
@@ -139,8 +155,10 @@ public struct CellExecutor: Sendable {
     /// `--link remote`: the peer starts the server (under the same deadline), the client
     /// runs here or in the worker against its address and hello, then the peer's result
     /// decides whether the server side went well too — as `finish()` does locally.
-    private func runAgainstPeer(_ host: any RemoteServerHost, _ cell: Cell, seed: CellContextSeed, link: ResolvedLink,
-                                endpoints: (client: Endpoint, server: Endpoint), t0: UInt64) async -> PluginSession.Outcome {
+    private func runAgainstPeer(
+        _ host: any RemoteServerHost, _ cell: Cell, seed: CellContextSeed, link: ResolvedLink,
+        endpoints: (client: Endpoint, server: Endpoint), t0: UInt64
+    ) async -> PluginSession.Outcome {
         func left() -> Double { max(0.001, timeoutSeconds - Double(MonotonicClock.elapsed(since: t0)) / 1e9) }
         let server: any TransportServer
         do {
@@ -176,19 +194,24 @@ public struct CellExecutor: Sendable {
     }
 
     /// The plugin part under `remaining` seconds, in this process or in the worker.
-    private func runPlugin(_ cell: Cell, seed: CellContextSeed, link: ResolvedLink, endpoints: (client: Endpoint, server: Endpoint),
-                           source: ServerSource, remaining: Double) async -> PluginSession.Outcome {
+    private func runPlugin(
+        _ cell: Cell, seed: CellContextSeed, link: ResolvedLink, endpoints: (client: Endpoint, server: Endpoint),
+        source: ServerSource, remaining: Double
+    ) async -> PluginSession.Outcome {
         guard let worker else {
-            return await PluginSession(registry: registry, transport: cell.transport, cell: seed, timeoutSeconds: remaining,
-                                 cellTimeoutSeconds: timeoutSeconds, logger: logger)
-                .run(client: endpoints.client, server: endpoints.server, link: link, source: source, stopper: stopper)
+            return await PluginSession(
+                registry: registry, transport: cell.transport, cell: seed, timeoutSeconds: remaining,
+                cellTimeoutSeconds: timeoutSeconds, logger: logger
+            )
+            .run(client: endpoints.client, server: endpoints.server, link: link, source: source, stopper: stopper)
         }
         stopper?.arm { worker.killNow() }
         defer { stopper?.disarm() }
         var started: StartedServer?
         if case .started(let s) = source { started = s }
-        let request = CellRequest(transport: cell.transport, cell: seed, timeoutSeconds: remaining, cellTimeoutSeconds: timeoutSeconds, link: link,
-                                  client: endpoints.client, server: endpoints.server, started: started)
+        let request = CellRequest(
+            transport: cell.transport, cell: seed, timeoutSeconds: remaining, cellTimeoutSeconds: timeoutSeconds, link: link,
+            client: endpoints.client, server: endpoints.server, started: started)
         // The worker enforces the deadline and the grace itself (same code as in
         // process) and then reports; this outer limit, one more grace for that report,
         // only catches a worker that cannot: one whose process is stuck as a whole.
@@ -203,7 +226,8 @@ public struct CellExecutor: Sendable {
         case .died(let how):
             return .harnessFailed(how)
         case .unresponsive:
-            return .timedOut("cell did not finish within \(JSONValue.format(timeoutSeconds)) s and did not stop when told; its worker process was killed")
+            return .timedOut(
+                "cell did not finish within \(JSONValue.format(timeoutSeconds)) s and did not stop when told; its worker process was killed")
         }
     }
 }

@@ -1,5 +1,5 @@
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
 
 /// The order in which a run's cells execute (`"order"` in matrix.json, `--order`).
 ///
@@ -45,7 +45,8 @@ public enum CellOrder: String, Sendable, Codable, CaseIterable {
         var payload: Payload?
         for cell in cells {
             if let first = current.first {
-                let sameSite = first.repetition == cell.repetition && first.environment == cell.environment
+                let sameSite =
+                    first.repetition == cell.repetition && first.environment == cell.environment
                     && first.distance == cell.distance
                 let samePayload = cell.payload == nil || payload == nil || cell.payload == payload
                 // A transport seen twice means the matrix moved on to the next payload.

@@ -1,8 +1,8 @@
 import Foundation
 public import Logging
 import PeerBenchJSON
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
 import Synchronization
 
 /// The worker side of process isolation: runs cells one at a time for a supervising
@@ -26,9 +26,10 @@ public enum CellWorker {
             let outcome: PluginSession.Outcome
             do {
                 let request = try CellRequest(json: try JSONParser.parse(line))
-                let session = PluginSession(registry: registry, transport: request.transport, cell: request.cell,
-                                            timeoutSeconds: request.timeoutSeconds,
-                                            cellTimeoutSeconds: request.cellTimeoutSeconds, logger: logger)
+                let session = PluginSession(
+                    registry: registry, transport: request.transport, cell: request.cell,
+                    timeoutSeconds: request.timeoutSeconds,
+                    cellTimeoutSeconds: request.cellTimeoutSeconds, logger: logger)
                 outcome = await session.run(client: request.client, server: request.server, link: request.link, source: request.source)
             } catch {
                 outcome = .failed("\(error)")

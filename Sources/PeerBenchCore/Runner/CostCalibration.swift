@@ -45,7 +45,10 @@ extension RunPlan {
             throw InputError(source: option, "\(manifestPath) is missing or not JSON; give the --out folder of a past run of this matrix")
         }
         guard manifest["matrix_hash"]?.stringValue == matrix.hash else {
-            throw InputError(source: option, "\(dir) is a run of another matrix (matrix_hash \(manifest["matrix_hash"]?.compactText ?? "none"), this one is \(matrix.hash)); its cell times do not apply")
+            throw InputError(
+                source: option,
+                "\(dir) is a run of another matrix (matrix_hash \(manifest["matrix_hash"]?.compactText ?? "none"), this one is \(matrix.hash)); its cell times do not apply"
+            )
         }
         calibrate(from: RunDirectory.readJournal(at: dir + "/records.jsonl").records, source: dir)
     }
@@ -64,11 +67,13 @@ extension RunPlan {
 
     /// One line on what the estimates rest on, for `validate` and `run --dry-run`.
     public var estimateBasis: String {
-        let model = "cost model (set-up \(CellCost.setUpSeconds) s, handshake, rttProbes x RTT with loss (pipelined: one RTT plus the probes' serialisation or their rttProbeIntervalMs spacing; none in cells rttPayloads leaves out), bulk at the link's usable rate, capped at the cell timeout; plugins' own estimates where given)"
+        let model =
+            "cost model (set-up \(CellCost.setUpSeconds) s, handshake, rttProbes x RTT with loss (pipelined: one RTT plus the probes' serialisation or their rttProbeIntervalMs spacing; none in cells rttPayloads leaves out), bulk at the link's usable rate, capped at the cell timeout; plugins' own estimates where given)"
         guard let c = calibration, !c.measured.isEmpty else {
             if let c = calibration { return model + "; \(c.source) has no measured cell of this matrix" }
             return model
         }
-        return "measured in \(c.source) for \(c.measured.count) cells; the others at the \(model) x \(String(format: "%.2f", c.ratio)) (measured / modelled there)"
+        return
+            "measured in \(c.source) for \(c.measured.count) cells; the others at the \(model) x \(String(format: "%.2f", c.ratio)) (measured / modelled there)"
     }
 }

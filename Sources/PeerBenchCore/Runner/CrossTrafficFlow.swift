@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Dispatch
 import Foundation
-import Synchronization
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The competing flow of a cell (`CrossTrafficSpec`), running: real UDP sockets in the
 /// endpoints' namespaces, marked with the flow's service class like a plugin's, one
@@ -28,11 +29,12 @@ public final class CrossTrafficFlow: Sendable {
     public init(_ spec: CrossTrafficSpec, client: Endpoint, server: Endpoint, mtu: Int) async throws {
         self.spec = spec
         started = MonotonicClock.now()
-        let pairs: [(from: Endpoint, to: Endpoint)] = switch spec.direction {
-        case .up: [(client, server)]
-        case .down: [(server, client)]
-        case .both: [(client, server), (server, client)]
-        }
+        let pairs: [(from: Endpoint, to: Endpoint)] =
+            switch spec.direction {
+            case .up: [(client, server)]
+            case .down: [(server, client)]
+            case .both: [(client, server), (server, client)]
+            }
         do {
             for (from, to) in pairs {
                 let receiver = try await to.run("pb-cross-bind") { [spec] () throws -> Socket in
@@ -69,14 +71,18 @@ public final class CrossTrafficFlow: Sendable {
     public func finish() -> Record.CrossTraffic {
         stopping.store(true, ordering: .relaxed)
         let elapsed = Double(MonotonicClock.elapsed(since: started)) / 1e9
-        let all = sockets.withLock { s in defer { s = [] }; return s }
+        let all = sockets.withLock { s in
+            defer { s = [] }
+            return s
+        }
         // The threads wake within their 50 ms socket timeouts; shutting down is faster.
         all.forEach { $0.shutdown() }
         _ = threads.wait(timeout: .now() + 2)
         all.forEach { $0.close() }
         let bytes = receivedBytes.load(ordering: .relaxed)
-        return Record.CrossTraffic(serviceClass: spec.serviceClass.rawValue, offeredMbps: spec.rateMbps,
-                                   goodputMbps: elapsed > 0 ? (Double(bytes) * 8 / elapsed / 1e6 * 1_000).rounded() / 1_000 : nil)
+        return Record.CrossTraffic(
+            serviceClass: spec.serviceClass.rawValue, offeredMbps: spec.rateMbps,
+            goodputMbps: elapsed > 0 ? (Double(bytes) * 8 / elapsed / 1e6 * 1_000).rounded() / 1_000 : nil)
     }
 
     private func keep(_ s: Socket) { sockets.withLock { $0.append(s) } }

@@ -1,6 +1,6 @@
 import Foundation
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
 
 /// `run --interactive`: the field session's pause before each new place. The runner
 /// asks before the first cell of every environment x distance; the person carrying the
@@ -52,8 +52,10 @@ public struct FieldPrompter: Sendable {
     public let keepAlive: (@Sendable () async -> Void)?
     public let keepAliveSeconds: Double
 
-    public init(input: any FieldInput, keepAliveSeconds: Double = 20, keepAlive: (@Sendable () async -> Void)? = nil,
-                output: @escaping @Sendable (String) -> Void) {
+    public init(
+        input: any FieldInput, keepAliveSeconds: Double = 20, keepAlive: (@Sendable () async -> Void)? = nil,
+        output: @escaping @Sendable (String) -> Void
+    ) {
         self.input = input
         self.output = output
         self.keepAlive = keepAlive
@@ -123,9 +125,10 @@ struct FieldGate {
                     }
                 }
             }
-            let answer = (try? await BlockingThread.run(name: "field-prompt") {
-                prompter.ask(here, cells: count, stop: { stopper.hasFired })
-            }) ?? .quit
+            let answer =
+                (try? await BlockingThread.run(name: "field-prompt") {
+                    prompter.ask(here, cells: count, stop: { stopper.hasFired })
+                }) ?? .quit
             keepAlive?.cancel()
             await keepAlive?.value
             switch answer {

@@ -1,6 +1,7 @@
 import Dispatch
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Catches SIGINT, SIGTERM and SIGHUP for a clean stop. The first signal calls `onFirst`
@@ -16,8 +17,10 @@ public final class InterruptTrap {
     private let queue = DispatchQueue(label: "peerbench.signals")
     private var count = 0
 
-    public init(signals: [Int32] = [SIGINT, SIGTERM, SIGHUP], onFirst: @escaping @Sendable (Int32) -> Void,
-                onSecond: @escaping @Sendable (Int32) -> Void) {
+    public init(
+        signals: [Int32] = [SIGINT, SIGTERM, SIGHUP], onFirst: @escaping @Sendable (Int32) -> Void,
+        onSecond: @escaping @Sendable (Int32) -> Void
+    ) {
         self.signals = signals
         for s in signals {
             signal(s, SIG_IGN)

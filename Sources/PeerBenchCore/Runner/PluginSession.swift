@@ -1,9 +1,9 @@
-import PeerBenchTestbed
-import Synchronization
 public import Logging
 import PeerBenchJSON
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
+import PeerBenchTestbed
+import Synchronization
 
 /// The plugin's part of one cell — server, then client, under the cell's deadline —
 /// shared by the in-process executor and the worker process, so both isolation
@@ -39,8 +39,10 @@ public struct PluginSession: Sendable {
     public var cellTimeoutSeconds: Double
     public var logger: Logger
 
-    public init(registry: PluginRegistry, transport: TransportSpec, cell: CellContextSeed, timeoutSeconds: Double,
-                cellTimeoutSeconds: Double? = nil, logger: Logger) {
+    public init(
+        registry: PluginRegistry, transport: TransportSpec, cell: CellContextSeed, timeoutSeconds: Double,
+        cellTimeoutSeconds: Double? = nil, logger: Logger
+    ) {
         self.registry = registry
         self.transport = transport
         self.cell = cell
@@ -53,18 +55,26 @@ public struct PluginSession: Sendable {
     /// only, against a server started elsewhere (on the peer host) whose end the
     /// caller awaits. At the deadline (or when `stopper` fires) the cell's sockets are
     /// shut; never throws.
-    public func run(client: Endpoint, server: Endpoint, link: ResolvedLink, source: ServerSource = .plugin,
-                    stopper: CellStopper? = nil) async -> Outcome {
+    public func run(
+        client: Endpoint, server: Endpoint, link: ResolvedLink, source: ServerSource = .plugin,
+        stopper: CellStopper? = nil
+    ) async -> Outcome {
         let cancellation = CellCancellation()
         let serverBox = ServerBox()
-        stopper?.arm { cancellation.cancel(); serverBox.stop() }
+        stopper?.arm {
+            cancellation.cancel()
+            serverBox.stop()
+        }
         defer { stopper?.disarm() }
         let deadline = MonotonicClock.now() + UInt64(timeoutSeconds * 1e9)
         do {
-            let m = try await withDeadline(seconds: timeoutSeconds, onTimeout: {
-                cancellation.cancel()
-                serverBox.stop()
-            }) { [self] in
+            let m = try await withDeadline(
+                seconds: timeoutSeconds,
+                onTimeout: {
+                    cancellation.cancel()
+                    serverBox.stop()
+                }
+            ) { [self] in
                 let (plugin, context) = try makeCell(client: client, server: server, link: link, deadline: deadline, cancellation: cancellation)
                 return try await measure(plugin, context, source: source, serverBox: serverBox)
             }
@@ -84,15 +94,19 @@ public struct PluginSession: Sendable {
     }
 
     /// The transport's plugin and the cell as both of its sides see it.
-    func makeCell(client: Endpoint, server: Endpoint, link: ResolvedLink, deadline: UInt64,
-                  cancellation: CellCancellation) throws -> (any TransportPlugin, CellContext) {
-        let (plugin, _) = try registry.make(transport.plugin, options: transport.options,
-                                            path: JSONPath.root.key("transports").index(transport.index))
+    func makeCell(
+        client: Endpoint, server: Endpoint, link: ResolvedLink, deadline: UInt64,
+        cancellation: CellCancellation
+    ) throws -> (any TransportPlugin, CellContext) {
+        let (plugin, _) = try registry.make(
+            transport.plugin, options: transport.options,
+            path: JSONPath.root.key("transports").index(transport.index))
         var cellLogger = logger
         cellLogger[metadataKey: "cell"] = "\(cell.cellID)#\(cell.repetition)"
-        var context = CellContext(cellID: cell.cellID, repetition: cell.repetition, seed: cell.seed, payload: cell.payload,
-                                  rttProbes: cell.rttProbes, deadline: deadline, link: link, client: client,
-                                  server: server, cancellation: cancellation, logger: cellLogger, rttMethod: cell.rttMethod)
+        var context = CellContext(
+            cellID: cell.cellID, repetition: cell.repetition, seed: cell.seed, payload: cell.payload,
+            rttProbes: cell.rttProbes, deadline: deadline, link: link, client: client,
+            server: server, cancellation: cancellation, logger: cellLogger, rttMethod: cell.rttMethod)
         context.rttProbeSpacingNanos = cell.rttProbeSpacingNanos
         context.workload = cell.workload
         context.wifi = transport.effectiveWifi
@@ -102,8 +116,10 @@ public struct PluginSession: Sendable {
     /// Starts the server (or takes the one started elsewhere), runs the client against
     /// it and waits for the server's end. Each side's threads are charged to its own
     /// account (`cpu_seconds`).
-    func measure(_ plugin: any TransportPlugin, _ context: CellContext, source: ServerSource,
-                 serverBox: ServerBox) async throws -> TransportMeasurement {
+    func measure(
+        _ plugin: any TransportPlugin, _ context: CellContext, source: ServerSource,
+        serverBox: ServerBox
+    ) async throws -> TransportMeasurement {
         let (serverCPU, clientCPU) = (CPUAccount(), CPUAccount())
         let srv: any TransportServer
         switch source {

@@ -1,8 +1,8 @@
-import PeerBenchTestbed
 import Foundation
 public import Logging
 import PeerBenchJSON
 import PeerBenchPlugin
+import PeerBenchTestbed
 
 /// Settings of one run that come from the command line rather than the matrix.
 public struct RunOptions: Sendable {
@@ -23,9 +23,11 @@ public struct RunOptions: Sendable {
     /// nil: as the matrix says.
     public var autoRepetitions: Bool?
 
-    public init(matrixFile: String, commandLine: [String], transports: [String]? = nil, seed: UInt64? = nil,
-                repetitions: Int? = nil, cellTimeoutSeconds: Double? = nil, order: CellOrder? = nil, shard: Shard? = nil, note: String? = nil,
-                autoRepetitions: Bool? = nil) {
+    public init(
+        matrixFile: String, commandLine: [String], transports: [String]? = nil, seed: UInt64? = nil,
+        repetitions: Int? = nil, cellTimeoutSeconds: Double? = nil, order: CellOrder? = nil, shard: Shard? = nil, note: String? = nil,
+        autoRepetitions: Bool? = nil
+    ) {
         self.matrixFile = matrixFile
         self.commandLine = commandLine
         self.transports = transports
@@ -105,7 +107,10 @@ public struct RunPlan: Sendable {
             let known = m.transports.map(\.label)
             let unknown = wanted.filter { !known.contains($0) }
             guard unknown.isEmpty else {
-                throw InputError(source: "--transports", "unknown transport label\(unknown.count > 1 ? "s" : "") \(unknown.map { "\"\($0)\"" }.joined(separator: ", ")); the matrix has: \(known.joined(separator: ", "))")
+                throw InputError(
+                    source: "--transports",
+                    "unknown transport label\(unknown.count > 1 ? "s" : "") \(unknown.map { "\"\($0)\"" }.joined(separator: ", ")); the matrix has: \(known.joined(separator: ", "))"
+                )
             }
             m.transports = m.transports.filter { wanted.contains($0.label) }
         }
@@ -122,7 +127,10 @@ public struct RunPlan: Sendable {
         // --repetitions can multiply a matrix the loader accepted: count before expanding.
         let total = m.cellCount(repetitions: options.repetitions)
         guard total <= MatrixLoader.Limits.cells else {
-            throw InputError(source: "--repetitions", "the matrix would expand to \(total) cells with \(options.repetitions ?? m.repetitions) repetitions, more than the limit of \(MatrixLoader.Limits.cells); use fewer repetitions, or split the matrix")
+            throw InputError(
+                source: "--repetitions",
+                "the matrix would expand to \(total) cells with \(options.repetitions ?? m.repetitions) repetitions, more than the limit of \(MatrixLoader.Limits.cells); use fewer repetitions, or split the matrix"
+            )
         }
         self.matrix = m
         self.options = options
@@ -135,17 +143,26 @@ public struct RunPlan: Sendable {
             }
         }
         self.links = links
-        let costModel = CellCostModel(transports: m.transports, rttProbes: m.rttProbes, cellTimeoutSeconds: m.cellTimeoutSeconds,
-                                      registry: registry, rttMethod: m.rttMethod, rttPayloads: m.rttPayloads,
-                                      rttProbeSpacingNanos: m.rttProbeSpacingNanos)
+        let costModel = CellCostModel(
+            transports: m.transports, rttProbes: m.rttProbes, cellTimeoutSeconds: m.cellTimeoutSeconds,
+            registry: registry, rttMethod: m.rttMethod, rttPayloads: m.rttPayloads,
+            rttProbeSpacingNanos: m.rttProbeSpacingNanos)
         self.costModel = costModel
         let canonical = m.cells(seed: options.seed, repetitions: options.repetitions)
         matrixCellCount = canonical.count
         order = options.order ?? m.order
         if m.transportsAtOnce && order == .sequential {
-            throw InputError(source: "--order", "\"sequential\" runs a transport's cells back to back, but the matrix's \"transportsAtOnce\" runs each block's transports together; use interleaved or shuffled")
+            throw InputError(
+                source: "--order",
+                "\"sequential\" runs a transport's cells back to back, but the matrix's \"transportsAtOnce\" runs each block's transports together; use interleaved or shuffled"
+            )
         }
-        let mine = options.shard.map { $0.select(canonical, atOnce: m.transportsAtOnce) { costModel.seconds($0, link: links[RunPlan.linkKey($0.environment, $0.distance, $0.scenario)]!) } } ?? canonical
+        let mine =
+            options.shard.map {
+                $0.select(canonical, atOnce: m.transportsAtOnce) {
+                    costModel.seconds($0, link: links[RunPlan.linkKey($0.environment, $0.distance, $0.scenario)]!)
+                }
+            } ?? canonical
         cells = order.arrange(mine, seed: m.runSeed(options.seed))
     }
 
@@ -203,8 +220,10 @@ public final class Runner: Sendable {
     /// `--interactive`: asks before each new environment x distance (see FieldPrompt).
     public let fieldPrompter: FieldPrompter?
 
-    public init(registry: PluginRegistry, testbed: any Testbed, logger: Logger, worker: WorkerProcess? = nil,
-                stopper: CellStopper = CellStopper(), fieldPrompter: FieldPrompter? = nil) {
+    public init(
+        registry: PluginRegistry, testbed: any Testbed, logger: Logger, worker: WorkerProcess? = nil,
+        stopper: CellStopper = CellStopper(), fieldPrompter: FieldPrompter? = nil
+    ) {
         self.registry = registry
         self.testbed = testbed
         self.logger = logger
@@ -216,12 +235,15 @@ public final class Runner: Sendable {
     /// Runs `cells` (default: all of the plan's) and appends their records to `dir`.
     /// The summary counts this call's cells only.
     /// `judge` (auto repetitions) skips the cells of scenarios it has settled.
-    public func run(_ plan: RunPlan, cells: [Cell]? = nil, runID: String, into dir: RunDirectory,
-                    observer: (any RunObserver)?, judge: (any RepetitionJudge)? = nil) async throws -> RunSummary {
-        let executor = CellExecutor(registry: registry, testbed: testbed, rttProbes: plan.matrix.rttProbes,
-                                    timeoutSeconds: plan.matrix.cellTimeoutSeconds, logger: logger, worker: worker, stopper: stopper,
-                                    rttMethod: plan.matrix.rttMethod, rttProbeSpacingNanos: plan.matrix.rttProbeSpacingNanos,
-                                    rttPayloads: plan.matrix.rttPayloads)
+    public func run(
+        _ plan: RunPlan, cells: [Cell]? = nil, runID: String, into dir: RunDirectory,
+        observer: (any RunObserver)?, judge: (any RepetitionJudge)? = nil
+    ) async throws -> RunSummary {
+        let executor = CellExecutor(
+            registry: registry, testbed: testbed, rttProbes: plan.matrix.rttProbes,
+            timeoutSeconds: plan.matrix.cellTimeoutSeconds, logger: logger, worker: worker, stopper: stopper,
+            rttMethod: plan.matrix.rttMethod, rttProbeSpacingNanos: plan.matrix.rttProbeSpacingNanos,
+            rttPayloads: plan.matrix.rttPayloads)
         var cells = cells ?? plan.cells
         var field = fieldPrompter.map(FieldGate.init)
         if field != nil { cells = FieldPrompter.groupedBySite(cells) }
@@ -246,11 +268,15 @@ public final class Runner: Sendable {
                 break groups
             }
             for (k, cell) in zip(group, members) { observer?.cellStarted(index: k, total: cells.count, cell: cell) }
-            let records = members.count == 1 && !plan.matrix.transportsAtOnce
+            let records =
+                members.count == 1 && !plan.matrix.transportsAtOnce
                 ? [await executor.run(members[0], link: plan.link(for: members[0]), runID: runID)]
                 : await executor.runTogether(members, link: plan.link(for: members[0]), runID: runID, workers: pool.workers(members.count))
-            guard try keep(records, of: members, at: group, total: cells.count, into: dir, observer: observer, judge: judge,
-                           summary: &summary) else { break }
+            guard
+                try keep(
+                    records, of: members, at: group, total: cells.count, into: dir, observer: observer, judge: judge,
+                    summary: &summary)
+            else { break }
             if let lost = testbed.lostReason {
                 summary.testbedLost = lost
                 break
@@ -268,8 +294,10 @@ extension Runner {
     enum Admission { case run, skip, settled, stop }
 
     /// The stop, the field prompt (`--interactive`) and the repetition judge, asked in that order.
-    func admission(_ members: [Cell], at index: Int, of cells: [Cell], field: inout FieldGate?,
-                   judge: (any RepetitionJudge)?) async -> Admission {
+    func admission(
+        _ members: [Cell], at index: Int, of cells: [Cell], field: inout FieldGate?,
+        judge: (any RepetitionJudge)?
+    ) async -> Admission {
         if stopper.hasFired { return .stop }
         switch await field?.decide(cells, at: index, stopper: stopper) ?? .run {
         case .run: break
@@ -287,8 +315,10 @@ extension Runner {
     /// nothing worth keeping: it is left unrecorded and runs again on resume. One that
     /// got to the end is kept. A block that ran at once is kept or dropped whole: its
     /// other transports' figures were measured beside the one cut short.
-    func keep(_ records: [Record], of members: [Cell], at group: Range<Int>, total: Int, into dir: RunDirectory,
-              observer: (any RunObserver)?, judge: (any RepetitionJudge)?, summary: inout RunSummary) throws -> Bool {
+    func keep(
+        _ records: [Record], of members: [Cell], at group: Range<Int>, total: Int, into dir: RunDirectory,
+        observer: (any RunObserver)?, judge: (any RepetitionJudge)?, summary: inout RunSummary
+    ) throws -> Bool {
         if stopper.hasFired, let cut = records.firstIndex(where: { $0.status != .ok && $0.status != .partial }) {
             summary.interrupted = true
             summary.interruptedCell = members[cut]

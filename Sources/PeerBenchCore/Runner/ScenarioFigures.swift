@@ -1,6 +1,6 @@
-import PeerBenchTestbed
 import PeerBenchJSON
 import PeerBenchPlugin
+import PeerBenchTestbed
 
 /// Turns what a scenario cell saw into the record's `scenario` object
 /// (docs/RECORDS.md, "scenario"): the receiver's series for the stall, the emulator's
@@ -30,8 +30,10 @@ public struct ScenarioFigures: Sendable {
         public var duplicates: Int?
         /// The measurement's connection migrations (quic's `migrate`); nil when the option is off.
         public var migrations: [MigrationEvent]?
-        public init(completed: Bool, failedAtSeconds: Double?, reconnects: [Reconnect]? = nil, resumed: Bool? = nil,
-                    duplicates: Int? = nil, migrations: [MigrationEvent]? = nil) {
+        public init(
+            completed: Bool, failedAtSeconds: Double?, reconnects: [Reconnect]? = nil, resumed: Bool? = nil,
+            duplicates: Int? = nil, migrations: [MigrationEvent]? = nil
+        ) {
             self.completed = completed
             self.failedAtSeconds = failedAtSeconds
             self.reconnects = reconnects
@@ -102,13 +104,16 @@ public struct ScenarioFigures: Sendable {
             // Not measurable: say why, in the record (`reconnect_ms_reason`).
             func at(_ t: Double) -> String { JSONValue.format((t * 1_000).rounded() / 1_000) }
             if let back = linkBackSeconds, let deadStart = event.deadStartSeconds, last.resumedAtSeconds < deadStart {
-                s.reconnectMsReason = "every re-made connection was resumed before the dead stretch began at \(at(deadStart)) s on the link clock "
+                s.reconnectMsReason =
+                    "every re-made connection was resumed before the dead stretch began at \(at(deadStart)) s on the link clock "
                     + "(the last at \(at(last.resumedAtSeconds)) s), and the last one outlived it to the link's return at \(at(back)) s"
             } else if let back = linkBackSeconds {
-                s.reconnectMsReason = "every re-made connection was resumed before the link's return at \(at(back)) s on the link clock "
+                s.reconnectMsReason =
+                    "every re-made connection was resumed before the link's return at \(at(back)) s on the link clock "
                     + "(the last at \(at(last.resumedAtSeconds)) s): the link carried it while the scenario still counted it dead"
             } else {
-                s.reconnectMsReason = "the link does not return in this scenario (\(event.kind) without a return); the last re-made connection "
+                s.reconnectMsReason =
+                    "the link does not return in this scenario (\(event.kind) without a return); the last re-made connection "
                     + "was resumed at \(at(last.resumedAtSeconds)) s on the link clock"
             }
         }

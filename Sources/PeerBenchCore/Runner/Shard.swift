@@ -26,7 +26,8 @@ public struct Shard: Sendable, Equatable, CustomStringConvertible {
             throw InputError(source: source, "expected K/N such as 1/4 (shard K of N, counting from 1), got \"\(text)\"")
         }
         guard n >= 1, k >= 1, k <= n else {
-            throw InputError(source: source, "shard \(k) of \(n) does not exist; K counts from 1 to N (e.g. 1/\(max(n, 2)) ... \(max(n, 2))/\(max(n, 2)))")
+            throw InputError(
+                source: source, "shard \(k) of \(n) does not exist; K counts from 1 to N (e.g. 1/\(max(n, 2)) ... \(max(n, 2))/\(max(n, 2)))")
         }
         self.init(index: k, count: n)
     }

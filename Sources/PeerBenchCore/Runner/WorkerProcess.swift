@@ -1,10 +1,11 @@
 import Foundation
 import Synchronization
+
 #if canImport(Glibc)
-import Glibc
-import PeerBenchJSON
-import PeerBenchSystem
-import PeerBenchPlugin
+    import Glibc
+    import PeerBenchJSON
+    import PeerBenchSystem
+    import PeerBenchPlugin
 #endif
 
 /// The supervising side of process isolation: one long-lived worker process (the
@@ -71,15 +72,16 @@ public final class WorkerProcess: Sendable {
         let (fd, reader) = state.withLock { ($0.requestFD, $0.replyReader!) }
         let line = Array((request.json.compactText + "\n").utf8)
         let deadline = MonotonicClock.now() + UInt64(hardTimeout * 1e9)
-        let got: Result<[UInt8]?, any Error> = (try? await BlockingThread.run(name: "worker-wait") {
-            Result {
-                try line.withUnsafeBytes { buf in
-                    var off = 0
-                    while off < buf.count { off += try syscall("write(worker request)") { write(fd, buf.baseAddress! + off, buf.count - off) } }
+        let got: Result<[UInt8]?, any Error> =
+            (try? await BlockingThread.run(name: "worker-wait") {
+                Result {
+                    try line.withUnsafeBytes { buf in
+                        var off = 0
+                        while off < buf.count { off += try syscall("write(worker request)") { write(fd, buf.baseAddress! + off, buf.count - off) } }
+                    }
+                    return try reader.next(until: deadline)
                 }
-                return try reader.next(until: deadline)
-            }
-        }) ?? .failure(TransportError("worker wait failed"))
+            }) ?? .failure(TransportError("worker wait failed"))
         switch got {
         case .success(let bytes?):
             if let v = try? JSONParser.parse(bytes), let outcome = try? PluginSession.Outcome(json: v) { return .outcome(outcome) }
@@ -109,7 +111,10 @@ public final class WorkerProcess: Sendable {
 
     /// Ends the worker politely: closing its request pipe makes it return.
     public func finish() {
-        let fd = state.withLock { s -> Int32 in defer { s.requestFD = -1 }; return s.requestFD }
+        let fd = state.withLock { s -> Int32 in
+            defer { s.requestFD = -1 }
+            return s.requestFD
+        }
         if fd >= 0 { _ = try? syscall("close(worker request)") { close(fd) } }
         _ = reap(kill: false, note: nil)
     }
@@ -155,12 +160,19 @@ public final class WorkerProcess: Sendable {
             env["SWIFT_BACKTRACE"] = "enable=no"
             let argv = ([executable] + arguments).map { strdup($0) } + [nil]
             let envp = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
-            defer { argv.forEach { free($0) }; envp.forEach { free($0) } }
+            defer {
+                argv.forEach { free($0) }
+                envp.forEach { free($0) }
+            }
             var child: pid_t = 0
             let rc = posix_spawn(&child, executable, &actions, &attr, argv, envp)
-            close(req[0]); close(rep[1]); close(err[1])
+            close(req[0])
+            close(rep[1])
+            close(err[1])
             guard rc == 0 else {
-                close(req[1]); close(rep[0]); close(err[0])
+                close(req[1])
+                close(rep[0])
+                close(err[0])
                 throw SystemError("posix_spawn(\(executable))", errno: rc)
             }
             s.pid = child
@@ -199,9 +211,11 @@ public final class WorkerProcess: Sendable {
     }
 
     public static func signalName(_ s: Int32) -> String {
-        let names: [Int32: String] = [SIGSEGV: "SIGSEGV", SIGILL: "SIGILL", SIGTRAP: "SIGTRAP", SIGABRT: "SIGABRT", SIGBUS: "SIGBUS",
-                                      SIGFPE: "SIGFPE", SIGKILL: "SIGKILL", SIGTERM: "SIGTERM", SIGINT: "SIGINT", SIGPIPE: "SIGPIPE",
-                                      SIGSYS: "SIGSYS", SIGHUP: "SIGHUP"]
+        let names: [Int32: String] = [
+            SIGSEGV: "SIGSEGV", SIGILL: "SIGILL", SIGTRAP: "SIGTRAP", SIGABRT: "SIGABRT", SIGBUS: "SIGBUS",
+            SIGFPE: "SIGFPE", SIGKILL: "SIGKILL", SIGTERM: "SIGTERM", SIGINT: "SIGINT", SIGPIPE: "SIGPIPE",
+            SIGSYS: "SIGSYS", SIGHUP: "SIGHUP",
+        ]
         return names[s] ?? "signal \(s)"
     }
 }

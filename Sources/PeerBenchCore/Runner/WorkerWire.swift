@@ -1,6 +1,6 @@
-import PeerBenchTestbed
 import PeerBenchJSON
 import PeerBenchPlugin
+import PeerBenchTestbed
 
 /// The messages between the runner and its worker process: one JSON object per line,
 /// each a typed `Codable` value (request: runner -> worker on the worker's stdin;
@@ -21,8 +21,10 @@ public struct CellRequest: Sendable, Codable {
     /// A server already running on the peer host (`--link remote`): the worker runs the client only.
     public var started: StartedServer?
 
-    public init(transport: TransportSpec, cell: CellContextSeed, timeoutSeconds: Double, cellTimeoutSeconds: Double,
-                link: ResolvedLink, client: Endpoint, server: Endpoint, started: StartedServer? = nil) {
+    public init(
+        transport: TransportSpec, cell: CellContextSeed, timeoutSeconds: Double, cellTimeoutSeconds: Double,
+        link: ResolvedLink, client: Endpoint, server: Endpoint, started: StartedServer? = nil
+    ) {
         self.transport = transport
         self.cell = cell
         self.timeoutSeconds = timeoutSeconds
@@ -58,11 +60,17 @@ extension PluginSession.Outcome: Codable {
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        if let m = try c.decodeIfPresent(TransportMeasurement.self, forKey: .measured) { self = .measured(m) }
-        else if let e = try c.decodeIfPresent(String.self, forKey: .failed) { self = .failed(e) }
-        else if let e = try c.decodeIfPresent(String.self, forKey: .timedOut) { self = .timedOut(e) }
-        else if let e = try c.decodeIfPresent(String.self, forKey: .harnessFailed) { self = .harnessFailed(e) }
-        else { throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath, debugDescription: "no measured, failed, timed_out or harness_failed")) }
+        if let m = try c.decodeIfPresent(TransportMeasurement.self, forKey: .measured) {
+            self = .measured(m)
+        } else if let e = try c.decodeIfPresent(String.self, forKey: .failed) {
+            self = .failed(e)
+        } else if let e = try c.decodeIfPresent(String.self, forKey: .timedOut) {
+            self = .timedOut(e)
+        } else if let e = try c.decodeIfPresent(String.self, forKey: .harnessFailed) {
+            self = .harnessFailed(e)
+        } else {
+            throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath, debugDescription: "no measured, failed, timed_out or harness_failed"))
+        }
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -89,9 +97,11 @@ extension PluginSession.Outcome: Codable {
     }
 }
 
-
 extension CellContextSeed: Codable {
-    enum CodingKeys: String, CodingKey { case cellID = "cell_id", repetition, seed, payload, rttProbes = "rtt_probes", rttMethod = "rtt_method", rttProbeSpacingNanos = "rtt_probe_spacing_ns", workload }
+    enum CodingKeys: String, CodingKey {
+        case cellID = "cell_id", repetition, seed, payload, rttProbes = "rtt_probes", rttMethod = "rtt_method", rttProbeSpacingNanos =
+            "rtt_probe_spacing_ns", workload
+    }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -99,17 +109,19 @@ extension CellContextSeed: Codable {
         guard let seed = UInt64(try c.decode(String.self, forKey: .seed)) else {
             throw DecodingError.dataCorruptedError(forKey: .seed, in: c, debugDescription: "seed is not an unsigned 64-bit integer")
         }
-        self.init(cellID: try c.decode(String.self, forKey: .cellID), repetition: try c.decode(Int.self, forKey: .repetition),
-                  seed: seed, payload: try c.decodeIfPresent(Payload.self, forKey: .payload),
-                  rttProbes: try c.decode(Int.self, forKey: .rttProbes),
-                  // A request without the key comes from a runner before `rttMethod`: ping-pong.
-                  rttMethod: try c.decodeIfPresent(RTTMethod.self, forKey: .rttMethod) ?? .pingPong,
-                  rttProbeSpacingNanos: try c.decodeIfPresent(UInt64.self, forKey: .rttProbeSpacingNanos) ?? 0)
+        self.init(
+            cellID: try c.decode(String.self, forKey: .cellID), repetition: try c.decode(Int.self, forKey: .repetition),
+            seed: seed, payload: try c.decodeIfPresent(Payload.self, forKey: .payload),
+            rttProbes: try c.decode(Int.self, forKey: .rttProbes),
+            // A request without the key comes from a runner before `rttMethod`: ping-pong.
+            rttMethod: try c.decodeIfPresent(RTTMethod.self, forKey: .rttMethod) ?? .pingPong,
+            rttProbeSpacingNanos: try c.decodeIfPresent(UInt64.self, forKey: .rttProbeSpacingNanos) ?? 0)
         // The matrix entry as written, read by the matrix's own rules; absent: the upload.
         if let json = try c.decodeIfPresent(JSONValue.self, forKey: .workload) {
             var parser = WorkloadListParser()
             guard let w = parser.entry(json, JSONPath.root.key("workload")) else {
-                throw DecodingError.dataCorruptedError(forKey: .workload, in: c, debugDescription: parser.problems.map(\.description).joined(separator: "; "))
+                throw DecodingError.dataCorruptedError(
+                    forKey: .workload, in: c, debugDescription: parser.problems.map(\.description).joined(separator: "; "))
             }
             workload = w
         }

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import PeerBenchSystem
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 extension Endpoint {
     /// Binds a server's socket (stream or datagram) on this endpoint: its address, a

@@ -13,8 +13,10 @@ public struct Endpoint: Sendable, Codable {
     /// nil = any port the kernel picks.
     public var dataPorts: ClosedRange<UInt16>?
 
-    public init(address: String, namespace: NetworkNamespace? = nil, allowedPeer: String? = nil,
-                dataPorts: ClosedRange<UInt16>? = nil) {
+    public init(
+        address: String, namespace: NetworkNamespace? = nil, allowedPeer: String? = nil,
+        dataPorts: ClosedRange<UInt16>? = nil
+    ) {
         self.address = address
         self.namespace = namespace
         self.allowedPeer = allowedPeer

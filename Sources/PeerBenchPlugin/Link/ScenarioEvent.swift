@@ -19,8 +19,10 @@ public struct ScenarioEvent: Sendable, Equatable {
     /// The timeline for `validate`, one line per phase.
     public var timeline: [String]
 
-    public init(name: String, kind: String, startSeconds: Double?, endSeconds: Double?, deadSeconds: Double = 0,
-                deadStartSeconds: Double? = nil, timeline: [String]) {
+    public init(
+        name: String, kind: String, startSeconds: Double?, endSeconds: Double?, deadSeconds: Double = 0,
+        deadStartSeconds: Double? = nil, timeline: [String]
+    ) {
         self.name = name
         self.kind = kind
         self.startSeconds = startSeconds

@@ -1,7 +1,7 @@
-import Synchronization
 public import Logging
 public import PeerBenchJSON
 public import PeerBenchSystem
+import Synchronization
 
 /// Everything a plugin needs to run its side of one cell.
 public struct CellContext: Sendable {
@@ -40,9 +40,11 @@ public struct CellContext: Sendable {
     /// (`CertificatePin`): tls and quic clients check it instead of the CA and a name.
     public var certificatePin: [UInt8]?
 
-    public init(cellID: String, repetition: Int, seed: UInt64, payload: Payload?, rttProbes: Int, deadline: UInt64,
-                link: ResolvedLink, client: Endpoint, server: Endpoint, cancellation: CellCancellation, logger: Logger,
-                serverHello: JSONObject = JSONObject(), rttMethod: RTTMethod = .pingPong) {
+    public init(
+        cellID: String, repetition: Int, seed: UInt64, payload: Payload?, rttProbes: Int, deadline: UInt64,
+        link: ResolvedLink, client: Endpoint, server: Endpoint, cancellation: CellCancellation, logger: Logger,
+        serverHello: JSONObject = JSONObject(), rttMethod: RTTMethod = .pingPong
+    ) {
         self.cellID = cellID
         self.repetition = repetition
         self.seed = seed
@@ -105,7 +107,10 @@ public final class CellCancellation: Sendable {
         let (sockets, handlers) = state.withLock { s -> ([Socket], [@Sendable () -> Void]) in
             if s.cancelled { return ([], []) }
             s.cancelled = true
-            defer { s.sockets = [:]; s.handlers = [] }
+            defer {
+                s.sockets = [:]
+                s.handlers = []
+            }
             return (Array(s.sockets.values), s.handlers)
         }
         sockets.forEach { $0.shutdown() }

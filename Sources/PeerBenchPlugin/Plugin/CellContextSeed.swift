@@ -13,8 +13,10 @@ public struct CellContextSeed: Sendable {
     /// What the application sends (matrix key `workloads`).
     public var workload: WorkloadSpec = .upload
 
-    public init(cellID: String, repetition: Int, seed: UInt64, payload: Payload?, rttProbes: Int, rttMethod: RTTMethod = .pingPong,
-                rttProbeSpacingNanos: UInt64 = 0) {
+    public init(
+        cellID: String, repetition: Int, seed: UInt64, payload: Payload?, rttProbes: Int, rttMethod: RTTMethod = .pingPong,
+        rttProbeSpacingNanos: UInt64 = 0
+    ) {
         self.rttProbeSpacingNanos = rttProbeSpacingNanos
         self.cellID = cellID
         self.repetition = repetition

@@ -1,5 +1,6 @@
 import PeerBenchJSON
 import PeerBenchSystem
+
 /// The data plane's own identity over a remote link (issue 24, finding 4): `serve`
 /// makes a fresh key and self-signed certificate when it starts, presents it in every
 /// quic and tls cell, and announces the certificate's SHA-256 in SERVER_READY, inside
@@ -31,8 +32,9 @@ public enum CertificatePin {
             throw TransportError("\(who): the server presented no certificate; serve announced one (sha256 \(hex(pinned)))")
         }
         guard presented == pinned else {
-            throw TransportError("\(who): the server's certificate (sha256 \(hex(presented))) is not the one serve announced "
-                                 + "(sha256 \(hex(pinned))): something else on the link answered for the data plane")
+            throw TransportError(
+                "\(who): the server's certificate (sha256 \(hex(presented))) is not the one serve announced "
+                    + "(sha256 \(hex(pinned))): something else on the link answered for the data plane")
         }
     }
 }

@@ -1,5 +1,6 @@
 import PeerBenchJSON
 import PeerBenchSystem
+
 /// RTT probes during the bulk phase (latency under load, docs/RECORDS.md `rtt_loaded_ms`):
 /// the plugin option `"loadedRttProbes": {"intervalMs": 100}`, shared by every plugin
 /// that supports it (tcp, tls, udp, quic). Absent means off, so the field study's figures
@@ -38,8 +39,9 @@ public struct LoadedRttProbes: Sendable, Equatable {
         let ms = try o.double("intervalMs", default: 100, range: 1...60_000) ?? 100
         let flow = o.has("flow") ? try o.choice("flow", default: Flow.same) : .same
         guard flows.contains(flow) else {
-            throw InputError(path: o.path.key("flow").description,
-                             "this plugin sends loaded probes on \(flows.map { "\"\($0.rawValue)\"" }.joined(separator: " or ")) only, not \"\(flow.rawValue)\"")
+            throw InputError(
+                path: o.path.key("flow").description,
+                "this plugin sends loaded probes on \(flows.map { "\"\($0.rawValue)\"" }.joined(separator: " or ")) only, not \"\(flow.rawValue)\"")
         }
         return LoadedRttProbes(intervalMs: ms, flow: flow)
     }
@@ -47,12 +49,14 @@ public struct LoadedRttProbes: Sendable, Equatable {
     /// What `peerbench list` prints for the option; `flows` as for `read`.
     public static func descriptors(flows: [Flow] = Flow.allCases) -> [OptionDescriptor] {
         [
-            OptionDescriptor("\(key).intervalMs", type: "number", default: "off",
-                             help: "Send an RTT probe every this many ms during the bulk phase (rtt_loaded_ms); absent = off (1-60000)."),
-            OptionDescriptor("\(key).flow", type: flows.map(\.rawValue).joined(separator: "|"), default: Flow.same.rawValue,
-                             help: flows.contains(.separate)
-                                ? "same: on the data's own connection (head-of-line blocking shows); separate: on a second connection to the same server that carries only probes."
-                                : "same only: on the data's own flow (quic: the connection's control stream, beside the bulk stream)."),
+            OptionDescriptor(
+                "\(key).intervalMs", type: "number", default: "off",
+                help: "Send an RTT probe every this many ms during the bulk phase (rtt_loaded_ms); absent = off (1-60000)."),
+            OptionDescriptor(
+                "\(key).flow", type: flows.map(\.rawValue).joined(separator: "|"), default: Flow.same.rawValue,
+                help: flows.contains(.separate)
+                    ? "same: on the data's own connection (head-of-line blocking shows); separate: on a second connection to the same server that carries only probes."
+                    : "same only: on the data's own flow (quic: the connection's control stream, beside the bulk stream)."),
         ]
     }
 

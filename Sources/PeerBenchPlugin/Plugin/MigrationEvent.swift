@@ -1,4 +1,5 @@
 import PeerBenchSystem
+
 /// One connection migration during a cell (quic's `migrate`): the client judged its
 /// path dead while the connection lived and moved the same connection to a new local
 /// address, with no new handshake. Instants on the client's monotonic clock

@@ -1,4 +1,5 @@
 import PeerBenchJSON
+
 /// Typed, validated access to a transport's `options` object in matrix.json.
 ///
 /// Each read records the effective value (the default when absent), so the record's
@@ -26,7 +27,10 @@ public final class PluginOptions {
 
     public func bool(_ key: String, default d: Bool) throws(InputError) -> Bool {
         let v = try value(key)
-        guard let v else { effective[key] = .bool(d); return d }
+        guard let v else {
+            effective[key] = .bool(d)
+            return d
+        }
         guard let b = v.boolValue else { throw mismatch(key, "true or false", v) }
         effective[key] = .bool(b)
         return b
@@ -34,7 +38,10 @@ public final class PluginOptions {
 
     public func int(_ key: String, default d: Int, range: ClosedRange<Int>) throws(InputError) -> Int {
         let v = try value(key)
-        guard let v else { effective[key] = .number(Double(d)); return d }
+        guard let v else {
+            effective[key] = .number(Double(d))
+            return d
+        }
         guard let i = v.intValue else { throw mismatch(key, "an integer", v) }
         guard range.contains(i) else { throw outOfRange(key, "\(i)", range) }
         effective[key] = .number(Double(i))
@@ -43,7 +50,10 @@ public final class PluginOptions {
 
     public func double(_ key: String, default d: Double?, range: ClosedRange<Double>) throws(InputError) -> Double? {
         let v = try value(key)
-        guard let v else { effective[key] = JSONValue(d); return d }
+        guard let v else {
+            effective[key] = JSONValue(d)
+            return d
+        }
         guard let x = v.doubleValue else { throw mismatch(key, "a number", v) }
         guard range.contains(x) else { throw outOfRange(key, JSONValue.format(x), range) }
         effective[key] = .number(x)
@@ -52,7 +62,10 @@ public final class PluginOptions {
 
     public func string(_ key: String, default d: String?) throws(InputError) -> String? {
         let v = try value(key)
-        guard let v else { effective[key] = JSONValue(d); return d }
+        guard let v else {
+            effective[key] = JSONValue(d)
+            return d
+        }
         guard let s = v.stringValue else { throw mismatch(key, "a string", v) }
         effective[key] = .string(s)
         return s
@@ -61,11 +74,15 @@ public final class PluginOptions {
     /// A string that must be one of `choices` (an enum's raw values).
     public func choice<E: RawRepresentable & CaseIterable>(_ key: String, default d: E) throws(InputError) -> E where E.RawValue == String {
         let v = try value(key)
-        guard let v else { effective[key] = .string(d.rawValue); return d }
+        guard let v else {
+            effective[key] = .string(d.rawValue)
+            return d
+        }
         guard let s = v.stringValue else { throw mismatch(key, "a string", v) }
         guard let e = E(rawValue: s) else {
-            throw InputError(path: path.key(key).description,
-                             "unknown value \"\(s)\"; expected one of \(E.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", "))")
+            throw InputError(
+                path: path.key(key).description,
+                "unknown value \"\(s)\"; expected one of \(E.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", "))")
         }
         effective[key] = .string(s)
         return e
@@ -74,7 +91,10 @@ public final class PluginOptions {
     /// A list of strings (for example a command line); nil when absent.
     public func strings(_ key: String) throws(InputError) -> [String]? {
         let v = try value(key)
-        guard let v else { effective[key] = .null; return nil }
+        guard let v else {
+            effective[key] = .null
+            return nil
+        }
         guard let items = v.arrayValue else { throw mismatch(key, "an array of strings", v) }
         var out: [String] = []
         for (i, item) in items.enumerated() {
@@ -107,7 +127,8 @@ public final class PluginOptions {
     public func finish() throws(InputError) {
         var problems: [InputProblem] = []
         for k in object.keys where !read.contains(k) {
-            problems.append(InputProblem(path: path.key(k).description, "unknown option \"\(k)\"; known options: \(read.sorted().joined(separator: ", "))"))
+            problems.append(
+                InputProblem(path: path.key(k).description, "unknown option \"\(k)\"; known options: \(read.sorted().joined(separator: ", "))"))
         }
         for (_, c) in children.sorted(by: { $0.key < $1.key }) {
             do { try c.finish() } catch { problems += error.problems }

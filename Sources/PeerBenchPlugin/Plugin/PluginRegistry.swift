@@ -1,4 +1,5 @@
 import PeerBenchJSON
+
 /// Maps plugin names (`"tcp"`) to their types. The executable fills one and hands it
 /// to the runner; tests build their own. The core knows no concrete transport.
 public struct PluginRegistry: Sendable {

@@ -1,4 +1,5 @@
 import PeerBenchSystem
+
 /// How a cell's idle RTT probes are sent (the matrix's top-level `rttMethod`; the
 /// record's `rtt_method`). Both send `rttProbes` timestamped probes that the server
 /// echoes, and both put one round trip per answered probe into

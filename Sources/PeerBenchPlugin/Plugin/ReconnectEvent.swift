@@ -1,4 +1,5 @@
 import PeerBenchSystem
+
 /// One connection re-made during a cell (`reconnect`): the client's instants on its
 /// monotonic clock (`MonotonicClock`, nanoseconds), for the record's `scenario`
 /// (docs/RECORDS.md, "scenario": `reconnects`, `reconnect_ms`, `resent_bytes`).

@@ -1,4 +1,5 @@
 import PeerBenchJSON
+
 /// What a stream client does when its connection is lost during the bulk phase: the
 /// plugin option `"reconnect": true` (the defaults) or
 /// `"reconnect": {"backoffMs": 100, "maxBackoffMs": 2000}`. Absent or `false` = off,
@@ -57,36 +58,47 @@ public struct ReconnectPolicy: Sendable, Equatable {
             let backoff = try o.int("backoffMs", default: 100, range: 1...60_000)
             let cap = try o.int("maxBackoffMs", default: max(2_000, backoff), range: 1...600_000)
             guard cap >= backoff else {
-                throw InputError(path: o.path.key("maxBackoffMs").description,
-                                 "\(cap) is below backoffMs (\(backoff)): the backoff doubles from backoffMs up to this cap")
+                throw InputError(
+                    path: o.path.key("maxBackoffMs").description,
+                    "\(cap) is below backoffMs (\(backoff)): the backoff doubles from backoffMs up to this cap")
             }
             return ReconnectPolicy(backoffMs: backoff, maxBackoffMs: cap)
         case let other:
-            throw InputError(path: path, "expected true, false or an object {\"backoffMs\": 100, \"maxBackoffMs\": 2000}, got \(other?.typeName ?? "null")")
+            throw InputError(
+                path: path, "expected true, false or an object {\"backoffMs\": 100, \"maxBackoffMs\": 2000}, got \(other?.typeName ?? "null")")
         }
     }
 
     /// `read`, refused without the transport's loss detection (`detectedBy` false;
     /// `missing` names the option and why) or with loaded RTT probes, which are not
     /// carried across a reconnect.
-    public static func read(_ options: PluginOptions, detectedBy detection: Bool, loadedRttProbes: LoadedRttProbes?,
-                            missing: String) throws(InputError) -> ReconnectPolicy? {
+    public static func read(
+        _ options: PluginOptions, detectedBy detection: Bool, loadedRttProbes: LoadedRttProbes?,
+        missing: String
+    ) throws(InputError) -> ReconnectPolicy? {
         guard let policy = try read(options) else { return nil }
         let path = options.path.key(key).description
         guard detection else { throw InputError(path: path, "reconnect needs \(missing)") }
         guard loadedRttProbes == nil else {
-            throw InputError(path: path, "reconnect cannot be combined with \(LoadedRttProbes.key) yet: the loaded probes are not carried across a re-made connection")
+            throw InputError(
+                path: path,
+                "reconnect cannot be combined with \(LoadedRttProbes.key) yet: the loaded probes are not carried across a re-made connection")
         }
         return policy
     }
 
     /// What `peerbench list` prints for the option.
     public static let descriptors: [OptionDescriptor] = [
-        OptionDescriptor(key, type: "bool|object", default: "off",
-                         help: "After the plugin's own loss detection in the bulk phase (tcp, tls: userTimeoutMs; udp: keepAlive), connect again (udp: ask the peer again) and resume where the server got to, no message counted twice; true = the defaults below."),
-        OptionDescriptor("\(key).backoffMs", type: "int", default: "100",
-                         help: "The first reconnect attempt's time (connect timeout and wait), doubling per attempt (1-60000 ms)."),
-        OptionDescriptor("\(key).maxBackoffMs", type: "int", default: "2000",
-                         help: "The cap of the doubling backoff (1-600000 ms, not below backoffMs); attempts go on until the cell's deadline."),
+        OptionDescriptor(
+            key, type: "bool|object", default: "off",
+            help:
+                "After the plugin's own loss detection in the bulk phase (tcp, tls: userTimeoutMs; udp: keepAlive), connect again (udp: ask the peer again) and resume where the server got to, no message counted twice; true = the defaults below."
+        ),
+        OptionDescriptor(
+            "\(key).backoffMs", type: "int", default: "100",
+            help: "The first reconnect attempt's time (connect timeout and wait), doubling per attempt (1-60000 ms)."),
+        OptionDescriptor(
+            "\(key).maxBackoffMs", type: "int", default: "2000",
+            help: "The cap of the doubling backoff (1-600000 ms, not below backoffMs); attempts go on until the cell's deadline."),
     ]
 }

@@ -1,5 +1,6 @@
 import PeerBenchJSON
 import PeerBenchSystem
+
 /// What a plugin's client reports for one cell. The runner turns it into a record
 /// (statistics, throughput, loss ratio) so every transport is summarised the same way.
 public struct TransportMeasurement: Sendable, Equatable, Codable {
@@ -88,9 +89,10 @@ public struct Delivery: Sendable, Codable, Equatable {
 
     /// Two flows' deliveries as one: every count added.
     public static func + (a: Delivery, b: Delivery) -> Delivery {
-        Delivery(sentMessages: a.sentMessages + b.sentMessages, receivedMessages: a.receivedMessages + b.receivedMessages,
-                 sentBytes: a.sentBytes + b.sentBytes, receivedBytes: a.receivedBytes + b.receivedBytes,
-                 reordered: a.reordered + b.reordered, duplicated: a.duplicated + b.duplicated)
+        Delivery(
+            sentMessages: a.sentMessages + b.sentMessages, receivedMessages: a.receivedMessages + b.receivedMessages,
+            sentBytes: a.sentBytes + b.sentBytes, receivedBytes: a.receivedBytes + b.receivedBytes,
+            reordered: a.reordered + b.reordered, duplicated: a.duplicated + b.duplicated)
     }
 
     /// Fraction of sent messages that never arrived (duplicates do not count as arrivals).

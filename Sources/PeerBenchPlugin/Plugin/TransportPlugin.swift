@@ -1,5 +1,6 @@
 import PeerBenchJSON
 import PeerBenchSystem
+
 /// A transport under test: TCP, UDP, QUIC, emulated UWB ranging, or your own.
 ///
 /// One plugin value is made per cell from the matrix's `options` (see
@@ -63,7 +64,12 @@ extension TransportPlugin {
     public func check(payload: Payload, path: JSONPath) -> [InputProblem] { [] }
     public func check(workload: WorkloadSpec, path: JSONPath) -> [InputProblem] {
         if workload.isUpload { return [] }
-        return [InputProblem(path: path.description, "\(Self.descriptor.name): the \(workload.kindName) workload\(workload.usesPayload ? " \(workload.direction.rawValue)" : "") is unsupported by this transport")]
+        return [
+            InputProblem(
+                path: path.description,
+                "\(Self.descriptor.name): the \(workload.kindName) workload\(workload.usesPayload ? " \(workload.direction.rawValue)" : "") is unsupported by this transport"
+            )
+        ]
     }
     public static func libraryVersions() -> [String: String] { [:] }
     public func estimatedSeconds(payload: Payload?, rttProbes: Int, link: ResolvedLink) -> Double? { nil }

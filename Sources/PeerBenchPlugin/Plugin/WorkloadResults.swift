@@ -54,8 +54,9 @@ public struct FrameReport: Sendable, Codable, Equatable {
 
     /// Two directions' frames as one report.
     public static func + (a: FrameReport, b: FrameReport) -> FrameReport {
-        FrameReport(sent: a.sent + b.sent, received: a.received + b.received, late: a.late + b.late,
-                    deadlineNanos: a.deadlineNanos, delayNanos: a.delayNanos + b.delayNanos)
+        FrameReport(
+            sent: a.sent + b.sent, received: a.received + b.received, late: a.late + b.late,
+            deadlineNanos: a.deadlineNanos, delayNanos: a.delayNanos + b.delayNanos)
     }
 
     enum CodingKeys: String, CodingKey {
@@ -71,14 +72,17 @@ public struct FrameReport: Sendable, Codable, Equatable {
 /// outage shows by how much it missed its slot; no clock is shared between the hosts.
 public enum FrameSchedule {
     /// `arrivals` as (sequence, arrival time on the receiver's monotonic clock).
-    public static func report(arrivals: [(seq: Int, at: UInt64)], sent: Int, periodNanos: UInt64,
-                              deadlineNanos: UInt64) -> FrameReport {
+    public static func report(
+        arrivals: [(seq: Int, at: UInt64)], sent: Int, periodNanos: UInt64,
+        deadlineNanos: UInt64
+    ) -> FrameReport {
         guard !arrivals.isEmpty else { return FrameReport(sent: sent, received: 0, late: 0, deadlineNanos: deadlineNanos, delayNanos: []) }
         // Relative to the schedule; Int64 arithmetic, since an early seq can arrive late.
         let relative = arrivals.map { Int64(bitPattern: $0.at) &- Int64($0.seq) &* Int64(periodNanos) }
         let anchor = relative.min()!
         let delays = relative.map { UInt64($0 - anchor) }
-        return FrameReport(sent: sent, received: arrivals.count, late: delays.filter { $0 > deadlineNanos }.count,
-                           deadlineNanos: deadlineNanos, delayNanos: delays)
+        return FrameReport(
+            sent: sent, received: arrivals.count, late: delays.filter { $0 > deadlineNanos }.count,
+            deadlineNanos: deadlineNanos, delayNanos: delays)
     }
 }

@@ -42,10 +42,10 @@ public enum ServiceClass: String, Sendable, Codable, CaseIterable, Hashable {
     /// for code points this enum does not name: the access category decides.
     public init(dscp: UInt8) {
         switch dscp {
-        case 8, 1: self = .background                                         // CS1, LE -> UP 1 -> AC_BK
-        case 46, 44, 48: self = .interactiveVoice                             // EF, VOICE-ADMIT -> UP 6, CS6 -> UP 7: AC_VO
-        case 40, 32, 34, 36, 38, 24, 26, 28, 30: self = .interactiveVideo     // CS5 -> UP 5; CS4, AF4x, CS3, AF3x -> UP 4: AC_VI
-        default: self = .bestEffort                                           // DF, AF1x, AF2x, CS2, ... -> UP 0 or 3: AC_BE
+        case 8, 1: self = .background  // CS1, LE -> UP 1 -> AC_BK
+        case 46, 44, 48: self = .interactiveVoice  // EF, VOICE-ADMIT -> UP 6, CS6 -> UP 7: AC_VO
+        case 40, 32, 34, 36, 38, 24, 26, 28, 30: self = .interactiveVideo  // CS5 -> UP 5; CS4, AF4x, CS3, AF3x -> UP 4: AC_VI
+        default: self = .bestEffort  // DF, AF1x, AF2x, CS2, ... -> UP 0 or 3: AC_BE
         }
     }
 }

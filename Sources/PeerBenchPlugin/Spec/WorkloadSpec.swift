@@ -1,4 +1,5 @@
 import PeerBenchJSON
+
 /// What the application sends in a cell: the matrix's optional dimension
 /// `"matrix": {"workloads": [...]}` (docs/WORKLOADS.md). Absent means `upload` only:
 /// the client sends the payload's count x size to the server on one connection, as
@@ -125,16 +126,21 @@ extension WorkloadSpec {
     /// For a plugin that runs every kind: refuses a workload other than the upload with
     /// the options in `uploadOnly` (name, set) that assume the upload (`reconnect`,
     /// `loadedRttProbes`), and parallel `streams` unless the plugin runs them.
-    public func check(transport: String, uploadOnly: [(name: String, set: Bool)], parallelStreams: Bool = false,
-                      path: JSONPath) -> [InputProblem] {
+    public func check(
+        transport: String, uploadOnly: [(name: String, set: Bool)], parallelStreams: Bool = false,
+        path: JSONPath
+    ) -> [InputProblem] {
         var problems: [InputProblem] = []
         if streams > 1 && !parallelStreams {
             problems.append(InputProblem(path: path.description, "\(transport): parallel streams (\(streams)) are unsupported by this transport"))
         }
         if isUpload { return problems }
-        return problems + uploadOnly.filter(\.set).map {
-            InputProblem(path: path.description, "\(transport): option \"\($0.name)\" runs with the upload only; the \(kindName) workload \"\(name)\" is unsupported with it")
-        }
+        return problems
+            + uploadOnly.filter(\.set).map {
+                InputProblem(
+                    path: path.description,
+                    "\(transport): option \"\($0.name)\" runs with the upload only; the \(kindName) workload \"\(name)\" is unsupported with it")
+            }
     }
 
     /// The default deadline of a frame: three periods, at least 100 ms (a jitter buffer's usual depth).

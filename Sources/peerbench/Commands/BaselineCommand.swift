@@ -42,8 +42,9 @@ struct BaselineCommand: AsyncParsableCommand {
             let store = BaselineStore(directory: location.directory)
             do {
                 let e = try store.save(name: name, runDirectory: runDirectory, replace: replace)
-                Terminal.out("saved \(e.records) records (\(e.scenarios) scenarios; \(e.labels.joined(separator: ", "))) of \(runDirectory) "
-                             + "as baseline \"\(e.name)\" in \(store.path(of: e.name))")
+                Terminal.out(
+                    "saved \(e.records) records (\(e.scenarios) scenarios; \(e.labels.joined(separator: ", "))) of \(runDirectory) "
+                        + "as baseline \"\(e.name)\" in \(store.path(of: e.name))")
             } catch {
                 throw fail(error)
             }

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
-import PeerBenchCore
 import PeerBenchAnalysis
+import PeerBenchCore
 import PeerBenchJSON
 import PeerBenchPlugin
 
@@ -10,12 +10,12 @@ struct CompareCommand: AsyncParsableCommand {
         commandName: "compare",
         abstract: "Transports head-to-head per environment x distance x payload, with tests and verdicts; or one run against a baseline.",
         discussion: """
-        Per scenario and transport: the median over ok repetitions with its 95 % interval. Per pair and \
-        metric: a two-sided Mann-Whitney U test (Holm-adjusted), Cliff's delta, the Hodges-Lehmann shift \
-        and a verdict. With --baseline OLD NEW: each label of NEW against itself in OLD. With --measured FILE.csv: \
-        the runs against field measurements in the 2025 field study's CSV format (medians, quartiles, inside or not). \
-        See docs/COMPARE.md.
-        """
+            Per scenario and transport: the median over ok repetitions with its 95 % interval. Per pair and \
+            metric: a two-sided Mann-Whitney U test (Holm-adjusted), Cliff's delta, the Hodges-Lehmann shift \
+            and a verdict. With --baseline OLD NEW: each label of NEW against itself in OLD. With --measured FILE.csv: \
+            the runs against field measurements in the 2025 field study's CSV format (medians, quartiles, inside or not). \
+            See docs/COMPARE.md.
+            """
     )
 
     enum OutputFormat: String, ExpressibleByArgument, CaseIterable { case text, markdown, csv, json }
@@ -29,25 +29,42 @@ struct CompareCommand: AsyncParsableCommand {
     @Option(help: "Significance level of the verdicts (0 < A < 1).")
     var alpha: Double = 0.05
 
-    @Option(name: .customLong("baseline"), help: ArgumentHelp("Compare each label of the new run with itself in this earlier run of the same matrix: a run folder, or a name saved with `peerbench baseline save`.", valueName: "OLD"))
+    @Option(
+        name: .customLong("baseline"),
+        help: ArgumentHelp(
+            "Compare each label of the new run with itself in this earlier run of the same matrix: a run folder, or a name saved with `peerbench baseline save`.",
+            valueName: "OLD"))
     var baseline: String?
 
-    @Option(name: .customLong("baselines-dir"), help: ArgumentHelp("With --baseline NAME: where named baselines are kept (default \(BaselineStore.defaultDirectory)).", valueName: "DIR"))
+    @Option(
+        name: .customLong("baselines-dir"),
+        help: ArgumentHelp("With --baseline NAME: where named baselines are kept (default \(BaselineStore.defaultDirectory)).", valueName: "DIR"))
     var baselinesDir: String?
 
     @Option(help: ArgumentHelp("With --baseline: exit 1 when a significant regression exceeds this many percent.", valueName: "PCT"))
     var failOnRegression: Double?
 
-    @Option(help: ArgumentHelp("With --baseline: per-metric thresholds (JSON, docs/COMPARE.md); exit 1 when a significant regression is past its threshold.", valueName: "FILE"))
+    @Option(
+        help: ArgumentHelp(
+            "With --baseline: per-metric thresholds (JSON, docs/COMPARE.md); exit 1 when a significant regression is past its threshold.",
+            valueName: "FILE"))
     var thresholds: String?
 
     @Flag(help: "With --thresholds or --fail-on-regression: a significant improvement past its threshold fails too (the baseline wants refreshing).")
     var failOnImprovement = false
 
-    @Option(name: .customLong("measured"), help: ArgumentHelp("Compare the runs with the field measurements in this CSV file (the study's RTT or transfer kind); repeat for more files.", valueName: "FILE.csv"))
+    @Option(
+        name: .customLong("measured"),
+        help: ArgumentHelp(
+            "Compare the runs with the field measurements in this CSV file (the study's RTT or transfer kind); repeat for more files.",
+            valueName: "FILE.csv"))
     var measured: [String] = []
 
-    @Option(name: .customLong("measured-map"), help: ArgumentHelp("With --measured: a JSON file mapping the CSV's places, transports and distance labels to the records' (default: the 2025 field study's).", valueName: "MAP.json"))
+    @Option(
+        name: .customLong("measured-map"),
+        help: ArgumentHelp(
+            "With --measured: a JSON file mapping the CSV's places, transports and distance labels to the records' (default: the 2025 field study's).",
+            valueName: "MAP.json"))
     var measuredMap: String?
 
     func validate() throws {
@@ -63,7 +80,8 @@ struct CompareCommand: AsyncParsableCommand {
             if baseline == nil { throw ValidationError("--fail-on-regression needs --baseline OLD") }
             if !(p >= 0) { throw ValidationError("--fail-on-regression must be a percentage of 0 or more, got \(p)") }
             if thresholds != nil {
-                throw ValidationError("give --thresholds FILE or --fail-on-regression PCT, not both (PCT is a thresholds file of {\"default\": {\"percent\": PCT}})")
+                throw ValidationError(
+                    "give --thresholds FILE or --fail-on-regression PCT, not both (PCT is a thresholds file of {\"default\": {\"percent\": PCT}})")
             }
         }
         if thresholds != nil, baseline == nil { throw ValidationError("--thresholds needs --baseline OLD") }
@@ -94,8 +112,14 @@ struct CompareCommand: AsyncParsableCommand {
                 case .text, .markdown: Rendered(scenario: s, text: CompareRender.table(s, markdown: format == .markdown))
                 }
             }
-            warnings = try ComparisonDocument.stream(runDirectories: dirs, alpha: alpha, floor: { floor = $0; json.floor = $0 },
-                                                     render: render) { r in
+            warnings = try ComparisonDocument.stream(
+                runDirectories: dirs, alpha: alpha,
+                floor: {
+                    floor = $0
+                    json.floor = $0
+                },
+                render: render
+            ) { r in
                 defer { first = false }
                 switch format {
                 case .json: output.append(try json.scenario(r.json))
@@ -161,13 +185,17 @@ struct CompareCommand: AsyncParsableCommand {
         for (kind, list) in [("regression", regressed), ("improvement", improved)] {
             for (s, c) in list {
                 let size = c.relativeChange.map { String(format: "%+.1f %%", $0 * 100) } ?? "from a median of 0"
-                Terminal.err("peerbench: \(kind): \(s.environment) · \(s.distanceLabel) · \(s.payload) · \(c.label) · \(c.metric): \(size) (p adjusted \(Format.number(c.pAdjusted, digits: 4)))")
+                Terminal.err(
+                    "peerbench: \(kind): \(s.environment) · \(s.distanceLabel) · \(s.payload) · \(c.label) · \(c.metric): \(size) (p adjusted \(Format.number(c.pAdjusted, digits: 4)))"
+                )
             }
         }
         let what = thresholds.map { "past the thresholds of \($0)" } ?? "beyond \(Format.number(failOnRegression, digits: 1)) %"
         func count(_ n: Int, _ word: String) -> String { "\(n) significant \(word)\(n == 1 ? "" : "s")" }
         if !improved.isEmpty {
-            Terminal.err("peerbench: \(count(improved.count, "improvement")) \(what)" + (failOnImprovement ? "" : "; the baseline may want refreshing (--fail-on-improvement fails on these)"))
+            Terminal.err(
+                "peerbench: \(count(improved.count, "improvement")) \(what)"
+                    + (failOnImprovement ? "" : "; the baseline may want refreshing (--fail-on-improvement fails on these)"))
         }
         if !regressed.isEmpty { Terminal.err("peerbench: \(count(regressed.count, "regression")) \(what)") }
         if !regressed.isEmpty || (failOnImprovement && !improved.isEmpty) { throw ExitStatus.cellsNotOK }

@@ -1,6 +1,6 @@
 import Foundation
-import PeerBenchCore
 import PeerBenchAnalysis
+import PeerBenchCore
 import PeerBenchJSON
 import PeerBenchPlugin
 
@@ -36,8 +36,9 @@ enum CompareRender {
 
     static func grid(_ header: [String], _ rows: [[String]], markdown: Bool) -> String {
         if markdown {
-            return (["| " + header.joined(separator: " | ") + " |", "|" + header.map { _ in "---" }.joined(separator: "|") + "|"]
-                    + rows.map { "| " + $0.joined(separator: " | ") + " |" }).joined(separator: "\n")
+            return
+                (["| " + header.joined(separator: " | ") + " |", "|" + header.map { _ in "---" }.joined(separator: "|") + "|"]
+                + rows.map { "| " + $0.joined(separator: " | ") + " |" }).joined(separator: "\n")
         }
         var t = TextTable(header)
         rows.forEach { t.add($0) }
@@ -62,7 +63,8 @@ enum CompareRender {
         let most = s.transports.flatMap { $0.metrics.values.map(\.n) }.max() ?? 0
         let reps = max(needed, 6)
         let command = "peerbench run \(matrixFile ?? "MATRIX.json") --repetitions \(reps) --out DIR"
-        let text = "No verdicts in this comparison: its scenarios have at most \(most) ok repetition\(most == 1 ? "" : "s") per transport, "
+        let text =
+            "No verdicts in this comparison: its scenarios have at most \(most) ok repetition\(most == 1 ? "" : "s") per transport, "
             + "and a verdict needs at least \(needed) on each side at alpha \(alpha). Below are each transport's figures "
             + "(and, where one repetition has RTT probes, the within-run evidence). For verdicts with 95 % intervals run "
             + (markdown ? "`\(command)`" : command) + " and compare that run."
@@ -88,21 +90,31 @@ enum CompareRender {
             for p in s.pairs where !seen.contains(p.a + "\u{1}" + p.b) { seen.append(p.a + "\u{1}" + p.b) }
             for key in seen {
                 let ab = key.split(separator: "\u{1}").map(String.init)
-                pairRows.append(["\(ab[0]) vs \(ab[1])"] + metrics.map { m in
-                    guard let p = s.pairs.first(where: { $0.a == ab[0] && $0.b == ab[1] && $0.metric == m }) else { return "" }
-                    let mark = marks[p.verdict]! + (p.reason == ComparisonFloor.belowFloor ? "f" : "")
-                    return p.pAdjusted.map { "\(mark) p=\(String(format: "%.3g", $0))" } ?? mark
-                })
+                pairRows.append(
+                    ["\(ab[0]) vs \(ab[1])"]
+                        + metrics.map { m in
+                            guard let p = s.pairs.first(where: { $0.a == ab[0] && $0.b == ab[1] && $0.metric == m }) else { return "" }
+                            let mark = marks[p.verdict]! + (p.reason == ComparisonFloor.belowFloor ? "f" : "")
+                            return p.pAdjusted.map { "\(mark) p=\(String(format: "%.3g", $0))" } ?? mark
+                        })
             }
             out.append(grid(["pair (a vs b)"] + headings, pairRows, markdown: markdown))
         }
         if let within = s.withinRun, !within.isEmpty {
             out.append("")
             out.append("within-run evidence: the RTT probes of the single repetition, these cells of one run only, not a verdict across runs")
-            out.append(grid(["pair (a vs b)", "RTT probes", "shift ms [95 % CI]"], within.map { p in
-                [p.a + " vs " + p.b, marks[p.verdict]! + (p.reason == ComparisonFloor.belowFloor ? "f" : "") + (p.pAdjusted.map { " p=\(String(format: "%.3g", $0))" } ?? ""),
-                 Format.number(p.shift, digits: 3) + (p.shiftCILow.map { " [\(Format.number($0, digits: 3)), \(Format.number(p.shiftCIHigh, digits: 3))]" } ?? "")]
-            }, markdown: markdown))
+            out.append(
+                grid(
+                    ["pair (a vs b)", "RTT probes", "shift ms [95 % CI]"],
+                    within.map { p in
+                        [
+                            p.a + " vs " + p.b,
+                            marks[p.verdict]! + (p.reason == ComparisonFloor.belowFloor ? "f" : "")
+                                + (p.pAdjusted.map { " p=\(String(format: "%.3g", $0))" } ?? ""),
+                            Format.number(p.shift, digits: 3)
+                                + (p.shiftCILow.map { " [\(Format.number($0, digits: 3)), \(Format.number(p.shiftCIHigh, digits: 3))]" } ?? ""),
+                        ]
+                    }, markdown: markdown))
         }
         out.append("")
         return out.joined(separator: "\n")
@@ -111,7 +123,7 @@ enum CompareRender {
     /// What follows the scenarios: the legend and the warnings.
     static func footer(alpha: Double, floor: ComparisonFloor?, warnings: [String], markdown: Bool) -> String {
         ([legend(alpha: alpha, markdown: markdown), floorText(floor, markdown: markdown)]
-         + warnings.map { (markdown ? "> **warning:** " : "warning: ") + $0 }).joined(separator: "\n")
+            + warnings.map { (markdown ? "> **warning:** " : "warning: ") + $0 }).joined(separator: "\n")
     }
 
     /// The floor the verdicts applied, one line.
@@ -120,9 +132,11 @@ enum CompareRender {
         if let f {
             let ms = { (x: Double) in Format.number(x, digits: 3) }
             let loop = f.transports.map { "\($0.label) \(ms($0.p50Ms))/\(ms($0.p99Ms))" }.joined(separator: ", ")
-            let release = f.emulatorReleaseP50Ms.map { "emulator release error p50/p99 \(ms($0))/\(ms(f.emulatorReleaseP99Ms ?? $0)) ms" }
+            let release =
+                f.emulatorReleaseP50Ms.map { "emulator release error p50/p99 \(ms($0))/\(ms(f.emulatorReleaseP99Ms ?? $0)) ms" }
                 ?? "no emulator"
-            text = "measurement floor (from \(f.runs) manifest\(f.runs == 1 ? "" : "s")): loopback RTT p50/p99 ms \(loop.isEmpty ? "none measured" : loop); "
+            text =
+                "measurement floor (from \(f.runs) manifest\(f.runs == 1 ? "" : "s")): loopback RTT p50/p99 ms \(loop.isEmpty ? "none measured" : loop); "
                 + "\(release); clock \(Format.number(f.clockMs * 1e3, digits: 2)) µs. A time difference whose 95 % interval does not clear "
                 + "the pair's floor (larger loopback floor + release error + clock, at p99 for RTT p99, else p50) is no difference: =f."
                 + f.notes.map { " Note: \($0)." }.joined()
@@ -135,11 +149,11 @@ enum CompareRender {
     static func legend(alpha: Double, markdown: Bool) -> String {
         let needed = ComparisonDocument.repetitionsNeeded(alpha: alpha)
         let text = """
-        Medians over ok repetitions, [95 % CI of the median] from 6 repetitions on. Verdict of a against b: \
-        ▲ better, ▼ worse (Holm-adjusted Mann-Whitney p < \(alpha) and |Cliff's delta| >= 0.33; \
-        higher is better for Mbit/s and uwb avail, lower for the rest), = no difference, \
-        ? insufficient (fewer than \(needed) ok repetitions a side can never reach \(alpha)); p = adjusted p-value.
-        """
+            Medians over ok repetitions, [95 % CI of the median] from 6 repetitions on. Verdict of a against b: \
+            ▲ better, ▼ worse (Holm-adjusted Mann-Whitney p < \(alpha) and |Cliff's delta| >= 0.33; \
+            higher is better for Mbit/s and uwb avail, lower for the rest), = no difference, \
+            ? insufficient (fewer than \(needed) ok repetitions a side can never reach \(alpha)); p = adjusted p-value.
+            """
         return markdown ? "_\(text)_" : "legend: " + text
     }
 
@@ -147,7 +161,8 @@ enum CompareRender {
 
     static func csvNumber(_ x: Double?) -> String { x.map { "\($0)" } ?? "" }
 
-    static let csvHeader = "kind,environment,distance_label,payload,metric,a,b,n,median,ci_low,ci_high,p_value,p_adjusted,cliffs_delta,shift,shift_ci_low,shift_ci_high,verdict,floor_ms,reason"
+    static let csvHeader =
+        "kind,environment,distance_label,payload,metric,a,b,n,median,ci_low,ci_high,p_value,p_adjusted,cliffs_delta,shift,shift_ci_low,shift_ci_high,verdict,floor_ms,reason"
 
     /// One scenario's rows of the one table: `transport` rows (n, median, interval), `pair`
     /// and `within_run` rows (test, effect, verdict).
@@ -157,14 +172,20 @@ enum CompareRender {
         for t in s.transports {
             for m in ComparisonMetric.allCases.map(\.rawValue) {
                 guard let v = t.metrics[m] else { continue }
-                lines.append((["transport"] + head + [m, csvField(t.label), "", "\(v.n)", csvNumber(v.median), csvNumber(v.ciLow), csvNumber(v.ciHigh),
-                                                      "", "", "", "", "", "", "", "", ""]).joined(separator: ","))
+                lines.append(
+                    (["transport"] + head + [
+                        m, csvField(t.label), "", "\(v.n)", csvNumber(v.median), csvNumber(v.ciLow), csvNumber(v.ciHigh),
+                        "", "", "", "", "", "", "", "", "",
+                    ]).joined(separator: ","))
             }
         }
         for (kind, p) in s.pairs.map({ ("pair", $0) }) + (s.withinRun ?? []).map({ ("within_run", $0) }) {
-            lines.append(([kind] + head + [p.metric, csvField(p.a), csvField(p.b), "", "", "", "", csvNumber(p.pValue), csvNumber(p.pAdjusted),
-                                             csvNumber(p.cliffsDelta), csvNumber(p.shift), csvNumber(p.shiftCILow), csvNumber(p.shiftCIHigh),
-                                             p.verdict.rawValue, csvNumber(p.floorMs), p.reason ?? ""]).joined(separator: ","))
+            lines.append(
+                ([kind] + head + [
+                    p.metric, csvField(p.a), csvField(p.b), "", "", "", "", csvNumber(p.pValue), csvNumber(p.pAdjusted),
+                    csvNumber(p.cliffsDelta), csvNumber(p.shift), csvNumber(p.shiftCILow), csvNumber(p.shiftCIHigh),
+                    p.verdict.rawValue, csvNumber(p.floorMs), p.reason ?? "",
+                ]).joined(separator: ","))
         }
         return lines.joined(separator: "\n")
     }
@@ -178,18 +199,21 @@ enum CompareRender {
             let t = title(s.environment, s.distanceLabel, s.payload)
             out.append(markdown ? "### \(t)\n" : t)
             let rows = s.changes.map { c in
-                [c.label, ComparisonMetric(rawValue: c.metric)?.heading ?? c.metric, interval(c.old, c.metric) + " (n=\(c.old.n))",
-                 interval(c.new, c.metric) + " (n=\(c.new.n))",
-                 percent(c.relativeChange) + (c.relativeCILow == nil ? "" : " [\(percent(c.relativeCILow)), \(percent(c.relativeCIHigh))]"),
-                 c.pAdjusted.map { String(format: "%.3g", $0) } ?? "-",
-                 c.verdict.rawValue + (c.reason == ComparisonFloor.belowFloor ? " (below floor \(Format.number(c.floorMs, digits: 3)) ms)" : "")]
+                [
+                    c.label, ComparisonMetric(rawValue: c.metric)?.heading ?? c.metric, interval(c.old, c.metric) + " (n=\(c.old.n))",
+                    interval(c.new, c.metric) + " (n=\(c.new.n))",
+                    percent(c.relativeChange) + (c.relativeCILow == nil ? "" : " [\(percent(c.relativeCILow)), \(percent(c.relativeCIHigh))]"),
+                    c.pAdjusted.map { String(format: "%.3g", $0) } ?? "-",
+                    c.verdict.rawValue + (c.reason == ComparisonFloor.belowFloor ? " (below floor \(Format.number(c.floorMs, digits: 3)) ms)" : ""),
+                ]
             }
             out.append(grid(["transport", "metric", "old median", "new median", "change", "p adj", "verdict"], rows, markdown: markdown))
             out.append("")
         }
         let needed = ComparisonDocument.repetitionsNeeded(alpha: doc.alpha)
         func named(_ dir: String, _ note: String?) -> String { note.map { "\(dir) (\($0))" } ?? dir }
-        let legend = "\(named(doc.new, doc.newNote)) against \(named(doc.old, doc.oldNote)). change = Hodges-Lehmann shift new - old over the old median, [95 % interval]; "
+        let legend =
+            "\(named(doc.new, doc.newNote)) against \(named(doc.old, doc.oldNote)). change = Hodges-Lehmann shift new - old over the old median, [95 % interval]; "
             + "improved/regressed: Holm-adjusted Mann-Whitney p < \(doc.alpha) and |Cliff's delta| >= 0.33; "
             + "insufficient: fewer than \(needed) ok repetitions a side."
         out.append(markdown ? "_\(legend)_" : "legend: " + legend)
@@ -209,7 +233,8 @@ enum CompareRender {
         func plural(_ k: Int, _ word: String) -> String { "\(k) \(word)\(k == 1 ? "" : "s")" }
         let past = thresholded ? " past the thresholds" : ""
         let within = all.filter { $0.change.pastThreshold == false && ($0.change.verdict == .regressed || $0.change.verdict == .improved) }.count
-        var counts = "**\(plural(n(.regressed), "regression"))**, \(plural(n(.improved), "improvement"))\(past); "
+        var counts =
+            "**\(plural(n(.regressed), "regression"))**, \(plural(n(.improved), "improvement"))\(past); "
             + "\(all.filter { $0.change.verdict == .unchanged }.count) unchanged"
         if within > 0 { counts += ", \(within) significant but within the thresholds" }
         let insufficient = all.filter { $0.change.verdict == .insufficient }.count
@@ -222,9 +247,11 @@ enum CompareRender {
         out.append(counts + ".")
         if !notable.isEmpty {
             let rows = notable.sorted { ($0.change.verdict == .regressed ? 0 : 1) < ($1.change.verdict == .regressed ? 0 : 1) }.map { s, c in
-                [(c.verdict == .regressed ? "🔴 " : "🟢 ") + c.verdict.rawValue, title(s.environment, s.distanceLabel, s.payload), c.label,
-                 ComparisonMetric(rawValue: c.metric)?.heading ?? c.metric, interval(c.old, c.metric), interval(c.new, c.metric),
-                 percent(c.relativeChange), c.pAdjusted.map { String(format: "%.3g", $0) } ?? "-"]
+                [
+                    (c.verdict == .regressed ? "🔴 " : "🟢 ") + c.verdict.rawValue, title(s.environment, s.distanceLabel, s.payload), c.label,
+                    ComparisonMetric(rawValue: c.metric)?.heading ?? c.metric, interval(c.old, c.metric), interval(c.new, c.metric),
+                    percent(c.relativeChange), c.pAdjusted.map { String(format: "%.3g", $0) } ?? "-",
+                ]
             }
             out += ["", grid(["", "scenario", "transport", "metric", "old median", "new median", "change", "p adj"], rows, markdown: true)]
         }
@@ -233,13 +260,18 @@ enum CompareRender {
     }
 
     static func csv(_ doc: BaselineDocument) -> String {
-        var lines = ["environment,distance_label,payload,label,metric,old_n,old_median,new_n,new_median,relative_change,relative_ci_low,relative_ci_high,p_value,p_adjusted,cliffs_delta,verdict,floor_ms,reason"]
+        var lines = [
+            "environment,distance_label,payload,label,metric,old_n,old_median,new_n,new_median,relative_change,relative_ci_low,relative_ci_high,p_value,p_adjusted,cliffs_delta,verdict,floor_ms,reason"
+        ]
         for s in doc.scenarios {
             for c in s.changes {
-                lines.append(([s.environment, s.distanceLabel, s.payload, c.label].map(csvField)
-                              + [c.metric, "\(c.old.n)", csvNumber(c.old.median), "\(c.new.n)", csvNumber(c.new.median), csvNumber(c.relativeChange),
-                                 csvNumber(c.relativeCILow), csvNumber(c.relativeCIHigh), csvNumber(c.pValue), csvNumber(c.pAdjusted),
-                                 csvNumber(c.cliffsDelta), c.verdict.rawValue, csvNumber(c.floorMs), c.reason ?? ""]).joined(separator: ","))
+                lines.append(
+                    ([s.environment, s.distanceLabel, s.payload, c.label].map(csvField)
+                        + [
+                            c.metric, "\(c.old.n)", csvNumber(c.old.median), "\(c.new.n)", csvNumber(c.new.median), csvNumber(c.relativeChange),
+                            csvNumber(c.relativeCILow), csvNumber(c.relativeCIHigh), csvNumber(c.pValue), csvNumber(c.pAdjusted),
+                            csvNumber(c.cliffsDelta), c.verdict.rawValue, csvNumber(c.floorMs), c.reason ?? "",
+                        ]).joined(separator: ","))
             }
         }
         return lines.joined(separator: "\n")

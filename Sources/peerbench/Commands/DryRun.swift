@@ -20,7 +20,9 @@ enum DryRun {
         if let s = plan.options.shard { head += ", shard \(s) of a \(plan.matrixCellCount)-cell matrix" }
         head += ", order \(plan.order.rawValue)"
         let total = estimates.reduce(0, +)
-        Terminal.out("\(head); estimated duration \(Format.duration(total)) (at most \(Format.duration(Double(pending.count) * plan.matrix.cellTimeoutSeconds)) if every cell hit its \(Format.number(plan.matrix.cellTimeoutSeconds, digits: 0)) s timeout)")
+        Terminal.out(
+            "\(head); estimated duration \(Format.duration(total)) (at most \(Format.duration(Double(pending.count) * plan.matrix.cellTimeoutSeconds)) if every cell hit its \(Format.number(plan.matrix.cellTimeoutSeconds, digits: 0)) s timeout)"
+        )
         Terminal.out("estimate basis: \(plan.estimateBasis)")
     }
 }

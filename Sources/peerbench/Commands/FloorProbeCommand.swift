@@ -1,9 +1,9 @@
-import PeerBenchTestbed
 import ArgumentParser
 import Foundation
 import PeerBenchCore
 import PeerBenchJSON
 import PeerBenchPlugin
+import PeerBenchTestbed
 
 /// Hidden: measures one transport's loopback RTT floor for `run` (`FloorProbe`), in a
 /// process of its own, so a plugin that crashes or hangs costs its floor entry, not

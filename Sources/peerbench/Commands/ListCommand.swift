@@ -1,7 +1,7 @@
-import PeerBenchTestbed
 import ArgumentParser
 import PeerBenchCore
 import PeerBenchPlugin
+import PeerBenchTestbed
 
 struct ListCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,7 +1,7 @@
+import PeerBenchAnalysis
+import PeerBenchCore
 import PeerBenchJSON
 import PeerBenchPlugin
-import PeerBenchCore
-import PeerBenchAnalysis
 
 /// The text and markdown forms of `compare --measured` (docs/COMPARE.md, "Against field
 /// measurements"); the JSON form is `MeasuredDocument` as `JSONCoding` writes it.
@@ -29,22 +29,28 @@ enum MeasuredRender {
         for t in doc.tables {
             let heading = "\(t.title): measured \"\(t.measuredColumn)\" vs emulated \(t.emulatedKey)"
             out.append(markdown ? "### \(heading)\n" : heading)
-            let keys: [String] = switch t.metric {
-            case .rttMeanMs, .rttJitterMs: ["transport", "place"]
-            case .transferMbps: ["transport", "place", "distance"]
-            case .transferByPayloadMbps: ["transport", "count", "size"]
-            }
-            let rows = t.rows.map { r -> [String] in
-                let key: [String] = switch t.metric {
-                case .rttMeanMs, .rttJitterMs: [r.transport, r.place ?? "-"]
-                case .transferMbps: [r.transport, r.place ?? "-", metres(r.distanceM)]
-                case .transferByPayloadMbps: [r.transport, r.count.map(String.init) ?? "-", r.size.map { "\($0) B" } ?? "-"]
+            let keys: [String] =
+                switch t.metric {
+                case .rttMeanMs, .rttJitterMs: ["transport", "place"]
+                case .transferMbps: ["transport", "place", "distance"]
+                case .transferByPayloadMbps: ["transport", "count", "size"]
                 }
-                return key + ["\(r.measured.n)", side(r.measured, unit: t.unit), "\(r.emulated.n)" + (r.emulatedFromThroughput > 0 ? "*" : ""),
-                              side(r.emulated, unit: t.unit), inside(r.inside), ratio(r.ratio)]
+            let rows = t.rows.map { r -> [String] in
+                let key: [String] =
+                    switch t.metric {
+                    case .rttMeanMs, .rttJitterMs: [r.transport, r.place ?? "-"]
+                    case .transferMbps: [r.transport, r.place ?? "-", metres(r.distanceM)]
+                    case .transferByPayloadMbps: [r.transport, r.count.map(String.init) ?? "-", r.size.map { "\($0) B" } ?? "-"]
+                    }
+                return key + [
+                    "\(r.measured.n)", side(r.measured, unit: t.unit), "\(r.emulated.n)" + (r.emulatedFromThroughput > 0 ? "*" : ""),
+                    side(r.emulated, unit: t.unit), inside(r.inside), ratio(r.ratio),
+                ]
             }
-            out.append(CompareRender.grid(keys + ["n meas", "measured median [q1, q3]", "n emu", "emulated median [q1, q3]", "inside", "emu/meas"],
-                                          rows, markdown: markdown))
+            out.append(
+                CompareRender.grid(
+                    keys + ["n meas", "measured median [q1, q3]", "n emu", "emulated median [q1, q3]", "inside", "emu/meas"],
+                    rows, markdown: markdown))
             out.append("")
         }
         let summary = doc.tables.map { "\($0.metric.rawValue) \($0.inside) of \($0.compared) inside" }.joined(separator: "; ")
@@ -54,7 +60,8 @@ enum MeasuredRender {
             "summary: \(summary)",
             "measured: \(read) test\(read == 1 ? "" : "s") read from \(doc.measuredFiles.count) file\(doc.measuredFiles.count == 1 ? "" : "s"), \(skipped) row\(skipped == 1 ? "" : "s") skipped",
             "inside: the emulated median lies in the measured [q1, q3]; quartiles by \(doc.quartileMethod); emu/meas: ratio of the medians"
-                + (doc.tables.contains { $0.rows.contains { $0.emulatedFromThroughput > 0 } } ? "; * some emulated values are throughput_mbps (see note)" : ""),
+                + (doc.tables.contains { $0.rows.contains { $0.emulatedFromThroughput > 0 } }
+                    ? "; * some emulated values are throughput_mbps (see note)" : ""),
         ]
         footer += doc.notes.map { "note: " + $0 }
         footer += doc.warnings.map { "warning: " + $0 }

@@ -20,7 +20,11 @@ struct MergeCommand: AsyncParsableCommand {
     @Option(help: "The folder to write (created; must not hold records yet).")
     var out: String
 
-    @Flag(name: .customLong("allow-incomplete"), help: "Merge even when cells of the matrix have no record (a shard missing or unfinished); the manifest lists what is missing under \"incomplete\".")
+    @Flag(
+        name: .customLong("allow-incomplete"),
+        help:
+            "Merge even when cells of the matrix have no record (a shard missing or unfinished); the manifest lists what is missing under \"incomplete\"."
+    )
     var allowIncomplete = false
 
     func validate() throws {
@@ -31,10 +35,11 @@ struct MergeCommand: AsyncParsableCommand {
         let report: RunMerge.Report
         do { report = try RunMerge.merge(dirs, into: out, allowIncomplete: allowIncomplete) } catch { throw fail(error) }
         for w in report.warnings { Terminal.err("peerbench: warning: \(w)") }
-        Terminal.err("peerbench: merged \(report.inputs) folders into \(out): \(report.recordsWritten) records"
-            + (report.duplicatesDropped > 0 ? ", \(report.duplicatesDropped) exact duplicates dropped" : "")
-            + (report.setAside > 0 ? ", \(report.setAside) foreign lines set aside" : "")
-            + (report.samplesWritten > 0 ? ", \(report.samplesWritten) samples lines" : "")
-            + (report.cellsMissing > 0 ? ", \(report.cellsMissing) cells missing" : ""))
+        Terminal.err(
+            "peerbench: merged \(report.inputs) folders into \(out): \(report.recordsWritten) records"
+                + (report.duplicatesDropped > 0 ? ", \(report.duplicatesDropped) exact duplicates dropped" : "")
+                + (report.setAside > 0 ? ", \(report.setAside) foreign lines set aside" : "")
+                + (report.samplesWritten > 0 ? ", \(report.samplesWritten) samples lines" : "")
+                + (report.cellsMissing > 0 ? ", \(report.cellsMissing) cells missing" : ""))
     }
 }

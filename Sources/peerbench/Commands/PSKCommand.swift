@@ -38,8 +38,9 @@ struct PSKCommand: AsyncParsableCommand {
             do {
                 let key = try PreSharedKey.generate(identity: identity)
                 try key.write(to: file)
-                Terminal.out("wrote a new 256-bit pre-shared key \"\(key.identity)\" to \(file) (mode 0600); "
-                             + "copy it to the other host and give it to both `serve` and `run` with --psk-file")
+                Terminal.out(
+                    "wrote a new 256-bit pre-shared key \"\(key.identity)\" to \(file) (mode 0600); "
+                        + "copy it to the other host and give it to both `serve` and `run` with --psk-file")
             } catch let error as InputError {
                 throw fail(error)
             } catch {

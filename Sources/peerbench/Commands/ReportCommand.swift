@@ -1,8 +1,8 @@
 import ArgumentParser
+import PeerBenchAnalysis
+import PeerBenchCore
 import PeerBenchJSON
 import PeerBenchPlugin
-import PeerBenchCore
-import PeerBenchAnalysis
 
 struct ReportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -24,10 +24,15 @@ struct ReportCommand: AsyncParsableCommand {
     @Option(help: "Significance level of the verdicts.")
     var alpha: Double = 0.05
 
-    @Option(name: .customLong("measured"), help: ArgumentHelp("Draw these field measurements (the study's CSV format) beside the runs as box plots; repeat for more files.", valueName: "FILE.csv"))
+    @Option(
+        name: .customLong("measured"),
+        help: ArgumentHelp(
+            "Draw these field measurements (the study's CSV format) beside the runs as box plots; repeat for more files.", valueName: "FILE.csv"))
     var measured: [String] = []
 
-    @Option(name: .customLong("measured-map"), help: ArgumentHelp("With --measured: the JSON mapping of places, transports and distance labels (docs/COMPARE.md).", valueName: "MAP.json"))
+    @Option(
+        name: .customLong("measured-map"),
+        help: ArgumentHelp("With --measured: the JSON mapping of places, transports and distance labels (docs/COMPARE.md).", valueName: "MAP.json"))
     var measuredMap: String?
 
     func validate() throws {

@@ -17,14 +17,17 @@ enum RunSignals {
 
     /// Installs the handlers; `cancel()` the result once the run has wrapped up.
     static func trap(_ run: MatrixRun, terminal: RunTerminal) -> InterruptTrap {
-        InterruptTrap(signals: signals, onFirst: { sig in
-            Terminal.err("\npeerbench: \(InterruptTrap.name(sig)) received: stopping after cleaning up the current cell (again to exit at once)")
-            run.stop()
-        }, onSecond: { sig in
-            run.abandon()
-            let next = terminal.resumeCommand.map { " Resume with:\n  \($0)" } ?? " The run had not started; nothing was recorded."
-            Terminal.err("peerbench: \(InterruptTrap.name(sig)) again: exiting now.\(next)")
-            _exit(ExitStatus.interrupted.rawValue)
-        })
+        InterruptTrap(
+            signals: signals,
+            onFirst: { sig in
+                Terminal.err("\npeerbench: \(InterruptTrap.name(sig)) received: stopping after cleaning up the current cell (again to exit at once)")
+                run.stop()
+            },
+            onSecond: { sig in
+                run.abandon()
+                let next = terminal.resumeCommand.map { " Resume with:\n  \($0)" } ?? " The run had not started; nothing was recorded."
+                Terminal.err("peerbench: \(InterruptTrap.name(sig)) again: exiting now.\(next)")
+                _exit(ExitStatus.interrupted.rawValue)
+            })
     }
 }

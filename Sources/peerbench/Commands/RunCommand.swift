@@ -1,9 +1,9 @@
-import PeerBenchTestbed
 import ArgumentParser
 import Foundation
 import PeerBenchCore
 import PeerBenchJSON
 import PeerBenchPlugin
+import PeerBenchTestbed
 import RemoteLink
 
 extension CellOrder: ExpressibleByArgument {}
@@ -29,31 +29,49 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Continue the run in this folder: cells already recorded are skipped, a torn last line is set aside.")
     var resume: String?
 
-    @Flag(name: .customLong("retry-failed"), help: "With --resume: also rerun the cells whose last record failed or timed out (earlier records are kept).")
+    @Flag(
+        name: .customLong("retry-failed"),
+        help: "With --resume: also rerun the cells whose last record failed or timed out (earlier records are kept).")
     var retryFailed = false
 
     @Flag(name: .customLong("dry-run"), help: "List the cells that would run, with estimated durations, and run nothing.")
     var dryRun = false
 
-    @Option(name: .customLong("calibrate-from"), help: "A past run folder of this matrix: estimate (--dry-run, the progress ETA) its cells at the times measured there, and the others at the cost model scaled to this machine. On --resume, the resumed run's own times win.")
+    @Option(
+        name: .customLong("calibrate-from"),
+        help:
+            "A past run folder of this matrix: estimate (--dry-run, the progress ETA) its cells at the times measured there, and the others at the cost model scaled to this machine. On --resume, the resumed run's own times win."
+    )
     var calibrateFrom: String?
 
-    @Option(help: "Cell order: interleaved (transports alternate per environment x distance x payload; default), sequential (one transport after another) or shuffled (by the run seed); overrides the matrix's \"order\".")
+    @Option(
+        help:
+            "Cell order: interleaved (transports alternate per environment x distance x payload; default), sequential (one transport after another) or shuffled (by the run seed); overrides the matrix's \"order\"."
+    )
     var order: CellOrder?
 
     @Option(help: "Run only shard K of N (K/N, counting from 1): a deterministic, disjoint share of the cells, for several machines.")
     var shard: String?
 
-    @Option(help: "Where plugins run: 'process' (a supervised worker process: a crashing cell is recorded as failed and the run goes on) or 'none' (in this process).")
+    @Option(
+        help:
+            "Where plugins run: 'process' (a supervised worker process: a crashing cell is recorded as failed and the run goes on) or 'none' (in this process)."
+    )
     var isolation: Isolation = .process
 
     @Option(help: "Run only these transports, by label, comma-separated (e.g. tcp,udp).")
     var transports: String?
 
-    @Option(help: "How client and server are joined: 'emulated' (namespaces + link emulator), 'none' (loopback) or 'remote' (a second host running 'peerbench serve'; needs --peer and --psk-file). Default for a new run: \(RunCommand.defaultLink.rawValue); on resume, the run's own.")
+    @Option(
+        help:
+            "How client and server are joined: 'emulated' (namespaces + link emulator), 'none' (loopback) or 'remote' (a second host running 'peerbench serve'; needs --peer and --psk-file). Default for a new run: \(RunCommand.defaultLink.rawValue); on resume, the run's own."
+    )
     var link: LinkMode?
 
-    @Option(help: "With --link remote: the host running 'peerbench serve', as HOST[:PORT] or [IPv6]:PORT (default port \(ServeLimits.defaultPort)), or auto / auto:NAME to find it by DNS-SD ('serve --advertise').")
+    @Option(
+        help:
+            "With --link remote: the host running 'peerbench serve', as HOST[:PORT] or [IPv6]:PORT (default port \(ServeLimits.defaultPort)), or auto / auto:NAME to find it by DNS-SD ('serve --advertise')."
+    )
     var peer: String?
 
     @Option(name: .customLong("psk-file"), help: "With --link remote: the pre-shared key file both hosts hold ('peerbench psk new FILE').")
@@ -64,7 +82,8 @@ struct RunCommand: AsyncParsableCommand {
     var intendedLink: LinkMode {
         if let link { return link }
         if let resume, let data = FileManager.default.contents(atPath: resume + "/manifest.json"),
-           let mode = (try? JSONParser.parse(Array(data)))?["link_mode"]?.stringValue.flatMap(LinkMode.init(rawValue:)) {
+            let mode = (try? JSONParser.parse(Array(data)))?["link_mode"]?.stringValue.flatMap(LinkMode.init(rawValue:))
+        {
             return mode
         }
         return RunCommand.defaultLink
@@ -77,10 +96,16 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Run seed; overrides the matrix's \"seed\". Same seed, same emulated link traces.")
     var seed: UInt64?
 
-    @Option(help: ArgumentHelp("Repetitions of every cell, or auto[:MAX]: each scenario until every compared metric's 95 % interval is within the matrix's \"repetitionPrecision\" (default 5 %) of its median, 6 to MAX (default 20); overrides the matrix's \"repetitions\".", valueName: "N|auto[:MAX]"))
+    @Option(
+        help: ArgumentHelp(
+            "Repetitions of every cell, or auto[:MAX]: each scenario until every compared metric's 95 % interval is within the matrix's \"repetitionPrecision\" (default 5 %) of its median, 6 to MAX (default 20); overrides the matrix's \"repetitions\".",
+            valueName: "N|auto[:MAX]"))
     var repetitions: RepetitionsArgument?
 
-    @Option(help: ArgumentHelp("A one-line note kept in the manifest and shown by compare, baseline list and report (which run is which, months later); at most 200 characters. On --resume it replaces the run's note.", valueName: "TEXT"))
+    @Option(
+        help: ArgumentHelp(
+            "A one-line note kept in the manifest and shown by compare, baseline list and report (which run is which, months later); at most 200 characters. On --resume it replaces the run's note.",
+            valueName: "TEXT"))
     var note: String?
 
     @Option(name: .customLong("cell-timeout"), help: "Seconds a cell may take before it is stopped and recorded as timeout.")
@@ -118,9 +143,10 @@ struct RunCommand: AsyncParsableCommand {
         signal(SIGPIPE, SIG_IGN)
         let terminal = RunTerminal(terminalSettings)
         let registry = Wiring.registry
-        let session = MatrixRun(request, registry: registry, linkModel: Wiring.linkModel,
-                                testbeds: WiredTestbeds(registry: registry, peer: peer, pskFile: pskFile, quiet: quiet),
-                                judge: Wiring.repetitionJudge, reporter: terminal, logger: logger)
+        let session = MatrixRun(
+            request, registry: registry, linkModel: Wiring.linkModel,
+            testbeds: WiredTestbeds(registry: registry, peer: peer, pskFile: pskFile, quiet: quiet),
+            judge: Wiring.repetitionJudge, reporter: terminal, logger: logger)
         // Stop signals are caught before the run creates anything (see RunSignals).
         let trap = dryRun ? nil : RunSignals.trap(session, terminal: terminal)
         let outcome = try await session.run()

@@ -23,10 +23,15 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("psk-file"), help: "The pre-shared key file ('peerbench psk new FILE'); the client must hold the same.")
     var pskFile: String
 
-    @Option(name: .customLong("data-ports"), help: "Ports the cells' servers bind to, LOW-HIGH; each is open only during its cell and only to the authenticated client.")
+    @Option(
+        name: .customLong("data-ports"),
+        help: "Ports the cells' servers bind to, LOW-HIGH; each is open only during its cell and only to the authenticated client.")
     var dataPorts: String = "\(ServeLimits.defaultDataPorts.lowerBound)-\(ServeLimits.defaultDataPorts.upperBound)"
 
-    @Option(help: "Keep serve's data-plane certificate and key in DIR: made there once (mode 700, key 600), loaded afterwards, so its SHA-256 stays the same across restarts. Without it serve makes a fresh one each time it starts.")
+    @Option(
+        help:
+            "Keep serve's data-plane certificate and key in DIR: made there once (mode 700, key 600), loaded afterwards, so its SHA-256 stays the same across restarts. Without it serve makes a fresh one each time it starts."
+    )
     var identity: String?
 
     @Flag(help: "Serve one session, then exit.")
@@ -41,13 +46,18 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-payload-bytes"), help: "The largest bulk phase (count x size) accepted per cell, bytes.")
     var maxPayloadBytes: Int = ServeLimits().maxPayloadBytes
 
-    @Flag(name: .customLong("allow-exec"), help: "Run the exec plugin, whose options name a command: lets the authenticated client run programs here, whose ports are outside --data-ports and the peer filter.")
+    @Flag(
+        name: .customLong("allow-exec"),
+        help:
+            "Run the exec plugin, whose options name a command: lets the authenticated client run programs here, whose ports are outside --data-ports and the peer filter."
+    )
     var allowExec = false
 
     @Flag(help: "Publish this server by DNS-SD (_peerbench._tcp, through Avahi) so 'run --peer auto' finds it.")
     var advertise = false
 
-    @Option(name: .customLong("advertise-name"), help: "With --advertise: the instance name 'run --peer auto:NAME' asks for (default: this host's name).")
+    @Option(
+        name: .customLong("advertise-name"), help: "With --advertise: the instance name 'run --peer auto:NAME' asks for (default: this host's name).")
     var advertiseName: String?
 
     @Flag(help: "Print debug logging from the plugins.")
@@ -76,7 +86,9 @@ struct ServeCommand: AsyncParsableCommand {
             let listenAddress = try RemotePeer.resolve(listen, option: "--listen")
             let ports = try Self.parsePorts(dataPorts)
             if ports.contains(listenAddress.port) {
-                throw InputError(source: "--data-ports", "\(dataPorts) includes the control port \(listenAddress.port) (--listen); choose ranges that do not overlap")
+                throw InputError(
+                    source: "--data-ports",
+                    "\(dataPorts) includes the control port \(listenAddress.port) (--listen); choose ranges that do not overlap")
             }
             let key = try RemoteTestbed.loadKey(pskFile)
             var limits = ServeLimits()
@@ -84,8 +96,9 @@ struct ServeCommand: AsyncParsableCommand {
             limits.maxCellSeconds = maxCellSeconds
             limits.maxPayloadBytes = maxPayloadBytes
             limits.allowExec = allowExec
-            configuration = ServeConfiguration(listen: listenAddress, key: key, dataPorts: ports, limits: limits, once: once,
-                                               registry: Wiring.registry, software: "peerbench \(Manifest.peerbenchVersion)")
+            configuration = ServeConfiguration(
+                listen: listenAddress, key: key, dataPorts: ports, limits: limits, once: once,
+                registry: Wiring.registry, software: "peerbench \(Manifest.peerbenchVersion)")
             if let identity {
                 do { configuration.identity = try ServeIdentity.loadOrCreate(in: identity) } catch let e as InputError { throw e } catch {
                     throw InputError(source: identity, "cannot make serve's identity there: \(error)")
@@ -103,18 +116,26 @@ struct ServeCommand: AsyncParsableCommand {
         // session close and records the cell failed; the kernel frees every port.
         // serve's certificate and key (ServeIdentity) go with it.
         let identity = responder.identity
-        let trap = InterruptTrap(signals: [SIGINT, SIGTERM, SIGHUP], onFirst: { sig in
-            ServeLog().line("\(InterruptTrap.name(sig)) received: exiting")
-            identity?.remove()
-            _exit(0)
-        }, onSecond: { _ in identity?.remove(); _exit(0) })
+        let trap = InterruptTrap(
+            signals: [SIGINT, SIGTERM, SIGHUP],
+            onFirst: { sig in
+                ServeLog().line("\(InterruptTrap.name(sig)) received: exiting")
+                identity?.remove()
+                _exit(0)
+            },
+            onSecond: { _ in
+                identity?.remove()
+                _exit(0)
+            })
         // Withdrawn when serve ends, however it ends (Discovery's lifeline).
         let advertisement: Advertisement?
         do { advertisement = try advertise ? Discovery.advertise(name: advertiseName, port: configuration.listen.port) : nil } catch {
             Terminal.error("cannot advertise by DNS-SD: \(error)")
             throw ExitStatus.testbed
         }
-        if let advertisement { ServeLog().line("advertised by DNS-SD as \"\(advertisement.name)\" (\(RemoteLink.serviceType), port \(advertisement.port))") }
+        if let advertisement {
+            ServeLog().line("advertised by DNS-SD as \"\(advertisement.name)\" (\(RemoteLink.serviceType), port \(advertisement.port))")
+        }
         await responder.run()
         advertisement?.stop()
         identity?.remove()

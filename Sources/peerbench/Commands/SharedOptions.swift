@@ -1,8 +1,8 @@
-import PeerBenchTestbed
 import ArgumentParser
 import PeerBenchCore
 import PeerBenchJSON
 import PeerBenchPlugin
+import PeerBenchTestbed
 
 extension LinkMode: ExpressibleByArgument {}
 

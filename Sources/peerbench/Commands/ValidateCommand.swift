@@ -8,7 +8,8 @@ struct ValidateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "validate",
         abstract: "Check a matrix file; print its cell count, estimated duration and the resolved link of every environment x distance.",
-        discussion: "Exits 0 when the matrix is valid; otherwise prints one line per problem, naming the file and the JSON path, and exits 2. A record's link.energy_mj and link.radio_on_fraction are estimates from a radio power model (see peerbench list), not measurements."
+        discussion:
+            "Exits 0 when the matrix is valid; otherwise prints one line per problem, naming the file and the JSON path, and exits 2. A record's link.energy_mj and link.radio_on_fraction are estimates from a radio power model (see peerbench list), not measurements."
     )
 
     @OptionGroup var matrixArgument: MatrixArgument
@@ -16,7 +17,11 @@ struct ValidateCommand: AsyncParsableCommand {
     @Option(help: "Also show how run --shard K/N would split the matrix into N shards: cells and estimated time of each.")
     var shards: Int?
 
-    @Option(name: .customLong("calibrate-from"), help: "A past run folder of this matrix: estimate its cells at the times measured there, and the others at the cost model scaled to this machine.")
+    @Option(
+        name: .customLong("calibrate-from"),
+        help:
+            "A past run folder of this matrix: estimate its cells at the times measured there, and the others at the cost model scaled to this machine."
+    )
     var calibrateFrom: String?
 
     func validate() throws {
@@ -29,8 +34,9 @@ struct ValidateCommand: AsyncParsableCommand {
         var plan: RunPlan
         do {
             let matrix = try MatrixLoader(registry: registry, linkModel: linkModel).load(path: matrixArgument.matrix)
-            plan = try RunPlan(matrix: matrix, options: RunOptions(matrixFile: matrixArgument.matrix, commandLine: []), linkModel: linkModel,
-                               registry: registry)
+            plan = try RunPlan(
+                matrix: matrix, options: RunOptions(matrixFile: matrixArgument.matrix, commandLine: []), linkModel: linkModel,
+                registry: registry)
             if let dir = calibrateFrom { try plan.calibrate(fromRunFolder: dir) }
         } catch let e as InputError {
             throw fail(e)
@@ -38,18 +44,23 @@ struct ValidateCommand: AsyncParsableCommand {
         let m = plan.matrix
         Terminal.out("\(matrixArgument.matrix): valid (\(m.hash))")
         Terminal.out("  name: \(m.name)")
-        Terminal.out("  transports: \(m.transports.map { "\($0.label) (\($0.plugin))" }.joined(separator: ", "))"
-                     + (m.transportsAtOnce ? "; at once over one link per block (transportsAtOnce)" : ""))
-        Terminal.out("  matrix: \(m.environments.count) environments x \(m.distances.count) distances x \(m.payloads.count) payloads (\(m.counts.count) counts x \(m.sizes.count) sizes)"
-            + (m.scenarios.count > 1 || !m.scenarios[0].isStatic ? " x \(m.scenarios.count) scenarios" : ""))
+        Terminal.out(
+            "  transports: \(m.transports.map { "\($0.label) (\($0.plugin))" }.joined(separator: ", "))"
+                + (m.transportsAtOnce ? "; at once over one link per block (transportsAtOnce)" : ""))
+        Terminal.out(
+            "  matrix: \(m.environments.count) environments x \(m.distances.count) distances x \(m.payloads.count) payloads (\(m.counts.count) counts x \(m.sizes.count) sizes)"
+                + (m.scenarios.count > 1 || !m.scenarios[0].isStatic ? " x \(m.scenarios.count) scenarios" : ""))
         if !m.workloads[0].isDefault {
             Terminal.out("  workloads (docs/WORKLOADS.md): " + m.workloads.map(\.summary).joined(separator: "; "))
         }
         var probing = ""
         if let only = m.rttPayloads {
-            let lists = [only.counts.map { "counts \($0.sorted().map(String.init).joined(separator: ", "))" },
-                         only.sizes.map { "sizes \($0.sorted().map(String.init).joined(separator: ", "))" }].compactMap { $0 }
-            probing = ", in \(plan.cells.filter { m.rttProbes(for: $0) > 0 }.count) of \(plan.cells.count) cells (rttPayloads: \(lists.joined(separator: "; ")))"
+            let lists = [
+                only.counts.map { "counts \($0.sorted().map(String.init).joined(separator: ", "))" },
+                only.sizes.map { "sizes \($0.sorted().map(String.init).joined(separator: ", "))" },
+            ].compactMap { $0 }
+            probing =
+                ", in \(plan.cells.filter { m.rttProbes(for: $0) > 0 }.count) of \(plan.cells.count) cells (rttPayloads: \(lists.joined(separator: "; ")))"
         }
         Terminal.out("  rtt probes: \(m.rttProbes), \(m.rttMethod.name)\(probing)")
         let perRep = plan.cells.count / m.repetitions
@@ -57,24 +68,33 @@ struct ValidateCommand: AsyncParsableCommand {
         if let auto = m.autoRepetitions {
             // Every scenario runs MIN rounds and at most MAX: the estimate is a range.
             let least = estimate * Double(auto.min) / Double(auto.max)
-            Terminal.out("  cells: \(perRep * auto.min) to \(plan.cells.count) (\(perRep) per repetition x auto repetitions: \(RunTerminal.autoText(auto)))")
-            Terminal.out("  estimated duration: \(Format.duration(least)) to \(Format.duration(estimate)) (\(Int(least.rounded()))-\(Int(estimate.rounded())) s; cell timeout \(Format.number(m.cellTimeoutSeconds, digits: 0)) s)")
+            Terminal.out(
+                "  cells: \(perRep * auto.min) to \(plan.cells.count) (\(perRep) per repetition x auto repetitions: \(RunTerminal.autoText(auto)))")
+            Terminal.out(
+                "  estimated duration: \(Format.duration(least)) to \(Format.duration(estimate)) (\(Int(least.rounded()))-\(Int(estimate.rounded())) s; cell timeout \(Format.number(m.cellTimeoutSeconds, digits: 0)) s)"
+            )
         } else {
             Terminal.out("  cells: \(plan.cells.count) (\(perRep) per repetition x \(m.repetitions) repetition\(m.repetitions == 1 ? "" : "s"))")
-            Terminal.out("  estimated duration: \(Format.duration(estimate)) (\(Int(estimate.rounded())) s; cell timeout \(Format.number(m.cellTimeoutSeconds, digits: 0)) s)")
+            Terminal.out(
+                "  estimated duration: \(Format.duration(estimate)) (\(Int(estimate.rounded())) s; cell timeout \(Format.number(m.cellTimeoutSeconds, digits: 0)) s)"
+            )
         }
         Terminal.out("  estimate basis: \(plan.estimateBasis)")
         Terminal.out("")
         Terminal.out("Resolved link per environment x distance:")
-        var table = TextTable(["environment", "distance", "m", "RSSI dBm", "SNR dB", "MCS", "PHY Mbit/s", "rate Mbit/s", "delay ms", "jitter ms", "loss %", "MTU"])
+        var table = TextTable([
+            "environment", "distance", "m", "RSSI dBm", "SNR dB", "MCS", "PHY Mbit/s", "rate Mbit/s", "delay ms", "jitter ms", "loss %", "MTU",
+        ])
         for env in m.environments {
             for d in m.distances {
                 // Scenarios change the link over time, not its resolved summary: any one shows it.
                 let l = plan.links[RunPlan.linkKey(env, d, m.scenarios[0])]!
-                table.add([env.name, d.label, Format.number(l.distanceMeters, digits: 1), Format.number(l.rssiDbm, digits: 1),
-                           Format.number(l.snrDb, digits: 1), l.mcs.map(String.init) ?? "-", Format.number(l.phyRateMbps, digits: 1),
-                           Format.number(l.rateMbps, digits: 1), Format.number(l.delayMs, digits: 2), Format.number(l.jitterMs, digits: 2),
-                           Format.number(l.lossPercent, digits: 2) + (l.connected ? "" : " (no link)"), l.mtu.map(String.init) ?? "-"])
+                table.add([
+                    env.name, d.label, Format.number(l.distanceMeters, digits: 1), Format.number(l.rssiDbm, digits: 1),
+                    Format.number(l.snrDb, digits: 1), l.mcs.map(String.init) ?? "-", Format.number(l.phyRateMbps, digits: 1),
+                    Format.number(l.rateMbps, digits: 1), Format.number(l.delayMs, digits: 2), Format.number(l.jitterMs, digits: 2),
+                    Format.number(l.lossPercent, digits: 2) + (l.connected ? "" : " (no link)"), l.mtu.map(String.init) ?? "-",
+                ])
             }
         }
         Terminal.out(table.render())
@@ -94,9 +114,12 @@ struct ValidateCommand: AsyncParsableCommand {
         Terminal.out(t.render())
         let longest = balance.shardSeconds.max() ?? 0
         let byCount = balance.countBasedShardSeconds
-        Terminal.out("  longest shard: \(Format.duration(longest)), shortest \(Format.duration(balance.shardSeconds.min() ?? 0))"
-            + " (dealt by count: longest \(Format.duration(byCount.max() ?? 0)), shortest \(Format.duration(byCount.min() ?? 0)))")
-        Terminal.out("  Slurm --time: \(SlurmTime.limit(forSeconds: longest)) (the longest shard x \(SlurmTime.margin) + \(Int(SlurmTime.extraSeconds / 60)) min; the shard estimates use the cost model, never a calibration)")
+        Terminal.out(
+            "  longest shard: \(Format.duration(longest)), shortest \(Format.duration(balance.shardSeconds.min() ?? 0))"
+                + " (dealt by count: longest \(Format.duration(byCount.max() ?? 0)), shortest \(Format.duration(byCount.min() ?? 0)))")
+        Terminal.out(
+            "  Slurm --time: \(SlurmTime.limit(forSeconds: longest)) (the longest shard x \(SlurmTime.margin) + \(Int(SlurmTime.extraSeconds / 60)) min; the shard estimates use the cost model, never a calibration)"
+        )
     }
 }
 

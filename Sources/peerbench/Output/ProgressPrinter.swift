@@ -1,7 +1,7 @@
 import Foundation
 import PeerBenchCore
-import PeerBenchSystem
 import PeerBenchPlugin
+import PeerBenchSystem
 import Synchronization
 
 /// Progress on standard error. On a terminal: finished cells scroll above a live line

@@ -25,7 +25,8 @@ extension RunTerminal {
             Terminal.error("\(error); every record is in \(journal) (resume the run to write it again: \(resume))")
             throw ExitStatus.cannotWrite
         case .testbedLost(let reason, let cells):
-            Terminal.error("\(reason); the run stopped after \(cells) cells this time (records kept). Once the peer serves again, resume with:\n  \(resume)")
+            Terminal.error(
+                "\(reason); the run stopped after \(cells) cells this time (records kept). Once the peer serves again, resume with:\n  \(resume)")
             throw ExitStatus.testbed
         case .ended(let ending):
             try finish(ending, resume: resume)
@@ -38,7 +39,9 @@ extension RunTerminal {
         let skipped = Self.reportSkips(e.session, resumeCommand: resume)
         if e.session.interrupted {
             let stopped = e.session.interruptedCell.map { " (\($0.summary) was stopped and will run again)" } ?? ""
-            Terminal.err("peerbench: interrupted: \(e.session.total) cells recorded this time, \(e.cellsLeft) still to run\(stopped). Resume with:\n  \(resume)")
+            Terminal.err(
+                "peerbench: interrupted: \(e.session.total) cells recorded this time, \(e.cellsLeft) still to run\(stopped). Resume with:\n  \(resume)"
+            )
             throw ExitStatus.interrupted
         }
         let counts = CellStatus.allCases.compactMap { s in e.whole.byStatus[s].map { "\($0) \(s.rawValue)" } }
@@ -51,7 +54,9 @@ extension RunTerminal {
     static func reportSkips(_ summary: RunSummary, resumeCommand: String) -> Bool {
         guard summary.skippedCells > 0 else { return false }
         let places = summary.skippedSites.map(\.description).joined(separator: "; ")
-        Terminal.err("peerbench: skipped \(summary.skippedCells) cell\(summary.skippedCells == 1 ? "" : "s") (\(places)): not recorded; run them later with:\n  \(resumeCommand)")
+        Terminal.err(
+            "peerbench: skipped \(summary.skippedCells) cell\(summary.skippedCells == 1 ? "" : "s") (\(places)): not recorded; run them later with:\n  \(resumeCommand)"
+        )
         return true
     }
 

@@ -43,8 +43,9 @@ final class RunTerminal: RunReporter {
             }
         case .cellsStarting(let estimates, let recorded):
             guard !settings.quiet else { return }
-            let printer = ProgressPrinter(estimates: estimates, alreadyRecorded: recorded,
-                                          live: Terminal.stderrIsTerminal && !settings.interactive, verbose: settings.verbose)
+            let printer = ProgressPrinter(
+                estimates: estimates, alreadyRecorded: recorded,
+                live: Terminal.stderrIsTerminal && !settings.interactive, verbose: settings.verbose)
             state.withLock { $0.printer = printer }
         case .cellsEnded: state.withLock { $0.printer }?.stop()
         case .prompt(let line): Terminal.err(line)
@@ -69,7 +70,8 @@ final class RunTerminal: RunReporter {
     static func startLine(_ s: RunStart) -> String {
         let skipped = s.alreadyRecorded > 0 ? " (\(s.alreadyRecorded) already recorded)" : ""
         let auto = s.plan.matrix.autoRepetitions.map { " at most (auto repetitions: " + autoText($0) + ")" } ?? ""
-        return "peerbench: \(s.pending) cells\(auto)\(skipped) of \(s.plan.matrix.name)\(s.plan.options.shard.map { " shard \($0)" } ?? "") over link '\(s.link.rawValue)', \(s.isolation == .process ? "isolated in a worker process" : "in process"), into \(s.folder)"
+        return
+            "peerbench: \(s.pending) cells\(auto)\(skipped) of \(s.plan.matrix.name)\(s.plan.options.shard.map { " shard \($0)" } ?? "") over link '\(s.link.rawValue)', \(s.isolation == .process ? "isolated in a worker process" : "in process"), into \(s.folder)"
     }
 
     /// The command that continues the run, ready to paste.
