@@ -85,6 +85,10 @@ if [ "$hogs" -gt 0 ] && [ "$repeat" -eq 0 ]; then
 fi
 
 ./scripts/setup.sh test
+# The toolchain's own formatter, with the checked-in .swift-format: a file it would
+# change fails the run here, before the build (`swift format -i -r Sources Tests
+# Benchmarks` fixes most of what it names).
+swift format lint --strict --parallel --recursive Sources Tests Benchmarks
 # The layers are enforced at build time: an import of a module the target does not
 # declare (a transport importing the run core) fails here, not only in Package.swift.
 swift build --build-tests --explicit-target-dependency-import-check error

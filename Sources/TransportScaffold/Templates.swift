@@ -4,21 +4,33 @@
 /// builds and its test passes before its author changes a line.
 enum Templates {
     static func fill(_ template: String, _ name: TransportName) -> String {
-        template.replacingOccurrences(of: "__Name__", with: name.typeStem).replacingOccurrences(of: "__name__", with: name.pluginName)
+        sortingImports(
+            template.replacingOccurrences(of: "__Name__", with: name.typeStem).replacingOccurrences(of: "__name__", with: name.pluginName))
+    }
+
+    /// The file's leading `import` lines in the order `swift format` wants (by module
+    /// name), so a generated file passes `swift format lint` whatever the new module is called.
+    static func sortingImports(_ source: String) -> String {
+        var lines = source.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let count = lines.prefix { $0.hasPrefix("import ") || $0.hasPrefix("public import ") }.count
+        let module = { (line: String) in line.split(separator: " ").last.map(String.init) ?? line }
+        lines.replaceSubrange(0..<count, with: lines[0..<count].sorted { module($0) < module($1) })
+        return lines.joined(separator: "\n")
     }
 
     static func plugin(_ name: TransportName) -> String { fill(pluginTemplate, name) }
     static func test(_ name: TransportName) -> String { fill(testTemplate, name) }
 
     static let pluginTemplate = #"""
-        #if canImport(Glibc)
-        import Glibc
-        #endif
         public import PeerBenchJSON
         public import PeerBenchPlugin
         import PeerBenchSockets
         import PeerBenchStreams
         public import PeerBenchSystem
+
+        #if canImport(Glibc)
+            import Glibc
+        #endif
 
         /// __Name__: a transport plugin made by `swift package new-transport __Name__`.
         ///
@@ -34,7 +46,7 @@ enum Templates {
                 name: "__name__",
                 summary: "TODO: say in one line what __name__ is (generated: the standard workload over TCP).",
                 options: [
-                    OptionDescriptor("noDelay", type: "bool", default: "true", help: "Disable Nagle's algorithm (TCP_NODELAY) on both sides."),
+                    OptionDescriptor("noDelay", type: "bool", default: "true", help: "Disable Nagle's algorithm (TCP_NODELAY) on both sides.")
                 ]
             )
 

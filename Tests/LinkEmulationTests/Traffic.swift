@@ -94,7 +94,7 @@ enum Traffic {
 
     /// Waits on CLOCK_MONOTONIC until an absolute time (clock_nanosleep, no loop).
     /// `<asm/sockios.h>`: the receive time (CLOCK_REALTIME) of the last datagram read.
-    static let SIOCGSTAMPNS: Int32 = 0x8907
+    static let siocgstampns: Int32 = 0x8907
 
     /// CLOCK_REALTIME in nanoseconds: the clock of kernel receive timestamps.
     static func realtimeNanos() -> UInt64 {
@@ -185,7 +185,7 @@ enum Traffic {
                 // The kernel's receive time of this datagram (SIOCGSTAMPNS: the last one
                 // read), not this thread's wake-up after it: the delay is the link's.
                 var arrived = timespec()
-                guard ioctl(s.fd, UInt(Traffic.SIOCGSTAMPNS), &arrived) == 0 else {
+                guard ioctl(s.fd, UInt(Traffic.siocgstampns), &arrived) == 0 else {
                     throw SystemError("ioctl SIOCGSTAMPNS", errno: errno)
                 }
                 let arrival = UInt64(arrived.tv_sec) * 1_000_000_000 + UInt64(arrived.tv_nsec)

@@ -94,6 +94,11 @@ import Testing
         #expect(made.output.contains("created the \"loopy\" transport"))
         #expect(FileManager.default.fileExists(atPath: copy + "/Sources/LoopyTransport/LoopyPlugin.swift"))
         #expect(FileManager.default.fileExists(atPath: copy + "/Tests/LoopyTransportTests/LoopyPluginTests.swift"))
+        // What it generates passes the formatter that test.sh runs over Sources/ and Tests/.
+        let lint = try run([
+            "swift", "format", "lint", "--strict", "Sources/LoopyTransport/LoopyPlugin.swift", "Tests/LoopyTransportTests/LoopyPluginTests.swift",
+        ])
+        #expect(lint.status == 0 && lint.output.isEmpty, "\(lint.output.suffix(2_000))")
 
         // The layer check of scripts/test.sh too: the generated module imports only what it declares.
         let build = try run(["swift", "build", "--build-tests", "--explicit-target-dependency-import-check", "error"])
