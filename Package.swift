@@ -57,7 +57,7 @@ let package = Package(
         // The workloads' measurements every transport shares: bulk series, pipelined probe times.
         .target(name: "PeerBenchWorkloads", dependencies: ["PeerBenchPlugin", "PeerBenchJSON", "PeerBenchSystem"], swiftSettings: strict),
         // Byte-stream transports' framing and workloads (tcp, tls, and the scaffold's plugin).
-        .target(name: "PeerBenchStreams", dependencies: ["PeerBenchWorkloads", "PeerBenchPlugin", "PeerBenchJSON", "PeerBenchSystem"], swiftSettings: strict),
+        .target(name: "PeerBenchStreams", dependencies: ["PeerBenchWorkloads", "PeerBenchPlugin", "PeerBenchSystem"], swiftSettings: strict),
         // The run core: matrix, runner, records, journal. Knows no concrete transport.
         .target(
             name: "PeerBenchCore",
@@ -102,7 +102,7 @@ let package = Package(
         ),
         // Built-in transport plugins.
         .target(name: "TCPTransport", dependencies: ["PeerBenchSockets", "PeerBenchJSON", "PeerBenchSystem", "PeerBenchStreams", "CPeerBenchSystem", "PeerBenchPlugin"], swiftSettings: strict),
-        .target(name: "UDPTransport", dependencies: ["PeerBenchWorkloads", "PeerBenchSockets", "PeerBenchJSON", "PeerBenchSystem", "PeerBenchStreams", "CPeerBenchSystem", "PeerBenchPlugin", "GnuTLSSupport"], swiftSettings: strict),
+        .target(name: "UDPTransport", dependencies: ["PeerBenchWorkloads", "PeerBenchSockets", "PeerBenchJSON", "PeerBenchSystem", "CPeerBenchSystem", "PeerBenchPlugin", "GnuTLSSupport"], swiftSettings: strict),
         .systemLibrary(
             name: "CNgtcp2",
             pkgConfig: "libngtcp2",
@@ -110,7 +110,7 @@ let package = Package(
         ),
         .target(
             name: "QUICTransport",
-            dependencies: ["PeerBenchWorkloads", "PeerBenchSockets", "PeerBenchJSON", "PeerBenchSystem", "PeerBenchStreams", "PeerBenchPlugin", "CNgtcp2", "GnuTLSSupport", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["PeerBenchWorkloads", "PeerBenchSockets", "PeerBenchJSON", "PeerBenchSystem", "PeerBenchPlugin", "CNgtcp2", "GnuTLSSupport", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
         .target(name: "UWBRanging", dependencies: ["PeerBenchSockets", "PeerBenchJSON", "PeerBenchSystem", "PeerBenchPlugin"], swiftSettings: strict),

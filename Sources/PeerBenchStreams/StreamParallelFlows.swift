@@ -1,7 +1,7 @@
 import Foundation
-import PeerBenchJSON
 import PeerBenchPlugin
 import PeerBenchSystem
+import PeerBenchWorkloads
 import Synchronization
 
 /// A bulk workload over `streams` parallel flows of a stream transport (docs/WORKLOADS.md;
@@ -9,7 +9,7 @@ import Synchronization
 /// them (the first `count % streams` flows carry one more), so the cell moves the same
 /// bytes whatever the number of flows. Each flow runs the one-flow bulk (up, down or
 /// bidir) on a thread of its own; the measurement is their sum, with each flow's
-/// throughput under `extra.streams`.
+/// throughput under `extra.streams` (`TransportMeasurement.recordParallelFlows`).
 public enum StreamParallelFlows {
     /// Runs `direction` on every flow of `flows` (already connected and greeted) and
     /// adds the result to `m`. A flow that fails shuts the others down; the first error is thrown.
@@ -40,7 +40,7 @@ public enum StreamParallelFlows {
         }
         for _ in 0..<n { done.wait() }
         let each = try results.withLock { $0 }.map { try $0!.get() }
-        combine(each, into: &m)
+        m.recordParallelFlows(each)
     }
 
     /// A bulk `workload` with `streams` > 1 on `first` (the cell's connection, probes
@@ -56,34 +56,5 @@ public enum StreamParallelFlows {
         for _ in 1..<workload.streams { others.append(try open()) }
         try run(direction, payload: payload, on: [first] + others.map(\.workload), into: &m)
         for o in others { try o.workload.goodbye() }
-    }
-
-    /// The flows' sum: counts added, the longest time, each direction the same way; a
-    /// flow not `ok` makes the sum `partial`; each flow's throughput under `extra.streams`.
-    /// Public for transports whose parallel flows are not connections (quic's streams, udp's flows).
-    public static func combine(_ each: [TransportMeasurement], into m: inout TransportMeasurement) {
-        func sum(_ ds: [Delivery]) -> Delivery? { ds.first.map { ds.dropFirst().reduce($0, +) } }
-        m.delivery = sum(each.compactMap(\.delivery))
-        m.bulkNanos = each.compactMap(\.bulkNanos).max()
-        func flow(_ pick: (DirectionalDelivery) -> DirectionalDelivery.Flow?) -> DirectionalDelivery.Flow? {
-            let flows = each.compactMap { $0.byDirection.flatMap(pick) }
-            guard let d = sum(flows.map(\.delivery)) else { return nil }
-            return DirectionalDelivery.Flow(delivery: d, nanos: flows.map(\.nanos).max() ?? 0)
-        }
-        if each.contains(where: { $0.byDirection != nil }) {
-            m.byDirection = DirectionalDelivery(up: flow(\.up), down: flow(\.down))
-        }
-        let errors = each.compactMap(\.error)
-        if each.contains(where: { $0.status != .ok }) {
-            m.status = .partial
-            m.error = errors.joined(separator: "; ")
-        }
-        // Several receivers: no single span or series.
-        m.receiverSpanNanos = nil
-        m.extra["streams"] = .array(
-            each.map { mi in
-                let mbps = mi.delivery.flatMap { d in mi.bulkNanos.map { $0 > 0 ? Double(d.receivedBytes) * 8 / Double($0) * 1e3 : 0 } }
-                return ["throughput_mbps": mbps.map { JSONValue($0) } ?? .null]
-            })
     }
 }

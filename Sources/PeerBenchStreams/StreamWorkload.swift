@@ -181,7 +181,7 @@ public struct StreamWorkloadClient {
     /// `progress.offset` messages are not sent (the server holds them), the time runs
     /// from `progress.startedAt`, and `progress.handed` counts what was written.
     /// With `alsoDown` (a bidir workload), a PULL of the same payload goes first and the
-    /// server's DATA is counted while this side's goes up (`recordDown`).
+    /// server's DATA is counted while this side's goes up.
     /// `writes` `.perMessage` hands every message to the socket with its own send (the
     /// field study app's send loop), so the stack, not this loop, decides how they coalesce.
     public func bulk(
@@ -249,8 +249,17 @@ public struct StreamWorkloadClient {
         // server that sent one before the first DATA: the size check in `record` fails it).
         m.bulkNanos = answers.reportAt > start ? answers.reportAt - start : 0
         if loadedProbes != nil { m.rttLoadedNanos = answers.rtts }
-        try record(report: answers.report, of: payload, into: &m)
-        if let down = answers.down { try recordDown(down, of: payload, start: start, into: &m) }
+        let up = try decode(report: answers.report, of: payload)
+        if let down = answers.down {
+            // bidir: both directions, and the upload's series (the server's).
+            let downFlow = try downFlow(count: down.count, pushed: down.pushed, at: down.pushedAt, start: start)
+            m.recordDirections(
+                up: DirectionalDelivery.Flow(delivery: up.delivery, nanos: m.bulkNanos ?? 0), down: downFlow, receiverSpanNanos: nil,
+                expected: payload, transport: transport)
+            m.bulkSeries = up.report.series
+        } else {
+            m.recordUpload(up.delivery, series: up.report.series, receiverSpanNanos: up.report.spanNanos, expected: payload, transport: transport)
+        }
     }
 
     /// `frames` identical DATA frames of `bodySize` bytes back to back, with `room`
@@ -261,21 +270,15 @@ public struct StreamWorkloadClient {
         return batch
     }
 
-    /// The server's REPORT `body` as the measurement's delivery and series; fewer
-    /// messages or bytes than `payload` sent make it partial.
-    private func record(report body: [UInt8], of payload: Payload, into m: inout TransportMeasurement) throws {
+    /// The server's REPORT `body`: what arrived up, its series and the receiver's span.
+    private func decode(report body: [UInt8], of payload: Payload) throws -> (delivery: Delivery, report: StreamReport) {
         guard let decoded = StreamReport(body) else {
             throw TransportError("\(who): malformed REPORT (\(body.count) bytes)")
         }
-        m.delivery = Delivery(
+        let delivery = Delivery(
             sentMessages: payload.count, receivedMessages: decoded.messages,
             sentBytes: payload.count * payload.size, receivedBytes: decoded.bytes)
-        m.bulkSeries = decoded.series
-        m.receiverSpanNanos = decoded.spanNanos
-        if decoded.messages != payload.count || decoded.bytes != payload.count * payload.size {
-            m.status = .partial
-            m.error = "\(transport) server received \(decoded.messages) of \(payload.count) messages (\(decoded.bytes) bytes)"
-        }
+        return (delivery, decoded)
     }
 
     /// GOODBYE, then wait for the server to close: both sides end cleanly.

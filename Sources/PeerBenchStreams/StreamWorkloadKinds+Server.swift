@@ -1,6 +1,7 @@
 import Foundation
 import PeerBenchPlugin
 import PeerBenchSystem
+import PeerBenchWorkloads
 import Synchronization
 
 /// The server's half of the workloads beyond the upload (docs/WORKLOADS.md): it keeps
@@ -15,8 +16,8 @@ import Synchronization
 struct StreamWorkloadServerKinds {
     let who: String
     let writer: StreamServerWriter
-    /// The isochronous frames the client sent: (seq, arrival on this clock).
-    private var arrivals: [(seq: Int, at: UInt64)] = []
+    /// The isochronous frames the client sent, on this clock.
+    private var arrivals = FrameArrivals()
     private var sender: StreamServerSender?
 
     init(who: String, writer: StreamServerWriter) {
@@ -36,20 +37,19 @@ struct StreamWorkloadServerKinds {
             try writer.write(StreamWorkloadFrames.dataFrame(size: size) + StreamFraming.controlFrame(.response, [seq]), "answering a REQUEST")
         case .frame:
             guard body.count == 4 else { throw malformed(type, body) }
-            let seq = Int(body.readBE(UInt32.self, at: 0))
+            let seq = body.readBE(UInt32.self, at: 0)
             // Bounded, so a delay's arithmetic (seq x period) cannot overflow.
-            guard arrivals.count < L.frames, seq < L.frames else {
-                throw bound("frame \(seq) (the \(arrivals.count + 1)th)", "at most \(L.frames) frames")
+            guard arrivals.record(seq: UInt64(seq), at: arrivedAt) != .outOfBounds else {
+                throw bound("frame \(seq) (the \(arrivals.arrivals.count + 1)th)", "at most \(L.frames) frames")
             }
-            arrivals.append((seq, arrivedAt))
         case .frameEnd:
             guard body.count == 20 else { throw malformed(type, body) }
             let sent = Int(body.readBE(UInt32.self, at: 0))
             let period = body.readBE(UInt64.self, at: 4)
             let deadline = body.readBE(UInt64.self, at: 12)
             guard L.periodMs.contains(Double(period) / 1e6) else { throw bound("a period of \(Double(period) / 1e6) ms", "\(L.periodMs)") }
-            let report = FrameSchedule.report(arrivals: arrivals, sent: sent, periodNanos: period, deadlineNanos: deadline)
-            arrivals = []
+            let report = arrivals.report(sent: sent, periodNanos: period, deadlineNanos: deadline)
+            arrivals = FrameArrivals()
             try writer.write(FrameReportFrames.encode(report), "sending the FRAME_REPORT")
         case .pull:
             guard body.count == 16 else { throw malformed(type, body) }
@@ -190,15 +190,12 @@ public enum StreamWorkloadFrames {
         return out
     }
 
-    /// Frame i (its DATA, then FRAME {seq}) written at start + i x period: a sender that
-    /// falls behind (a blocked write during an outage) sends the frames it owes at once,
-    /// as a real-time app with a queue would, and the receiver sees them late.
+    /// Frame i (its DATA, then FRAME {seq}) written on the flow's `FrameTimetable`.
     static func sendFrames(count: Int, size: Int, periodNanos: UInt64, write: (UnsafeRawBufferPointer) throws -> Void) throws {
         var frame = dataFrame(size: size) + StreamFraming.controlFrame(.frame, [UInt32(0)])
         let seqAt = frame.count - 4
-        let start = MonotonicClock.now()
-        for seq in 0..<count {
-            MonotonicClock.sleep(until: start + UInt64(seq) * periodNanos)
+        var timetable = FrameTimetable(frames: count, periodNanos: periodNanos)
+        _ = try timetable.send { seq in
             frame.withUnsafeMutableBytes { $0.storeBytes(of: UInt32(seq).bigEndian, toByteOffset: seqAt, as: UInt32.self) }
             try frame.withUnsafeBytes { try write($0) }
         }

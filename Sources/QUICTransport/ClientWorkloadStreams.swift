@@ -1,6 +1,7 @@
 import PeerBenchJSON
 import PeerBenchPlugin
 import PeerBenchSystem
+import PeerBenchWorkloads
 
 /// What the client reads on its workload streams (docs/protocol/quic.md, section 4c):
 /// the response of each request stream, the server's FRAME_ARRIVALS on a frame-up
@@ -10,8 +11,8 @@ import PeerBenchSystem
 /// does not allow there is a `FramingError` (the connection closes as a violation).
 final class ClientWorkloadStreams {
     private enum Role {
-        /// Request number `index`, answered by one DATA of `responseBytes`.
-        case request(index: Int)
+        /// Request number `index`, answered by one DATA: its bytes so far, and whether it is whole.
+        case request(index: Int, bytes: Int, whole: Bool)
         case frameUp
         case frameDown
         case pull
@@ -31,16 +32,13 @@ final class ClientWorkloadStreams {
     private var roles: [Int64: Role] = [:]
     private var parsers: [Int64: FrameParser] = [:]
 
-    /// Request-response: when each request's response ended (by request number), and what came.
-    private(set) var responseAt: [Int: UInt64] = [:]
-    private(set) var responseMessages = 0
-    private(set) var responseBytes = 0
-    private var responseComplete: [Int64: Bool] = [:]
+    /// Request-response: the responses whole so far and not yet taken, in the order they ended.
+    private var responses: [TransactionResponse] = []
 
     /// Isochronous up: the server's arrival times (nil until FRAME_ARRIVALS).
     private(set) var upArrivals: [UInt64]?
-    /// Isochronous down: (sequence, arrival) of each frame read, and whether the server ended the stream.
-    private(set) var downArrivals: [(seq: Int, at: UInt64)] = []
+    /// Isochronous down: the frames read, and whether the server ended the stream.
+    private(set) var downArrivals = FrameArrivals()
     private(set) var downEnded = false
     private var downPending: UInt64?
     /// Pull streams: what each delivered (one, or one per parallel flow).
@@ -63,7 +61,13 @@ final class ClientWorkloadStreams {
 
     func handles(_ stream: Int64) -> Bool { roles[stream] != nil }
 
-    func expectResponse(on stream: Int64, request index: Int) { roles[stream] = .request(index: index) }
+    func expectResponse(on stream: Int64, request index: Int) { roles[stream] = .request(index: index, bytes: 0, whole: false) }
+
+    /// Whether a response ended that `takeResponse` has not handed out yet.
+    var hasResponse: Bool { !responses.isEmpty }
+
+    /// The oldest response not taken yet.
+    func takeResponse() -> TransactionResponse? { responses.isEmpty ? nil : responses.removeFirst() }
     func expectArrivals(on stream: Int64) { roles[stream] = .frameUp }
     func expectFrames(on stream: Int64) { roles[stream] = .frameDown }
     func expectPull(on stream: Int64) {
@@ -80,7 +84,8 @@ final class ClientWorkloadStreams {
         try parser.feed(
             data,
             onData: { n, complete in
-                try self.data(n, complete: complete, role: role, on: stream)
+                // A request's role holds its response's progress: read it as it is now.
+                try self.data(n, complete: complete, role: self.roles[stream] ?? role, on: stream)
             },
             onControl: { frame in
                 try self.control(frame, role: role, on: stream)
@@ -91,14 +96,12 @@ final class ClientWorkloadStreams {
         }
         guard parser.atFrameBoundary else { throw FramingError(description: "workload stream \(stream) ended inside a frame") }
         parsers[stream] = nil
-        roles[stream] = nil
+        let ended = roles.removeValue(forKey: stream) ?? role
         let now = MonotonicClock.now()
-        switch role {
-        case .request(let index):
-            guard responseComplete.removeValue(forKey: stream) == true else {
-                throw FramingError(description: "the response to request \(index) ended without its DATA")
-            }
-            responseAt[index] = now
+        switch ended {
+        case .request(let index, let bytes, let whole):
+            guard whole else { throw FramingError(description: "the response to request \(index) ended without its DATA") }
+            responses.append(TransactionResponse(seq: index, bytes: bytes, at: now))
         case .frameUp:
             guard upArrivals != nil else { throw FramingError(description: "frame stream \(stream) ended without FRAME_ARRIVALS") }
         case .frameDown:
@@ -113,17 +116,13 @@ final class ClientWorkloadStreams {
 
     private func data(_ n: Int, complete: Bool, role: Role, on stream: Int64) throws {
         switch role {
-        case .request(let index):
-            guard responseComplete[stream] == nil || responseComplete[stream] == false else {
-                throw FramingError(description: "a second DATA in the response to request \(index)")
-            }
-            responseBytes += n
-            responseComplete[stream] = complete
-            if complete { responseMessages += 1 }
+        case .request(let index, let bytes, let whole):
+            guard !whole else { throw FramingError(description: "a second DATA in the response to request \(index)") }
+            roles[stream] = .request(index: index, bytes: bytes + n, whole: complete)
         case .frameDown:
             guard let seq = downPending else { throw FramingError(description: "DATA without its FRAME on frame stream \(stream)") }
             if complete {
-                downArrivals.append((Int(seq), MonotonicClock.now()))
+                downArrivals.record(seq: seq, at: MonotonicClock.now())
                 downPending = nil
             }
         case .pull:
@@ -142,8 +141,9 @@ final class ClientWorkloadStreams {
     private func control(_ frame: ControlFrame, role: Role, on stream: Int64) throws {
         switch (role, frame) {
         case (.frameDown, .frame(let seq)):
-            guard downPending == nil, seq == UInt64(downArrivals.count) else {
-                throw FramingError(description: "FRAME \(seq) on frame stream \(stream); expected \(downArrivals.count)")
+            let expected = downArrivals.arrivals.count
+            guard downPending == nil, seq == UInt64(expected), seq < UInt64(WorkloadSpec.Limits.frames) else {
+                throw FramingError(description: "FRAME \(seq) on frame stream \(stream); expected \(expected)")
             }
             downPending = seq
         case (.frameUp, .frameArrivals(let at)):

@@ -1,7 +1,7 @@
 import PeerBenchJSON
 import PeerBenchPlugin
-import PeerBenchStreams
 import PeerBenchSystem
+import PeerBenchWorkloads
 
 /// A bulk workload over `streams` parallel streams of the cell's one connection
 /// (docs/protocol/quic.md section 4c, "Parallel streams"; tcp's are connections): the
@@ -55,7 +55,7 @@ extension QUICClient {
         let each = (0..<n).map { i in
             flowMeasurement(i, share: shares[i], size: payload.size, direction: direction, pull: pullIDs[i], start: start)
         }
-        StreamParallelFlows.combine(each, into: &m)
+        m.recordParallelFlows(each)
         m.extra["streams"] = .array(
             zip(m.extra["streams"]?.arrayValue ?? [], timings(flows: n, pulls: pullIDs, start: start)).map {
                 var entry = $0.objectValue ?? JSONObject()

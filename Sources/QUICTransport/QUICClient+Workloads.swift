@@ -1,6 +1,7 @@
 import PeerBenchJSON
 import PeerBenchPlugin
 import PeerBenchSystem
+import PeerBenchWorkloads
 
 /// The workloads beyond the upload (docs/WORKLOADS.md; docs/protocol/quic.md section
 /// 4c), run after the probes on the cell's connection, each on streams of its own:
@@ -20,8 +21,8 @@ extension QUICClient {
         case .bulk(let direction):
             try bulk(direction, payload: payload ?? Payload(count: 0, size: 0), seed: seed, on: connection, control: control, into: &m)
             return
-        case .requestResponse(let n, let a, let b, let c):
-            try transact(requests: n, requestBytes: a, responseBytes: b, concurrency: c, on: connection, into: &m)
+        case .requestResponse:
+            try transact(spec, on: connection, into: &m)
         case .isochronous(let size, let period, let frames, let direction, let deadline):
             try isochronous(
                 frames: frames, size: size, periodNanos: period, direction: direction, deadlineNanos: deadline,
@@ -48,41 +49,16 @@ extension QUICClient {
 
     // MARK: Request-response
 
-    /// `n` transactions, each on a stream of its own: REQUEST(response size), one DATA of
-    /// the request's size, FIN; the server answers on the same stream with one DATA of
-    /// the response's size and FIN. At most `c` are outstanding; they never wait for each
-    /// other (no head-of-line blocking between streams). Each is timed from handing its
-    /// request to QUIC to the end of its response.
-    private func transact(
-        requests n: Int, requestBytes a: Int, responseBytes b: Int, concurrency c: Int,
-        on connection: QUICConnection, into m: inout TransportMeasurement
-    ) throws {
-        let streams = workloadStreams
-        var sentAt = [UInt64](repeating: 0, count: n)
-        var next = 0
-        var peak = 0
-        // The request's frames before its body; the same for every request.
-        let head = FrameEncoder.encode(.request(UInt64(b))) + FrameEncoder.header(.data, length: UInt32(a))
-        let start = MonotonicClock.now()
-        try pump("request-response") {
-            while next < n, next - streams.responseAt.count < c, let id = connection.openBidiStream() {
-                streams.expectResponse(on: id, request: next)
-                let s = connection.sender(id)
-                s.append(copying: head)
-                s.appendFiller(a)
-                s.finish()
-                sentAt[next] = MonotonicClock.now()
-                next += 1
-                peak = max(peak, next - streams.responseAt.count)
-            }
-            return streams.responseAt.count == n
-        }
-        m.bulkNanos = MonotonicClock.elapsed(since: start)
-        m.transactionNanos = (0..<n).map { i in streams.responseAt[i].map { $0 > sentAt[i] ? $0 - sentAt[i] : 0 } ?? 0 }
-        m.delivery = Delivery(sentMessages: n, receivedMessages: streams.responseMessages, sentBytes: n * a, receivedBytes: streams.responseBytes)
+    /// The transactions (`Transactions`), each on a stream of its own
+    /// (`QUICTransactionChannel`): they never wait for each other (no head-of-line
+    /// blocking between streams); QUIC retransmits, so every one is answered.
+    private func transact(_ workload: WorkloadSpec, on connection: QUICConnection, into m: inout TransportMeasurement) throws {
+        guard var transactions = Transactions(workload) else { return }
+        var channel = QUICTransactionChannel(client: self, connection: connection, transactions)
+        try transactions.run(over: &channel, transport: "quic", into: &m)
         // How many request streams were open at once at most (the concurrency really used).
-        streams.extra["request_streams_peak"] = JSONValue(peak)
-        streams.extra["request_streams"] = JSONValue(next)
+        workloadStreams.extra["request_streams_peak"] = JSONValue(transactions.peakOutstanding)
+        workloadStreams.extra["request_streams"] = JSONValue(transactions.sent)
     }
 
     // MARK: Isochronous
@@ -108,50 +84,37 @@ extension QUICClient {
         }
         let upStream = up ? try openStream(connection, for: "opening the frame-up stream") : nil
         if let upStream { streams.expectArrivals(on: upStream) }
-        var sent = 0
-        let start = MonotonicClock.now()
-        func due(_ i: Int) -> UInt64 { start &+ UInt64(i) &* periodNanos }
+        var timetable = FrameTimetable(frames: frames, periodNanos: periodNanos)
         try pump(
             "isochronous frames",
-            wakeIn: {
-                guard upStream != nil, sent < frames else { return nil }
-                let now = MonotonicClock.now()
-                return due(sent) > now ? due(sent) - now : 0
-            }
+            wakeIn: { upStream == nil ? nil : timetable.nanosUntilDue(now: MonotonicClock.now()) }
         ) {
-            if let upStream, sent < frames {
+            if let upStream, !timetable.isFinished {
                 let s = connection.sender(upStream)
-                let now = MonotonicClock.now()
-                while sent < frames, due(sent) <= now {
-                    s.append(copying: FrameEncoder.encode(.frame(UInt64(sent))) + FrameEncoder.header(.data, length: UInt32(size)))
+                for i in timetable.takeDue(now: MonotonicClock.now()) {
+                    s.append(copying: FrameEncoder.encode(.frame(UInt64(i))) + FrameEncoder.header(.data, length: UInt32(size)))
                     s.appendFiller(size)
-                    sent += 1
                 }
-                if sent == frames { s.finish() }
+                if timetable.isFinished { s.finish() }
             }
             return (!up || streams.upArrivals != nil) && (!down || streams.downEnded)
         }
         // More frames than were sent is the server's error, not a measurement.
-        guard (streams.upArrivals?.count ?? 0) <= frames, streams.downArrivals.count <= frames else {
+        let downFrames = streams.downArrivals.arrivals.count
+        guard (streams.upArrivals?.count ?? 0) <= frames, downFrames <= frames else {
             throw QUICFailure.protocolViolation(
-                "the server reported \(streams.upArrivals?.count ?? 0) arrivals and sent \(streams.downArrivals.count) frames; \(frames) were due")
-        }
-        var report: FrameReport?
-        if up, let at = streams.upArrivals {
-            report = FrameSchedule.report(
-                arrivals: at.enumerated().map { ($0.offset, $0.element) }, sent: frames,
-                periodNanos: periodNanos, deadlineNanos: deadlineNanos)
-        }
-        if down {
-            let mine = FrameSchedule.report(arrivals: streams.downArrivals, sent: frames, periodNanos: periodNanos, deadlineNanos: deadlineNanos)
-            report = report.map { $0 + mine } ?? mine
+                "the server reported \(streams.upArrivals?.count ?? 0) arrivals and sent \(downFrames) frames; \(frames) were due")
         }
         // As tcp's: the frames are the measurement (no delivery or bulk time, so no throughput).
-        m.frames = report
-        if let r = report, r.received < r.sent {
-            m.status = .partial
-            m.error = "quic: \(r.received) of \(r.sent) frames arrived"
-        }
+        m.recordFrames(
+            up: up
+                ? streams.upArrivals.map {
+                    FrameSchedule.report(
+                        arrivals: $0.enumerated().map { ($0.offset, $0.element) }, sent: frames, periodNanos: periodNanos,
+                        deadlineNanos: deadlineNanos)
+                } : nil,
+            down: down ? streams.downArrivals.report(sent: frames, periodNanos: periodNanos, deadlineNanos: deadlineNanos) : nil,
+            transport: "quic")
     }
 
     // MARK: Bulk down and bidir
@@ -198,22 +161,10 @@ extension QUICClient {
             _ = try bulkPhase(
                 count: 0, size: 0, block: MessageBlock(size: 0, seed: seed), askSpan: false, on: connection,
                 stream: control, into: &m)
-            // This side received: its span from the first whole message to the last.
-            m.receiverSpanNanos = streams.firstPulledAt.flatMap { f in streams.lastPulledAt.map { $0 - f } }
-        } else {
-            m.receiverSpanNanos = nil
         }
-        let flows = DirectionalDelivery(up: upFlow, down: downFlow)
-        m.byDirection = flows
-        if let total = flows.total {
-            m.delivery = total.delivery
-            m.bulkNanos = total.nanos
-        }
-        for (way, flow) in [("up", upFlow), ("down", downFlow)] {
-            guard let flow, flow.delivery.receivedMessages < payload.count else { continue }
-            m.status = .partial
-            m.error = [m.error, "\(flow.delivery.receivedMessages) of \(payload.count) messages arrived \(way)"]
-                .compactMap { $0 }.joined(separator: "; ")
-        }
+        // Down alone: this side received, its span from the first whole message to the
+        // last; both ways, two receivers and no single span.
+        let span = direction == .down ? streams.firstPulledAt.flatMap { f in streams.lastPulledAt.map { $0 - f } } : nil
+        m.recordDirections(up: upFlow, down: downFlow, receiverSpanNanos: span, expected: payload, transport: "quic")
     }
 }

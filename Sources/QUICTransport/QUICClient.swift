@@ -3,6 +3,7 @@ import GnuTLSSupport
 import PeerBenchJSON
 import PeerBenchPlugin
 import PeerBenchSystem
+import PeerBenchWorkloads
 
 #if canImport(Glibc)
     import Glibc
@@ -133,12 +134,11 @@ final class QUICClient: QUICConnectionDelegate {
         }
         guard let r = log.report else { throw QUICFailure.protocolViolation("no REPORT after the bulk phase") }
         if spec.isUpload {
-            m.delivery = Delivery(sentMessages: count, receivedMessages: Int(r.messages), sentBytes: count * size, receivedBytes: Int(r.bytes))
-            if r.messages < UInt64(count) { m.status = .partial }
+            m.recordUpload(
+                Delivery(sentMessages: count, receivedMessages: Int(r.messages), sentBytes: count * size, receivedBytes: Int(r.bytes)),
+                series: log.series, receiverSpanNanos: r.spanNanos, expected: Payload(count: count, size: size), transport: "quic")
             // Never hidden: a message the server counted twice over a reconnect.
             if r.messages > UInt64(count) { m.delivery?.duplicated = Int(r.messages) - count }
-            m.bulkSeries = log.series
-            m.receiverSpanNanos = r.spanNanos
         }
 
         m.extra["quic"] = .object(stats(of: connection, first: first, start: start, report: r, loadedProbesSent: loadedProbesSent, into: &m))

@@ -1,5 +1,6 @@
 import PeerBenchPlugin
 import PeerBenchSystem
+import PeerBenchWorkloads
 
 /// The server's side of the workload streams of one connection (docs/protocol/quic.md,
 /// section 4c): request streams answered with their response, frame-up streams whose
@@ -65,13 +66,11 @@ final class ServerWorkloadStreams {
         var arrivals: [UInt64] = []
     }
 
-    /// A frame-down flow: frame i goes out at `start + i x period`.
+    /// A frame-down flow: its stream, its frames' size and their `FrameTimetable`.
     private struct DownSchedule {
         var stream: Int64
-        var start: UInt64
-        var pull: FramePullBody
-        var next: UInt64 = 0
-        var due: UInt64 { start &+ next &* pull.periodNanos }
+        var frameBytes: Int
+        var timetable: FrameTimetable
     }
 
     private unowned let connection: QUICConnection
@@ -157,7 +156,10 @@ final class ServerWorkloadStreams {
             try takeScheduledStream(frame)
             roles[stream] = .frameDown
             try whenClaimed { [unowned self] in
-                schedules.append(DownSchedule(stream: stream, start: MonotonicClock.now(), pull: p))
+                schedules.append(
+                    DownSchedule(
+                        stream: stream, frameBytes: Int(p.frameBytes),
+                        timetable: FrameTimetable(frames: Int(p.frames), periodNanos: p.periodNanos)))
                 if p.frames == 0 { connection.sender(stream).finish() }
             }
         case (nil, .pull(let count, let size)):
@@ -324,7 +326,7 @@ final class ServerWorkloadStreams {
     }
 
     /// When the next frame of a frame-down flow is due (monotonic ns), or nil.
-    var nextDue: UInt64? { schedules.map(\.due).min() }
+    var nextDue: UInt64? { schedules.compactMap(\.timetable.nextDue).min() }
 
     /// Queues every frame of the frame-down flows due at `now`; a flow that fell behind
     /// (its window full through an outage) sends what it owes at once.
@@ -332,14 +334,14 @@ final class ServerWorkloadStreams {
         guard !schedules.isEmpty else { return }
         for i in schedules.indices {
             let s = connection.sender(schedules[i].stream)
-            while schedules[i].next < schedules[i].pull.frames, schedules[i].due <= now {
-                let p = schedules[i].pull
-                s.append(copying: FrameEncoder.encode(.frame(schedules[i].next)) + FrameEncoder.header(.data, length: UInt32(p.frameBytes)))
-                s.appendFiller(Int(p.frameBytes))
-                schedules[i].next += 1
-                if schedules[i].next == p.frames { s.finish() }
+            let size = schedules[i].frameBytes
+            let due = schedules[i].timetable.takeDue(now: now)
+            for seq in due {
+                s.append(copying: FrameEncoder.encode(.frame(UInt64(seq))) + FrameEncoder.header(.data, length: UInt32(size)))
+                s.appendFiller(size)
             }
+            if !due.isEmpty, schedules[i].timetable.isFinished { s.finish() }
         }
-        schedules.removeAll { $0.next >= $0.pull.frames }
+        schedules.removeAll { $0.timetable.isFinished }
     }
 }

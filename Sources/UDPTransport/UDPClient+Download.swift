@@ -1,6 +1,7 @@
 import PeerBenchJSON
 import PeerBenchPlugin
 import PeerBenchSystem
+import PeerBenchWorkloads
 
 /// Bulk `down` and `bidir` over udp (docs/protocol/udp.md, "Download"): PULL has the
 /// server send the payload's count x size as DATA; with `bidir` the client sends its own
@@ -34,17 +35,10 @@ extension UDPClient {
                 sentBytes: pushed.bytes, receivedBytes: stats.receivedBytes,
                 reordered: stats.reordered, duplicated: stats.duplicated), nanos: nanos)
         let up = alsoUp ? m.delivery.map { DirectionalDelivery.Flow(delivery: $0, nanos: m.bulkNanos ?? 0) } : nil
-        let flows = DirectionalDelivery(up: up, down: flow)
-        m.byDirection = flows
-        if let total = flows.total {
-            m.delivery = total.delivery
-            m.bulkNanos = total.nanos
-        }
+        // A udp bulk that loses datagrams stays `ok`: its loss is the measurement.
+        m.recordDirections(up: up, down: flow, receiverSpanNanos: alsoUp ? nil : stats.spanNanos, expected: nil, transport: "udp")
         var udp = alsoUp ? (m.extra["udp"]?.objectValue ?? commonExtra()) : commonExtra()
-        if alsoUp {
-            m.receiverSpanNanos = nil  // two receivers: no single span
-        } else {
-            m.receiverSpanNanos = stats.spanNanos
+        if !alsoUp {
             if stats.jitter.samples >= 2 { m.rfc3550JitterMs = stats.jitter.jitterNanos / 1e6 }
             udp["datagram_bytes"] = JSONValue(UDPDatagramHeader.size + payload.size)
             udp["rate_mbps"] = JSONValue(options.rateMbps)

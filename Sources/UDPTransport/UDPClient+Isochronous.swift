@@ -1,6 +1,7 @@
 import PeerBenchJSON
 import PeerBenchPlugin
 import PeerBenchSystem
+import PeerBenchWorkloads
 
 #if canImport(Glibc)
     import Glibc
@@ -15,7 +16,7 @@ extension UDPClient {
     func isochronous(frames: Int, size: Int, periodNanos: UInt64, direction: WorkloadSpec.Direction, deadlineNanos: UInt64) throws {
         let up = direction != .down, down = direction != .up
         var udp = commonExtra()
-        var report: FrameReport?
+        var downReport: FrameReport?
         if down {
             // Up frames go from a thread of their own while this one receives the server's.
             let sender =
@@ -23,7 +24,6 @@ extension UDPClient {
                 ? UDPFrameSender(
                     name: "udp frame sender", socket: socket, session: session, count: frames, size: size,
                     periodNanos: periodNanos, tag: tag) : nil
-            let downReport: FrameReport
             do {
                 let (r, attempts) = try pullFrames(frames: frames, size: size, periodNanos: periodNanos, deadlineNanos: deadlineNanos)
                 downReport = r
@@ -33,23 +33,19 @@ extension UDPClient {
                 throw error
             }
             if let sender { _ = try sender.join() }
-            report = downReport
         } else {
             _ = try UDPFrameSender(
                 name: "udp frame sender", socket: socket, session: session, count: frames, size: size,
                 periodNanos: periodNanos, tag: tag
             ).join()
         }
+        var upReport: FrameReport?
         if up {
-            let (upReport, attempts) = try frameEndUntilReport(sent: frames, periodNanos: periodNanos, deadlineNanos: deadlineNanos)
+            let (r, attempts) = try frameEndUntilReport(sent: frames, periodNanos: periodNanos, deadlineNanos: deadlineNanos)
             udp["frame_end_attempts"] = JSONValue(attempts)
-            report = report.map { upReport + $0 } ?? upReport
+            upReport = r
         }
-        m.frames = report
-        if let r = report, r.received < r.sent {
-            m.status = .partial
-            m.error = "udp: \(r.received) of \(r.sent) frames arrived"
-        }
+        m.recordFrames(up: upReport, down: downReport, transport: "udp")
         udp["frame_datagram_bytes"] = JSONValue(UDPDatagramHeader.size + size)
         m.extra["udp"] = .object(udp)
     }
@@ -67,9 +63,7 @@ extension UDPClient {
     private func pullFrames(frames: Int, size: Int, periodNanos: UInt64, deadlineNanos: UInt64) throws -> (FrameReport, JSONValue) {
         try socket.setOption(SOL_SOCKET, SO_TIMESTAMPNS, Int32(1), "SO_TIMESTAMPNS")
         let rx = UDPBatchReceiver(capacity: 64)
-        var seen = [Bool](repeating: false, count: frames)
-        var arrivals: [(seq: Int, at: UInt64)] = []
-        arrivals.reserveCapacity(frames)
+        var arrivals = FrameArrivals(limit: frames)
         var serverSent: Int?
         var sentAt: UInt64 = 0  // FRAMES_SENT's arrival
         let baseWait = max(2 * periodNanos + 4 * maxRtt, 50_000_000)
@@ -84,7 +78,7 @@ extension UDPClient {
         try pull()
         while true {
             let now = MonotonicClock.now()
-            if let sent = serverSent, arrivals.count >= sent || now >= sentAt + frameLinger { break }
+            if let sent = serverSent, arrivals.arrivals.count >= sent || now >= sentAt + frameLinger { break }
             if now >= lastActivity + wait {
                 try pull()
                 wait = min(2 * wait, max(1_000_000_000, baseWait))
@@ -92,7 +86,7 @@ extension UDPClient {
             }
             var until = lastActivity + wait
             if serverSent != nil { until = min(until, sentAt + frameLinger) }
-            guard let n = try receiveFrames(rx, waitingUntil: until, now: now, have: "\(arrivals.count) of \(frames)") else { continue }
+            guard let n = try receiveFrames(rx, waitingUntil: until, now: now, have: "\(arrivals.arrivals.count) of \(frames)") else { continue }
             let mono = MonotonicClock.now()
             let real = LoadedEchoPoller.realtimeNow()
             for i in 0..<n {
@@ -101,11 +95,9 @@ extension UDPClient {
                 case .frame:
                     lastActivity = mono
                     wait = baseWait
-                    guard h.sequence < UInt64(frames), !seen[Int(h.sequence)] else { continue }
-                    seen[Int(h.sequence)] = true
                     // The kernel's stamp (realtime) moved to the monotonic clock by its age.
                     let age = rx.timestamp(i).map { real > $0 ? real - $0 : 0 } ?? 0
-                    arrivals.append((Int(h.sequence), mono &- age))
+                    arrivals.record(seq: h.sequence, at: mono &- age)
                 case .framesSent where serverSent == nil:
                     lastActivity = mono
                     serverSent = Int(min(rx.datagram(i).field(0), UInt64(frames)))
@@ -115,7 +107,7 @@ extension UDPClient {
                 }
             }
         }
-        let report = FrameSchedule.report(arrivals: arrivals, sent: serverSent ?? frames, periodNanos: periodNanos, deadlineNanos: deadlineNanos)
+        let report = arrivals.report(sent: serverSent ?? frames, periodNanos: periodNanos, deadlineNanos: deadlineNanos)
         return (report, JSONValue(Int(attempts)))
     }
 

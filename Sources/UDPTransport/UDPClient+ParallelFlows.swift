@@ -2,15 +2,15 @@ import Foundation
 import PeerBenchJSON
 import PeerBenchPlugin
 import PeerBenchSockets
-import PeerBenchStreams
 import PeerBenchSystem
+import PeerBenchWorkloads
 import Synchronization
 
 /// A bulk over parallel flows (`UDPParallelFlows`; docs/protocol/udp.md, "Parallel
 /// flows"): this client is flow 1 (its HELLO and probes done); flows 2 … N are clients
 /// of their own, each with its own socket to its own server port, on threads of their
 /// own. Every flow says HELLO first; then all run the one-flow bulk (up, down, bidir)
-/// at once, each paced at rate / N; the record is their sum (`StreamParallelFlows.combine`).
+/// at once, each paced at rate / N; the record is their sum (`TransportMeasurement.recordParallelFlows`).
 extension UDPClient {
     /// One flow's outcome: its measurement, its client (source) port, when its bulk began.
     struct FlowResult: Sendable {
@@ -50,7 +50,7 @@ extension UDPClient {
         results.withLock { $0[0] = mine }
         for _ in 1..<n { done.wait() }
         let each = try results.withLock { $0 }.map { try $0!.get() }
-        StreamParallelFlows.combine(each.map(\.m), into: &m)
+        m.recordParallelFlows(each.map(\.m))
         // Several receivers: no one series or jitter stands for the cell.
         m.bulkSeries = nil
         m.rfc3550JitterMs = nil

@@ -2,6 +2,7 @@ import PeerBenchJSON
 import PeerBenchPlugin
 import PeerBenchSockets
 import PeerBenchSystem
+import PeerBenchWorkloads
 
 #if canImport(Glibc)
     import Glibc
@@ -83,8 +84,8 @@ final class UDPClient {
             } else if let payload = cell.payload, payload.count > 0 {
                 if direction == .up { try bulk(payload) } else { try download(payload, alsoUp: direction == .bidir) }
             }
-        case .requestResponse(let n, let a, let b, let c):
-            try transact(requests: n, requestBytes: a, responseBytes: b, concurrency: c)
+        case .requestResponse:
+            try transact(cell.workload)
         case .isochronous(let size, let period, let frames, let direction, let deadline):
             try isochronous(frames: frames, size: size, periodNanos: period, direction: direction, deadlineNanos: deadline)
         }
@@ -219,12 +220,12 @@ final class UDPClient {
         _ r: [UInt64], payload: Payload, datagramSize: Int, sendNanos: UInt64, endAttempts: UInt64,
         separate: UDPProbeFlowProber?
     ) {
-        m.bulkSeries = UDPReportSeries.decode(r)
-        m.receiverSpanNanos = UDPReportSeries.span(r)
-        m.delivery = Delivery(
-            sentMessages: payload.count, receivedMessages: Int(r[0]),
-            sentBytes: payload.count * payload.size, receivedBytes: Int(r[1]),
-            reordered: Int(r[2]), duplicated: Int(r[3]))
+        m.recordUpload(
+            Delivery(
+                sentMessages: payload.count, receivedMessages: Int(r[0]),
+                sentBytes: payload.count * payload.size, receivedBytes: Int(r[1]),
+                reordered: Int(r[2]), duplicated: Int(r[3])),
+            series: UDPReportSeries.decode(r), receiverSpanNanos: UDPReportSeries.span(r), expected: nil, transport: "udp")
         if r[5] >= 2 { m.rfc3550JitterMs = Double(r[4]) / 1e6 }
         var udp = JSONObject()
         udp["datagram_bytes"] = JSONValue(datagramSize)

@@ -1,6 +1,7 @@
 import Foundation
 import PeerBenchPlugin
 import PeerBenchSystem
+import PeerBenchWorkloads
 import Synchronization
 
 #if canImport(Glibc)
@@ -65,10 +66,9 @@ final class UDPFrameSender: Sendable {
         _ = try? join()
     }
 
-    /// The schedule: frame i at start + i x period, sleeping in slices of at most 5 ms
-    /// so `stop()` is heard during a long period. An ICMP error for an earlier frame
-    /// (ECONNREFUSED: the peer's port is not open yet, or not any more) does not stop the
-    /// schedule: the receiver counts what it missed.
+    /// The flow's `FrameTimetable`, asking `stop()` at least every 5 ms during a long
+    /// period. An ICMP error for an earlier frame (ECONNREFUSED: the peer's port is not
+    /// open yet, or not any more) does not stop the schedule: the receiver counts what it missed.
     private func send(socket: Socket, session: UInt32, count: Int, size: Int, periodNanos: UInt64, tag: UDPDatagramTag?) throws -> Int {
         let untagged = UDPDatagramHeader.size + size
         var datagram = [UInt8](repeating: 0, count: untagged + (tag == nil ? 0 : UDPDatagramTag.size))
@@ -76,15 +76,8 @@ final class UDPFrameSender: Sendable {
             UDPDatagramHeader(type: .frame, session: session, sequence: 0, timestamp: 0).write(to: p.baseAddress!)
             for j in UDPDatagramHeader.size..<untagged { p[j] = UInt8(truncatingIfNeeded: j) }
         }
-        let start = MonotonicClock.now()
-        for seq in 0..<count {
-            let due = start + UInt64(seq) * periodNanos
-            while true {
-                if stopped { return seq }
-                let now = MonotonicClock.now()
-                guard now < due else { break }
-                MonotonicClock.sleep(until: min(due, now + 5_000_000))
-            }
+        var timetable = FrameTimetable(frames: count, periodNanos: periodNanos)
+        return try timetable.send(stopped: { self.stopped }) { seq in
             let ok: Bool = try datagram.withUnsafeMutableBytes { p in
                 UDPDatagramHeader.writeSequence(UInt64(seq), timestamp: MonotonicClock.now(), to: p.baseAddress!)
                 tag?.write(over: p.baseAddress!, length: untagged)
@@ -97,6 +90,5 @@ final class UDPFrameSender: Sendable {
             guard ok else { throw TransportError("udp: timed out sending frame \(seq) (cell deadline)") }
             outcome.withLock { $0.sent = seq + 1 }
         }
-        return count
     }
 }

@@ -1,5 +1,6 @@
 import PeerBenchPlugin
 import PeerBenchSystem
+import PeerBenchWorkloads
 
 /// The server's half of the workload kinds beyond the upload (docs/protocol/udp.md,
 /// "Workloads"): answering REQUESTs, recording the client's FRAMEs and reporting them
@@ -10,10 +11,10 @@ import PeerBenchSystem
 /// Runs on the session's thread; only a FRAME_PULL's or PULL's sender has its own.
 struct UDPServerWorkloads {
     typealias L = WorkloadSpec.Limits
-    /// The client's frames so far: (seq, arrival on the monotonic clock), first copies only.
-    private(set) var arrivals: [(seq: Int, at: UInt64)] = []
-    /// One bit per frame number below `Limits.frames`; allocated at the first FRAME.
-    private var seen: [UInt64] = []
+    /// The client's frames so far, on the monotonic clock, first copies only.
+    private var received = FrameArrivals()
+    /// (seq, arrival) of the client's frames so far.
+    var arrivals: [(seq: Int, at: UInt64)] { received.arrivals }
     /// FRAME_END seen, report not yet made: {sent, period, deadline, when due, from}.
     private var pendingEnd: (sent: Int, period: UInt64, deadline: UInt64, due: UInt64, from: Int)?
     /// The frozen report of the client's frames; later frames are not counted.
@@ -49,12 +50,8 @@ struct UDPServerWorkloads {
 
     /// Records a FRAME's first arrival, until the report is frozen.
     mutating func frame(seq: UInt64, at: UInt64) {
-        guard frameReport == nil, seq < UInt64(L.frames) else { return }
-        if seen.isEmpty { seen = [UInt64](repeating: 0, count: (L.frames + 63) / 64) }
-        let word = Int(seq >> 6), bit = UInt64(1) << (seq & 63)
-        guard seen[word] & bit == 0 else { return }
-        seen[word] |= bit
-        arrivals.append((Int(seq), at))
+        guard frameReport == nil else { return }
+        received.record(seq: seq, at: at)
     }
 
     /// FRAME_END {sent, period ns, deadline ns, linger ns, from}: the report's datagram
@@ -83,7 +80,7 @@ struct UDPServerWorkloads {
     /// returns the datagram the last FRAME_END asked for then.
     mutating func reportIfDue(session: UInt32, now: UInt64) -> [UInt8]? {
         guard frameReport == nil, let end = pendingEnd, arrivals.count >= end.sent || now >= end.due else { return nil }
-        frameReport = FrameSchedule.report(arrivals: arrivals, sent: end.sent, periodNanos: end.period, deadlineNanos: end.deadline)
+        frameReport = received.report(sent: end.sent, periodNanos: end.period, deadlineNanos: end.deadline)
         pendingEnd = nil
         return reportDatagram(from: end.from, session: session)
     }
