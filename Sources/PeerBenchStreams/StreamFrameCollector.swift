@@ -14,7 +14,7 @@ final class FrameCollector: Sendable {
         var report: (received: Int, late: Int, delays: [UInt64])?
     }
     private let connection: HelperConnection
-    private let expectsDown: Bool
+    let expectsDown: Bool
     private let expectsReport: Bool
     private let ended = DispatchSemaphore(value: 0)
     private let outcome = Mutex<Result<Seen, any Error>?>(nil)

@@ -16,8 +16,8 @@ extension StreamWorkloadClient {
             if let payload { try bulk(payload, alsoDown: true, into: &m) }
         case .requestResponse:
             try transact(workload, into: &m)
-        case .isochronous(let size, let period, let frames, let direction, let deadline):
-            try isochronous(frames: frames, size: size, periodNanos: period, direction: direction, deadlineNanos: deadline, into: &m)
+        case .isochronous:
+            try isochronous(workload, into: &m)
         }
     }
 
@@ -63,38 +63,14 @@ extension StreamWorkloadClient {
         try bytes.withUnsafeBytes { try send($0, during: phase) }
     }
 
-    /// Isochronous frames: up, the client sends frame i at start + i x period
-    /// (`FrameTimetable`) and the server reports what it saw (FRAME_END, FRAME_REPORT);
-    /// down, FRAME_PULL has the server send them and this side times them; bidir, both at
-    /// once. A reader thread takes everything the server sends while this thread sends.
-    func isochronous(
-        frames: Int, size: Int, periodNanos: UInt64, direction: WorkloadSpec.Direction, deadlineNanos: UInt64,
-        into m: inout TransportMeasurement
-    ) throws {
-        let up = direction != .down, down = direction != .up
-        let collector = FrameCollector(self, expectsDown: down, expectsReport: up)
-        collector.start()
-        var finished = false
-        defer { if !finished { collector.abandon() } }
-        if down {
-            try send(StreamFraming.controlFrame(.framePull, [UInt32(frames), UInt32(size), periodNanos]), during: "sending FRAME_PULL")
+    /// Isochronous frames (`Isochronous`) over `StreamFrameChannel`: up, the client's
+    /// frames and the server's FRAME_REPORT; down, the server's frames on FRAME_PULL; bidir, both at once.
+    func isochronous(_ workload: WorkloadSpec, into m: inout TransportMeasurement) throws {
+        guard let isochronous = Isochronous(workload) else { return }
+        var channel = StreamFrameChannel(self, up: isochronous.direction != .down, down: isochronous.direction != .up)
+        do { try isochronous.run(over: &channel, transport: transport, into: &m) } catch {
+            channel.abandon()
+            throw error
         }
-        if up {
-            do {
-                try StreamWorkloadFrames.sendFrames(count: frames, size: size, periodNanos: periodNanos) { try send($0, during: "sending frames") }
-                try send(StreamFraming.controlFrame(.frameEnd, [UInt32(frames), periodNanos, deadlineNanos]), during: "sending FRAME_END")
-            } catch {
-                throw collector.failure() ?? error
-            }
-        }
-        finished = true
-        let seen = try collector.finish()
-        m.recordFrames(
-            up: up
-                ? seen.report.map {
-                    FrameReport(sent: frames, received: $0.received, late: $0.late, deadlineNanos: deadlineNanos, delayNanos: $0.delays)
-                } : nil,
-            down: down ? seen.arrivals.report(sent: seen.downSent, periodNanos: periodNanos, deadlineNanos: deadlineNanos) : nil,
-            transport: transport)
     }
 }

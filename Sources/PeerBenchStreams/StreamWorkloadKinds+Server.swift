@@ -150,7 +150,8 @@ final class StreamServerWriter: @unchecked Sendable {
 
     /// `count` frames of `size` bytes, frame i at start + i x period, then FRAMES_SENT.
     func frames(count: Int, size: Int, periodNanos: UInt64) throws {
-        try StreamWorkloadFrames.sendFrames(count: count, size: size, periodNanos: periodNanos) { try write($0, "during a FRAME_PULL") }
+        var timetable = FrameTimetable(frames: count, periodNanos: periodNanos)
+        try StreamWorkloadFrames.sendFrames(on: &timetable, size: size) { try write($0, "during a FRAME_PULL") }
         try write(StreamFraming.controlFrame(.framesSent, [UInt32(count)]), "after a FRAME_PULL")
     }
 }
@@ -191,10 +192,9 @@ public enum StreamWorkloadFrames {
     }
 
     /// Frame i (its DATA, then FRAME {seq}) written on the flow's `FrameTimetable`.
-    static func sendFrames(count: Int, size: Int, periodNanos: UInt64, write: (UnsafeRawBufferPointer) throws -> Void) throws {
+    static func sendFrames(on timetable: inout FrameTimetable, size: Int, write: (UnsafeRawBufferPointer) throws -> Void) throws {
         var frame = dataFrame(size: size) + StreamFraming.controlFrame(.frame, [UInt32(0)])
         let seqAt = frame.count - 4
-        var timetable = FrameTimetable(frames: count, periodNanos: periodNanos)
         _ = try timetable.send { seq in
             frame.withUnsafeMutableBytes { $0.storeBytes(of: UInt32(seq).bigEndian, toByteOffset: seqAt, as: UInt32.self) }
             try frame.withUnsafeBytes { try write($0) }

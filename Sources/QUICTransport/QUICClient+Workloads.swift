@@ -23,10 +23,8 @@ extension QUICClient {
             return
         case .requestResponse:
             try transact(spec, on: connection, into: &m)
-        case .isochronous(let size, let period, let frames, let direction, let deadline):
-            try isochronous(
-                frames: frames, size: size, periodNanos: period, direction: direction, deadlineNanos: deadline,
-                on: connection, into: &m)
+        case .isochronous:
+            try isochronous(spec, on: connection, into: &m)
         }
         // Nothing went up as bulk: DONE(0, 0, 0) and the server's REPORT end the session.
         let kept = m.bulkNanos
@@ -63,58 +61,11 @@ extension QUICClient {
 
     // MARK: Isochronous
 
-    /// Up: a frame stream carries FRAME(i) and a DATA of the frame's size, frame i handed
-    /// to QUIC at start + i x period (one that falls behind, its window full in an outage,
-    /// goes with what it owes at once), then FIN; the server answers on that stream with
-    /// its arrival times (FRAME_ARRIVALS). Down: FRAME_PULL on a stream of its own has the
-    /// server send the frames on its schedule, and this side stamps them. Bidir: both.
-    private func isochronous(
-        frames: Int, size: Int, periodNanos: UInt64, direction: WorkloadSpec.Direction, deadlineNanos: UInt64,
-        on connection: QUICConnection, into m: inout TransportMeasurement
-    ) throws {
-        let streams = workloadStreams
-        let up = direction != .down, down = direction != .up
-        if down {
-            let id = try openStream(connection, for: "opening the frame-down stream")
-            streams.expectFrames(on: id)
-            let s = connection.sender(id)
-            s.append(
-                copying: FrameEncoder.encode(.framePull(FramePullBody(frames: UInt64(frames), frameBytes: UInt64(size), periodNanos: periodNanos))))
-            s.finish()
-        }
-        let upStream = up ? try openStream(connection, for: "opening the frame-up stream") : nil
-        if let upStream { streams.expectArrivals(on: upStream) }
-        var timetable = FrameTimetable(frames: frames, periodNanos: periodNanos)
-        try pump(
-            "isochronous frames",
-            wakeIn: { upStream == nil ? nil : timetable.nanosUntilDue(now: MonotonicClock.now()) }
-        ) {
-            if let upStream, !timetable.isFinished {
-                let s = connection.sender(upStream)
-                for i in timetable.takeDue(now: MonotonicClock.now()) {
-                    s.append(copying: FrameEncoder.encode(.frame(UInt64(i))) + FrameEncoder.header(.data, length: UInt32(size)))
-                    s.appendFiller(size)
-                }
-                if timetable.isFinished { s.finish() }
-            }
-            return (!up || streams.upArrivals != nil) && (!down || streams.downEnded)
-        }
-        // More frames than were sent is the server's error, not a measurement.
-        let downFrames = streams.downArrivals.arrivals.count
-        guard (streams.upArrivals?.count ?? 0) <= frames, downFrames <= frames else {
-            throw QUICFailure.protocolViolation(
-                "the server reported \(streams.upArrivals?.count ?? 0) arrivals and sent \(downFrames) frames; \(frames) were due")
-        }
-        // As tcp's: the frames are the measurement (no delivery or bulk time, so no throughput).
-        m.recordFrames(
-            up: up
-                ? streams.upArrivals.map {
-                    FrameSchedule.report(
-                        arrivals: $0.enumerated().map { ($0.offset, $0.element) }, sent: frames, periodNanos: periodNanos,
-                        deadlineNanos: deadlineNanos)
-                } : nil,
-            down: down ? streams.downArrivals.report(sent: frames, periodNanos: periodNanos, deadlineNanos: deadlineNanos) : nil,
-            transport: "quic")
+    /// The frames (`Isochronous`) over `QUICFrameChannel`: a frame stream each way.
+    private func isochronous(_ workload: WorkloadSpec, on connection: QUICConnection, into m: inout TransportMeasurement) throws {
+        guard let isochronous = Isochronous(workload) else { return }
+        var channel = QUICFrameChannel(client: self, connection: connection)
+        try isochronous.run(over: &channel, transport: "quic", into: &m)
     }
 
     // MARK: Bulk down and bidir

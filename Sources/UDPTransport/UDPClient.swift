@@ -86,8 +86,8 @@ final class UDPClient {
             }
         case .requestResponse:
             try transact(cell.workload)
-        case .isochronous(let size, let period, let frames, let direction, let deadline):
-            try isochronous(frames: frames, size: size, periodNanos: period, direction: direction, deadlineNanos: deadline)
+        case .isochronous:
+            try isochronous(cell.workload)
         }
         bye()
         return m

@@ -107,10 +107,9 @@ struct UDPServerWorkloads {
             (1...UInt64(UDPWorkloadLimits.maxFrameBytes)).contains(size), UDPWorkloadLimits.periodNanos.contains(period)
         else { return nil }
         pulled = (Int(frames), Int(size), period)
-        sender = UDPFrameSender(
-            name: "udp frame sender", socket: socket, session: session, count: Int(frames), size: Int(size),
-            periodNanos: period, tag: nil
-        ) { Self.framesSent($0, session: session) }
+        sender = UDPFrameSender(socket: socket, session: session, count: Int(frames), size: Int(size), periodNanos: period) {
+            Self.framesSent($0, session: session)
+        }
         return nil
     }
 
