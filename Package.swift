@@ -158,7 +158,7 @@ let package = Package(
         ),
 
         // Helpers the transport test targets share (loopback link model, runMatrix, timing).
-        .target(name: "TransportTestSupport", dependencies: ["PeerBenchTestbed", "PeerBenchJSON", "PeerBenchSystem", "PeerBenchStreams", "PeerBenchPlugin", "PeerBenchCore", .product(name: "Logging", package: "swift-log")],
+        .target(name: "TransportTestSupport", dependencies: ["PeerBenchTestbed", "PeerBenchJSON", "PeerBenchSystem", "PeerBenchStreams", "PeerBenchWorkloads", "PeerBenchPlugin", "PeerBenchCore", .product(name: "Logging", package: "swift-log")],
                 path: "Tests/TransportTestSupport"),
         .testTarget(name: "PeerBenchCoreTests", dependencies: ["PeerBenchWorkloads", "UDPTransport", "PeerBenchSockets", "PeerBenchTestbed", "PeerBenchJSON", "PeerBenchSystem", "PeerBenchStreams", "PeerBenchPlugin", "PeerBenchCore", "PeerBenchAnalysis"]),
         .testTarget(name: "LinkEmulationTests", dependencies: ["PeerBenchTestbed", "PeerBenchJSON", "PeerBenchSystem", "LinkEmulation", "PeerBenchPlugin", "PeerBenchCore", "UDPTransport", "TCPTransport", "QUICTransport"]),

@@ -58,7 +58,7 @@ final class FrameCollector: Sendable {
         var downDone = !expectsDown
         var delays: [UInt64] = []
         var reportDone = !expectsReport
-        var ignored = StreamDataCount()
+        var ignored = ReceivedMessages()
         while !(downDone && reportDone) {
             reader.waitingFor = downDone ? "the server's FRAME_REPORT" : "the server's frames"
             guard let frame = try reader.nextControl(counting: &ignored) else {

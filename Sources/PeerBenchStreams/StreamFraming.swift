@@ -97,38 +97,6 @@ public enum StreamFraming {
     }
 }
 
-/// Message and byte counts of DATA frames, as a receiver sees them.
-public struct StreamDataCount: Sendable, Equatable {
-    public var messages = 0
-    public var bytes = 0
-    /// When set, DATA body bytes are also counted per interval of their recv() time.
-    public var series: BulkSeriesRecorder?
-    /// When the first and the latest DATA message arrived whole: the return of the
-    /// recv() that brought each one's last byte (`MonotonicClock`); nil before the first.
-    public var firstMessageAt: UInt64?
-    public var lastMessageAt: UInt64?
-
-    /// From the arrival of the first message to that of the last, nanoseconds: the
-    /// span of the field study's data rate; 0 below two messages.
-    public var spanNanos: UInt64 {
-        guard let first = firstMessageAt, let last = lastMessageAt, last > first else { return 0 }
-        return last - first
-    }
-
-    /// Counts one whole DATA message that arrived at `at`.
-    @inline(__always)
-    mutating func messageArrived(at: UInt64) {
-        messages += 1
-        if firstMessageAt == nil { firstMessageAt = at }
-        lastMessageAt = at
-    }
-    public init(messages: Int = 0, bytes: Int = 0, series: BulkSeriesRecorder? = nil) {
-        self.messages = messages
-        self.bytes = bytes
-        self.series = series
-    }
-}
-
 /// Reads frames from a stream socket in large chunks and parses them from the buffer.
 ///
 /// DATA bodies are consumed in place and only counted, so a receiver makes one
@@ -157,7 +125,7 @@ public final class StreamFrameReader {
 
     /// The next control frame, counting DATA frames into `count` on the way.
     /// Returns nil on an orderly end of stream at a frame boundary.
-    public func nextControl(counting count: inout StreamDataCount) throws -> (type: StreamFrameType, body: UnsafeRawBufferPointer)? {
+    public func nextControl(counting count: inout ReceivedMessages) throws -> (type: StreamFrameType, body: UnsafeRawBufferPointer)? {
         while true {
             if dataRemaining > 0 {
                 if head == tail {
@@ -166,8 +134,7 @@ public final class StreamFrameReader {
                 let n = min(dataRemaining, tail - head)
                 head += n
                 dataRemaining -= n
-                count.bytes += n
-                if n > 0 { count.series?.record(bytes: n, at: filledAt) }
+                count.bytesArrived(n, at: filledAt)
                 if dataRemaining == 0 { count.messageArrived(at: filledAt) }
                 continue
             }

@@ -1,6 +1,7 @@
 import Foundation
 import PeerBenchPlugin
 import PeerBenchSystem
+import PeerBenchWorkloads
 import Synchronization
 
 /// The client's receiving half during the bulk phase: while the client's thread
@@ -43,7 +44,7 @@ final class StreamEchoCollector: Sendable {
 
     /// What came down in a bidir bulk phase: the DATA counted, PUSHED's body, when it was read.
     struct Down: Sendable {
-        var count = StreamDataCount()
+        var count = ReceivedMessages()
         var pushed: [UInt8] = []
         var pushedAt: UInt64 = 0
     }

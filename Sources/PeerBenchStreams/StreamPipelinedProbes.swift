@@ -1,6 +1,7 @@
 import Foundation
 import PeerBenchPlugin
 import PeerBenchSystem
+import PeerBenchWorkloads
 import Synchronization
 
 /// The reading half of pipelined probes (`StreamWorkloadClient.probePipelined`): while
@@ -48,7 +49,7 @@ final class PipelinedEchoCollector: Sendable {
         var firstAt: UInt64?
         var lastAt: UInt64?
         do {
-            var ignored = StreamDataCount()  // the client receives no DATA
+            var ignored = ReceivedMessages()  // the client receives no DATA
             reader.waitingFor = "the echoes of the pipelined probes"
             while rtts.count < expected {
                 guard let frame = try reader.nextControl(counting: &ignored) else {

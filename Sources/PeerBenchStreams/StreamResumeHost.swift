@@ -16,7 +16,7 @@ import PeerBenchWorkloads
 public final class StreamResumeHost: @unchecked Sendable {
     private let lock = NSCondition()
     private var token: UInt64?
-    private var stored = StreamDataCount(series: BulkSeriesRecorder(maxIntervals: StreamFraming.maxReportIntervals))
+    private var stored = ReceivedMessages(series: BulkSeriesRecorder(maxIntervals: StreamFraming.maxReportIntervals))
     private var owner: Int?
     private var ownerStream: (any ByteStream)?
     private var nextID = 0
@@ -56,7 +56,7 @@ public final class StreamResumeHost: @unchecked Sendable {
     /// connection holding it is shut down first. An unknown token, a cell past
     /// `ReconnectPolicy.maxReconnects`, or an owner that does not let go is an error
     /// (the caller's connection then closes).
-    func resume(_ presented: UInt64, on id: Int, stream: any ByteStream) throws -> StreamDataCount {
+    func resume(_ presented: UInt64, on id: Int, stream: any ByteStream) throws -> ReceivedMessages {
         lock.lock()
         defer { lock.unlock() }
         guard let token, presented == token else { throw TransportError("RESUME with an unknown session token") }
@@ -77,7 +77,7 @@ public final class StreamResumeHost: @unchecked Sendable {
 
     /// Connection `id`'s loop ended: if it held the count, the count comes back here
     /// without the `partialBytes` of a DATA frame the cut left unfinished.
-    func release(_ id: Int, count: StreamDataCount, partialBytes: Int) {
+    func release(_ id: Int, count: ReceivedMessages, partialBytes: Int) {
         locked {
             guard owner == id else { return }
             stored = count
@@ -117,7 +117,7 @@ struct StreamResumeConnection {
     /// becomes the session's count. `sawFrames`: anything but HELLO came before, which
     /// a RESUME must not follow (the count would mix two connections).
     mutating func answer(
-        _ type: StreamFrameType, body: UnsafeRawBufferPointer, count: inout StreamDataCount,
+        _ type: StreamFrameType, body: UnsafeRawBufferPointer, count: inout ReceivedMessages,
         sawFrames: Bool
     ) throws -> [UInt8] {
         guard !owns else { throw TransportError("protocol error: \(type) on a connection that already holds the session") }
@@ -136,7 +136,7 @@ struct StreamResumeConnection {
     }
 
     /// The loop ended (GOODBYE, an error, the stream's end).
-    func end(count: StreamDataCount, reader: StreamFrameReader, goodbye: Bool) {
+    func end(count: ReceivedMessages, reader: StreamFrameReader, goodbye: Bool) {
         guard owns else { return }
         if goodbye { host.markFinished() }
         host.release(id, count: count, partialBytes: reader.partialDataBytes)

@@ -11,7 +11,7 @@ struct StreamTransactionChannel: TransactionChannel {
     private var request: [UInt8]
     private let seqAt: Int
     private let requests: Int
-    private var responses = StreamDataCount()
+    private var responses = ReceivedMessages()
     /// The response the stream must deliver next.
     private var expected = 0
 

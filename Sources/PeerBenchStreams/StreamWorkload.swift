@@ -54,7 +54,7 @@ public struct StreamWorkloadClient {
     }
 
     func nextControl(_ waitingFor: String, closed phase: String) throws -> (type: StreamFrameType, body: UnsafeRawBufferPointer) {
-        var ignored = StreamDataCount()  // the client receives no DATA
+        var ignored = ReceivedMessages()  // the client receives no DATA
         reader.waitingFor = waitingFor
         guard let frame = try reader.nextControl(counting: &ignored) else {
             throw TransportError("\(who): the server closed the connection \(phase)")
@@ -284,7 +284,7 @@ public struct StreamWorkloadClient {
     /// GOODBYE, then wait for the server to close: both sides end cleanly.
     public func goodbye() throws {
         try StreamFraming.controlFrame(.goodbye, [any FixedWidthInteger]()).withUnsafeBytes { try send($0, during: "before GOODBYE") }
-        var ignored = StreamDataCount()
+        var ignored = ReceivedMessages()
         reader.waitingFor = "the server to close after GOODBYE"
         if let extra = try reader.nextControl(counting: &ignored) {
             throw TransportError("\(who): unexpected \(extra.type) frame after GOODBYE")
@@ -310,7 +310,7 @@ public enum StreamWorkloadServer {
         defer { kinds.abandon() }
         let reader = StreamFrameReader(stream)
         reader.waitingFor = "the client's next frame"
-        var count = StreamDataCount(series: BulkSeriesRecorder(maxIntervals: StreamFraming.maxReportIntervals))
+        var count = ReceivedMessages(series: BulkSeriesRecorder(maxIntervals: StreamFraming.maxReportIntervals))
         var resume = host.map { StreamResumeConnection(host: $0, stream: stream) }
         var saidGoodbye = false
         defer { resume?.end(count: count, reader: reader, goodbye: saidGoodbye) }
@@ -378,7 +378,7 @@ public enum StreamWorkloadServer {
     /// END {messages, bytes[, flags]}: a client that knows the receiver's span asks for
     /// it; an older one gets the REPORT it can read.
     private static func report(
-        _ body: UnsafeRawBufferPointer, count: StreamDataCount,
+        _ body: UnsafeRawBufferPointer, count: ReceivedMessages,
         send: (UnsafeRawBufferPointer, String) throws -> Void
     ) throws {
         let flags = body.count >= 24 ? body.readBE(UInt64.self, at: 16) : 0

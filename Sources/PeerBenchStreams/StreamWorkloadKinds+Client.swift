@@ -26,7 +26,7 @@ extension StreamWorkloadClient {
     func pull(_ payload: Payload, into m: inout TransportMeasurement) throws {
         let start = MonotonicClock.now()
         try send(StreamFraming.controlFrame(.pull, [UInt64(payload.count), UInt64(payload.size)]), during: "sending PULL")
-        var count = StreamDataCount()
+        var count = ReceivedMessages()
         reader.waitingFor = "the server's DATA after PULL"
         guard let frame = try reader.nextControl(counting: &count) else {
             throw TransportError("\(transport) client: the server closed the connection during the download")
@@ -41,12 +41,10 @@ extension StreamWorkloadClient {
     /// The down direction as this side counted it: PUSHED {messages u64, bytes u64} says
     /// what the server sent; the time runs to the last message read (PUSHED's arrival
     /// without any).
-    func downFlow(count: StreamDataCount, pushed body: [UInt8], at pushedAt: UInt64, start: UInt64) throws -> DirectionalDelivery.Flow {
+    func downFlow(count: ReceivedMessages, pushed body: [UInt8], at pushedAt: UInt64, start: UInt64) throws -> DirectionalDelivery.Flow {
         guard body.count == 16 else { throw TransportError("\(transport) client: malformed PUSHED (\(body.count) bytes)") }
         let sent = body.withUnsafeBytes { (Int($0.readBE(UInt64.self, at: 0)), Int($0.readBE(UInt64.self, at: 8))) }
-        return DirectionalDelivery.Flow(
-            delivery: Delivery(sentMessages: sent.0, receivedMessages: count.messages, sentBytes: sent.1, receivedBytes: count.bytes),
-            nanos: (count.lastMessageAt ?? pushedAt) - start)
+        return count.flow(sent: sent, since: start, endedAt: pushedAt)
     }
 
     /// `requests` transactions (`Transactions`): the request's DATA then REQUEST {seq,

@@ -20,12 +20,9 @@ final class ClientWorkloadStreams {
         case flow(index: Int)
     }
 
-    /// What one pull stream delivered, stamped on arrival.
+    /// What one pull stream delivered, each whole message stamped on arrival, and whether the server ended it.
     struct PullFlow {
-        var messages = 0
-        var bytes = 0
-        var firstAt: UInt64?
-        var lastAt: UInt64?
+        var received = ReceivedMessages()
         var ended = false
     }
 
@@ -48,12 +45,7 @@ final class ClientWorkloadStreams {
     /// Message blocks the flow streams borrow: ngtcp2 may resend from them until the connection is gone.
     private var blocks: [MessageBlock] = []
 
-    /// The pulls together: whole messages and body bytes, the first and last whole
-    /// message's arrival, and whether every pull stream has ended.
-    var pulledMessages: Int { pulls.values.reduce(0) { $0 + $1.messages } }
-    var pulledBytes: Int { pulls.values.reduce(0) { $0 + $1.bytes } }
-    var firstPulledAt: UInt64? { pulls.values.compactMap(\.firstAt).min() }
-    var lastPulledAt: UInt64? { pulls.values.compactMap(\.lastAt).max() }
+    /// Whether every pull stream has ended.
     var pullEnded: Bool { pulls.values.allSatisfy(\.ended) }
 
     /// Figures for `extra.quic` (set by the workload that ran).
@@ -126,13 +118,9 @@ final class ClientWorkloadStreams {
                 downPending = nil
             }
         case .pull:
-            pulls[stream]?.bytes += n
-            if complete {
-                let now = MonotonicClock.now()
-                pulls[stream]?.messages += 1
-                if pulls[stream]?.firstAt == nil { pulls[stream]?.firstAt = now }
-                pulls[stream]?.lastAt = now
-            }
+            let now = MonotonicClock.now()
+            pulls[stream]?.received.bytesArrived(n, at: now)
+            if complete { pulls[stream]?.received.messageArrived(at: now) }
         case .frameUp, .flow:
             throw FramingError(description: "DATA on frame-up or flow stream \(stream); the server sends only its report there")
         }

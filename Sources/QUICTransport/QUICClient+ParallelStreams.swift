@@ -85,9 +85,7 @@ extension QUICClient {
                     delivery: sent(received: Int(clamping: $0.report.messages), bytes: Int(clamping: $0.report.bytes)),
                     nanos: $0.at - start)
             }
-        let downFlow = pull.flatMap { streams.pulls[$0] }.map {
-            DirectionalDelivery.Flow(delivery: sent(received: $0.messages, bytes: $0.bytes), nanos: ($0.lastAt ?? start) - start)
-        }
+        let downFlow = pull.flatMap { streams.pulls[$0] }.map { $0.received.flow(sent: (share, share * size), since: start, endedAt: start) }
         if direction == .up {
             mi.delivery = upFlow?.delivery
             mi.bulkNanos = upFlow?.nanos
@@ -121,7 +119,7 @@ extension QUICClient {
                 o["up_first_ms"] = ms(r.firstByteNanos, from: origin)
                 o["up_last_ms"] = ms(r.lastByteNanos, from: origin)
             }
-            if let p = pulls[i].flatMap({ streams.pulls[$0] }), let f = p.firstAt, let l = p.lastAt {
+            if let p = pulls[i].flatMap({ streams.pulls[$0]?.received }), let f = p.firstMessageAt, let l = p.lastMessageAt {
                 o["down_first_ms"] = ms(f, from: start)
                 o["down_last_ms"] = ms(l, from: start)
             }

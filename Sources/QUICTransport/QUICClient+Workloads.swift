@@ -101,12 +101,8 @@ extension QUICClient {
             m.bulkSeries = log.series
         }
         try pump("download") { streams.pullEnded }
-        let downNanos = (streams.lastPulledAt ?? MonotonicClock.now()) - start
-        let downFlow = DirectionalDelivery.Flow(
-            delivery: Delivery(
-                sentMessages: payload.count, receivedMessages: streams.pulledMessages,
-                sentBytes: payload.count * payload.size, receivedBytes: streams.pulledBytes),
-            nanos: downNanos)
+        let pulled = streams.pulls[id]?.received ?? ReceivedMessages()
+        let downFlow = pulled.flow(sent: (payload.count, payload.count * payload.size), since: start, endedAt: MonotonicClock.now())
         if direction == .down {
             // Nothing went up: DONE(0, 0, 0) and the REPORT end the session.
             _ = try bulkPhase(
@@ -115,7 +111,7 @@ extension QUICClient {
         }
         // Down alone: this side received, its span from the first whole message to the
         // last; both ways, two receivers and no single span.
-        let span = direction == .down ? streams.firstPulledAt.flatMap { f in streams.lastPulledAt.map { $0 - f } } : nil
+        let span = direction == .down ? pulled.spanNanos : nil
         m.recordDirections(up: upFlow, down: downFlow, receiverSpanNanos: span, expected: payload, transport: "quic")
     }
 }

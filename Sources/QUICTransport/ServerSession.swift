@@ -166,7 +166,8 @@ final class ServerSession: QUICConnectionDelegate {
             claim.resumes += 1
             receipt = shared
             controlStream = stream
-            connection.sender(stream).append(copying: FrameEncoder.encode(.resumed(ResumedBody(messages: shared.messages, bytes: shared.bytes))))
+            connection.sender(stream).append(
+                copying: FrameEncoder.encode(.resumed(ResumedBody(messages: UInt64(shared.received.messages), bytes: UInt64(shared.received.bytes)))))
         case .probeHello(let presented):
             // A second connection of the cell's client for loaded probes only: it is
             // answered like any session but never ends the server's loop.
@@ -205,14 +206,14 @@ final class ServerSession: QUICConnectionDelegate {
         let r = receipt
         let span = r.firstByteAt.map { r.lastByteAt - $0 } ?? 0
         // Only a client that asked gets the 40-byte REPORT; an older one could not read it.
-        let messageSpan = d.wantsSpan ? r.firstMessageAt.map { r.lastMessageAt - $0 } ?? 0 : nil
+        let messageSpan = d.wantsSpan ? r.received.spanNanos : nil
         let sender = connection.sender(control)
-        sender.append(copying: FrameEncoder.encode(.series(r.series.series)))
+        sender.append(copying: FrameEncoder.encode(.series(r.received.series?.series)))
         sender.append(
             copying: FrameEncoder.encode(
                 .report(
                     ReportBody(
-                        messages: r.messages, bytes: r.bytes, streams: finishedStreams,
+                        messages: UInt64(r.received.messages), bytes: UInt64(r.received.bytes), streams: finishedStreams,
                         receiveNanos: span, spanNanos: messageSpan))))
         reportEnd = sender.queuedEnd
     }

@@ -28,12 +28,8 @@ extension UDPClient {
         let stats = down.stats
         let pushed = down.pushed ?? (payload.count, payload.count * payload.size)
         // PULL sent to the last DATA read (its kernel stamp); PUSHED's arrival without any.
-        let nanos = (stats.lastArrivalAt ?? down.pushedAt) &- start
-        let flow = DirectionalDelivery.Flow(
-            delivery: Delivery(
-                sentMessages: pushed.sent, receivedMessages: stats.received,
-                sentBytes: pushed.bytes, receivedBytes: stats.receivedBytes,
-                reordered: stats.reordered, duplicated: stats.duplicated), nanos: nanos)
+        let flow = stats.count.flow(
+            sent: (pushed.sent, pushed.bytes), since: start, endedAt: down.pushedAt, reordered: stats.reordered, duplicated: stats.duplicated)
         let up = alsoUp ? m.delivery.map { DirectionalDelivery.Flow(delivery: $0, nanos: m.bulkNanos ?? 0) } : nil
         // A udp bulk that loses datagrams stays `ok`: its loss is the measurement.
         m.recordDirections(up: up, down: flow, receiverSpanNanos: alsoUp ? nil : stats.spanNanos, expected: nil, transport: "udp")

@@ -12,22 +12,19 @@ import PeerBenchWorkloads
 public struct UDPReceiverStats: Sendable {
     /// Datagrams the sender announced (sequence numbers 0..<expected).
     public let expected: Int
-    public private(set) var received = 0
-    public private(set) var receivedBytes = 0
+    /// The unique datagrams, their payload bytes and series (bytes and datagrams per
+    /// 100 ms from the first arrival, on the arrival clock, bounded to
+    /// `maxSeriesIntervals` so the REPORT stays a few fragments at most), and the span on
+    /// `MonotonicClock`.
+    public private(set) var count = ReceivedMessages(
+        series: BulkSeriesRecorder(maxIntervals: UDPReceiverStats.maxSeriesIntervals, countsDatagrams: true))
     public private(set) var duplicated = 0
     public private(set) var reordered = 0
     /// Datagrams whose sequence number was outside 0..<expected.
     public private(set) var outOfRange = 0
     public private(set) var jitter = RFC3550Jitter()
-    /// Bytes and datagrams received per 100 ms from the first arrival (arrival clock),
-    /// bounded to `maxSeriesIntervals` so the REPORT stays a few fragments at most.
-    public private(set) var series = BulkSeriesRecorder(maxIntervals: UDPReceiverStats.maxSeriesIntervals, countsDatagrams: true)
     /// 512 intervals x 16 bytes: at most 8 KiB in the REPORT (51 s at 100 ms, then coarser).
     public static let maxSeriesIntervals = 512
-    /// When the first and the latest received DATA datagram arrived (the caller's
-    /// monotonic arrival clock); nil before the first.
-    public private(set) var firstArrivalAt: UInt64?
-    public private(set) var lastArrivalAt: UInt64?
     private var highest: UInt64?
     private var seen: [UInt64]
 
@@ -41,12 +38,12 @@ public struct UDPReceiverStats: Sendable {
         seen = [UInt64](repeating: 0, count: (self.expected + 63) / 64)
     }
 
-    /// From the first received datagram's arrival to the last one's, nanoseconds: the
+    /// Unique datagrams received, and their payload bytes.
+    public var received: Int { count.messages }
+    public var receivedBytes: Int { count.bytes }
+    /// From the first received datagram's arrival to the latest's, nanoseconds: the
     /// span of the field study's data rate; 0 below two datagrams.
-    public var spanNanos: UInt64 {
-        guard let first = firstArrivalAt, let last = lastArrivalAt, last > first else { return 0 }
-        return last - first
-    }
+    public var spanNanos: UInt64 { count.spanNanos }
 
     /// Accounts one arrival. `sentNanos` is the sender's timestamp and `arrivedNanos`
     /// the receiver's clock (any clock: only differences are used); `monotonicArrival`
@@ -66,12 +63,8 @@ public struct UDPReceiverStats: Sendable {
             return
         }
         seen[word] |= bit
-        received += 1
-        receivedBytes += payloadBytes
-        let at = monotonicArrival ?? arrivedNanos
-        if firstArrivalAt == nil { firstArrivalAt = at }
-        lastArrivalAt = max(lastArrivalAt ?? at, at)
-        series.record(bytes: payloadBytes, at: arrivedNanos)
+        count.bytesArrived(payloadBytes, at: arrivedNanos)
+        count.messageArrived(at: monotonicArrival ?? arrivedNanos)
         if let h = highest, sequence < h { reordered += 1 } else { highest = sequence }
         jitter.add(sentNanos: sentNanos, arrivedNanos: arrivedNanos)
     }

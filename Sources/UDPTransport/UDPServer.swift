@@ -265,7 +265,7 @@ final class UDPServerSession {
             [
                 UInt64(stats.received), UInt64(stats.receivedBytes), UInt64(stats.reordered), UInt64(stats.duplicated),
                 UInt64(stats.jitter.jitterNanos.rounded()), UInt64(stats.jitter.samples), UInt64(stats.outOfRange),
-            ] + UDPReportSeries.fields(stats.series.series) + (end.wantsSpan ? [stats.spanNanos] : [])
+            ] + UDPReportSeries.fields(stats.count.series?.series) + (end.wantsSpan ? [stats.spanNanos] : [])
                 + (end.wantsUnauthenticated ? [UInt64(unauthenticated)] : []))
         report = r
         reply(r)

@@ -3,6 +3,7 @@ import PeerBenchPlugin
 import PeerBenchSockets
 import PeerBenchStreams
 import PeerBenchSystem
+import PeerBenchWorkloads
 import Testing
 import TransportTestSupport
 
@@ -74,7 +75,7 @@ struct StreamResumeTests {
             second,
             (0..<5).flatMap { _ in Self.data }
                 + StreamFraming.controlFrame(.end, [UInt64(15), UInt64(1_500), StreamFraming.endFlagReceiverSpan]))
-        var ignored = StreamDataCount()
+        var ignored = ReceivedMessages()
         let reader = StreamFrameReader(second)
         let report = try #require(try reader.nextControl(counting: &ignored))
         #expect(report.type == .report)

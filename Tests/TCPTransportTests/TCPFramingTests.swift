@@ -2,6 +2,7 @@ import PeerBenchCore
 import PeerBenchPlugin
 import PeerBenchStreams
 import PeerBenchSystem
+import PeerBenchWorkloads
 import Testing
 import TransportTestSupport
 
@@ -42,7 +43,7 @@ struct TCPFramingTests {
         writer.shutdown()
 
         let reader = StreamFrameReader(reading, capacity: 100)
-        var count = StreamDataCount()
+        var count = ReceivedMessages()
         var types: [StreamFrameType] = []
         var probeSeq: UInt32 = 0
         var probeTime: UInt64 = 0
@@ -72,7 +73,7 @@ struct TCPFramingTests {
             let writer = Socket(adopting: fds[0])
             let reader = StreamFrameReader(Socket(adopting: fds[1]))
             _ = try bad.withUnsafeBytes { try writer.sendAll($0) }
-            var count = StreamDataCount()
+            var count = ReceivedMessages()
             #expect(throws: TransportError.self) { _ = try reader.nextControl(counting: &count) }
         }
     }

@@ -3,6 +3,7 @@ import PeerBenchCore
 import PeerBenchPlugin
 import PeerBenchStreams
 import PeerBenchSystem
+import PeerBenchWorkloads
 
 /// A stream server (loopback, real sockets) that speaks the standard workload until
 /// the bulk phase and then goes away the way a stopped plugin server does
@@ -58,7 +59,7 @@ public final class VanishingStreamServer: @unchecked Sendable {
         try connection.setReceiveTimeout(nanoseconds: 20_000_000_000)
         let stream = try open(connection)
         let reader = StreamFrameReader(stream)
-        var ignored = StreamDataCount()
+        var ignored = ReceivedMessages()
         func next() throws -> (type: StreamFrameType, body: [UInt8]) {
             guard let frame = try reader.nextControl(counting: &ignored) else { throw TransportError("vanishing server: the client closed") }
             return (frame.type, Array(frame.body))
