@@ -42,6 +42,6 @@ struct StreamTransactionChannel: TransactionChannel {
             throw TransportError("\(client.transport) client: expected the RESPONSE to request \(expected), got a \(frame.type) frame")
         }
         expected += 1
-        return TransactionResponse(seq: expected - 1, bytes: responses.bytes - before, at: reader.filledAt)
+        return (seq: expected - 1, bytes: responses.bytes - before, at: reader.filledAt)
     }
 }

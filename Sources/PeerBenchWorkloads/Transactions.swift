@@ -17,21 +17,9 @@ public protocol TransactionChannel {
     mutating func nextResponse(until: UInt64?) throws -> TransactionResponse?
 }
 
-/// One response as its channel read it.
-public struct TransactionResponse: Sendable, Equatable {
-    /// The request it answers.
-    public var seq: Int
-    /// Its body bytes.
-    public var bytes: Int
-    /// When it was whole on the client (`MonotonicClock`): the end of its transaction.
-    public var at: UInt64
-
-    public init(seq: Int, bytes: Int, at: UInt64) {
-        self.seq = seq
-        self.bytes = bytes
-        self.at = at
-    }
-}
+/// One response as its channel read it: the request it answers, its body bytes, and
+/// when it was whole on the client (`MonotonicClock`), the end of its transaction.
+public typealias TransactionResponse = (seq: Int, bytes: Int, at: UInt64)
 
 /// The request-response workload: `requests` transactions, at most `concurrency`
 /// outstanding, each timed from its request handed over to its response whole.

@@ -93,7 +93,7 @@ final class ClientWorkloadStreams {
         switch ended {
         case .request(let index, let bytes, let whole):
             guard whole else { throw FramingError(description: "the response to request \(index) ended without its DATA") }
-            responses.append(TransactionResponse(seq: index, bytes: bytes, at: now))
+            responses.append((seq: index, bytes: bytes, at: now))
         case .frameUp:
             guard upArrivals != nil else { throw FramingError(description: "frame stream \(stream) ended without FRAME_ARRIVALS") }
         case .frameDown:

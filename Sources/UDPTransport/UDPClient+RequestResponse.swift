@@ -32,24 +32,30 @@ extension UDPClient {
         m.extra["udp"] = .object(udp)
     }
 
-    /// One datagram into `rx`, waiting until `until` at most (never past the cell's
-    /// deadline, which throws); its length, or nil when the time is up.
+    /// One datagram into the inbox, waiting until `until` at most (never past the
+    /// cell's deadline, which throws); its length, or nil when the time is up.
     func receive(until: UInt64) throws -> Int? {
         while true {
             let remaining = cell.remainingNanos
             if remaining == 0 { throw TransportError("udp client: cell deadline passed during the workload") }
             let now = MonotonicClock.now()
             guard now < until else { return nil }
-            try UDPSocketSetup.receiveTimeout(socket, nanos: min(until - now, remaining))
-            let n: Int?
-            do {
-                n = try inbox.buffer.withUnsafeMutableBytes { try socket.receive($0) }
-            } catch let e as SystemError where e.errno == ECONNREFUSED {
-                throw TransportError("udp client: the server at \(cell.server.address) is unreachable (ICMP port unreachable)")
-            }
-            guard let n else { continue }
-            if n == 0 { throw TransportError("udp client: socket shut down (cell cancelled)") }
-            return n
+            if let n = try receiveOnce(waiting: min(until - now, remaining)) { return n }
         }
+    }
+
+    /// One datagram from the socket into the inbox, waiting `nanos` at most; its length,
+    /// or nil when the wait ended empty. A shut socket (the cell cancelled) and an ICMP
+    /// port unreachable are errors naming what happened.
+    func receiveOnce(waiting nanos: UInt64) throws -> Int? {
+        try UDPSocketSetup.receiveTimeout(socket, nanos: nanos)
+        let n: Int?
+        do {
+            n = try inbox.buffer.withUnsafeMutableBytes { try socket.receive($0) }
+        } catch let e as SystemError where e.errno == ECONNREFUSED {
+            throw TransportError("udp client: the server at \(cell.server.address) is unreachable (ICMP port unreachable)")
+        }
+        if n == 0 { throw TransportError("udp client: socket shut down (cell cancelled)") }
+        return n
     }
 }

@@ -321,15 +321,9 @@ final class UDPClient {
                 inbox.buffer.replaceSubrange(0..<k, with: d[0..<k])
                 n = k
             } else {
-                try UDPSocketSetup.receiveTimeout(socket, nanos: wait)
-                do {
-                    n = try inbox.buffer.withUnsafeMutableBytes { try socket.receive($0) }
-                } catch let e as SystemError where e.errno == ECONNREFUSED {
-                    throw TransportError("udp client: the server at \(cell.server.address) is unreachable (ICMP port unreachable)")
-                }
+                n = try receiveOnce(waiting: wait)
             }
             guard let n else { continue }
-            if n == 0 { throw TransportError("udp client: socket shut down (cell cancelled)") }
             let fields: [UInt64]? = inbox.buffer.withUnsafeBytes { p in
                 let d = UnsafeRawBufferPointer(rebasing: p[0..<n])
                 guard let h = UDPDatagramHeader(d), h.session == session else { return nil }

@@ -20,10 +20,10 @@ struct UDPServerWorkloads {
     /// The frozen report of the client's frames; later frames are not counted.
     private(set) var frameReport: FrameReport?
     /// A FRAME_PULL's sender and what it asked for.
-    private var sender: UDPFrameSender?
+    private var sender: UDPServerSender?
     private(set) var pulled: (frames: Int, size: Int, periodNanos: UInt64)?
     /// A PULL's sender and what it asked for.
-    private var bulkSender: UDPBulkSender?
+    private var bulkSender: UDPServerSender?
     private(set) var pulledData: (count: Int, size: Int)?
     private var answered = false
 
@@ -107,7 +107,7 @@ struct UDPServerWorkloads {
             (1...UInt64(UDPWorkloadLimits.maxFrameBytes)).contains(size), UDPWorkloadLimits.periodNanos.contains(period)
         else { return nil }
         pulled = (Int(frames), Int(size), period)
-        sender = UDPFrameSender(socket: socket, session: session, count: Int(frames), size: Int(size), periodNanos: period) {
+        sender = UDPServerSender.frames(socket: socket, session: session, count: Int(frames), size: Int(size), periodNanos: period) {
             Self.framesSent($0, session: session)
         }
         return nil
@@ -118,7 +118,7 @@ struct UDPServerWorkloads {
     /// is answered with PUSHED once the DATA is out.
     mutating func pull(_ d: UnsafeRawBufferPointer, socket: Socket, session: UInt32, payload: Payload?, rateMbps: Double?) -> [UInt8]? {
         if let bulkSender, let asked = pulledData {
-            return bulkSender.isDone ? UDPBulkSender.pushed(sent: bulkSender.sent, size: asked.size, session: session) : nil
+            return bulkSender.isDone ? UDPServerSender.pushed(sent: bulkSender.sent, size: asked.size, session: session) : nil
         }
         guard let payload, d.count >= UDPDatagramHeader.size + 16 else { return nil }
         let count = d.field(0), size = d.field(1)
@@ -126,7 +126,7 @@ struct UDPServerWorkloads {
             (1...UInt64(max(1, min(payload.size, UDPDatagramHeader.maxMessageSize)))).contains(size)
         else { return nil }
         pulledData = (Int(count), Int(size))
-        bulkSender = UDPBulkSender(socket: socket, session: session, count: Int(count), size: Int(size), rateMbps: rateMbps)
+        bulkSender = UDPServerSender.pull(socket: socket, session: session, count: Int(count), size: Int(size), rateMbps: rateMbps)
         return nil
     }
 

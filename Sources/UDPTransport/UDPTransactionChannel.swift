@@ -37,7 +37,7 @@ struct UDPTransactionChannel: TransactionChannel {
                 return h.sequence
             }
             guard let seq, seq < UInt64(Int.max) else { continue }
-            return TransactionResponse(seq: Int(seq), bytes: length - UDPDatagramHeader.size, at: at)
+            return (seq: Int(seq), bytes: length - UDPDatagramHeader.size, at: at)
         }
     }
 }

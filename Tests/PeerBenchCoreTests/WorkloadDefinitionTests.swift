@@ -63,7 +63,7 @@ import Testing
         mutating func nextResponse(until: UInt64?) throws -> TransactionResponse? {
             guard !queue.isEmpty, let seq = queue.removeFirst() else { return nil }
             now += 5
-            return TransactionResponse(seq: seq, bytes: 100, at: now)
+            return (seq: seq, bytes: 100, at: now)
         }
     }
 
