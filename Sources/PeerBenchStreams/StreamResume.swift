@@ -5,16 +5,8 @@ import PeerBenchSystem
 // ask for a session token and present it on a re-made connection. The server's half
 // is `StreamResumeHost`.
 
-/// What RESUMED says the server holds.
-public struct StreamResumed: Sendable, Equatable {
-    public var messages: Int
-    public var bytes: Int
-
-    public init(messages: Int, bytes: Int) {
-        self.messages = messages
-        self.bytes = bytes
-    }
-}
+/// What RESUMED says the server holds: its DATA messages and bytes.
+public typealias StreamResumed = (messages: Int, bytes: Int)
 
 extension StreamWorkloadClient {
     /// RESUMABLE, answered by SESSION {token}: the token a re-made connection presents.
@@ -45,8 +37,6 @@ extension StreamWorkloadClient {
         guard reply.type == .resumed, reply.body.count == 16 else {
             throw TransportError("\(transport) client: expected RESUMED, got a \(reply.type) frame of \(reply.body.count) bytes")
         }
-        return StreamResumed(
-            messages: Int(clamping: reply.body.readBE(UInt64.self, at: 0)),
-            bytes: Int(clamping: reply.body.readBE(UInt64.self, at: 8)))
+        return (Int(clamping: reply.body.readBE(UInt64.self, at: 0)), Int(clamping: reply.body.readBE(UInt64.self, at: 8)))
     }
 }
