@@ -4,48 +4,9 @@ import PeerBenchWorkloads
 
 /// Length-prefixed frames for stream transports (TCP, TLS over TCP; docs/protocol/tcp.md):
 /// a 5-byte header — body length (u32, big-endian, header excluded) then a type
-/// byte — followed by the body. One implementation, so every stream plugin puts the
-/// same bytes on the wire apart from its own encryption or handshake.
-public enum StreamFrameType: UInt8, Sendable {
-    case hello = 0x01
-    case probe = 0x02
-    case echo = 0x03
-    /// Client, empty: "give me a session token, I may come back" (`reconnect`; StreamResume.swift).
-    case resumable = 0x04
-    /// Server, {token u64}: the answer to RESUMABLE.
-    case session = 0x05
-    /// Client, {token u64}: the first frame (after HELLO for tcp) on a re-made connection.
-    case resume = 0x06
-    /// Server, {DATA messages u64, DATA bytes u64}: what it holds; the client carries on from there.
-    case resumed = 0x07
-    case data = 0x10
-    case end = 0x11
-    case report = 0x12
-    case goodbye = 0x13
-    // Workloads (docs/WORKLOADS.md, docs/protocol/tcp.md "Workloads"): the server needs
-    // no knowledge of the cell's workload; each frame says what to do.
-    /// Client, {messages u64, size u64}: send me that many DATA frames, then PUSHED.
-    case pull = 0x20
-    /// Server, {messages u64, bytes u64}: the DATA of a PULL is all sent.
-    case pushed = 0x21
-    /// Client, {seq u32, response bytes u32}, after the request's DATA: answer it.
-    case request = 0x22
-    /// Server, {seq u32}, after the response's DATA.
-    case response = 0x23
-    /// Either side, {seq u32}, after the frame's DATA: isochronous frame `seq` is whole.
-    case frame = 0x24
-    /// Client, {frames sent u32}: the client's frames are all sent; answer with FRAME_REPORT.
-    case frameEnd = 0x25
-    /// Server, {received u32, late u32, delays...}: what it saw of the client's frames
-    /// (`FrameReportFrames`), in as many frames as the delays need.
-    case frameReport = 0x26
-    /// Client, {frames u32, size u32, period ns u64}: send me frames on that schedule,
-    /// then FRAMES_SENT.
-    case framePull = 0x27
-    /// Server, {frames sent u32}: the frames of a FRAME_PULL are all sent.
-    case framesSent = 0x28
-}
-
+/// byte (`MessageType`, the numbering quic's frames share) — followed by the body. One
+/// implementation, so every stream plugin puts the same bytes on the wire apart from
+/// its own encryption or handshake.
 public enum StreamFraming {
     public static let headerSize = 5
     /// Largest DATA body accepted: big enough for any sensible message, small enough
@@ -63,7 +24,7 @@ public enum StreamFraming {
 
     /// The body limit a receiver enforces for a control frame of `type`.
     @inline(__always)
-    public static func maxBody(_ type: StreamFrameType) -> Int {
+    public static func maxBody(_ type: MessageType) -> Int {
         switch type {
         case .report: maxReportBody
         case .frameReport: FrameReportFrames.maxBody
@@ -72,7 +33,7 @@ public enum StreamFraming {
     }
     /// Writes a frame header at `p`.
     @inline(__always)
-    public static func writeHeader(_ type: StreamFrameType, bodyLength: Int, to p: UnsafeMutableRawPointer) {
+    public static func writeHeader(_ type: MessageType, bodyLength: Int, to p: UnsafeMutableRawPointer) {
         p.storeBytes(of: UInt32(bodyLength).bigEndian, toByteOffset: 0, as: UInt32.self)
         p.storeBytes(of: type.rawValue, toByteOffset: 4, as: UInt8.self)
     }
@@ -88,7 +49,7 @@ public enum StreamFraming {
     }
 
     /// Encodes a control frame whose body is a list of big-endian integers.
-    public static func controlFrame(_ type: StreamFrameType, _ fields: [any FixedWidthInteger]) -> [UInt8] {
+    public static func controlFrame(_ type: MessageType, _ fields: [any FixedWidthInteger]) -> [UInt8] {
         var body: [UInt8] = []
         for f in fields { body += f.bigEndianBytes }
         var frame = [UInt8](repeating: 0, count: headerSize)
@@ -125,7 +86,7 @@ public final class StreamFrameReader {
 
     /// The next control frame, counting DATA frames into `count` on the way.
     /// Returns nil on an orderly end of stream at a frame boundary.
-    public func nextControl(counting count: inout ReceivedMessages) throws -> (type: StreamFrameType, body: UnsafeRawBufferPointer)? {
+    public func nextControl(counting count: inout ReceivedMessages) throws -> (type: MessageType, body: UnsafeRawBufferPointer)? {
         while true {
             if dataRemaining > 0 {
                 if head == tail {
@@ -143,7 +104,7 @@ public final class StreamFrameReader {
                 let header = UnsafeRawBufferPointer(rebasing: storage[head..<tail])
                 let length = Int(header.readBE(UInt32.self, at: 0))
                 let rawType = header[4]
-                guard let type = StreamFrameType(rawValue: rawType) else {
+                guard let type = MessageType(rawValue: rawType) else {
                     throw TransportError("protocol error: unknown frame type 0x\(String(rawType, radix: 16))")
                 }
                 if type == .data {
@@ -182,7 +143,7 @@ public final class StreamFrameReader {
     public var hasBufferedControlFrame: Bool {
         guard dataRemaining == 0, tail - head >= StreamFraming.headerSize else { return false }
         let header = UnsafeRawBufferPointer(rebasing: storage[head..<tail])
-        guard let type = StreamFrameType(rawValue: header[4]), type != .data else { return false }
+        guard let type = MessageType(rawValue: header[4]), type != .data else { return false }
         return tail - head >= StreamFraming.headerSize + Int(header.readBE(UInt32.self, at: 0))
     }
 

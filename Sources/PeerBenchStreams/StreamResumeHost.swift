@@ -117,7 +117,7 @@ struct StreamResumeConnection {
     /// becomes the session's count. `sawFrames`: anything but HELLO came before, which
     /// a RESUME must not follow (the count would mix two connections).
     mutating func answer(
-        _ type: StreamFrameType, body: UnsafeRawBufferPointer, count: inout ReceivedMessages,
+        _ type: MessageType, body: UnsafeRawBufferPointer, count: inout ReceivedMessages,
         sawFrames: Bool
     ) throws -> [UInt8] {
         guard !owns else { throw TransportError("protocol error: \(type) on a connection that already holds the session") }

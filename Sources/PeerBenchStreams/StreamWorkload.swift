@@ -53,7 +53,7 @@ public struct StreamWorkloadClient {
         guard try stream.writeAll(bytes) else { throw TransportError("\(who): the server closed the connection \(phase)") }
     }
 
-    func nextControl(_ waitingFor: String, closed phase: String) throws -> (type: StreamFrameType, body: UnsafeRawBufferPointer) {
+    func nextControl(_ waitingFor: String, closed phase: String) throws -> (type: MessageType, body: UnsafeRawBufferPointer) {
         var ignored = ReceivedMessages()  // the client receives no DATA
         reader.waitingFor = waitingFor
         guard let frame = try reader.nextControl(counting: &ignored) else {
@@ -342,7 +342,9 @@ public enum StreamWorkloadServer {
                 let first = !sawFrames && count.messages == 0 && count.bytes == 0
                 try resume!.answer(frame.type, body: frame.body, count: &count, sawFrames: !first)
                     .withUnsafeBytes { try send($0, "after \(frame.type)") }
-            case .echo, .report, .data, .resumable, .session, .resume, .resumed, .pushed, .response, .frameReport, .framesSent:
+            case .echo, .report, .data, .resumable, .session, .resume, .resumed, .pushed, .response, .frameReport, .framesSent,
+                // quic's own: no stream client sends them.
+                .probeHello, .series, .frameArrivals, .flow, .flowReport:
                 throw TransportError("\(who): unexpected \(frame.type) frame from the client")
             }
             if !greeted { throw TransportError("\(who): the client did not start with HELLO") }

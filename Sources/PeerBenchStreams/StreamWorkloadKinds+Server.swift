@@ -26,7 +26,7 @@ struct StreamWorkloadServerKinds {
     }
 
     /// Answers a workload frame; false when `type` is not one.
-    mutating func answer(_ type: StreamFrameType, body: UnsafeRawBufferPointer, arrivedAt: UInt64) throws -> Bool {
+    mutating func answer(_ type: MessageType, body: UnsafeRawBufferPointer, arrivedAt: UInt64) throws -> Bool {
         typealias L = WorkloadSpec.Limits
         switch type {
         case .request:
@@ -98,7 +98,7 @@ struct StreamWorkloadServerKinds {
         sender = nil
     }
 
-    private func malformed(_ type: StreamFrameType, _ body: UnsafeRawBufferPointer) -> TransportError {
+    private func malformed(_ type: MessageType, _ body: UnsafeRawBufferPointer) -> TransportError {
         TransportError("\(who): malformed \(type) frame (\(body.count) bytes)")
     }
 

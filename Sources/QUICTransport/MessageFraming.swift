@@ -1,56 +1,22 @@
 import PeerBenchPlugin
+import PeerBenchWorkloads
 
 /// The plugin's application protocol on top of QUIC streams (docs/protocol/quic.md).
 ///
-/// Every stream carries a sequence of frames: a 1-byte type, a 4-byte big-endian
-/// body length, then the body. Bulk bodies are counted, never stored, so a
-/// receiver's memory does not grow with the message size.
-enum FrameType: UInt8 {
-    /// Client -> server, control stream: 8-byte sequence number; answered by `pong`.
-    case ping = 0x01
-    /// Server -> client, control stream: the `ping` body echoed.
-    case pong = 0x02
-    /// One message: client -> server on bulk, request and frame-up streams; server ->
-    /// client on request, frame-down and pull streams (the workloads, section 4c).
-    case data = 0x03
-    /// Client -> server, control stream: what the client sent (messages, bytes, bulk streams).
-    case done = 0x04
-    /// Server -> client, control stream: what the server received.
-    case report = 0x05
-    /// Client -> server, control stream, first frame: the 32-byte cell token that
-    /// tells the server this is the cell's client (`CellToken`).
-    case hello = 0x06
-    /// Server -> client, control stream, just before `report`: the receiver-side bulk
-    /// series (bytes per interval from the first bulk byte).
-    case series = 0x07
-    /// Client -> server, control stream, first frame of a second connection that
-    /// carries only loaded probes (`loadedRttProbes.flow` `separate`): the cell token.
-    case probeHello = 0x08
-    /// Client -> server, control stream, first frame of a re-made connection
-    /// (`reconnect`): the 32-byte cell token; the session goes on from where it was.
-    case resume = 0x09
-    /// Server -> client, control stream: answer to `resume`, what the server holds.
-    case resumed = 0x0A
-    /// Client -> server, first frame of a request stream (request-response workload):
-    /// the response's size; one `data` (the request) follows, then the client's FIN.
-    case request = 0x0B
-    /// Either way on a frame stream (isochronous workload): the sequence number of the
-    /// frame whose bytes (one `data`) follow.
-    case frame = 0x0C
-    /// Client -> server, only frame of a frame-down stream: frames, frame size, period;
-    /// the server sends the frames on the stream's other direction on that schedule.
-    case framePull = 0x0D
-    /// Server -> client on a frame-up stream, after the client's FIN: each frame's
-    /// arrival on the server's monotonic clock (n x u64, in sequence order).
-    case frameArrivals = 0x0E
-    /// Client -> server, only frame of a pull stream (bulk down/bidir): count and size
-    /// of the messages the server sends on the stream's other direction.
-    case pull = 0x0F
-    /// Client -> server, first frame of a flow stream (bulk with `streams` > 1): the
-    /// flow's index; `data` frames follow, then the client's FIN.
-    case flow = 0x10
-    /// Server -> client on a flow stream, after the client's FIN: what arrived on it.
-    case flowReport = 0x11
+/// Every stream carries a sequence of frames: a 1-byte type (`MessageType`, the
+/// numbering the byte-stream frames of tcp and tls share), a 4-byte big-endian body
+/// length, then the body. Bulk bodies are counted, never stored, so a receiver's memory
+/// does not grow with the message size. The types quic uses are those `isQUIC` names; any other
+/// is refused as unknown.
+extension MessageType {
+    var isQUIC: Bool {
+        switch self {
+        case .hello, .probe, .echo, .resume, .resumed, .probeHello, .data, .end, .report, .series, .pull, .request, .frame, .framePull,
+            .frameArrivals, .flow, .flowReport:
+            true
+        case .resumable, .session, .goodbye, .pushed, .response, .frameEnd, .frameReport, .framesSent: false
+        }
+    }
 }
 
 /// Application error codes used in CONNECTION_CLOSE (application variant).
@@ -157,17 +123,17 @@ enum FrameArrivalsBody {
 enum FrameEncoder {
     static let headerSize = 5
 
-    static func header(_ type: FrameType, length: UInt32) -> [UInt8] {
+    static func header(_ type: MessageType, length: UInt32) -> [UInt8] {
         [type.rawValue, UInt8(length >> 24), UInt8((length >> 16) & 0xff), UInt8((length >> 8) & 0xff), UInt8(length & 0xff)]
     }
 
     static func encode(_ frame: ControlFrame) -> [UInt8] {
         switch frame {
-        case .ping(let seq): return header(.ping, length: 8) + be(seq)
-        case .pong(let seq): return header(.pong, length: 8) + be(seq)
+        case .ping(let seq): return header(.probe, length: 8) + be(seq)
+        case .pong(let seq): return header(.echo, length: 8) + be(seq)
         case .done(let d):
-            guard let flags = d.flags else { return header(.done, length: 24) + be(d.messages) + be(d.bytes) + be(d.streams) }
-            return header(.done, length: 32) + be(d.messages) + be(d.bytes) + be(d.streams) + be(flags)
+            guard let flags = d.flags else { return header(.end, length: 24) + be(d.messages) + be(d.bytes) + be(d.streams) }
+            return header(.end, length: 32) + be(d.messages) + be(d.bytes) + be(d.streams) + be(flags)
         case .report(let r):
             let fixed = be(r.messages) + be(r.bytes) + be(r.streams) + be(r.receiveNanos)
             guard let span = r.spanNanos else { return header(.report, length: 32) + fixed }
@@ -216,7 +182,7 @@ struct FrameParser {
 
     private var header: (UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0)
     private var headerFilled = 0
-    private var type: FrameType = .data
+    private var type: MessageType = .data
     private var bodyRemaining: UInt32 = 0
     private var inBody = false
     private var control: [UInt8] = []
@@ -271,7 +237,7 @@ struct FrameParser {
 
     private mutating func startBody(onData: (Int, Bool) throws -> Void, onControl: (ControlFrame) throws -> Void) throws {
         headerFilled = 0
-        guard let t = FrameType(rawValue: header.0) else {
+        guard let t = MessageType(rawValue: header.0), t.isQUIC else {
             throw FramingError(description: "unknown frame type 0x\(String(header.0, radix: 16))")
         }
         let length = UInt32(header.1) << 24 | UInt32(header.2) << 16 | UInt32(header.3) << 8 | UInt32(header.4)
@@ -299,8 +265,8 @@ struct FrameParser {
             // DONE and REPORT have a longer form that carries the span request and answer.
             let expected: [UInt32] =
                 switch t {
-                case .ping, .pong, .request, .frame, .flow: [8]
-                case .done: [24, 32]
+                case .probe, .echo, .request, .frame, .flow: [8]
+                case .end: [24, 32]
                 case .report: [32, 40]
                 case .resumed, .pull: [16]
                 case .framePull: [24]
@@ -327,9 +293,9 @@ struct FrameParser {
         guard type != .data else { return }
         func u64(_ at: Int) -> UInt64 { control[at..<(at + 8)].reduce(0) { $0 << 8 | UInt64($1) } }
         switch type {
-        case .ping: try onControl(.ping(u64(0)))
-        case .pong: try onControl(.pong(u64(0)))
-        case .done: try onControl(.done(DoneBody(messages: u64(0), bytes: u64(8), streams: u64(16), flags: control.count == 32 ? u64(24) : nil)))
+        case .probe: try onControl(.ping(u64(0)))
+        case .echo: try onControl(.pong(u64(0)))
+        case .end: try onControl(.done(DoneBody(messages: u64(0), bytes: u64(8), streams: u64(16), flags: control.count == 32 ? u64(24) : nil)))
         case .report:
             try onControl(
                 .report(
@@ -355,7 +321,8 @@ struct FrameParser {
             }
             let entries = (0..<n).map { Int(clamping: u64(SeriesBody.fixedSize + 8 * $0)) }
             try onControl(.series(n == 0 ? nil : BulkSeries(intervalNanos: interval, bytes: entries)))
-        case .data: break
+        // DATA is counted, not decoded; the others are not quic's (refused at their header).
+        case .data, .resumable, .session, .goodbye, .pushed, .response, .frameEnd, .frameReport, .framesSent: break
         }
     }
 }

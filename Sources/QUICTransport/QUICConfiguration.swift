@@ -26,7 +26,7 @@ public enum CongestionControl: String, Sendable, CaseIterable {
 /// Everything one QUIC cell needs, read from the matrix's options.
 struct QUICConfiguration: Sendable {
     /// The plugin's application protocol (docs/protocol/quic.md).
-    static let alpn = "peerbench-quic/1"
+    static let alpn = "peerbench-quic/2"
 
     var alpn = QUICConfiguration.alpn
     var streams = QUICDefaults.streams

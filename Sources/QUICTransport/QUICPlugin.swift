@@ -8,7 +8,7 @@ public import PeerBenchSystem
 /// QUIC (RFC 9000) on ngtcp2 0.12 with GnuTLS, TLS 1.3 only: plugin `quic`.
 ///
 /// The workload runs over the application protocol in docs/protocol/quic.md
-/// (ALPN `peerbench-quic/1`): RTT probes on a control stream, the bulk phase on
+/// (ALPN `peerbench-quic/2`): RTT probes on a control stream, the bulk phase on
 /// further bidirectional streams, and the server's report of what arrived on the control
 /// stream, so the delivery figures come over the wire.
 public struct QUICPlugin: TransportPlugin {

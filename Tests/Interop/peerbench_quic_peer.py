@@ -32,9 +32,10 @@ from aioquic.asyncio.protocol import QuicConnectionProtocol
 from aioquic.quic.configuration import QuicConfiguration
 from aioquic.quic.events import ConnectionTerminated, StreamDataReceived
 
-ALPN = "peerbench-quic/1"
-PING, PONG, DATA, DONE, REPORT, HELLO, SERIES = 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07
-FLOW, FLOW_REPORT = 0x10, 0x11
+ALPN = "peerbench-quic/2"
+# The type bytes: one numbering with the tcp frames (docs/protocol/quic.md section 3).
+PING, PONG, DATA, DONE, REPORT, HELLO, SERIES = 0x02, 0x03, 0x10, 0x11, 0x12, 0x01, 0x14
+FLOW, FLOW_REPORT = 0x2A, 0x2B
 CONTROL_BODY = {PING: 8, PONG: 8, DONE: 24, REPORT: 32, HELLO: 32, FLOW: 8, FLOW_REPORT: 32}
 MAX_FLOWS = 16
 WINDOW = 16 * 1024 * 1024

@@ -1,4 +1,5 @@
 import Foundation
+import PeerBenchWorkloads
 import Testing
 
 @testable import PeerBenchPlugin
@@ -29,7 +30,7 @@ struct StreamEchoBatchingTests {
         func shutdown() {}
     }
 
-    static func frame(_ type: StreamFrameType, _ body: [UInt8] = []) -> [UInt8] {
+    static func frame(_ type: MessageType, _ body: [UInt8] = []) -> [UInt8] {
         var f = [UInt8](repeating: 0, count: StreamFraming.headerSize)
         f.withUnsafeMutableBytes { StreamFraming.writeHeader(type, bodyLength: body.count, to: $0.baseAddress!) }
         return f + body

@@ -114,7 +114,7 @@ import Testing
             _ = try await withTimeout(10) { try await plugin.runClient(cell, server: SocketAddress(host: "127.0.0.1", port: port)) }
         } throws: { error in
             let text = "\(error)"
-            return text.contains("TLS alert 120 no application protocol") && text.contains("does not speak ALPN \"peerbench-quic/1\"")
+            return text.contains("TLS alert 120 no application protocol") && text.contains("does not speak ALPN \"peerbench-quic/2\"")
         }
         #expect(MonotonicClock.elapsed(since: started) < 5_000_000_000, "an alert ends it, not the 30 s handshake timeout")
     }

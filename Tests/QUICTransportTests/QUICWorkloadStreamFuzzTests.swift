@@ -2,6 +2,7 @@ import Foundation
 import GnuTLSSupport
 import PeerBenchPlugin
 import PeerBenchSystem
+import PeerBenchWorkloads
 import Testing
 import TransportTestSupport
 
@@ -20,12 +21,12 @@ struct QUICWorkloadStreamFuzzTests {
     static func connection() throws -> QUICConnection {
         let credentials = try QUICConnection.tlsCredentials(caFile: certsDirectory + "/ca.pem", certFile: nil, keyFile: nil)
         let tls = try QUICConnection.makeTLS(
-            server: false, credentials: credentials, alpn: "peerbench-quic/1", verifyName: "127.0.0.1",
+            server: false, credentials: credentials, alpn: QUICConfiguration.alpn, verifyName: "127.0.0.1",
             requireClientCertificate: false)
         let address = SocketAddress(host: "127.0.0.1", port: 4433)
         return try QUICConnection(
             .client, local: try SockAddrBox(address), remote: try SockAddrBox(address), tls: tls,
-            settings: ConnectionSettings(), tlsContext: .init(isServer: true, caFile: nil, verifyName: nil, alpn: "peerbench-quic/1"),
+            settings: ConnectionSettings(), tlsContext: .init(isServer: true, caFile: nil, verifyName: nil, alpn: QUICConfiguration.alpn),
             peer: "fuzz")
     }
 
@@ -140,7 +141,7 @@ struct QUICWorkloadStreamFuzzTests {
         (FrameEncoder.encode(.flow(.max)), "out of bounds"),
         (FrameEncoder.encode(.flow(0)) + FrameEncoder.encode(.flow(1)), "not allowed"),
         (FrameEncoder.encode(.flowReport(FlowReportBody(messages: 1, bytes: 1, firstByteNanos: 1, lastByteNanos: 1))), "not allowed"),
-        ([FrameType.flow.rawValue, 0, 0, 0, 9] + [UInt8](repeating: 0, count: 9), "9-byte body"),
+        ([MessageType.flow.rawValue, 0, 0, 0, 9] + [UInt8](repeating: 0, count: 9), "9-byte body"),
     ]
 
     @Test("out-of-bounds requests are refused by name", arguments: Self.refused.indices)

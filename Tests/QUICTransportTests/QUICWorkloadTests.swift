@@ -22,7 +22,7 @@ import Testing
         #expect(m.status == CellStatus.ok)
         #expect((m.bulkNanos ?? 0) > 0)
         let quic = m.extra["quic"]?.objectValue ?? JSONObject()
-        #expect(quic["alpn"] == "peerbench-quic/1")
+        #expect(quic["alpn"] == "peerbench-quic/2")
         #expect(quic["server_bulk_streams"]?.intValue == (mode == .single ? 1 : 1000))
         #expect((quic["smoothed_rtt_ms"]?.doubleValue ?? -1) > 0)
         #expect((quic["cwnd_bytes"]?.intValue ?? 0) > 0)

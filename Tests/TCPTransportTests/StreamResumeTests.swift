@@ -25,7 +25,7 @@ struct StreamResumeTests {
         return o
     }()
 
-    static func frame(_ type: StreamFrameType, _ body: [UInt8]) -> [UInt8] {
+    static func frame(_ type: MessageType, _ body: [UInt8]) -> [UInt8] {
         var f = [UInt8](repeating: 0, count: StreamFraming.headerSize)
         f.withUnsafeMutableBytes { StreamFraming.writeHeader(type, bodyLength: body.count, to: $0.baseAddress!) }
         return f + body

@@ -1,6 +1,7 @@
 import PeerBenchCore
 import PeerBenchPlugin
 import PeerBenchStreams
+import PeerBenchWorkloads
 import Testing
 import TransportTestSupport
 
@@ -42,7 +43,7 @@ struct StreamServerFuzzTests {
 
     @Test("100 000 mutated streams: GOODBYE or a protocol error, never a trap")
     func fuzzStreamServer() {
-        func frame(_ type: StreamFrameType, _ body: [UInt8]) -> [UInt8] { UInt32(body.count).wireBytes + [type.rawValue] + body }
+        func frame(_ type: MessageType, _ body: [UInt8]) -> [UInt8] { UInt32(body.count).wireBytes + [type.rawValue] + body }
         let probe = frame(.probe, UInt32(3).wireBytes + UInt64(42).wireBytes)
         let clean: [[UInt8]] = [
             TCPHello.frame(), probe, probe + probe,

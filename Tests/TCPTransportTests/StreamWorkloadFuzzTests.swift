@@ -1,6 +1,7 @@
 import PeerBenchCore
 import PeerBenchPlugin
 import PeerBenchStreams
+import PeerBenchWorkloads
 import Testing
 import TransportTestSupport
 
@@ -11,7 +12,7 @@ import TransportTestSupport
 /// `TransportError`, never a trap), and the bounds a PULL and a FRAME_PULL must respect.
 @Suite("Stream server: workload frames under hostile input", .timeLimit(.minutes(3)))
 struct StreamWorkloadFuzzTests {
-    func frame(_ type: StreamFrameType, _ body: [UInt8]) -> [UInt8] { UInt32(body.count).wireBytes + [type.rawValue] + body }
+    func frame(_ type: MessageType, _ body: [UInt8]) -> [UInt8] { UInt32(body.count).wireBytes + [type.rawValue] + body }
 
     /// Serves `bytes` as one client's stream; "goodbye", or the error's text.
     func serve(_ bytes: [UInt8], seed: UInt64 = 1) -> (outcome: String, written: Int) {
@@ -51,7 +52,7 @@ struct StreamWorkloadFuzzTests {
     @Test(
         "numbers beyond the limits are protocol errors naming them, before anything is sent",
         arguments: [
-            (StreamFrameType.pull, UInt64(100_000_001).wireBytes + UInt64(10).wireBytes, "PULL of 100000001 messages"),
+            (MessageType.pull, UInt64(100_000_001).wireBytes + UInt64(10).wireBytes, "PULL of 100000001 messages"),
             (.pull, UInt64(10).wireBytes + UInt64(64 << 20 + 1).wireBytes, "PULL of 67108865-byte messages"),
             (.framePull, UInt32(100_001).wireBytes + UInt32(10).wireBytes + UInt64(20_000_000).wireBytes, "100001 frames"),
             (.framePull, UInt32(10).wireBytes + UInt32(10).wireBytes + UInt64.max.wireBytes, "a period of"),
@@ -59,7 +60,7 @@ struct StreamWorkloadFuzzTests {
             (.request, UInt32(0).wireBytes + UInt32(16 << 20 + 1).wireBytes, "a response of 16777217 bytes"),
             (.frame, UInt32.max.wireBytes, "frame 4294967295"),
         ])
-    func beyondTheLimits(type: StreamFrameType, body: [UInt8], words: String) {
+    func beyondTheLimits(type: MessageType, body: [UInt8], words: String) {
         let (outcome, written) = serve(TCPHello.frame() + frame(type, body) + frame(.goodbye, []))
         #expect(outcome.contains(words), "\(outcome)")
         #expect(written == TCPHello.frame().count, "only the HELLO was answered")

@@ -44,7 +44,7 @@ struct TCPFramingTests {
 
         let reader = StreamFrameReader(reading, capacity: 100)
         var count = ReceivedMessages()
-        var types: [StreamFrameType] = []
+        var types: [MessageType] = []
         var probeSeq: UInt32 = 0
         var probeTime: UInt64 = 0
         var endFields: (UInt64, UInt64) = (0, 0)

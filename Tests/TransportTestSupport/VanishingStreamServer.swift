@@ -60,7 +60,7 @@ public final class VanishingStreamServer: @unchecked Sendable {
         let stream = try open(connection)
         let reader = StreamFrameReader(stream)
         var ignored = ReceivedMessages()
-        func next() throws -> (type: StreamFrameType, body: [UInt8]) {
+        func next() throws -> (type: MessageType, body: [UInt8]) {
             guard let frame = try reader.nextControl(counting: &ignored) else { throw TransportError("vanishing server: the client closed") }
             return (frame.type, Array(frame.body))
         }
