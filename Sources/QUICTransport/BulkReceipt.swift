@@ -16,16 +16,18 @@ final class BulkReceipt {
     /// Bytes per 100 ms from the first bulk byte, sent in SERIES before the report.
     private(set) var series = BulkSeriesRecorder(maxIntervals: SeriesBody.maxIntervals)
 
-    /// `n` body bytes of a bulk message arrived at `now` (`complete`: its last).
-    func count(_ n: Int, complete: Bool, at now: UInt64) {
+    /// `n` body bytes of a bulk message arrived at `now` (`complete`: its last), and
+    /// the app took the message at `takenAt` (`AppReceiveLoop`; `now` without one).
+    func count(_ n: Int, complete: Bool, at now: UInt64, takenAt: UInt64? = nil) {
         if firstByteAt == nil { firstByteAt = now }
         lastByteAt = now
         bytes += UInt64(n)
         if n > 0 { series.record(bytes: n, at: now) }
         if complete {
+            let at = takenAt ?? now
             messages += 1
-            if firstMessageAt == nil { firstMessageAt = now }
-            lastMessageAt = now
+            if firstMessageAt == nil { firstMessageAt = at }
+            lastMessageAt = at
         }
     }
 
