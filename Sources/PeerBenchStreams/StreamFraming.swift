@@ -76,6 +76,17 @@ public final class StreamFrameReader {
     /// When the bytes in the buffer arrived: the return of the recv() that brought them
     /// (a frame returned by `nextControl` arrived whole then).
     public private(set) var filledAt: UInt64 = 0
+    /// The receiving app's loop (the field study's `send-loop` method with an app cost):
+    /// each frame is taken one message time after the one before, DATA is counted when
+    /// taken, and the socket is read no faster than the app takes frames. nil: frames
+    /// are taken as they arrive.
+    public var appLoop: AppReceiveLoop?
+    /// When the frame `nextControl` returned last was taken: `filledAt`, or with
+    /// `appLoop` the app's time for it.
+    public private(set) var takenAt: UInt64 = 0
+    /// Bytes one read may bring while `appLoop` paces the reads: about what one receive
+    /// callback would hand the app, so the kernel's buffer, not this one, holds the rest.
+    static let appPacedReadBytes = 16 << 10
 
     public init(_ stream: any ByteStream, capacity: Int = 256 << 10) {
         self.stream = stream
@@ -96,7 +107,7 @@ public final class StreamFrameReader {
                 head += n
                 dataRemaining -= n
                 count.bytesArrived(n, at: filledAt)
-                if dataRemaining == 0 { count.messageArrived(at: filledAt) }
+                if dataRemaining == 0 { count.messageArrived(at: take()) }
                 continue
             }
             let available = tail - head
@@ -112,7 +123,7 @@ public final class StreamFrameReader {
                         throw TransportError("protocol error: DATA frame of \(length) bytes exceeds the \(StreamFraming.maxMessageSize)-byte limit")
                     }
                     head += StreamFraming.headerSize
-                    if length == 0 { count.messageArrived(at: filledAt) } else { dataRemaining = length }
+                    if length == 0 { count.messageArrived(at: take()) } else { dataRemaining = length }
                     dataLength = length
                     continue
                 }
@@ -122,6 +133,7 @@ public final class StreamFrameReader {
                 if available >= StreamFraming.headerSize + length {
                     let start = head + StreamFraming.headerSize
                     head = start + length
+                    takenAt = take()
                     return (type, UnsafeRawBufferPointer(rebasing: storage[start..<head]))
                 }
             }
@@ -147,6 +159,13 @@ public final class StreamFrameReader {
         return tail - head >= StreamFraming.headerSize + Int(header.readBE(UInt32.self, at: 0))
     }
 
+    /// When the app takes the message whose last byte is in the buffer now.
+    @inline(__always)
+    private func take() -> UInt64 {
+        guard appLoop != nil else { return filledAt }
+        return appLoop!.take(arrivedAt: filledAt)
+    }
+
     /// Appends one recv() worth of bytes; false on end of stream.
     private func fill() throws -> Bool {
         if head == tail {
@@ -159,7 +178,11 @@ public final class StreamFrameReader {
             head = 0
             tail = n
         }
-        let free = UnsafeMutableRawBufferPointer(rebasing: storage[tail...])
+        var free = UnsafeMutableRawBufferPointer(rebasing: storage[tail...])
+        if let appLoop {
+            appLoop.waitUntilReady()
+            free = UnsafeMutableRawBufferPointer(rebasing: free.prefix(Self.appPacedReadBytes))
+        }
         guard let n = try stream.readSome(free) else {
             throw TransportError("timed out waiting for \(waitingFor) (cell deadline)")
         }

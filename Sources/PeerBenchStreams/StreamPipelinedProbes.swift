@@ -48,6 +48,9 @@ final class PipelinedEchoCollector: Sendable {
         rtts.reserveCapacity(expected)
         var firstAt: UInt64?
         var lastAt: UInt64?
+        // The app takes each echo one receive cost after the one before.
+        reader.appLoop = AppReceiveLoop(connection.client.appLoop)
+        defer { reader.appLoop = nil }
         do {
             var ignored = ReceivedMessages()  // the client receives no DATA
             reader.waitingFor = "the echoes of the pipelined probes"
@@ -55,7 +58,7 @@ final class PipelinedEchoCollector: Sendable {
                 guard let frame = try reader.nextControl(counting: &ignored) else {
                     throw TransportError("\(who): the server closed the connection during the pipelined RTT probes")
                 }
-                let now = MonotonicClock.now()
+                let now = reader.appLoop == nil ? MonotonicClock.now() : reader.takenAt
                 guard frame.type == .echo, frame.body.count == 12,
                     frame.body.readBE(UInt32.self, at: 0) == UInt32(truncatingIfNeeded: rtts.count)
                 else {

@@ -41,11 +41,16 @@ public struct StreamWorkloadClient {
     /// them (`HelperConnection`).
     let stream: any ByteStream
     let reader: StreamFrameReader
+    /// The application's time per message (`CellContext.appLoop`): the send loop's
+    /// probes and per-message writes go no faster than one per `sendNanos`, and the
+    /// pipelined probes' echoes are taken one per `receiveNanos`.
+    let appLoop: AppLoop
 
-    public init(_ transport: String, over stream: any ByteStream) {
+    public init(_ transport: String, over stream: any ByteStream, appLoop: AppLoop = .none) {
         self.transport = transport
         who = "\(transport) client"
         self.stream = stream
+        self.appLoop = appLoop
         reader = StreamFrameReader(stream)
     }
 
@@ -109,9 +114,11 @@ public struct StreamWorkloadClient {
         collector.start()
         var frame = [UInt8](repeating: 0, count: StreamFraming.headerSize + 12)
         var times = PipelinedProbeTimes()
+        let app = MessageSchedule(appLoop, start: MonotonicClock.now())
         // A failed write ends the cell; the reader then ends when the connection closes.
         for seq in 0..<count {
             RTTMethod.waitForSend(seq, start: times.firstSentAt, spacing: spacingNanos)
+            app?.wait(for: seq)
             let t = MonotonicClock.now()
             frame.withUnsafeMutableBytes { p in
                 StreamFraming.writeHeader(.probe, bodyLength: 12, to: p.baseAddress!)
@@ -127,6 +134,7 @@ public struct StreamWorkloadClient {
         times.firstEchoAt = answers.firstAt
         times.lastEchoAt = answers.lastAt
         m.extra[PipelinedProbeTimes.extraKey] = times.json
+        if let loop = appLoop.extra { m.extra[AppLoop.extraKey] = loop }
     }
 
     /// One PROBE and its ECHO; returns the RTT. `sent` runs once the PROBE is written.
@@ -221,6 +229,9 @@ public struct StreamWorkloadClient {
         }
         var probes = LoadedProbeSchedule(loadedProbes)
         let start = progress?.startedAt ?? MonotonicClock.now()
+        // The app's send loop hands each message over no faster than its cost allows.
+        let app = writes == .perMessage ? MessageSchedule(appLoop, start: start) : nil
+        if app != nil, let loop = appLoop.extra { m.extra[AppLoop.extraKey] = loop }
         if alsoDown { try StreamFraming.controlFrame(.pull, [UInt64(payload.count), UInt64(payload.size)]).withUnsafeBytes { try write($0) } }
         probes.begin(at: start)
         var left = payload.count - (progress?.offset ?? 0)
@@ -228,6 +239,7 @@ public struct StreamWorkloadClient {
         if left <= 0 { try end.withUnsafeBytes { try write($0) } }
         while left > 0 {
             if let frame = probes.probeIfDue() { try frame.withUnsafeBytes { try write($0) } }
+            app?.wait(for: payload.count - left)
             let n = min(left, perBatch)
             var bytes = n * frameSize
             if n == left {
@@ -299,9 +311,12 @@ public enum StreamWorkloadServer {
     /// With `resume` (the cell's `reconnect`), RESUMABLE and RESUME are answered and the
     /// DATA count lives in the host across the client's connections (StreamResumeHost.swift);
     /// without, those frames are protocol errors and nothing changes on the wire.
+    /// With `appLoop` (`CellContext.appLoop`), the app takes each frame one receive
+    /// cost after the one before (`StreamFrameReader.appLoop`) and answers a probe in the
+    /// callback that took it.
     public static func serve(
         _ transport: String, over stream: any ByteStream, greeting: StreamGreeting?,
-        resume host: StreamResumeHost? = nil
+        resume host: StreamResumeHost? = nil, appLoop: AppLoop = .none
     ) throws {
         let who = "\(transport) server"
         let writer = StreamServerWriter(stream, who: who)
@@ -309,6 +324,7 @@ public enum StreamWorkloadServer {
         var kinds = StreamWorkloadServerKinds(who: who, writer: writer)
         defer { kinds.abandon() }
         let reader = StreamFrameReader(stream)
+        reader.appLoop = AppReceiveLoop(appLoop)
         reader.waitingFor = "the client's next frame"
         var count = ReceivedMessages(series: BulkSeriesRecorder(maxIntervals: StreamFraming.maxReportIntervals))
         var resume = host.map { StreamResumeConnection(host: $0, stream: stream) }
@@ -329,7 +345,13 @@ public enum StreamWorkloadServer {
                 try greeting.frame.withUnsafeBytes { try send($0, "after HELLO") }
             case .probe:
                 echoes.add(frame.body)
-                if !reader.hasBufferedControlFrame { try echoes.flush(writer) }
+                if reader.appLoop != nil {
+                    // The app answers each probe in the callback that took it.
+                    MonotonicClock.sleep(until: reader.takenAt)
+                    try echoes.flush(writer)
+                } else if !reader.hasBufferedControlFrame {
+                    try echoes.flush(writer)
+                }
             case .end:
                 try report(frame.body, count: count, send: send)
             case .goodbye:

@@ -8,17 +8,19 @@ import PeerBenchWorkloads
 /// HELLO connection's and every RESUME connection's after it), so the counts the
 /// REPORT carries cover them all.
 final class BulkReceipt {
-    /// Bytes per 100 ms from the first bulk byte, sent in SERIES before the report.
+    /// The messages; their series (bytes per 100 ms from the first bulk byte) goes in
+    /// SERIES before the report.
     private(set) var received = ReceivedMessages(series: BulkSeriesRecorder(maxIntervals: SeriesBody.maxIntervals))
     private(set) var firstByteAt: UInt64?
     private(set) var lastByteAt: UInt64 = 0
 
-    /// `n` body bytes of a bulk message arrived at `now` (`complete`: its last).
-    func count(_ n: Int, complete: Bool, at now: UInt64) {
+    /// `n` body bytes of a bulk message arrived at `now` (`complete`: its last), and
+    /// the app took the message at `takenAt` (`AppReceiveLoop`; `now` without one).
+    func count(_ n: Int, complete: Bool, at now: UInt64, takenAt: UInt64? = nil) {
         if firstByteAt == nil { firstByteAt = now }
         lastByteAt = now
         received.bytesArrived(n, at: now)
-        if complete { received.messageArrived(at: now) }
+        if complete { received.messageArrived(at: takenAt ?? now) }
     }
 
     /// A lost connection's messages that never arrived whole: their bytes leave the

@@ -1,5 +1,6 @@
 import PeerBenchPlugin
 import PeerBenchSystem
+import PeerBenchWorkloads
 
 /// What went over the client's control stream that the measurement reads: the PONGs'
 /// arrival times, the loaded probes sent, and the server's REPORT, SERIES and RESUMED
@@ -17,6 +18,8 @@ struct ControlStreamLog {
     private(set) var series: BulkSeries?
     /// `reconnect`: the server's RESUMED on a re-made connection (nil until it arrives).
     var resumedAnswer: ResumedBody?
+    /// The receiving app (`CellContext.appLoop`): each PONG is timed when it takes it.
+    var app: AppReceiveLoop?
 
     /// Takes in one control frame from the server; throws for one a server never sends.
     mutating func note(_ frame: ControlFrame) throws {
@@ -25,7 +28,7 @@ struct ControlStreamLog {
             let now = MonotonicClock.now()
             if firstPongAt == nil { firstPongAt = now }
             // The early PING is not an idle probe: kept out of `pongs`, which counts those.
-            if seq != QUICClient.earlyProbeSeq { pongs[seq] = now }
+            if seq != QUICClient.earlyProbeSeq { pongs[seq] = app == nil ? now : app!.take(arrivedAt: now) }
         case .report(let r): report = r
         case .series(let s):
             guard report == nil else { throw FramingError(description: "SERIES after REPORT") }

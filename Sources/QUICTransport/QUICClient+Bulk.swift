@@ -1,5 +1,6 @@
 import PeerBenchPlugin
 import PeerBenchSystem
+import PeerBenchWorkloads
 
 /// The upload's bulk phase (docs/protocol/quic.md): the messages handed to streams by
 /// `BulkSchedule`, DONE, loaded probes on the control stream or a separate flow, and
@@ -17,7 +18,7 @@ extension QUICClient {
         stream control: Int64, offset: Int = 0, bulkStart: UInt64 = MonotonicClock.now(),
         handed: ((Int) -> Void)? = nil, into m: inout TransportMeasurement
     ) throws -> Int? {
-        var bulk = BulkSchedule(count: count - offset, mode: config.streams)
+        var bulk = BulkSchedule(count: count - offset, mode: config.streams, app: MessageSchedule(appLoop, start: bulkStart))
         var doneSent = false
         let separate = config.loadedRttProbes?.flow == .separate
         var loaded = LoadedProbeSchedule(separate ? nil : config.loadedRttProbes)
@@ -41,11 +42,13 @@ extension QUICClient {
                         probeQueued = false
                         return 0
                     }
-                    return loaded.intervalNanos == nil || bulkNanos != nil ? nil : loaded.nanosUntilDue()
+                    let probe = loaded.intervalNanos == nil || bulkNanos != nil ? nil : loaded.nanosUntilDue()
+                    guard !doneSent, let message = bulk.nanosUntilDue(now: MonotonicClock.now()) else { return probe }
+                    return min(message, probe ?? .max)
                 }
             ) {
                 if !doneSent {
-                    bulk.advance(connection: connection, block: block)
+                    bulk.advance(connection: connection, block: block, now: MonotonicClock.now())
                     if bulk.isHandedOver {
                         connection.sender(control).append(
                             copying: FrameEncoder.encode(

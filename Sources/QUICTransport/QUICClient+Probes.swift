@@ -52,9 +52,12 @@ extension QUICClient {
         sentAt.reserveCapacity(probes)
         var times = PipelinedProbeTimes()
         let start = MonotonicClock.now()
+        let app = MessageSchedule(appLoop, start: start)
+        // Probe k is due at start + k x spacing, and no sooner than the app hands it over.
+        func dueAt(_ k: Int) -> UInt64 { max(start &+ UInt64(k) &* spacing, app?.due(k) ?? 0) }
         func queueDue() {
             let now = MonotonicClock.now()
-            while sentAt.count < probes && (spacing == 0 || start &+ UInt64(sentAt.count) &* spacing <= now) {
+            while sentAt.count < probes && dueAt(sentAt.count) <= now {
                 let t = MonotonicClock.now()
                 connection.sender(control).append(copying: FrameEncoder.encode(.ping(UInt64(sentAt.count))))
                 sentAt.append(t)
@@ -64,7 +67,7 @@ extension QUICClient {
         queueDue()
         func nextDue() -> UInt64? {
             guard sentAt.count < probes else { return nil }
-            let due = start &+ UInt64(sentAt.count) &* spacing, now = MonotonicClock.now()
+            let due = dueAt(sentAt.count), now = MonotonicClock.now()
             return due > now ? due - now : 0
         }
         // Only idle PONGs (0..<probes) can be in `pongs` before the bulk phase.

@@ -44,6 +44,9 @@ final class QUICClient: QUICConnectionDelegate {
     var resumption: ClientResumption
     /// `migrate`: the path's judge and the migrations.
     var migration: ClientMigration
+    /// The app's time per message (`CellContext.appLoop`): probes and bulk messages are
+    /// handed to ngtcp2 no faster than one per send cost, PONGs taken one per receive cost.
+    var appLoop: AppLoop = .none
 
     init(
         config: QUICConfiguration, server: SocketAddress, token: CellToken, deadline: UInt64, cancellation: CellCancellation,
@@ -106,6 +109,8 @@ final class QUICClient: QUICConnectionDelegate {
 
         let (first, start) = try handshake()
         m.connectNanos = (first.handshakeCompletedAt ?? start) - start
+        log.app = AppReceiveLoop(appLoop)
+        if let loop = appLoop.extra { m.extra[AppLoop.extraKey] = loop }
         let control = try idleProbes(probes, method: method, probeSpacing: probeSpacing, on: first, into: &m)
 
         // Bulk phase: every message is the same immutable block (frame header + body),

@@ -170,7 +170,7 @@ public struct QUICPlugin: TransportPlugin {
         let loop = try await cell.server.run("quic-server-bind") { [settings] in
             try QUICServerLoop(
                 server: cell.server, config: settings, token: CellToken(cell: cell), logger: cell.logger,
-                serviceClass: cell.wifi.serviceClass)
+                serviceClass: cell.wifi.serviceClass, appLoop: cell.appLoop)
         }
         cell.cancellation.onCancel { loop.stop() }
         let task = Task { try await cell.server.run("quic-server") { try loop.run() } }
@@ -195,6 +195,7 @@ public struct QUICPlugin: TransportPlugin {
                 config: settings, server: server, token: CellToken(cell: cell), deadline: cell.deadline,
                 cancellation: cell.cancellation, serviceClass: cell.wifi.serviceClass, store: store)
             client.resumption.primingNanos = primingNanos
+            client.appLoop = cell.appLoop
             return try client.run(
                 payload: cell.payload, probes: cell.rttProbes, seed: cell.seed, method: cell.rttMethod,
                 probeSpacing: cell.rttProbeSpacingNanos, askSpan: cell.serverHello[QUICServerHandle.reportSpanKey]?.boolValue == true,

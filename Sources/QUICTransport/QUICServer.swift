@@ -37,9 +37,15 @@ final class QUICServerLoop: @unchecked Sendable {
     private var routes: [[UInt8]: ServerSession] = [:]
     private let readPath: UnsafeMutablePointer<ngtcp2_path_storage>
     private let logger: Logger
+    /// The receiving app's time per message (`CellContext.appLoop`), for every session.
+    private let appLoop: AppLoop
 
     /// Binds on `server` (`Endpoint.bindServer`). Call inside the server endpoint (its network namespace).
-    init(server: Endpoint, config: QUICConfiguration, token: CellToken, logger: Logger, serviceClass: ServiceClass) throws {
+    init(
+        server: Endpoint, config: QUICConfiguration, token: CellToken, logger: Logger, serviceClass: ServiceClass,
+        appLoop: AppLoop = .none
+    ) throws {
+        self.appLoop = appLoop
         channel = try UDPChannel(family: SocketAddress(host: server.address, port: 0).family, serviceClass: serviceClass)
         address = try server.bindServer(channel.socket)
         local = try SockAddrBox(address)
@@ -67,7 +73,7 @@ final class QUICServerLoop: @unchecked Sendable {
         while true {
             let now = MonotonicClock.now()
             // Timers, and the next frame a frame-down flow owes (isochronous workload).
-            let next = sessions.map { min($0.connection.expiry, $0.workload.nextDue ?? .max) }.min() ?? .max
+            let next = sessions.map { min($0.connection.expiry, $0.workload.nextDue ?? .max, $0.nextPongDue ?? .max) }.min() ?? .max
             // While a report waits for its acknowledgement, look again soon (see `isComplete`).
             let cap: UInt64 = sessions.contains(where: \.reportSent) ? 20_000_000 : 1_000_000_000
             let timeout = next <= now ? 0 : min(next - now, cap)
@@ -97,7 +103,10 @@ final class QUICServerLoop: @unchecked Sendable {
         var outcome: Outcome?
         for s in sessions {
             let c = s.connection
-            if !c.isFinished { s.workload.tick(now: now) }
+            if !c.isFinished {
+                s.workload.tick(now: now)
+                s.answerDuePongs(now: now)
+            }
             c.service(now: now, transmit: transmit)
             let isCellClient = claim.holder === s
             if isCellClient, s.isComplete(now: now) {
@@ -177,7 +186,7 @@ final class QUICServerLoop: @unchecked Sendable {
             settings.maxUniStreams = 0
             let c = try QUICConnection(
                 .server(initial: hd), local: local, remote: peer, tls: tls, settings: settings, tlsContext: ctx, peer: peerText)
-            let s = ServerSession(connection: c, token: token, claim: claim, sendsTicket: resumption != nil)
+            let s = ServerSession(connection: c, token: token, claim: claim, sendsTicket: resumption != nil, appLoop: appLoop)
             c.delegate = s
             s.onNewID = { [unowned self, unowned s] cid in self.routes[cid] = s }
             sessions.append(s)

@@ -1,6 +1,7 @@
 import CNgtcp2
 import PeerBenchPlugin
 import PeerBenchSystem
+import PeerBenchWorkloads
 
 #if canImport(Glibc)
     import Glibc
@@ -32,8 +33,15 @@ final class ServerSession: QUICConnectionDelegate {
     private let sendsTicket: Bool
     /// The request, frame and pull streams of the workloads beyond the upload.
     let workload: ServerWorkloadStreams
+    /// The receiving app (`CellContext.appLoop`): it takes each bulk message and PING one
+    /// receive cost after the one before; a PING's PONG waits in `pendingPongs` until then.
+    private var app: AppReceiveLoop?
+    private var pendingPongs: [(at: UInt64, seq: UInt64, stream: Int64)] = []
 
-    init(connection: QUICConnection, token: CellToken, claim: CellClaim, sendsTicket: Bool = false) {
+    init(
+        connection: QUICConnection, token: CellToken, claim: CellClaim, sendsTicket: Bool = false, appLoop: AppLoop = .none
+    ) {
+        app = AppReceiveLoop(appLoop)
         self.connection = connection
         workload = ServerWorkloadStreams(connection: connection)
         self.sendsTicket = sendsTicket
@@ -110,7 +118,8 @@ final class ServerSession: QUICConnectionDelegate {
     /// series and the receiver's span.
     private func countBulk(_ n: Int, complete: Bool, on stream: Int64) {
         guard !released else { return }
-        receipt.count(n, complete: complete, at: MonotonicClock.now())
+        let now = MonotonicClock.now()
+        receipt.count(n, complete: complete, at: now, takenAt: complete ? taken(arrivedAt: now) : now)
         if complete { partial[stream] = nil } else { partial[stream, default: 0] += UInt64(n) }
     }
 
@@ -179,7 +188,13 @@ final class ServerSession: QUICConnectionDelegate {
             controlStream = stream
         case .ping(let seq):
             try requireHello()
-            connection.sender(stream).append(copying: FrameEncoder.encode(.pong(seq)))
+            let now = MonotonicClock.now()
+            let at = taken(arrivedAt: now)
+            if at > now {
+                pendingPongs.append((at, seq, stream))
+            } else {
+                connection.sender(stream).append(copying: FrameEncoder.encode(.pong(seq)))
+            }
         case .done(let d):
             try requireHello()
             guard claim.probeFlow !== self else { throw FramingError(description: "DONE on the probe flow") }
@@ -189,6 +204,23 @@ final class ServerSession: QUICConnectionDelegate {
             throw FramingError(description: "client sent a server-only frame (\(frame))")
         case .request, .frame, .framePull, .pull, .flow:
             throw FramingError(description: "\(frame) on the control stream; it opens a workload stream of its own")
+        }
+    }
+
+    /// When the app takes a message that arrived at `arrival` (itself without an app loop).
+    private func taken(arrivedAt arrival: UInt64) -> UInt64 {
+        guard app != nil else { return arrival }
+        return app!.take(arrivedAt: arrival)
+    }
+
+    /// When the next PONG the app still owes is due; nil when none.
+    var nextPongDue: UInt64? { pendingPongs.first?.at }
+
+    /// Answers the PINGs the app has taken by `now` (their times only grow).
+    func answerDuePongs(now: UInt64) {
+        while let p = pendingPongs.first, p.at <= now {
+            pendingPongs.removeFirst()
+            connection.sender(p.stream).append(copying: FrameEncoder.encode(.pong(p.seq)))
         }
     }
 

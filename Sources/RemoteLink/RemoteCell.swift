@@ -35,10 +35,14 @@ public enum RemoteCell {
         /// The cell's workload as the matrix wrote it (docs/WORKLOADS.md); nil (absent)
         /// for the plain upload, and from a client before the key existed.
         public var workload: JSONValue?
+        /// The application's time per message at each end (`app_loop`); nil (absent)
+        /// for none, and from a client before the key existed.
+        public var appLoop: AppLoop?
 
         enum CodingKeys: String, CodingKey {
             case plugin, label, options, cellID = "cell_id", repetition, seed, payload, rttProbes = "rtt_probes", rttMethod = "rtt_method"
             case timeoutSeconds = "timeout_seconds", environment, distanceLabel = "distance_label", distanceMeters = "distance_m", wifi, workload
+            case appLoop = "app_loop"
         }
 
         public init(transport: TransportSpec, cell: CellContextSeed, link: ResolvedLink, timeoutSeconds: Double) {
@@ -57,6 +61,7 @@ public enum RemoteCell {
             distanceMeters = link.distanceMeters
             wifi = transport.wifi
             workload = cell.workload.json
+            appLoop = cell.appLoop.isNone ? nil : cell.appLoop
         }
 
         /// The workload, read by the matrix's rules and bounds; throws naming `$.workload`.

@@ -62,6 +62,10 @@ public final class ServeCell: Sendable {
             rttMethod: request.rttMethod ?? .pingPong)
         context.wifi = request.wifi ?? .default
         context.workload = workload
+        if let loop = request.appLoop, max(loop.sendNanos, loop.receiveNanos) > AppLoop.maxNanos {
+            throw TransportError("cell request: $.app_loop: at most \(AppLoop.maxNanos / 1_000) µs per message")
+        }
+        context.appLoop = request.appLoop ?? .none
         context.dataKey = try CellDataKey.random()
         let cell = context
         let cpu = CPUAccount()

@@ -11,7 +11,7 @@ enum TCPClient {
         var m = TransportMeasurement()
         try cell.withStreamConnection("tcp", to: server, configure: options.apply) { s, connectNanos in
             m.connectNanos = connectNanos
-            let workload = StreamWorkloadClient("tcp", over: s)
+            let workload = StreamWorkloadClient("tcp", over: s, appLoop: cell.appLoop)
             try workload.greet(TCPHello.greeting)
             let token = try options.reconnect.map { _ in try workload.requestResumption() }
             try workload.probe(count: cell.rttProbes, method: cell.rttMethod, spacingNanos: cell.rttProbeSpacingNanos, into: &m)

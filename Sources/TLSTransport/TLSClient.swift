@@ -31,7 +31,7 @@ enum TLSClient {
             m.extra["tls"] = .object(info)
 
             // No HELLO: the TLS handshake already opened the session.
-            let workload = StreamWorkloadClient("tls", over: tls)
+            let workload = StreamWorkloadClient("tls", over: tls, appLoop: cell.appLoop)
             let token = try options.reconnect.map { _ in try workload.requestResumption() }
             try workload.probe(count: cell.rttProbes, method: cell.rttMethod, spacingNanos: cell.rttProbeSpacingNanos, into: &m)
             if cell.workload.streams > 1, let payload = cell.payload {

@@ -24,7 +24,7 @@ enum TLSServer {
             // Every re-made connection has its own handshake; the DATA count lives across them.
             let host = StreamResumeHost()
             return try await cell.serveResumableConnections("tls", finished: { host.finished }) { conn in
-                try serveOne(conn, options: options, credentials: credentials, ticketKey: ticketKey, resume: host)
+                try serveOne(conn, options: options, credentials: credentials, ticketKey: ticketKey, resume: host, appLoop: cell.appLoop)
             }
         }
         // A separate probe flow (loadedRttProbes.flow) is a second TLS connection, served alike.
@@ -33,7 +33,7 @@ enum TLSServer {
             "tls", count: max(options.loadedRttProbes?.flow == .separate ? 2 : 1, cell.workload.streams),
             primingFirst: options.sessionTickets
         ) { conn in
-            try serveOne(conn, options: options, credentials: credentials, ticketKey: ticketKey, resume: nil)
+            try serveOne(conn, options: options, credentials: credentials, ticketKey: ticketKey, resume: nil, appLoop: cell.appLoop)
         }
     }
 
@@ -41,12 +41,12 @@ enum TLSServer {
     /// resumable session), close_notify.
     private static func serveOne(
         _ conn: Socket, options: TLSOptions, credentials: GnuTLSCredentials, ticketKey: TLSSessionTicketKey?,
-        resume: StreamResumeHost?
+        resume: StreamResumeHost?, appLoop: AppLoop
     ) throws {
         try conn.setUp(options)
         let tls = try TLSSession(server: conn, credentials: credentials, ticketKey: ticketKey)
         try tls.handshake()
-        try StreamWorkloadServer.serve("tls", over: tls, greeting: nil, resume: resume)
+        try StreamWorkloadServer.serve("tls", over: tls, greeting: nil, resume: resume, appLoop: appLoop)
         tls.bye()  // close_notify: the client reads it as the end of the stream
     }
 }

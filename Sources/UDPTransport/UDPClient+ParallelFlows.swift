@@ -86,7 +86,7 @@ extension UDPClient {
     ) throws -> FlowResult {
         var signalled = false
         defer { if !signalled { ready.signal() } }
-        let s = try UDPSocketSetup.make(family: server.family)
+        let s = try UDPSocketSetup.make(family: server.family, receiveBuffer: options.receiveBufferBytes)
         cell.markServiceClass(s)
         cell.cancellation.register(s)
         defer {

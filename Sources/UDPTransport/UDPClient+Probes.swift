@@ -22,9 +22,11 @@ extension UDPClient {
         let reader = UDPPipelinedProber(socket: socket, session: session, count: cell.rttProbes, cell: cell)
         reader.start()
         var times = PipelinedProbeTimes()
+        let app = MessageSchedule(cell.appLoop, start: MonotonicClock.now())
         do {
             for seq in 0..<cell.rttProbes {
                 RTTMethod.waitForSend(seq, start: times.firstSentAt, spacing: cell.rttProbeSpacingNanos)
+                app?.wait(for: seq)
                 try send(header(.probe, UInt64(seq)).datagram())
                 times.sent(at: MonotonicClock.now())
                 m.probesSent = seq + 1
@@ -42,6 +44,7 @@ extension UDPClient {
         times.firstEchoAt = answers.firstAt
         times.lastEchoAt = answers.lastAt
         m.extra[PipelinedProbeTimes.extraKey] = times.json
+        if let loop = cell.appLoop.extra { m.extra[AppLoop.extraKey] = loop }
         if let last = answers.lastAt { keepAlive?.heard(at: last) }
     }
 

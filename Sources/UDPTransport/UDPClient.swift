@@ -53,7 +53,7 @@ final class UDPClient {
     }
 
     static func run(_ cell: CellContext, server: SocketAddress, options: UDPOptions) throws -> TransportMeasurement {
-        let s = try UDPSocketSetup.make(family: server.family)
+        let s = try UDPSocketSetup.make(family: server.family, receiveBuffer: options.receiveBufferBytes)
         cell.markServiceClass(s)
         cell.cancellation.register(s)
         defer { cell.cancellation.unregister(s) }
@@ -158,6 +158,9 @@ final class UDPClient {
         loaded.schedule.begin(at: start)
         let paceFrom = from == 0 ? start : MonotonicClock.now()
         let pacer = options.rateMbps.map { UDPPacer(rateMbps: $0, payloadBytes: payload.size, start: paceFrom) }
+        // The app's send loop: one datagram per send cost at most (CellContext.appLoop).
+        let app = MessageSchedule(cell.appLoop, start: paceFrom)
+        if app != nil, let loop = cell.appLoop.extra { m.extra[AppLoop.extraKey] = loop }
         var sent = from
         handed = from
         while sent < payload.count {
@@ -171,6 +174,10 @@ final class UDPClient {
                 UDPPacer.wait(until: pacer.due(sent - from))
                 // Catch up in one batch if the thread was descheduled, never run ahead.
                 k = min(k, max(1, pacer.dueCount(at: MonotonicClock.now()) - (sent - from)))
+            }
+            if let app {
+                app.wait(for: sent - from)
+                k = min(k, max(1, app.dueCount(at: MonotonicClock.now()) - (sent - from)))
             }
             let now = MonotonicClock.now()
             for i in 0..<k {

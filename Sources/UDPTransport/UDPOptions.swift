@@ -14,6 +14,11 @@ public struct UDPOptions: Sendable, Equatable {
     public var keepAlive: UDPKeepAlive?
     /// Resume the bulk phase after the keepalive's verdict; nil = off (needs `keepAlive`).
     public var reconnect: ReconnectPolicy?
+    /// SO_RCVBUF of every socket of the cell (the kernel doubles it); nil = 16 MiB, so a
+    /// loopback run does not drop because the receiver was descheduled. A receiving app
+    /// slower than its sender (`CellContext.appLoop`) loses what overflows it, as the
+    /// phones' UDP did.
+    public var receiveBufferBytes: Int?
 
     public init(
         rateMbps: Double? = nil, probeTimeoutMs: Int = 1_000, loadedRttProbes: LoadedRttProbes? = nil,
@@ -30,6 +35,10 @@ public struct UDPOptions: Sendable, Equatable {
         probeTimeoutMs = try options.int("probeTimeoutMs", default: 1_000, range: 1...60_000)
         loadedRttProbes = try LoadedRttProbes.read(options)
         keepAlive = try UDPKeepAlive.read(options)
+        // Read only when written, so matrices without it keep their cell ids.
+        if options.has("receiveBufferBytes") {
+            receiveBufferBytes = try options.int("receiveBufferBytes", default: 0, range: 4_096...(64 << 20))
+        }
         reconnect = try ReconnectPolicy.read(
             options, detectedBy: keepAlive != nil, loadedRttProbes: loadedRttProbes,
             missing:
@@ -45,5 +54,8 @@ public struct UDPOptions: Sendable, Equatable {
             OptionDescriptor(
                 "probeTimeoutMs", type: "int", default: "1000",
                 help: "Wait this long for a probe's echo before counting the probe as lost (1-60000)."),
+            OptionDescriptor(
+                "receiveBufferBytes", type: "int", default: "null",
+                help: "SO_RCVBUF of the cell's sockets (4096-67108864): what a receiver slower than its sender holds before it drops; null = 16 MiB."),
         ] + LoadedRttProbes.descriptors + UDPKeepAlive.descriptors + ReconnectPolicy.descriptors
 }

@@ -1,6 +1,7 @@
 import Foundation
 import PeerBenchPlugin
 import PeerBenchSystem
+import PeerBenchWorkloads
 import Synchronization
 
 #if canImport(Glibc)
@@ -66,8 +67,11 @@ final class UDPPipelinedProber: Sendable {
         var firstAt: UInt64?
         var lastAt: UInt64?
         var rx = [UInt8](repeating: 0, count: 2_048)
+        // The app takes each echo one receive cost after the one before (CellContext.appLoop).
+        var app = AppReceiveLoop(cell.appLoop)
         do {
             while answered < count {
+                app?.waitUntilReady()
                 let now = MonotonicClock.now()
                 var wait = Self.tick
                 if let last = lastSent.withLock({ $0 }) {
@@ -85,7 +89,8 @@ final class UDPPipelinedProber: Sendable {
                 }
                 guard let n else { continue }
                 if n == 0 { throw TransportError("udp client: socket shut down (cell cancelled)") }
-                let arrived = MonotonicClock.now()
+                let received = MonotonicClock.now()
+                let arrived = app?.take(arrivedAt: received) ?? received
                 rx.withUnsafeBytes { p in
                     // Late HELLO_ACKs and duplicated echoes are skipped; only the first
                     // echo of a probe counts.

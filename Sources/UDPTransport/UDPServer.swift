@@ -1,6 +1,7 @@
 import PeerBenchPlugin
 import PeerBenchSockets
 import PeerBenchSystem
+import PeerBenchWorkloads
 
 #if canImport(Glibc)
     import Glibc
@@ -17,7 +18,8 @@ enum UDPServer {
         var sockets: [Socket] = []
         for _ in 0..<flows {
             let s = try await cell.server.run("udp-bind") { () throws -> Socket in
-                let s = try UDPSocketSetup.make(family: SocketAddress(host: cell.server.address, port: 0).family)
+                let s = try UDPSocketSetup.make(
+                    family: SocketAddress(host: cell.server.address, port: 0).family, receiveBuffer: options.receiveBufferBytes)
                 cell.markServiceClass(s)
                 try s.setOption(SOL_SOCKET, SO_TIMESTAMPNS, Int32(1), "SO_TIMESTAMPNS")
                 _ = try cell.server.bindServer(s)
@@ -110,9 +112,14 @@ final class UDPServerSession {
         self.stopper = stopper
         self.probePort = probePort
         tag = cell.dataKey.map(UDPDatagramTag.init(key:))
+        appLoop = AppReceiveLoop(cell.appLoop)
     }
 
     private var stopped: Bool { stopper.isCancelled || cell.cancellation.isCancelled }
+    /// The receiving app's loop (`CellContext.appLoop`): datagrams are taken one receive
+    /// cost after the one before, the socket is read no faster, and a probe is answered
+    /// when the app takes it. nil: taken as they arrive.
+    private var appLoop: AppReceiveLoop?
 
     func run() throws {
         // A FRAME_PULL's or PULL's sender must not outlive the session: the socket closes after it.
@@ -130,6 +137,7 @@ final class UDPServerSession {
                         : "udp server: the bulk phase did not end before the cell deadline")
             }
             let n: Int?
+            appLoop?.waitUntilReady()
             do { n = try rx.receive(socket) } catch let e as SystemError where e.errno == ECONNREFUSED {
                 continue  // an ICMP error for an earlier reply; the client retransmits
             }
@@ -140,8 +148,14 @@ final class UDPServerSession {
                 for i in 0..<n where !finished {
                     // The kernel's stamp (realtime) moved to the monotonic clock by its age.
                     let stamp = rx.timestamp(i)
-                    let monotonic = stamp.map { fallbackArrival &- (realNow > $0 ? realNow - $0 : 0) } ?? fallbackArrival
-                    handle(rx.datagram(i), source: { rx.source(i) }, arrival: stamp ?? fallbackArrival, monotonicArrival: monotonic)
+                    var monotonic = stamp.map { fallbackArrival &- (realNow > $0 ? realNow - $0 : 0) } ?? fallbackArrival
+                    var arrival = stamp ?? fallbackArrival
+                    if appLoop != nil {
+                        let taken = appLoop!.take(arrivedAt: monotonic)
+                        arrival &+= taken - monotonic
+                        monotonic = taken
+                    }
+                    handle(rx.datagram(i), source: { rx.source(i) }, arrival: arrival, monotonicArrival: monotonic)
                 }
             }
             try timers()
@@ -176,6 +190,7 @@ final class UDPServerSession {
         guard h.session == session else { return }
         switch h.type {
         case .probe:
+            if appLoop != nil { MonotonicClock.sleep(until: monotonicArrival) }  // when the app took it
             reply(UDPDatagramHeader(type: .echo, session: h.session, sequence: h.sequence, timestamp: h.timestamp).datagram())
         case .keepAlive:
             reply(UDPDatagramHeader(type: .keepAliveAck, session: h.session, sequence: h.sequence, timestamp: h.timestamp).datagram())

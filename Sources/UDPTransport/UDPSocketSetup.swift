@@ -11,9 +11,11 @@ enum UDPSocketSetup {
     /// loopback run does not drop just because the receiver was descheduled briefly.
     static let bufferBytes: Int32 = 16 << 20
 
-    static func make(family: Int32) throws -> Socket {
+    /// A datagram socket with the plugin's buffers: `receiveBuffer` bytes of SO_RCVBUF
+    /// (nil = `bufferBytes`).
+    static func make(family: Int32, receiveBuffer: Int? = nil) throws -> Socket {
         let s = try Socket(family: family, type: Int32(SOCK_DGRAM.rawValue))
-        setBuffers(s)
+        setBuffers(s, receive: receiveBuffer.map { Int32($0) } ?? bufferBytes)
         // Datagrams above the path MTU must be fragmented, not refused: fragmentation is
         // part of what is measured, so path-MTU discovery (DF bit) is switched off.
         if family == AF_INET6 {
@@ -26,9 +28,9 @@ enum UDPSocketSetup {
 
     /// SO_*BUFFORCE passes net.core.[rw]mem_max (root only); without privilege fall back
     /// to the ordinary options, which the kernel caps silently.
-    private static func setBuffers(_ s: Socket) {
-        if (try? s.setOption(SOL_SOCKET, SO_RCVBUFFORCE, bufferBytes, "SO_RCVBUFFORCE")) == nil {
-            try? s.setOption(SOL_SOCKET, SO_RCVBUF, bufferBytes, "SO_RCVBUF")
+    private static func setBuffers(_ s: Socket, receive: Int32) {
+        if (try? s.setOption(SOL_SOCKET, SO_RCVBUFFORCE, receive, "SO_RCVBUFFORCE")) == nil {
+            try? s.setOption(SOL_SOCKET, SO_RCVBUF, receive, "SO_RCVBUF")
         }
         if (try? s.setOption(SOL_SOCKET, SO_SNDBUFFORCE, bufferBytes, "SO_SNDBUFFORCE")) == nil {
             try? s.setOption(SOL_SOCKET, SO_SNDBUF, bufferBytes, "SO_SNDBUF")

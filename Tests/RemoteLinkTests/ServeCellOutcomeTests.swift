@@ -1,3 +1,4 @@
+import Foundation
 import PeerBenchCore
 import PeerBenchJSON
 import PeerBenchPlugin
@@ -87,5 +88,29 @@ import TransportTestSupport
             peer: "127.0.0.1", limits: ServeLimits())
         cell.stop()
         _ = await cell.result()
+    }
+    /// serve bounds the app loop a client asks for: a cost above 10 ms a message would
+    /// hold the server's reads for as long as the client liked. What is within it reaches
+    /// the server's plugin, as the matrix said.
+    @Test func anAppLoopAboveTheBoundIsRefusedAndOneWithinReachesThePlugin() async throws {
+        var request = ServeLimitsTests.request("tcp")
+        request.appLoop = AppLoop(sendNanos: 0, receiveNanos: 10_000_001)
+        do {
+            _ = try await ServeCell.start(
+                request, registry: PluginRegistry([ReturnsWhenStopped.self]), endpoint: Endpoint(address: "127.0.0.1"),
+                peer: "127.0.0.1", limits: ServeLimits())
+            Issue.record("serve started a cell with an app loop of 10 s a message")
+        } catch {
+            #expect("\(error)".contains("$.app_loop: at most 10000 µs per message"), "\(error)")
+        }
+        request.appLoop = AppLoop(sendNanos: 17_500, receiveNanos: 35_000)
+        let cell = try await ServeCell.start(
+            request, registry: PluginRegistry([ReturnsWhenStopped.self]), endpoint: Endpoint(address: "127.0.0.1"),
+            peer: "127.0.0.1", limits: ServeLimits())
+        cell.stop()
+        _ = await cell.result()
+        // The request's JSON spells the costs in nanoseconds under `app_loop`.
+        let text = String(decoding: try JSONEncoder().encode(request), as: UTF8.self)
+        #expect(text.contains(#""app_loop":{"#) && text.contains(#""receive_ns":35000"#), "\(text)")
     }
 }

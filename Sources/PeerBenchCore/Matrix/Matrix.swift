@@ -15,6 +15,9 @@ public struct Matrix: Sendable {
     public var rttMethod: RTTMethod = .pingPong
     /// Pipelined probes only: nanoseconds between probe sends (`"rttProbeIntervalMs"`); 0 = back to back.
     public var rttProbeSpacingNanos: UInt64 = 0
+    /// The application's time per message at each end (`"appLoop"`); `.none` when absent.
+    /// A method setting, like `rttMethod`: not part of the cell id.
+    public var appLoop: AppLoop = .none
     /// The cells that run the RTT probes (`"rttPayloads"`); nil = every cell.
     /// `rttProbes(for:)` applies it.
     public var rttPayloads: RTTPayloadSelection?

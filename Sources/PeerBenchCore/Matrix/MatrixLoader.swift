@@ -19,7 +19,7 @@ public struct MatrixLoader: Sendable {
     }
 
     static let topLevelKeys = [
-        "name", "repetitions", "repetitionPrecision", "repetitionMetrics", "rttProbes", "rttMethod", "rttProbeIntervalMs", "rttPayloads",
+        "name", "repetitions", "repetitionPrecision", "repetitionMetrics", "rttProbes", "rttMethod", "rttProbeIntervalMs", "rttPayloads", "appLoop",
         "transportsAtOnce", "cellTimeoutSeconds", "seed", "order", "transports", "matrix", "crossTraffic",
     ]
     static let matrixKeys = ["environments", "distances", "payloads"]
@@ -215,6 +215,7 @@ struct Validator {
             seed: seed, transports: transports, environments: environments, distances: distances,
             counts: counts, sizes: sizes, scenarios: scenarios, crossTraffic: cross, document: doc)
         matrix.rttProbeSpacingNanos = spacing
+        matrix.appLoop = appLoop(top["appLoop"], root.key("appLoop"))
         matrix.workloads = workloads
         matrix.rttPayloads = rttPayloads
         matrix.transportsAtOnce = transportsAtOnce(top["transportsAtOnce"], root.key("transportsAtOnce"), transports: transports, order: top["order"])
@@ -300,6 +301,27 @@ struct Validator {
             }
         }
         return (rttProbes, rttMethod, spacing)
+    }
+
+    /// `appLoop`: `{"sendMicros": S, "receiveMicros": R}`, each 0-10 000 µs and optional.
+    mutating func appLoop(_ v: JSONValue?, _ path: JSONPath) -> AppLoop {
+        guard let v else { return .none }
+        guard let object = v.objectValue else {
+            fail(path, "expected {\"sendMicros\": µs, \"receiveMicros\": µs}, got \(v.compactText)")
+            return .none
+        }
+        for key in object.keys where key != "sendMicros" && key != "receiveMicros" {
+            fail(path.key(key), "unknown key; the app loop has \"sendMicros\" and \"receiveMicros\"")
+        }
+        func micros(_ key: String) -> UInt64 {
+            guard let x = object[key] else { return 0 }
+            guard let us = x.doubleValue, us >= 0, us <= Double(AppLoop.maxNanos) / 1_000 else {
+                fail(path.key(key), "expected microseconds per message, 0...10000, got \(x.compactText)")
+                return 0
+            }
+            return UInt64((us * 1_000).rounded())
+        }
+        return AppLoop(sendNanos: micros("sendMicros"), receiveNanos: micros("receiveMicros"))
     }
 
     /// `name`, `cellTimeoutSeconds` and `seed`; `order` is checked here and read by the planner.

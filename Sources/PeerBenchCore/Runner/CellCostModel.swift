@@ -17,13 +17,17 @@ public struct CellCostModel: Sendable {
     public let rttPayloads: RTTPayloadSelection?
     /// Pipelined probes: nanoseconds between sends (matrix key `rttProbeIntervalMs`).
     public let rttProbeSpacingNanos: UInt64
+    /// The application's time per message (matrix key `appLoop`).
+    public let appLoop: AppLoop
     public let cellTimeoutSeconds: Double
 
     /// `registry` nil: the generic model for every transport (unit tests with fakes).
     public init(
         transports: [TransportSpec], rttProbes: Int, cellTimeoutSeconds: Double, registry: PluginRegistry?,
-        rttMethod: RTTMethod = .pingPong, rttPayloads: RTTPayloadSelection? = nil, rttProbeSpacingNanos: UInt64 = 0
+        rttMethod: RTTMethod = .pingPong, rttPayloads: RTTPayloadSelection? = nil, rttProbeSpacingNanos: UInt64 = 0,
+        appLoop: AppLoop = .none
     ) {
+        self.appLoop = appLoop
         var plugins: [String: any TransportPlugin] = [:]
         if let registry {
             for t in transports {
@@ -47,7 +51,7 @@ public struct CellCostModel: Sendable {
             (own
                 ?? CellCost.model(
                     payload: cell.payload, rttProbes: probes, link: link, rttMethod: rttMethod,
-                    spacingNanos: rttProbeSpacingNanos))
+                    spacingNanos: rttProbeSpacingNanos, appLoop: appLoop))
             + CellCost.workloadSeconds(cell.workload, link: link)
         // A cell that would outlast its timeout is stopped there (then torn down).
         return min(s, cellTimeoutSeconds + CellCost.setUpSeconds)
@@ -103,20 +107,23 @@ public enum CellCost {
     ///   times (1 - loss), not the PHY rate) plus a per-message cost. The transports
     ///   fill the emulated link: at 18-23 % loss, 32 MB transfers reached 0.5-1.0 of
     ///   rate x (1 - loss) (tcp 0.9, udp 1.1, quic 0.7; matrices/edge-large.json).
+    /// - the app loop (`appLoop`): a message or probe goes no faster than the slower
+    ///   end's time per message, so probes and messages take at least that each.
     public static func model(
         payload: Payload?, rttProbes: Int, link: ResolvedLink, rttMethod: RTTMethod = .pingPong,
-        spacingNanos: UInt64 = 0
+        spacingNanos: UInt64 = 0, appLoop: AppLoop = .none
     ) -> Double {
+        let app = Double(max(appLoop.sendNanos, appLoop.receiveNanos)) / 1e9
         let rtt = roundTripSeconds(link)
         let loss = min(max((link.lossPercent ?? 0) / 100, 0), 0.95)
         let lostHandshake = 1 - pow1(1 - loss, 4)
         let handshake = handshakeRoundTrips * rtt + lostHandshake * handshakeLossSeconds
-        let probes = probeSeconds(rttProbes, method: rttMethod, link: link, spacingNanos: spacingNanos)
+        let probes = probeSeconds(rttProbes, method: rttMethod, link: link, spacingNanos: spacingNanos) + Double(rttProbes) * app
         var bulk = 0.0
         if let payload {
             let bytes = Double(payload.count) * Double(payload.size)
             let usable = (link.rateMbps ?? 5_000) * 1e6 / 8 * (1 - loss)
-            bulk = bytes / usable + Double(payload.count) * perMessageSeconds
+            bulk = max(bytes / usable, Double(payload.count) * app) + Double(payload.count) * perMessageSeconds
         }
         return setUpSeconds + handshake + probes + bulk
     }

@@ -28,6 +28,8 @@ public struct CellExecutor: Sendable {
     /// The cells that probe (matrix key `rttPayloads`); nil = every cell. A cell left
     /// out is sent with 0 probes, so the worker and a remote peer need no new field.
     public var rttPayloads: RTTPayloadSelection?
+    /// The application's time per message at each end (matrix key `appLoop`).
+    public var appLoop: AppLoop
     public var timeoutSeconds: Double
     public var logger: Logger
     /// Runs the plugin part when set (process isolation); nil runs it in this process.
@@ -38,9 +40,10 @@ public struct CellExecutor: Sendable {
     public init(
         registry: PluginRegistry, testbed: any Testbed, rttProbes: Int, timeoutSeconds: Double, logger: Logger,
         worker: WorkerProcess? = nil, stopper: CellStopper? = nil, rttMethod: RTTMethod = .pingPong,
-        rttProbeSpacingNanos: UInt64 = 0, rttPayloads: RTTPayloadSelection? = nil
+        rttProbeSpacingNanos: UInt64 = 0, rttPayloads: RTTPayloadSelection? = nil, appLoop: AppLoop = .none
     ) {
         self.rttProbeSpacingNanos = rttProbeSpacingNanos
+        self.appLoop = appLoop
         self.rttPayloads = rttPayloads
         self.registry = registry
         self.testbed = testbed
@@ -145,6 +148,7 @@ public struct CellExecutor: Sendable {
             rttProbes: RTTPayloadSelection.probes(rttProbes, payload: cell.payload, selection: rttPayloads), rttMethod: rttMethod,
             rttProbeSpacingNanos: rttProbeSpacingNanos)
         seed.workload = cell.workload
+        seed.appLoop = appLoop
         guard let host = testbed.serverHost else {
             let remaining = max(0.001, timeoutSeconds - Double(MonotonicClock.elapsed(since: t0)) / 1e9)
             return await runPlugin(cell, seed: seed, link: link, endpoints: endpoints, source: .plugin, remaining: remaining)

@@ -108,6 +108,7 @@ public struct PluginSession: Sendable {
             rttProbes: cell.rttProbes, deadline: deadline, link: link, client: client,
             server: server, cancellation: cancellation, logger: cellLogger, rttMethod: cell.rttMethod)
         context.rttProbeSpacingNanos = cell.rttProbeSpacingNanos
+        context.appLoop = cell.appLoop
         context.workload = cell.workload
         context.wifi = transport.effectiveWifi
         return (plugin, context)

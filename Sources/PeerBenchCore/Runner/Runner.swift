@@ -146,7 +146,7 @@ public struct RunPlan: Sendable {
         let costModel = CellCostModel(
             transports: m.transports, rttProbes: m.rttProbes, cellTimeoutSeconds: m.cellTimeoutSeconds,
             registry: registry, rttMethod: m.rttMethod, rttPayloads: m.rttPayloads,
-            rttProbeSpacingNanos: m.rttProbeSpacingNanos)
+            rttProbeSpacingNanos: m.rttProbeSpacingNanos, appLoop: m.appLoop)
         self.costModel = costModel
         let canonical = m.cells(seed: options.seed, repetitions: options.repetitions)
         matrixCellCount = canonical.count
@@ -243,7 +243,7 @@ public final class Runner: Sendable {
             registry: registry, testbed: testbed, rttProbes: plan.matrix.rttProbes,
             timeoutSeconds: plan.matrix.cellTimeoutSeconds, logger: logger, worker: worker, stopper: stopper,
             rttMethod: plan.matrix.rttMethod, rttProbeSpacingNanos: plan.matrix.rttProbeSpacingNanos,
-            rttPayloads: plan.matrix.rttPayloads)
+            rttPayloads: plan.matrix.rttPayloads, appLoop: plan.matrix.appLoop)
         var cells = cells ?? plan.cells
         var field = fieldPrompter.map(FieldGate.init)
         if field != nil { cells = FieldPrompter.groupedBySite(cells) }

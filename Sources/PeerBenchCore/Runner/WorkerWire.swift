@@ -100,7 +100,7 @@ extension PluginSession.Outcome: Codable {
 extension CellContextSeed: Codable {
     enum CodingKeys: String, CodingKey {
         case cellID = "cell_id", repetition, seed, payload, rttProbes = "rtt_probes", rttMethod = "rtt_method", rttProbeSpacingNanos =
-            "rtt_probe_spacing_ns", workload
+            "rtt_probe_spacing_ns", workload, appLoop = "app_loop"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -125,6 +125,7 @@ extension CellContextSeed: Codable {
             }
             workload = w
         }
+        appLoop = try c.decodeIfPresent(AppLoop.self, forKey: .appLoop) ?? .none
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -137,5 +138,6 @@ extension CellContextSeed: Codable {
         try c.encode(rttMethod, forKey: .rttMethod)
         try c.encode(rttProbeSpacingNanos, forKey: .rttProbeSpacingNanos)
         try c.encodeIfPresent(workload.json, forKey: .workload)
+        if !appLoop.isNone { try c.encode(appLoop, forKey: .appLoop) }
     }
 }

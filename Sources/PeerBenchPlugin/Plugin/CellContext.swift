@@ -21,6 +21,9 @@ public struct CellContext: Sendable {
     /// Pipelined probes: nanoseconds between probe sends (matrix key `rttProbeIntervalMs`;
     /// 0 = back to back). Pace with `RTTMethod.waitForSend(_:start:spacing:)`.
     public var rttProbeSpacingNanos: UInt64 = 0
+    /// The application's time per message at each end (matrix key `appLoop`; `.none`
+    /// unless the matrix says otherwise). Both the server and the client see it.
+    public var appLoop: AppLoop = .none
     /// Monotonic deadline (nanoseconds, `MonotonicClock`) by which the cell must end.
     public var deadline: UInt64
     public var link: ResolvedLink

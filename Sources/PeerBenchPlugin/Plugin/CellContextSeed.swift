@@ -12,6 +12,8 @@ public struct CellContextSeed: Sendable {
     public var rttProbeSpacingNanos: UInt64
     /// What the application sends (matrix key `workloads`).
     public var workload: WorkloadSpec = .upload
+    /// The application's time per message at each end (matrix key `appLoop`).
+    public var appLoop: AppLoop = .none
 
     public init(
         cellID: String, repetition: Int, seed: UInt64, payload: Payload?, rttProbes: Int, rttMethod: RTTMethod = .pingPong,

@@ -63,6 +63,11 @@ struct ValidateCommand: AsyncParsableCommand {
                 ", in \(plan.cells.filter { m.rttProbes(for: $0) > 0 }.count) of \(plan.cells.count) cells (rttPayloads: \(lists.joined(separator: "; ")))"
         }
         Terminal.out("  rtt probes: \(m.rttProbes), \(m.rttMethod.name)\(probing)")
+        if !m.appLoop.isNone {
+            Terminal.out(
+                "  app loop: \(Double(m.appLoop.sendNanos) / 1_000) µs to send, \(Double(m.appLoop.receiveNanos) / 1_000) µs to receive a message (tcp, tls, udp, quic)"
+            )
+        }
         let perRep = plan.cells.count / m.repetitions
         let estimate = plan.estimatedSeconds()
         if let auto = m.autoRepetitions {
