@@ -14,34 +14,23 @@ final class ServerSession: QUICConnectionDelegate {
     private unowned let claim: CellClaim
     var onNewID: (([UInt8]) -> Void)?
     private var parsers: [Int64: FrameParser] = [:]
-    /// This connection's counts until it claims the cell (HELLO: they become the
-    /// cell's; RESUME: the cell's take their place).
-    private var receipt = BulkReceipt()
-    /// Bulk streams of this connection that ended (DONE counts this connection's).
-    private var finishedStreams: UInt64 = 0
-    /// Body bytes of the message in progress on each bulk stream (`release`).
-    private var partial: [Int64: UInt64] = [:]
-    /// Lost or superseded by a RESUME connection: nothing it still delivers counts.
-    private var released = false
-    private var done: DoneBody?
-    private(set) var reportSent = false
-    private var reportSentAt: UInt64 = 0
-    private var reportEnd: UInt64 = 0
+    /// This connection's part in the cell's bulk phase.
+    private var intake = BulkIntake()
+    /// The client's DONE, and once the REPORT is queued, when and up to which control-stream offset.
+    private var report: (done: DoneBody?, sentAt: UInt64?, end: UInt64) = (nil, nil, 0)
     private var controlStream: Int64?
 
     /// Sends a session ticket once the handshake completed (`resumption`).
     private let sendsTicket: Bool
     /// The request, frame and pull streams of the workloads beyond the upload.
     let workload: ServerWorkloadStreams
-    /// The receiving app (`CellContext.appLoop`): it takes each bulk message and PING one
-    /// receive cost after the one before; a PING's PONG waits in `pendingPongs` until then.
-    private var app: AppReceiveLoop?
-    private var pendingPongs: [(at: UInt64, seq: UInt64, stream: Int64)] = []
+    /// The receiving app (`CellContext.appLoop`): when it takes each bulk message and PING.
+    private var app: ReceivingApp
 
     init(
         connection: QUICConnection, token: CellToken, claim: CellClaim, sendsTicket: Bool = false, appLoop: AppLoop = .none
     ) {
-        app = AppReceiveLoop(appLoop)
+        app = ReceivingApp(appLoop)
         self.connection = connection
         workload = ServerWorkloadStreams(connection: connection)
         self.sendsTicket = sendsTicket
@@ -53,13 +42,16 @@ final class ServerSession: QUICConnectionDelegate {
     /// it, or (its acknowledgement and CONNECTION_CLOSE both lost, say on a lossy
     /// link) the client stayed silent for three probe timeouts since then: a client
     /// that still had the connection would have answered our retransmitted report.
+    /// The REPORT is queued.
+    var reportSent: Bool { report.sentAt != nil }
+
     func isComplete(now: UInt64) -> Bool {
-        guard reportSent, !workload.isSending, let id = controlStream else { return false }
-        if connection.ackedOffset(of: id).map({ $0 >= reportEnd }) ?? true { return true }
+        guard let sentAt = report.sentAt, !workload.isSending, let id = controlStream else { return false }
+        if connection.ackedOffset(of: id).map({ $0 >= report.end }) ?? true { return true }
         let s = connection.stats
         let pto = s.smoothed_rtt + max(4 * s.rttvar, 1_000_000) + 25_000_000
         let linger = min(max(3 * pto, 100_000_000), 3_000_000_000)
-        return now > max(reportSentAt, connection.lastReadAt) + linger
+        return now > max(sentAt, connection.lastReadAt) + linger
     }
 
     func handshakeCompleted(_ connection: QUICConnection) {
@@ -102,7 +94,7 @@ final class ServerSession: QUICConnectionDelegate {
             if workload.handles(stream) {
                 try workload.ended(stream)
             } else if bulk {
-                finishedStreams += 1
+                intake.streamEnded()
                 // End our (empty) direction too: ngtcp2 0.12 frees a stream, and returns
                 // its credit to the client, only once both directions are finished.
                 connection.sender(stream).finish()
@@ -117,16 +109,15 @@ final class ServerSession: QUICConnectionDelegate {
     /// `n` bytes of a bulk message arrived (`complete`: its last): the counts, the
     /// series and the receiver's span.
     private func countBulk(_ n: Int, complete: Bool, on stream: Int64) {
-        guard !released else { return }
+        guard !intake.released else { return }
         let now = MonotonicClock.now()
-        receipt.count(n, complete: complete, at: now, takenAt: complete ? taken(arrivedAt: now) : now)
-        if complete { partial[stream] = nil } else { partial[stream, default: 0] += UInt64(n) }
+        intake.count(n, complete: complete, on: stream, at: now, takenAt: complete ? app.taken(arrivedAt: now) : now)
     }
 
     /// With `reconnect`, the cell's client connection ended before its REPORT: the
     /// client comes back with RESUME rather than the session failing.
     var awaitsResume: Bool {
-        guard claim.acceptsResume, !reportSent, !released, claim.resumes < ReconnectPolicy.maxReconnects else { return false }
+        guard claim.acceptsResume, !reportSent, !intake.released, claim.resumes < ReconnectPolicy.maxReconnects else { return false }
         // The client closing with an error is its giving up, not a lost link.
         if case .peerClosed? = connection.failure { return false }
         return !connection.peerClosedCleanly
@@ -136,10 +127,7 @@ final class ServerSession: QUICConnectionDelegate {
     /// another): the bytes of its messages cut short leave the count, and whatever it
     /// still delivers is ignored, so the resent messages count once.
     func release() {
-        guard !released else { return }
-        released = true
-        receipt.discard(partialBytes: partial.values.reduce(0, +))
-        partial = [:]
+        guard intake.release() else { return }
         if claim.holder === self { claim.holder = nil }
     }
 
@@ -155,7 +143,7 @@ final class ServerSession: QUICConnectionDelegate {
                 throw NotThisCell(description: "this cell's session has begun; a re-made connection opens with RESUME")
             }
             claim.holder = self
-            claim.receipt = receipt
+            claim.receipt = intake.receipt
             controlStream = stream
             // Workload streams that came before HELLO (a lost packet) are answered now.
             workload.claim()
@@ -173,7 +161,7 @@ final class ServerSession: QUICConnectionDelegate {
             claim.holder?.release()
             claim.holder = self
             claim.resumes += 1
-            receipt = shared
+            intake.receipt = shared
             controlStream = stream
             connection.sender(stream).append(
                 copying: FrameEncoder.encode(.resumed(ResumedBody(messages: UInt64(shared.received.messages), bytes: UInt64(shared.received.bytes)))))
@@ -188,18 +176,14 @@ final class ServerSession: QUICConnectionDelegate {
             controlStream = stream
         case .ping(let seq):
             try requireHello()
-            let now = MonotonicClock.now()
-            let at = taken(arrivedAt: now)
-            if at > now {
-                pendingPongs.append((at, seq, stream))
-            } else {
+            if app.ping(seq, on: stream, now: MonotonicClock.now()) {
                 connection.sender(stream).append(copying: FrameEncoder.encode(.pong(seq)))
             }
         case .done(let d):
             try requireHello()
             guard claim.probeFlow !== self else { throw FramingError(description: "DONE on the probe flow") }
-            guard done == nil else { throw FramingError(description: "second DONE frame") }
-            done = d
+            guard report.done == nil else { throw FramingError(description: "second DONE frame") }
+            report.done = d
         case .pong, .report, .series, .resumed, .frameArrivals, .flowReport:
             throw FramingError(description: "client sent a server-only frame (\(frame))")
         case .request, .frame, .framePull, .pull, .flow:
@@ -207,21 +191,12 @@ final class ServerSession: QUICConnectionDelegate {
         }
     }
 
-    /// When the app takes a message that arrived at `arrival` (itself without an app loop).
-    private func taken(arrivedAt arrival: UInt64) -> UInt64 {
-        guard app != nil else { return arrival }
-        return app!.take(arrivedAt: arrival)
-    }
-
     /// When the next PONG the app still owes is due; nil when none.
-    var nextPongDue: UInt64? { pendingPongs.first?.at }
+    var nextPongDue: UInt64? { app.nextPongDue }
 
-    /// Answers the PINGs the app has taken by `now` (their times only grow).
+    /// Answers the PINGs the app has taken by `now`.
     func answerDuePongs(now: UInt64) {
-        while let p = pendingPongs.first, p.at <= now {
-            pendingPongs.removeFirst()
-            connection.sender(p.stream).append(copying: FrameEncoder.encode(.pong(p.seq)))
-        }
+        for p in app.duePongs(now: now) { connection.sender(p.stream).append(copying: FrameEncoder.encode(.pong(p.seq))) }
     }
 
     /// Nothing but HELLO may come first: a stray that speaks our protocol stops here.
@@ -232,10 +207,9 @@ final class ServerSession: QUICConnectionDelegate {
     /// The report goes out once DONE arrived and every bulk stream it announced has ended,
     /// right after the bulk series (SERIES), in the same packet when it fits.
     private func maybeReport() {
-        guard !reportSent, !released, let d = done, finishedStreams >= d.streams, let control = controlStream else { return }
-        reportSent = true
-        reportSentAt = MonotonicClock.now()
-        let r = receipt
+        guard !reportSent, !intake.released, let d = report.done, intake.finishedStreams >= d.streams, let control = controlStream else { return }
+        report.sentAt = MonotonicClock.now()
+        let r = intake.receipt
         let span = r.firstByteAt.map { r.lastByteAt - $0 } ?? 0
         // Only a client that asked gets the 40-byte REPORT; an older one could not read it.
         let messageSpan = d.wantsSpan ? r.received.spanNanos : nil
@@ -245,8 +219,8 @@ final class ServerSession: QUICConnectionDelegate {
             copying: FrameEncoder.encode(
                 .report(
                     ReportBody(
-                        messages: UInt64(r.received.messages), bytes: UInt64(r.received.bytes), streams: finishedStreams,
+                        messages: UInt64(r.received.messages), bytes: UInt64(r.received.bytes), streams: intake.finishedStreams,
                         receiveNanos: span, spanNanos: messageSpan))))
-        reportEnd = sender.queuedEnd
+        report.end = sender.queuedEnd
     }
 }

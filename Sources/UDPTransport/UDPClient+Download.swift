@@ -8,12 +8,14 @@ import PeerBenchWorkloads
 /// upload (DATA, END until REPORT) at the same time.
 extension UDPClient {
     func download(_ payload: Payload, alsoUp: Bool) throws {
+        // From before the receiver's thread sends the PULL: on loopback its first DATA
+        // can arrive before this thread runs again.
+        let start = MonotonicClock.now()
         // Repeat PULL after max(4 x the largest probe RTT, 50 ms) without DATA or PUSHED.
         let receiver = try UDPDownReceiver(
             socket: socket, session: session, tag: tag, cell: cell, count: payload.count, size: payload.size,
             linger: min(max(2 * maxRtt, 2_000_000), 500_000_000),
             baseWait: max(4 * maxRtt, 50_000_000), forwarding: alsoUp)
-        let start = MonotonicClock.now()
         if alsoUp {
             inbox.mailbox = receiver.mailbox
             defer { inbox.mailbox = nil }

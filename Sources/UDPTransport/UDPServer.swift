@@ -88,14 +88,10 @@ final class UDPServerSession {
     private let cell: CellContext
     private let stopper: CellCancellation
     private var session: UInt32?
-    private var stats = UDPReceiverStats(expected: 0)
-    /// END seen, report not yet sent: the END's sent count and when the report is due anyway.
-    private var pendingEnd: (sent: Int, due: UInt64, wantsSpan: Bool, wantsUnauthenticated: Bool)?
+    /// The upload: its DATA, the END's wait and the REPORT.
+    private var upload = UDPUploadReceiver()
     /// In an authenticated cell (a remote link's key): every datagram must carry its tag.
-    private let tag: UDPDatagramTag?
-    /// Datagrams dropped because their tag did not verify.
-    private(set) var unauthenticated = 0
-    private var report: [UInt8]?
+    private var filter: UDPTagFilter
     private var lastHeard = MonotonicClock.now()
     private var finished = false
     /// The separate probe flow's port, announced in HELLO_ACK; nil without one.
@@ -111,7 +107,7 @@ final class UDPServerSession {
         self.cell = cell
         self.stopper = stopper
         self.probePort = probePort
-        tag = cell.dataKey.map(UDPDatagramTag.init(key:))
+        filter = UDPTagFilter(cell.dataKey.map(UDPDatagramTag.init(key:)))
         appLoop = AppReceiveLoop(cell.appLoop)
     }
 
@@ -130,7 +126,7 @@ final class UDPServerSession {
             if stopped { return }
             if cell.remainingNanos == 0 {
                 // The client got its report (or its workload's answers); only the BYE is missing.
-                if report != nil || workloads.concluded { return }
+                if upload.report != nil || workloads.concluded { return }
                 throw TransportError(
                     session == nil
                         ? "udp server: no client before the cell deadline"
@@ -166,23 +162,11 @@ final class UDPServerSession {
     /// Every number in it is bounded before use: the HELLO's count by the cell's own
     /// payload, END's counts by clamping, DATA's sequence by the announced count.
     func handle(_ tagged: UnsafeRawBufferPointer, source: () -> SocketAddress?, arrival: UInt64, monotonicArrival: UInt64) {
-        // An authenticated cell takes only datagrams with the cell's tag: a stranger
-        // spoofing the client's address can neither take the session nor add DATA.
-        var d = tagged
-        if let tag {
-            guard tag.verifies(tagged) else {
-                unauthenticated += 1
-                return
-            }
-            d = UnsafeRawBufferPointer(rebasing: tagged[0..<(tagged.count - UDPDatagramTag.size)])
-        }
-        guard let h = UDPDatagramHeader(d) else { return }
+        guard let d = filter.admit(tagged), let h = UDPDatagramHeader(d) else { return }
         if h.type == .data {
             // The hot path: one bitmap lookup and a jitter update per datagram.
-            guard h.session == session, report == nil else { return }
-            stats.record(
-                sequence: h.sequence, payloadBytes: d.count - UDPDatagramHeader.size, sentNanos: h.timestamp, arrivedNanos: arrival,
-                monotonicArrival: monotonicArrival)
+            guard h.session == session else { return }
+            upload.data(h, payloadBytes: d.count - UDPDatagramHeader.size, arrival: arrival, monotonicArrival: monotonicArrival)
             return
         }
         lastHeard = MonotonicClock.now()
@@ -195,23 +179,17 @@ final class UDPServerSession {
         case .keepAlive:
             reply(UDPDatagramHeader(type: .keepAliveAck, session: h.session, sequence: h.sequence, timestamp: h.timestamp).datagram())
         case .end:
-            if let report {
+            if let report = upload.report {
                 reply(report)
                 return
             }
-            if pendingEnd == nil {
-                let linger = min(d.field(2), 5_000_000_000)
-                let flags = d.field(3)
-                let wantsSpan = flags & UDPReportSeries.endFlagReceiverSpan != 0
-                let wantsUnauthenticated = wantsSpan && flags & UDPReportSeries.endFlagUnauthenticated != 0
-                pendingEnd = (Int(clamping: d.field(0)), MonotonicClock.now() + linger, wantsSpan, wantsUnauthenticated)
-            }
+            upload.end(d, now: MonotonicClock.now())
             sendReportIfDue()
         case .resume:
             // Stateless, like a KEEPALIVE: where the client's DATA got to, for it to carry on.
             reply(
                 UDPDatagramHeader(type: .resumed, session: h.session, sequence: h.sequence, timestamp: h.timestamp)
-                    .datagram([UInt64(stats.received), stats.nextSequence]))
+                    .datagram([UInt64(upload.stats.received), upload.stats.nextSequence]))
         case .bye:
             reply(UDPDatagramHeader(type: .byeAck, session: h.session, sequence: h.sequence, timestamp: h.timestamp).datagram())
             finished = true
@@ -240,7 +218,7 @@ final class UDPServerSession {
             // Connecting filters out every other sender from now on.
             guard (try? socket.connect(from)) != nil else { return }
             session = h.session
-            stats = UDPReceiverStats(expected: expected)
+            upload = UDPUploadReceiver(expected: expected)
         }
         if h.session == session {
             reply(
@@ -256,8 +234,10 @@ final class UDPServerSession {
         return count <= limit ? Int(count) : nil
     }
 
+    /// Datagrams dropped because their tag did not verify.
+    var unauthenticated: Int { filter.dropped }
     /// The receiver's accounting so far (tests look at its bound).
-    var receiverStats: UDPReceiverStats { stats }
+    var receiverStats: UDPReceiverStats { upload.stats }
     /// The workload kinds' state so far (tests look at its bounds).
     var workloadState: UDPServerWorkloads { workloads }
 
@@ -269,21 +249,12 @@ final class UDPServerSession {
         if let session, let r = workloads.reportIfDue(session: session, now: MonotonicClock.now()) { reply(r) }
         // Sending a FRAME_PULL's frames or a PULL's DATA is activity: the idle time starts after the last.
         if workloads.sending { lastHeard = MonotonicClock.now() }
-        if report != nil || workloads.concluded, MonotonicClock.elapsed(since: lastHeard) > Self.idleAfterReport { finished = true }
+        if upload.report != nil || workloads.concluded, MonotonicClock.elapsed(since: lastHeard) > Self.idleAfterReport { finished = true }
     }
 
-    /// Reports once every announced datagram is in, or when the END's linger time is up.
+    /// Sends the REPORT when it is made now (`UDPUploadReceiver.reportIfDue`).
     private func sendReportIfDue() {
-        guard report == nil, let end = pendingEnd else { return }
-        guard stats.received >= end.sent || MonotonicClock.now() >= end.due else { return }
-        let r = UDPDatagramHeader(type: .report, session: session ?? 0, sequence: 0, timestamp: MonotonicClock.now()).datagram(
-            [
-                UInt64(stats.received), UInt64(stats.receivedBytes), UInt64(stats.reordered), UInt64(stats.duplicated),
-                UInt64(stats.jitter.jitterNanos.rounded()), UInt64(stats.jitter.samples), UInt64(stats.outOfRange),
-            ] + UDPReportSeries.fields(stats.count.series?.series) + (end.wantsSpan ? [stats.spanNanos] : [])
-                + (end.wantsUnauthenticated ? [UInt64(unauthenticated)] : []))
-        report = r
-        reply(r)
+        if let r = upload.reportIfDue(session: session ?? 0, now: MonotonicClock.now(), unauthenticated: filter.dropped) { reply(r) }
     }
 
     /// Best effort: a lost reply is repaired by the client's retransmission.
