@@ -1,0 +1,185 @@
+#!/usr/bin/env python3
+"""Where each module's public types live, and which public names no other module uses.
+
+A reader finds a public type by its name: `Sources/M/.../Name.swift`. This lists, per
+module, the public types declared at the top level of a file named after something
+else (nested types and extensions do not count; `Type+Concern.swift` files hold
+extensions, so a type declared in one is elsewhere too), each with the one-line reason
+REASONS gives it, and counts them against all the module's public types.
+
+    scripts/type-files.py                the types elsewhere, module by module, and the count
+    scripts/type-files.py --check        exit 1 when a type elsewhere has no reason, or more
+                                         than 1 in 10 of a module's public types (of MODULES)
+                                         live elsewhere
+    scripts/type-files.py --unused [M..] public declarations of M (default: MODULES) whose name
+                                         no other module's code and no test mentions: candidates
+                                         for `internal` (verify by building)
+
+Names are read as text (comments and strings left out, as scripts/module-graph.py
+reads imports), so a name another module mentions for something else keeps a
+declaration public: --unused errs towards public, and the build judges the rest.
+Python 3 standard library only.
+"""
+
+import argparse
+import importlib.util
+import os
+import re
+import sys
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+
+_spec = importlib.util.spec_from_file_location("module_graph", os.path.join(os.path.dirname(os.path.abspath(__file__)), "module-graph.py"))
+module_graph = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(module_graph)
+
+# The modules whose files and access levels this script holds to the rule (--check,
+# --unused without names). The others are listed, not judged.
+MODULES = [
+    "PeerBenchJSON", "PeerBenchSystem", "PeerBenchPlugin", "PeerBenchSockets", "PeerBenchTestbed",
+    "PeerBenchCore", "PeerBenchAnalysis", "GnuTLSSupport", "ExecTransport", "UWBRanging", "RemoteLink",
+    "peerbench",
+]
+
+# Why a public type lives in a file named after something else: (module, type) -> reason.
+REASONS = {
+}
+
+MODIFIERS = r"(?:(?:public|open|final|indirect|nonisolated|static|override|required|convenience|mutating|nonmutating|dynamic|lazy)\s+)*"
+TYPE_DECL = re.compile(r"^(\s*)(?:@[\w.]+(?:\([^)]*\))?\s+)*(public|open)\s+" + MODIFIERS + r"(struct|class|enum|protocol|actor|typealias)\s+(\w+)", re.M)
+PUBLIC_DECL = re.compile(
+    r"(?:@[\w.]+(?:\([^)]*\))?\s+)*\b(public|open)\s+" + MODIFIERS
+    + r"(?:(struct|class|enum|protocol|actor|typealias|func|var|let|case)\s+(`?\w+`?|[^\s(<]+)|(init|subscript)\b)")
+IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def swift_files(root, path):
+    for folder, _, files in sorted(os.walk(os.path.join(root, path))):
+        for f in sorted(files):
+            if f.endswith(".swift"):
+                yield os.path.join(folder, f)
+
+
+def depths(code):
+    """The brace depth at the start of each line of `code` (comments and strings out)."""
+    out, depth = [], 0
+    for line in code.split("\n"):
+        out.append(depth)
+        depth += line.count("{") - line.count("}")
+    return out
+
+
+def top_level_types(code):
+    """(name, kind) of each public type declared at brace depth 0."""
+    d = depths(code)
+    found = []
+    for m in TYPE_DECL.finditer(code):
+        line = code.count("\n", 0, m.start(2))
+        if d[line] == 0:
+            found.append((m.group(4), m.group(3)))
+    return found
+
+
+def source_modules(root):
+    """{module: path} for the Swift source targets under Sources/ and Benchmarks/."""
+    targets = module_graph.read_targets(root)
+    return {n: t["path"] for n, t in sorted(targets.items())
+            if t["kind"] in ("target", "executableTarget") and t["path"].startswith(("Sources", "Benchmarks"))}
+
+
+def read_code(path, cache={}):
+    if path not in cache:
+        cache[path] = module_graph.strip_comments(open(path).read(), keep_strings=False)
+    return cache[path]
+
+
+def placement(root):
+    """{module: [(type, kind, file relative to root, at home)]}."""
+    out = {}
+    for name, path in source_modules(root).items():
+        rows = []
+        for f in swift_files(root, path):
+            stem = os.path.basename(f)[:-len(".swift")]
+            for t, kind in top_level_types(read_code(f)):
+                rows.append((t, kind, os.path.relpath(f, root), stem == t))
+        out[name] = rows
+    return out
+
+
+def report(root, check):
+    status, elsewhere_all, total_all = 0, 0, 0
+    for module, rows in placement(root).items():
+        if not rows:
+            continue
+        away = [r for r in rows if not r[3]]
+        judged = module in MODULES
+        elsewhere_all += len(away)
+        total_all += len(rows)
+        mark = ""
+        if judged and len(away) * 10 > len(rows):
+            mark = "  (more than 1 in 10)"
+            status = 1
+        print("%-20s %3d of %3d elsewhere%s" % (module, len(away), len(rows), mark))
+        for t, kind, f, _ in away:
+            reason = REASONS.get((module, t))
+            if reason is None and judged:
+                status = 1
+            print("    %-28s %-9s %s: %s" % (t, kind, f, reason or "(no reason)"))
+    print("all modules: %d of %d public types elsewhere" % (elsewhere_all, total_all))
+    stale = [k for k in REASONS if not any(r[0] == k[1] and not r[3] for r in placement(root).get(k[0], []))]
+    for module, t in stale:
+        print("type-files: REASONS names %s.%s, which is no longer elsewhere" % (module, t), file=sys.stderr)
+        status = 1
+    return status if check else 0
+
+
+def test_files(root):
+    """(file, modules it imports with @testable) for every Swift file under Tests/."""
+    for f in swift_files(root, "Tests"):
+        text = open(f).read()
+        yield f, set(re.findall(r"@testable\s+import\s+(\w+)", text))
+
+
+def unused(root, modules):
+    """Public declarations of `modules` whose name no other module and no test mentions."""
+    paths = source_modules(root)
+    mentioned = {}  # module -> names mentioned outside it
+    idents = {n: set() for n in paths}
+    for n, p in paths.items():
+        for f in swift_files(root, p):
+            idents[n].update(IDENT.findall(read_code(f)))
+    tests = set()
+    for f, _ in test_files(root):
+        tests.update(IDENT.findall(read_code(f)))
+    for n in paths:
+        mentioned[n] = set().union(*(idents[o] for o in paths if o != n)) | tests
+    count = 0
+    for module in modules:
+        for f in swift_files(root, paths[module]):
+            code = read_code(f)
+            for m in PUBLIC_DECL.finditer(code):
+                kind, name = m.group(2) or m.group(4), (m.group(3) or m.group(4)).strip("`")
+                if kind in ("init", "subscript", "case") or not IDENT.fullmatch(name):
+                    continue  # inits and subscripts go with their type; operators are not found by name
+                if name in mentioned[module]:
+                    continue
+                line = code.count("\n", 0, m.start(1)) + 1
+                print("%s:%d: %s %s" % (os.path.relpath(f, root), line, kind, name))
+                count += 1
+    print("%d public declarations no other module or test mentions" % count)
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--root", default=ROOT, help="the package's directory (default: this repository)")
+    ap.add_argument("--check", action="store_true", help="exit 1 when a module of MODULES breaks the rule")
+    ap.add_argument("--unused", nargs="*", metavar="MODULE", help="public names no other module or test mentions")
+    args = ap.parse_args()
+    if args.unused is not None:
+        return unused(args.root, args.unused or MODULES)
+    return report(args.root, args.check)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
