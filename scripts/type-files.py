@@ -12,11 +12,11 @@ REASONS gives it, and counts them against all the module's public types.
                                          than 1 in 10 of a module's public types (of MODULES)
                                          live elsewhere
     scripts/type-files.py --unused [M..] public declarations of M (default: MODULES) whose name
-                                         no other module's code and no test mentions: candidates
-                                         for `internal` (verify by building)
+                                         no other module's code, no test and no plugin guide
+                                         mentions: candidates for `internal` (verify by building)
 
-Names are read as text (comments and strings left out, as scripts/module-graph.py
-reads imports), so a name another module mentions for something else keeps a
+Names are read as text (comments left out, as scripts/module-graph.py reads imports;
+strings kept, for interpolations and the scaffold's templates), so a name another module mentions for something else keeps a
 declaration public: --unused errs towards public, and the build judges the rest.
 Python 3 standard library only.
 """
@@ -87,10 +87,12 @@ def source_modules(root):
             if t["kind"] in ("target", "executableTarget") and t["path"].startswith(("Sources", "Benchmarks"))}
 
 
-def read_code(path, cache={}):
-    if path not in cache:
-        cache[path] = module_graph.strip_comments(open(path).read(), keep_strings=False)
-    return cache[path]
+def read_code(path, keep_strings=False, cache={}):
+    """A Swift file without comments; without its strings too unless `keep_strings` (a
+    name in an interpolation or in the scaffold's templates is a use)."""
+    if (path, keep_strings) not in cache:
+        cache[(path, keep_strings)] = module_graph.strip_comments(open(path).read(), keep_strings=keep_strings)
+    return cache[(path, keep_strings)]
 
 
 def placement(root):
@@ -133,26 +135,33 @@ def report(root, check):
     return status if check else 0
 
 
-def test_files(root):
-    """(file, modules it imports with @testable) for every Swift file under Tests/."""
-    for f in swift_files(root, "Tests"):
-        text = open(f).read()
-        yield f, set(re.findall(r"@testable\s+import\s+(\w+)", text))
+# The plugin guide is the contract's reader: a name it shows is part of the contract
+# even where no plugin of this package uses it yet.
+GUIDES = ["docs/PLUGINS.md"]
 
 
 def unused(root, modules):
-    """Public declarations of `modules` whose name no other module and no test mentions."""
+    """Public declarations of `modules` whose name no other module, no test and no guide
+    mentions."""
     paths = source_modules(root)
     mentioned = {}  # module -> names mentioned outside it
     idents = {n: set() for n in paths}
     for n, p in paths.items():
         for f in swift_files(root, p):
-            idents[n].update(IDENT.findall(read_code(f)))
+            idents[n].update(IDENT.findall(read_code(f, keep_strings=True)))
     tests = set()
-    for f, _ in test_files(root):
-        tests.update(IDENT.findall(read_code(f)))
+    for f in swift_files(root, "Tests"):
+        tests.update(IDENT.findall(read_code(f, keep_strings=True)))
+    for g in GUIDES:
+        tests.update(IDENT.findall(open(os.path.join(root, g)).read()))
     for n in paths:
         mentioned[n] = set().union(*(idents[o] for o in paths if o != n)) | tests
+        # A type or constant a public signature of the module names (a parameter, a
+        # result, a default value) must be public as long as that signature is.
+        for f in swift_files(root, paths[n]):
+            for line in read_code(f).split("\n"):
+                if re.search(r"\b(public|open)\s", line):
+                    mentioned[n].update(w for w in IDENT.findall(line.split("{")[0]) if w[0].isupper() or "." + w in line)
     count = 0
     for module in modules:
         for f in swift_files(root, paths[module]):
@@ -166,7 +175,7 @@ def unused(root, modules):
                 line = code.count("\n", 0, m.start(1)) + 1
                 print("%s:%d: %s %s" % (os.path.relpath(f, root), line, kind, name))
                 count += 1
-    print("%d public declarations no other module or test mentions" % count)
+    print("%d public declarations no other module, test or guide mentions" % count)
     return 0
 
 

@@ -16,13 +16,13 @@ public struct ExecPlugin: TransportPlugin {
         options: ExecOptions.descriptors
     )
 
-    public let options: ExecOptions
+    let options: ExecOptions
 
     public init(options: PluginOptions) throws {
         self.options = try ExecOptions(options)
     }
 
-    public init(_ options: ExecOptions) {
+    init(_ options: ExecOptions) {
         self.options = options
     }
 

@@ -18,7 +18,7 @@ public struct WorkloadListParser {
     public static let builtIns: [String: WorkloadSpec.Direction] = ["upload": .up, "download": .down, "bidir": .bidir]
 
     /// Bytes of requests and answers in flight at once (concurrency x both sizes).
-    public static let maxInFlightBytes = 1 << 20
+    static let maxInFlightBytes = 1 << 20
 
     public init() {}
 

@@ -94,9 +94,9 @@ public enum ControlErrorCode {
     /// The peer broke the protocol (a malformed frame, a message out of order).
     public static let protocolViolation: UInt16 = 2
     /// A CELL_REQUEST the server cannot accept (unknown plugin, bad options, over a limit).
-    public static let badRequest: UInt16 = 3
+    static let badRequest: UInt16 = 3
     /// The cell's server side failed; the message says why.
-    public static let cellFailed: UInt16 = 4
+    static let cellFailed: UInt16 = 4
     /// Something went wrong inside the sender that is not the peer's fault.
-    public static let internalError: UInt16 = 5
+    static let internalError: UInt16 = 5
 }

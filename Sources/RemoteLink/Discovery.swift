@@ -7,7 +7,7 @@ import Foundation
 /// Discovery+Avahi.swift for why the tools rather than libavahi-client).
 public enum Discovery {
     /// The TXT key carrying the control protocol versions the server speaks ("1" or "1,2").
-    public static let versionsKey = "proto"
+    static let versionsKey = "proto"
 
     /// What `--peer` names: an address, or `auto` / `auto:NAME` (browse for it).
     public enum PeerSpec: Equatable, Sendable {

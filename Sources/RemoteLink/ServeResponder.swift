@@ -54,9 +54,9 @@ public struct ServeConfiguration: Sendable {
 /// only its own address's share, so a client from another address still gets in.
 public final class ServeResponder: Sendable {
     /// Handshakes in progress at once, from all addresses.
-    public static let maxHandshakes = 32
+    static let maxHandshakes = 32
     /// Handshakes in progress at once from one source address.
-    public static let maxHandshakesPerAddress = 3
+    static let maxHandshakesPerAddress = 3
     /// Refusals (alert, then a short drain) in progress at once; beyond them a
     /// connection is closed unanswered, so a flood costs bounded threads.
     static let maxRefusing = 16

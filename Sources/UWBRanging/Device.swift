@@ -21,7 +21,7 @@ public enum ChipGeneration: String, Sendable, CaseIterable, Hashable {
     /// Largest distance at which a measurement is still possible, metres:
     /// ~30 m observed indoors with U1 [M, seed article]; U2 "significantly farther",
     /// taken as ~50 m [A].
-    public var reachMeters: Double { self == .first ? 30 : 50 }
+    var reachMeters: Double { self == .first ? 30 : 50 }
 
     var wireValue: UInt8 { self == .first ? 1 : 2 }
     init?(wireValue: UInt8) {
@@ -43,7 +43,7 @@ public struct RangingCapabilities: OptionSet, Sendable, Hashable {
     /// Measures direction (angle of arrival; needs an antenna array: phones only).
     public static let direction = RangingCapabilities(rawValue: 1 << 1)
     /// Extended reach (second-generation chip).
-    public static let extendedDistance = RangingCapabilities(rawValue: 1 << 2)
+    static let extendedDistance = RangingCapabilities(rawValue: 1 << 2)
 
     /// Every bit version 1 of the token defines.
     static let known: RangingCapabilities = [.distance, .direction, .extendedDistance]

@@ -7,9 +7,9 @@ public struct EnvironmentProfile: Sendable, Hashable {
     /// Long-run fraction of time without line of sight.
     public var nlosProbability: Double
     /// Mean time a blockage lasts, seconds (the LoS/NLoS state is a two-state Markov chain).
-    public var meanNLoSSeconds: Double
+    var meanNLoSSeconds: Double
     /// Probability that a ranging round gives no distance, in line of sight.
-    public var losDropout: Double
+    var losDropout: Double
     /// The same without line of sight.
     public var nlosDropout: Double
 

@@ -102,7 +102,7 @@ extension Socket {
     /// The channel's connection outlives the exchange, like a Multipeer session or a
     /// BLE connection, so the serving side learns reliably when the client is gone
     /// even if every ranging frame is lost.
-    public func waitForClose(deadline: UInt64) {
+    func waitForClose(deadline: UInt64) {
         var scratch = [UInt8](repeating: 0, count: 64)
         while MonotonicClock.now() < deadline {
             guard let readable = try? waitReadable(timeoutNanos: 100_000_000) else { return }

@@ -100,7 +100,7 @@ extension JournalContents {
     /// also what a record of another matrix carries) or of a cell this matrix does not
     /// have. Those lines stay in the journal untouched (it is never rewritten) but are
     /// never counted as done: their cells run again. Nothing of the run's own is dropped.
-    public func belonging(toRun runID: String, cells: Set<CellKey>, journal: String) -> (own: [Record], warnings: [String]) {
+    func belonging(toRun runID: String, cells: Set<CellKey>, journal: String) -> (own: [Record], warnings: [String]) {
         var own: [Record] = []
         var set: [(Int, String)] = foreign.map { ($0.line, "is not a \(Record.currentSchema) record (\($0.reason))") }
         var unmatched: [(line: Int, cellID: String, repetition: Int)] = []

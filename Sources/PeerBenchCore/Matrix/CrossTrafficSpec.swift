@@ -104,7 +104,7 @@ extension Record.CrossTraffic {
     /// What `compare` and `report` append to the environment's name for a cell that ran
     /// with a competing flow (` + background saturating`), so it is a scenario of its
     /// own; empty for a cell without one.
-    public var scenarioSuffix: String {
+    var scenarioSuffix: String {
         guard let c = serviceClass else { return "" }
         return " + \(c) \(offeredMbps.map { "\(JSONValue.format($0)) Mbit/s" } ?? "saturating")"
     }

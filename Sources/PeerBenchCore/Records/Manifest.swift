@@ -64,7 +64,7 @@ public struct Manifest: Sendable, Equatable, Codable {
     public var note: String?
 
     /// The longest `--note` (characters).
-    public static let maxNoteLength = 200
+    static let maxNoteLength = 200
 
     /// Why `text` cannot be a note, or nil: at most `maxNoteLength` characters, one line
     /// (a line break or other control character would forge lines in what shows it).
@@ -113,7 +113,7 @@ public struct Manifest: Sendable, Equatable, Codable {
         public var shard: String?
         public var status: String
         public var records: Int
-        public var recordsKept: Int
+        var recordsKept: Int
         /// The input's `node`.
         public var node: String?
         public init(path: String, runID: String, shard: String?, status: String, records: Int, recordsKept: Int, node: String? = nil) {
@@ -148,12 +148,12 @@ public struct Manifest: Sendable, Equatable, Codable {
     }
 
     public struct Host: Sendable, Equatable, Codable {
-        public var hostname: String
-        public var os: String
+        var hostname: String
+        var os: String
         public var kernel: String
         public var machine: String
-        public var cpus: Int
-        public var memoryBytes: UInt64
+        var cpus: Int
+        var memoryBytes: UInt64
         enum CodingKeys: String, CodingKey { case hostname, os, kernel, machine, cpus, memoryBytes = "memory_bytes" }
 
         /// This machine.
@@ -235,7 +235,7 @@ public struct Manifest: Sendable, Equatable, Codable {
 
     public static func rfc3339(_ date: Date) -> String { Record.rfc3339(date) }
 
-    public var startedDate: Date? { Manifest.parseDate(startedAt) }
+    var startedDate: Date? { Manifest.parseDate(startedAt) }
 
     static func parseDate(_ s: String) -> Date? {
         let f = ISO8601DateFormatter()

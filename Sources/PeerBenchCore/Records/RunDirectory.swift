@@ -12,15 +12,15 @@ public final class RunDirectory: Sendable {
     public let path: String
     public var journalPath: String { path + "/records.jsonl" }
     public var manifestPath: String { path + "/manifest.json" }
-    public var csvPath: String { path + "/records.csv" }
+    var csvPath: String { path + "/records.csv" }
     /// Where a torn last line is set aside on resume (appended, never overwritten).
-    public var tornPath: String { path + "/records.torn.jsonl" }
+    var tornPath: String { path + "/records.torn.jsonl" }
     /// Raw samples, one `CellSamples` line per record (docs/RECORDS.md).
-    public var samplesPath: String { path + "/samples.jsonl" }
-    public var samplesTornPath: String { path + "/samples.torn.jsonl" }
+    var samplesPath: String { path + "/samples.jsonl" }
+    var samplesTornPath: String { path + "/samples.torn.jsonl" }
     /// Space held while the run writes, released to write the final manifest when the
     /// disk fills up (see `reserveBytes`).
-    public var reservePath: String { path + "/.peerbench-reserve" }
+    var reservePath: String { path + "/.peerbench-reserve" }
     /// 64 KiB: room for the final manifest (a few KiB) on a full disk.
     static let reserveBytes = 64 << 10
     /// The descriptors records and samples are appended to (-1 until the folder is
@@ -123,7 +123,7 @@ public final class RunDirectory: Sendable {
 
     /// Frees the reserve: before the final manifest and CSV, or when a write found the
     /// disk full. Idempotent.
-    public func releaseReserve() { unlink(reservePath) }
+    func releaseReserve() { unlink(reservePath) }
 
     /// Number of non-empty lines in an existing journal, nil if there is none.
     func existingRecordCount() -> Int? {
@@ -206,7 +206,7 @@ public final class RunDirectory: Sendable {
         RunDirectory.readJournal(at: journalPath)
     }
 
-    public static func readJournal(at path: String) -> JournalContents {
+    static func readJournal(at path: String) -> JournalContents {
         var contents = JournalContents()
         guard let data = FileManager.default.contents(atPath: path) else { return contents }
         var lineNo = 0
@@ -263,7 +263,7 @@ public struct RunDirectoryWriteError: Error, Sendable, CustomStringConvertible {
 public struct JournalContents: Sendable {
     public var records: [Record] = []
     /// The line number (from 1) of each of `records`.
-    public var recordLines: [Int] = []
+    var recordLines: [Int] = []
     public var foreign: [(line: Int, reason: String)] = []
     public var torn: String?
     public init() {}

@@ -34,7 +34,7 @@ public struct RunEnding: Sendable {
     /// The last record of every cell of the plan, all sessions together.
     public var whole: RunSummary
     /// Cells of the plan (this shard's), recorded or not.
-    public var cellsInPlan: Int
+    var cellsInPlan: Int
     public var journalPath: String
     /// Auto repetitions: how each scenario ended.
     public var autoRepetitions: AutoRepetitions.Report?

@@ -25,7 +25,7 @@ public struct AutoRepetitions: Sendable, Equatable, Codable {
         "frame_delay_p99_ms", "late_frames", Record.Scenario.CodingKeys.reconnectMs.rawValue,
     ]
 
-    public static let minimumRounds = 6
+    static let minimumRounds = 6
     public static let defaultMax = 20
     public static let defaultPrecision = 0.05
 
@@ -50,7 +50,7 @@ public struct AutoRepetitions: Sendable, Equatable, Codable {
     }
 
     /// How the matrix or command line spells it.
-    public var spelling: String { "auto:\(max)" }
+    var spelling: String { "auto:\(max)" }
 
     /// One scenario's outcome, for the manifest.
     public struct Outcome: Sendable, Equatable, Codable {

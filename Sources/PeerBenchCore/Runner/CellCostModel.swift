@@ -126,7 +126,7 @@ public enum CellCost {
     /// and both messages on the link per `concurrency` transactions. Bulk (its payload
     /// is in `model`) adds nothing; bidir is counted as one direction, since the emulated
     /// link has a queue each way.
-    public static func workloadSeconds(_ w: WorkloadSpec, link: ResolvedLink) -> Double {
+    static func workloadSeconds(_ w: WorkloadSpec, link: ResolvedLink) -> Double {
         switch w.kind {
         case .bulk: return 0
         case .isochronous(_, let period, let frames, _, _): return Double(frames) * Double(period) / 1e9

@@ -10,8 +10,8 @@ import Synchronization
 /// one JSON object per line each; 1 and 2 are for logs only, so a plugin that prints
 /// cannot corrupt the protocol.
 public enum CellWorker {
-    public static let requestFD: Int32 = 0
-    public static let replyFD: Int32 = 3
+    static let requestFD: Int32 = 0
+    static let replyFD: Int32 = 3
 
     /// Serves requests until the runner closes the request pipe. A plugin crash ends
     /// this process — which is the point: the runner records it and starts a new worker.

@@ -22,7 +22,7 @@ public struct PluginSession: Sendable {
 
         /// Whether the transport ended the cell itself (measured, or its plugin failed),
         /// not the harness or a deadline: only such an end can be what a scenario predicts.
-        public var isTransportsOwn: Bool {
+        var isTransportsOwn: Bool {
             switch self {
             case .measured, .failed: true
             case .timedOut, .harnessFailed: false
@@ -198,7 +198,7 @@ public final class CellStopper: Sendable {
     public init() {}
 
     /// Installs the way to stop the current cell; runs it at once if a stop already came.
-    public func arm(_ stop: @escaping @Sendable () -> Void) {
+    func arm(_ stop: @escaping @Sendable () -> Void) {
         let now = state.withLock { s in
             s.action = stop
             return s.fired
@@ -206,7 +206,7 @@ public final class CellStopper: Sendable {
         if now { stop() }
     }
 
-    public func disarm() { state.withLock { $0.action = nil } }
+    func disarm() { state.withLock { $0.action = nil } }
 
     /// Stops the current cell (if any) and every cell armed afterwards.
     public func fire() {
@@ -217,7 +217,7 @@ public final class CellStopper: Sendable {
         action?()
     }
 
-    public var hasFired: Bool { state.withLock { $0.fired } }
+    var hasFired: Bool { state.withLock { $0.fired } }
 }
 
 /// Holds the running server so the deadline handler can stop it.

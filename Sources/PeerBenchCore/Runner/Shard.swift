@@ -54,7 +54,7 @@ public struct ShardBalance: Sendable {
     /// Estimated milliseconds of each block.
     public let blockMillis: [Int]
     /// For each shard (0-based), the indices of its blocks in canonical order.
-    public let assignment: [[Int]]
+    let assignment: [[Int]]
 
     /// `atOnce` (`transportsAtOnce`): a block's cells run together, so it takes its
     /// slowest cell's time rather than the sum.

@@ -23,7 +23,7 @@ public enum RTTMethod: String, Sendable, Codable, CaseIterable {
     case sendLoop = "send-loop"
 
     /// True for the methods that send without waiting for echoes.
-    public var isPipelined: Bool { self != .pingPong }
+    var isPipelined: Bool { self != .pingPong }
 
     /// The method as the matrix and the record spell it.
     public var name: String { rawValue }
