@@ -350,11 +350,3 @@ public struct Record: Sendable, Equatable, Codable {
         return f.string(from: date)
     }
 }
-
-/// Which record of a journal is whose: the same cell and repetition of the same run.
-public struct RecordKey: Sendable, Hashable {
-    public var runID: String
-    public var cellID: String
-    public var repetition: Int
-    public var cell: CellKey { CellKey(cellID: cellID, repetition: repetition) }
-}

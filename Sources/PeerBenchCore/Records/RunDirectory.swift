@@ -238,33 +238,3 @@ public final class RunDirectory: Sendable {
         try Self.writeAtomically(Array(text.utf8), to: csvPath)
     }
 }
-
-/// A file of the run folder could not be written: which file, and why in words
-/// ("no space left on the device"), never a raw Foundation error.
-public struct RunDirectoryWriteError: Error, Sendable, CustomStringConvertible {
-    public var path: String
-    public var errno: Int32
-
-    public init(path: String, errno: Int32) {
-        self.path = path
-        self.errno = errno
-    }
-
-    public var isDiskFull: Bool { errno == ENOSPC || errno == EDQUOT }
-
-    public var description: String {
-        let why = isDiskFull ? "no space left on the device" : String(cString: strerror(errno)).lowercased()
-        return "cannot write \(path): \(why)"
-    }
-}
-
-/// What a journal holds: its records in order, the complete lines that are not
-/// records (with their line number and why), and a torn last line.
-public struct JournalContents: Sendable {
-    public var records: [Record] = []
-    /// The line number (from 1) of each of `records`.
-    var recordLines: [Int] = []
-    public var foreign: [(line: Int, reason: String)] = []
-    public var torn: String?
-    public init() {}
-}
