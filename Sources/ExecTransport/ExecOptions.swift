@@ -1,5 +1,5 @@
-public import PeerBenchJSON
-public import PeerBenchPlugin
+import PeerBenchJSON
+import PeerBenchPlugin
 
 /// The `exec` plugin's matrix options: the two command lines and where they run.
 struct ExecOptions: Sendable {

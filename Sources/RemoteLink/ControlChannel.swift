@@ -1,5 +1,5 @@
 import GnuTLSSupport
-public import PeerBenchPlugin
+import PeerBenchPlugin
 public import PeerBenchSystem
 import Synchronization
 

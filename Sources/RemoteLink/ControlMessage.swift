@@ -1,5 +1,5 @@
 public import PeerBenchJSON
-public import PeerBenchPlugin
+import PeerBenchPlugin
 
 /// One message of the control protocol between `peerbench run --link remote` and
 /// `peerbench serve` (docs/protocol/control.md). A value, no I/O: `ControlFraming`

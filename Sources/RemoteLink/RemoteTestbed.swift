@@ -1,5 +1,5 @@
 import Foundation
-public import PeerBenchJSON
+import PeerBenchJSON
 public import PeerBenchPlugin
 public import PeerBenchSystem
 import PeerBenchTestbed

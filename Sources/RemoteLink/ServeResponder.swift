@@ -1,6 +1,6 @@
 import Foundation
 public import Logging
-public import PeerBenchPlugin
+import PeerBenchPlugin
 public import PeerBenchSystem
 import Synchronization
 

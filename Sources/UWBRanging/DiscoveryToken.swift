@@ -1,5 +1,5 @@
 public import Foundation
-public import PeerBenchPlugin
+import PeerBenchPlugin
 public import PeerBenchSystem
 
 #if canImport(Glibc)

@@ -1,5 +1,5 @@
-public import PeerBenchJSON
-public import PeerBenchPlugin
+import PeerBenchJSON
+import PeerBenchPlugin
 
 /// The figures one ranging run yields, as the record's `extra.uwb` carries them
 /// (docs/UWB.md documents every field).
