@@ -11,32 +11,37 @@ public final class CellCancellation: Sendable {
     }
     private let state = Mutex(State())
 
+    /// A cell not yet cancelled.
     public init() {}
 
+    /// Whether `cancel` ran: blocking work should stop.
     public var isCancelled: Bool { state.withLock { $0.cancelled } }
 
     /// Registers a socket; if the cell is already cancelled it is shut down at once.
     public func register(_ socket: Socket) {
-        let already = state.withLock { s in
-            if !s.cancelled { s.sockets[ObjectIdentifier(socket)] = socket }
-            return s.cancelled
-        }
-        if already { socket.shutdown() }
+        if cancelledElse({ $0.sockets[ObjectIdentifier(socket)] = socket }) { socket.shutdown() }
     }
 
+    /// Forgets a socket (it is closed or no longer the cell's).
     public func unregister(_ socket: Socket) {
         _ = state.withLock { $0.sockets.removeValue(forKey: ObjectIdentifier(socket)) }
     }
 
     /// Runs `handler` on cancellation (at once if already cancelled).
     public func onCancel(_ handler: @escaping @Sendable () -> Void) {
-        let already = state.withLock { s in
-            if !s.cancelled { s.handlers.append(handler) }
-            return s.cancelled
-        }
-        if already { handler() }
+        if cancelledElse({ $0.handlers.append(handler) }) { handler() }
     }
 
+    /// Whether the cell is cancelled already; if not, `add` puts what to cancel in the
+    /// state, under the same lock, so that a `cancel` cannot come in between.
+    private func cancelledElse(_ add: (inout State) -> Void) -> Bool {
+        state.withLock { s in
+            if !s.cancelled { add(&s) }
+            return s.cancelled
+        }
+    }
+
+    /// Shuts every registered socket down and runs the handlers, once; the runner's call.
     public func cancel() {
         let (sockets, handlers) = state.withLock { s -> ([Socket], [@Sendable () -> Void]) in
             if s.cancelled { return ([], []) }
