@@ -11,6 +11,13 @@ REASONS gives it, and counts them against all the module's public types.
     scripts/type-files.py --check        exit 1 when a type of MODULES elsewhere has no reason,
                                          or more than 1 in 10 of MODULES' public types live
                                          elsewhere
+    scripts/type-files.py --undocumented M  public declarations of M (and cases of its public
+                                         enums, requirements of its public protocols) with no
+                                         `///` comment; witnesses of the standard library's
+                                         protocols and a protocol's default implementations
+                                         take their documentation from the protocol, and an
+                                         init that only stores its arguments from the
+                                         properties
     scripts/type-files.py --unused [M..] public declarations of M (default: MODULES) whose name
                                          no other module's code, no test and no plugin guide
                                          mentions: candidates for `internal` (verify by building)
@@ -193,12 +200,122 @@ def unused(root, modules):
     return 0
 
 
+# Members whose documentation is the protocol's: the standard library's witnesses.
+WITNESSES = {"description", "debugDescription", "hash", "makeIterator", "rawValue", "allCases", "CodingKeys"}
+WITNESS_INITS = re.compile(r"\binit\??\s*\((from decoder|rawValue|stringLiteral|integerLiteral|floatLiteral|booleanLiteral|nilLiteral|arrayLiteral|dictionaryLiteral)\b")
+
+
+def undocumented(root, module):
+    """(file, line, text) of each public name of `module` without a `///` comment."""
+    path = source_modules(root)[module]
+    protocols = {t for rows in [placement(root)[module]] for t, kind, _, _ in rows if kind == "protocol"}
+    count = 0
+    for f in swift_files(root, path):
+        text = open(f).read()
+        lines = text.split("\n")
+        code = module_graph.strip_comments(text, keep_strings=False)
+        # scopes: for each line, the innermost enclosing declaration's first line
+        stack, opener, depth = [], [], 0
+        masked = mask_lines(text)
+        for i, line in enumerate(masked):
+            opener.append(stack[-1] if stack else None)
+            for c in line:
+                if c == "{":
+                    stack.append(i)
+                elif c == "}" and stack:
+                    stack.pop()
+        for i, line in enumerate(masked):
+            outer = lines[opener[i]] if opener[i] is not None else ""
+            public_decl = re.search(r"\b(public|open)\s", line) and not re.match(r"^\s*(public\s+)?(import|extension)\b", line) and "public import" not in line
+            in_public_type = re.search(r"\bpublic\s+(?:[a-z]+\s+)*(enum|protocol)\s", outer)
+            case = in_public_type and in_public_type.group(1) == "enum" and re.match(r"^\s*(indirect\s+)?case\s", line)
+            requirement = in_public_type and in_public_type.group(1) == "protocol" and re.match(r"^\s*(static\s+)?(func|var|init|associatedtype|subscript)\b", line)
+            if not (public_decl or case or requirement):
+                continue
+            m = re.search(r"\b(?:func|var|let|case|struct|class|enum|protocol|typealias)\s+`?(\w+)", line)
+            if m and m.group(1) in WITNESSES or WITNESS_INITS.search(line) or re.search(r"func\s+(==|<|\+|-)", line):
+                continue
+            if re.search(r"\binit\s*\(", line) and memberwise(masked, i):
+                continue  # an init that only stores its arguments: the properties say what they are
+            ext = re.match(r"^\s*extension\s+(\w+)", outer)
+            if ext and ext.group(1) in protocols:
+                continue  # a default implementation: the requirement's documentation
+            j = i - 1
+            while j >= 0 and re.match(r"^\s*@", lines[j]):
+                j -= 1
+            if j >= 0 and lines[j].lstrip().startswith("///"):
+                continue
+            if j >= 0 and lines[j].rstrip().endswith("*/"):
+                continue
+            print("%s:%d: %s" % (os.path.relpath(f, root), i + 1, lines[i].strip()))
+            count += 1
+    print("%d public names without a /// comment" % count)
+    return 0
+
+
+def memberwise(masked, i):
+    """Whether the init declared at line i only stores each argument in the property of
+    its name."""
+    text = "\n".join(masked[i:])
+    start = text.find("{")
+    depth = 0
+    for k in range(start, len(text)):
+        depth += {"{": 1, "}": -1}.get(text[k], 0)
+        if depth == 0:
+            body = text[start + 1:k]
+            break
+    else:
+        return False
+    statements = [b.strip() for b in re.split(r"[\n;]", body) if b.strip()]
+    return bool(statements) and all(re.fullmatch(r"self\.(\w+) = \1", b) for b in statements)
+
+
+def mask_lines(text):
+    """The lines of `text` with comments and string contents blanked (braces in them
+    do not count)."""
+    out, i, n = list(text), 0, len(text)
+
+    def blank(a, b):
+        for k in range(a, b):
+            if out[k] != "\n":
+                out[k] = " "
+    while i < n:
+        if text.startswith("//", i):
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+            blank(i, j)
+            i = j
+        elif text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+            blank(i, j)
+            i = j
+        elif text[i] == '"' or (text[i] == "#" and text.startswith('"', i + 1)):
+            h = 0
+            while text.startswith("#", i + h):
+                h += 1
+            q = '"""' if text.startswith('"""', i + h) else '"'
+            close = q + "#" * h
+            j = i + h + len(q)
+            while j < n and not text.startswith(close, j):
+                j += 2 if text[j] == "\\" and h == 0 else 1
+            j = min(n, j + len(close))
+            blank(i + h + len(q), j - len(close))
+            i = j
+        else:
+            i += 1
+    return "".join(out).split("\n")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--root", default=ROOT, help="the package's directory (default: this repository)")
     ap.add_argument("--check", action="store_true", help="exit 1 when a module of MODULES breaks the rule")
+    ap.add_argument("--undocumented", metavar="MODULE", help="public names of MODULE without a /// comment")
     ap.add_argument("--unused", nargs="*", metavar="MODULE", help="public names no other module or test mentions")
     args = ap.parse_args()
+    if args.undocumented:
+        return undocumented(args.root, args.undocumented)
     if args.unused is not None:
         return unused(args.root, args.unused or MODULES)
     return report(args.root, args.check)

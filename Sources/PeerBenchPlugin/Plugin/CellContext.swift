@@ -1,16 +1,17 @@
 public import Logging
 public import PeerBenchJSON
-public import PeerBenchSystem
+import PeerBenchSystem
 import Synchronization
 
 /// Everything a plugin needs to run its side of one cell.
 public struct CellContext: Sendable {
-    public var cellID: String
-    public var repetition: Int
+    /// The cell's id (the record's `cell_id`) and its repetition, from 1.
+    public var cellID: String, repetition: Int
     /// Per-cell seed (derived from the run seed and the cell id); use it for any randomness.
     public var seed: UInt64
     /// The bulk phase; nil for plugins that do not use payloads.
     public var payload: Payload?
+    /// How many idle RTT probes to send and time (`TransportMeasurement.rttNanos`).
     public var rttProbes: Int
     /// What the application sends (matrix key `workloads`); `.upload` unless the matrix
     /// says otherwise. Only a plugin whose `check(workload:path:)` accepted it sees another.
@@ -23,10 +24,13 @@ public struct CellContext: Sendable {
     public var rttProbeSpacingNanos: UInt64 = 0
     /// Monotonic deadline (nanoseconds, `MonotonicClock`) by which the cell must end.
     public var deadline: UInt64
+    /// The link the cell runs over, as resolved for its environment and distance.
     public var link: ResolvedLink
-    public var client: Endpoint
-    public var server: Endpoint
+    /// Where the client and the server run (`Endpoint.run`).
+    public var client: Endpoint, server: Endpoint
+    /// Register every socket here (or use PeerBenchSockets' scopes): the deadline shuts them.
     public var cancellation: CellCancellation
+    /// The run's log (swift-log).
     public var logger: Logger
     /// What the server said for its client (`TransportServer.hello`), handed over by
     /// the runner before `runClient`; empty on the server's side.

@@ -1,9 +1,7 @@
 /// One option in `peerbench list`: its key (dotted for nested ones), type, default and meaning.
 public struct OptionDescriptor: Sendable {
-    public var key: String
-    public var type: String
-    public var defaultValue: String
-    public var help: String
+    /// The key, its type (`int`, `bool`, `a|b`), its default and its help, as `list` prints them.
+    public var key: String, type: String, defaultValue: String, help: String
 
     public init(_ key: String, type: String, default defaultValue: String, help: String) {
         self.key = key

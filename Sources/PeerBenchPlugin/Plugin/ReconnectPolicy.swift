@@ -26,6 +26,7 @@ public struct ReconnectPolicy: Sendable, Equatable {
     /// and only a successful one counts.
     public static let maxReconnects = 64
 
+    /// A policy from milliseconds.
     public init(backoffMs: Int, maxBackoffMs: Int) {
         backoffNanos = UInt64(backoffMs) * 1_000_000
         maxBackoffNanos = UInt64(maxBackoffMs) * 1_000_000
