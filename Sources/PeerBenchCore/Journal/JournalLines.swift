@@ -156,10 +156,7 @@ final class BufferedFileWriter {
     func write(line: String) throws { try write(line: Array(line.utf8)) }
 
     func flush() throws {
-        try buffer.withUnsafeBytes { b in
-            var off = 0
-            while off < b.count { off += try syscall("write(\(path))") { Glibc.write(fd, b.baseAddress! + off, b.count - off) } }
-        }
+        try writeAll(fd, buffer, function: "write(\(path))")
         buffer.removeAll(keepingCapacity: true)
     }
 

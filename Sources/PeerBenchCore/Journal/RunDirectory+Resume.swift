@@ -70,26 +70,17 @@ extension RunDirectory {
         let tail = Array(bytes[keep...])
         guard !tail.isEmpty else { return nil }
         if let v = try? JSONParser.parse(tail), v.objectValue != nil {
-            try writeAll(fd, [UInt8(ascii: "\n")], what: path)
+            try writeAll(fd, [UInt8(ascii: "\n")], function: "write(\(path))")
             try syscall("fdatasync(\(path))") { fdatasync(fd) }
             return "\(path): the last line lacked its line end; completed it"
         }
         let torn = try syscall("open(\(tornPath))") { open(tornPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644) }
         defer { close(torn) }
-        try writeAll(torn, tail + [UInt8(ascii: "\n")], what: tornPath)
+        try writeAll(torn, tail + [UInt8(ascii: "\n")], function: "write(\(tornPath))")
         try syscall("fsync(\(tornPath))") { fsync(torn) }
         try syscall("ftruncate(\(path))") { ftruncate(fd, off_t(keep)) }
         try syscall("fdatasync(\(path))") { fdatasync(fd) }
         return "\(path): the last line (\(tail.count) bytes) was cut short by a crash; moved it to \(tornPath); that cell runs again"
-    }
-
-    func writeAll(_ fd: Int32, _ bytes: [UInt8], what: String) throws {
-        try bytes.withUnsafeBytes { buf in
-            var off = 0
-            while off < buf.count {
-                off += try syscall("write(\(what))") { write(fd, buf.baseAddress! + off, buf.count - off) }
-            }
-        }
     }
 }
 

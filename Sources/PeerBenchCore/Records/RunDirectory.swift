@@ -151,17 +151,12 @@ public final class RunDirectory: Sendable {
         var st = stat()
         guard fstat(fd, &st) == 0 else { throw RunDirectoryWriteError(path: path, errno: errno) }
         do {
-            try bytes.withUnsafeBytes { buf in
-                var off = 0
-                while off < buf.count {
-                    off += try syscall("write") { write(fd, buf.baseAddress! + off, buf.count - off) }
-                }
-            }
+            try writeAll(fd, bytes)
             try syscall("fdatasync") { fdatasync(fd) }
         } catch {
             _ = ftruncate(fd, st.st_size)
             _ = fdatasync(fd)
-            throw RunDirectoryWriteError(path: path, errno: (error as? SystemError)?.errno ?? EIO)
+            throw RunDirectoryWriteError(path: path, errno: error.errno)
         }
     }
 
@@ -177,19 +172,14 @@ public final class RunDirectory: Sendable {
         let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw RunDirectoryWriteError(path: path, errno: errno) }
         do {
-            try bytes.withUnsafeBytes { buf in
-                var off = 0
-                while off < buf.count {
-                    off += try syscall("write") { write(fd, buf.baseAddress! + off, buf.count - off) }
-                }
-            }
+            try writeAll(fd, bytes)
             try syscall("fsync") { fsync(fd) }
             close(fd)
             try syscall("rename") { rename(tmp, path) }
         } catch {
             close(fd)
             unlink(tmp)
-            throw RunDirectoryWriteError(path: path, errno: (error as? SystemError)?.errno ?? EIO)
+            throw RunDirectoryWriteError(path: path, errno: error.errno)
         }
     }
 

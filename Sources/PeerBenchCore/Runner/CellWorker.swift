@@ -35,12 +35,7 @@ public enum CellWorker {
                 outcome = .failed("\(error)")
             }
             let bytes = Array((outcome.json.compactText + "\n").utf8)
-            try bytes.withUnsafeBytes { buf in
-                var off = 0
-                while off < buf.count {
-                    off += try syscall("write(worker reply)") { write(replyFD, buf.baseAddress! + off, buf.count - off) }
-                }
-            }
+            try writeAll(replyFD, bytes, function: "write(worker reply)")
         }
     }
 }

@@ -75,10 +75,7 @@ public final class WorkerProcess: Sendable {
         let got: Result<[UInt8]?, any Error> =
             (try? await BlockingThread.run(name: "worker-wait") {
                 Result {
-                    try line.withUnsafeBytes { buf in
-                        var off = 0
-                        while off < buf.count { off += try syscall("write(worker request)") { write(fd, buf.baseAddress! + off, buf.count - off) } }
-                    }
+                    try writeAll(fd, line, function: "write(worker request)")
                     return try reader.next(until: deadline)
                 }
             }) ?? .failure(TransportError("worker wait failed"))
