@@ -343,16 +343,7 @@ struct Validator {
     /// are not validated one by one (that alone could take seconds).
     mutating func nonEmptyArray(_ v: JSONValue?, _ path: JSONPath, max: Int = MatrixLoader.Limits.listEntries) -> [JSONValue] {
         guard let v else { return [] }
-        guard let a = v.arrayValue else {
-            fail(path, "expected an array, got \(v.typeName)")
-            return []
-        }
-        if a.isEmpty { fail(path, "must not be empty") }
-        guard a.count <= max else {
-            fail(path, "has \(a.count) entries; at most \(max) are allowed")
-            return []
-        }
-        return a
+        return matrixList(v, path, max: max, problems: &problems)
     }
 
     mutating func positiveInts(_ v: JSONValue?, _ path: JSONPath, what: String, max: Int) -> [Int] {
