@@ -68,24 +68,11 @@ extension Validator {
         }
         guard let o = object(v, path, allowed: CrossTrafficSpec.keys, required: ["rateMbps"]) else { return nil }
         var spec = CrossTrafficSpec()
-        if let c = o["serviceClass"] {
-            if let sc = c.stringValue.flatMap(ServiceClass.init(rawValue:)) {
-                spec.serviceClass = sc
-            } else {
-                fail(
-                    path.key("serviceClass"),
-                    "unknown service class \(c.compactText); expected one of \(Self.quoted(ServiceClass.allCases.map(\.rawValue)))")
-            }
-        }
-        if let d = o["direction"] {
-            if let dir = d.stringValue.flatMap(CrossTrafficSpec.Direction.init(rawValue:)) {
-                spec.direction = dir
-            } else {
-                fail(
-                    path.key("direction"),
-                    "unknown direction \(d.compactText); expected one of \(Self.quoted(CrossTrafficSpec.Direction.allCases.map(\.rawValue))) (up = client to server)"
-                )
-            }
+        if let c = o["serviceClass"], let sc: ServiceClass = choice(c, path.key("serviceClass"), "service class") { spec.serviceClass = sc }
+        if let d = o["direction"],
+            let dir: CrossTrafficSpec.Direction = choice(d, path.key("direction"), "direction", hint: " (up = client to server)")
+        {
+            spec.direction = dir
         }
         if let r = o["rateMbps"] {
             if r.stringValue == "saturating" {
