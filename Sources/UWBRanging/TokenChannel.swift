@@ -1,4 +1,4 @@
-public import PeerBenchPlugin
+import PeerBenchPlugin
 public import PeerBenchSystem
 
 #if canImport(Glibc)
