@@ -80,11 +80,6 @@ public struct Manifest: Sendable, Equatable, Codable {
         public var cellID: String
         public var repetition: Int
         public var summary: String
-        public init(cellID: String, repetition: Int, summary: String) {
-            self.cellID = cellID
-            self.repetition = repetition
-            self.summary = summary
-        }
         enum CodingKeys: String, CodingKey { case cellID = "cell_id", repetition, summary }
     }
 
@@ -97,13 +92,6 @@ public struct Manifest: Sendable, Equatable, Codable {
         /// The node this session ran on (`Manifest.currentNode`); a requeued shard's
         /// sessions name each node it ran on.
         public var node: String?
-        public init(startedAt: String, endedAt: String?, status: String, commandLine: [String], node: String? = nil) {
-            self.startedAt = startedAt
-            self.endedAt = endedAt
-            self.status = status
-            self.commandLine = commandLine
-            self.node = node
-        }
         enum CodingKeys: String, CodingKey { case startedAt = "started_at", endedAt = "ended_at", status, commandLine = "command_line", node }
     }
 
@@ -116,15 +104,6 @@ public struct Manifest: Sendable, Equatable, Codable {
         var recordsKept: Int
         /// The input's `node`.
         public var node: String?
-        public init(path: String, runID: String, shard: String?, status: String, records: Int, recordsKept: Int, node: String? = nil) {
-            self.path = path
-            self.runID = runID
-            self.shard = shard
-            self.status = status
-            self.records = records
-            self.recordsKept = recordsKept
-            self.node = node
-        }
         enum CodingKeys: String, CodingKey { case path, runID = "run_id", shard, status, records, recordsKept = "records_kept", node }
     }
 

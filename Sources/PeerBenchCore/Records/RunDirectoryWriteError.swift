@@ -6,11 +6,6 @@ public struct RunDirectoryWriteError: Error, Sendable, CustomStringConvertible {
     public var path: String
     public var errno: Int32
 
-    public init(path: String, errno: Int32) {
-        self.path = path
-        self.errno = errno
-    }
-
     public var isDiskFull: Bool { errno == ENOSPC || errno == EDQUOT }
 
     public var description: String {
