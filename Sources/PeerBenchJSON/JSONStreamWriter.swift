@@ -1,6 +1,6 @@
 /// A pretty-printed JSON document written a piece at a time (compare's, whose scenarios
 /// are written as they are built): containers are opened and closed explicitly, values
-/// inside them are `JSONValue`s written by the one writer above, or numbers and strings
+/// inside them are `JSONValue`s written by the one writer (JSONWriter.swift), or numbers and strings
 /// written straight in (hot documents skip building a tree), in the same layout as
 /// `prettyText`. Members appear in the order written: a document whose keys must be
 /// sorted writes them sorted (debug builds check it). `take()` hands over what is
