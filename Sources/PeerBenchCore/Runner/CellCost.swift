@@ -54,19 +54,25 @@ public enum CellCost {
     ///   end's time per message, so probes and messages take at least that each.
     public static func model(
         payload: Payload?, rttProbes: Int, link: ResolvedLink, rttMethod: RTTMethod = .pingPong,
-        spacingNanos: UInt64 = 0, appLoop: AppLoop = .none
+        spacingNanos: UInt64 = 0, appLoop: AppLoop = .none, hints: CostHints = CostHints()
     ) -> Double {
         let app = Double(max(appLoop.sendNanos, appLoop.receiveNanos)) / 1e9
         let rtt = roundTripSeconds(link)
         let loss = min(max((link.lossPercent ?? 0) / 100, 0), 0.95)
         let lostHandshake = 1 - pow1(1 - loss, 4)
         let handshake = handshakeRoundTrips * rtt + lostHandshake * handshakeLossSeconds
-        let probes = probeSeconds(rttProbes, method: rttMethod, link: link, spacingNanos: spacingNanos) + Double(rttProbes) * app
+        let probes =
+            probeSeconds(rttProbes, method: rttMethod, link: link, spacingNanos: spacingNanos, waitsForLost: hints.waitsForLostProbes)
+            + Double(rttProbes) * app
         var bulk = 0.0
         if let payload {
             let bytes = Double(payload.count) * Double(payload.size)
-            let usable = (link.rateMbps ?? 5_000) * 1e6 / 8 * (1 - loss)
-            bulk = max(bytes / usable, Double(payload.count) * app) + Double(payload.count) * perMessageSeconds
+            let usable = (link.rateMbps ?? 5_000) * 1e6 / 8 * (1 - loss) * hints.bulkRateShare
+            let sender = Double(payload.count) * perMessageSeconds
+            var wire = bytes / usable
+            // An unpaced sender whose excess the queue drops is done after its own time and one queue's drain.
+            if hints.endsWhenSenderIsDone, let queue = link.queueBytes { wire = min(wire, sender + Double(queue) / usable) }
+            bulk = max(wire, Double(payload.count) * app) + sender
         }
         return setUpSeconds + handshake + probes + bulk
     }
@@ -94,7 +100,11 @@ public enum CellCost {
     /// With `spacingNanos` (`rttProbeIntervalMs`) the sends alone take (n - 1) x the
     /// spacing when that is longer than their serialisation: the field study's 1 000
     /// probes at 1 ms take about a second.
-    public static func probeSeconds(_ rttProbes: Int, method: RTTMethod, link: ResolvedLink, spacingNanos: UInt64 = 0) -> Double {
+    /// Only a transport that waits for lost probes (`waitsForLost`: udp's straggler wait)
+    /// pays for them; a reliable one retransmits within the round trips already counted.
+    public static func probeSeconds(
+        _ rttProbes: Int, method: RTTMethod, link: ResolvedLink, spacingNanos: UInt64 = 0, waitsForLost: Bool = true
+    ) -> Double {
         guard rttProbes > 0 else { return 0 }
         let rtt = roundTripSeconds(link)
         let loss = min(max((link.lossPercent ?? 0) / 100, 0), 0.95)
@@ -108,7 +118,7 @@ public enum CellCost {
             // Chance that at least one of the n probes (or its echo) is lost.
             let anyLost = 1 - pow1(1 - lostProbe, min(rttProbes, 10_000))
             let spaced = (n - 1) * Double(spacingNanos) / 1e9
-            return rtt + max(serialisation, spaced) + anyLost * pipelinedStragglerSeconds
+            return rtt + max(serialisation, spaced) + (waitsForLost ? anyLost * pipelinedStragglerSeconds : 0)
         }
     }
 

@@ -46,12 +46,13 @@ public struct CellCostModel: Sendable {
     public func seconds(_ cell: Cell, link: ResolvedLink) -> Double {
         guard link.connected else { return CellCost.setUpSeconds }
         let probes = RTTPayloadSelection.probes(rttProbes, payload: cell.payload, selection: rttPayloads)
-        let own = plugins[cell.transport.label]?.estimatedSeconds(payload: cell.payload, rttProbes: probes, link: link)
+        let plugin = plugins[cell.transport.label]
+        let own = plugin?.estimatedSeconds(payload: cell.payload, rttProbes: probes, link: link)
         let s =
             (own
                 ?? CellCost.model(
                     payload: cell.payload, rttProbes: probes, link: link, rttMethod: rttMethod,
-                    spacingNanos: rttProbeSpacingNanos, appLoop: appLoop))
+                    spacingNanos: rttProbeSpacingNanos, appLoop: appLoop, hints: plugin?.costHints(link: link) ?? CostHints()))
             + CellCost.workloadSeconds(cell.workload, link: link)
         // A cell that would outlast its timeout is stopped there (then torn down).
         return min(s, cellTimeoutSeconds + CellCost.setUpSeconds)

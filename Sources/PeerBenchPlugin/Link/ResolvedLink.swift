@@ -20,6 +20,10 @@ public struct ResolvedLink: Sendable, Codable {
     /// The cell's scenario as the link model resolved it (nil = static). Stays in the
     /// runner, like `channel`.
     public var scenario: ScenarioEvent?
+    /// Bytes the link's transmit queue holds per direction when it drops what does not
+    /// fit (the built-in radio environments); nil when a full queue holds the sender
+    /// back instead, or the link has none. Not recorded.
+    public var queueBytes: Int?
 
     public init(environment: String, distanceMeters: Double?, distanceLabel: String) {
         self.environment = environment

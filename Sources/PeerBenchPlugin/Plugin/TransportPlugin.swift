@@ -53,6 +53,10 @@ public protocol TransportPlugin: Sendable {
     /// the runner estimate from the payload and the link rate.
     func estimatedSeconds(payload: Payload?, rttProbes: Int, link: ResolvedLink) -> Double?
 
+    /// What this configuration does to a cell's time that the runner's own estimate
+    /// cannot know: its share of the link's rate, a straggler wait, an end with its sender.
+    func costHints(link: ResolvedLink) -> CostHints
+
     /// Seconds of a silent link (nothing crosses) after which this configuration gives
     /// up on its peer while the workload runs (TCP_USER_TIMEOUT, a UWB removal timeout);
     /// nil = not within a cell. A scenario cell whose connection dies after the link was
@@ -73,5 +77,6 @@ extension TransportPlugin {
     }
     public static func libraryVersions() -> [String: String] { [:] }
     public func estimatedSeconds(payload: Payload?, rttProbes: Int, link: ResolvedLink) -> Double? { nil }
+    public func costHints(link: ResolvedLink) -> CostHints { CostHints() }
     public var deadPeerTimeoutSeconds: Double? { nil }
 }
