@@ -53,7 +53,7 @@ let package = Package(
         // protocols, the matrix specs a cell is resolved from (environment, distance,
         // scenario, trace, transport, workload list), the link's counters and the record's
         // link section, the energy model.
-        .target(name: "PeerBenchTestbed", dependencies: ["PeerBenchPlugin", "PeerBenchJSON"], swiftSettings: strict),
+        .target(name: "PeerBenchTestbed", dependencies: ["PeerBenchPlugin", "PeerBenchJSON", "PeerBenchSystem"], swiftSettings: strict),
         // The workloads' measurements every transport shares: bulk series, pipelined probe times.
         .target(name: "PeerBenchWorkloads", dependencies: ["PeerBenchPlugin", "PeerBenchJSON", "PeerBenchSystem"], swiftSettings: strict),
         // Byte-stream transports' framing and workloads (tcp, tls, and the scaffold's plugin).
@@ -163,7 +163,7 @@ let package = Package(
         .testTarget(name: "PeerBenchCoreTests", dependencies: ["PeerBenchWorkloads", "UDPTransport", "PeerBenchSockets", "PeerBenchTestbed", "PeerBenchJSON", "PeerBenchSystem", "PeerBenchStreams", "PeerBenchPlugin", "PeerBenchCore", "PeerBenchAnalysis"]),
         .testTarget(name: "LinkEmulationTests", dependencies: ["PeerBenchTestbed", "PeerBenchJSON", "PeerBenchSystem", "LinkEmulation", "PeerBenchPlugin", "PeerBenchCore", "UDPTransport", "TCPTransport", "QUICTransport"]),
         .testTarget(name: "TCPTransportTests", dependencies: ["PeerBenchWorkloads", "PeerBenchSockets", "PeerBenchJSON", "PeerBenchSystem", "PeerBenchStreams", "TransportTestSupport", "TCPTransport", "PeerBenchPlugin", "PeerBenchCore"]),
-        .testTarget(name: "UDPTransportTests", dependencies: ["PeerBenchWorkloads", "PeerBenchJSON", "PeerBenchSystem", "TransportTestSupport", "UDPTransport", "PeerBenchPlugin", "PeerBenchCore"]),
+        .testTarget(name: "UDPTransportTests", dependencies: ["PeerBenchTestbed", "PeerBenchWorkloads", "PeerBenchJSON", "PeerBenchSystem", "TransportTestSupport", "UDPTransport", "PeerBenchPlugin", "PeerBenchCore"]),
         .testTarget(name: "QUICTransportTests", dependencies: ["PeerBenchWorkloads", "PeerBenchJSON", "PeerBenchSystem", "TransportTestSupport", "QUICTransport", "PeerBenchPlugin", "PeerBenchCore",
                                                              .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "UWBRangingTests", dependencies: ["PeerBenchJSON", "PeerBenchSystem", "TransportTestSupport", "UWBRanging", "PeerBenchPlugin", "PeerBenchCore"]),

@@ -1,21 +1,21 @@
-public import PeerBenchJSON
-public import PeerBenchPlugin
+import PeerBenchJSON
+import PeerBenchPlugin
 
 /// The `exec` plugin's matrix options: the two command lines and where they run.
-public struct ExecOptions: Sendable {
+struct ExecOptions: Sendable {
     /// The server's command line (argv), or nil for a transport that needs no server process.
-    public var server: [String]?
+    var server: [String]?
     /// The client's command line (argv); it prints the measurement JSON on stdout.
-    public var client: [String]
+    var client: [String]
     /// Directory relative command paths are resolved against and the commands run in;
     /// nil = the working directory of `peerbench`.
-    public var workingDirectory: String?
+    var workingDirectory: String?
     /// Handed verbatim to both commands as the cell document's `config`.
-    public var config: JSONValue?
+    var config: JSONValue?
     /// How long the server may take to exit after the client has finished, seconds.
-    public var serverExitGraceSeconds: Double
+    var serverExitGraceSeconds: Double
 
-    public init(
+    init(
         server: [String]?, client: [String], workingDirectory: String? = nil, config: JSONValue? = nil,
         serverExitGraceSeconds: Double = 5
     ) {
@@ -26,7 +26,7 @@ public struct ExecOptions: Sendable {
         self.serverExitGraceSeconds = serverExitGraceSeconds
     }
 
-    public init(_ options: PluginOptions) throws(InputError) {
+    init(_ options: PluginOptions) throws(InputError) {
         server = try options.strings("server")
         let client = try options.strings("client")
         workingDirectory = try options.string("workingDirectory", default: nil)

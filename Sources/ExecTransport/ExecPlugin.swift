@@ -1,5 +1,5 @@
 import Foundation
-public import PeerBenchJSON
+import PeerBenchJSON
 public import PeerBenchPlugin
 public import PeerBenchSystem
 
@@ -16,13 +16,13 @@ public struct ExecPlugin: TransportPlugin {
         options: ExecOptions.descriptors
     )
 
-    public let options: ExecOptions
+    let options: ExecOptions
 
     public init(options: PluginOptions) throws {
         self.options = try ExecOptions(options)
     }
 
-    public init(_ options: ExecOptions) {
+    init(_ options: ExecOptions) {
         self.options = options
     }
 
@@ -41,12 +41,7 @@ public struct ExecPlugin: TransportPlugin {
         // The server may read its document by path at any time: it lives until the server ends.
         var keepFile = false
         defer { if !keepFile { try? FileManager.default.removeItem(atPath: file) } }
-        let process = try ExternalProcess(
-            command, prefix: cell.server.commandPrefix, input: file,
-            environment: ["PEERBENCH_CELL_FILE": file, "PEERBENCH_ROLE": "server"])
-        let started = MonotonicClock.now()
-        try process.start()
-        cell.cancellation.onCancel { process.kill() }
+        let (process, started) = try Self.launch(command, role: "server", in: cell.server, file: file, cell)
         let line = try await BlockingThread.run(name: "exec-server-ready") { process.stdout.waitForFirstLine(until: killAt.asWallClockDate) }
         guard let text = line.line else {
             if line.ended, let status = try await BlockingThread.run(name: "exec-server-exit", { process.waitForExit(until: killAt) }) {
@@ -90,12 +85,7 @@ public struct ExecPlugin: TransportPlugin {
             secondsLeft: Self.seconds(until: killAt), config: options.config)
         let file = try ExecCellDocument.write(document, role: "client", cellID: cell.cellID)
         defer { try? FileManager.default.removeItem(atPath: file) }
-        let process = try ExternalProcess(
-            command, prefix: cell.client.commandPrefix, input: file,
-            environment: ["PEERBENCH_CELL_FILE": file, "PEERBENCH_ROLE": "client"])
-        let started = MonotonicClock.now()
-        try process.start()
-        cell.cancellation.onCancel { process.kill() }
+        let (process, started) = try Self.launch(command, role: "client", in: cell.client, file: file, cell)
         let status = try await BlockingThread.run(name: "exec-client-wait") { process.waitForExit(until: killAt) }
         guard let status else {
             process.kill()
@@ -134,6 +124,20 @@ public struct ExecPlugin: TransportPlugin {
     /// The client's exit status for "this cell is not for me" (a shell's "command not
     /// found"): the cell is recorded as `unsupported`, not `failed`.
     static let unsupportedStatus: Int32 = 127
+
+    /// Starts `command` for `role` in `endpoint`, its cell document `file` on standard
+    /// input and named in the environment; the cell's cancellation kills it. Returns it
+    /// and when it started.
+    static func launch(
+        _ command: ExecCommand, role: String, in endpoint: Endpoint, file: String, _ cell: CellContext
+    ) throws -> (ExternalProcess, UInt64) {
+        let process = try ExternalProcess(
+            command, prefix: endpoint.commandPrefix, input: file, environment: ["PEERBENCH_CELL_FILE": file, "PEERBENCH_ROLE": role])
+        let started = MonotonicClock.now()
+        try process.start()
+        cell.cancellation.onCancel { process.kill() }
+        return (process, started)
+    }
 
     /// When the harness kills a command: shortly before the cell's own deadline, so the
     /// plugin reports the hang itself (a `failed` cell naming the command) rather than

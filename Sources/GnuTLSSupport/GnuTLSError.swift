@@ -15,7 +15,7 @@ public struct GnuTLSError: Error, Sendable, Equatable, CustomStringConvertible {
         /// The peer sent a fatal alert (`GnuTLSSession.lastAlert`).
         public static let fatalAlertReceived = Code(GNUTLS_E_FATAL_ALERT_RECEIVED)
         /// The connection ended without a close_notify.
-        public static let prematureTermination = Code(GNUTLS_E_PREMATURE_TERMINATION)
+        static let prematureTermination = Code(GNUTLS_E_PREMATURE_TERMINATION)
         /// Writing to or reading from the transport failed (the peer reset, or the socket was shut down).
         public static let pushFailed = Code(GNUTLS_E_PUSH_ERROR)
         public static let pullFailed = Code(GNUTLS_E_PULL_ERROR)

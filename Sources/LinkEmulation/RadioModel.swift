@@ -176,6 +176,7 @@ public struct RadioModel: LinkModel {
         channel.airRateBitsPerSecond = airRate
         channel.backpressure = env.backpressure
         r.channel = channel
+        r.queueBytes = env.backpressure ? nil : env.queue.bytes
         return r
     }
 

@@ -24,7 +24,7 @@ public enum JSONNumberText {
     }
 
     /// Appends the decimal digits of `v` (with a minus sign when negative), as `String(v)`.
-    public static func appendInteger(_ v: Int64, to out: inout [UInt8]) {
+    static func appendInteger(_ v: Int64, to out: inout [UInt8]) {
         if v < 0 { out.append(UInt8(ascii: "-")) }
         var m = v.magnitude
         var digits = 1

@@ -15,7 +15,7 @@ public struct NetworkNamespace: Sendable, Hashable, Codable, CustomStringConvert
 
     /// Moves the calling thread into this namespace. Only call on a thread made for it
     /// (`BlockingThread`), which ends afterwards: the namespace is per thread.
-    public func enterOnCurrentThread() throws {
+    func enterOnCurrentThread() throws {
         let fd = try syscall("open(\(path))") { open(path, O_RDONLY | O_CLOEXEC) }
         defer { close(fd) }
         try syscall("setns(\(name))") { pb_setns_net(fd) }

@@ -1,4 +1,4 @@
-public import PeerBenchJSON
+import PeerBenchJSON
 
 #if canImport(Glibc)
     public import Glibc

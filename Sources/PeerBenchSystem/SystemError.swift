@@ -13,6 +13,20 @@ public struct SystemError: Error, Sendable, CustomStringConvertible, Equatable {
     public var description: String { "\(function) failed: \(String(cString: strerror(errno))) (errno \(errno))" }
 }
 
+/// Writes all of `bytes` to `fd` (a file or pipe), each partial write continued where it
+/// stopped; a failure throws the `SystemError` of `function` (`write`, or `write(WHAT)`
+/// naming the file).
+public func writeAll(_ fd: Int32, _ bytes: [UInt8], function: @autoclosure () -> String = "write") throws(SystemError) {
+    try bytes.withUnsafeBytes { buf in
+        Result { () throws(SystemError) in
+            var off = 0
+            while off < buf.count {
+                off += try syscall(function()) { Glibc.write(fd, buf.baseAddress! + off, buf.count - off) }
+            }
+        }
+    }.get()
+}
+
 /// Runs a system call, retrying on EINTR and throwing `SystemError` on -1.
 /// Every system call in PeerBench goes through here (or `syscallAllowingWouldBlock`).
 /// `retryingInterrupts: false` is for close(2), which must not be repeated.

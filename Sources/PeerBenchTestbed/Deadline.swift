@@ -2,12 +2,6 @@ import PeerBenchJSON
 import PeerBenchPlugin
 import Synchronization
 
-/// Thrown when a cell's work does not finish by its deadline.
-public struct DeadlineExceeded: Error, CustomStringConvertible {
-    public var seconds: Double
-    public var description: String { "cell did not finish within \(JSONValue.format(seconds)) s" }
-}
-
 /// The one grace period: seconds a cell's work gets to return after the deadline
 /// cancelled it before it is abandoned (its thread may leak). In a worker process the
 /// worker does this itself and then reports `timedOut`; the runner gives that report

@@ -20,13 +20,13 @@ import PeerBenchPlugin
 /// idle" for doze (docs/LINK-MODEL.md section 9 has the values and where they are).
 public struct EnergyModel: Sendable, Equatable {
     /// Power while transmitting, milliwatts [D]: Pixel 4 XL, 351 mA at 3.7 V.
-    public var transmitMw = 1_298.7
+    var transmitMw = 1_298.7
     /// Power while receiving a frame, milliwatts [D]: Pixel 4 XL, 125 mA at 3.7 V.
-    public var receiveMw = 462.5
+    var receiveMw = 462.5
     /// Power while awake and listening, milliwatts [D]: Pixel 4 XL idle receive, 82 mA at 3.7 V.
-    public var listenMw = 303.4
+    var listenMw = 303.4
     /// Power while dozing, milliwatts [D]: Pixel XL, Wi-Fi on but idle, 2 mA at 3.8 V.
-    public var dozeMw = 7.6
+    var dozeMw = 7.6
 
     public init() {}
 

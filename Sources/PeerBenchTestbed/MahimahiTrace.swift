@@ -17,7 +17,7 @@ public struct MahimahiTrace: Sendable, Hashable {
     /// Bytes one opportunity carries in mahimahi.
     public static let bytesPerOpportunity = 1_500
     /// Lines a trace may have (a 1 Gbit/s trace of 10 minutes has 50 million; ours are smaller).
-    public static let maxLines = 10_000_000
+    static let maxLines = 10_000_000
 
     public init(file: String, opportunitiesMs: [UInt32]) {
         self.file = file

@@ -18,7 +18,7 @@ public struct WorkloadListParser {
     public static let builtIns: [String: WorkloadSpec.Direction] = ["upload": .up, "download": .down, "bidir": .bidir]
 
     /// Bytes of requests and answers in flight at once (concurrency x both sizes).
-    public static let maxInFlightBytes = 1 << 20
+    static let maxInFlightBytes = 1 << 20
 
     public init() {}
 
@@ -27,15 +27,9 @@ public struct WorkloadListParser {
     /// The workloads in order; `[.upload]` when the key is absent.
     public mutating func parse(_ v: JSONValue?, _ path: JSONPath, maxEntries: Int = 64) -> [WorkloadSpec] {
         guard let v else { return [.upload] }
-        guard let list = v.arrayValue else {
-            fail(path, "expected an array of workload names or objects, got \(v.typeName)")
-            return []
-        }
-        if list.isEmpty { fail(path, "must not be empty (leave the key out for the upload only)") }
-        guard list.count <= maxEntries else {
-            fail(path, "has \(list.count) entries; at most \(maxEntries) are allowed")
-            return []
-        }
+        let list = matrixList(
+            v, path, expected: "an array of workload names or objects", emptyHint: " (leave the key out for the upload only)",
+            max: maxEntries, problems: &problems)
         var out: [WorkloadSpec] = []
         for (i, e) in list.enumerated() {
             guard let w = entry(e, path.index(i)) else { continue }

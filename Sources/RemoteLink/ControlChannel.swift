@@ -1,5 +1,5 @@
 import GnuTLSSupport
-public import PeerBenchPlugin
+import PeerBenchPlugin
 public import PeerBenchSystem
 import Synchronization
 
@@ -17,7 +17,7 @@ import Synchronization
 /// record, the decoder at most one frame (`ControlFraming.maxFrameSize`).
 public final class ControlChannel: Sendable {
     /// How long one `send` may block on a peer that does not read.
-    public static let sendTimeoutSeconds = 10.0
+    static let sendTimeoutSeconds = 10.0
 
     /// The other end's address.
     public let peer: SocketAddress

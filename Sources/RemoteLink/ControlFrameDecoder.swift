@@ -17,7 +17,7 @@ public struct ControlFrameDecoder: Sendable {
 
     /// Bytes the decoder needs before the current header or frame is complete: a reader
     /// that reads at most this many never reads past the frame.
-    public var bytesWanted: Int {
+    var bytesWanted: Int {
         if let current { return ControlFraming.headerSize + current.bodyLength - pending.count }
         return ControlFraming.headerSize - pending.count
     }

@@ -14,7 +14,7 @@ import PeerBenchSystem
 public enum ControlFraming {
     public static let magic: (UInt8, UInt8) = (0x50, 0x42)
     /// The header layout this build writes and reads.
-    public static let frameVersion: UInt8 = 1
+    static let frameVersion: UInt8 = 1
     public static let headerSize = 8
     /// The largest frame, header included: a bound on what one peer makes the other
     /// buffer. Cell requests and results are small JSON objects; 64 KiB leaves ample room.

@@ -1,5 +1,5 @@
 public import PeerBenchJSON
-public import PeerBenchPlugin
+import PeerBenchPlugin
 
 /// One message of the control protocol between `peerbench run --link remote` and
 /// `peerbench serve` (docs/protocol/control.md). A value, no I/O: `ControlFraming`
@@ -58,34 +58,6 @@ public enum ControlMessage: Sendable, Equatable {
     }
 }
 
-/// The type byte of a control frame (docs/protocol/control.md). Values are never reused.
-public enum ControlMessageType: UInt8, Sendable, CaseIterable, CustomStringConvertible {
-    case hello = 0x01
-    case cellRequest = 0x02
-    case serverReady = 0x03
-    case serverResult = 0x04
-    case ping = 0x05
-    case pong = 0x06
-    case error = 0x07
-    case busy = 0x08
-    case bye = 0x09
-
-    /// The name docs/protocol/control.md uses, for error messages.
-    public var description: String {
-        switch self {
-        case .hello: "HELLO"
-        case .cellRequest: "CELL_REQUEST"
-        case .serverReady: "SERVER_READY"
-        case .serverResult: "SERVER_RESULT"
-        case .ping: "PING"
-        case .pong: "PONG"
-        case .error: "ERROR"
-        case .busy: "BUSY"
-        case .bye: "BYE"
-        }
-    }
-}
-
 /// The codes of an ERROR message this version defines. A receiver shows an unknown
 /// code's message as it is.
 public enum ControlErrorCode {
@@ -94,9 +66,9 @@ public enum ControlErrorCode {
     /// The peer broke the protocol (a malformed frame, a message out of order).
     public static let protocolViolation: UInt16 = 2
     /// A CELL_REQUEST the server cannot accept (unknown plugin, bad options, over a limit).
-    public static let badRequest: UInt16 = 3
+    static let badRequest: UInt16 = 3
     /// The cell's server side failed; the message says why.
-    public static let cellFailed: UInt16 = 4
+    static let cellFailed: UInt16 = 4
     /// Something went wrong inside the sender that is not the peer's fault.
-    public static let internalError: UInt16 = 5
+    static let internalError: UInt16 = 5
 }

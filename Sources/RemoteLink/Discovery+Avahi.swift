@@ -86,25 +86,6 @@ extension Discovery {
     }
 }
 
-/// A running publication; `stop()` (or deinit) withdraws it.
-public final class Advertisement {
-    /// The name Avahi registered (the requested one, or `NAME #2` after a collision).
-    public let name: String
-    public let port: UInt16
-    private let tool: AvahiTool
-
-    init(name: String, port: UInt16, tool: AvahiTool) {
-        self.name = name
-        self.port = port
-        self.tool = tool
-    }
-
-    /// Withdraws the record (avahi-publish unregisters on SIGTERM). Idempotent.
-    public func stop() { _ = tool.finish() }
-
-    deinit { stop() }
-}
-
 /// One Avahi client process, its output read line by line with a deadline.
 final class AvahiTool {
     private let process: Process

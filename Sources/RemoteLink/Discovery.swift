@@ -7,7 +7,7 @@ import Foundation
 /// Discovery+Avahi.swift for why the tools rather than libavahi-client).
 public enum Discovery {
     /// The TXT key carrying the control protocol versions the server speaks ("1" or "1,2").
-    public static let versionsKey = "proto"
+    static let versionsKey = "proto"
 
     /// What `--peer` names: an address, or `auto` / `auto:NAME` (browse for it).
     public enum PeerSpec: Equatable, Sendable {
@@ -70,38 +70,4 @@ public enum Discovery {
         if !address.contains(":") { return 0 }
         return address.lowercased().hasPrefix("fe80:") ? 2 : 1
     }
-}
-
-/// One resolved DNS-SD instance of `_peerbench._tcp`, as one interface and address family saw it.
-public struct DiscoveredPeer: Sendable, Equatable {
-    /// The instance name (`serve --advertise`'s name, the host name by default).
-    public var name: String
-    /// The mDNS host name (`laptop.local`).
-    public var host: String
-    /// A numeric address; an IPv6 link-local one carries its scope (`fe80::1%wlan0`).
-    public var address: String
-    public var port: UInt16
-    public var txt: [String: String]
-
-    public init(name: String, host: String, address: String, port: UInt16, txt: [String: String]) {
-        self.name = name
-        self.host = host
-        self.address = address
-        self.port = port
-        self.txt = txt
-    }
-
-    /// The control protocol versions of the TXT record (empty when it has none).
-    public var controlVersions: [UInt16] {
-        (txt[Discovery.versionsKey] ?? "").split(separator: ",").compactMap { UInt16($0.trimmingCharacters(in: .whitespaces)) }
-    }
-
-    /// `HOST:PORT` for `--peer` (`[v6]:PORT` for IPv6).
-    public var endpoint: String { address.contains(":") ? "[\(address)]:\(port)" : "\(address):\(port)" }
-}
-
-/// DNS-SD could not give a peer: Avahi missing or not running, nothing or too much found.
-public struct DiscoveryError: Error, CustomStringConvertible, Equatable {
-    public var description: String
-    public init(_ description: String) { self.description = description }
 }

@@ -1,12 +1,5 @@
 import CPeerBenchSystem
 
-/// A netlink message or attribute the kernel sent that does not fit its own length
-/// fields. Parsing never reads past the bytes received: it throws this instead.
-public struct NetlinkParseError: Error, Equatable, CustomStringConvertible {
-    public var description: String
-    init(_ description: String) { self.description = description }
-}
-
 /// One netlink message: the `nlmsghdr` fields and the bytes after the header.
 struct NetlinkMessage: Equatable {
     var type: UInt16

@@ -151,7 +151,7 @@ enum RouteQuery {
 }
 
 /// A link-inspection question the kernel answered in a way that leaves no answer.
-public struct LinkInspectionError: Error, CustomStringConvertible {
-    public var description: String
+struct LinkInspectionError: Error, CustomStringConvertible {
+    var description: String
     init(_ description: String) { self.description = description }
 }

@@ -14,10 +14,10 @@ import PeerBenchSystem
 /// readable or writable by group or others. docs/protocol/control.md has the details.
 public struct PreSharedKey: Sendable, Equatable, CustomStringConvertible {
     /// The file format's first word; a later format gets a new one.
-    public static let formatTag = "peerbench-psk/1"
-    public static let keyBytes = 32
+    static let formatTag = "peerbench-psk/1"
+    static let keyBytes = 32
     public static let defaultIdentity = "peerbench"
-    public static let maxIdentityLength = 64
+    static let maxIdentityLength = 64
 
     /// The name of the key, sent in clear in the TLS handshake.
     public let identity: String
@@ -41,7 +41,7 @@ public struct PreSharedKey: Sendable, Equatable, CustomStringConvertible {
     public var hex: String { Hex.encode(bytes) }
 
     /// The key file's content.
-    public var fileText: String { "\(Self.formatTag) \(identity) \(hex)\n" }
+    var fileText: String { "\(Self.formatTag) \(identity) \(hex)\n" }
 
     /// Only the identity: a key must never end up in a log line.
     public var description: String { "pre-shared key \"\(identity)\"" }

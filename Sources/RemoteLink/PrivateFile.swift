@@ -25,12 +25,7 @@ enum PrivateFile {
         do {
             // The umask may only have narrowed 0600; make the mode exactly that.
             try syscall("fchmod") { fchmod(fd, 0o600) }
-            var off = 0
-            while off < bytes.count {
-                off += try bytes.withUnsafeBytes { b throws(SystemError) in
-                    try syscall("write") { Glibc.write(fd, b.baseAddress! + off, b.count - off) }
-                }
-            }
+            try writeAll(fd, bytes)
             try syscall("fsync") { fsync(fd) }
         } catch {
             _ = unlink(path)

@@ -65,7 +65,7 @@ public enum RemoteCell {
         }
 
         /// The workload, read by the matrix's rules and bounds; throws naming `$.workload`.
-        public func workloadSpec() throws -> WorkloadSpec {
+        func workloadSpec() throws -> WorkloadSpec {
             guard let workload else { return .upload }
             var parser = WorkloadListParser()
             guard let w = parser.entry(workload, JSONPath.root.key("workload")) else {
@@ -75,7 +75,7 @@ public enum RemoteCell {
         }
 
         /// The cell as the server's plugin sees it; nil when the seed is not a 64-bit number.
-        public var seedValue: UInt64? { UInt64(seed) }
+        var seedValue: UInt64? { UInt64(seed) }
 
         /// The link the server's plugin is given: the labels only (nothing is emulated
         /// between two real hosts).
@@ -86,24 +86,24 @@ public enum RemoteCell {
 
     /// SERVER_READY: the server listens; the client connects to `port` on the address
     /// it reached serve at, and hands `hello` to its plugin (`TransportServer.hello`).
-    public struct Ready: Sendable, Codable, Equatable {
-        public var port: UInt16
-        public var hello: JSONObject
+    struct Ready: Sendable, Codable, Equatable {
+        var port: UInt16
+        var hello: JSONObject
         /// serve's interface just before the cell (`LinkInspection`), when it found the route.
-        public var link: InterfaceSnapshot?
+        var link: InterfaceSnapshot?
         /// The cell's data-plane key (`CellDataKey`, 64 hex digits); nil from a serve
         /// before it. It travels only inside the PSK-authenticated, encrypted channel.
-        public var dataKey: String?
+        var dataKey: String?
         /// SHA-256 of the certificate the cell's server presents (serve's own identity,
         /// `CertificatePin`; 64 hex digits) for quic and tls cells; nil otherwise and
         /// from a serve before it.
-        public var certificateSHA256: String?
+        var certificateSHA256: String?
 
         enum CodingKeys: String, CodingKey {
             case port, hello, link, dataKey = "data_key", certificateSHA256 = "certificate_sha256"
         }
 
-        public init(
+        init(
             port: UInt16, hello: JSONObject, link: InterfaceSnapshot? = nil, dataKey: String? = nil,
             certificateSHA256: String? = nil
         ) {

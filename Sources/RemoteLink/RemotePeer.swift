@@ -1,5 +1,5 @@
 public import PeerBenchJSON
-public import PeerBenchPlugin
+import PeerBenchPlugin
 public import PeerBenchSystem
 
 #if canImport(Glibc)

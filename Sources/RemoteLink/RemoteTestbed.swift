@@ -1,5 +1,5 @@
 import Foundation
-public import PeerBenchJSON
+import PeerBenchJSON
 public import PeerBenchPlugin
 public import PeerBenchSystem
 import PeerBenchTestbed
@@ -12,15 +12,15 @@ import Synchronization
 /// stops the run (`lostReason`); `--resume` continues it once serve is back.
 public final class RemoteTestbed: Testbed, RemoteServerHost {
     /// Seconds to connect and authenticate.
-    public static let connectTimeoutSeconds = 10.0
+    static let connectTimeoutSeconds = 10.0
 
     public let peer: SocketAddress
     private let channel: ControlChannel
     /// The address the peer reaches this host at (the control connection's own).
     public let localAddress: String
     /// What serve said in its HELLO.
-    public let peerSoftware: String
-    public let peerPlugins: [String]
+    let peerSoftware: String
+    let peerPlugins: [String]
 
     private struct State {
         var controlRttMs: Double?
@@ -277,7 +277,7 @@ final class RemoteCellServer: TransportServer, Sendable {
 }
 
 /// An error of the remote link with a message for the user or the record.
-public struct RemoteLinkError: Error, Sendable, CustomStringConvertible {
-    public var description: String
-    public init(_ description: String) { self.description = description }
+struct RemoteLinkError: Error, Sendable, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
 }

@@ -18,7 +18,7 @@ public final class ServeCell: Sendable {
     public let dataKey: [UInt8]
     /// SHA-256 (hex) of the certificate the server presents when it is serve's own
     /// identity (quic, tls), sent in SERVER_READY (`certificate_sha256`); nil otherwise.
-    public let certificateSHA256: String?
+    let certificateSHA256: String?
     public let request: RemoteCell.Request
     private let server: any TransportServer
     private let cancellation: CellCancellation

@@ -19,7 +19,7 @@ public struct ServeLimits: Sendable, Equatable {
     public var handshakeTimeoutSeconds: Double = 3
     /// Seconds an authenticated client then gets to send HELLO. It holds no handshake
     /// slot by then (only a client with the key gets here), so this stays generous.
-    public var helloTimeoutSeconds: Double = 10
+    var helloTimeoutSeconds: Double = 10
     /// Whether the `exec` plugin may run: its options name a command, so allowing it
     /// lets the authenticated client run programs on this host. Off unless `--allow-exec`.
     public var allowExec = false

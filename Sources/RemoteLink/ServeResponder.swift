@@ -1,46 +1,12 @@
 import Foundation
 public import Logging
-public import PeerBenchPlugin
+import PeerBenchPlugin
 public import PeerBenchSystem
 import Synchronization
 
 #if canImport(Glibc)
     import Glibc
 #endif
-
-/// What `peerbench serve` was started with.
-public struct ServeConfiguration: Sendable {
-    /// The control port's address (`--listen`).
-    public var listen: SocketAddress
-    public var key: PreSharedKey
-    /// Where cells' servers bind (`--data-ports`).
-    public var dataPorts: ClosedRange<UInt16>
-    public var limits: ServeLimits
-    /// Serve one session, then exit (`--once`).
-    public var once: Bool
-    public var registry: PluginRegistry
-    /// This build's name and version, for HELLO.
-    public var software: String
-    /// The certificate quic and tls cells present (`ServeIdentity`); nil until the
-    /// responder starts, which makes a fresh one.
-    public var identity: ServeIdentity?
-
-    public init(
-        listen: SocketAddress, key: PreSharedKey, dataPorts: ClosedRange<UInt16> = ServeLimits.defaultDataPorts,
-        limits: ServeLimits = ServeLimits(), once: Bool = false, registry: PluginRegistry, software: String
-    ) {
-        self.listen = listen
-        self.key = key
-        self.dataPorts = dataPorts
-        self.limits = limits
-        self.once = once
-        self.registry = registry
-        self.software = software
-    }
-
-    /// The plugins HELLO lists: what this serve will run.
-    public var plugins: [String] { registry.names.filter { $0 != "exec" || limits.allowExec } }
-}
 
 /// `peerbench serve`: listens on the control port and serves one authenticated
 /// session at a time. Only a client that completed the handshake with the key can
@@ -54,9 +20,9 @@ public struct ServeConfiguration: Sendable {
 /// only its own address's share, so a client from another address still gets in.
 public final class ServeResponder: Sendable {
     /// Handshakes in progress at once, from all addresses.
-    public static let maxHandshakes = 32
+    static let maxHandshakes = 32
     /// Handshakes in progress at once from one source address.
-    public static let maxHandshakesPerAddress = 3
+    static let maxHandshakesPerAddress = 3
     /// Refusals (alert, then a short drain) in progress at once; beyond them a
     /// connection is closed unanswered, so a flood costs bounded threads.
     static let maxRefusing = 16

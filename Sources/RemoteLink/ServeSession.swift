@@ -3,6 +3,7 @@ import Logging
 import PeerBenchJSON
 import PeerBenchPlugin
 import PeerBenchSystem
+import PeerBenchTestbed
 
 /// One authenticated client's session in `peerbench serve`: HELLO both ways, then
 /// cells one at a time (CELL_REQUEST -> SERVER_READY -> SERVER_RESULT) until BYE. Anything else ends the session with an ERROR; a quiet client ends it after

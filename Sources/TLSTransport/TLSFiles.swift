@@ -1,4 +1,5 @@
 import Foundation
+import GnuTLSSupport
 import PeerBenchPlugin
 
 /// Where the X.509 files come from: the options, else the bundled test identities in

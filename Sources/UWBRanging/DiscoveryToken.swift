@@ -1,5 +1,5 @@
 public import Foundation
-public import PeerBenchPlugin
+import PeerBenchPlugin
 public import PeerBenchSystem
 
 #if canImport(Glibc)
@@ -15,7 +15,7 @@ public import PeerBenchSystem
 /// docs/protocol/uwb.md.
 public struct DiscoveryToken: Sendable, Hashable, CustomStringConvertible {
     /// The token format this build writes and reads.
-    public static let currentVersion: UInt8 = 1
+    static let currentVersion: UInt8 = 1
     /// Size of a version 1 token in bytes.
     public static let encodedSize = 264
     /// "NIDT": marks the bytes as a PeerBench discovery token.
@@ -30,19 +30,19 @@ public struct DiscoveryToken: Sendable, Hashable, CustomStringConvertible {
     /// UWB channel the device listens on (5 or 9, the channels Apple's chips use).
     public var channel: UInt8
     /// Preamble code index (9–12 for the base pulse repetition frequency).
-    public var preambleCode: UInt8
+    var preambleCode: UInt8
     /// Where the device's emulated UWB radio (a UDP socket) receives ranging frames.
     /// In FiRa terms this is the device's UWB MAC address, which the out-of-band
     /// exchange must also convey.
     public var rangingEndpoint: SocketAddress
     /// The session's public key, 65 bytes in SEC1 uncompressed form (0x04 || X || Y).
     /// The emulation draws it at random and performs no key agreement.
-    public var publicKey: [UInt8]
+    var publicKey: [UInt8]
     /// Seed of the scrambled timestamp sequence (STS) that secures ranging frames, 16 bytes.
-    public var stsSeed: [UInt8]
+    var stsSeed: [UInt8]
     /// Opaque device attestation, 128 bytes; a random stand-in that brings the token
     /// to the few hundred bytes Apple's serialised token has [A].
-    public var attestation: [UInt8]
+    var attestation: [UInt8]
 
     public init(
         sessionIdentifier: UUID, deviceClass: DeviceClass, chip: ChipGeneration, channel: UInt8 = 9,

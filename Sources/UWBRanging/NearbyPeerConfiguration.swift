@@ -16,7 +16,7 @@ public struct NearbyPeerConfiguration: Sendable, Hashable {
     }
 
     /// The peer's discovery token, received over an out-of-band channel.
-    public var peerDiscoveryToken: DiscoveryToken
+    var peerDiscoveryToken: DiscoveryToken
     public var role: Role
     /// Ranging rounds per second (~50 Hz in one field report, 10–30 Hz in others [M]).
     public var updateRateHz: Double

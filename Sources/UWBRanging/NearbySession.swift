@@ -45,12 +45,12 @@ public final class NearbySession: Sendable {
         public var responsesReceived = 0
         /// Responder: polls from the peer and responses sent back.
         public var pollsReceived = 0
-        public var responsesSent = 0
+        var responsesSent = 0
         /// UDP payload bytes of every frame, both roles, end frames included.
         public var bytesSent = 0
         public var bytesReceived = 0
         /// Frames that were malformed, from another session or for another round.
-        public var ignoredFrames = 0
+        var ignoredFrames = 0
         /// Poll-to-response times of the answered rounds, nanoseconds (initiator only).
         public var roundTripNanos: [UInt64] = []
     }

@@ -4,16 +4,6 @@ import PeerBenchSystem
 #if canImport(Glibc)
     import Glibc
 #endif
-/// One ranging round's result, as the emulated radio produces it.
-public struct RangingSample: Sendable, Hashable {
-    /// Measured distance, metres; nil when the round gave none (dropout, out of reach).
-    public var distance: Float?
-    /// Unit vector towards the peer in the phone's frame (x right, y up, −z out of
-    /// the back); nil outside the field of view, for a watch, or on a dropout.
-    public var direction: SIMD3<Float>?
-    /// Whether the path was unobstructed this round (ground truth, for diagnostics and tests).
-    public var lineOfSight: Bool
-}
 
 /// The seeded measurement model of one initiator's view of one peer.
 ///
@@ -23,24 +13,24 @@ public struct RangingSample: Sendable, Hashable {
 /// Figures and sources are in docs/UWB.md.
 public struct RangingModel: Sendable {
     /// Line-of-sight noise, metres: within the 5–10 cm of the model [M: Heinrich et al. 2023 report < 20 cm errors].
-    public static let losSigmaMeters = 0.07
+    static let losSigmaMeters = 0.07
     /// Extra spread without line of sight, metres [A].
-    public static let nlosSigmaMeters = 0.15
+    static let nlosSigmaMeters = 0.15
     /// Median positive bias without line of sight, metres; lognormal, so 90 % fall in 0.2–0.85 m and ~2 % exceed 1 m [A].
-    public static let nlosBiasMedianMeters = 0.4
-    public static let nlosBiasLogSigma = 0.45
+    static let nlosBiasMedianMeters = 0.4
+    static let nlosBiasLogSigma = 0.45
     /// Within this distance ranging works best [D]; beyond it noise and dropouts grow until the reach.
-    public static let bestRangeMeters = 9.0
+    static let bestRangeMeters = 9.0
     /// Half-angle of the direction cone out of the back of the phone, degrees (~120° field of view [A]).
-    public static let fieldOfViewHalfAngle = 60.0
+    static let fieldOfViewHalfAngle = 60.0
     /// Angular noise of direction, degrees, in and out of line of sight [A].
-    public static let losAngleSigma = 3.0
-    public static let nlosAngleSigma = 10.0
+    static let losAngleSigma = 3.0
+    static let nlosAngleSigma = 10.0
     /// Start-up delay before the first measurement, seconds [A: 0.2–0.5 s].
     public static let startupRange = 0.2...0.5
 
     /// Reach of the pair: the shorter of the two chips' reaches.
-    public let reachMeters: Double
+    let reachMeters: Double
     /// Whether this pair can measure direction (both devices have antenna arrays: phones).
     public let directionCapable: Bool
     /// Seconds between rounds.

@@ -1,23 +1,23 @@
-public import PeerBenchJSON
-public import PeerBenchPlugin
+import PeerBenchJSON
+import PeerBenchPlugin
 
 /// The figures one ranging run yields, as the record's `extra.uwb` carries them
 /// (docs/UWB.md documents every field).
-public struct RangingReport: Sendable {
-    public var tokenBytes: Int
-    public var exchangeNanos: UInt64
+struct RangingReport: Sendable {
+    var tokenBytes: Int
+    var exchangeNanos: UInt64
     /// Token-carrying GATT operations, both ways; nil on the message channel.
-    public var gattOperations: Int?
+    var gattOperations: Int?
     /// Every GATT request/response pair, MTU exchange and execute write included.
-    public var gattTransactions: Int?
-    public var configuredRateHz: Double
-    public var groundTruthMeters: Double
+    var gattTransactions: Int?
+    var configuredRateHz: Double
+    var groundTruthMeters: Double
     /// Time from `run` to the first update with a distance, nanoseconds.
-    public var firstRangeNanos: UInt64?
-    public var updates: [NearbyObject] = []
-    public var removalReason: NearbyObject.RemovalReason?
+    var firstRangeNanos: UInt64?
+    var updates: [NearbyObject] = []
+    var removalReason: NearbyObject.RemovalReason?
 
-    public init(tokenBytes: Int, exchangeNanos: UInt64, configuredRateHz: Double, groundTruthMeters: Double) {
+    init(tokenBytes: Int, exchangeNanos: UInt64, configuredRateHz: Double, groundTruthMeters: Double) {
         self.tokenBytes = tokenBytes
         self.exchangeNanos = exchangeNanos
         self.configuredRateHz = configuredRateHz
@@ -25,25 +25,25 @@ public struct RangingReport: Sendable {
     }
 
     /// Updates per second between the first and the last update; nil with fewer than two.
-    public var achievedRateHz: Double? {
+    var achievedRateHz: Double? {
         guard updates.count >= 2, let a = updates.first?.timestamp, let b = updates.last?.timestamp, b > a else { return nil }
         return Double(updates.count - 1) / (Double(b - a) / 1e9)
     }
 
     /// Fraction of updates with a distance; nil without updates.
-    public var distanceAvailability: Double? {
+    var distanceAvailability: Double? {
         updates.isEmpty ? nil : Double(updates.count { $0.distance != nil }) / Double(updates.count)
     }
 
-    public var directionAvailability: Double? {
+    var directionAvailability: Double? {
         updates.isEmpty ? nil : Double(updates.count { $0.direction != nil }) / Double(updates.count)
     }
 
     /// Signed errors (measured − true), metres.
-    public var distanceErrors: [Double] { updates.compactMap { $0.distance.map { Double($0) - groundTruthMeters } } }
+    var distanceErrors: [Double] { updates.compactMap { $0.distance.map { Double($0) - groundTruthMeters } } }
 
     /// Mean and standard deviation of the signed error, and the 95th percentile of its magnitude.
-    public var errorSummary: (mean: Double, stddev: Double, p95: Double)? {
+    var errorSummary: (mean: Double, stddev: Double, p95: Double)? {
         let e = distanceErrors
         guard !e.isEmpty else { return nil }
         let mean = e.reduce(0, +) / Double(e.count)
@@ -57,7 +57,7 @@ public struct RangingReport: Sendable {
     /// Every update as a raw sample (samples.jsonl): time since `runAt` (when the
     /// session started running), distance, signed error against the ground truth, and
     /// whether a direction came with it. 41 bytes per update in memory, about 90 as JSON.
-    public func samples(since runAt: UInt64) -> [RangingUpdateSample] {
+    func samples(since runAt: UInt64) -> [RangingUpdateSample] {
         updates.map { u in
             RangingUpdateSample(
                 tNanos: u.timestamp > runAt ? u.timestamp - runAt : 0, distanceM: u.distance.map(Double.init),
@@ -65,7 +65,7 @@ public struct RangingReport: Sendable {
         }
     }
 
-    public var json: JSONValue {
+    var json: JSONValue {
         var o = JSONObject()
         o["token_bytes"] = JSONValue(tokenBytes)
         o["exchange_ms"] = .number(Double(exchangeNanos) / 1e6)

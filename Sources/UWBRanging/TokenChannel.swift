@@ -1,4 +1,4 @@
-public import PeerBenchPlugin
+import PeerBenchPlugin
 public import PeerBenchSystem
 
 #if canImport(Glibc)
@@ -31,29 +31,6 @@ public enum TokenChannelKind: String, Sendable, CaseIterable {
     case gatt
 }
 
-/// What one side of an exchange got and what it cost.
-public struct TokenExchange: Sendable {
-    /// The peer's token as received (decode it with `DiscoveryToken(serialized:)`).
-    public var peerTokenBytes: [UInt8]
-    /// From the start of the exchange (connect) to holding the peer's token, nanoseconds.
-    public var elapsedNanos: UInt64
-    /// Token-carrying operations this side made: prepare writes (GATT) or messages sent.
-    public var writeOperations: Int
-    /// Token-carrying operations for the peer's token: reads and read blobs (GATT) or messages received.
-    public var readOperations: Int
-    /// Every request/response pair, set-up included (GATT: MTU exchange and execute write), each one connection interval.
-    public var totalOperations: Int
-
-    /// The peer's token, or `NIError(.invalidConfiguration)` naming what is wrong with it.
-    public func peerToken() throws(NIError) -> DiscoveryToken { try DiscoveryToken(serialized: peerTokenBytes) }
-}
-
-/// A failure of the out-of-band channel itself (not of the token it carries).
-public struct TokenChannelError: Error, Sendable, CustomStringConvertible {
-    public var description: String
-    public init(_ description: String) { self.description = description }
-}
-
 extension TokenChannelKind {
     /// The channel with its default settings (`gatt`: 30 ms connection interval).
     public func channel(connectionIntervalMs: Double = GATTTokenChannel.defaultConnectionIntervalMs) -> any TokenChannel {
@@ -64,45 +41,12 @@ extension TokenChannelKind {
     }
 }
 
-/// The serving side's TCP listener for either channel.
-public final class TokenChannelListener: Sendable {
-    public let socket: Socket
-    /// Where the client connects.
-    public let address: SocketAddress
-
-    /// Listens on `host`, port chosen by the system.
-    public convenience init(host: String) throws {
-        try self.init(endpoint: Endpoint(address: host))
-    }
-
-    /// Listens on a server endpoint (`Endpoint.bindServer`: its data ports and allowed peer).
-    public init(endpoint: Endpoint) throws {
-        socket = try Socket(family: SocketAddress(host: endpoint.address, port: 0).family, type: Int32(SOCK_STREAM.rawValue))
-        try socket.setReuseAddress()
-        let bound = try endpoint.bindServer(socket)
-        try socket.listen(backlog: 4)
-        address = SocketAddress(host: endpoint.address, port: bound.port)
-    }
-
-    /// Waits for the client until `deadline`; nil when it did not come.
-    public func accept(deadline: UInt64) throws -> Socket? {
-        while true {
-            let now = MonotonicClock.now()
-            guard deadline > now else { return nil }
-            if try socket.waitReadable(timeoutNanos: min(deadline - now, 100_000_000)), let c = try socket.accept() {
-                try? c.setOption(Int32(IPPROTO_TCP), TCP_NODELAY, Int32(1), "TCP_NODELAY")
-                return c
-            }
-        }
-    }
-}
-
 extension Socket {
     /// Blocks until the peer closes the connection (or it fails, or `deadline` passes).
     /// The channel's connection outlives the exchange, like a Multipeer session or a
     /// BLE connection, so the serving side learns reliably when the client is gone
     /// even if every ranging frame is lost.
-    public func waitForClose(deadline: UInt64) {
+    func waitForClose(deadline: UInt64) {
         var scratch = [UInt8](repeating: 0, count: 64)
         while MonotonicClock.now() < deadline {
             guard let readable = try? waitReadable(timeoutNanos: 100_000_000) else { return }

@@ -126,4 +126,27 @@ import Testing
         let dealt = Double(plan.shardBalance(shards: 2).blockMillis.reduce(0, +)) / 1000
         #expect(abs(dealt - modelled.reduce(0, +)) < 0.01)
     }
+    /// A transport's hints (`TransportPlugin.costHints`): its share of the rate slows the
+    /// bulk phase; only a prober that waits for lost probes pays the straggler wait; an
+    /// unpaced sender on a dropping queue is done after its own time and one queue's drain.
+    @Test func costHintsChangeWhatTheTransportPays() {
+        var l = link(rate: 100, loss: 0)
+        let payload = Payload(count: 10_000, size: 9_216)
+        let bytes = 10_000.0 * 9_216
+        let full = CellCost.model(payload: payload, rttProbes: 0, link: l)
+        let half = CellCost.model(payload: payload, rttProbes: 0, link: l, hints: CostHints(bulkRateShare: 0.5))
+        #expect(abs((half - full) - bytes / (100e6 / 8)) < 1e-6, "half the rate: the wire time twice over")
+        // 8.25 MB of queue at 100 Mbit/s drains in 0.66 s; the sender's own 10 000 messages take 0.15 s.
+        l.queueBytes = 8_250_000
+        let unpaced = CellCost.model(payload: payload, rttProbes: 0, link: l, hints: CostHints(endsWhenSenderIsDone: true))
+        #expect(abs((full - unpaced) - (bytes - 8_250_000) / (100e6 / 8) + 0.15) < 1e-6, "\(full) \(unpaced)")
+        l.queueBytes = nil
+        #expect(
+            CellCost.model(payload: payload, rttProbes: 0, link: l, hints: CostHints(endsWhenSenderIsDone: true)) == full,
+            "a queue that holds the sender back: every byte")
+        let lossy = link(rate: 50, loss: 10)
+        let reliable = CellCost.model(payload: nil, rttProbes: 1_000, link: lossy, rttMethod: .sendLoop)
+        let straggler = CellCost.model(payload: nil, rttProbes: 1_000, link: lossy, rttMethod: .sendLoop, hints: CostHints(waitsForLostProbes: true))
+        #expect(straggler - reliable > 0.5 && straggler - reliable <= CellCost.pipelinedStragglerSeconds, "\(straggler - reliable)")
+    }
 }

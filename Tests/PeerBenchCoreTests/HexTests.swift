@@ -1,5 +1,6 @@
 import PeerBenchPlugin
 import PeerBenchSystem
+import PeerBenchTestbed
 import Testing
 
 /// The one hex codec (keys, digests, key files): strict, round-tripping.

@@ -1,6 +1,7 @@
 import Foundation
 import PeerBenchCore
 import PeerBenchPlugin
+import PeerBenchTestbed
 import Testing
 import TransportTestSupport
 

@@ -2,6 +2,7 @@ import PeerBenchCore
 import PeerBenchJSON
 import PeerBenchPlugin
 import PeerBenchSystem
+import PeerBenchTestbed
 import Testing
 import TransportTestSupport
 

@@ -61,7 +61,7 @@ extension ComparisonDocument {
     }
 
     /// The metric name of within-run pairs: every RTT probe of one cell, milliseconds.
-    public static let withinRunMetric = "rtt_probe_ms"
+    static let withinRunMetric = "rtt_probe_ms"
 
     static func build(_ data: ComparisonData, alpha: Double) -> ComparisonDocument {
         var scenarios: [Scenario] = []

@@ -32,10 +32,6 @@ public struct ComparisonDocument: Sendable, Equatable, Decodable {
     public struct RunNote: Sendable, Equatable, Codable {
         public var directory: String
         public var note: String
-        public init(directory: String, note: String) {
-            self.directory = directory
-            self.note = note
-        }
         enum CodingKeys: String, CodingKey { case directory, note }
 
         /// The notes of the run folders that have one (their manifests); nil when none has.

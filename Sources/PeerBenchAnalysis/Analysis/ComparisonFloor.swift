@@ -15,6 +15,7 @@ public struct ComparisonFloor: Sendable, Equatable, Codable {
         public var p50Ms: Double
         public var p99Ms: Double
 
+        /// A label's floor (the tests build documents from it).
         public init(label: String, p50Ms: Double, p99Ms: Double) {
             self.label = label
             self.p50Ms = p50Ms

@@ -51,7 +51,7 @@ public enum ComparisonMetric: Sendable, CaseIterable, Codable, RawRepresentable 
         self = metric
     }
 
-    public var higherIsBetter: Bool { self == .throughputMbps || self == .uwbAvailability }
+    var higherIsBetter: Bool { self == .throughputMbps || self == .uwbAvailability }
 
     /// Short column heading for text and markdown tables.
     public var heading: String {

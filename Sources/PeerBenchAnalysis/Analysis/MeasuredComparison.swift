@@ -61,8 +61,8 @@ public struct MeasuredComparison: Sendable {
         /// pool the same design (the study's inner city has transfers at 1 m only).
         var cover: Set<String> = []
 
-        public var measuredQuartiles: Quartiles? { Quartiles(measured) }
-        public var emulatedQuartiles: Quartiles? { Quartiles(emulated) }
+        var measuredQuartiles: Quartiles? { Quartiles(measured) }
+        var emulatedQuartiles: Quartiles? { Quartiles(emulated) }
 
         /// The emulated median lies in the measured [q1, q3]; nil when a side has no values.
         public var inside: Bool? {

@@ -8,7 +8,7 @@ import PeerBenchPlugin
 /// order declared here, every key present, `null` where a value does not exist).
 public struct MeasuredDocument: Sendable, Equatable, Codable {
     public static let currentSchema = "peerbench.compare-measured/1"
-    public static let quartileMethodText = "linear interpolation between order statistics (Hyndman-Fan type 7, numpy's default)"
+    static let quartileMethodText = "linear interpolation between order statistics (Hyndman-Fan type 7, numpy's default)"
 
     public var schema = MeasuredDocument.currentSchema
     public var quartileMethod = MeasuredDocument.quartileMethodText

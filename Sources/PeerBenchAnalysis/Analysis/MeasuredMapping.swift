@@ -25,7 +25,7 @@ public struct MeasuredMapping: Sendable, Equatable, Codable {
     /// Study transport -> record `transport.label`.
     public var transports: [Entry<String>]
     /// Distance label as saved -> metres; used only for rows without `distance_m`.
-    public var distanceLabels: [Entry<Double>]
+    var distanceLabels: [Entry<Double>]
 
     enum CodingKeys: String, CodingKey { case places, transports, distanceLabels = "distance_labels" }
 

@@ -44,7 +44,7 @@ public struct Thresholds: Sendable, Equatable {
 
     /// Whether `change` is past its metric's limit. A change from a baseline median of 0
     /// has no relative size: past any percentage.
-    public func isPast(_ change: BaselineDocument.Change) -> Bool {
+    func isPast(_ change: BaselineDocument.Change) -> Bool {
         guard let limit = limit(for: change.metric) else { return true }
         if let pct = limit.percent, let rel = change.relativeChange, abs(rel) * 100 <= pct { return false }
         if let absolute = limit.absolute, let shift = change.shift, abs(shift) <= absolute { return false }

@@ -6,15 +6,15 @@ import PeerBenchPlugin
 /// read line by line (ReportInput): per cell a handful of numbers, per scenario x
 /// transport a bounded RTT histogram, a bounded list of bulk time series, the failed
 /// cells, the manifests and the warnings. Never the records themselves.
-public struct ReportData: Sendable {
+struct ReportData: Sendable {
     /// One environment x distance x payload, as `compare` groups cells.
-    public struct Scenario: Sendable, Hashable {
-        public var environment: String
-        public var distanceLabel: String
+    struct Scenario: Sendable, Hashable {
+        var environment: String
+        var distanceLabel: String
         /// `"COUNTxSIZE"` or `"-"`.
-        public var payload: String
+        var payload: String
 
-        public var title: String {
+        var title: String {
             "\(environment) · \(distanceLabel == "max" ? "max" : distanceLabel + " m") · \(payload == "-" ? "no payload" : payload + " B")"
         }
     }
@@ -30,50 +30,50 @@ public struct ReportData: Sendable {
     }
 
     /// A cell that did not end ok or partial, as the page lists it.
-    public struct Failure: Sendable {
-        public var run: String
-        public var scenario: String
-        public var transport: String
-        public var repetition: Int
-        public var status: String
-        public var error: String
+    struct Failure: Sendable {
+        var run: String
+        var scenario: String
+        var transport: String
+        var repetition: Int
+        var status: String
+        var error: String
     }
 
     /// One run folder: where it is, its manifest, what was found in it.
-    public struct Run: Sendable {
-        public var directory: String
-        public var manifest: JSONValue?
-        public var records = 0
+    struct Run: Sendable {
+        var directory: String
+        var manifest: JSONValue?
+        var records = 0
         /// Lines of samples.jsonl joined to a record; nil when the folder has no samples.jsonl.
-        public var samplesJoined: Int?
+        var samplesJoined: Int?
     }
 
     /// The bulk phase of one cell, per interval, for the time-series figure.
-    public struct Series: Sendable {
-        public var label: String
-        public var intervalSeconds: Double
-        public var mbps: [Double]
+    struct Series: Sendable {
+        var label: String
+        var intervalSeconds: Double
+        var mbps: [Double]
     }
 
     /// How many bulk series the page carries at most (the pick list stays usable, the page small).
-    public static let maxSeries = 200
+    static let maxSeries = 200
     /// How many failed cells are listed with their errors; the rest are counted.
-    public static let maxFailuresListed = 500
+    static let maxFailuresListed = 500
 
-    public internal(set) var runs: [Run] = []
-    public internal(set) var scenarios: [Scenario] = []
+    var runs: [Run] = []
+    var scenarios: [Scenario] = []
     /// Resolved metres of each scenario's distance (the first record's `distance_m`).
-    public internal(set) var distanceMeters: [Double?] = []
-    public internal(set) var transports: [String] = []
+    var distanceMeters: [Double?] = []
+    var transports: [String] = []
     var cells: [Cell] = []
-    public internal(set) var failures: [Failure] = []
-    public internal(set) var failuresNotListed = 0
+    var failures: [Failure] = []
+    var failuresNotListed = 0
     var rtt: [ScenarioTransport: LogHistogram] = [:]
-    public internal(set) var series: [Series] = []
-    public internal(set) var seriesNotKept = 0
-    public internal(set) var warnings: [String] = []
+    var series: [Series] = []
+    var seriesNotKept = 0
+    var warnings: [String] = []
     /// Link modes seen in the records (more than one is a mixed run).
-    public internal(set) var linkModes: [String] = []
+    var linkModes: [String] = []
 
     struct ScenarioTransport: Hashable {
         var scenario: Int
@@ -85,12 +85,12 @@ public struct ReportData: Sendable {
     var keyIndex: [RecordKey.Digest: Int] = [:]
 
     /// The failed cells still failed in the end (a later retry that succeeded removes them).
-    public var finalFailures: [Failure] {
+    var finalFailures: [Failure] {
         cells.compactMap { $0.failure.map { failures[$0] } }
     }
 
     /// Number of cells (last attempt per run x cell x repetition).
-    public var cellCount: Int { cells.count }
+    var cellCount: Int { cells.count }
 
     mutating func scenarioID(_ s: Scenario, distanceMeters d: Double?) -> Int {
         if let i = scenarioIndex[s] { return i }

@@ -4,24 +4,24 @@ import PeerBenchPlugin
 /// One figure of the report: a Vega-Lite specification with its data inline (written
 /// beside the page as `NAME.vl.json` for users to edit, and rendered to `NAME.svg` and
 /// `NAME.png`), or the reason there is nothing to draw.
-public struct ReportFigure: Sendable {
+struct ReportFigure: Sendable {
     /// File stem and HTML id: `throughput-vs-distance`.
-    public var name: String
-    public var title: String
+    var name: String
+    var title: String
     /// What the figure shows and how it was computed, one or two sentences.
-    public var caption: String
+    var caption: String
     /// nil when there is nothing to draw; then `missing` says why.
-    public var spec: JSONValue?
-    public var missing: String?
+    var spec: JSONValue?
+    var missing: String?
 
-    public init(name: String, title: String, caption: String, spec: JSONValue) {
+    init(name: String, title: String, caption: String, spec: JSONValue) {
         self.name = name
         self.title = title
         self.caption = caption
         self.spec = spec
     }
 
-    public init(name: String, title: String, caption: String, missing: String) {
+    init(name: String, title: String, caption: String, missing: String) {
         self.name = name
         self.title = title
         self.caption = caption

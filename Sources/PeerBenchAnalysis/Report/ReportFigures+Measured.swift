@@ -7,7 +7,7 @@ extension ReportFigures {
     /// and the emulated records side by side as box plots, one metric at a time (a
     /// drop-down). Vega-Lite's box plot takes its quartiles by the same type-7 rule as the
     /// table, so the boxes are the table's [q1, q3] and the line in them its median.
-    public static func measured(_ c: MeasuredComparison) -> ReportFigure {
+    static func measured(_ c: MeasuredComparison) -> ReportFigure {
         let name = "measured-vs-emulated", title = "Field measurements vs emulated runs"
         let caption =
             "Per transport x place (x distance, or x message count and size), the measured tests (the --measured CSV files) and the emulated "

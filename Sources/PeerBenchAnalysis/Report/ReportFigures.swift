@@ -3,8 +3,8 @@ import PeerBenchPlugin
 
 /// Builds the report's figures from the comparison document (medians, intervals,
 /// verdicts) and the condensed run data (raw sample distributions, time series).
-public enum ReportFigures {
-    public static func all(data: ReportData, document: ComparisonDocument) -> [ReportFigure] {
+enum ReportFigures {
+    static func all(data: ReportData, document: ComparisonDocument) -> [ReportFigure] {
         [
             verdicts(document),
             metricVsDistance(.throughputMbps, name: "throughput-vs-distance", title: "Throughput vs distance", data: data, document: document),

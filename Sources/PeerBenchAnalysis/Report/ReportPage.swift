@@ -6,11 +6,11 @@ import PeerBenchPlugin
 /// The report as one self-contained HTML file: the figures' specifications and the
 /// Vega/Vega-Lite/vega-embed bundle are inlined, so the page opens from a file with no
 /// network. Tables (failed cells, manifests, warnings) are plain HTML.
-public enum ReportPage {
+enum ReportPage {
     /// - Parameters:
     ///   - figureFolder: the folder of the exported figures, relative to the page (for the links).
     ///   - javascript: the vega-embed bundle (ReportRenderer), inlined as is.
-    public static func html(
+    static func html(
         data: ReportData, document: ComparisonDocument, figures: [ReportFigure],
         figureFolder: String, javascript: String, generatedAt: Date = Date()
     ) -> String {

@@ -6,8 +6,8 @@ import PeerBenchSystem
 /// `NAME.vl.json` becomes `NAME.svg` and `NAME.png`, and the page gets its offline
 /// JavaScript bundle. Python hosts the chart engine only; what is drawn is decided in Swift.
 public struct ReportRenderer: Sendable {
-    public static let scriptVariable = "PEERBENCH_RENDER_SCRIPT"
-    public static let scriptName = "render-figures.py"
+    static let scriptVariable = "PEERBENCH_RENDER_SCRIPT"
+    static let scriptName = "render-figures.py"
 
     /// The renderer script.
     public var script: String

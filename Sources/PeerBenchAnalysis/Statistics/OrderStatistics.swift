@@ -8,7 +8,7 @@ public enum OrderStatistics {
     }
 
     /// The median of an already sorted array.
-    public static func medianOfSorted(_ xs: [Double]) -> Double? {
+    static func medianOfSorted(_ xs: [Double]) -> Double? {
         guard !xs.isEmpty else { return nil }
         let mid = xs.count / 2
         return xs.count % 2 == 1 ? xs[mid] : (xs[mid - 1] + xs[mid]) / 2

@@ -32,7 +32,7 @@ public struct JournalIndex: Sendable {
     public var records: [Record] { last.map(\.record) }
 
     /// The status of the last record of a cell of this journal, nil when it has none.
-    public func lastStatus(of key: CellKey) -> CellStatus? {
+    func lastStatus(of key: CellKey) -> CellStatus? {
         positionByCell[key].map { last[$0].record.status }
     }
 

@@ -6,10 +6,10 @@ import PeerBenchSystem
 /// Reads a file one line at a time through a fixed buffer, so a journal of any size
 /// is read in bounded memory (merge, compare and report of 200 000 records must not
 /// hold them all). The one line reader of the project: merge, compare and report use it.
-public final class JournalLineReader {
-    public let path: String
+final class JournalLineReader {
+    let path: String
     /// 1-based number of the line last returned.
-    public private(set) var lineNumber = 0
+    private(set) var lineNumber = 0
     private let fd: Int32
     private var buffer: [UInt8] = []
     private var start = 0
@@ -17,7 +17,7 @@ public final class JournalLineReader {
     private static let chunk = 1 << 20
 
     /// nil when the file cannot be opened (absent: nothing to read).
-    public init?(path: String) {
+    init?(path: String) {
         self.path = path
         fd = open(path, O_RDONLY | O_CLOEXEC)
         if fd < 0 { return nil }
@@ -27,7 +27,7 @@ public final class JournalLineReader {
 
     /// The next line without its newline (a last line without one is returned too:
     /// the caller decides whether it is torn); nil at the end of the file.
-    public func next() throws -> ArraySlice<UInt8>? {
+    func next() throws -> ArraySlice<UInt8>? {
         while true {
             if let nl = newline(from: start) {
                 defer { start = nl + 1 }
@@ -72,7 +72,7 @@ public final class JournalLineReader {
     }
 
     /// The next line that is not empty; nil at the end of the file.
-    public func nextNonEmpty() throws -> ArraySlice<UInt8>? {
+    func nextNonEmpty() throws -> ArraySlice<UInt8>? {
         while let line = try next() {
             if !line.isEmpty { return line }
         }
@@ -156,10 +156,7 @@ final class BufferedFileWriter {
     func write(line: String) throws { try write(line: Array(line.utf8)) }
 
     func flush() throws {
-        try buffer.withUnsafeBytes { b in
-            var off = 0
-            while off < b.count { off += try syscall("write(\(path))") { Glibc.write(fd, b.baseAddress! + off, b.count - off) } }
-        }
+        try writeAll(fd, buffer, function: "write(\(path))")
         buffer.removeAll(keepingCapacity: true)
     }
 

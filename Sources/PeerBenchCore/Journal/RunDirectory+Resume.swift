@@ -70,26 +70,17 @@ extension RunDirectory {
         let tail = Array(bytes[keep...])
         guard !tail.isEmpty else { return nil }
         if let v = try? JSONParser.parse(tail), v.objectValue != nil {
-            try writeAll(fd, [UInt8(ascii: "\n")], what: path)
+            try writeAll(fd, [UInt8(ascii: "\n")], function: "write(\(path))")
             try syscall("fdatasync(\(path))") { fdatasync(fd) }
             return "\(path): the last line lacked its line end; completed it"
         }
         let torn = try syscall("open(\(tornPath))") { open(tornPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644) }
         defer { close(torn) }
-        try writeAll(torn, tail + [UInt8(ascii: "\n")], what: tornPath)
+        try writeAll(torn, tail + [UInt8(ascii: "\n")], function: "write(\(tornPath))")
         try syscall("fsync(\(tornPath))") { fsync(torn) }
         try syscall("ftruncate(\(path))") { ftruncate(fd, off_t(keep)) }
         try syscall("fdatasync(\(path))") { fdatasync(fd) }
         return "\(path): the last line (\(tail.count) bytes) was cut short by a crash; moved it to \(tornPath); that cell runs again"
-    }
-
-    func writeAll(_ fd: Int32, _ bytes: [UInt8], what: String) throws {
-        try bytes.withUnsafeBytes { buf in
-            var off = 0
-            while off < buf.count {
-                off += try syscall("write(\(what))") { write(fd, buf.baseAddress! + off, buf.count - off) }
-            }
-        }
     }
 }
 
@@ -100,7 +91,7 @@ extension JournalContents {
     /// also what a record of another matrix carries) or of a cell this matrix does not
     /// have. Those lines stay in the journal untouched (it is never rewritten) but are
     /// never counted as done: their cells run again. Nothing of the run's own is dropped.
-    public func belonging(toRun runID: String, cells: Set<CellKey>, journal: String) -> (own: [Record], warnings: [String]) {
+    func belonging(toRun runID: String, cells: Set<CellKey>, journal: String) -> (own: [Record], warnings: [String]) {
         var own: [Record] = []
         var set: [(Int, String)] = foreign.map { ($0.line, "is not a \(Record.currentSchema) record (\($0.reason))") }
         var unmatched: [(line: Int, cellID: String, repetition: Int)] = []

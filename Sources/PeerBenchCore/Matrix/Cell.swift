@@ -36,16 +36,6 @@ public struct Cell: Sendable, Hashable {
     public var key: CellKey { CellKey(cellID: id, repetition: repetition) }
 }
 
-public struct CellKey: Sendable, Hashable, CustomStringConvertible {
-    public var cellID: String
-    public var repetition: Int
-    public init(cellID: String, repetition: Int) {
-        self.cellID = cellID
-        self.repetition = repetition
-    }
-    public var description: String { "\(cellID)#\(repetition)" }
-}
-
 extension Matrix {
     /// Expands the matrix into cells, in run order: repetition, environment, distance,
     /// scenario, workload, payload, cross traffic, then transport innermost — so transports alternate (A B A B) and slow

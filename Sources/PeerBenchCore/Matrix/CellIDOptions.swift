@@ -16,7 +16,7 @@ import PeerBenchPlugin
 ///
 /// The base is history: never edit it. `Tests/PeerBenchCLITests/Golden/cell-ids.json`
 /// pins the ids of every built-in matrix and test fixture.
-public enum CellIDOptions {
+enum CellIDOptions {
     /// A plugin's base: its options as 76d47e4 recorded them, in the order it read them.
     /// `asResolved` keys defaulted to a value found at run time (quic's certificate
     /// files: the bundled `certs/` directory's absolute path, or `PEERBENCH_CERTS`),
@@ -57,7 +57,7 @@ public enum CellIDOptions {
 
     /// The options `plugin`'s cell id hashes, from the entry's `written` options and the
     /// `effective` ones the plugin read.
-    public static func of(plugin: String, written: JSONValue?, effective: JSONValue) -> JSONValue {
+    static func of(plugin: String, written: JSONValue?, effective: JSONValue) -> JSONValue {
         let base = bases[plugin] ?? Base(frozen: JSONObject())
         return .object(
             merge(

@@ -68,24 +68,11 @@ extension Validator {
         }
         guard let o = object(v, path, allowed: CrossTrafficSpec.keys, required: ["rateMbps"]) else { return nil }
         var spec = CrossTrafficSpec()
-        if let c = o["serviceClass"] {
-            if let sc = c.stringValue.flatMap(ServiceClass.init(rawValue:)) {
-                spec.serviceClass = sc
-            } else {
-                fail(
-                    path.key("serviceClass"),
-                    "unknown service class \(c.compactText); expected one of \(Self.quoted(ServiceClass.allCases.map(\.rawValue)))")
-            }
-        }
-        if let d = o["direction"] {
-            if let dir = d.stringValue.flatMap(CrossTrafficSpec.Direction.init(rawValue:)) {
-                spec.direction = dir
-            } else {
-                fail(
-                    path.key("direction"),
-                    "unknown direction \(d.compactText); expected one of \(Self.quoted(CrossTrafficSpec.Direction.allCases.map(\.rawValue))) (up = client to server)"
-                )
-            }
+        if let c = o["serviceClass"], let sc: ServiceClass = choice(c, path.key("serviceClass"), "service class") { spec.serviceClass = sc }
+        if let d = o["direction"],
+            let dir: CrossTrafficSpec.Direction = choice(d, path.key("direction"), "direction", hint: " (up = client to server)")
+        {
+            spec.direction = dir
         }
         if let r = o["rateMbps"] {
             if r.stringValue == "saturating" {
@@ -104,7 +91,7 @@ extension Record.CrossTraffic {
     /// What `compare` and `report` append to the environment's name for a cell that ran
     /// with a competing flow (` + background saturating`), so it is a scenario of its
     /// own; empty for a cell without one.
-    public var scenarioSuffix: String {
+    var scenarioSuffix: String {
         guard let c = serviceClass else { return "" }
         return " + \(c) \(offeredMbps.map { "\(JSONValue.format($0)) Mbit/s" } ?? "saturating")"
     }

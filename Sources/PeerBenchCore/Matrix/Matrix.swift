@@ -53,5 +53,5 @@ public struct Matrix: Sendable {
 extension Matrix {
     /// The seed rule, in one place: a run's seed is the command line's (`--seed`) when
     /// given, else the matrix's. Cell seeds, the cell order and the manifest follow it.
-    public func runSeed(_ commandLine: UInt64?) -> UInt64 { commandLine ?? seed }
+    func runSeed(_ commandLine: UInt64?) -> UInt64 { commandLine ?? seed }
 }

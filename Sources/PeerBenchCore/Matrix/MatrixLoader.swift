@@ -10,7 +10,7 @@ public struct MatrixLoader: Sendable {
     public var linkModel: any LinkModel
     /// The folder files named by the matrix (scenario traces) are relative to; `load`
     /// sets it to the matrix file's folder. nil = the working directory.
-    public var baseDirectory: String?
+    var baseDirectory: String?
 
     public init(registry: PluginRegistry, linkModel: any LinkModel, baseDirectory: String? = nil) {
         self.registry = registry
@@ -32,15 +32,15 @@ public struct MatrixLoader: Sendable {
     /// field study's matrix is 1 KB and 800 cells). Documented in docs/UNATTENDED.md.
     public enum Limits {
         /// Bytes of matrix.json.
-        public static let fileBytes = 1 << 20
+        static let fileBytes = 1 << 20
         /// Cells of the whole matrix, repetitions included.
         public static let cells = 100_000
         /// Entries of `transports`.
         public static let transports = 64
         /// Entries of each of `environments`, `distances`, `counts` and `sizes`.
-        public static let listEntries = 100
+        static let listEntries = 100
         /// Characters of a transport label.
-        public static let labelLength = 64
+        static let labelLength = 64
     }
 
     /// Loads and validates a matrix file.
@@ -79,7 +79,7 @@ extension MatrixLoader {
     /// A transport label: 1 to 64 characters from `[A-Za-z0-9._-]`. Labels are typed on
     /// the command line (`--transports`), printed in tables and used in file names, so
     /// spaces, commas, control characters and look-alike Unicode are refused.
-    public static func isValidLabel(_ s: String) -> Bool {
+    static func isValidLabel(_ s: String) -> Bool {
         guard (1...Limits.labelLength).contains(s.utf8.count) else { return false }
         return s.utf8.allSatisfy { c in
             (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x2E || c == 0x5F || c == 0x2D
@@ -365,16 +365,7 @@ struct Validator {
     /// are not validated one by one (that alone could take seconds).
     mutating func nonEmptyArray(_ v: JSONValue?, _ path: JSONPath, max: Int = MatrixLoader.Limits.listEntries) -> [JSONValue] {
         guard let v else { return [] }
-        guard let a = v.arrayValue else {
-            fail(path, "expected an array, got \(v.typeName)")
-            return []
-        }
-        if a.isEmpty { fail(path, "must not be empty") }
-        guard a.count <= max else {
-            fail(path, "has \(a.count) entries; at most \(max) are allowed")
-            return []
-        }
-        return a
+        return matrixList(v, path, max: max, problems: &problems)
     }
 
     mutating func positiveInts(_ v: JSONValue?, _ path: JSONPath, what: String, max: Int) -> [Int] {

@@ -26,15 +26,9 @@ struct ScenarioListParser {
     /// The scenarios in order; `[.static]` when the key is absent.
     mutating func parse(_ v: JSONValue?, _ path: JSONPath) -> [ScenarioSpec] {
         guard let v else { return [.static] }
-        guard let list = v.arrayValue else {
-            fail(path, "expected an array of scenario names or objects, got \(v.typeName)")
-            return []
-        }
-        if list.isEmpty { fail(path, "must not be empty (leave the key out for the static link only)") }
-        guard list.count <= MatrixLoader.Limits.listEntries else {
-            fail(path, "has \(list.count) entries; at most \(MatrixLoader.Limits.listEntries) are allowed")
-            return []
-        }
+        let list = matrixList(
+            v, path, expected: "an array of scenario names or objects", emptyHint: " (leave the key out for the static link only)",
+            max: MatrixLoader.Limits.listEntries, problems: &problems)
         var out: [ScenarioSpec] = []
         for (i, e) in list.enumerated() {
             guard let s = scenario(e, path.index(i)) else { continue }

@@ -64,7 +64,7 @@ public struct Manifest: Sendable, Equatable, Codable {
     public var note: String?
 
     /// The longest `--note` (characters).
-    public static let maxNoteLength = 200
+    static let maxNoteLength = 200
 
     /// Why `text` cannot be a note, or nil: at most `maxNoteLength` characters, one line
     /// (a line break or other control character would forge lines in what shows it).
@@ -80,11 +80,6 @@ public struct Manifest: Sendable, Equatable, Codable {
         public var cellID: String
         public var repetition: Int
         public var summary: String
-        public init(cellID: String, repetition: Int, summary: String) {
-            self.cellID = cellID
-            self.repetition = repetition
-            self.summary = summary
-        }
         enum CodingKeys: String, CodingKey { case cellID = "cell_id", repetition, summary }
     }
 
@@ -97,13 +92,6 @@ public struct Manifest: Sendable, Equatable, Codable {
         /// The node this session ran on (`Manifest.currentNode`); a requeued shard's
         /// sessions name each node it ran on.
         public var node: String?
-        public init(startedAt: String, endedAt: String?, status: String, commandLine: [String], node: String? = nil) {
-            self.startedAt = startedAt
-            self.endedAt = endedAt
-            self.status = status
-            self.commandLine = commandLine
-            self.node = node
-        }
         enum CodingKeys: String, CodingKey { case startedAt = "started_at", endedAt = "ended_at", status, commandLine = "command_line", node }
     }
 
@@ -113,18 +101,9 @@ public struct Manifest: Sendable, Equatable, Codable {
         public var shard: String?
         public var status: String
         public var records: Int
-        public var recordsKept: Int
+        var recordsKept: Int
         /// The input's `node`.
         public var node: String?
-        public init(path: String, runID: String, shard: String?, status: String, records: Int, recordsKept: Int, node: String? = nil) {
-            self.path = path
-            self.runID = runID
-            self.shard = shard
-            self.status = status
-            self.records = records
-            self.recordsKept = recordsKept
-            self.node = node
-        }
         enum CodingKeys: String, CodingKey { case path, runID = "run_id", shard, status, records, recordsKept = "records_kept", node }
     }
 
@@ -148,12 +127,12 @@ public struct Manifest: Sendable, Equatable, Codable {
     }
 
     public struct Host: Sendable, Equatable, Codable {
-        public var hostname: String
-        public var os: String
+        var hostname: String
+        var os: String
         public var kernel: String
         public var machine: String
-        public var cpus: Int
-        public var memoryBytes: UInt64
+        var cpus: Int
+        var memoryBytes: UInt64
         enum CodingKeys: String, CodingKey { case hostname, os, kernel, machine, cpus, memoryBytes = "memory_bytes" }
 
         /// This machine.
@@ -235,75 +214,11 @@ public struct Manifest: Sendable, Equatable, Codable {
 
     public static func rfc3339(_ date: Date) -> String { Record.rfc3339(date) }
 
-    public var startedDate: Date? { Manifest.parseDate(startedAt) }
+    var startedDate: Date? { Manifest.parseDate(startedAt) }
 
     static func parseDate(_ s: String) -> Date? {
         let f = ISO8601DateFormatter()
         f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         return f.date(from: s)
     }
-}
-
-/// Cells by status, in the order of `CellStatus.allCases`.
-public struct StatusCounts: Sendable, Equatable, Codable {
-    public var counts: [CellStatus: Int]
-
-    public init(_ summary: RunSummary) { counts = summary.byStatus }
-
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: DynamicKey.self)
-        counts = [:]
-        for key in c.allKeys {
-            guard let status = CellStatus(rawValue: key.stringValue) else { continue }
-            counts[status] = try c.decode(Int.self, forKey: key)
-        }
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: DynamicKey.self)
-        for status in CellStatus.allCases { try c.encode(counts[status] ?? 0, forKey: DynamicKey(status.rawValue)) }
-    }
-}
-
-/// Library versions, written `peerbench` and `swift_compiler` first, the rest by name.
-public struct Versions: Sendable, Equatable, Codable {
-    public var byName: [String: String]
-
-    public init(libraries: [String: String]) {
-        byName = libraries
-        byName["peerbench"] = Manifest.peerbenchVersion
-        byName["swift_compiler"] = Versions.compilerVersion
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: DynamicKey.self)
-        byName = [:]
-        for key in c.allKeys { byName[key.stringValue] = try c.decode(String.self, forKey: key) }
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: DynamicKey.self)
-        let first = ["peerbench", "swift_compiler"]
-        for name in first + byName.keys.filter({ !first.contains($0) }).sorted() {
-            if let v = byName[name] { try c.encode(v, forKey: DynamicKey(name)) }
-        }
-    }
-
-    static var compilerVersion: String {
-        #if compiler(>=6.4)
-            return ">= 6.4"
-        #elseif compiler(>=6.3)
-            return "6.3"
-        #elseif compiler(>=6.2)
-            return "6.2"
-        #else
-            return "< 6.2"
-        #endif
-    }
-}
-
-/// What is wrong with a manifest.json; the caller adds the file's path.
-public struct ManifestError: Error, Sendable, CustomStringConvertible {
-    public var description: String
-    public init(_ description: String) { self.description = description }
 }

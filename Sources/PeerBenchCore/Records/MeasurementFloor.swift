@@ -45,7 +45,7 @@ public struct MeasurementFloor: Sendable, Equatable, Codable {
     }
 
     /// The 1-minute load average per allowed CPU (1 = every core busy), or nil.
-    public var loadPerCPU: Double? {
+    var loadPerCPU: Double? {
         guard let load = loadAverage?.first else { return nil }
         return load / Double(max(1, cpusAllowed ?? 1))
     }

@@ -77,9 +77,9 @@ public struct Record: Sendable, Equatable, Codable {
     public var workload: JSONValue?
     /// Each direction's throughput when data moved down or both ways (`{up, down}`,
     /// Mbit/s, null for a direction that moved nothing); `throughput_mbps` is the total.
-    public var throughputByDirectionMbps: ByDirection<Double>?
+    var throughputByDirectionMbps: ByDirection<Double>?
     /// Each direction's counts, same shape as `delivery`, when data moved down or both ways.
-    public var deliveryByDirection: ByDirection<DeliveryStats>?
+    var deliveryByDirection: ByDirection<DeliveryStats>?
     /// Request-response: the transaction times (request written to response read), ms.
     public var requestResponseMs: RTTStats?
     /// Isochronous: the frames sent, received, late and lost.
@@ -155,9 +155,9 @@ public struct Record: Sendable, Equatable, Codable {
     }
 
     /// A figure per direction of a workload that moved data down or both ways.
-    public struct ByDirection<T: Sendable & Equatable & Codable>: Sendable, Equatable, Codable {
-        public var up: T?
-        public var down: T?
+    struct ByDirection<T: Sendable & Equatable & Codable>: Sendable, Equatable, Codable {
+        var up: T?
+        var down: T?
     }
 
     public struct Frames: Sendable, Equatable, Codable {
@@ -349,12 +349,4 @@ public struct Record: Sendable, Equatable, Codable {
         f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         return f.string(from: date)
     }
-}
-
-/// Which record of a journal is whose: the same cell and repetition of the same run.
-public struct RecordKey: Sendable, Hashable {
-    public var runID: String
-    public var cellID: String
-    public var repetition: Int
-    public var cell: CellKey { CellKey(cellID: cellID, repetition: repetition) }
 }

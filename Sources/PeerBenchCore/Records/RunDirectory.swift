@@ -12,15 +12,15 @@ public final class RunDirectory: Sendable {
     public let path: String
     public var journalPath: String { path + "/records.jsonl" }
     public var manifestPath: String { path + "/manifest.json" }
-    public var csvPath: String { path + "/records.csv" }
+    var csvPath: String { path + "/records.csv" }
     /// Where a torn last line is set aside on resume (appended, never overwritten).
-    public var tornPath: String { path + "/records.torn.jsonl" }
+    var tornPath: String { path + "/records.torn.jsonl" }
     /// Raw samples, one `CellSamples` line per record (docs/RECORDS.md).
-    public var samplesPath: String { path + "/samples.jsonl" }
-    public var samplesTornPath: String { path + "/samples.torn.jsonl" }
+    var samplesPath: String { path + "/samples.jsonl" }
+    var samplesTornPath: String { path + "/samples.torn.jsonl" }
     /// Space held while the run writes, released to write the final manifest when the
     /// disk fills up (see `reserveBytes`).
-    public var reservePath: String { path + "/.peerbench-reserve" }
+    var reservePath: String { path + "/.peerbench-reserve" }
     /// 64 KiB: room for the final manifest (a few KiB) on a full disk.
     static let reserveBytes = 64 << 10
     /// The descriptors records and samples are appended to (-1 until the folder is
@@ -123,7 +123,7 @@ public final class RunDirectory: Sendable {
 
     /// Frees the reserve: before the final manifest and CSV, or when a write found the
     /// disk full. Idempotent.
-    public func releaseReserve() { unlink(reservePath) }
+    func releaseReserve() { unlink(reservePath) }
 
     /// Number of non-empty lines in an existing journal, nil if there is none.
     func existingRecordCount() -> Int? {
@@ -151,17 +151,12 @@ public final class RunDirectory: Sendable {
         var st = stat()
         guard fstat(fd, &st) == 0 else { throw RunDirectoryWriteError(path: path, errno: errno) }
         do {
-            try bytes.withUnsafeBytes { buf in
-                var off = 0
-                while off < buf.count {
-                    off += try syscall("write") { write(fd, buf.baseAddress! + off, buf.count - off) }
-                }
-            }
+            try writeAll(fd, bytes)
             try syscall("fdatasync") { fdatasync(fd) }
         } catch {
             _ = ftruncate(fd, st.st_size)
             _ = fdatasync(fd)
-            throw RunDirectoryWriteError(path: path, errno: (error as? SystemError)?.errno ?? EIO)
+            throw RunDirectoryWriteError(path: path, errno: error.errno)
         }
     }
 
@@ -177,19 +172,14 @@ public final class RunDirectory: Sendable {
         let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw RunDirectoryWriteError(path: path, errno: errno) }
         do {
-            try bytes.withUnsafeBytes { buf in
-                var off = 0
-                while off < buf.count {
-                    off += try syscall("write") { write(fd, buf.baseAddress! + off, buf.count - off) }
-                }
-            }
+            try writeAll(fd, bytes)
             try syscall("fsync") { fsync(fd) }
             close(fd)
             try syscall("rename") { rename(tmp, path) }
         } catch {
             close(fd)
             unlink(tmp)
-            throw RunDirectoryWriteError(path: path, errno: (error as? SystemError)?.errno ?? EIO)
+            throw RunDirectoryWriteError(path: path, errno: error.errno)
         }
     }
 
@@ -206,7 +196,7 @@ public final class RunDirectory: Sendable {
         RunDirectory.readJournal(at: journalPath)
     }
 
-    public static func readJournal(at path: String) -> JournalContents {
+    static func readJournal(at path: String) -> JournalContents {
         var contents = JournalContents()
         guard let data = FileManager.default.contents(atPath: path) else { return contents }
         var lineNo = 0
@@ -237,34 +227,4 @@ public final class RunDirectory: Sendable {
         let text = ([RecordsCSV.header] + rows).joined(separator: "\n") + "\n"
         try Self.writeAtomically(Array(text.utf8), to: csvPath)
     }
-}
-
-/// A file of the run folder could not be written: which file, and why in words
-/// ("no space left on the device"), never a raw Foundation error.
-public struct RunDirectoryWriteError: Error, Sendable, CustomStringConvertible {
-    public var path: String
-    public var errno: Int32
-
-    public init(path: String, errno: Int32) {
-        self.path = path
-        self.errno = errno
-    }
-
-    public var isDiskFull: Bool { errno == ENOSPC || errno == EDQUOT }
-
-    public var description: String {
-        let why = isDiskFull ? "no space left on the device" : String(cString: strerror(errno)).lowercased()
-        return "cannot write \(path): \(why)"
-    }
-}
-
-/// What a journal holds: its records in order, the complete lines that are not
-/// records (with their line number and why), and a torn last line.
-public struct JournalContents: Sendable {
-    public var records: [Record] = []
-    /// The line number (from 1) of each of `records`.
-    public var recordLines: [Int] = []
-    public var foreign: [(line: Int, reason: String)] = []
-    public var torn: String?
-    public init() {}
 }

@@ -1,52 +1,9 @@
 import PeerBenchPlugin
 import PeerBenchTestbed
 
-/// What a `MatrixRun` tells its caller as it goes: the events below, and every cell
+/// What a `MatrixRun` tells its caller as it goes: each `RunEvent`, and every cell
 /// through `RunObserver`. The run itself prints nothing; the CLI turns these into its
 /// lines on standard error (and a test can simply collect them).
 public protocol RunReporter: RunObserver {
     func report(_ event: RunEvent)
-}
-
-/// One step of a run worth telling the user, in the order a run reaches them.
-public enum RunEvent: Sendable {
-    /// Something wrong that does not stop the run: a torn journal line set aside, a
-    /// foreign record, the matrix read from the manifest's copy.
-    case warning(String)
-    /// The plan is made and the run folder open and locked; from here the run can be
-    /// resumed, from `RunResumePoint`.
-    case prepared(RunResumePoint)
-    /// The testbed is up and the manifest written: the floor and the cells come next.
-    case starting(RunStart)
-    /// The measurement floor is being measured (`emulatorTiming`: the emulator's too).
-    case measuringFloor(emulatorTiming: Bool)
-    /// The cells are about to run: each one's estimated seconds, in run order, and how
-    /// many cells earlier sessions recorded (on resume).
-    case cellsStarting(estimates: [Double], alreadyRecorded: Int)
-    /// No further cell runs: all ran, the run was stopped, or a write failed.
-    case cellsEnded
-    /// A field session's question or note (`FieldPrompter`), for the person carrying the peer.
-    case prompt(String)
-}
-
-/// Where a run can be continued from: what `peerbench run MATRIX --resume FOLDER` needs.
-public struct RunResumePoint: Sendable, Equatable {
-    /// The matrix file as the run resolved it.
-    public var matrixFile: String
-    /// The run folder.
-    public var folder: String
-    public var link: LinkMode
-}
-
-/// A run about to measure and run its cells.
-public struct RunStart: Sendable {
-    public var plan: RunPlan
-    /// Cells this session runs (at most, with auto repetitions).
-    public var pending: Int
-    /// Cells earlier sessions recorded (on resume), not run again.
-    public var alreadyRecorded: Int
-    /// The testbed's link.
-    public var link: LinkMode
-    public var isolation: Isolation
-    public var folder: String
 }

@@ -58,10 +58,10 @@ public struct RunRequest: Sendable {
             }
         }
 
-        public var isAuto: Bool { if case .auto = self { true } else { false } }
+        var isAuto: Bool { if case .auto = self { true } else { false } }
 
         /// As a manifest stores it, for the resume check.
-        public var spelling: String {
+        var spelling: String {
             switch self {
             case .fixed(let n): "\(n)"
             case .auto(let max): max.map { "auto:\($0)" } ?? "auto"

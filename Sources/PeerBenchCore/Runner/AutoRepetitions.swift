@@ -25,7 +25,7 @@ public struct AutoRepetitions: Sendable, Equatable, Codable {
         "frame_delay_p99_ms", "late_frames", Record.Scenario.CodingKeys.reconnectMs.rawValue,
     ]
 
-    public static let minimumRounds = 6
+    static let minimumRounds = 6
     public static let defaultMax = 20
     public static let defaultPrecision = 0.05
 
@@ -50,7 +50,7 @@ public struct AutoRepetitions: Sendable, Equatable, Codable {
     }
 
     /// How the matrix or command line spells it.
-    public var spelling: String { "auto:\(max)" }
+    var spelling: String { "auto:\(max)" }
 
     /// One scenario's outcome, for the manifest.
     public struct Outcome: Sendable, Equatable, Codable {
@@ -81,23 +81,6 @@ public struct AutoRepetitions: Sendable, Equatable, Codable {
             self.scenarios = scenarios
         }
     }
-}
-
-/// Decides, cell by cell, whether an auto-repetition run still needs a cell: told every
-/// record as it is written (and those of a resumed run first).
-public protocol RepetitionJudge: Sendable {
-    /// False for a cell whose scenario is already settled (it is skipped, not recorded).
-    func needs(_ cell: Cell) -> Bool
-    func add(_ record: Record)
-    /// Every scenario so far, for the manifest.
-    var report: AutoRepetitions.Report { get }
-    /// The run's measurement floor, once measured (before the first cell): an interval
-    /// no wider than what the harness can resolve counts as precise. Default: ignored.
-    func measured(_ floor: MeasurementFloor?)
-}
-
-extension RepetitionJudge {
-    public func measured(_ floor: MeasurementFloor?) {}
 }
 
 extension Cell {

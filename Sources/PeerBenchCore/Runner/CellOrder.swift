@@ -19,7 +19,7 @@ public enum CellOrder: String, Sendable, Codable, CaseIterable {
     case shuffled
 
     /// Puts canonical-order `cells` into this order. `seed` drives `shuffled`.
-    public func arrange(_ cells: [Cell], seed: UInt64) -> [Cell] {
+    func arrange(_ cells: [Cell], seed: UInt64) -> [Cell] {
         switch self {
         case .interleaved:
             return cells

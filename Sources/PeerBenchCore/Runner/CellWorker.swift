@@ -10,8 +10,8 @@ import Synchronization
 /// one JSON object per line each; 1 and 2 are for logs only, so a plugin that prints
 /// cannot corrupt the protocol.
 public enum CellWorker {
-    public static let requestFD: Int32 = 0
-    public static let replyFD: Int32 = 3
+    static let requestFD: Int32 = 0
+    static let replyFD: Int32 = 3
 
     /// Serves requests until the runner closes the request pipe. A plugin crash ends
     /// this process — which is the point: the runner records it and starts a new worker.
@@ -35,12 +35,7 @@ public enum CellWorker {
                 outcome = .failed("\(error)")
             }
             let bytes = Array((outcome.json.compactText + "\n").utf8)
-            try bytes.withUnsafeBytes { buf in
-                var off = 0
-                while off < buf.count {
-                    off += try syscall("write(worker reply)") { write(replyFD, buf.baseAddress! + off, buf.count - off) }
-                }
-            }
+            try writeAll(replyFD, bytes, function: "write(worker reply)")
         }
     }
 }

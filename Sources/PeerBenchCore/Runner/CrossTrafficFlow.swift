@@ -22,7 +22,7 @@ public final class CrossTrafficFlow: Sendable {
 
     /// How long the flow runs before the cell starts, so a saturating flow's queue has
     /// built up when the cell's first packet arrives.
-    public static let warmUpNanos: UInt64 = 100_000_000
+    static let warmUpNanos: UInt64 = 100_000_000
 
     /// Starts the flow between `client` and `server` (UDP payloads sized to `mtu`).
     /// Throws when a socket cannot be opened; nothing is left running then.

@@ -22,7 +22,7 @@ public struct PluginSession: Sendable {
 
         /// Whether the transport ended the cell itself (measured, or its plugin failed),
         /// not the harness or a deadline: only such an end can be what a scenario predicts.
-        public var isTransportsOwn: Bool {
+        var isTransportsOwn: Bool {
             switch self {
             case .measured, .failed: true
             case .timedOut, .harnessFailed: false
@@ -151,74 +151,6 @@ public struct PluginSession: Sendable {
         }
         return measurement
     }
-}
-
-/// Where a cell's server comes from.
-public enum ServerSource: Sendable {
-    /// The plugin starts its own server on the server endpoint (emulated, loopback).
-    case plugin
-    /// A server already running elsewhere — on the peer host, started by the runner
-    /// through `RemoteServerHost` — known by its address and hello only.
-    case started(StartedServer)
-}
-
-/// A server started elsewhere, as its client sees it: where it listens and what it
-/// said. Its session ends on its own host; `finish` here has nothing to wait for.
-public struct StartedServer: TransportServer, Codable {
-    public var address: SocketAddress
-    public var hello: JSONObject
-
-    public init(address: SocketAddress, hello: JSONObject) {
-        self.address = address
-        self.hello = hello
-    }
-
-    public func finish() async throws {}
-    public func stop() {}
-
-    enum CodingKeys: String, CodingKey { case host, port, hello }
-
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        address = SocketAddress(host: try c.decode(String.self, forKey: .host), port: try c.decode(UInt16.self, forKey: .port))
-        hello = try c.decode(JSONObject.self, forKey: .hello)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(address.host, forKey: .host)
-        try c.encode(address.port, forKey: .port)
-        try c.encode(hello, forKey: .hello)
-    }
-}
-
-/// Lets an interruption stop whichever cell is running right now.
-public final class CellStopper: Sendable {
-    private let state = Mutex<(action: (@Sendable () -> Void)?, fired: Bool)>((nil, false))
-
-    public init() {}
-
-    /// Installs the way to stop the current cell; runs it at once if a stop already came.
-    public func arm(_ stop: @escaping @Sendable () -> Void) {
-        let now = state.withLock { s in
-            s.action = stop
-            return s.fired
-        }
-        if now { stop() }
-    }
-
-    public func disarm() { state.withLock { $0.action = nil } }
-
-    /// Stops the current cell (if any) and every cell armed afterwards.
-    public func fire() {
-        let action = state.withLock { s in
-            s.fired = true
-            return s.action
-        }
-        action?()
-    }
-
-    public var hasFired: Bool { state.withLock { $0.fired } }
 }
 
 /// Holds the running server so the deadline handler can stop it.

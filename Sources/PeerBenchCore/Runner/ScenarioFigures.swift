@@ -10,9 +10,9 @@ public struct ScenarioFigures: Sendable {
     /// The scenario as resolved for the cell's link.
     public var event: ScenarioEvent
     /// Seconds of throughput before the event that `recover90_ms` compares against.
-    public static let beforeSeconds = 1.0
+    static let beforeSeconds = 1.0
     /// Width of the window whose throughput must be back to 90 % (`recover90_ms`).
-    public static let recoveryWindowSeconds = 0.5
+    static let recoveryWindowSeconds = 0.5
 
     public init(event: ScenarioEvent) { self.event = event }
 

@@ -75,10 +75,7 @@ public final class WorkerProcess: Sendable {
         let got: Result<[UInt8]?, any Error> =
             (try? await BlockingThread.run(name: "worker-wait") {
                 Result {
-                    try line.withUnsafeBytes { buf in
-                        var off = 0
-                        while off < buf.count { off += try syscall("write(worker request)") { write(fd, buf.baseAddress! + off, buf.count - off) } }
-                    }
+                    try writeAll(fd, line, function: "write(worker request)")
                     return try reader.next(until: deadline)
                 }
             }) ?? .failure(TransportError("worker wait failed"))
@@ -101,7 +98,7 @@ public final class WorkerProcess: Sendable {
     /// signal: the cell waiting for it sees the pipe close and collects the process.
     /// Called before the worker exists (a stop during its start), it keeps any worker
     /// from starting: the cell then ends at once instead of running to its deadline.
-    public func killNow() {
+    func killNow() {
         let p = state.withLock { s in
             if s.pid == 0 { s.stopped = true }
             return s.pid
@@ -210,7 +207,7 @@ public final class WorkerProcess: Sendable {
         return "the worker process exited with status \((status >> 8) & 0xff) in the middle of the cell"
     }
 
-    public static func signalName(_ s: Int32) -> String {
+    static func signalName(_ s: Int32) -> String {
         let names: [Int32: String] = [
             SIGSEGV: "SIGSEGV", SIGILL: "SIGILL", SIGTRAP: "SIGTRAP", SIGABRT: "SIGABRT", SIGBUS: "SIGBUS",
             SIGFPE: "SIGFPE", SIGKILL: "SIGKILL", SIGTERM: "SIGTERM", SIGINT: "SIGINT", SIGPIPE: "SIGPIPE",

@@ -7,16 +7,11 @@ public struct ResolvedLink: Sendable, Codable {
     public var distanceMeters: Double?
     /// The matrix's distance as written: `"10"`, `"max"`.
     public var distanceLabel: String
-    /// One-way delay, milliseconds.
-    public var delayMs: Double?
-    public var jitterMs: Double?
-    public var lossPercent: Double?
-    public var rateMbps: Double?
-    public var mtu: Int?
-    public var rssiDbm: Double?
-    public var snrDb: Double?
-    public var mcs: Int?
-    public var phyRateMbps: Double?
+    /// One-way delay and its jitter (ms), packet loss (%), the rate the link carries
+    /// (Mbit/s) and its MTU (bytes).
+    public var delayMs: Double?, jitterMs: Double?, lossPercent: Double?, rateMbps: Double?, mtu: Int?
+    /// The radio's signal (dBm), signal-to-noise ratio (dB), MCS index and PHY rate (Mbit/s).
+    public var rssiDbm: Double?, snrDb: Double?, mcs: Int?, phyRateMbps: Double?
     /// False when the radio model says the peers cannot connect at this distance.
     public var connected: Bool = true
     /// Model detail the link emulator needs beyond the summary values above (time
@@ -25,6 +20,10 @@ public struct ResolvedLink: Sendable, Codable {
     /// The cell's scenario as the link model resolved it (nil = static). Stays in the
     /// runner, like `channel`.
     public var scenario: ScenarioEvent?
+    /// Bytes the link's transmit queue holds per direction when it drops what does not
+    /// fit (the built-in radio environments); nil when a full queue holds the sender
+    /// back instead, or the link has none. Not recorded.
+    public var queueBytes: Int?
 
     public init(environment: String, distanceMeters: Double?, distanceLabel: String) {
         self.environment = environment

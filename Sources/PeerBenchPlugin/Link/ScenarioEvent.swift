@@ -3,8 +3,8 @@
 /// the record's `scenario` figures. Times are seconds on the link's clock (0 = the
 /// emulator's start for the cell).
 public struct ScenarioEvent: Sendable, Equatable {
-    public var name: String
-    public var kind: String
+    /// The scenario's name in the matrix and its kind (`walk-away`, `outage`, `body-block`, `trace`).
+    public var name: String, kind: String
     /// When the event begins (the outage, the walk, the first block); nil when the
     /// scenario has no single event (a trace).
     public var startSeconds: Double?

@@ -1,16 +1,17 @@
 public import Logging
 public import PeerBenchJSON
-public import PeerBenchSystem
+import PeerBenchSystem
 import Synchronization
 
 /// Everything a plugin needs to run its side of one cell.
 public struct CellContext: Sendable {
-    public var cellID: String
-    public var repetition: Int
+    /// The cell's id (the record's `cell_id`) and its repetition, from 1.
+    public var cellID: String, repetition: Int
     /// Per-cell seed (derived from the run seed and the cell id); use it for any randomness.
     public var seed: UInt64
     /// The bulk phase; nil for plugins that do not use payloads.
     public var payload: Payload?
+    /// How many idle RTT probes to send and time (`TransportMeasurement.rttNanos`).
     public var rttProbes: Int
     /// What the application sends (matrix key `workloads`); `.upload` unless the matrix
     /// says otherwise. Only a plugin whose `check(workload:path:)` accepted it sees another.
@@ -26,10 +27,13 @@ public struct CellContext: Sendable {
     public var appLoop: AppLoop = .none
     /// Monotonic deadline (nanoseconds, `MonotonicClock`) by which the cell must end.
     public var deadline: UInt64
+    /// The link the cell runs over, as resolved for its environment and distance.
     public var link: ResolvedLink
-    public var client: Endpoint
-    public var server: Endpoint
+    /// Where the client and the server run (`Endpoint.run`).
+    public var client: Endpoint, server: Endpoint
+    /// Register every socket here (or use PeerBenchSockets' scopes): the deadline shuts them.
     public var cancellation: CellCancellation
+    /// The run's log (swift-log).
     public var logger: Logger
     /// What the server said for its client (`TransportServer.hello`), handed over by
     /// the runner before `runClient`; empty on the server's side.
@@ -68,61 +72,4 @@ public struct CellContext: Sendable {
         let now = MonotonicClock.now()
         return deadline > now ? deadline - now : 0
     }
-}
-
-/// Lets the runner stop a cell's blocking work: at the deadline it shuts down every
-/// registered socket (which wakes blocked calls) and runs registered handlers.
-public final class CellCancellation: Sendable {
-    private struct State {
-        var sockets: [ObjectIdentifier: Socket] = [:]
-        var handlers: [@Sendable () -> Void] = []
-        var cancelled = false
-    }
-    private let state = Mutex(State())
-
-    public init() {}
-
-    public var isCancelled: Bool { state.withLock { $0.cancelled } }
-
-    /// Registers a socket; if the cell is already cancelled it is shut down at once.
-    public func register(_ socket: Socket) {
-        let already = state.withLock { s in
-            if !s.cancelled { s.sockets[ObjectIdentifier(socket)] = socket }
-            return s.cancelled
-        }
-        if already { socket.shutdown() }
-    }
-
-    public func unregister(_ socket: Socket) {
-        _ = state.withLock { $0.sockets.removeValue(forKey: ObjectIdentifier(socket)) }
-    }
-
-    /// Runs `handler` on cancellation (at once if already cancelled).
-    public func onCancel(_ handler: @escaping @Sendable () -> Void) {
-        let already = state.withLock { s in
-            if !s.cancelled { s.handlers.append(handler) }
-            return s.cancelled
-        }
-        if already { handler() }
-    }
-
-    public func cancel() {
-        let (sockets, handlers) = state.withLock { s -> ([Socket], [@Sendable () -> Void]) in
-            if s.cancelled { return ([], []) }
-            s.cancelled = true
-            defer {
-                s.sockets = [:]
-                s.handlers = []
-            }
-            return (Array(s.sockets.values), s.handlers)
-        }
-        sockets.forEach { $0.shutdown() }
-        handlers.forEach { $0() }
-    }
-}
-
-/// A plugin's own error with a message for the record's `error` field.
-public struct TransportError: Error, Sendable, CustomStringConvertible {
-    public var description: String
-    public init(_ description: String) { self.description = description }
 }

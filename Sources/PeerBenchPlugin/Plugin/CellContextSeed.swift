@@ -1,11 +1,8 @@
 /// The identity and workload of a cell, without its endpoints: what a worker process
 /// needs besides the plugin to build the `CellContext`.
 public struct CellContextSeed: Sendable {
-    public var cellID: String
-    public var repetition: Int
-    public var seed: UInt64
-    public var payload: Payload?
-    public var rttProbes: Int
+    /// As `CellContext`'s: the cell's id, repetition, seed, payload and RTT probes.
+    public var cellID: String, repetition: Int, seed: UInt64, payload: Payload?, rttProbes: Int
     /// How the probes are sent (matrix key `rttMethod`).
     public var rttMethod: RTTMethod
     /// Pipelined probes: nanoseconds between sends (matrix key `rttProbeIntervalMs`).

@@ -13,6 +13,7 @@ public enum CertificatePin {
     /// Where the runner finds the digest in the server's hello (a remote testbed puts
     /// it there); the client's `CellContext.certificatePin` is read from it.
     public static let helloKey = "peerbench_certificate_sha256"
+    /// Bytes in a digest.
     public static let length = 32
 
     /// The digest a server's hello carries, if any (64 hex digits).
@@ -23,6 +24,7 @@ public enum CertificatePin {
     /// A SHA-256 digest from 64 hex digits; nil for anything else.
     public static func parse(_ text: String) -> [UInt8]? { Hex.decode(text, count: length) }
 
+    /// The digest as 64 lowercase hex digits.
     public static func hex(_ digest: [UInt8]) -> String { Hex.encode(digest) }
 
     /// Throws unless `presented` (the SHA-256 of the certificate the handshake received;

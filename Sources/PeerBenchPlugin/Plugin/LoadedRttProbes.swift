@@ -22,11 +22,13 @@ public struct LoadedRttProbes: Sendable, Equatable {
         case separate
     }
 
+    /// Probes every `intervalMs` milliseconds on `flow`.
     public init(intervalMs: Double, flow: Flow = .same) {
         intervalNanos = UInt64(intervalMs * 1e6)
         self.flow = flow
     }
 
+    /// The plugin option's key.
     public static let key = "loadedRttProbes"
 
     /// Reads `loadedRttProbes {intervalMs, flow}`; nil when the option is absent (off).
@@ -68,15 +70,18 @@ public struct LoadedRttProbes: Sendable, Equatable {
 /// every interval. A sender that fell behind (a blocked write) sends one probe and
 /// waits a whole interval again instead of a burst that would queue behind itself.
 public struct LoadedProbeSchedule: Sendable {
+    /// Time between probes, nanoseconds; nil: loaded probes are off.
     public let intervalNanos: UInt64?
     /// Probes handed out so far; the next probe's sequence number.
     public private(set) var sent = 0
     private var next = UInt64.max
 
+    /// The schedule of `probes` (nil: off, nothing is ever due).
     public init(_ probes: LoadedRttProbes?) {
         intervalNanos = probes?.intervalNanos
     }
 
+    /// Starts the schedule at the bulk phase's first send.
     public mutating func begin(at start: UInt64) {
         if let intervalNanos { next = start + intervalNanos }
     }

@@ -1,7 +1,7 @@
 /// Number and size of the bulk phase's messages.
 public struct Payload: Sendable, Hashable, Codable {
-    public var count: Int
-    public var size: Int
+    /// Messages, and bytes in each.
+    public var count: Int, size: Int
     public init(count: Int, size: Int) {
         self.count = count
         self.size = size

@@ -7,12 +7,15 @@ import PeerBenchJSON
 /// registry calls `finish()`, which rejects keys nobody read — a typo such as
 /// `noDelya` is an error, not silently ignored.
 public final class PluginOptions {
+    /// Where the options are in matrix.json, for error messages.
     public let path: JSONPath
     private let object: JSONObject
     private var read: Set<String> = []
     private var children: [String: PluginOptions] = [:]
+    /// What each read key ran with, nested objects aside (`effectiveJSON` has them).
     public private(set) var effective = JSONObject()
 
+    /// Reads `value` (nil or null: no options) found at `path`; anything but an object is refused.
     public init(_ value: JSONValue?, path: JSONPath) throws(InputError) {
         self.path = path
         switch value {
@@ -25,86 +28,54 @@ public final class PluginOptions {
     /// Whether the matrix gave this key.
     public func has(_ key: String) -> Bool { object[key] != nil && object[key] != .null }
 
+    /// `key` as true or false; `d` when absent.
     public func bool(_ key: String, default d: Bool) throws(InputError) -> Bool {
-        let v = try value(key)
-        guard let v else {
-            effective[key] = .bool(d)
-            return d
-        }
-        guard let b = v.boolValue else { throw mismatch(key, "true or false", v) }
-        effective[key] = .bool(b)
-        return b
+        try typed(key, "true or false", JSONValue.bool) { $0.boolValue } ?? absent(key, d, .bool(d))
     }
 
+    /// `key` as an integer within `range`; `d` when absent.
     public func int(_ key: String, default d: Int, range: ClosedRange<Int>) throws(InputError) -> Int {
-        let v = try value(key)
-        guard let v else {
-            effective[key] = .number(Double(d))
-            return d
-        }
-        guard let i = v.intValue else { throw mismatch(key, "an integer", v) }
-        guard range.contains(i) else { throw outOfRange(key, "\(i)", range) }
-        effective[key] = .number(Double(i))
-        return i
+        try typed(key, "an integer", { .number(Double($0)) }) { v throws(InputError) in
+            try v.intValue.map { i throws(InputError) in try within(key, i, "\(i)", range) }
+        } ?? absent(key, d, .number(Double(d)))
     }
 
+    /// `key` as a number within `range`; `d` (nil: none) when absent.
     public func double(_ key: String, default d: Double?, range: ClosedRange<Double>) throws(InputError) -> Double? {
-        let v = try value(key)
-        guard let v else {
-            effective[key] = JSONValue(d)
-            return d
-        }
-        guard let x = v.doubleValue else { throw mismatch(key, "a number", v) }
-        guard range.contains(x) else { throw outOfRange(key, JSONValue.format(x), range) }
-        effective[key] = .number(x)
-        return x
+        try typed(key, "a number", JSONValue.number) { v throws(InputError) in
+            try v.doubleValue.map { x throws(InputError) in try within(key, x, JSONValue.format(x), range) }
+        } ?? absent(key, d, JSONValue(d))
     }
 
+    /// `key` as a string; `d` (nil: none) when absent.
     public func string(_ key: String, default d: String?) throws(InputError) -> String? {
-        let v = try value(key)
-        guard let v else {
-            effective[key] = JSONValue(d)
-            return d
-        }
-        guard let s = v.stringValue else { throw mismatch(key, "a string", v) }
-        effective[key] = .string(s)
-        return s
+        try typed(key, "a string", JSONValue.string) { $0.stringValue } ?? absent(key, d, JSONValue(d))
     }
 
     /// A string that must be one of `choices` (an enum's raw values).
     public func choice<E: RawRepresentable & CaseIterable>(_ key: String, default d: E) throws(InputError) -> E where E.RawValue == String {
-        let v = try value(key)
-        guard let v else {
-            effective[key] = .string(d.rawValue)
-            return d
-        }
-        guard let s = v.stringValue else { throw mismatch(key, "a string", v) }
-        guard let e = E(rawValue: s) else {
-            throw InputError(
-                path: path.key(key).description,
-                "unknown value \"\(s)\"; expected one of \(E.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", "))")
-        }
-        effective[key] = .string(s)
-        return e
+        try typed(key, "a string", { .string($0.rawValue) }) { v throws(InputError) in
+            try v.stringValue.map { s throws(InputError) in
+                guard let e = E(rawValue: s) else {
+                    throw InputError(
+                        path: path.key(key).description,
+                        "unknown value \"\(s)\"; expected one of \(E.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", "))")
+                }
+                return e
+            }
+        } ?? absent(key, d, .string(d.rawValue))
     }
 
     /// A list of strings (for example a command line); nil when absent.
     public func strings(_ key: String) throws(InputError) -> [String]? {
-        let v = try value(key)
-        guard let v else {
-            effective[key] = .null
-            return nil
-        }
-        guard let items = v.arrayValue else { throw mismatch(key, "an array of strings", v) }
-        var out: [String] = []
-        for (i, item) in items.enumerated() {
-            guard let s = item.stringValue else {
-                throw InputError(path: path.key(key).index(i).description, "expected a string, got \(item.typeName)")
+        try typed(key, "an array of strings", { .array($0.map(JSONValue.string)) }) { v throws(InputError) in
+            try v.arrayValue?.enumerated().map { i, item throws(InputError) in
+                guard let s = item.stringValue else {
+                    throw InputError(path: path.key(key).index(i).description, "expected a string, got \(item.typeName)")
+                }
+                return s
             }
-            out.append(s)
-        }
-        effective[key] = .array(out.map { .string($0) })
-        return out
+        } ?? absent(key, nil, .null)
     }
 
     /// Any JSON value, unchecked, recorded as given (for settings passed through to
@@ -147,6 +118,28 @@ public final class PluginOptions {
         read.insert(key)
         let v = object[key]
         return v == .null ? nil : v
+    }
+
+    /// The one typed read of a present `key`: `convert`ed (nil: not `expected`), its
+    /// effective value as `record` writes it; nil when absent.
+    private func typed<T>(
+        _ key: String, _ expected: String, _ record: (T) -> JSONValue, _ convert: (JSONValue) throws(InputError) -> T?
+    ) throws(InputError) -> T? {
+        guard let v = try value(key) else { return nil }
+        guard let t = try convert(v) else { throw mismatch(key, expected, v) }
+        effective[key] = record(t)
+        return t
+    }
+
+    /// An absent key's default, recorded as its effective value.
+    private func absent<T>(_ key: String, _ d: T, _ recorded: JSONValue) -> T {
+        effective[key] = recorded
+        return d
+    }
+
+    private func within<T: Comparable>(_ key: String, _ x: T, _ text: String, _ range: ClosedRange<T>) throws(InputError) -> T {
+        guard range.contains(x) else { throw outOfRange(key, text, range) }
+        return x
     }
 
     private func mismatch(_ key: String, _ expected: String, _ got: JSONValue) -> InputError {

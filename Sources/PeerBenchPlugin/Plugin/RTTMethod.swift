@@ -22,9 +22,6 @@ public enum RTTMethod: String, Sendable, Codable, CaseIterable {
     /// send (otherwise many per send), so Nagle decides how the messages coalesce.
     case sendLoop = "send-loop"
 
-    /// True for the methods that send without waiting for echoes.
-    public var isPipelined: Bool { self != .pingPong }
-
     /// The method as the matrix and the record spell it.
     public var name: String { rawValue }
 

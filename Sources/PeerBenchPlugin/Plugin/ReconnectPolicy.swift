@@ -12,9 +12,9 @@ import PeerBenchJSON
 /// round trips. Attempts go on until the cell's deadline (`CellContext.deadline`).
 public struct ReconnectPolicy: Sendable, Equatable {
     /// The first attempt's time, nanoseconds.
-    public var backoffNanos: UInt64
+    var backoffNanos: UInt64
     /// The cap the doubling stops at, nanoseconds.
-    public var maxBackoffNanos: UInt64
+    var maxBackoffNanos: UInt64
 
     /// The plugin option's key.
     public static let key = "reconnect"
@@ -26,6 +26,7 @@ public struct ReconnectPolicy: Sendable, Equatable {
     /// and only a successful one counts.
     public static let maxReconnects = 64
 
+    /// A policy from milliseconds.
     public init(backoffMs: Int, maxBackoffMs: Int) {
         backoffNanos = UInt64(backoffMs) * 1_000_000
         maxBackoffNanos = UInt64(maxBackoffMs) * 1_000_000

@@ -53,6 +53,10 @@ public protocol TransportPlugin: Sendable {
     /// the runner estimate from the payload and the link rate.
     func estimatedSeconds(payload: Payload?, rttProbes: Int, link: ResolvedLink) -> Double?
 
+    /// What this configuration does to a cell's time that the runner's own estimate
+    /// cannot know: its share of the link's rate, a straggler wait, an end with its sender.
+    func costHints(link: ResolvedLink) -> CostHints
+
     /// Seconds of a silent link (nothing crosses) after which this configuration gives
     /// up on its peer while the workload runs (TCP_USER_TIMEOUT, a UWB removal timeout);
     /// nil = not within a cell. A scenario cell whose connection dies after the link was
@@ -73,63 +77,6 @@ extension TransportPlugin {
     }
     public static func libraryVersions() -> [String: String] { [:] }
     public func estimatedSeconds(payload: Payload?, rttProbes: Int, link: ResolvedLink) -> Double? { nil }
+    public func costHints(link: ResolvedLink) -> CostHints { CostHints() }
     public var deadPeerTimeoutSeconds: Double? { nil }
-}
-
-/// The server side of one cell, running in the background.
-///
-/// Everything the client learns from its server passes through `address` and
-/// `hello`, both serialisable: the runner hands them over, so the two sides never
-/// share memory and may one day run on different hosts.
-public protocol TransportServer: Sendable {
-    /// Where the client reaches the server.
-    var address: SocketAddress { get }
-    /// Anything else the client needs from its server before it starts (a session
-    /// id, a key, an external server's ready line), as JSON; the runner passes it to
-    /// `runClient` as `cell.serverHello`. Empty by default.
-    var hello: JSONObject { get }
-    /// Waits until the server has finished its session (the client said goodbye or
-    /// disconnected). Throws what went wrong on the server side.
-    func finish() async throws
-    /// Stops the server at once; idempotent; makes `finish` return.
-    func stop()
-    /// CPU time the server side spent, seconds, known after `finish` when the server
-    /// runs elsewhere and reports it (serve). nil by default: a server in this process
-    /// is charged to the runner's own account for it (`CPUAccount`).
-    var cpuSeconds: Double? { get }
-}
-
-extension TransportServer {
-    public var hello: JSONObject { JSONObject() }
-    public var cpuSeconds: Double? { nil }
-}
-
-/// What `peerbench list` shows about a plugin, and what the runner needs to know.
-public struct PluginDescriptor: Sendable {
-    public var name: String
-    public var summary: String
-    public var options: [OptionDescriptor]
-    public var usesPayload: Bool
-
-    public init(name: String, summary: String, options: [OptionDescriptor], usesPayload: Bool = true) {
-        self.name = name
-        self.summary = summary
-        self.options = options
-        self.usesPayload = usesPayload
-    }
-}
-
-/// One option in `peerbench list`: its key (dotted for nested ones), type, default and meaning.
-public struct OptionDescriptor: Sendable {
-    public var key: String
-    public var type: String
-    public var defaultValue: String
-    public var help: String
-
-    public init(_ key: String, type: String, default defaultValue: String, help: String) {
-        self.key = key
-        self.type = type
-        self.defaultValue = defaultValue
-        self.help = help
-    }
 }

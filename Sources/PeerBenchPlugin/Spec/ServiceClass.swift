@@ -6,9 +6,13 @@
 /// docs/LINK-MODEL.md section 8), and the user priority to a WMM access category
 /// (IEEE 802.11-2020 Table 10-1).
 public enum ServiceClass: String, Sendable, Codable, CaseIterable, Hashable {
+    /// Bulk that may wait: CS1, access category AC_BK.
     case background
+    /// The default: DF, AC_BE.
     case bestEffort
+    /// AF41, AC_VI.
     case interactiveVideo
+    /// EF, AC_VO.
     case interactiveVoice
 
     /// The DiffServ code point: CS1 (8), DF (0), AF41 (34), EF (46) [RFC 8325 4.2].

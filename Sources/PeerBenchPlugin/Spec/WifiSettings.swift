@@ -5,8 +5,8 @@
 /// The settings travel with the `TransportSpec` (Codable), so they reach a worker
 /// process and a remote peer without further plumbing.
 public struct WifiSettings: Sendable, Codable, Hashable {
-    public var performanceMode: PerformanceMode
-    public var serviceClass: ServiceClass
+    /// The radio's duty cycle, and the class the cell's sockets are marked with.
+    public var performanceMode: PerformanceMode, serviceClass: ServiceClass
 
     public init(performanceMode: PerformanceMode = .bulk, serviceClass: ServiceClass = .bestEffort) {
         self.performanceMode = performanceMode

@@ -1,4 +1,4 @@
-public import PeerBenchPlugin
+import PeerBenchPlugin
 public import PeerBenchSystem
 
 #if canImport(Glibc)
@@ -21,7 +21,7 @@ public struct GATTTokenChannel: TokenChannel {
     /// ATT_MTU both sides offer (the figure iOS negotiates [D]).
     public static let mtu = 185
     /// Token bytes per operation: ATT_MTU − 3.
-    public static var payloadPerOperation: Int { mtu - 3 }
+    static var payloadPerOperation: Int { mtu - 3 }
 
     /// Attribute handles of the token service.
     static let writeHandle: UInt16 = 0x0003, readHandle: UInt16 = 0x0005

@@ -7,6 +7,7 @@ import PeerBenchSystem
 /// that authenticates its data plane (udp) tags what its client sends with it, so
 /// its server accepts the cell's own client only. nil on loopback and emulated links.
 public enum CellDataKey {
+    /// Bytes in a key.
     public static let length = 32
     /// Where the runner finds the key in the server's hello (a remote testbed puts it
     /// there): the client's `CellContext.dataKey` is read from it.

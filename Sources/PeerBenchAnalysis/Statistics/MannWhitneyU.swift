@@ -11,7 +11,7 @@ public struct MannWhitneyU: Sendable, Equatable {
     public enum Method: String, Sendable { case exact, asymptotic }
 
     /// Largest `n * m` tested exactly.
-    public static let exactLimit = 10_000
+    static let exactLimit = 10_000
 
     /// U of the first sample: pairs where it is larger, ties counting one half.
     public var u1: Double
@@ -77,12 +77,12 @@ public struct MannWhitneyU: Sendable, Equatable {
 }
 
 /// The standard normal distribution's tail and quantile.
-public enum Normal {
+enum Normal {
     /// P(Z > z).
-    public static func survival(_ z: Double) -> Double { 0.5 * erfc(z / 2.0.squareRoot()) }
+    static func survival(_ z: Double) -> Double { 0.5 * erfc(z / 2.0.squareRoot()) }
 
     /// The 0.975 quantile, for 95 % intervals.
-    public static let z975 = 1.959963984540054
+    static let z975 = 1.959963984540054
 }
 
 /// Null distribution of the Mann-Whitney U statistic without ties, cached per (n, m):

@@ -1,4 +1,4 @@
-public import PeerBenchPlugin
+import PeerBenchPlugin
 public import PeerBenchSystem
 
 /// The reliable message channel: one framed message each way over TCP, the way an

@@ -10,6 +10,7 @@ import PeerBenchSystem
 /// 3. the same search upwards from the working directory;
 /// 4. the package this file was compiled from.
 public enum BundledCertificates {
+    /// The variable that names the directory, searched first.
     public static let environmentVariable = "PEERBENCH_CERTS"
 
     /// The directory holding `ca.pem`, or nil when none was found.

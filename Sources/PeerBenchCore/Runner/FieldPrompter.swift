@@ -11,35 +11,6 @@ public enum FieldAnswer: Sendable, Equatable {
     case go, skip, quit
 }
 
-/// One place of a field session: an environment at a distance, as the matrix names them.
-public struct FieldSite: Sendable, Hashable, CustomStringConvertible {
-    public var environment: String
-    public var distanceLabel: String
-
-    public init(_ cell: Cell) {
-        environment = cell.environment.name
-        distanceLabel = cell.distance.label
-    }
-
-    public init(environment: String, distanceLabel: String) {
-        self.environment = environment
-        self.distanceLabel = distanceLabel
-    }
-
-    /// "10 m in forest".
-    public var description: String {
-        let metres = Double(distanceLabel) != nil ? "\(distanceLabel) m" : distanceLabel
-        return "\(metres) in \(environment)"
-    }
-}
-
-/// Where the answers come from: a terminal, a pipe (`--answers -`), or a test's lines.
-public protocol FieldInput: Sendable {
-    /// The next line without its newline; nil at end of input or once `stop()` is true
-    /// (the run's stopper fired while waiting: Ctrl-C at the prompt).
-    func readLine(stop: @Sendable () -> Bool) -> String?
-}
-
 /// Asks the questions and reads the answers: an unknown answer is asked again, the end
 /// of input counts as `q` (a closed pipe must not run the rest unattended).
 public struct FieldPrompter: Sendable {
