@@ -273,34 +273,21 @@ struct EmulatedLinkTests {
             tail.count >= 3 && Double(tail.count) >= (runNanos / Double(8 * slot)).rounded(.down) - 1,
             "tail: \(tail.map { $0.1.milliseconds }) in \(runNanos / 1e9) s")
 
-        // When they cross is what the emulator planned, its delivery series by planned
-        // release time (10 ms bins from its start, the schedule's origin): nothing in
-        // either direction while the channel is off (from 1 ms after a slot begins, the
-        // delay, to 1 ms after it ends), and the probe that waited released as the slot
-        // ends. (Until issue 42 this was asserted on the probes' round trips: at most a
-        // slot plus 15 ms, three quarters completing within 5 ms of one phase; beside two
-        // busy loops with the timing suites four at a time one took 80.7 ms, and one of
-        // seven completed 11 ms off the others' phase.)
-        let series = try #require(testbed.counters()?.delivery)
-        let bin = LinkDeliverySeries.binNanos, bins = max(series.up.count, series.down.count)
-        func bytes(_ direction: [Int], _ i: Int) -> Int { i < direction.count ? direction[i] : 0 }
-        let schedule = ChannelSchedule.awdl(offSlots: 2, windows: false)
-        var offSlots = 0, released = 0
-        for k in 0..<(UInt64(bins) * bin / slot + 1) where !schedule.onChannel[Int(k % UInt64(schedule.onChannel.count))] {
-            let from = k * slot + 2_000_000, to = (k + 1) * slot + 1_000_000
-            guard to / bin < UInt64(bins) else { break }
-            let inside = Int((from + bin - 1) / bin)..<Int(to / bin)
-            #expect(
-                inside.allSatisfy { bytes(series.up, $0) == 0 && bytes(series.down, $0) == 0 },
-                "slot \(k) is off: \(inside.map { (bytes(series.up, $0), bytes(series.down, $0)) })")
-            // Slots while the probes ran: the waiting probe leaves in the bin the slot ends in.
-            let end = Int(to / bin)
-            if (0..<inside.lowerBound).contains(where: { bytes(series.up, $0) > 0 }) && (end..<bins).contains(where: { bytes(series.up, $0) > 0 }) {
-                offSlots += 1
-                if bytes(series.up, end) > 0 { released += 1 }
-            }
+        // When they cross is what the emulator planned (`PlannedReleases`): nothing in
+        // either direction while the channel is off (from 2 ms after a slot begins, the
+        // delay and what left just before it, to 1 ms after it ends), and what waited
+        // (the probe sent into the slot, or the echo of one sent just before it)
+        // released as the slot ends. (Until issue 42 this was asserted on the probes'
+        // round trips: at most a slot plus 15 ms, three quarters completing within 5 ms
+        // of one phase; beside two busy loops with the timing suites four at a time one
+        // took 80.7 ms, and one of seven completed 11 ms off the others' phase.)
+        let releases = try PlannedReleases(testbed.counters())
+        let slots = releases.offChannelSlots(of: .awdl(offSlots: 2, windows: false), delayNanos: 1_000_000)
+        for (inside, _) in slots {
+            #expect(inside.allSatisfy { releases.bytes($0) == 0 }, "the channel is off in bins \(inside): \(inside.map(releases.bytes))")
         }
-        #expect(offSlots >= 2 && released >= offSlots - 1, "\(released) of \(offSlots) off-channel slots ended with a release")
+        let released = slots.filter { releases.bytes($0.end) > 0 }.count
+        #expect(slots.count >= 2 && released >= slots.count - 1, "\(released) of \(slots.count) off-channel slots ended with a release")
     }
 
     @Test("radio links resolved by the model drive the emulator: clean at 1 m, lossy at the underground's max")
