@@ -64,11 +64,16 @@ TIMING=(
 # Phase 1's own process, from the start: suites that take long but mostly wait (a build
 # of the scaffold's copy, Slurm daemons and their jobs) and assert no time.
 BESIDE=(ScaffoldEndToEndTests SlurmClusterTests)
-# Tests that run after the timing suites, one at a time with nothing beside them: they
-# check what a run does to the namespaces that killed runs left behind, and every other
-# run on the machine sweeps those too (a run that starts beside them removes the
-# namespace first, and says so on its own stderr).
-ALONE=(CLIRunnerDeathTests/theNextRunRemovesAKilledRunsNamespacesAndSaysSo EmulatedLinkTests/cleanupAfterInterrupt)
+# Tests that run after the timing suites, one at a time with nothing beside them. The
+# first two check what a run does to the namespaces that killed runs left behind, and
+# every other run on the machine sweeps those too (a run that starts beside them
+# removes the namespace first, and says so on its own stderr). quic's migration in an
+# outage depends on probe timeouts from round trips a busy neighbour stretches: beside
+# the other timing suites it moved before the outage, or not within it (docs/TESTING.md).
+ALONE=(
+    CLIRunnerDeathTests/theNextRunRemovesAKilledRunsNamespacesAndSaysSo EmulatedLinkTests/cleanupAfterInterrupt
+    QUICMigrationRunTests/outage
+)
 # Suites whose tests run as processes of their own, not one after another in one: their
 # tests are long (a minute of scenario time and more between them) and independent.
 SPLIT=(WorkloadRunTests QUICReconnectRunTests CLIUnattendedTests)
