@@ -74,12 +74,15 @@ struct BulkSeriesOverLinkTests {
             over == nil,
             "never above the link's rate: \(over.map { "\($0.element) bytes by the end of full interval \($0.offset + 1)" } ?? ""): \(series.bytes)")
         if eachInterval {
-            // Each one at least half the rate: with two CPU hogs beside the test an
-            // interval where the userspace emulator or the sender was not scheduled
-            // carried 0.61 and 0.67 of it (two in one run, tcp with loaded probes,
-            // 2 hogged runs of test.sh --repeat); the old 0.75 per interval failed there.
-            for b in full {
-                #expect(Double(b) >= 0.5 * bytesPerInterval, "\(series.bytes)")
+            // Each one, with the next, at least half the rate: with two CPU hogs beside
+            // the test an interval where the userspace emulator or the sender was not
+            // scheduled carried 0.61 and 0.67 of it (two in one run, tcp with loaded
+            // probes, 2 hogged runs of test.sh --repeat; the old 0.75 per interval failed
+            // there), and one the receiver could not read carried 0.40, the next 1.27
+            // (the timing suites four at a time beside two busy loops, issue 42): what
+            // it did not read in one interval it reads in the next.
+            for (b, next) in zip(full, full.dropFirst()) {
+                #expect(Double(b + next) >= 2 * 0.5 * bytesPerInterval, "\(series.bytes)")
             }
         }
     }

@@ -221,10 +221,10 @@ struct WorkloadRunTests {
         #expect(!r.stderr.contains("quic:") && !r.stderr.contains("udp:"), "quic and udp run parallel streams: \(r.stderr)")
     }
 
-    /// The request-response p99s of 3 repetitions each of tcp (one connection) and quic
-    /// (a stream per request), 4 transactions outstanding, over a 20 ms round trip with
-    /// `loss` percent independent loss.
-    func holP99s(_ loss: Int, requests: Int) throws -> (tcp: [Double], quic: [Double]) {
+    /// The request-response p99s (or p50s) of 3 repetitions each of tcp (one connection)
+    /// and quic (a stream per request), 4 transactions outstanding, over a 20 ms round
+    /// trip with `loss` percent independent loss.
+    func holP99s(_ loss: Int, requests: Int, quantile: String = "p99") throws -> (tcp: [Double], quic: [Double]) {
         let d = CLI.tempDir()
         defer { try? FileManager.default.removeItem(atPath: d) }
         try CLI.write(
@@ -242,7 +242,7 @@ struct WorkloadRunTests {
         var out: (tcp: [Double], quic: [Double]) = ([], [])
         for rec in try CLI.records(in: d + "/out") {
             #expect(rec["status"] as? String == "ok", "\(rec["error"] ?? "")")
-            let p99 = object(rec, "request_response_ms")["p99"] as? Double ?? .nan
+            let p99 = object(rec, "request_response_ms")[quantile] as? Double ?? .nan
             if (rec["transport"] as? [String: Any])?["label"] as? String == "tcp" { out.tcp.append(p99) } else { out.quic.append(p99) }
         }
         #expect(out.tcp.count == 3 && out.quic.count == 3, "\(out)")
@@ -258,16 +258,18 @@ struct WorkloadRunTests {
     // 3rd largest of 300) to 121 ms in a fresh-clone run.
 
     /// What the clean link must show is that neither transport spends another round trip
-    /// per transaction (+20 ms on this 20 ms RTT link). Measured (600 transactions):
-    /// clean 23-26 ms both. On a loaded two-core host the clean medians differed by
-    /// 7.67 ms (issue 42): the p99 of 600 transactions carries the host's scheduling
-    /// delays. So: a gap well under one round trip.
+    /// per transaction (+20 ms on this 20 ms RTT link), so a transaction's median time:
+    /// the medians of 3 cells' p50s differ by under half a round trip. (Until issue 42
+    /// the p99s, 23-26 ms both on a quiet host: on a loaded one their medians differed
+    /// by 7.67 and then 14.6 ms, the cells' p99s ranging 29-178 ms with the timing suites
+    /// four at a time beside two busy loops. The p99 of 600 transactions carries the
+    /// host's scheduling stalls; the lossy link's test is about the tail.)
     @Test("head-of-line blocking, the clean link: 4 outstanding transactions cost tcp's one connection no more round trips than quic's streams")
     func headOfLineBlockingCleanLink() throws {
-        let clean = try holP99s(0, requests: 600)
-        print("request-response p99, 4 outstanding, clean link: tcp \(clean.tcp) quic \(clean.quic) ms")
+        let clean = try holP99s(0, requests: 600, quantile: "p50")
+        print("request-response p50, 4 outstanding, clean link: tcp \(clean.tcp) quic \(clean.quic) ms")
         let cleanGap = abs(median(clean.tcp) - median(clean.quic))
-        #expect(cleanGap < 12, "a clean link: the same transactions, no extra round trip (20 ms) on either; medians differ by \(cleanGap) ms")
+        #expect(cleanGap < 10, "a clean link: the same transactions, no extra round trip (20 ms) on either; median p50s differ by \(cleanGap) ms")
     }
 
     /// 4 flows of transactions (4 outstanding at once) on one tcp connection wait for
