@@ -335,7 +335,7 @@ echo "=== the tests in ALONE, one at a time: ${ALONE[*]} ==="
 printf '%s\n' "${ALONE[@]}" | pool 1 "$logs/timing"
 report "$logs/timing" "timing suites" || timing_status=1
 [ "$status" -ne 0 ] || status=$timing_status
-echo "=== phase 2 took $((SECONDS - t2)) s; tests $((SECONDS - started)) s in all ==="
+echo "=== phase 2 took $((SECONDS - t2)) s; tests $((SECONDS - started)) s in all; logs in $logs ==="
 
 if [ "$status" -ne 0 ]; then
     echo
