@@ -2,22 +2,28 @@
 # Sets up the machine and runs the whole test suite (unit, plugin, link-emulation and
 # end-to-end CLI tests). Tests that create network namespaces need root.
 #
-#   scripts/test.sh [OPTION...]              the whole suite (the README's test command);
-#                                            options go to Swift Testing (--filter RE...)
-#   scripts/test.sh --repeat N [--hogs K]    only the timing suites, N times in a row
-#                                            (K busy loops beside them: a loaded
-#                                            machine), then each test's pass count
+#   scripts/test.sh                          the whole suite (the README's test command)
+#   scripts/test.sh [OPTION...]              what the options to Swift Testing select
+#                                            (--filter RE...), in one process
+#   scripts/test.sh --repeat N [--hogs K]    only the timing suites, N times in a row as
+#                                            the whole suite runs them (K busy loops
+#                                            beside them: a loaded machine), then each
+#                                            test's pass count
 #
-# The whole suite runs in two phases (docs/TESTING.md):
-#  1. the suites that measure no timing, as two processes side by side: the scaffold
-#     end-to-end test (building a copy of the package on the package's own build
-#     products) and the Slurm clusters (minutes, mostly waiting on Slurm) in one, all
-#     the others in the other;
-#  2. the timing suites (TIMING below), serially and alone: they assert times, rates
-#     or ratios measured on this machine, and on two cores anything running beside
-#     them competes for the cores they measure.
-# Each phase's log is kept; when a test fails, its issues are repeated at the end of
-# the output, where a CI page that shows only the tail still names them.
+# Every suite runs in a process of its own (a suite in SPLIT, each of its tests), a few
+# at a time, in two phases (docs/TESTING.md):
+#  1. the suites that measure no timing, UNTIMED_LANES at a time. BESIDE (the scaffold end-to-end test, building a copy of the package on
+#     the package's own build products, then the Slurm clusters: minutes, mostly
+#     waiting) runs in a process of its own from the start, through both phases;
+#  2. the timing suites (TIMING below), TIMING_LANES at a time. They assert times,
+#     rates or ratios measured on this machine, with bounds that hold beside two busy
+#     loops, or on what the code decided (counters, planned release times); most of
+#     their time is scenario time (outages, idle timeouts, back-offs), spent waiting.
+#     Then the tests in ALONE, one at a time with nothing beside them.
+# Each process's log is printed when it ends and kept; the processes' exit statuses
+# and xUnit results make the summary (tests, failures, the longest processes), and
+# when a test fails its issues are repeated at the end of the output, where a CI page
+# that shows only the tail still names them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -54,14 +60,45 @@ TIMING=(
     # parallel streams: flows at once (first bytes before last bytes), udp paced at a shared rate
     QUICParallelStreamsTests UDPParallelFlowsTests RemoteParallelStreamsTests
 )
-# Phase 1's second process: suites that take long but mostly wait (a build of the
-# scaffold's copy, Slurm daemons and their jobs) and assert no time.
+# Phase 1's own process, from the start: suites that take long but mostly wait (a build
+# of the scaffold's copy, Slurm daemons and their jobs) and assert no time.
 BESIDE=(ScaffoldEndToEndTests SlurmClusterTests)
-
-suites() { local IFS='|'; echo "\\.($*)\\b"; }
-timing_re=$(suites "${TIMING[@]}")
-beside_re=$(suites "${BESIDE[@]}")
-untimed_re=$(suites "${TIMING[@]}" "${BESIDE[@]}")
+# Tests that run after the timing suites, one at a time with nothing beside them. The
+# first two check what a run does to the namespaces that killed runs left behind, and
+# every other run on the machine sweeps those too (a run that starts beside them
+# removes the namespace first, and says so on its own stderr). quic's migration in an
+# outage depends on probe timeouts from round trips a busy neighbour stretches: beside
+# the other timing suites it moved before the outage, or not within it (docs/TESTING.md).
+ALONE=(
+    CLIRunnerDeathTests/theNextRunRemovesAKilledRunsNamespacesAndSaysSo EmulatedLinkTests/cleanupAfterInterrupt
+    QUICMigrationRunTests/outage
+)
+# Suites whose tests run as processes of their own, not one after another in one: their
+# tests are long (a minute of scenario time, or of report rendering, and more between
+# them) and independent.
+SPLIT=(WorkloadRunTests QUICReconnectRunTests CLIUnattendedTests ReportCommandTests CLIRunFolderTests SharedLinkRunTests)
+# Started first, longest first (seconds alone on this two-core machine, 2026-12-01), so
+# that no long one is left to run alone at the end; the rest follow in their order.
+LONGEST=(
+    WorkloadRunTests/headOfLineBlocking WorkloadRunTests/headOfLineBlockingCleanLink  # 84 together until issue 42
+    WorkloadRunTests/everyKindThrough  # 37
+    QUICReconnectRunTests/walkAwayAndBack QUICReconnectRunTests/outage  # 30, 29
+    ScenarioReconnectTests CLITimeoutStatusTests ScenarioRunTests EmulatedLinkTests EDCATests  # 31-39
+    CLIRunnerDeathTests AvailabilityWindowTests BulkSeriesOverLinkTests ScenarioKeepAliveIdleTimeoutTests  # 21-25
+    RemoteEndToEndTests HarnessFailureStatusTests QUICReconnectRunTests/zeroRTTAfterLongOutage  # 18-20
+    RemoteQUICMigrationTests CLIUnattendedTests/crashingAndHangingCellsAreRecordedAndTheRunGoesOn  # 17
+    WorkloadRunTests/parallelStreams ScenarioEmulatorTests ResumptionRunTests RemoteReconnectTests  # 14-16
+    # phase 1 (the report's tests 10-16 s each alone, 72 in all)
+    QUICWorkloadStreamFuzzTests CLIRunFolderTests/aDiskThatFillsUpMidRunEndsTheRunCleanly  # 25, 21
+    ReportCommandTests/workloadMetricsHaveFiguresOnlyWhenTheRunHasThem ReportCommandTests/missingSamplesAreNamedPerFigureNotAFailure
+    ServeLiveFuzzTests DiscoveryTests CLIMeasuredTests QUICInteropTests  # 12-15
+)
+# Processes at once in each phase (PEERBENCH_TEST_LANES="UNTIMED TIMING" overrides).
+# Alone, one after another, phase 1 used 123 s of CPU in 337 s and phase 2 199 s in
+# 870 s (scenario time, waiting). Phase 2: four. Phase 1: three; with four, on a machine
+# busy with other builds, its processes took 732 s in all against 394 s with two, and
+# the phase no less time: computing, they share the cores.
+read -r UNTIMED_LANES TIMING_LANES <<<"${PEERBENCH_TEST_LANES:-3 4}"
 
 repeat=0
 hogs=0
@@ -75,8 +112,8 @@ while [ $# -gt 0 ]; do
         *) args+=("$1"); shift ;;
     esac
 done
-if ! [[ "$repeat" =~ ^[0-9]+$ && "$hogs" =~ ^[0-9]+$ ]]; then
-    echo "test.sh: --repeat and --hogs take a whole number" >&2
+if ! [[ "$repeat" =~ ^[0-9]+$ && "$hogs" =~ ^[0-9]+$ && "$UNTIMED_LANES" =~ ^[1-9][0-9]*$ && "$TIMING_LANES" =~ ^[1-9][0-9]*$ ]]; then
+    echo "test.sh: --repeat and --hogs take a whole number, PEERBENCH_TEST_LANES two from 1" >&2
     exit 64
 fi
 if [ "$hogs" -gt 0 ] && [ "$repeat" -eq 0 ]; then
@@ -101,6 +138,91 @@ run_tests() { NO_COLOR=1 "$bundle" --testing-library swift-testing --no-parallel
 logs=$(mktemp -d -t peerbench-test.XXXXXX)
 started=$SECONDS
 
+# The units a phase runs: a suite (`Suite`), or for a suite in SPLIT each of its tests
+# (`Suite/test`), of the suites given, LONGEST first, the tests in ALONE left out.
+# Suites and tests come from the bundle's list.
+mapfile -t all_tests < <(run_tests --list-tests 2>/dev/null | grep -E '^[A-Za-z0-9_]+\.[A-Za-z0-9_]+/' | sed -E 's/^[A-Za-z0-9_]+\.//; s/\(.*$//')
+units() {
+    local -A wanted=() split=() have=() alone=()
+    local s t u
+    for s in "$@"; do wanted[$s]=1; done
+    for s in "${SPLIT[@]}"; do split[$s]=1; done
+    for t in "${ALONE[@]}"; do alone[$t]=1; done
+    local -a found=()
+    for t in "${all_tests[@]}"; do
+        s=${t%%/*}
+        [ -n "${wanted[$s]:-}" ] && [ -z "${alone[$t]:-}" ] || continue
+        if [ -n "${split[$s]:-}" ]; then u=$t; else u=$s; fi
+        [ -n "${have[$u]:-}" ] || { have[$u]=1; found+=("$u"); }
+    done
+    local -A listed=()
+    for u in "${LONGEST[@]}"; do
+        if [ -n "${have[$u]:-}" ]; then echo "$u"; listed[$u]=1; fi
+    done
+    for u in "${found[@]}"; do [ -n "${listed[$u]:-}" ] || echo "$u"; done
+}
+# A unit's selection: the one test, or the suite without its tests in ALONE.
+unit_args() {
+    if [[ "$1" == */* ]]; then echo "--filter"; echo "\\.${1%%/*}/${1#*/}\\("; return; fi
+    echo "--filter"; echo "\\.$1/"
+    local t
+    for t in "${ALONE[@]}"; do
+        if [ "${t%%/*}" = "$1" ]; then echo "--skip"; echo "\\.${t%%/*}/${t#*/}\\("; fi
+    done
+}
+
+# Runs one unit in a process of its own, its log and xUnit results in DIR, and prints
+# its log when it ends (one at a time). Its exit status and seconds go to DIR/UNIT.rc.
+run_unit() {
+    local dir=$1 unit=$2 file t0 rc=0
+    file=$dir/${unit//\//.}
+    t0=$EPOCHREALTIME
+    local -a selection
+    mapfile -t selection < <(unit_args "$unit")
+    run_tests "${selection[@]}" --xunit-output "$file.xml" </dev/null >"$file.log" 2>&1 || rc=$?
+    awk -v rc="$rc" -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%s %.1f\n", rc, b - a }' >"$file.rc"
+    if [ "${quiet_units:-0}" != 1 ]; then
+        { flock 9; echo "=== $unit: exit $rc, $(cut -d' ' -f2 "$file.rc") s"; cat "$file.log"; } 9>"$dir/.print"
+    fi
+    return 0
+}
+# Runs the units on stdin, LANES at a time, into DIR.
+pool() {
+    local lanes=$1 dir=$2 unit
+    mkdir -p "$dir"
+    while read -r unit; do
+        while [ "$(jobs -rp | wc -l)" -ge "$lanes" ]; do wait -n || true; done
+        run_unit "$dir" "$unit" &
+    done
+    wait
+}
+# What DIR's units did: tests passed and failed (from their xUnit files), and the
+# longest units; exit status 1 when a unit failed (a non-zero exit, or no results).
+report() {
+    python3 - "$1" "$2" <<'EOF'
+import sys, glob, os, xml.etree.ElementTree as ET
+d, title = sys.argv[1], sys.argv[2]
+units, tests, failed, bad = [], 0, [], []
+for rc in sorted(glob.glob(f"{d}/*.rc")):
+    name = os.path.basename(rc)[:-3]
+    status, seconds = open(rc).read().split()
+    units.append((float(seconds), name))
+    xml = rc[:-3] + ".xml"
+    if status != "0" or not os.path.exists(xml):
+        bad.append(f"{name} (exit {status})")
+    if os.path.exists(xml):
+        for case in ET.parse(xml).getroot().iter("testcase"):
+            tests += 1
+            if case.find("failure") is not None or case.find("error") is not None:
+                failed.append(f"{case.get('classname')}/{case.get('name')}")
+units.sort(reverse=True)
+print(f"=== {title}: {len(units)} processes, {tests} tests, {len(failed)} failed" + (f" ({', '.join(failed)})" if failed else ""))
+if bad: print("=== not passed: " + ", ".join(bad))
+print("    longest: " + ", ".join(f"{n} {s:.0f} s" for s, n in units[:12]))
+sys.exit(1 if bad or failed else 0)
+EOF
+}
+
 # Issue lines (Swift Testing's ✘ with the ↳ comment lines under them, XCTest's errors)
 # of the logs given.
 summarize() {
@@ -110,71 +232,114 @@ summarize() {
          { issue = 0 }' "$@" | head -60
 }
 
-if [ "$repeat" -gt 0 ]; then
-    pids=()
-    for _ in $(seq "$hogs"); do
-        ( while :; do :; done ) &
-        pids+=($!)
+# Every suite these lists name must exist: a renamed suite would otherwise leave the
+# timing phase quietly, or run in it for nothing.
+suites_re() { local IFS='|'; echo "\\.($*)\\b"; }
+mapfile -t all_suites < <(printf '%s\n' "${all_tests[@]}" | sed 's#/.*##' | awk '!seen[$0]++')
+if [ ${#all_suites[@]} -eq 0 ]; then echo "test.sh: the test bundle lists no tests ($bundle)" >&2; exit 1; fi
+declare -A known=()
+for s in "${all_suites[@]}" "${all_tests[@]}"; do known[$s]=1; done
+for s in "${TIMING[@]}" "${BESIDE[@]}" "${SPLIT[@]}" "${LONGEST[@]}" "${ALONE[@]}"; do
+    if [ -z "${known[$s]:-}" ]; then
+        echo "test.sh: no suite or test $s in the test bundle (TIMING, BESIDE, SPLIT, LONGEST or ALONE names it)" >&2
+        exit 1
+    fi
+done
+
+# --hogs: K busy loops, from here to the end.
+pids=()
+for _ in $(seq "$hogs"); do
+    ( while :; do :; done ) &
+    pids+=($!)
+done
+trap '[ ${#pids[@]} -eq 0 ] || kill "${pids[@]}" 2>/dev/null' EXIT
+
+# With arguments (a --filter while working on a few tests): one process runs what they
+# select, one suite after another (N times with --repeat).
+if [ ${#args[@]} -gt 0 ]; then
+    rc=0
+    for i in $(seq "$((repeat > 0 ? repeat : 1))"); do
+        [ "$repeat" -eq 0 ] || echo "=== run $i of $repeat ==="
+        run_tests "${args[@]}" 2>&1 | tee "$logs/selected$i.log" || rc=$?
     done
-    trap '[ ${#pids[@]} -eq 0 ] || kill "${pids[@]}" 2>/dev/null' EXIT
+    [ "$rc" -eq 0 ] || { echo; echo "=== failures (from $logs) ==="; summarize "$logs"/selected*.log; }
+    exit "$rc"
+fi
+
+if [ "$repeat" -gt 0 ]; then
     for i in $(seq "$repeat"); do
         t0=$SECONDS
         rc=0
-        run_tests --filter "$timing_re" --xunit-output "$logs/run$i.xml" "${args[@]}" \
-            >"$logs/run$i.log" 2>&1 || rc=$?
-        echo "run $i of $repeat: exit $rc, $((SECONDS - t0)) s (log $logs/run$i.log)"
+        units "${TIMING[@]}" | quiet_units=1 pool "$TIMING_LANES" "$logs/run$i"
+        printf '%s\n' "${ALONE[@]}" | quiet_units=1 pool 1 "$logs/run$i"
+        report "$logs/run$i" "run $i" >"$logs/run$i/report.txt" || rc=$?
+        echo "run $i of $repeat: exit $rc, $((SECONDS - t0)) s (logs $logs/run$i)"
+        sed 's/^/    /' "$logs/run$i/report.txt"
     done
     # One line per test function: passes out of runs, then its suite and name. A
     # parameterized test counts as failed in a run when any of its cases failed.
     echo
-    echo "=== timing suites: passes of $repeat runs (with $hogs busy loops beside them) ==="
+    echo "=== timing suites: passes of $repeat runs (with $hogs busy loops beside them, $TIMING_LANES processes at once) ==="
     python3 - "$logs" "$repeat" <<'EOF'
 import sys, glob, xml.etree.ElementTree as ET
 logs, runs = sys.argv[1], int(sys.argv[2])
 passes, seen = {}, {}
-for path in sorted(glob.glob(f"{logs}/run*.xml")):
+for run in range(1, runs + 1):
     failed_here = {}
-    for case in ET.parse(path).getroot().iter("testcase"):
-        key = f"{case.get('classname')}/{case.get('name')}"
-        failed_here[key] = failed_here.get(key, False) or case.find("failure") is not None or case.find("error") is not None
+    for path in sorted(glob.glob(f"{logs}/run{run}/*.xml")):
+        for case in ET.parse(path).getroot().iter("testcase"):
+            key = f"{case.get('classname')}/{case.get('name')}"
+            failed_here[key] = failed_here.get(key, False) or case.find("failure") is not None or case.find("error") is not None
     for key, failed in failed_here.items():
         seen[key] = seen.get(key, 0) + 1
         passes[key] = passes.get(key, 0) + (0 if failed else 1)
 for key in sorted(seen, key=lambda k: (passes[k] - runs, k)):
     print(f"{passes[key]:3d}/{runs}  {key}" + ("" if seen[key] == runs else f"  (ran {seen[key]} times)"))
 flaky = sum(1 for k in seen if passes[k] < runs)
-print(f"{len(seen)} tests, {flaky} failed at least once; {len(glob.glob(f'{logs}/run*.xml'))} of {runs} runs left results")
+print(f"{len(seen)} tests, {flaky} failed at least once")
 EOF
     echo "total $((SECONDS - started)) s; logs in $logs"
-    summarize "$logs"/run*.log
+    summarize "$logs"/run*/*.log
     exit 0
 fi
 
-# Phase 1: the untimed suites, the scaffold and Slurm tests beside the rest.
+# BESIDE: a process of its own from the start until it ends, beside both phases.
 status=0
-echo "=== phase 1: suites that measure no timing (${BESIDE[*]} in a second process beside them) ==="
-run_tests --filter "$beside_re" "${args[@]}" >"$logs/beside.log" 2>&1 &
+mkdir -p "$logs/beside"
+(
+    t0=$EPOCHREALTIME rc=0
+    run_tests --filter "$(suites_re "${BESIDE[@]}")" --xunit-output "$logs/beside/beside.xml" </dev/null >"$logs/beside/beside.log" 2>&1 || rc=$?
+    awk -v rc="$rc" -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%s %.1f\n", rc, b - a }' >"$logs/beside/beside.rc"
+) &
 beside_pid=$!
-run_tests --skip "$untimed_re" "${args[@]}" 2>&1 | tee "$logs/untimed.log" || status=$?
-echo "=== untimed suites took $((SECONDS - started)) s ==="
-beside_status=0
-wait "$beside_pid" || beside_status=$?
-echo "=== ${BESIDE[*]} (ran beside the suites above) ==="
-cat "$logs/beside.log"
-[ "$status" -ne 0 ] || status=$beside_status
+
+# Phase 1: the untimed suites, UNTIMED_LANES at a time.
+echo "=== phase 1: suites that measure no timing, $UNTIMED_LANES processes at once (${BESIDE[*]} in another beside them) ==="
+mapfile -t untimed < <(printf '%s\n' "${all_suites[@]}" | grep -vxF -f <(printf '%s\n' "${TIMING[@]}" "${BESIDE[@]}"))
+units "${untimed[@]}" | pool "$UNTIMED_LANES" "$logs/untimed"
+report "$logs/untimed" "untimed suites" || status=1
 echo "=== phase 1 took $((SECONDS - started)) s ==="
 
-# Phase 2: the timing suites, serially, nothing else running.
+# Phase 2: the timing suites, TIMING_LANES at a time (BESIDE may still run: it waits on
+# Slurm and a build, a fraction of a core), then the tests in ALONE once BESIDE is done.
 t2=$SECONDS
-echo "=== phase 2: timing suites, serially ==="
+echo "=== phase 2: timing suites, $TIMING_LANES processes at once ==="
 timing_status=0
-run_tests --filter "$timing_re" "${args[@]}" 2>&1 | tee "$logs/timing.log" || timing_status=$?
+units "${TIMING[@]}" | pool "$TIMING_LANES" "$logs/timing"
+echo "=== timing suites took $((SECONDS - t2)) s; waiting for ${BESIDE[*]} ==="
+wait "$beside_pid" || true
+echo "=== ${BESIDE[*]} (beside both phases), $(cut -d' ' -f2 "$logs/beside/beside.rc") s ==="
+cat "$logs/beside/beside.log"
+report "$logs/beside" "${BESIDE[*]}" || status=1
+echo "=== the tests in ALONE, one at a time: ${ALONE[*]} ==="
+printf '%s\n' "${ALONE[@]}" | pool 1 "$logs/timing"
+report "$logs/timing" "timing suites" || timing_status=1
 [ "$status" -ne 0 ] || status=$timing_status
-echo "=== phase 2 took $((SECONDS - t2)) s; tests $((SECONDS - started)) s in all ==="
+echo "=== phase 2 took $((SECONDS - t2)) s; tests $((SECONDS - started)) s in all; logs in $logs ==="
 
 if [ "$status" -ne 0 ]; then
     echo
     echo "=== failures (from $logs) ==="
-    summarize "$logs/untimed.log" "$logs/beside.log" "$logs/timing.log"
+    summarize $(find "$logs" -name '*.log' | sort)
 fi
 exit "$status"

@@ -93,9 +93,13 @@ import TransportTestSupport
         #expect(error.hasPrefix("exec: the client command ./client did not finish within "), "\(error)")
         #expect(error.hasSuffix(" s (the cell's deadline); killed its process group; stderr: working..."), "\(error)")
         // Killed 0.3 s before the 3 s cell deadline (10 % margin); the figure counts from the
-        // client's start, which comes after the cell's, so it is at most 2.7 s.
+        // client's start, which comes after the cell's, so it is at most 2.7 s when the
+        // kill comes on time. A loaded host wakes the killer late (2.8 s with the timing
+        // suites four at a time beside other work, issue 42); what the plugin must do is
+        // kill before the cell's deadline, so the cell fails with its own message above,
+        // not as a timeout.
         let seconds = Double(error.split(separator: " ")[9]) ?? 0
-        #expect(seconds > 0.5 && seconds <= 2.75, "\(seconds)")
+        #expect(seconds > 0.5 && seconds < 3, "\(seconds)")
         #expect(records[1]["status"] == "ok", "the run went on to the next cell")
         #expect(elapsed < 8, "both cells within their 3 s deadlines (took \(elapsed) s)")
         // No `sleep 317` survived the kill. (A duration no other test uses: pgrep sees the

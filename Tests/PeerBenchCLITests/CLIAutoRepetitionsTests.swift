@@ -17,19 +17,23 @@ import Testing
         """
     }
 
-    /// 5 ms one way at 20 Mbit/s: 50 x 1 KiB move at 12.6-12.8 Mbit/s with a 95 % interval
-    /// 0.6-6 % of the median and RTT p50 within 1.6-2.2 % (measured, 6 repetitions, while a
-    /// test suite ran beside it); with two CPU hogs beside it (3 runs) throughput's
-    /// interval was 0.5-12.9 % wide and RTT p50's 0.2-2.0 %. At 10 % a hogged fresh-clone
-    /// run ran to MAX; 25 % leaves twice the widest seen, so the scenario settles at the
-    /// first judgement, 6 repetitions, and the other 6 rounds of MAX 12 are skipped.
+    /// 25 ms one way at 20 Mbit/s, judged on RTT p50 and loss, the figures the emulator
+    /// decides: a round trip of 50 ms planned, no loss. Judged on throughput too, over
+    /// 5 ms (issue 42): 50 x 1 KiB moved at 12.6-12.8 Mbit/s, but with the timing suites
+    /// four at a time one udp cell in six ran at 8.3 and one RTT p50 was 16.1 ms against
+    /// 10.6-11.4, and the 95 % interval of the median of 6 (their smallest to largest)
+    /// spanned 34 %: the scenario ran 9 repetitions, not 6. A stall of that size (5.4 ms)
+    /// is 11 % of a 50 ms round trip; 25 % leaves room for one twice as long, so the
+    /// scenario settles at the first judgement, 6 repetitions, and the other 6 rounds of
+    /// MAX 12 are skipped. (A loopback run of small transfers, noisy by nature, runs to
+    /// MAX in the next test, on compare's default metrics, throughput among them.)
     @Test(.enabled(if: CLIRunnerDeathTests.canEmulate, "needs root and /dev/net/tun"))
     func aQuietLinkStopsAtTheMinimum() throws {
         let d = CLI.tempDir()
         try CLI.write(
             matrix(
-                #""repetitions": "auto:12", "repetitionPrecision": 0.25, "repetitionMetrics": ["throughput_mbps", "rtt_p50_ms", "loss_ratio"],"#,
-                environment: #"{"name": "lab", "link": {"delayMs": 5, "rateMbps": 20, "mtu": 1500}}"#, sizes: "[1024]"), to: d + "/m.json")
+                #""repetitions": "auto:12", "repetitionPrecision": 0.25, "repetitionMetrics": ["rtt_p50_ms", "loss_ratio"],"#,
+                environment: #"{"name": "lab", "link": {"delayMs": 25, "rateMbps": 20, "mtu": 1500}}"#, sizes: "[1024]"), to: d + "/m.json")
         let r = try CLI.run(["run", d + "/m.json", "--out", d + "/out"])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(

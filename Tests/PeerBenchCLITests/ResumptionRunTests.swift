@@ -1,12 +1,18 @@
 import Foundation
 import Testing
 
-/// Session resumption over the emulated link with a 20 ms round trip (10 ms each way),
+/// Session resumption over the emulated link with a 100 ms round trip (50 ms each way),
 /// end to end through `peerbench run`: GnuTLS says the session was resumed, ngtcp2 /
-/// GnuTLS that the 0-RTT data was accepted, and the times show what that is worth.
+/// GnuTLS that the 0-RTT data was accepted, and the times show how many round trips
+/// that saves. Every bound on a time is half-way between one count of round trips and
+/// the next. Over a 20 ms round trip (until issue 42) the medians of 5 differed by 11 ms
+/// (tls, bound 5) and 22 ms (quic, bound 10) beside two busy loops with the timing
+/// suites four at a time: the host's scheduling delays were the size of a round trip.
 @Suite(.serialized, .enabled(if: CLIRunnerDeathTests.canEmulate, "needs root and /dev/net/tun"))
 struct ResumptionRunTests {
-    static let lab = #"{"name": "lab", "link": {"delayMs": 10, "rateMbps": 20, "mtu": 1500}}"#
+    static let lab = #"{"name": "lab", "link": {"delayMs": 50, "rateMbps": 20, "mtu": 1500}}"#
+    /// The emulated round trip, ms.
+    static let rtt = 100.0
     static let repetitions = 5
 
     /// One run of `transports`, its records grouped by transport label.
@@ -38,7 +44,7 @@ struct ResumptionRunTests {
     @Test("tls: with sessionTickets every measured connection resumes; over TCP that saves no round trip, only the certificate and its work")
     func tlsTickets() throws {
         // noDelay: without it Nagle holds the server's second handshake write for the
-        // client's ACK, and either handshake takes one round trip more (62 ms here).
+        // client's ACK, and either handshake takes one round trip more (62 ms over 20 ms).
         let recs = try run(
             #"""
             [{"plugin": "tls", "label": "full", "options": {"noDelay": true}},
@@ -57,18 +63,21 @@ struct ResumptionRunTests {
         let fullBytes = median(full.compactMap { extra($0, "tls")["handshake_bytes_received"] as? Double })
         let resumedBytes = median(tickets.compactMap { extra($0, "tls")["handshake_bytes_received"] as? Double })
         print(
-            "tls over 20 ms RTT: connect_ms full \(fullConnect), resumed \(resumedConnect); handshake_ms full \(fullHandshake), resumed \(resumedHandshake); priming connect \(priming); server flight bytes full \(fullBytes), resumed \(resumedBytes)"
+            "tls over 100 ms RTT: connect_ms full \(fullConnect), resumed \(resumedConnect); handshake_ms full \(fullHandshake), resumed \(resumedHandshake); priming connect \(priming); server flight bytes full \(fullBytes), resumed \(resumedBytes)"
         )
         // What resumption does save: the server's certificate and its signature (884 -> 280 bytes measured).
         #expect(fullBytes > 600 && resumedBytes < 400, "the resumed server flight carries no certificate: \(fullBytes) vs \(resumedBytes) bytes")
         // TLS 1.3 over TCP: the TCP handshake (1 RTT) plus TLS's 1 RTT, resumed or not;
         // resumption only spares the certificate, its signature and its verification
         // (measured: about 0.5 ms less handshake on this machine).
-        #expect(fullConnect >= 38 && resumedConnect >= 38, "two round trips of 20 ms either way")
-        #expect(fullConnect < 55 && resumedConnect < 55, "and not three")
-        #expect(abs(resumedConnect - fullConnect) < 5, "resumption does not remove a round trip of TLS 1.3 over TCP")
-        #expect(resumedHandshake < fullHandshake + 1, "and costs no more than a full handshake")
-        #expect(abs(priming - fullConnect) < 5, "the priming connection is a full handshake")
+        let rtt = Self.rtt
+        #expect(fullConnect >= 1.9 * rtt && resumedConnect >= 1.9 * rtt, "two round trips either way: \(fullConnect), \(resumedConnect) ms")
+        #expect(fullConnect < 2.5 * rtt && resumedConnect < 2.5 * rtt, "and not three")
+        #expect(abs(resumedConnect - fullConnect) < 0.5 * rtt, "resumption does not remove a round trip of TLS 1.3 over TCP")
+        // The handshake's own work: no more than a full one's, give or take the host's
+        // scheduling (a tenth of a round trip).
+        #expect(resumedHandshake < fullHandshake + 0.1 * rtt, "and costs no more than a full handshake")
+        #expect(abs(priming - fullConnect) < 0.5 * rtt, "the priming connection is a full handshake")
     }
 
     @Test("quic: resumption is used, 0-RTT data is accepted and its first echo comes about one round trip sooner")
@@ -89,13 +98,14 @@ struct ResumptionRunTests {
         func connect(_ rs: [[String: Any]]) -> Double { median(rs.compactMap { $0["connect_ms"] as? Double }) }
         let (fe, re, ze) = (firstEcho(full), firstEcho(resumed), firstEcho(zero))
         print(
-            "quic over 20 ms RTT: first_echo_ms full \(fe), resumed \(re), 0-RTT \(ze); connect_ms full \(connect(full)), resumed \(connect(resumed)), 0-RTT \(connect(zero))"
+            "quic over 100 ms RTT: first_echo_ms full \(fe), resumed \(re), 0-RTT \(ze); connect_ms full \(connect(full)), resumed \(connect(resumed)), 0-RTT \(connect(zero))"
         )
         // Full and resumed: the handshake's round trip, then the PING's. 0-RTT: the PING
         // rides with the ClientHello and the server answers with its first flight.
-        #expect(fe >= 38, "two round trips without 0-RTT")
-        #expect(abs(re - fe) < 10, "resumption alone saves no round trip in QUIC")
-        #expect(fe - ze >= 14, "0-RTT saves about one 20 ms round trip: full \(fe) ms, 0-RTT \(ze) ms")
-        #expect(ze >= 18, "still one round trip")
+        let rtt = Self.rtt
+        #expect(fe >= 1.9 * rtt, "two round trips without 0-RTT: \(fe) ms")
+        #expect(abs(re - fe) < 0.5 * rtt, "resumption alone saves no round trip in QUIC")
+        #expect(fe - ze >= 0.5 * rtt, "0-RTT saves about one round trip: full \(fe) ms, 0-RTT \(ze) ms")
+        #expect(ze >= 0.9 * rtt, "still one round trip: \(ze) ms")
     }
 }

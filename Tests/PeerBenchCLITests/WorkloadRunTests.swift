@@ -44,8 +44,11 @@ struct WorkloadRunTests {
         let p50 = try #require(t["p50"] as? Double), count = t["count"] as? Int
         print("request-response over a 20 ms RTT link: p50 \(p50) ms, p99 \(t["p99"] ?? "?") ms")
         #expect(count == 30)
-        // 20 ms of propagation plus 1 100 bytes at 20 Mbit/s (0.44 ms) and the hosts' stacks.
-        #expect(p50 >= 20 && p50 < 24, "one round trip per transaction: \(p50) ms")
+        // 20 ms of propagation plus 1 100 bytes at 20 Mbit/s (0.44 ms) and the hosts'
+        // stacks: 20.5-23 ms on a quiet host, 26 ms beside two busy loops with the timing
+        // suites four at a time (issue 42). What the test is about is the count of round
+        // trips, so the bound is half-way to the next one (40 ms).
+        #expect(p50 >= 20 && p50 < 30, "one round trip per transaction: \(p50) ms")
         #expect(object(rpc, "workload")["kind"] as? String == "request-response")
         #expect(object(recs["upload"]?.first, "workload")["name"] as? String == "upload")
 
@@ -80,7 +83,7 @@ struct WorkloadRunTests {
         )
         #expect(down > 12 && down < 20.5, "download near the link's 20 Mbit/s: \(down)")
         #expect((both["up"] as? Double ?? 0) > 8 && (both["down"] as? Double ?? 0) > 8, "both ways at once: \(both)")
-        #expect(p50 >= 20 && p50 < 25, "one round trip per transaction: \(p50) ms")
+        #expect(p50 >= 20 && p50 < 30, "one round trip per transaction, not two (40 ms): \(p50) ms")
         #expect(frames["sent"] as? Int == 200 && frames["received"] as? Int == 200 && frames["late"] as? Int == 0, "\(frames)")
     }
 
@@ -116,8 +119,12 @@ struct WorkloadRunTests {
             "voice: clean \(f0), delay p99 \(object(clean, "frame_delay_ms")["p99"] ?? "?") ms; outage \(f1), delay max \(object(cut, "frame_delay_ms")["max"] ?? "?") ms"
         )
         #expect(f0["sent"] as? Int == 300 && f0["received"] as? Int == 300 && f0["late"] as? Int == 0)
-        // A few ms on a quiet machine (5.6 measured); a busy one adds scheduling delay.
-        #expect((object(clean, "frame_delay_ms")["p99"] as? Double ?? 99) < 15, "a clean link delays no frame past its neighbours")
+        // A few ms on a quiet machine (5.6 measured); a busy one adds scheduling delay:
+        // 25 ms beside two busy loops with the timing suites four at a time (issue 42).
+        // What a clean link must not show is a frame held behind a retransmission (tcp's
+        // at least 200 ms after the loss): 50 ms is a quarter of that.
+        let cleanP99 = object(clean, "frame_delay_ms")["p99"] as? Double ?? 99
+        #expect(cleanP99 < 50, "a clean link delays no frame behind a retransmission: p99 \(cleanP99) ms")
         // The frames of the outage's second wait for the link (and TCP's retransmission):
         // at least the 40 that fell inside it, each way, are past the 100 ms deadline.
         #expect((f1["late"] as? Int ?? 0) >= 40, "\(f1)")
@@ -214,51 +221,68 @@ struct WorkloadRunTests {
         #expect(!r.stderr.contains("quic:") && !r.stderr.contains("udp:"), "quic and udp run parallel streams: \(r.stderr)")
     }
 
+    /// The request-response p99s (or p50s) of 3 repetitions each of tcp (one connection)
+    /// and quic (a stream per request), 4 transactions outstanding, over a 20 ms round
+    /// trip with `loss` percent independent loss.
+    func holP99s(_ loss: Int, requests: Int, quantile: String = "p99") throws -> (tcp: [Double], quic: [Double]) {
+        let d = CLI.tempDir()
+        defer { try? FileManager.default.removeItem(atPath: d) }
+        try CLI.write(
+            """
+            {"name": "hol", "rttProbes": 3, "cellTimeoutSeconds": 60, "repetitions": 3, "seed": 3,
+             "transports": [{"plugin": "tcp", "label": "tcp", "options": {"noDelay": true, "congestionControl": "cubic"}},
+                            {"plugin": "quic", "label": "quic", "options": {"congestionControl": "cubic"}}],
+             "matrix": {"environments": [{"name": "lossy", "link": {"delayMs": 10, "rateMbps": 50, "mtu": 1500, "lossPercent": \(loss)}}],
+                        "distances": [1], "payloads": {"counts": [1], "sizes": [1]},
+                        "workloads": [{"name": "rpc4", "kind": "request-response", "requests": \(requests), "requestBytes": 200,
+                                       "responseBytes": 8000, "concurrency": 4}]}}
+            """, to: d + "/m.json")
+        let r = try CLI.run(["run", d + "/m.json", "--out", d + "/out"])
+        #expect(r.status == 0, "\(r.stderr)")
+        var out: (tcp: [Double], quic: [Double]) = ([], [])
+        for rec in try CLI.records(in: d + "/out") {
+            #expect(rec["status"] as? String == "ok", "\(rec["error"] ?? "")")
+            let p99 = object(rec, "request_response_ms")[quantile] as? Double ?? .nan
+            if (rec["transport"] as? [String: Any])?["label"] as? String == "tcp" { out.tcp.append(p99) } else { out.quic.append(p99) }
+        }
+        #expect(out.tcp.count == 3 && out.quic.count == 3, "\(out)")
+        return out
+    }
+
+    func median(_ xs: [Double]) -> Double { xs.isEmpty ? .nan : xs.sorted()[xs.count / 2] }
+
+    // Head-of-line blocking, in two tests (one until issue 42, 84 s: the clean link's
+    // and the lossy link's runs now take a process each, side by side). 3 repetitions,
+    // not 5 (the test took 135 s with 5; issue 42). 600 transactions on both links: with
+    // 300 on the clean one, one scheduling stall was enough to lift a cell's p99 (the
+    // 3rd largest of 300) to 121 ms in a fresh-clone run.
+
+    /// What the clean link must show is that neither transport spends another round trip
+    /// per transaction (+20 ms on this 20 ms RTT link), so a transaction's median time:
+    /// the medians of 3 cells' p50s differ by under half a round trip. (Until issue 42
+    /// the p99s, 23-26 ms both on a quiet host: on a loaded one their medians differed
+    /// by 7.67 and then 14.6 ms, the cells' p99s ranging 29-178 ms with the timing suites
+    /// four at a time beside two busy loops. The p99 of 600 transactions carries the
+    /// host's scheduling stalls; the lossy link's test is about the tail.)
+    @Test("head-of-line blocking, the clean link: 4 outstanding transactions cost tcp's one connection no more round trips than quic's streams")
+    func headOfLineBlockingCleanLink() throws {
+        let clean = try holP99s(0, requests: 600, quantile: "p50")
+        print("request-response p50, 4 outstanding, clean link: tcp \(clean.tcp) quic \(clean.quic) ms")
+        let cleanGap = abs(median(clean.tcp) - median(clean.quic))
+        #expect(cleanGap < 10, "a clean link: the same transactions, no extra round trip (20 ms) on either; median p50s differ by \(cleanGap) ms")
+    }
+
     /// 4 flows of transactions (4 outstanding at once) on one tcp connection wait for
     /// each other's lost segments (the byte stream delivers in order); on quic each
     /// transaction has its own stream (docs/WORKLOADS.md, "Head-of-line blocking").
+    /// Measured (600 transactions, 2 % loss, 19 cells each): tcp 126-293, quic 82-107.
+    /// Medians of 3 (2026-11-29, four runs, one beside two builds): tcp 191-211 against
+    /// quic 93-100, so a failure needs two of three tcp cells below 1.25 x quic's median
+    /// (115-125 ms), lower than any tcp cell seen.
     @Test("head-of-line blocking: 4 outstanding transactions over 2 % loss, one tcp connection against quic's stream per request")
     func headOfLineBlocking() throws {
-        func p99s(_ loss: Int, requests: Int) throws -> (tcp: [Double], quic: [Double]) {
-            let d = CLI.tempDir()
-            defer { try? FileManager.default.removeItem(atPath: d) }
-            try CLI.write(
-                """
-                {"name": "hol", "rttProbes": 3, "cellTimeoutSeconds": 60, "repetitions": 3, "seed": 3,
-                 "transports": [{"plugin": "tcp", "label": "tcp", "options": {"noDelay": true, "congestionControl": "cubic"}},
-                                {"plugin": "quic", "label": "quic", "options": {"congestionControl": "cubic"}}],
-                 "matrix": {"environments": [{"name": "lossy", "link": {"delayMs": 10, "rateMbps": 50, "mtu": 1500, "lossPercent": \(loss)}}],
-                            "distances": [1], "payloads": {"counts": [1], "sizes": [1]},
-                            "workloads": [{"name": "rpc4", "kind": "request-response", "requests": \(requests), "requestBytes": 200,
-                                           "responseBytes": 8000, "concurrency": 4}]}}
-                """, to: d + "/m.json")
-            let r = try CLI.run(["run", d + "/m.json", "--out", d + "/out"])
-            #expect(r.status == 0, "\(r.stderr)")
-            var out: (tcp: [Double], quic: [Double]) = ([], [])
-            for rec in try CLI.records(in: d + "/out") {
-                #expect(rec["status"] as? String == "ok", "\(rec["error"] ?? "")")
-                let p99 = object(rec, "request_response_ms")["p99"] as? Double ?? .nan
-                if (rec["transport"] as? [String: Any])?["label"] as? String == "tcp" { out.tcp.append(p99) } else { out.quic.append(p99) }
-            }
-            return out
-        }
-        func median(_ xs: [Double]) -> Double { xs.sorted()[xs.count / 2] }
-        // 3 repetitions, not 5 (the test took 135 s with 5; issue 42). 600 transactions
-        // on both links: with 300 on the clean one, one scheduling stall was enough to
-        // lift a cell's p99 (the 3rd largest of 300) to 121 ms in a fresh-clone run.
-        let clean = try p99s(0, requests: 600), lossy = try p99s(2, requests: 600)
-        print("request-response p99, 4 outstanding: clean tcp \(clean.tcp) quic \(clean.quic); 2 % loss tcp \(lossy.tcp) quic \(lossy.quic) ms")
-        #expect(clean.tcp.count == 3 && clean.quic.count == 3 && lossy.tcp.count == 3 && lossy.quic.count == 3)
-        // Measured (600 transactions): clean 23-26 ms both; 2 % loss, 19 cells each:
-        // tcp 126-293, quic 82-107. Medians of 3 (2026-11-29, four runs, one beside two
-        // builds): tcp 191-211 against quic 93-100, so a failure needs two of three tcp
-        // cells below 1.25 x quic's median (115-125 ms), lower than any tcp cell seen.
-        // On a loaded two-core host the clean medians differed by 7.67 ms (issue 42): the
-        // p99 of 600 transactions carries the host's scheduling delays. What the clean
-        // link must show is that neither transport spends another round trip per
-        // transaction (+20 ms on this 20 ms RTT link): a gap well under one round trip.
-        let cleanGap = abs(median(clean.tcp) - median(clean.quic))
-        #expect(cleanGap < 12, "a clean link: the same transactions, no extra round trip (20 ms) on either; medians differ by \(cleanGap) ms")
+        let lossy = try holP99s(2, requests: 600)
+        print("request-response p99, 4 outstanding, 2 % loss: tcp \(lossy.tcp) quic \(lossy.quic) ms")
         #expect(median(lossy.tcp) > 1.25 * median(lossy.quic), "a lost segment holds up every transaction behind it on tcp")
     }
 }

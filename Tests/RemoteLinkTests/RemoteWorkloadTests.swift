@@ -4,7 +4,7 @@ import PeerBenchCore
 import Testing
 
 /// Workloads over `--link remote` (docs/WORKLOADS.md): serve in the emulated link's
-/// server namespace (5 ms each way, 50 Mbit/s), run in its client namespace. serve
+/// server namespace (20 ms each way, 50 Mbit/s), run in its client namespace. serve
 /// learns each cell's workload from CELL_REQUEST, checks it against its plugin, and
 /// its tcp, tls, quic and udp servers (udp's datagrams authenticated) answer the
 /// workload as the local ones do.
@@ -12,7 +12,7 @@ import Testing
     @Test func downloadTransactionsAndFramesRunAgainstServe() async throws {
         let testbed = try EmulatedTestbed(initialMTU: 1_500)
         defer { testbed.shutdownNow() }
-        let endpoints = try testbed.configure(EmulatorParameters(delayNanos: 5_000_000, rateBitsPerSecond: 50e6, mtu: 1_500), seed: 1)
+        let endpoints = try testbed.configure(EmulatorParameters(delayNanos: 20_000_000, rateBitsPerSecond: 50e6, mtu: 1_500), seed: 1)
         let (clientNS, serverNS) = (try #require(endpoints.client.namespace), try #require(endpoints.server.namespace))
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pbr-wl-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
@@ -57,8 +57,12 @@ import Testing
                 #expect(down["received_bytes"] as? Int == 200 * 16_384, "\(label): \(down)")
             case "rpc":
                 let p50 = ((r["request_response_ms"] as? [String: Any])?["p50"] as? Double) ?? 0
-                // One 10 ms round trip a transaction, plus 1 100 bytes at 50 Mbit/s.
-                #expect(p50 >= 10 && p50 < 14, "\(label): \(p50) ms")
+                // One 40 ms round trip a transaction, plus 1 100 bytes at 50 Mbit/s and the
+                // hosts' stacks; the bound is half-way to two (80 ms). Over 5 ms each way
+                // (until issue 42) tls took 16 ms, over 1.5 round trips, beside two busy
+                // loops with the timing suites four at a time: a 40 ms round trip keeps
+                // the count of round trips apart from the host's scheduling delays.
+                #expect(p50 >= 40 && p50 < 60, "\(label): \(p50) ms")
             default:
                 let f = r["frames"] as? [String: Any] ?? [:]
                 #expect(f["sent"] as? Int == 100 && f["received"] as? Int == 100 && f["late"] as? Int == 0, "\(label): \(f)")
