@@ -73,8 +73,9 @@ struct UDPWorkloadKindsTests {
     func downloadLoss() async throws {
         var cell = makeCell(payload: Self.payload, probes: 3)
         cell.workload = try WorkloadCells.spec(#""download""#)
-        // Paced: the relay's socket towards the server has the default receive buffer,
-        // which an unpaced 1.6 MB burst would overflow (loss the test did not choose).
+        // Paced, so no socket on the way (the relay's hold 8 MiB, the client's the
+        // plugin's default) overflows with an unpaced 1.6 MB burst: loss the test did
+        // not choose.
         let plugin = UDPPlugin(UDPOptions(rateMbps: 100))
         let server = try await plugin.startServer(cell)
         let relay = try LossyRelay(
