@@ -1,4 +1,5 @@
 import PeerBenchPlugin
+import PeerBenchWorkloads
 
 /// The client's loaded RTT probes on the bulk flow (`loadedRttProbes`, `UDPClient+LoadedProbes`):
 /// their schedule, the RTTs of the echoes in so far, and whether only their echoes are

@@ -2,6 +2,7 @@ import Foundation
 import PeerBenchPlugin
 import PeerBenchSockets
 import PeerBenchSystem
+import PeerBenchWorkloads
 import Synchronization
 
 #if canImport(Glibc)
