@@ -117,7 +117,7 @@ public struct StreamWorkloadClient {
         let app = MessageSchedule(appLoop, start: MonotonicClock.now())
         // A failed write ends the cell; the reader then ends when the connection closes.
         for seq in 0..<count {
-            RTTMethod.waitForSend(seq, start: times.firstSentAt, spacing: spacingNanos)
+            times.waitForSend(seq, spacing: spacingNanos)
             app?.wait(for: seq)
             let t = MonotonicClock.now()
             frame.withUnsafeMutableBytes { p in

@@ -18,6 +18,16 @@ public struct PipelinedProbeTimes: Sendable, Equatable {
 
     public init() {}
 
+    /// Waits until probe `seq`'s send time, `first send + seq x spacing` (on schedule,
+    /// so a late send does not shift the ones after it); returns at once with no spacing
+    /// or before probe 0 was sent. Anchored on probe 0's send, however late that was, the
+    /// probes leave at least `spacing` apart from it (a schedule anchored before it shrank
+    /// the span under load).
+    public func waitForSend(_ seq: Int, spacing: UInt64) {
+        guard spacing > 0, let start = firstSentAt else { return }
+        MonotonicClock.sleep(until: start &+ UInt64(seq) &* spacing)
+    }
+
     /// A probe was handed to the transport at `at`.
     public mutating func sent(at: UInt64) {
         if firstSentAt == nil { firstSentAt = at }

@@ -25,7 +25,7 @@ extension UDPClient {
         let app = MessageSchedule(cell.appLoop, start: MonotonicClock.now())
         do {
             for seq in 0..<cell.rttProbes {
-                RTTMethod.waitForSend(seq, start: times.firstSentAt, spacing: cell.rttProbeSpacingNanos)
+                times.waitForSend(seq, spacing: cell.rttProbeSpacingNanos)
                 app?.wait(for: seq)
                 try send(header(.probe, UInt64(seq)).datagram())
                 times.sent(at: MonotonicClock.now())

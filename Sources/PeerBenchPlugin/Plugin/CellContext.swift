@@ -20,7 +20,7 @@ public struct CellContext: Sendable {
     /// cannot pipeline runs ping-pong and says so in `TransportMeasurement.rttMethod`.
     public var rttMethod: RTTMethod
     /// Pipelined probes: nanoseconds between probe sends (matrix key `rttProbeIntervalMs`;
-    /// 0 = back to back). Pace with `RTTMethod.waitForSend(_:start:spacing:)`.
+    /// 0 = back to back). `PipelinedProbeTimes.waitForSend` paces them.
     public var rttProbeSpacingNanos: UInt64 = 0
     /// The application's time per message at each end (matrix key `appLoop`; `.none`
     /// unless the matrix says otherwise). Both the server and the client see it.

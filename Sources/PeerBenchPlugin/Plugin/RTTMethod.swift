@@ -1,5 +1,3 @@
-import PeerBenchSystem
-
 /// How a cell's idle RTT probes are sent (the matrix's top-level `rttMethod`; the
 /// record's `rtt_method`). Both send `rttProbes` timestamped probes that the server
 /// echoes, and both put one round trip per answered probe into
@@ -24,15 +22,4 @@ public enum RTTMethod: String, Sendable, Codable, CaseIterable {
 
     /// The method as the matrix and the record spell it.
     public var name: String { rawValue }
-
-    /// Pipelined probes: waits until probe `seq`'s send time, `start + seq x spacing`
-    /// (on schedule, so a late send does not shift the ones after it); returns at once
-    /// with no spacing or no `start` (probe 0). `start` is when probe 0 was handed to the
-    /// transport, so however late that first send was, the probes leave at least
-    /// `spacing` apart from it (a schedule anchored before it shrank the span under load). The field study's app emitted its 1 000 probes over a few
-    /// seconds, not all at once (docs/FIELD-STUDY.md).
-    public static func waitForSend(_ seq: Int, start: UInt64?, spacing: UInt64) {
-        guard spacing > 0, let start else { return }
-        MonotonicClock.sleep(until: start &+ UInt64(seq) &* spacing)
-    }
 }
