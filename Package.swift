@@ -7,7 +7,7 @@
 import PackageDescription
 
 let strict: [SwiftSetting] = [
-    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("ExistentialAny")
 ]
 
 let package = Package(
@@ -79,7 +79,8 @@ let package = Package(
         // Network namespaces, TUN devices, the userspace emulator, the radio model.
         .target(
             name: "LinkEmulation",
-            dependencies: ["PeerBenchTestbed", "PeerBenchJSON", "PeerBenchSystem", 
+            dependencies: [
+                "PeerBenchTestbed", "PeerBenchJSON", "PeerBenchSystem",
                 "PeerBenchPlugin",
                 "CLinkEmulation",
                 .product(name: "Collections", package: "swift-collections"),
@@ -101,8 +102,17 @@ let package = Package(
             swiftSettings: strict
         ),
         // Built-in transport plugins.
-        .target(name: "TCPTransport", dependencies: ["PeerBenchSockets", "PeerBenchJSON", "PeerBenchSystem", "PeerBenchStreams", "CPeerBenchSystem", "PeerBenchPlugin"], swiftSettings: strict),
-        .target(name: "UDPTransport", dependencies: ["PeerBenchWorkloads", "PeerBenchSockets", "PeerBenchJSON", "PeerBenchSystem", "CPeerBenchSystem", "PeerBenchPlugin", "GnuTLSSupport"], swiftSettings: strict),
+        .target(
+            name: "TCPTransport",
+            dependencies: [
+                "PeerBenchWorkloads", "PeerBenchSockets", "PeerBenchJSON", "PeerBenchSystem", "PeerBenchStreams", "CPeerBenchSystem",
+                "PeerBenchPlugin",
+            ], swiftSettings: strict),
+        .target(
+            name: "UDPTransport",
+            dependencies: [
+                "PeerBenchWorkloads", "PeerBenchSockets", "PeerBenchJSON", "PeerBenchSystem", "CPeerBenchSystem", "PeerBenchPlugin", "GnuTLSSupport",
+            ], swiftSettings: strict),
         .systemLibrary(
             name: "CNgtcp2",
             pkgConfig: "libngtcp2",
@@ -110,10 +120,14 @@ let package = Package(
         ),
         .target(
             name: "QUICTransport",
-            dependencies: ["PeerBenchWorkloads", "PeerBenchSockets", "PeerBenchJSON", "PeerBenchSystem", "PeerBenchPlugin", "CNgtcp2", "GnuTLSSupport", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "PeerBenchWorkloads", "PeerBenchSockets", "PeerBenchJSON", "PeerBenchSystem", "PeerBenchPlugin", "CNgtcp2", "GnuTLSSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
-        .target(name: "UWBRanging", dependencies: ["PeerBenchSockets", "PeerBenchJSON", "PeerBenchSystem", "PeerBenchPlugin"], swiftSettings: strict),
+        .target(
+            name: "UWBRanging", dependencies: ["PeerBenchSockets", "PeerBenchJSON", "PeerBenchSystem", "PeerBenchPlugin"], swiftSettings: strict),
         // External plugins in any language (docs/protocol/exec.md).
         .target(name: "ExecTransport", dependencies: ["PeerBenchJSON", "PeerBenchSystem", "PeerBenchPlugin"], swiftSettings: strict),
         // GnuTLS's own system-library module, apart from CNgtcp2; only GnuTLSSupport imports it.
@@ -123,11 +137,20 @@ let package = Package(
         // status texts, the library version; tls, udp, quic and the control channel build on it.
         .target(name: "GnuTLSSupport", dependencies: ["PeerBenchJSON", "PeerBenchSystem", "CGnuTLS", "PeerBenchPlugin"], swiftSettings: strict),
         // TLS 1.3 over TCP.
-        .target(name: "TLSTransport", dependencies: ["PeerBenchSockets", "PeerBenchJSON", "PeerBenchSystem", "PeerBenchStreams", "CPeerBenchSystem", "PeerBenchPlugin", "GnuTLSSupport"], swiftSettings: strict),
+        .target(
+            name: "TLSTransport",
+            dependencies: [
+                "PeerBenchWorkloads", "PeerBenchSockets", "PeerBenchJSON", "PeerBenchSystem", "PeerBenchStreams", "CPeerBenchSystem",
+                "PeerBenchPlugin", "GnuTLSSupport",
+            ], swiftSettings: strict),
         // Two real hosts: the TLS-PSK control channel, `serve`, the remote testbed, link inspection, DNS-SD.
-        .target(name: "RemoteLink", dependencies: ["PeerBenchTestbed", "PeerBenchJSON", "PeerBenchSystem", "PeerBenchPlugin", "GnuTLSSupport", "CPeerBenchSystem",
-                                                   .product(name: "Logging", package: "swift-log")],
-                swiftSettings: strict),
+        .target(
+            name: "RemoteLink",
+            dependencies: [
+                "PeerBenchTestbed", "PeerBenchJSON", "PeerBenchSystem", "PeerBenchPlugin", "GnuTLSSupport", "CPeerBenchSystem",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
         // new-transport: new transport targets go above this line
 
         // `swift package new-transport NAME`: a thin command plugin driving the scaffold tool.
@@ -137,7 +160,10 @@ let package = Package(
             name: "NewTransport",
             capability: .command(
                 intent: .custom(verb: "new-transport", description: "Create a transport plugin module, its test and its registration"),
-                permissions: [.writeToPackageDirectory(reason: "adds Sources/<Name>Transport, Tests/<Name>TransportTests and edits Package.swift and RegisteredPlugins.swift")]
+                permissions: [
+                    .writeToPackageDirectory(
+                        reason: "adds Sources/<Name>Transport, Tests/<Name>TransportTests and edits Package.swift and RegisteredPlugins.swift")
+                ]
             ),
             dependencies: ["peerbench-scaffold"]
         ),
@@ -145,7 +171,8 @@ let package = Package(
         // The command-line tool: fills the plugin registry and runs the CLI verbs.
         .executableTarget(
             name: "peerbench",
-            dependencies: ["PeerBenchTestbed", "PeerBenchJSON", "PeerBenchSystem", 
+            dependencies: [
+                "PeerBenchTestbed", "PeerBenchJSON", "PeerBenchSystem",
                 "PeerBenchPlugin", "PeerBenchCore", "PeerBenchAnalysis", "LinkEmulation",
                 "TCPTransport", "UDPTransport", "QUICTransport", "UWBRanging",
                 "ExecTransport", "TLSTransport", "RemoteLink",
@@ -158,23 +185,70 @@ let package = Package(
         ),
 
         // Helpers the transport test targets share (loopback link model, runMatrix, timing).
-        .target(name: "TransportTestSupport", dependencies: ["PeerBenchTestbed", "PeerBenchJSON", "PeerBenchSystem", "PeerBenchStreams", "PeerBenchWorkloads", "PeerBenchPlugin", "PeerBenchCore", .product(name: "Logging", package: "swift-log")],
-                path: "Tests/TransportTestSupport"),
-        .testTarget(name: "PeerBenchCoreTests", dependencies: ["PeerBenchWorkloads", "UDPTransport", "PeerBenchSockets", "PeerBenchTestbed", "PeerBenchJSON", "PeerBenchSystem", "PeerBenchStreams", "PeerBenchPlugin", "PeerBenchCore", "PeerBenchAnalysis"]),
-        .testTarget(name: "LinkEmulationTests", dependencies: ["PeerBenchTestbed", "PeerBenchJSON", "PeerBenchSystem", "LinkEmulation", "PeerBenchPlugin", "PeerBenchCore", "UDPTransport", "TCPTransport", "QUICTransport"]),
-        .testTarget(name: "TCPTransportTests", dependencies: ["PeerBenchWorkloads", "PeerBenchSockets", "PeerBenchJSON", "PeerBenchSystem", "PeerBenchStreams", "TransportTestSupport", "TCPTransport", "PeerBenchPlugin", "PeerBenchCore"]),
-        .testTarget(name: "UDPTransportTests", dependencies: ["PeerBenchTestbed", "PeerBenchWorkloads", "PeerBenchJSON", "PeerBenchSystem", "TransportTestSupport", "UDPTransport", "PeerBenchPlugin", "PeerBenchCore"]),
-        .testTarget(name: "QUICTransportTests", dependencies: ["PeerBenchWorkloads", "PeerBenchJSON", "PeerBenchSystem", "TransportTestSupport", "QUICTransport", "PeerBenchPlugin", "PeerBenchCore",
-                                                             .product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "UWBRangingTests", dependencies: ["PeerBenchJSON", "PeerBenchSystem", "TransportTestSupport", "UWBRanging", "PeerBenchPlugin", "PeerBenchCore"]),
+        .target(
+            name: "TransportTestSupport",
+            dependencies: [
+                "PeerBenchTestbed", "PeerBenchJSON", "PeerBenchSystem", "PeerBenchStreams", "PeerBenchWorkloads", "PeerBenchPlugin", "PeerBenchCore",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/TransportTestSupport"),
+        .testTarget(
+            name: "PeerBenchCoreTests",
+            dependencies: [
+                "PeerBenchWorkloads", "UDPTransport", "PeerBenchSockets", "PeerBenchTestbed", "PeerBenchJSON", "PeerBenchSystem", "PeerBenchStreams",
+                "PeerBenchPlugin", "PeerBenchCore", "PeerBenchAnalysis",
+            ]),
+        .testTarget(
+            name: "LinkEmulationTests",
+            dependencies: [
+                "PeerBenchWorkloads", "PeerBenchTestbed", "PeerBenchJSON", "PeerBenchSystem", "LinkEmulation", "PeerBenchPlugin", "PeerBenchCore",
+                "UDPTransport", "TCPTransport", "QUICTransport",
+            ]),
+        .testTarget(
+            name: "TCPTransportTests",
+            dependencies: [
+                "PeerBenchWorkloads", "PeerBenchSockets", "PeerBenchJSON", "PeerBenchSystem", "PeerBenchStreams", "TransportTestSupport",
+                "TCPTransport", "PeerBenchPlugin", "PeerBenchCore",
+            ]),
+        .testTarget(
+            name: "UDPTransportTests",
+            dependencies: [
+                "PeerBenchTestbed", "PeerBenchWorkloads", "PeerBenchJSON", "PeerBenchSystem", "TransportTestSupport", "UDPTransport",
+                "PeerBenchPlugin", "PeerBenchCore",
+            ]),
+        .testTarget(
+            name: "QUICTransportTests",
+            dependencies: [
+                "PeerBenchWorkloads", "PeerBenchJSON", "PeerBenchSystem", "TransportTestSupport", "QUICTransport", "PeerBenchPlugin", "PeerBenchCore",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        .testTarget(
+            name: "UWBRangingTests",
+            dependencies: ["PeerBenchJSON", "PeerBenchSystem", "TransportTestSupport", "UWBRanging", "PeerBenchPlugin", "PeerBenchCore"]),
         .testTarget(name: "PeerBenchCLITests", dependencies: ["peerbench", "TransportTestSupport"], exclude: ["Golden"]),
-        .testTarget(name: "ExecTransportTests", dependencies: ["PeerBenchTestbed", "PeerBenchJSON", "PeerBenchSystem", "TransportTestSupport", "ExecTransport", "PeerBenchPlugin", "PeerBenchCore"]),
-        .testTarget(name: "TLSTransportTests", dependencies: ["PeerBenchWorkloads", "PeerBenchJSON", "PeerBenchSystem", "TransportTestSupport", "TLSTransport", "PeerBenchPlugin", "PeerBenchCore"]),
-        .testTarget(name: "PluginContractTests", dependencies: [
-            "TransportTestSupport", "PeerBenchPlugin", "PeerBenchCore", "TCPTransport", "UDPTransport", "TLSTransport", "QUICTransport", "UWBRanging", "ExecTransport",
-        ], exclude: ["Peers"]),
-        .testTarget(name: "RemoteLinkTests", dependencies: ["PeerBenchSockets", "PeerBenchTestbed", "PeerBenchJSON", "PeerBenchSystem", "RemoteLink", "PeerBenchPlugin", "PeerBenchCore", "CPeerBenchSystem", "TransportTestSupport", "LinkEmulation",
-                                                          "TLSTransport", "QUICTransport"]),
+        .testTarget(
+            name: "ExecTransportTests",
+            dependencies: [
+                "PeerBenchTestbed", "PeerBenchJSON", "PeerBenchSystem", "TransportTestSupport", "ExecTransport", "PeerBenchPlugin", "PeerBenchCore",
+            ]),
+        .testTarget(
+            name: "TLSTransportTests",
+            dependencies: [
+                "PeerBenchWorkloads", "PeerBenchJSON", "PeerBenchSystem", "TransportTestSupport", "TLSTransport", "PeerBenchPlugin", "PeerBenchCore",
+            ]),
+        .testTarget(
+            name: "PluginContractTests",
+            dependencies: [
+                "TransportTestSupport", "PeerBenchPlugin", "PeerBenchCore", "TCPTransport", "UDPTransport", "TLSTransport", "QUICTransport",
+                "UWBRanging", "ExecTransport",
+            ], exclude: ["Peers"]),
+        .testTarget(
+            name: "RemoteLinkTests",
+            dependencies: [
+                "PeerBenchSockets", "PeerBenchTestbed", "PeerBenchJSON", "PeerBenchSystem", "RemoteLink", "PeerBenchPlugin", "PeerBenchCore",
+                "CPeerBenchSystem", "TransportTestSupport", "LinkEmulation",
+                "TLSTransport", "QUICTransport",
+            ]),
         .testTarget(name: "GnuTLSSupportTests", dependencies: ["PeerBenchSystem", "GnuTLSSupport", "PeerBenchPlugin"]),
         // new-transport: new transport test targets go above this line
         .testTarget(name: "ScaffoldTests", dependencies: ["TransportScaffold"]),

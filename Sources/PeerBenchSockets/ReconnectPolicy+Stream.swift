@@ -9,10 +9,10 @@ extension ReconnectPolicy {
     /// probes are not carried across a reconnect.
     public static func readForStream(
         _ options: PluginOptions, userTimeout: TCPUserTimeout?,
-        loadedRttProbes: LoadedRttProbes?
+        withLoadedRttProbes loaded: Bool
     ) throws(InputError) -> ReconnectPolicy? {
         try read(
-            options, detectedBy: userTimeout != nil, loadedRttProbes: loadedRttProbes,
+            options, detectedBy: userTimeout != nil, withLoadedRttProbes: loaded,
             missing:
                 "userTimeoutMs: without it a connection whose peer is gone stalls with data in flight for the kernel's ~15 minutes and is never noticed lost (keepAlive only probes an idle connection), so no reconnect would ever start"
         )

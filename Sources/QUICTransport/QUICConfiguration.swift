@@ -1,5 +1,6 @@
 import CNgtcp2
 import PeerBenchPlugin
+import PeerBenchWorkloads
 
 /// How bulk messages map to QUIC streams.
 public enum StreamMode: String, Sendable, CaseIterable {

@@ -4,6 +4,7 @@ import GnuTLSSupport
 public import PeerBenchJSON
 public import PeerBenchPlugin
 public import PeerBenchSystem
+import PeerBenchWorkloads
 
 /// QUIC (RFC 9000) on ngtcp2 0.12 with GnuTLS, TLS 1.3 only: plugin `quic`.
 ///
@@ -86,7 +87,7 @@ public struct QUICPlugin: TransportPlugin {
         }
         let loadedRttProbes = try LoadedRttProbes.read(options)
         let reconnect = try ReconnectPolicy.read(
-            options, detectedBy: options.has("idleTimeoutSeconds"), loadedRttProbes: loadedRttProbes,
+            options, detectedBy: options.has("idleTimeoutSeconds"), withLoadedRttProbes: loadedRttProbes != nil,
             missing:
                 "idleTimeoutSeconds: QUIC notices a vanished peer only by its idle timeout, and the 30 s default is longer than most cells, so without it the connection stalls through the outage and no reconnect would ever start"
         )

@@ -1,6 +1,7 @@
 import Foundation
 import PeerBenchPlugin
 import PeerBenchSystem
+import PeerBenchWorkloads
 import Synchronization
 
 /// Loaded probes on a separate flow for QUIC (`loadedRttProbes.flow` `separate`,

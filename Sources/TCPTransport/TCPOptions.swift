@@ -2,6 +2,7 @@ public import PeerBenchJSON
 public import PeerBenchPlugin
 import PeerBenchSockets
 public import PeerBenchSystem
+import PeerBenchWorkloads
 
 #if canImport(Glibc)
     import Glibc
@@ -39,7 +40,7 @@ public struct TCPOptions: Sendable, Equatable {
         loadedRttProbes = try LoadedRttProbes.read(options)
         userTimeout = try TCPUserTimeout.read(options)
         congestionControl = try CongestionControl.read(options)
-        reconnect = try ReconnectPolicy.readForStream(options, userTimeout: userTimeout, loadedRttProbes: loadedRttProbes)
+        reconnect = try ReconnectPolicy.readForStream(options, userTimeout: userTimeout, withLoadedRttProbes: loadedRttProbes != nil)
         // Read only when written: an option a matrix does not write stays out of its
         // effective options, and so out of its cell ids.
         if options.has("receiveBufferBytes") {

@@ -2,6 +2,7 @@ public import PeerBenchJSON
 public import PeerBenchPlugin
 import PeerBenchSockets
 public import PeerBenchSystem
+import PeerBenchWorkloads
 
 /// The TLS plugin's matrix options.
 public struct TLSOptions: Sendable, Equatable {
@@ -82,7 +83,7 @@ public struct TLSOptions: Sendable, Equatable {
         congestionControl = try CongestionControl.read(options)
         sessionTickets = try options.bool("sessionTickets", default: false)
         userTimeout = try TCPUserTimeout.read(options)
-        reconnect = try ReconnectPolicy.readForStream(options, userTimeout: userTimeout, loadedRttProbes: loadedRttProbes)
+        reconnect = try ReconnectPolicy.readForStream(options, userTimeout: userTimeout, withLoadedRttProbes: loadedRttProbes != nil)
     }
 
     static let descriptors: [OptionDescriptor] =

@@ -1,5 +1,6 @@
 public import PeerBenchJSON
 public import PeerBenchPlugin
+public import PeerBenchWorkloads
 
 /// The UDP plugin's matrix options.
 public struct UDPOptions: Sendable, Equatable {
@@ -40,7 +41,7 @@ public struct UDPOptions: Sendable, Equatable {
             receiveBufferBytes = try options.int("receiveBufferBytes", default: 0, range: 4_096...(64 << 20))
         }
         reconnect = try ReconnectPolicy.read(
-            options, detectedBy: keepAlive != nil, loadedRttProbes: loadedRttProbes,
+            options, detectedBy: keepAlive != nil, withLoadedRttProbes: loadedRttProbes != nil,
             missing:
                 "keepAlive: UDP has no connection that could fail, so without the keepalive's verdict a vanished peer is never noticed and no resume would ever start"
         )

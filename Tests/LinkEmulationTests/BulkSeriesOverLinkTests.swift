@@ -2,6 +2,7 @@ import Foundation
 import PeerBenchCore
 import PeerBenchJSON
 import PeerBenchPlugin
+import PeerBenchWorkloads
 import QUICTransport
 import TCPTransport
 import Testing

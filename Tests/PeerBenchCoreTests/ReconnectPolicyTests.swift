@@ -11,7 +11,7 @@ import Testing
         let options = try PluginOptions(.object(o), path: JSONPath.root.key("transports").index(0).key("options"))
         let policy = try ReconnectPolicy.readForStream(
             options, userTimeout: userTimeoutMs.map { TCPUserTimeout(milliseconds: $0) },
-            loadedRttProbes: probes ? LoadedRttProbes(intervalMs: 100) : nil)
+            withLoadedRttProbes: probes)
         try options.finish()
         return policy
     }

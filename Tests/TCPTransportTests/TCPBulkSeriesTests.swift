@@ -2,6 +2,7 @@ import PeerBenchCore
 import PeerBenchPlugin
 import PeerBenchStreams
 import PeerBenchSystem
+import PeerBenchWorkloads
 import Testing
 import TransportTestSupport
 

@@ -1,6 +1,7 @@
 import PeerBenchCore
 import PeerBenchPlugin
 import PeerBenchSystem
+import PeerBenchWorkloads
 import TCPTransport
 import Testing
 import TransportTestSupport

@@ -1,6 +1,7 @@
 import Foundation
 import PeerBenchCore
 import PeerBenchPlugin
+import PeerBenchWorkloads
 import TLSTransport
 import Testing
 import TransportTestSupport

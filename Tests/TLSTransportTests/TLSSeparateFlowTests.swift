@@ -1,5 +1,6 @@
 import PeerBenchCore
 import PeerBenchPlugin
+import PeerBenchWorkloads
 import TLSTransport
 import Testing
 import TransportTestSupport

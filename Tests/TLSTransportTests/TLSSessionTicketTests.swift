@@ -1,6 +1,7 @@
 import PeerBenchCore
 import PeerBenchJSON
 import PeerBenchPlugin
+import PeerBenchWorkloads
 import TLSTransport
 import Testing
 import TransportTestSupport

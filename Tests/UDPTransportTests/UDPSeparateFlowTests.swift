@@ -1,5 +1,6 @@
 import PeerBenchCore
 import PeerBenchPlugin
+import PeerBenchWorkloads
 import Testing
 import TransportTestSupport
 

@@ -71,19 +71,19 @@ public struct ReconnectPolicy: Sendable, Equatable {
     }
 
     /// `read`, refused without the transport's loss detection (`detectedBy` false;
-    /// `missing` names the option and why) or with loaded RTT probes, which are not
-    /// carried across a reconnect.
+    /// `missing` names the option and why) or beside the transport's loaded RTT probes
+    /// (`withLoadedRttProbes`), which are not carried across a reconnect.
     public static func read(
-        _ options: PluginOptions, detectedBy detection: Bool, loadedRttProbes: LoadedRttProbes?,
+        _ options: PluginOptions, detectedBy detection: Bool, withLoadedRttProbes loaded: Bool,
         missing: String
     ) throws(InputError) -> ReconnectPolicy? {
         guard let policy = try read(options) else { return nil }
         let path = options.path.key(key).description
         guard detection else { throw InputError(path: path, "reconnect needs \(missing)") }
-        guard loadedRttProbes == nil else {
+        guard !loaded else {
             throw InputError(
                 path: path,
-                "reconnect cannot be combined with \(LoadedRttProbes.key) yet: the loaded probes are not carried across a re-made connection")
+                "reconnect cannot be combined with loadedRttProbes yet: the loaded probes are not carried across a re-made connection")
         }
         return policy
     }

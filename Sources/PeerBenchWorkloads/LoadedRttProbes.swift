@@ -1,4 +1,5 @@
 import PeerBenchJSON
+import PeerBenchPlugin
 import PeerBenchSystem
 
 /// RTT probes during the bulk phase (latency under load, docs/RECORDS.md `rtt_loaded_ms`):
