@@ -87,7 +87,12 @@ struct UDPPipelinedProbeTests {
         #expect(m.delivery?.receivedMessages == 200)
         let span = Double(try #require(m.receiverSpanNanos)) / 1e9
         let expected = Double(payload.count - 1) * Double(payload.size) * 8 / 20e6  // 79.6 ms
-        #expect(abs(span - expected) / expected < 0.05, "span \(span) s, expected \(expected) s")
+        // The pacer never sends datagram i before start + i x interval (UDPPacer's
+        // absolute schedule), so only a late first datagram shortens the span, and a
+        // loaded host's late wake-ups lengthen it: 85.3 ms with the timing suites five
+        // at a time. An unpaced sender's span is about a millisecond, a span counted
+        // from the sender or over the handshake and probes far from this.
+        #expect(span > expected * 0.9 && span < expected * 1.5, "span \(span) s, expected \(expected) s")
     }
 
     private func timed<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> (T, UInt64) {
