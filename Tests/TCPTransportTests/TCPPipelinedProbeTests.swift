@@ -43,7 +43,10 @@ struct TCPPipelinedProbeTests {
         let lastEcho = try #require(t["last_echo_ms"]?.doubleValue)
         // Waiting for echoes would put the last send after 39 round trips (1 950 ms).
         #expect(sendMs < firstEcho, "last probe sent at \(sendMs) ms, first echo at \(firstEcho) ms")
-        #expect(firstEcho >= 50)
+        // The times count from the first send's return, the RTTs from before each send:
+        // a first send a loaded host held for 3.6 ms put the first echo at 46.4 ms (five
+        // timing lanes beside two busy loops), while every RTT was over 50.
+        #expect(firstEcho >= 40)
         // 40 ping-pongs take 2 000 ms; pipelined about one round trip (a quarter is slack).
         #expect(lastEcho < 500, "40 probes took \(lastEcho) ms over a 50 ms round trip")
     }
