@@ -157,7 +157,7 @@ final class UDPClient {
     ) throws -> UInt64 {
         loaded.schedule.begin(at: start)
         let paceFrom = from == 0 ? start : MonotonicClock.now()
-        let pacer = options.rateMbps.map { UDPPacer(rateMbps: $0, payloadBytes: payload.size, start: paceFrom) }
+        let pacer = options.rateMbps.map { MessageSchedule(rateMbps: $0, payloadBytes: payload.size, start: paceFrom) }
         // The app's send loop: one datagram per send cost at most (CellContext.appLoop).
         let app = MessageSchedule(cell.appLoop, start: paceFrom)
         if app != nil, let loop = cell.appLoop.extra { m.extra[AppLoop.extraKey] = loop }
@@ -171,7 +171,7 @@ final class UDPClient {
             }
             var k = min(capacity, payload.count - sent)
             if let pacer {
-                UDPPacer.wait(until: pacer.due(sent - from))
+                MessageSchedule.waitPrecisely(until: pacer.due(sent - from))
                 // Catch up in one batch if the thread was descheduled, never run ahead.
                 k = min(k, max(1, pacer.dueCount(at: MonotonicClock.now()) - (sent - from)))
             }

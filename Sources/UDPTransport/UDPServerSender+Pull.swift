@@ -1,5 +1,6 @@
 import PeerBenchPlugin
 import PeerBenchSystem
+import PeerBenchWorkloads
 
 #if canImport(Glibc)
     import Glibc
@@ -29,7 +30,7 @@ extension UDPServerSender {
             UDPDatagramHeader(type: .data, session: session, sequence: 0, timestamp: 0).write(to: slot.baseAddress!)
             for j in UDPDatagramHeader.size..<slot.count { slot[j] = UInt8(truncatingIfNeeded: j) }
         }
-        let pacer = rateMbps.map { UDPPacer(rateMbps: $0, payloadBytes: size, start: MonotonicClock.now()) }
+        let pacer = rateMbps.map { MessageSchedule(rateMbps: $0, payloadBytes: size, start: MonotonicClock.now()) }
         var sent = 0
         while sent < count {
             var k = min(capacity, count - sent)
@@ -37,7 +38,7 @@ extension UDPServerSender {
                 // Sleep in slices so `stop()` is heard at a slow rate; spin the last one.
                 let due = pacer.due(sent)
                 while !sender.stopped, MonotonicClock.now() + 5_000_000 < due { MonotonicClock.sleep(until: MonotonicClock.now() + 5_000_000) }
-                UDPPacer.wait(until: due)
+                MessageSchedule.waitPrecisely(until: due)
                 k = min(k, max(1, pacer.dueCount(at: MonotonicClock.now()) - sent))
             }
             if sender.stopped { return nil }

@@ -87,7 +87,7 @@ struct UDPPipelinedProbeTests {
         #expect(m.delivery?.receivedMessages == 200)
         let span = Double(try #require(m.receiverSpanNanos)) / 1e9
         let expected = Double(payload.count - 1) * Double(payload.size) * 8 / 20e6  // 79.6 ms
-        // The pacer never sends datagram i before start + i x interval (UDPPacer's
+        // The pacer never sends datagram i before start + i x interval (MessageSchedule's
         // absolute schedule), so only a late first datagram shortens the span, and a
         // loaded host's late wake-ups lengthen it: 85.3 ms with the timing suites five
         // at a time. An unpaced sender's span is about a millisecond, a span counted

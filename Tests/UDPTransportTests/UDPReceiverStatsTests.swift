@@ -1,4 +1,5 @@
 import PeerBenchCore
+import PeerBenchWorkloads
 import Testing
 import TransportTestSupport
 
@@ -45,7 +46,7 @@ struct UDPReceiverStatsTests {
     @Test("the pacer's schedule is absolute and counts due datagrams")
     func pacer() {
         // 1000-byte payloads at 8 Mbit/s: one every millisecond.
-        let p = UDPPacer(rateMbps: 8, payloadBytes: 1_000, start: 5_000_000)
+        let p = MessageSchedule(rateMbps: 8, payloadBytes: 1_000, start: 5_000_000)
         #expect(p.due(0) == 5_000_000)
         #expect(p.due(10) == 15_000_000)
         #expect(p.dueCount(at: 4_000_000) == 0)
