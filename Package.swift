@@ -83,7 +83,7 @@ let package = Package(
                 "PeerBenchTestbed", "PeerBenchJSON", "PeerBenchSystem",
                 "PeerBenchPlugin",
                 "CLinkEmulation",
-                .product(name: "Collections", package: "swift-collections"),
+                .product(name: "DequeModule", package: "swift-collections"),
             ],
             swiftSettings: strict
         ),
