@@ -187,7 +187,7 @@ run_unit() {
     run_tests "${selection[@]}" --xunit-output "$file.xml" </dev/null >"$file.log" 2>&1 || rc=$?
     awk -v rc="$rc" -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%s %.1f\n", rc, b - a }' >"$file.rc"
     if [ "${quiet_units:-0}" != 1 ]; then
-        { flock 9; echo "=== $unit: exit $rc, $(cut -d' ' -f2 "$file.rc") s"; cat "$file.log"; } 9>"$dir/.print"
+        { flock 9; echo "=== $unit: exit $rc, $(cut -d' ' -f2 "$file.rc") s"; cat "$file.log"; } 9>"$logs/.print"
     fi
     return 0
 }
@@ -318,20 +318,42 @@ mkdir -p "$logs/beside"
 ) &
 beside_pid=$!
 
-# Phase 1: the untimed suites, UNTIMED_LANES at a time.
-echo "=== phase 1: suites that measure no timing, $UNTIMED_LANES processes at once (${BESIDE[*]} in another beside them) ==="
+# The two phases run side by side. Phase 1 computes and asserts no time, so it runs at
+# a lower priority (nice PHASE1_NICE): a timing suite's thread that wakes takes a core
+# from it at once, and phase 1 has what the mostly waiting timing suites leave. When
+# the timing suites are done, phase 1's processes get the normal priority back (as
+# root, which the namespaces need anyway), so that on a loaded machine they are not
+# starved by the load. Then the tests in ALONE, with nothing beside them.
+PHASE1_NICE=10
+echo "=== phase 1: suites that measure no timing, $UNTIMED_LANES processes at once, at nice $PHASE1_NICE (${BESIDE[*]} in another beside them) ==="
 mapfile -t untimed < <(printf '%s\n' "${all_suites[@]}" | grep -vxF -f <(printf '%s\n' "${TIMING[@]}" "${BESIDE[@]}"))
-units "${untimed[@]}" | pool "$UNTIMED_LANES" "$logs/untimed"
-report "$logs/untimed" "untimed suites" || status=1
-echo "=== phase 1 took $((SECONDS - started)) s ==="
+(
+    renice -n "$PHASE1_NICE" -p "$BASHPID" >/dev/null
+    t0=$SECONDS
+    units "${untimed[@]}" | pool "$UNTIMED_LANES" "$logs/untimed"
+    echo "=== phase 1 took $((SECONDS - t0)) s ==="
+) &
+phase1_pid=$!
 
-# Phase 2: the timing suites, TIMING_LANES at a time (BESIDE may still run: it waits on
-# Slurm and a build, a fraction of a core), then the tests in ALONE once BESIDE is done.
 t2=$SECONDS
 echo "=== phase 2: timing suites, $TIMING_LANES processes at once ==="
 timing_status=0
 units "${TIMING[@]}" | pool "$TIMING_LANES" "$logs/timing"
-echo "=== timing suites took $((SECONDS - t2)) s; waiting for ${BESIDE[*]} ==="
+echo "=== timing suites took $((SECONDS - t2)) s; waiting for phase 1 and ${BESIDE[*]} ==="
+# Phase 1's processes back to the normal priority, every thread of each (Linux's nice is
+# a thread's): its pool first, whose new processes then inherit it, and again for any
+# started meanwhile.
+descendants() {  # PID -> PID and its descendants, parents first
+    ps -e -o pid=,ppid= | awk -v root="$1" '{ kids[$2] = kids[$2] " " $1 }
+        END { queue[1] = root; n = 1; for (i = 1; i <= n; i++) { print queue[i]; m = split(kids[queue[i]], k, " "); for (j = 1; j <= m; j++) queue[++n] = k[j] } }'
+}
+for _ in 1 2; do
+    for pid in $(descendants "$phase1_pid"); do
+        for task in /proc/"$pid"/task/*; do renice -n 0 -p "${task##*/}" >/dev/null 2>&1 || true; done
+    done
+done
+wait "$phase1_pid" || true
+report "$logs/untimed" "untimed suites" || status=1
 wait "$beside_pid" || true
 echo "=== ${BESIDE[*]} (beside both phases), $(cut -d' ' -f2 "$logs/beside/beside.rc") s ==="
 cat "$logs/beside/beside.log"
