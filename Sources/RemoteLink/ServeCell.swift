@@ -189,7 +189,7 @@ public final class ServeCell: Sendable {
         server.stop()
         return RemoteCell.Result(
             status: status, error: error, seconds: Double(MonotonicClock.elapsed(since: started)) / 1e9,
-            cpuSeconds: cpu.seconds)
+            cpuSeconds: await cpu.settledSeconds())
     }
 
     /// Stops the server at once (the client went away); `result()` then returns soon.

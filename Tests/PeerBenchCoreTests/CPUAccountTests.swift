@@ -26,7 +26,10 @@ private func burn(_ seconds: Double) {
 
 /// A plugin that burns known CPU on each side: the server 0.3 s on its session thread;
 /// the client 0.1 s on its own thread and 0.2 s on a helper thread it starts, while a
-/// third thread only sleeps 0.3 s (wall time, no CPU).
+/// third thread only sleeps 0.3 s (wall time, no CPU). The helper says it is done
+/// before its thread ends, as the plugins' helpers do, and then lingers 0.1 s: its CPU
+/// is added to the account only when the thread ends, so a record read at once would
+/// miss it (a fresh clone's run did, on a busy machine: client 0.100 s).
 private struct BurningPlugin: TransportPlugin {
     static let descriptor = PluginDescriptor(name: "burning", summary: "test plugin", options: [])
     init(options: PluginOptions) throws {}
@@ -44,6 +47,7 @@ private struct BurningPlugin: TransportPlugin {
             CPUAccount.startThread("burning-helper") {
                 burn(0.2)
                 helperDone.signal()
+                usleep(100_000)
             }
             CPUAccount.startThread("sleeping-helper") {
                 usleep(300_000)

@@ -147,7 +147,8 @@ public struct PluginSession: Sendable {
         // whose work is not its threads' (exec) states its own (null) figures.
         let local = if case .plugin = source { true } else { false }
         if measurement.cpuSeconds == nil {
-            measurement.cpuSeconds = EndPair(client: clientCPU.seconds, server: local ? serverCPU.seconds : nil)
+            measurement.cpuSeconds = EndPair(
+                client: await clientCPU.settledSeconds(), server: local ? await serverCPU.settledSeconds() : nil)
         }
         return measurement
     }
