@@ -2,10 +2,12 @@
 # Estimate against actual: for each matrix, `peerbench validate` (the cost model)
 # and a real run on the emulated link (wall time from the manifest's started_at to
 # ended_at), and their ratio; the target is 0.8-1.25. Needs root (namespaces).
-# Usage: scripts/check-estimates.sh [--keep DIR] [MATRIX...]
+# Usage: scripts/check-estimates.sh [--keep DIR] [MATRIX[@K/N]...]
 #   default: matrices/quick.json matrices/hypotheses.json matrices/edge-large.json
 #   --keep DIR: keep the run folders in DIR (DIR/NAME), e.g. to refit the model from
 #   their per-cell times or to pass one to `validate --calibrate-from`.
+#   MATRIX@K/N: only shard K of N (`run --shard K/N`), against that shard's estimate:
+#   a subset of a matrix too long to run whole (matrix.json, matrices/reconnect.json).
 # A loaded machine inflates the actual times: say so when quoting the figures.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -28,11 +30,23 @@ else
 fi
 printf '%-20s %6s %10s %10s %7s\n' matrix cells "estimate s" "actual s" ratio
 status=0
-for m in "$@"; do
+for arg in "$@"; do
+    m=${arg%@*}
     name=$(basename "$m" .json)
-    est=$("$peerbench" validate "$m" | sed -n 's/.*estimated duration: .* (\([0-9]*\) s; .*/\1/p')
+    shard=()
+    if [ "$arg" != "$m" ]; then
+        shard=(--shard "${arg##*@}")
+        name=$name-${arg##*@}
+        name=${name//\//of}
+        # The dry run's last line: "... estimated duration [H h ][M min ]S s (at most ...".
+        est=$("$peerbench" run "$m" --dry-run "${shard[@]}" | sed -n 's/.*estimated duration \(.*\) s (at most.*/\1/p' |
+            awk '{ t = 0; for (i = 1; i < NF; i += 2) t += $i * ($(i + 1) == "h" ? 3600 : 60); print t + $NF }')
+    else
+        est=$("$peerbench" validate "$m" | sed -n 's/.*estimated duration: .* (\([0-9]*\) s; .*/\1/p')
+    fi
+    [ -n "$est" ] || { echo "check-estimates: no estimate for $arg" >&2; exit 2; }
     [ ! -e "$work/$name" ] || { echo "check-estimates: $work/$name exists; choose another --keep folder" >&2; exit 2; }
-    "$peerbench" run "$m" --out "$work/$name" --link emulated --quiet >/dev/null 2>&1 || [ $? -eq 1 ]
+    "$peerbench" run "$m" "${shard[@]}" --out "$work/$name" --link emulated --quiet >/dev/null 2>&1 || [ $? -eq 1 ]
     read -r cells actual < <(python3 - "$work/$name/manifest.json" <<'PY'
 import json, sys
 from datetime import datetime
