@@ -48,9 +48,9 @@ public struct TLSPlugin: TransportPlugin {
     /// With data in flight only TCP_USER_TIMEOUT (`userTimeoutMs`) ends the connection within a cell.
     public var deadPeerTimeoutSeconds: Double? { options.userTimeout.map { Double($0.milliseconds) / 1_000 } }
 
-    /// As tcp's (`TCPPlugin.costHints`): TLS adds little over the same TCP.
+    /// As tcp's (`TCPPlugin.costHints`, its loss recovery too): TLS adds little over the same TCP.
     public func costHints(link: ResolvedLink) -> CostHints {
-        CostHints(bulkRateShare: link.phyRateMbps == nil ? 1 : 0.7)
+        CostHints(bulkRateShare: link.phyRateMbps == nil ? 1 : 0.7, lossRecovery: 176)
     }
 
     public static func libraryVersions() -> [String: String] {

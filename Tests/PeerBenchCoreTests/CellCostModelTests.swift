@@ -148,5 +148,13 @@ import Testing
         let reliable = CellCost.model(payload: nil, rttProbes: 1_000, link: lossy, rttMethod: .sendLoop)
         let straggler = CellCost.model(payload: nil, rttProbes: 1_000, link: lossy, rttMethod: .sendLoop, hints: CostHints(waitsForLostProbes: true))
         #expect(straggler - reliable > 0.5 && straggler - reliable <= CellCost.pipelinedStragglerSeconds, "\(straggler - reliable)")
+        // Loss recovery: at 20 % loss the 92.16 MB at 50 x 0.8 Mbit/s are 18.4 s of wire
+        // time; lossRecovery 100 makes that 1 + 100 x 0.04 = 5 times as long. Nothing
+        // without loss.
+        let lossier = link(rate: 50, loss: 20)
+        let plain = CellCost.model(payload: payload, rttProbes: 0, link: lossier)
+        let recovering = CellCost.model(payload: payload, rttProbes: 0, link: lossier, hints: CostHints(lossRecovery: 100))
+        #expect(abs((recovering - plain) - 4 * bytes * 8 / (50e6 * 0.8)) < 1e-6, "\(plain) \(recovering)")
+        #expect(CellCost.model(payload: payload, rttProbes: 0, link: l, hints: CostHints(lossRecovery: 100)) == full)
     }
 }

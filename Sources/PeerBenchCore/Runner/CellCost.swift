@@ -49,7 +49,8 @@ public enum CellCost {
     /// - bulk: the payload's bytes at the rate the link carries after loss (its rate
     ///   times (1 - loss), not the PHY rate) plus a per-message cost. The transports
     ///   fill the emulated link: at 18-23 % loss, 32 MB transfers reached 0.5-1.0 of
-    ///   rate x (1 - loss) (tcp 0.9, udp 1.1, quic 0.7; matrices/edge-large.json).
+    ///   rate x (1 - loss) (tcp 0.9, udp 1.1, quic 0.7; matrices/edge-large.json); a reliable
+    ///   transport's recovery stretches that by 1 + its `CostHints.lossRecovery` x loss^2.
     /// - the app loop (`appLoop`): a message or probe goes no faster than the slower
     ///   end's time per message, so probes and messages take at least that each.
     public static func model(
@@ -69,7 +70,7 @@ public enum CellCost {
             let bytes = Double(payload.count) * Double(payload.size)
             let usable = (link.rateMbps ?? 5_000) * 1e6 / 8 * (1 - loss) * hints.bulkRateShare
             let sender = Double(payload.count) * perMessageSeconds
-            var wire = bytes / usable
+            var wire = bytes / usable * (1 + hints.lossRecovery * loss * loss)
             // An unpaced sender whose excess the queue drops is done after its own time and one queue's drain.
             if hints.endsWhenSenderIsDone, let queue = link.queueBytes { wire = min(wire, sender + Double(queue) / usable) }
             bulk = max(wire, Double(payload.count) * app) + sender
@@ -123,12 +124,19 @@ public enum CellCost {
     }
 
     /// One round trip over `link`: twice its one-way delay, the hosts' turnarounds, and
-    /// the wait its channel's timing adds (`PerformanceModeAdaptable.roundTripWaitSeconds`:
+    /// the wait its channel's timing adds, back to back (above) (`PerformanceModeAdaptable.roundTripWaitSeconds`:
     /// 24.6 ms on AWDL's availability windows, which the estimates of matrices on radio
     /// links had left out: quick.json ran 101.9 s against 29 estimated, 2026-11-29).
+    /// Round trips one after another (ping-pong probes, a handshake's flights) wait
+    /// longer than a lone one: each leaves with the answer to the one before, just as a
+    /// window closes, and waits two whole windows, not 1.5 on average. Measured: ping-pong
+    /// probes of matrices/modes.json and matrices/hypotheses.json on the `bulk` schedule
+    /// took 32.76 ms (two 16.384 ms windows) against the lone probe's 26.6 (2026-12-02).
+    static let backToBackWaitFactor = 2.0 / 1.5
+
     static func roundTripSeconds(_ link: ResolvedLink) -> Double {
         2 * (link.delayMs ?? 0.05) / 1000 + probeTurnaroundSeconds
-            + ((link.channel as? any PerformanceModeAdaptable)?.roundTripWaitSeconds ?? 0)
+            + ((link.channel as? any PerformanceModeAdaptable)?.roundTripWaitSeconds ?? 0) * backToBackWaitFactor
     }
 
     /// x^n for small whole n, without Foundation.

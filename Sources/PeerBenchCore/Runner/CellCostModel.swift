@@ -43,8 +43,13 @@ public struct CellCostModel: Sendable {
     }
 
     /// Seconds `cell` is expected to take over `link`.
-    public func seconds(_ cell: Cell, link: ResolvedLink) -> Double {
-        guard link.connected else { return CellCost.setUpSeconds }
+    public func seconds(_ cell: Cell, link resolved: ResolvedLink) -> Double {
+        guard resolved.connected else { return CellCost.setUpSeconds }
+        // The link the cell runs over: its transport's performance mode changes the
+        // channel's timing (`realtime` has no availability windows), as in CellExecutor.
+        // Estimated over the environment's own schedule, matrices/modes.json's realtime
+        // cells were 7 times their actual time (2026-12-02).
+        let link = resolved.adapted(to: cell.transport.effectiveWifi)
         let probes = RTTPayloadSelection.probes(rttProbes, payload: cell.payload, selection: rttPayloads)
         let plugin = plugins[cell.transport.label]
         let own = plugin?.estimatedSeconds(payload: cell.payload, rttProbes: probes, link: link)

@@ -10,10 +10,19 @@ public struct CostHints: Sendable, Equatable {
     /// An unpaced sender on a link whose queue drops (`ResolvedLink.queueBytes`): the bulk
     /// phase ends once the sender is done and that queue has drained, not after every byte.
     public var endsWhenSenderIsDone: Bool
+    /// A reliable transport's recovery on a lossy link: its bulk phase takes
+    /// 1 + lossRecovery x loss^2 times what the rate after loss gives (loss a fraction,
+    /// `ResolvedLink.lossPercent` / 100). 0: the loss costs only its share of the rate.
+    /// (A cost per lost packet, whatever the rate, fitted on the same cells, put
+    /// matrices/field-study-2025.json at 1.20 times its actual time, this 1.04.)
+    public var lossRecovery: Double
 
-    public init(bulkRateShare: Double = 1, waitsForLostProbes: Bool = false, endsWhenSenderIsDone: Bool = false) {
+    public init(
+        bulkRateShare: Double = 1, waitsForLostProbes: Bool = false, endsWhenSenderIsDone: Bool = false, lossRecovery: Double = 0
+    ) {
         self.bulkRateShare = bulkRateShare
         self.waitsForLostProbes = waitsForLostProbes
         self.endsWhenSenderIsDone = endsWhenSenderIsDone
+        self.lossRecovery = lossRecovery
     }
 }
