@@ -11,15 +11,16 @@
 #                                            test's pass count
 #
 # Every suite runs in a process of its own (a suite in SPLIT, each of its tests), a few
-# at a time, in two phases (docs/TESTING.md):
-#  1. the suites that measure no timing, UNTIMED_LANES at a time. BESIDE (the scaffold end-to-end test, building a copy of the package on
-#     the package's own build products, then the Slurm clusters: minutes, mostly
-#     waiting) runs in a process of its own from the start, through both phases;
+# at a time, in two phases side by side (docs/TESTING.md):
+#  1. the suites that measure no timing, UNTIMED_LANES at a time, at nice 10 until the
+#     timing suites are done. BESIDE (the scaffold end-to-end test, building a copy of
+#     the package on the package's own build products, then the Slurm clusters:
+#     minutes, mostly waiting) runs in a process of its own from the start, through both;
 #  2. the timing suites (TIMING below), TIMING_LANES at a time. They assert times,
 #     rates or ratios measured on this machine, with bounds that hold beside two busy
 #     loops, or on what the code decided (counters, planned release times); most of
 #     their time is scenario time (outages, idle timeouts, back-offs), spent waiting.
-#     Then the tests in ALONE, one at a time with nothing beside them.
+#     Then, when everything else is done, the tests in ALONE, one at a time.
 # Each process's log is printed when it ends and kept; the processes' exit statuses
 # and xUnit results make the summary (tests, failures, the longest processes), and
 # when a test fails its issues are repeated at the end of the output, where a CI page
