@@ -50,7 +50,7 @@ import Testing
         #expect(RunSetup.wholeBlocks(of: [], in: plan.cells).isEmpty)
     }
 
-    @Test func aBlockIsEstimatedAtItsSlowestTransportNotTheSum() throws {
+    @Test func aBlockIsEstimatedAtItsSlowestTransportPlusTheOthersBytesNotTheSum() throws {
         let text = matrixText(transports: Self.two, counts: "[10, 20]")
         let sequential = try RunPlan(matrix: try parse(text), options: RunOptions(matrixFile: "m.json", commandLine: []), linkModel: FakeLinkModel())
         let atOnce = try RunPlan(
@@ -59,11 +59,16 @@ import Testing
         let each = sequential.estimates(of: sequential.cells)
         let shared = atOnce.estimates(of: atOnce.cells)
         #expect(shared.count == each.count)
+        // The slowest transport's time, plus the others' bulk phases: their bytes share the air.
         for block in Runner.blockRanges(of: atOnce.cells) {
-            #expect(abs(shared[block].reduce(0, +) - each[block].max()!) < 1e-9)
+            let slowest = block.max { each[$0] < each[$1] }!
+            let bulk = block.filter { $0 != slowest }.map { atOnce.costModel.bulkSeconds(atOnce.cells[$0], link: atOnce.link(for: atOnce.cells[$0])) }
+            #expect(bulk.allSatisfy { $0 > 0 })
+            #expect(abs(shared[block].reduce(0, +) - (each[slowest] + bulk.reduce(0, +))) < 1e-9)
+            #expect(shared[block].reduce(0, +) > each[block].max()!)
         }
         #expect(shared.reduce(0, +) < each.reduce(0, +))
-        // Shards balance blocks by the same rule: the slowest transport's time.
+        // Shards balance blocks by the slowest transport's time alone (a relative weight).
         let balance = atOnce.shardBalance(shards: 2)
         for (b, block) in balance.blocks.enumerated() {
             #expect(balance.blockMillis[b] == block.map { Int((atOnce.costModel.seconds($0, link: atOnce.link(for: $0)) * 1000).rounded()) }.max())

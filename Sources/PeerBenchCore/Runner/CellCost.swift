@@ -65,17 +65,24 @@ public enum CellCost {
         let probes =
             probeSeconds(rttProbes, method: rttMethod, link: link, spacingNanos: spacingNanos, waitsForLost: hints.waitsForLostProbes)
             + Double(rttProbes) * app
-        var bulk = 0.0
-        if let payload {
-            let bytes = Double(payload.count) * Double(payload.size)
-            let usable = (link.rateMbps ?? 5_000) * 1e6 / 8 * (1 - loss) * hints.bulkRateShare
-            let sender = Double(payload.count) * perMessageSeconds
-            var wire = bytes / usable * (1 + hints.lossRecovery * loss * loss)
-            // An unpaced sender whose excess the queue drops is done after its own time and one queue's drain.
-            if hints.endsWhenSenderIsDone, let queue = link.queueBytes { wire = min(wire, sender + Double(queue) / usable) }
-            bulk = max(wire, Double(payload.count) * app) + sender
-        }
-        return setUpSeconds + handshake + probes + bulk
+        return setUpSeconds + handshake + probes + bulkSeconds(payload: payload, link: link, appLoop: appLoop, hints: hints)
+    }
+
+    /// The bulk phase of `model`: the payload's bytes at the usable rate, with the
+    /// transport's loss recovery, the sender's per-message cost and the app loop's.
+    public static func bulkSeconds(payload: Payload?, link: ResolvedLink, appLoop: AppLoop = .none, hints: CostHints = CostHints())
+        -> Double
+    {
+        guard let payload else { return 0 }
+        let app = Double(max(appLoop.sendNanos, appLoop.receiveNanos)) / 1e9
+        let loss = min(max((link.lossPercent ?? 0) / 100, 0), 0.95)
+        let bytes = Double(payload.count) * Double(payload.size)
+        let usable = (link.rateMbps ?? 5_000) * 1e6 / 8 * (1 - loss) * hints.bulkRateShare
+        let sender = Double(payload.count) * perMessageSeconds
+        var wire = bytes / usable * (1 + hints.lossRecovery * loss * loss)
+        // An unpaced sender whose excess the queue drops is done after its own time and one queue's drain.
+        if hints.endsWhenSenderIsDone, let queue = link.queueBytes { wire = min(wire, sender + Double(queue) / usable) }
+        return max(wire, Double(payload.count) * app) + sender
     }
 
     /// Seconds a workload other than the payload's bulk adds (docs/WORKLOADS.md): an

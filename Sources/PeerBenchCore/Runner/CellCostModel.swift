@@ -62,4 +62,15 @@ public struct CellCostModel: Sendable {
         // A cell that would outlast its timeout is stopped there (then torn down).
         return min(s, cellTimeoutSeconds + CellCost.setUpSeconds)
     }
+
+    /// The bulk phase of `seconds` alone (0 for a plugin with its own estimate): what a
+    /// cell adds to a block whose transports share one link (`transportsAtOnce`).
+    public func bulkSeconds(_ cell: Cell, link resolved: ResolvedLink) -> Double {
+        guard resolved.connected else { return 0 }
+        let plugin = plugins[cell.transport.label]
+        let probes = RTTPayloadSelection.probes(rttProbes, payload: cell.payload, selection: rttPayloads)
+        if plugin?.estimatedSeconds(payload: cell.payload, rttProbes: probes, link: resolved) != nil { return 0 }
+        let link = resolved.adapted(to: cell.transport.effectiveWifi)
+        return CellCost.bulkSeconds(payload: cell.payload, link: link, appLoop: appLoop, hints: plugin?.costHints(link: link) ?? CostHints())
+    }
 }

@@ -100,8 +100,11 @@ public struct RunPlan: Sendable {
 
     /// Expected wall time of each of `cells`, seconds, in the same order: the cost
     /// model, or what a past run measured (`calibration`).
-    /// With `transportsAtOnce` a block takes as long as its slowest transport: each of
-    /// its cells is given an equal share of that, so the block's sum is its time.
+    /// With `transportsAtOnce` a block takes as long as its slowest transport plus the
+    /// others' bulk phases, whose bytes share the same air: each of its cells is given an
+    /// equal share of that, so the block's sum is its time. (As long as the slowest alone
+    /// gave 0.59 of the actual time of matrices/field-study-2025-at-once.json, shard 1/4,
+    /// 2026-12-02.)
     public func estimates(of cells: [Cell]) -> [Double] {
         let each = cells.map { cell in
             let modelled = costModel.seconds(cell, link: link(for: cell))
@@ -110,7 +113,9 @@ public struct RunPlan: Sendable {
         guard matrix.transportsAtOnce else { return each }
         var shared = each
         for block in Runner.blockRanges(of: cells) {
-            let share = each[block].max()! / Double(block.count)
+            let slowest = block.max { each[$0] < each[$1] }!
+            let others = block.filter { $0 != slowest }.map { costModel.bulkSeconds(cells[$0], link: link(for: cells[$0])) }
+            let share = (each[slowest] + others.reduce(0, +)) / Double(block.count)
             for i in block { shared[i] = share }
         }
         return shared
