@@ -205,8 +205,15 @@ struct UDPWorkloadKindsTests {
         #expect(frames.sent == 80 && frames.received == 73 && frames.lost == 7)
         #expect(frames.delayNanos.count == 73)
         let udp = try #require(m.extra["udp"]?.objectValue)
-        #expect(udp["frame_pull_attempts"] == JSONValue(2))
-        #expect(udp["frame_end_attempts"] == JSONValue(3))
+        // The lost FRAME_PULL costs one more; the lost FRAME_END and the lost FRAME_REPORT
+        // one each. An answer that was only late (a busy host) is asked for again too,
+        // which is the protocol working: at least that many, and a few at most (a fresh
+        // clone's run saw 4 FRAME_ENDs once).
+        let pulls = try #require(udp["frame_pull_attempts"]?.doubleValue)
+        let ends = try #require(udp["frame_end_attempts"]?.doubleValue)
+        #expect(pulls >= 2 && pulls <= 5, "\(pulls)")
+        #expect(ends >= 3 && ends <= 6, "\(ends)")
+        #expect(relay.droppedCount(type: 0x23) == 1 && relay.droppedCount(type: 0x25) == 1 && relay.droppedReplyCount(type: 0x24) == 1)
         #expect(relay.droppedCount(type: 0x22) == 5 && relay.droppedReplyCount(type: 0x22) == 2)
     }
 
