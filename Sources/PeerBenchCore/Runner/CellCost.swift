@@ -130,10 +130,6 @@ public enum CellCost {
         }
     }
 
-    /// One round trip over `link`: twice its one-way delay, the hosts' turnarounds, and
-    /// the wait its channel's timing adds, back to back (above) (`PerformanceModeAdaptable.roundTripWaitSeconds`:
-    /// 24.6 ms on AWDL's availability windows, which the estimates of matrices on radio
-    /// links had left out: quick.json ran 101.9 s against 29 estimated, 2026-11-29).
     /// Round trips one after another (ping-pong probes, a handshake's flights) wait
     /// longer than a lone one: each leaves with the answer to the one before, just as a
     /// window closes, and waits two whole windows, not 1.5 on average. Measured: ping-pong
@@ -141,6 +137,12 @@ public enum CellCost {
     /// took 32.76 ms (two 16.384 ms windows) against the lone probe's 26.6 (2026-12-02).
     static let backToBackWaitFactor = 2.0 / 1.5
 
+    /// One round trip over `link`, among others back to back: twice its one-way delay,
+    /// the hosts' turnarounds, and the wait its channel's timing adds
+    /// (`PerformanceModeAdaptable.roundTripWaitSeconds`, a lone round trip's 24.6 ms on
+    /// AWDL's availability windows, times `backToBackWaitFactor`), which the estimates of
+    /// matrices on radio links had left out: quick.json ran 101.9 s against 29 estimated,
+    /// 2026-11-29.
     static func roundTripSeconds(_ link: ResolvedLink) -> Double {
         2 * (link.delayMs ?? 0.05) / 1000 + probeTurnaroundSeconds
             + ((link.channel as? any PerformanceModeAdaptable)?.roundTripWaitSeconds ?? 0) * backToBackWaitFactor

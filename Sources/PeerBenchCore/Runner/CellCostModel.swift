@@ -45,13 +45,7 @@ public struct CellCostModel: Sendable {
     /// Seconds `cell` is expected to take over `link`.
     public func seconds(_ cell: Cell, link resolved: ResolvedLink) -> Double {
         guard resolved.connected else { return CellCost.setUpSeconds }
-        // The link the cell runs over: its transport's performance mode changes the
-        // channel's timing (`realtime` has no availability windows), as in CellExecutor.
-        // Estimated over the environment's own schedule, matrices/modes.json's realtime
-        // cells were 7 times their actual time (2026-12-02).
-        let link = resolved.adapted(to: cell.transport.effectiveWifi)
-        let probes = RTTPayloadSelection.probes(rttProbes, payload: cell.payload, selection: rttPayloads)
-        let plugin = plugins[cell.transport.label]
+        let (plugin, link, probes) = inputs(cell, resolved)
         let own = plugin?.estimatedSeconds(payload: cell.payload, rttProbes: probes, link: link)
         let s =
             (own
@@ -67,10 +61,19 @@ public struct CellCostModel: Sendable {
     /// cell adds to a block whose transports share one link (`transportsAtOnce`).
     public func bulkSeconds(_ cell: Cell, link resolved: ResolvedLink) -> Double {
         guard resolved.connected else { return 0 }
-        let plugin = plugins[cell.transport.label]
-        let probes = RTTPayloadSelection.probes(rttProbes, payload: cell.payload, selection: rttPayloads)
-        if plugin?.estimatedSeconds(payload: cell.payload, rttProbes: probes, link: resolved) != nil { return 0 }
-        let link = resolved.adapted(to: cell.transport.effectiveWifi)
+        let (plugin, link, probes) = inputs(cell, resolved)
+        if plugin?.estimatedSeconds(payload: cell.payload, rttProbes: probes, link: link) != nil { return 0 }
         return CellCost.bulkSeconds(payload: cell.payload, link: link, appLoop: appLoop, hints: plugin?.costHints(link: link) ?? CostHints())
+    }
+
+    /// The cell's plugin, the link it runs over and its probe count. The link is adapted
+    /// to the cell's transport's performance mode (`realtime` has no availability
+    /// windows), as in CellExecutor: estimated over the environment's own schedule,
+    /// matrices/modes.json's realtime cells were 7 times their actual time (2026-12-02).
+    private func inputs(_ cell: Cell, _ resolved: ResolvedLink) -> (plugin: (any TransportPlugin)?, link: ResolvedLink, probes: Int) {
+        (
+            plugins[cell.transport.label], resolved.adapted(to: cell.transport.effectiveWifi),
+            RTTPayloadSelection.probes(rttProbes, payload: cell.payload, selection: rttPayloads)
+        )
     }
 }
