@@ -1,3 +1,4 @@
+import PeerBenchTestbed
 import Testing
 
 @testable import LinkEmulation
@@ -35,6 +36,20 @@ struct RoundTripWaitTests {
         // 20 ping-pong probes (matrices/quick.json) cost 20 such round trips: about 0.7 s, not 0.05.
         let probes = CellCost.probeSeconds(20, method: .pingPong, link: free)
         #expect(probes > 20 * 2 * window && probes < 20 * (2 * window + 0.003), "\(probes)")
+        // A cell is estimated over the link its transport's mode makes: the ping-pong
+        // probes and the handshake's round trips of a realtime transport pay no windows
+        // (matrices/modes.json's realtime cells).
+        let costs = CellCostModel(transports: [], rttProbes: 200, cellTimeoutSeconds: 60, registry: nil)
+        func cell(_ mode: PerformanceMode) -> Cell {
+            let t = TransportSpec(
+                plugin: "tcp", label: "tcp", options: nil, effectiveOptions: .null, usesPayload: true, index: 0,
+                wifi: WifiSettings(performanceMode: mode, serviceClass: .bestEffort))
+            return Cell(
+                id: "c", repetition: 1, seed: 1, transport: t, environment: EnvironmentSpec(name: "free-field", kind: .builtIn, json: .null),
+                distance: .meters(10), payload: nil)
+        }
+        let bulkCell = costs.seconds(cell(.bulk), link: free), realtimeCell = costs.seconds(cell(.realtime), link: free)
+        #expect(abs((bulkCell - realtimeCell) - (200 + CellCost.handshakeRoundTrips) * 2 * window) < 1e-9, "\(bulkCell) \(realtimeCell)")
         var lab = ResolvedLink(environment: "lab", distanceMeters: nil, distanceLabel: "1")
         lab.delayMs = 1
         #expect(abs(CellCost.roundTripSeconds(lab) - (0.002 + CellCost.probeTurnaroundSeconds)) < 1e-12)
