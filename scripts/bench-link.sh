@@ -18,6 +18,7 @@ bench=.build/release/link-bench
 
 echo "# $(date -u +%FT%TZ) $(uname -r), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 run() { echo; echo "\$ link-bench $*"; "$bench" "$@"; }
+run --mode setup
 run --mode tcp --mtu 1500 --seconds "$secs"
 run --mode tcp --mtu 1500 --delay-ms 20 --seconds "$secs"
 run --mode tcp --mtu 1500 --seconds "$secs" --no-tso

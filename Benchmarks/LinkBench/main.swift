@@ -111,6 +111,41 @@ if let env = o.environment {
 let (client, server) = try testbed.configure(parameters, seed: 1)
 let (cns, sns) = (client.namespace!, server.namespace!)
 
+// `--mode setup`: what a cell's link set-up costs. `configure` 50 times (shaper, MTU,
+// qdisc counters: the ip and tc runs of every cell), and the qdisc read it makes, `tc -s
+// -j qdisc show`, run 50 times by ChildProcess and by Foundation's Process (the
+// reference: what IPCommand used before 2026-12-02) in the same run.
+if o.mode == "setup" {
+    func figures(_ name: String, _ body: () throws -> Void) rethrows -> Double {
+        var ms: [Double] = []
+        for _ in 0..<50 {
+            let t = MonotonicClock.now()
+            try body()
+            ms.append(Double(MonotonicClock.elapsed(since: t)) / 1e6)
+        }
+        ms.sort()
+        print(name + String(format: "_ms median=%.2f p90=%.2f max=%.2f mean=%.2f", ms[25], ms[45], ms[49], ms.reduce(0, +) / 50))
+        return ms.reduce(0, +) / 50
+    }
+    let tcPaths: [String] = ["/usr/sbin/tc", "/sbin/tc"]
+    let tc = tcPaths.first { access($0, X_OK) == 0 } ?? "/usr/sbin/tc"
+    let show = ["-n", cns.name, "-s", "-j", "qdisc", "show", "dev", "pb0"]
+    _ = try figures("configure") { _ = try testbed.configure(parameters, seed: 1) }
+    let spawned: Double = try figures("tc_childprocess") { _ = try ChildProcess.run(tc, show) }
+    let foundation: Double = try figures("tc_foundation_process") {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: tc)
+        p.arguments = show
+        let out = Pipe()
+        p.standardOutput = out
+        try p.run()
+        _ = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+    }
+    print(String(format: "tc_foundation_over_childprocess=%.1f", foundation / spawned))
+    exit(0)
+}
+
 // `--mode hold`: keep the link up for manual experiments; prints the namespaces and
 // the counters every second until the time is up.
 if o.mode == "hold" {
