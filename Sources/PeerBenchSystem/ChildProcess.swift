@@ -6,9 +6,9 @@
 ///
 /// Foundation's `Process.waitUntilExit` on Linux polls the run loop in 50 ms steps and
 /// learns of the exit from a SIGCHLD source on another thread, so a command that takes
-/// 2 ms returned after 2 ms or after one to several steps, at random: 0 to 0.3 s of a
-/// cell's link set-up on 2026-12-02 (scripts/check-estimates.sh on
-/// matrices/resumption.json). Here the caller waits for the child itself.
+/// 2 ms returned after 2 ms or after one to several steps, at random: a cell's link
+/// set-up took 15 ms or 270-320 ms (matrices/resumption.json, instrumented, 2026-12-02).
+/// Here the caller waits for the child itself.
 public enum ChildProcess {
     /// How a child ended and what it printed.
     public struct Result: Sendable, Equatable {
@@ -21,8 +21,9 @@ public enum ChildProcess {
     }
 
     /// Runs `path` with `arguments` (without argv[0]), stdin from /dev/null, in this
-    /// process's environment with no signal blocked, and waits for its end, reading both of its outputs as it
-    /// writes them (a child that fills one pipe while the other is read cannot block).
+    /// process's environment with its signals reset (`resetSignals`), and waits for its
+    /// end, reading both of its outputs as it writes them (a child that fills one pipe
+    /// while the other is read cannot block).
     /// Throws when it cannot be started (`posix_spawn(PATH)`, ENOENT for a missing one).
     public static func run(_ path: String, _ arguments: [String]) throws(SystemError) -> Result {
         var out: [Int32] = [0, 0], err: [Int32] = [0, 0]
@@ -39,18 +40,10 @@ public enum ChildProcess {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, out[1], 1)
         posix_spawn_file_actions_adddup2(&actions, err[1], 2)
-        // The runner blocks or ignores the signals it handles itself (SIGINT, SIGTERM,
-        // SIGPIPE); the child starts with none blocked and those at their defaults.
         var attr = posix_spawnattr_t()
         posix_spawnattr_init(&attr)
         defer { posix_spawnattr_destroy(&attr) }
-        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
-        var defaults = sigset_t(), empty = sigset_t()
-        sigemptyset(&defaults)
-        for sig in [SIGINT, SIGTERM, SIGHUP, SIGPIPE] { sigaddset(&defaults, sig) }
-        posix_spawnattr_setsigdefault(&attr, &defaults)
-        sigemptyset(&empty)
-        posix_spawnattr_setsigmask(&attr, &empty)
+        resetSignals(in: &attr)
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var child: pid_t = 0
@@ -71,6 +64,20 @@ public enum ChildProcess {
         // The wait(2) status: low 7 bits the signal (0 = exited), bits 8-15 the exit code.
         if status & 0x7f == 0 { result.exitCode = (status >> 8) & 0xff } else { result.signal = status & 0x7f }
         return result
+    }
+
+    /// Sets `attr` so the child starts with no signal blocked and SIGINT, SIGTERM, SIGHUP
+    /// and SIGPIPE at their defaults: the runner blocks or ignores the ones it handles
+    /// itself, and a child inherits both. `flags` adds other posix_spawn flags
+    /// (`POSIX_SPAWN_SETPGROUP`).
+    public static func resetSignals(in attr: inout posix_spawnattr_t, addingFlags flags: Int32 = 0) {
+        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | flags))
+        var defaults = sigset_t(), empty = sigset_t()
+        sigemptyset(&defaults)
+        for sig in [SIGINT, SIGTERM, SIGHUP, SIGPIPE] { sigaddset(&defaults, sig) }
+        posix_spawnattr_setsigdefault(&attr, &defaults)
+        sigemptyset(&empty)
+        posix_spawnattr_setsigmask(&attr, &empty)
     }
 
     /// Reads both pipes until each reports its end.

@@ -143,15 +143,8 @@ public final class WorkerProcess: Sendable {
             defer { posix_spawnattr_destroy(&attr) }
             // Own process group: a Ctrl-C at the terminal reaches only the runner, which
             // decides what happens to the running cell.
-            posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+            ChildProcess.resetSignals(in: &attr, addingFlags: POSIX_SPAWN_SETPGROUP)
             posix_spawnattr_setpgroup(&attr, 0)
-            var defaults = sigset_t()
-            sigemptyset(&defaults)
-            for sig in [SIGINT, SIGTERM, SIGHUP, SIGPIPE] { sigaddset(&defaults, sig) }
-            posix_spawnattr_setsigdefault(&attr, &defaults)
-            var empty = sigset_t()
-            sigemptyset(&empty)
-            posix_spawnattr_setsigmask(&attr, &empty)
             var env = ProcessInfo.processInfo.environment
             // A crash should end the worker at once, not after minutes of symbolication.
             env["SWIFT_BACKTRACE"] = "enable=no"
