@@ -140,6 +140,46 @@ swift build --build-tests --explicit-target-dependency-import-check error
 # patterns match.
 bundle=$(swift build --show-bin-path)/PeerBenchPackageTests.xctest
 run_tests() { NO_COLOR=1 "$bundle" --testing-library swift-testing --no-parallel "$@"; }
+# A test process that is still running after this many seconds is stopped (the longest
+# takes 90 s alone, the BESIDE one 400 s beside two busy loops): a hang fails its unit,
+# naming the tests it started and did not finish and what its processes were doing,
+# instead of holding the run until CI gives up on it.
+UNIT_LIMIT=${PEERBENCH_TEST_UNIT_LIMIT:-600}
+BESIDE_LIMIT=$((UNIT_LIMIT * 2))
+descendants() {  # PID -> PID and its descendants, parents first
+    ps -e -o pid=,ppid= | awk -v root="$1" '{ kids[$2] = kids[$2] " " $1 }
+        END { queue[1] = root; n = 1; for (i = 1; i <= n; i++) { print queue[i]; m = split(kids[queue[i]], k, " "); for (j = 1; j <= m; j++) queue[++n] = k[j] } }'
+}
+# run_limited LIMIT LOG ARGS...: run_tests ARGS, output to LOG, stopped after LIMIT s
+# with the tests it had not finished and its process tree appended to LOG (exit 124).
+run_limited() {
+    local limit=$1 log=$2 pid watcher rc=0
+    shift 2
+    run_tests "$@" </dev/null >"$log" 2>&1 &
+    pid=$!
+    (
+        sleep "$limit" </dev/null >/dev/null 2>&1 &
+        trap 'kill $! 2>/dev/null; exit 0' TERM
+        wait $!
+        local -a tree
+        mapfile -t tree < <(descendants "$pid")
+        {
+            echo "=== timed out after $limit s; started and not finished:"
+            awk '/◇ Test .* started\./ { t = $0; sub(/^◇ Test /, "", t); sub(/ started\.$/, "", t); if (t !~ /^case /) open[t] = 1 }
+                 /[✔✘] Test .* (passed|failed)/ { for (k in open) if (index($0, "Test " k " ") > 0) delete open[k] }
+                 END { for (k in open) print "    " k }' "$log"
+            echo "=== its processes:"
+            ps -o pid,stat,etime,wchan:24,args -p "$(IFS=,; echo "${tree[*]}")" 2>/dev/null || true
+        } >>"$log"
+        kill -KILL "${tree[@]}" 2>/dev/null || true
+    ) &
+    watcher=$!
+    wait "$pid" || rc=$?
+    kill "$watcher" 2>/dev/null || true
+    wait "$watcher" 2>/dev/null || true
+    [ "$rc" -ne 137 ] || rc=124
+    return "$rc"
+}
 
 logs=$(mktemp -d -t peerbench-test.XXXXXX)
 started=$SECONDS
@@ -185,7 +225,7 @@ run_unit() {
     t0=$EPOCHREALTIME
     local -a selection
     mapfile -t selection < <(unit_args "$unit")
-    run_tests "${selection[@]}" --xunit-output "$file.xml" </dev/null >"$file.log" 2>&1 || rc=$?
+    run_limited "$UNIT_LIMIT" "$file.log" "${selection[@]}" --xunit-output "$file.xml" || rc=$?
     awk -v rc="$rc" -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%s %.1f\n", rc, b - a }' >"$file.rc"
     if [ "${quiet_units:-0}" != 1 ]; then
         { flock 9; echo "=== $unit: exit $rc, $(cut -d' ' -f2 "$file.rc") s"; cat "$file.log"; } 9>"$logs/.print"
@@ -214,7 +254,9 @@ for rc in sorted(glob.glob(f"{d}/*.rc")):
     status, seconds = open(rc).read().split()
     units.append((float(seconds), name))
     xml = rc[:-3] + ".xml"
-    if status != "0" or not os.path.exists(xml):
+    if status == "124":
+        bad.append(f"{name} (timed out: its log names the tests it had not finished)")
+    elif status != "0" or not os.path.exists(xml):
         bad.append(f"{name} (exit {status})")
     if os.path.exists(xml):
         for case in ET.parse(xml).getroot().iter("testcase"):
@@ -232,7 +274,9 @@ EOF
 # Issue lines (Swift Testing's ✘ with the ↳ comment lines under them, XCTest's errors)
 # of the logs given.
 summarize() {
-    awk '/^✘ Test run with/ { next }
+    awk '/^=== timed out/ { hung = 1 }
+         hung { print; next }
+         /^✘ Test run with/ { next }
          /✘|:[0-9]+: error: |Test Case .* failed/ { print; issue = 1; next }
          issue && /^↳/ { print; next }
          { issue = 0 }' "$@" | head -60
@@ -314,7 +358,7 @@ status=0
 mkdir -p "$logs/beside"
 (
     t0=$EPOCHREALTIME rc=0
-    run_tests --filter "$(suites_re "${BESIDE[@]}")" --xunit-output "$logs/beside/beside.xml" </dev/null >"$logs/beside/beside.log" 2>&1 || rc=$?
+    run_limited "$BESIDE_LIMIT" "$logs/beside/beside.log" --filter "$(suites_re "${BESIDE[@]}")" --xunit-output "$logs/beside/beside.xml" || rc=$?
     awk -v rc="$rc" -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%s %.1f\n", rc, b - a }' >"$logs/beside/beside.rc"
 ) &
 beside_pid=$!
@@ -344,10 +388,6 @@ echo "=== timing suites took $((SECONDS - t2)) s; waiting for phase 1 and ${BESI
 # Phase 1's processes back to the normal priority, every thread of each (Linux's nice is
 # a thread's): its pool first, whose new processes then inherit it, and again for any
 # started meanwhile.
-descendants() {  # PID -> PID and its descendants, parents first
-    ps -e -o pid=,ppid= | awk -v root="$1" '{ kids[$2] = kids[$2] " " $1 }
-        END { queue[1] = root; n = 1; for (i = 1; i <= n; i++) { print queue[i]; m = split(kids[queue[i]], k, " "); for (j = 1; j <= m; j++) queue[++n] = k[j] } }'
-}
 for _ in 1 2; do
     for pid in $(descendants "$phase1_pid"); do
         for task in /proc/"$pid"/task/*; do renice -n 0 -p "${task##*/}" >/dev/null 2>&1 || true; done

@@ -1,12 +1,23 @@
 #define _GNU_SOURCE
 #include "CPeerBenchSystem.h"
+#include <fcntl.h>
 #include <sched.h>
+#include <spawn.h>
+#include <unistd.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <linux/tcp.h>  /* the kernel's tcp_info has the newer fields glibc's lacks */
 
 int pb_setns_net(int fd) { return setns(fd, CLONE_NEWNET); }
+
+int pb_pipe_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC); }
+
+int pb_accept_cloexec(int fd) { return accept4(fd, NULL, NULL, SOCK_CLOEXEC); }
+
+int pb_spawn_close_from(void *actions, int from) {
+    return posix_spawn_file_actions_addclosefrom_np((posix_spawn_file_actions_t *)actions, from);
+}
 
 int pb_get_tcp_info(int fd, pb_tcp_info *out) {
     struct tcp_info ti;

@@ -1,3 +1,5 @@
+import CPeerBenchSystem
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -26,20 +28,20 @@ public enum ChildProcess {
     /// while the other is read cannot block).
     /// Throws when it cannot be started (`posix_spawn(PATH)`, ENOENT for a missing one).
     public static func run(_ path: String, _ arguments: [String]) throws(SystemError) -> Result {
-        var out: [Int32] = [0, 0], err: [Int32] = [0, 0]
-        try syscall("pipe") { pipe(&out) }
-        do { try syscall("pipe") { pipe(&err) } } catch {
-            out.forEach { close($0) }
+        let out = try pipe()
+        let err: (read: Int32, write: Int32)
+        do { err = try pipe() } catch {
+            close(out.read)
+            close(out.write)
             throw error
         }
-        // Close-on-exec, so no other child started meanwhile holds a write end open.
-        for fd in out + err { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, out[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, err[1], 2)
+        posix_spawn_file_actions_adddup2(&actions, out.write, 1)
+        posix_spawn_file_actions_adddup2(&actions, err.write, 2)
+        inheritOnly(upTo: 2, in: &actions)
         var attr = posix_spawnattr_t()
         posix_spawnattr_init(&attr)
         defer { posix_spawnattr_destroy(&attr) }
@@ -48,22 +50,40 @@ public enum ChildProcess {
         defer { argv.forEach { free($0) } }
         var child: pid_t = 0
         let rc = posix_spawn(&child, path, &actions, &attr, argv, environ)
-        close(out[1])
-        close(err[1])
+        close(out.write)
+        close(err.write)
         defer {
-            close(out[0])
-            close(err[0])
+            close(out.read)
+            close(err.read)
         }
         guard rc == 0 else { throw SystemError("posix_spawn(\(path))", errno: rc) }
         var result = Result(exitCode: nil, signal: nil, output: [], errors: [])
         var readError: SystemError?
-        do { try drain(out[0], err[0], into: &result) } catch { readError = error }
+        do { try drain(out.read, err.read, into: &result) } catch { readError = error }
         var status: Int32 = 0
         try syscall("waitpid") { waitpid(child, &status, 0) }
         if let readError { throw readError }
         // The wait(2) status: low 7 bits the signal (0 = exited), bits 8-15 the exit code.
         if status & 0x7f == 0 { result.exitCode = (status >> 8) & 0xff } else { result.signal = status & 0x7f }
         return result
+    }
+
+    /// A pipe whose ends are close-on-exec from their creation (pipe2 with O_CLOEXEC):
+    /// a child that another thread spawns in between cannot inherit a write end, which
+    /// would hold the pipe open, so that its reader never saw the end, for as long as
+    /// that child lived (a cell's worker: the whole run). pipe(2) then fcntl(2) left
+    /// that gap.
+    public static func pipe() throws(SystemError) -> (read: Int32, write: Int32) {
+        var fds: [Int32] = [-1, -1]
+        try syscall("pipe2(O_CLOEXEC)") { pb_pipe_cloexec(&fds) }
+        return (fds[0], fds[1])
+    }
+
+    /// Adds to `actions`, after its dup2s, the closing of every descriptor above
+    /// `highest`: the child has only the descriptors it was given, even one another
+    /// thread opened without close-on-exec.
+    public static func inheritOnly(upTo highest: Int32, in actions: inout posix_spawn_file_actions_t) {
+        _ = pb_spawn_close_from(&actions, highest + 1)
     }
 
     /// Sets `attr` so the child starts with no signal blocked and SIGINT, SIGTERM, SIGHUP

@@ -157,13 +157,11 @@ public final class Socket: Sendable {
     /// Blocks until a peer connects; nil when the receive timeout expires first.
     public func accept() throws(SystemError) -> Socket? {
         let accepted = try io("accept") { fd throws(SystemError) in
-            try syscallAllowingWouldBlock("accept") { Glibc.accept(fd, nil, nil) }
+            // Close-on-exec from the start: external plugin processes must not inherit it.
+            try syscallAllowingWouldBlock("accept") { pb_accept_cloexec(fd) }
         }
         guard let accepted else { return nil }
-        let socket = Socket(adopting: accepted)
-        // External plugin processes must not inherit it.
-        try syscall("fcntl(FD_CLOEXEC)") { fcntl(accepted, F_SETFD, FD_CLOEXEC) }
-        return socket
+        return Socket(adopting: accepted)
     }
 
     /// The locally bound address (the port the kernel chose for port 0).

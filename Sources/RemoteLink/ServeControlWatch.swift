@@ -21,16 +21,13 @@ final class ServeControlWatch: Sendable {
     private let wakeRead: Int32, wakeWrite: Int32
 
     init(socket: Socket, onGone: @escaping @Sendable () -> Void) {
-        var fds: [Int32] = [-1, -1]
-        guard pipe(&fds) == 0 else {
+        guard let fds = try? ChildProcess.pipe() else {
             // Out of descriptors: no watch; the cell then ends at its deadline as it would.
             (wakeRead, wakeWrite) = (-1, -1)
             done.signal()
             return
         }
-        _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
-        _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
-        (wakeRead, wakeWrite) = (fds[0], fds[1])
+        (wakeRead, wakeWrite) = fds
         let thread = Thread { [self] in
             defer { done.signal() }
             let hungUp =

@@ -38,6 +38,30 @@ struct ChildProcessTests {
         #expect(r.output.isEmpty)
     }
 
+    @Test("the child has only its three descriptors, even one this process left inheritable")
+    func onlyStandardDescriptors() throws {
+        // Opened without O_CLOEXEC, as another thread's code might: the child must still
+        // not hold it (a held pipe end would keep that pipe's reader from its end).
+        let stray = open("/dev/null", O_RDONLY)
+        #expect(stray > 2)
+        defer { close(stray) }
+        let r = try ChildProcess.run("/bin/ls", ["/proc/self/fd"])
+        // 0-2, and the one ls opens to list the folder (the lowest free: 3).
+        let fds = String(decoding: r.output, as: UTF8.self).split(separator: "\n").compactMap { Int32($0) }.sorted()
+        #expect(fds == [0, 1, 2, 3])
+    }
+
+    @Test("pipe(): both ends are close-on-exec from the start")
+    func pipeIsCloseOnExec() throws {
+        let (r, w) = try ChildProcess.pipe()
+        defer {
+            close(r)
+            close(w)
+        }
+        #expect(fcntl(r, F_GETFD) & FD_CLOEXEC != 0)
+        #expect(fcntl(w, F_GETFD) & FD_CLOEXEC != 0)
+    }
+
     @Test("a missing program is an error that names it")
     func missing() {
         #expect {

@@ -6,6 +6,18 @@
 /// setns(fd, CLONE_NEWNET): moves the calling thread into the network namespace behind fd.
 int pb_setns_net(int fd);
 
+/// pipe2(fds, O_CLOEXEC): both ends close-on-exec from their creation, so a child
+/// another thread starts at that moment cannot inherit one (pipe, then fcntl, could).
+int pb_pipe_cloexec(int fds[2]);
+
+/// accept4(fd, NULL, NULL, SOCK_CLOEXEC): the accepted socket close-on-exec from the start.
+int pb_accept_cloexec(int fd);
+
+/// posix_spawn_file_actions_addclosefrom_np(actions, from) (glibc 2.34): the child
+/// closes every descriptor from `from` up, whatever another thread left inheritable.
+/// `actions` is a posix_spawn_file_actions_t *.
+int pb_spawn_close_from(void *actions, int from);
+
 /// The TCP_INFO fields PeerBench records.
 typedef struct {
     uint32_t retransmits;      // tcpi_total_retrans: segments retransmitted over the connection

@@ -123,21 +123,19 @@ public final class WorkerProcess: Sendable {
             // A worker that died between cells must show up as EPIPE on the next request,
             // not as a SIGPIPE that ends the runner.
             signal(SIGPIPE, SIG_IGN)
-            var req: [Int32] = [0, 0], rep: [Int32] = [0, 0], err: [Int32] = [0, 0]
-            // Close-on-exec, so no other child (a plugin's helper program) holds a pipe open.
-            try syscall("pipe") { pipe(&req) }
-            try syscall("pipe") { pipe(&rep) }
-            try syscall("pipe") { pipe(&err) }
-            // The runner must be the only holder of the request pipe's write end: the
-            // worker takes its closing as the runner's death (see the type's comment).
-            for fd in req + rep + err { _ = try syscall("fcntl(FD_CLOEXEC)") { fcntl(fd, F_SETFD, FD_CLOEXEC) } }
+            // Close-on-exec from their creation, so no other child (a plugin's helper
+            // program) holds a pipe open: the runner must be the only holder of the
+            // request pipe's write end, the worker takes its closing as the runner's
+            // death (see the type's comment).
+            let req = try ChildProcess.pipe(), rep = try ChildProcess.pipe(), err = try ChildProcess.pipe()
             var actions = posix_spawn_file_actions_t()
             posix_spawn_file_actions_init(&actions)
             defer { posix_spawn_file_actions_destroy(&actions) }
-            posix_spawn_file_actions_adddup2(&actions, req[0], CellWorker.requestFD)
+            posix_spawn_file_actions_adddup2(&actions, req.read, CellWorker.requestFD)
             posix_spawn_file_actions_adddup2(&actions, 2, 1)  // stray prints go to our log, not the protocol
-            posix_spawn_file_actions_adddup2(&actions, err[1], 2)
-            posix_spawn_file_actions_adddup2(&actions, rep[1], CellWorker.replyFD)
+            posix_spawn_file_actions_adddup2(&actions, err.write, 2)
+            posix_spawn_file_actions_adddup2(&actions, rep.write, CellWorker.replyFD)
+            ChildProcess.inheritOnly(upTo: CellWorker.replyFD, in: &actions)
             var attr = posix_spawnattr_t()
             posix_spawnattr_init(&attr)
             defer { posix_spawnattr_destroy(&attr) }
@@ -156,19 +154,19 @@ public final class WorkerProcess: Sendable {
             }
             var child: pid_t = 0
             let rc = posix_spawn(&child, executable, &actions, &attr, argv, envp)
-            close(req[0])
-            close(rep[1])
-            close(err[1])
+            close(req.read)
+            close(rep.write)
+            close(err.write)
             guard rc == 0 else {
-                close(req[1])
-                close(rep[0])
-                close(err[0])
+                close(req.write)
+                close(rep.read)
+                close(err.read)
                 throw SystemError("posix_spawn(\(executable))", errno: rc)
             }
             s.pid = child
-            s.requestFD = req[1]
-            s.replyReader = LineReader(fd: rep[0])
-            s.stderrTail = StderrTail(fd: err[0])
+            s.requestFD = req.write
+            s.replyReader = LineReader(fd: rep.read)
+            s.stderrTail = StderrTail(fd: err.read)
         }
     }
 
