@@ -60,10 +60,13 @@ import TransportTestSupport
         #expect(r["connect_ms"] == .null, "UDP has no connection set-up")
         #expect(r["rtt_ms"]?["count"] == 20)
         #expect(r["delivery"]?["sent_messages"] == 5000)
+        // How many arrive is the machine's business (beside two busy loops iperf3's
+        // receiver kept 1 618 of 5 000); that the record's loss is what arrived is ours.
         let received = r["delivery"]?["received_messages"]?.intValue ?? 0
-        #expect(received > 2500 && received <= 5000, "received \(received) of 5000")
+        #expect(received > 0 && received <= 5000, "received \(received) of 5000")
         let loss = r["delivery"]?["loss_ratio"]?.doubleValue ?? -1
-        #expect(loss >= 0 && loss < 0.5)
+        #expect(loss >= 0 && loss < 1)
+        #expect(abs(loss - (1 - Double(received) / 5000)) < 0.02, "loss \(loss) against \(received) of 5000 received")
         let jitter = try #require(r["jitter_ms"]?["rfc3550"]?.doubleValue)
         #expect(jitter >= 0 && jitter < 10, "loopback jitter, ms: \(jitter)")
         let mbps = r["throughput_mbps"]?.doubleValue ?? 0
