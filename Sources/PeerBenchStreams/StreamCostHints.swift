@@ -1,15 +1,22 @@
 import PeerBenchPlugin
 
-extension TCPPlugin {
-    /// Linux's TCP (CUBIC) over a radio link's availability windows reaches about 0.7 of
-    /// the link's usable rate: 0.54-0.86 (medians per payload) in the per-cell times of the
-    /// field-study run of 2026-11-29 (docs/UNATTENDED.md, "Estimates"); it fills a fixed link.
-    /// On a lossy link its retransmission timeouts stretch the bulk phase: `lossRecovery`
-    /// 176, fitted on the bulk phases of the tcp cells of matrices/hypotheses.json at 2-23 %
-    /// loss (2026-12-02: 4 MB took 4 to 11 times the rate after loss at 16-23 %, about that
-    /// at 4 %); it gives the two 32 MB cells of matrices/edge-large.json at 18 and 23 % the
-    /// 60 s timeout they ran into.
-    public func costHints(link: ResolvedLink) -> CostHints {
-        CostHints(bulkRateShare: link.phyRateMbps == nil ? 1 : 0.7, lossRecovery: 176)
+extension CostHints {
+    /// A bulk phase over Linux's TCP (CUBIC), the tcp and tls plugins' alike (TLS adds
+    /// little over the same TCP):
+    /// - it reaches 0.85 of a radio link's usable rate once its window is open: 0.86-0.91
+    ///   (medians, transfers of 40-92 MB) in matrices/field-study-2025-app-loop.json,
+    ///   shard 1/4, and 0.78-1.01 on lossless free-field links of 92-238 Mbit/s (both
+    ///   2026-12-02); it fills a fixed link;
+    /// - its window starts at 10 segments (Linux's initial window, 10 x 1 444 bytes on
+    ///   AWDL's 1 484-byte MTU) and doubles each round trip: the smaller transfers of the
+    ///   field-study run of 2026-11-29 reached lower shares (0.54-0.86, medians per
+    ///   payload), to which a single share of 0.7 had been fitted;
+    /// - on a lossy link its retransmission timeouts stretch the bulk phase:
+    ///   `lossRecovery` 176, fitted on the bulk phases of the tcp cells of
+    ///   matrices/hypotheses.json at 2-23 % loss (2026-12-02: 4 MB took 4 to 11 times the
+    ///   rate after loss at 16-23 %, about that at 4 %); it gives the two 32 MB cells of
+    ///   matrices/edge-large.json at 18 and 23 % the 60 s timeout they ran into.
+    public static func kernelTCP(link: ResolvedLink) -> CostHints {
+        CostHints(bulkRateShare: link.phyRateMbps == nil ? 1 : 0.85, lossRecovery: 176, initialWindowBytes: 10 * 1_444)
     }
 }

@@ -1,14 +1,18 @@
 import PeerBenchPlugin
 
 extension QUICPlugin {
-    /// ngtcp2 over a radio link's availability windows reaches about half the link's
-    /// usable rate: 0.33-0.65 (medians per payload) in the per-cell times of the
-    /// field-study run of 2026-11-29 (docs/UNATTENDED.md, "Estimates"); it fills a fixed link.
+    /// ngtcp2 over a radio link's availability windows reaches 0.6 of the link's usable
+    /// rate once its window is open: 0.63-0.66 (medians, transfers of 40-92 MB) in
+    /// matrices/field-study-2025-app-loop.json, shard 1/4, 2026-12-02, the top of the
+    /// 0.33-0.65 per payload of the field-study run of 2026-11-29, whose smaller transfers
+    /// were still opening their window: ngtcp2's initial window is 14 720 bytes
+    /// (ngtcp2_cc_compute_initcwnd at a 1 200-1 452-byte datagram), doubling each round
+    /// trip. It fills a fixed link.
     /// Its loss recovery costs less than tcp's (`lossRecovery` 69, fitted the same way on
     /// the quic cells of matrices/hypotheses.json, 2026-12-02: 2 to 5 times the rate after
     /// loss at 17-23 %; the 32 MB cells of matrices/edge-large.json then get 60 s, the
     /// timeout, against 55 and 56 s recorded).
     public func costHints(link: ResolvedLink) -> CostHints {
-        CostHints(bulkRateShare: link.phyRateMbps == nil ? 1 : 0.5, lossRecovery: 69)
+        CostHints(bulkRateShare: link.phyRateMbps == nil ? 1 : 0.6, lossRecovery: 69, initialWindowBytes: 14_720)
     }
 }

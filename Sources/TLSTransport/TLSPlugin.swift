@@ -48,10 +48,8 @@ public struct TLSPlugin: TransportPlugin {
     /// With data in flight only TCP_USER_TIMEOUT (`userTimeoutMs`) ends the connection within a cell.
     public var deadPeerTimeoutSeconds: Double? { options.userTimeout.map { Double($0.milliseconds) / 1_000 } }
 
-    /// As tcp's (`TCPPlugin.costHints`, its loss recovery too): TLS adds little over the same TCP.
-    public func costHints(link: ResolvedLink) -> CostHints {
-        CostHints(bulkRateShare: link.phyRateMbps == nil ? 1 : 0.7, lossRecovery: 176)
-    }
+    /// As tcp's (`CostHints.kernelTCP`): TLS adds little over the same TCP.
+    public func costHints(link: ResolvedLink) -> CostHints { .kernelTCP(link: link) }
 
     public static func libraryVersions() -> [String: String] {
         ["gnutls": GnuTLSLibrary.version]

@@ -30,6 +30,26 @@ import Testing
         #expect(s > bytes / (58.6e6 / 8) * 1.5, "not the PHY rate")
     }
 
+    /// Slow start: a window of 14 440 bytes doubles five times to hold the 375 kB a
+    /// 100 Mbit/s link carries in a 30 ms round trip, so the bulk phase pays five round
+    /// trips less the one those bytes take at the full rate: 0.12 s, whatever the payload
+    /// beyond those bytes, and nothing for a transport that sends at once.
+    @Test func slowStartPaysTheRoundTripsToOpenTheWindow() {
+        var l = link(rate: 100, loss: 0)
+        l.delayMs = 14.75  // 2 x 14.75 ms + the 0.5 ms turnaround: a 30 ms round trip
+        let usable = 100e6 / 8
+        let windowed = CostHints(initialWindowBytes: 14_440)
+        #expect(abs(CellCost.slowStartSeconds(92e6, usable: usable, link: l, hints: windowed) - (5 * 0.03 - 0.03)) < 1e-9)
+        #expect(abs(CellCost.slowStartSeconds(4e6, usable: usable, link: l, hints: windowed) - 0.12) < 1e-9)
+        // 100 kB: three doublings (115 520 bytes) hold it; 0.09 s less its 8 ms at the full rate.
+        #expect(abs(CellCost.slowStartSeconds(100e3, usable: usable, link: l, hints: windowed) - (0.09 - 0.008)) < 1e-9)
+        #expect(CellCost.slowStartSeconds(92e6, usable: usable, link: l, hints: CostHints()) == 0)
+        // It is part of the bulk phase: a 4 MB transfer takes 0.12 s longer than its bytes.
+        let payload = Payload(count: 1_000, size: 4_000)
+        let plain = CellCost.bulkSeconds(payload: payload, link: l, hints: CostHints())
+        #expect(abs(CellCost.bulkSeconds(payload: payload, link: l, hints: windowed) - plain - 0.12) < 1e-9)
+    }
+
     /// Probes cost rttProbes round trips, more with loss.
     @Test func probesCostRoundTripsAndLosses() {
         let clean = CellCost.model(payload: nil, rttProbes: 100, link: link(rate: 300, loss: 0))

@@ -10,7 +10,9 @@ public enum CellCost {
     /// Testbed (two namespaces, TUN devices, emulator), worker and server start, and
     /// teardown, plus the runner's own bookkeeping between cells (record written and
     /// flushed: about 25 ms of the run's wall time that no record's `total_seconds` holds).
-    public static let setUpSeconds = 0.15
+    /// 0.15 until the `ip` and `tc` runs stopped waiting on Foundation's run loop (af9283e:
+    /// 0 to 0.3 s a cell); matrices/resumption.json's 30 cells then took 0.26 s each.
+    public static let setUpSeconds = 0.09
     /// What a round trip takes beyond twice the link's one-way delay: two user-space
     /// turnarounds and the emulator's release. Measured: 2.3 ms per probe on a 1 ms link.
     static let probeTurnaroundSeconds = 0.0005
@@ -79,10 +81,27 @@ public enum CellCost {
         let bytes = Double(payload.count) * Double(payload.size)
         let usable = (link.rateMbps ?? 5_000) * 1e6 / 8 * (1 - loss) * hints.bulkRateShare
         let sender = Double(payload.count) * perMessageSeconds
-        var wire = bytes / usable * (1 + hints.lossRecovery * loss * loss)
+        var wire = bytes / usable * (1 + hints.lossRecovery * loss * loss) + slowStartSeconds(bytes, usable: usable, link: link, hints: hints)
         // An unpaced sender whose excess the queue drops is done after its own time and one queue's drain.
         if hints.endsWhenSenderIsDone, let queue = link.queueBytes { wire = min(wire, sender + Double(queue) / usable) }
         return max(wire, Double(payload.count) * app) + sender
+    }
+
+    /// What slow start adds to a bulk phase: the round trips a window of
+    /// `initialWindowBytes`, doubling each, takes to reach the bytes in flight that fill
+    /// the link (its rate x a round trip) or the whole payload, less the time those bytes
+    /// take at the full rate (counted already). A 4 MB transfer pays about 4 round trips
+    /// of an availability-window link (30 ms each), a 92 MB one the same 0.1 s.
+    static func slowStartSeconds(_ bytes: Double, usable: Double, link: ResolvedLink, hints: CostHints) -> Double {
+        guard let initial = hints.initialWindowBytes, initial > 0 else { return 0 }
+        let rtt = roundTripSeconds(link)
+        let target = min(bytes, usable * rtt)
+        var window = Double(initial), rounds = 0.0
+        while window < target {
+            window *= 2
+            rounds += 1
+        }
+        return max(0, rounds * rtt - target / usable)
     }
 
     /// Seconds a workload other than the payload's bulk adds (docs/WORKLOADS.md): an

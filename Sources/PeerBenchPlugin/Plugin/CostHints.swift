@@ -16,13 +16,19 @@ public struct CostHints: Sendable, Equatable {
     /// (A cost per lost packet, whatever the rate, fitted on the same cells, put
     /// matrices/field-study-2025.json at 1.20 times its actual time, this 1.04.)
     public var lossRecovery: Double
+    /// A congestion window that starts at this many bytes and doubles every round trip
+    /// (slow start): the bulk phase also pays the round trips it takes to grow to the
+    /// window that fills the link, or holds the whole payload. nil: it sends at once.
+    public var initialWindowBytes: Int?
 
     public init(
-        bulkRateShare: Double = 1, waitsForLostProbes: Bool = false, endsWhenSenderIsDone: Bool = false, lossRecovery: Double = 0
+        bulkRateShare: Double = 1, waitsForLostProbes: Bool = false, endsWhenSenderIsDone: Bool = false, lossRecovery: Double = 0,
+        initialWindowBytes: Int? = nil
     ) {
         self.bulkRateShare = bulkRateShare
         self.waitsForLostProbes = waitsForLostProbes
         self.endsWhenSenderIsDone = endsWhenSenderIsDone
         self.lossRecovery = lossRecovery
+        self.initialWindowBytes = initialWindowBytes
     }
 }
