@@ -193,11 +193,12 @@ struct WorkloadRunTests {
                     #expect(total > 14 && total < 20.5, "\(direction): \(total)")
                 } else {
                     // Both ways loaded, each direction's acknowledgements queue behind the other's
-                    // data. Down ran 13.8-16.9 Mbit/s in six runs, up 17.8-17.9 (why down is the
-                    // slower one is not traced); a bound of 28 on the total failed one run in six.
+                    // data. Down ran 13.8-16.9 Mbit/s in six runs, up 17.8-17.9; on another host
+                    // up was the slower one, 13.9 against 18.1 (2026-12-02): either direction
+                    // may be. A bound of 28 on the total failed one run in six.
                     let by = object(rec, "throughput_by_direction_mbps")
                     let up = by["up"] as? Double ?? 0, down = by["down"] as? Double ?? 0
-                    #expect(up > 14 && up < 20.5 && down > 11 && down < 20.5, "bidir: up \(up), down \(down)")
+                    #expect(up > 11 && up < 20.5 && down > 11 && down < 20.5, "bidir: up \(up), down \(down)")
                 }
                 // A flow's throughput counts both its directions (as tcp's flows): bidir's are twice.
                 #expect(mbps.allSatisfy { $0 > 2.5 * Double(ways) && $0 < 6 * Double(ways) }, "\(direction): a fair share each: \(mbps)")
