@@ -261,8 +261,12 @@ struct EmulatedLinkTests {
         _ = try await echoed
         let rtts = pings.map(\.1)
         let slot = ChannelSchedule.awdlSlotNanos
-        // Most probes see the plain 2 ms round trip ...
-        #expect(rtts.quantile(0.5).milliseconds < 3, "p50 \(rtts.quantile(0.5).milliseconds) ms")
+        // Most probes see the plain 2 ms round trip, not a slot's wait. The bound is a
+        // quarter slot, not 3 ms: the probes are wall-clock round trips of normal threads,
+        // and a fresh clone of 1f183f8 on a quiet host of this kind measured a median of
+        // 3.07 ms (2026-12-02); what separates "crossed" from "waited for the channel" is
+        // the slot, 65.5 ms.
+        #expect(rtts.quantile(0.5) < slot / 4, "p50 \(rtts.quantile(0.5).milliseconds) ms")
         // ... the one sent into an off-channel slot waits up to a slot (65.5 ms; at least
         // ~55 ms, since a probe goes out every few ms and so soon after the slot begins),
         // about one per off-channel slot in the run (one every 524 ms). A loaded host
