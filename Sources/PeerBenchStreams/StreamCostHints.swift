@@ -5,8 +5,9 @@ extension CostHints {
     /// little over the same TCP):
     /// - it reaches 0.85 of a radio link's usable rate once its window is open: 0.86-0.91
     ///   (medians, transfers of 40-92 MB) in matrices/field-study-2025-app-loop.json,
-    ///   shard 1/4, and 0.78-1.01 on lossless free-field links of 92-238 Mbit/s (both
-    ///   2026-12-02); it fills a fixed link;
+    ///   shard 1/4 (2026-12-02), and 0.79-0.93, median 0.84, over 27.6 MB on lossless
+    ///   free-field links of 62-234 Mbit/s (`scripts/bulk-share.py`, 2026-12-03); it
+    ///   fills a fixed link;
     /// - its window starts at 10 segments (Linux's initial window, 10 x 1 444 bytes on
     ///   AWDL's 1 484-byte MTU) and doubles each round trip: the smaller transfers of the
     ///   field-study run of 2026-11-29 reached lower shares (0.54-0.86, medians per

@@ -5,7 +5,9 @@ extension QUICPlugin {
     /// rate once its window is open: 0.63-0.66 (medians, transfers of 40-92 MB) in
     /// matrices/field-study-2025-app-loop.json, shard 1/4, 2026-12-02, the top of the
     /// 0.33-0.65 per payload of the field-study run of 2026-11-29, whose smaller transfers
-    /// were still opening their window: ngtcp2's initial window is 14 720 bytes
+    /// were still opening their window; 0.36-0.92, median 0.59, over 27.6 MB on lossless
+    /// free-field links of 62-234 Mbit/s (`scripts/bulk-share.py`, 2026-12-03: it falls
+    /// as the rate rises, where its packets cost the host more than the air does): ngtcp2's initial window is 14 720 bytes
     /// (ngtcp2_cc_compute_initcwnd at a 1 200-1 452-byte datagram), doubling each round
     /// trip. It fills a fixed link.
     /// Its loss recovery costs less than tcp's (`lossRecovery` 69, fitted the same way on
