@@ -61,14 +61,26 @@ public final class WorkerProcess: Sendable {
         _ = reap(kill: false, note: nil)
     }
 
-    /// This process's executable, read from /proc/self/exe (argv[0] may be relative).
+    /// This process's own executable image: /proc/self/exe, which a child started from it
+    /// runs even when the file it came from has been rebuilt or deleted since: a worker
+    /// started later from the rebuilt file would be another version (the likely cause,
+    /// not proven, of a run of 2026-12-01 whose quic cells all failed after its release
+    /// build was rebuilt under it). argv[0] where /proc is missing.
     public static var currentExecutable: String {
+        FileManager.default.isExecutableFile(atPath: "/proc/self/exe") ? "/proc/self/exe" : CommandLine.arguments[0]
+    }
+
+    /// The file this process was started from, for messages (/proc/self/exe names no file).
+    static var currentExecutableFile: String {
         (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
     }
 
     /// Sends one cell and waits for its outcome, at most `hardTimeout` seconds.
     public func run(_ request: CellRequest, hardTimeout: Double) async -> Reply {
-        do { try startIfNeeded() } catch { return .died("cannot start the worker process \(executable): \(error)") }
+        do { try startIfNeeded() } catch {
+            let file = executable == "/proc/self/exe" ? "\(executable) (\(Self.currentExecutableFile))" : executable
+            return .died("cannot start the worker process \(file): \(error)")
+        }
         let (fd, reader) = state.withLock { ($0.requestFD, $0.replyReader!) }
         let line = Array((request.json.compactText + "\n").utf8)
         let deadline = MonotonicClock.now() + UInt64(hardTimeout * 1e9)
@@ -146,7 +158,9 @@ public final class WorkerProcess: Sendable {
             var env = ProcessInfo.processInfo.environment
             // A crash should end the worker at once, not after minutes of symbolication.
             env["SWIFT_BACKTRACE"] = "enable=no"
-            let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+            // argv[0] names the file (for ps and the worker's own messages), the path run is `executable`.
+            let argv0 = executable == "/proc/self/exe" ? Self.currentExecutableFile : executable
+            let argv = ([argv0] + arguments).map { strdup($0) } + [nil]
             let envp = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
             defer {
                 argv.forEach { free($0) }
