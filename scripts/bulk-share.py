@@ -27,7 +27,7 @@ LINKS = [(6, factor) for factor in (0.1, 0.25, 0.5, 1)] + [(64, 0.25)]
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--peerbench", default=os.path.join(ROOT, ".build", "release", "peerbench"))
-    ap.add_argument("--out", help="keep the run folder here (default: a temporary one)")
+    ap.add_argument("--out", help="keep the run folder here (default: a temporary one, removed afterwards)")
     ap.add_argument("--repetitions", type=int, default=3)
     a = ap.parse_args()
     if a.repetitions < 1:
@@ -41,7 +41,12 @@ def main():
         "transports": [{"plugin": "tcp", "label": "tcp"}, {"plugin": "quic", "label": "quic"}],
         "matrix": {"environments": envs, "distances": [1], "payloads": {"counts": [3000], "sizes": [9216]}},
     }
-    work = tempfile.mkdtemp(prefix="pb-bulk-share.")
+    with tempfile.TemporaryDirectory(prefix="pb-bulk-share.") as work:
+        run(a, matrix, work)
+
+
+def run(a, matrix, work):
+    """Runs the matrix (written into `work`) and prints each cell's share."""
     path = os.path.join(work, "bulk-share.json")
     with open(path, "w", encoding="utf-8") as f:
         json.dump(matrix, f, indent=1)
