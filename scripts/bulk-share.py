@@ -53,7 +53,8 @@ def run(a, matrix, work):
     out = a.out or os.path.join(work, "run")
     p = subprocess.run([a.peerbench, "run", path, "--out", out, "--quiet"])
     if p.returncode != 0:
-        sys.exit(f"bulk-share: peerbench run exited {p.returncode} (records in {out})")
+        where = f"records in {out}" if a.out else "rerun with --out DIR to keep its records"
+        sys.exit(f"bulk-share: peerbench run exited {p.returncode} ({where})")
     shares = {}
     with open(os.path.join(out, "records.jsonl"), encoding="utf-8") as f:
         for line in f:
