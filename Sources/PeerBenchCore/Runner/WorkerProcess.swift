@@ -70,16 +70,17 @@ public final class WorkerProcess: Sendable {
         FileManager.default.isExecutableFile(atPath: "/proc/self/exe") ? "/proc/self/exe" : CommandLine.arguments[0]
     }
 
-    /// The file this process was started from, for messages (/proc/self/exe names no file).
-    static var currentExecutableFile: String {
-        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    /// The file `executable` names, for messages and argv[0] (/proc/self/exe names no file).
+    private var executableFile: String {
+        guard executable == "/proc/self/exe" else { return executable }
+        return (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
     }
 
     /// Sends one cell and waits for its outcome, at most `hardTimeout` seconds.
     public func run(_ request: CellRequest, hardTimeout: Double) async -> Reply {
         do { try startIfNeeded() } catch {
-            let file = executable == "/proc/self/exe" ? "\(executable) (\(Self.currentExecutableFile))" : executable
-            return .died("cannot start the worker process \(file): \(error)")
+            let named = executableFile == executable ? executable : "\(executable) (\(executableFile))"
+            return .died("cannot start the worker process \(named): \(error)")
         }
         let (fd, reader) = state.withLock { ($0.requestFD, $0.replyReader!) }
         let line = Array((request.json.compactText + "\n").utf8)
@@ -159,8 +160,7 @@ public final class WorkerProcess: Sendable {
             // A crash should end the worker at once, not after minutes of symbolication.
             env["SWIFT_BACKTRACE"] = "enable=no"
             // argv[0] names the file (for ps and the worker's own messages), the path run is `executable`.
-            let argv0 = executable == "/proc/self/exe" ? Self.currentExecutableFile : executable
-            let argv = ([argv0] + arguments).map { strdup($0) } + [nil]
+            let argv = ([executableFile] + arguments).map { strdup($0) } + [nil]
             let envp = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
             defer {
                 argv.forEach { free($0) }
