@@ -20,20 +20,14 @@
 Exit status: 0 printed; 1 the run has no udp record; 2 bad usage or unreadable input.
 """
 import argparse
-import csv
 import json
 import os
 import statistics
 import sys
 
+import fieldstudydata as data
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def quartiles(values):
-    if len(values) == 1:
-        return values[0], values[0], values[0]
-    q = statistics.quantiles(values, n=4, method="inclusive")
-    return q[0], q[1], q[2]
 
 
 # The thesis figure's transfer rates per place, Mbit/s: median, q1, q3
@@ -63,24 +57,18 @@ def per_place(rows):
 
 
 SLOW_MBPS = 30
+ORDER = list(data.PLACES.values())  # the study's order: Field, Forest, Inner City, Underground
 
 
 def slow_runs(rows, data_dir):
     """Prints check 3 for `rows` (the run's ok and partial records)."""
     phones = {}
-    with open(os.path.join(data_dir, "udp-transfer.csv"), newline="", encoding="utf-8") as f:
-        for row in csv.DictReader(f):
-            try:
-                rate = float(row["Transfer Speed (Mbps)"])
-            except ValueError:
-                continue
-            if int(row["Package Size (Bytes)"]) >= 4096:
-                phones.setdefault((row["Scenario"], int(row["distance_m"])), []).append(rate)
-    names = {"Field": "free-field", "Forest": "forest", "Inner City": "inner-city", "Underground": "underground"}
+    for t in data.transfer_tests("udp", data_dir):
+        if t["rate"] is not None and t["size"] >= 4096:
+            phones.setdefault((t["place"], t["distance"]), []).append(t["rate"])
     print(f"\n| place | distance | phones' udp transfers of 4 096-9 216 B below {SLOW_MBPS} Mbit/s | emulated |")
     print("|---|---|---|---|")
-    for (scenario, d), v in sorted(phones.items()):
-        place = names.get(scenario, scenario)
+    for (place, d), v in sorted(phones.items(), key=lambda kv: (ORDER.index(kv[0][0]), kv[0][1])):
         e = [r["receiver_span_mbps"] for r in rows if r.get("transport", {}).get("plugin") == "udp"
              and r.get("environment") == place and round(r.get("distance_m") or 0) == d
              and (r.get("payload") or {}).get("size", 0) >= 4096 and r.get("receiver_span_mbps") is not None]
@@ -95,17 +83,13 @@ def main():
     ap.add_argument("--data", default=os.path.join(ROOT, "data", "field-study-2025"))
     a = ap.parse_args()
     measured = {}
-    path = os.path.join(a.data, "udp-transfer.csv")
     try:
-        with open(path, newline="", encoding="utf-8") as f:
-            for row in csv.DictReader(f):
-                try:
-                    loss = float(row["Package Loss (%)"])
-                except ValueError:
-                    continue
-                measured.setdefault((int(row["Number of Packages"]), int(row["Package Size (Bytes)"])), []).append(loss)
-    except (OSError, KeyError) as e:
-        sys.exit(f"field-study-checks: {path}: {e}")
+        for t in data.transfer_tests("udp", a.data):
+            if t["loss"] is not None:
+                measured.setdefault((t["count"], t["size"]), []).append(t["loss"])
+    except (OSError, KeyError, ValueError) as e:
+        print(f"field-study-checks: {os.path.join(a.data, 'udp-transfer.csv')}: {e}", file=sys.stderr)
+        sys.exit(2)
     emulated, rows = {}, []
     records = os.path.join(a.run, "records.jsonl")
     try:
@@ -134,7 +118,7 @@ def main():
     print("| count | size | n meas | phones' loss % median [q1, q3] | n emu | emulated median | inside |")
     print("|---|---|---|---|---|---|---|")
     for key in sorted(measured):
-        q1, med, q3 = quartiles(measured[key])
+        q1, med, q3 = data.quartiles(measured[key])
         emu = emulated.get(key)
         if not emu:
             print(f"| {key[0]} | {key[1]} B | {len(measured[key])} | {med:.1f} [{q1:.1f}, {q3:.1f}] | 0 | - | - |")

@@ -13,33 +13,21 @@ Reads only the calibration set (data/field-study-2025/tcp-transfer.csv and
 udp-transfer.csv). Exit status: 0 printed; 2 bad usage or unreadable input.
 """
 import argparse
-import csv
 import math
 import os
-import re
 import sys
 
 from scipy.stats import spearmanr
 
+import fieldstudydata as data
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-STAMP = re.compile(r"(\d+\.\d+\.\d{4}_\d+_\d+_\d+)")
 
 
-def load(path):
-    """(stamp, place, distance, count, size) -> (rate or None, loss text)."""
-    tests = {}
-    with open(path, newline="", encoding="utf-8") as f:
-        for row in csv.DictReader(f):
-            m = STAMP.search(row["file"])
-            if not m:
-                continue
-            try:
-                rate = float(row["Transfer Speed (Mbps)"])
-            except ValueError:
-                rate = None  # one row reads `8.650.004883`
-            key = (m.group(1), row["Scenario"], row["Distance (m)"], int(row["Number of Packages"]), int(row["Package Size (Bytes)"]))
-            tests[key] = (rate, row["Package Loss (%)"])
-    return tests
+def load(transport, data_dir):
+    """(stamp, place, distance, count, size) -> (rate or None, loss or None)."""
+    return {(t["stamp"], t["scenario"], t["planned"], t["count"], t["size"]): (t["rate"], t["loss"])
+            for t in data.transfer_tests(transport, data_dir) if t["stamp"]}
 
 
 def main():
@@ -48,9 +36,9 @@ def main():
     ap.add_argument("--slow", type=float, default=25, help="a rate at or below this is slow, Mbit/s")
     a = ap.parse_args()
     try:
-        tcp = load(os.path.join(a.data, "tcp-transfer.csv"))
-        udp = load(os.path.join(a.data, "udp-transfer.csv"))
-    except (OSError, KeyError) as e:
+        tcp = load("tcp", a.data)
+        udp = load("udp", a.data)
+    except (OSError, KeyError, ValueError) as e:
         print(f"field-study-pairs: cannot read the transfer tests in {a.data}: {e}", file=sys.stderr)
         sys.exit(2)
     paired = sorted(k for k in tcp if k in udp)
@@ -65,7 +53,7 @@ def main():
     print("\n| place | distance (planned) | count | size | started | TCP Mbit/s | UDP Mbit/s | UDP loss % |")
     print("|---|---|---|---|---|---|---|---|")
     for t, u, k in slow:
-        print(f"| {k[1]} | {k[2]} | {k[3]} | {k[4]} | {k[0]} | {t:.0f} | {u:.0f} | {udp[k][1]} |")
+        print(f"| {k[1]} | {k[2]} | {k[3]} | {k[4]} | {k[0]} | {t:.0f} | {u:.0f} | {'-' if udp[k][1] is None else format(udp[k][1], 'g')} |")
 
 
 if __name__ == "__main__":

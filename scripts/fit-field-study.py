@@ -35,10 +35,9 @@ tcp's receiveBufferBytes in the field-study matrices (then rebuild). --quick tri
 candidates (13 runs, about 25 minutes on a two-core machine; the full grid several
 hours). Needs root (network namespaces) and the release binary (built if missing).
 
-Exit status: 0 done; 1 a run failed or produced no usable record; 2 bad usage.
+Exit status: 0 done; 1 a run failed or produced no usable record; 2 bad usage or an unreadable calibration set.
 """
 import argparse
-import csv
 import json
 import math
 import os
@@ -47,47 +46,35 @@ import statistics
 import subprocess
 import sys
 
+import fieldstudydata as data
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PLACES = {"Field": "free-field", "Forest": "forest", "Inner City": "inner-city", "Underground": "underground"}
 CALIBRATION = os.path.join(ROOT, "Sources", "LinkEmulation", "FieldStudyCalibration.swift")
 COUNTS, SIZES = [100, 1000, 10000], [128, 4096, 9216]
 TCP = {"plugin": "tcp", "label": "tcp", "options": {"noDelay": False, "keepAlive": {"idleSeconds": 2}, "congestionControl": "cubic"}}
 UDP = {"plugin": "udp", "label": "udp"}
 
 
-def number(text):
-    """A CSV number, or None for a malformed one (one UDP row reads `8.650.004883`)."""
-    try:
-        return float(text)
-    except ValueError:
-        return None
-
-
 def measured(data_dir):
     """The calibration set: TCP RTT per place; per transport, field and forest transfer
     rates and losses by (count, size)."""
     rtt = {}
-    with open(os.path.join(data_dir, "tcp-rtt.csv"), newline="", encoding="utf-8") as f:
-        for row in csv.DictReader(f):
-            place = PLACES[row["Scenario"]]
-            rtt.setdefault(place, {"mean": [], "sd": []})
-            rtt[place]["mean"].append(float(row["Average RTT (ms)"]))
-            rtt[place]["sd"].append(float(row["Jitter (ms)"]))
+    for t in data.rtt_tests(data_dir):
+        rtt.setdefault(t["place"], {"mean": [], "sd": []})
+        rtt[t["place"]]["mean"].append(t["mean_ms"])
+        rtt[t["place"]]["sd"].append(t["sd_ms"])
     transfers, blocks = {}, {}
     for transport in ("tcp", "udp"):
         rates, losses, by_block = {}, {}, {}
-        with open(os.path.join(data_dir, f"{transport}-transfer.csv"), newline="", encoding="utf-8") as f:
-            for row in csv.DictReader(f):
-                place = PLACES[row["Scenario"]]
-                if place not in ("free-field", "forest"):
-                    continue
-                key = (int(row["Number of Packages"]), int(row["Package Size (Bytes)"]))
-                rate, loss = number(row["Transfer Speed (Mbps)"]), number(row["Package Loss (%)"])
-                if rate is not None:
-                    rates.setdefault(key, []).append(rate)
-                    by_block.setdefault((place, int(row["distance_m"])), []).append(rate)
-                if loss is not None:
-                    losses.setdefault(key, []).append(loss)
+        for t in data.transfer_tests(transport, data_dir):
+            if t["place"] not in ("free-field", "forest"):
+                continue
+            key = (t["count"], t["size"])
+            if t["rate"] is not None:
+                rates.setdefault(key, []).append(t["rate"])
+                by_block.setdefault((t["place"], t["distance"]), []).append(t["rate"])
+            if t["loss"] is not None:
+                losses.setdefault(key, []).append(t["loss"])
         transfers[transport] = ({k: statistics.median(v) for k, v in rates.items()},
                                 {k: statistics.median(v) for k, v in losses.items()})
         blocks[transport] = {k: statistics.median(v) for k, v in by_block.items()}
@@ -197,7 +184,11 @@ def main():
     if not os.path.exists(a.peerbench):
         subprocess.run(["swift", "build", "-c", "release", "--product", "peerbench"], cwd=ROOT, check=True)
     os.makedirs(a.work, exist_ok=True)
-    rtt, transfers, blocks = measured(a.data)
+    try:
+        rtt, transfers, blocks = measured(a.data)
+    except (OSError, KeyError, ValueError) as e:
+        print(f"fit-field-study: cannot read the calibration set in {a.data}: {e}", file=sys.stderr)
+        sys.exit(2)
     # The two places with every transfer block machine-readable (field and forest), at
     # the study's three distances for the capacity; 1 and 10 m for the rest.
     places = ["free-field", "forest"]
