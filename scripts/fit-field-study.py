@@ -2,6 +2,7 @@
 """Fits the emulated AWDL link's [F] parameters to the field study's calibration set.
 
     scripts/fit-field-study.py [--peerbench BIN] [--data DIR] [--work DIR] [--quick] [--write]
+    scripts/fit-field-study.py --candidate '{"blockingPerSecond": 0.2, ...}'
 
 The calibration set is every TCP test of the study and UDP's transfer tests
 (data/field-study-2025/tcp-rtt.csv, tcp-transfer.csv, udp-transfer.csv). The study's
@@ -30,6 +31,10 @@ A rate's score is |log(emulated median / measured median)|, at most 1.5 (10 % to
 and 10 % too low cost the same); a loss's is |emulated - measured| in percent / 10. The
 lowest sum wins; in steps 1b and 3 a setting other than the stack's default (the first
 candidate) must lower the score by 5 % to be chosen.
+--candidate scores a mechanism before it is built in: step 1's capacity grid once with
+the built-in calibration and once with the given radio keys on top (any key of an
+inline radio profile), the two scores, block medians and cells that did not end ok
+side by side; it fits and writes nothing (about 12 minutes).
 --write rewrites Sources/LinkEmulation/FieldStudyCalibration.swift with the winners and
 tcp's receiveBufferBytes in the field-study matrices (then rebuild). --quick tries fewer
 candidates (13 runs, about 25 minutes on a two-core machine; the full grid several
@@ -81,8 +86,9 @@ def measured(data_dir):
     return rtt, transfers, blocks
 
 
-def run(peerbench, work, name, environments, transports, distances, payloads, probes, repetitions):
-    """One `peerbench run`; its ok records."""
+def run(peerbench, work, name, environments, transports, distances, payloads, probes, repetitions, failures=None):
+    """One `peerbench run`; its ok records. With a `failures` list, a run with cells that
+    did not end ok is kept (exit 1) and those cells' descriptions are appended to it."""
     matrix = {
         "name": name, "repetitions": repetitions, "rttProbes": probes, "rttMethod": "send-loop",
         "cellTimeoutSeconds": 60, "seed": 1, "transports": transports,
@@ -95,7 +101,7 @@ def run(peerbench, work, name, environments, transports, distances, payloads, pr
         json.dump(matrix, f, indent=1)
     subprocess.run(["rm", "-rf", out], check=True)
     p = subprocess.run([peerbench, "run", path, "--out", out, "--quiet"], capture_output=True, text=True)
-    if p.returncode != 0:
+    if p.returncode != 0 and not (failures is not None and p.returncode == 1):
         sys.exit(f"fit-field-study: {name}: peerbench run exited {p.returncode}:\n{p.stderr[-2000:]}")
     records = []
     with open(os.path.join(out, "records.jsonl"), encoding="utf-8") as f:
@@ -103,6 +109,9 @@ def run(peerbench, work, name, environments, transports, distances, payloads, pr
             r = json.loads(line)
             if r["status"] == "ok":
                 records.append(r)
+            elif failures is not None:
+                failures.append(f"{r['transport']['label']} {r['environment']} {r['distance_m']:g} m "
+                                f"{r['payload']['count']}x{r['payload']['size']}: {r['status']}")
     if not records:
         sys.exit(f"fit-field-study: {name}: no ok record (see {out})")
     return records
@@ -173,6 +182,23 @@ def loss_score(records, transfers):
     return sum(abs(got.get(k, 100) - t) / 10 for k, t in target.items())
 
 
+def try_candidate(a, overrides, transfers, blocks):
+    """--candidate: the capacity grid (step 1's runs) with the built-in calibration and
+    with `overrides` on top, scored side by side in the same session; nothing is written."""
+    print("candidate: the capacity grid, field and forest at 1/5/10 m, tcp and udp, every payload")
+    for label in ("tcp", "udp"):
+        print(f"   phones' {label} Mbit/s per place, distance: " + ", ".join(f"{p} {d} m {v:.1f}" for (p, d), v in sorted(blocks[label].items())))
+    for name, extra in (("built-in", {}), ("candidate", overrides)):
+        failures = []
+        envs = [profile(p, **extra) for p in ("free-field", "forest")]
+        recs = run(a.peerbench, a.work, f"candidate-{name}", envs, [TCP, UDP], [1, 5, 10], (COUNTS, SIZES), 0, 1, failures)
+        got = {label: by_block(recs, label) for label in ("tcp", "udp")}
+        print(f"   {name:<9} rate score {rate_score(recs, transfers, blocks=blocks):6.3f}, udp loss score {loss_score(recs, transfers):5.2f}  " + "  ".join(
+            f"{label} " + " ".join(f"{got[label].get(k, float('nan')):.0f}" for k in sorted(blocks[label])) for label in ("tcp", "udp")))
+        for f in failures:
+            print(f"             not ok: {f}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--peerbench", default=os.path.join(ROOT, ".build", "release", "peerbench"))
@@ -180,7 +206,18 @@ def main():
     ap.add_argument("--work", default=os.path.join(ROOT, "results", "fit-field-study"))
     ap.add_argument("--quick", action="store_true", help="fewer candidates")
     ap.add_argument("--write", action="store_true", help="rewrite FieldStudyCalibration.swift with the winners")
+    ap.add_argument("--candidate", metavar="JSON", help='score radio overrides against the built-in calibration, e.g. \'{"aggregateMPDUs": 64}\'; fits nothing')
     a = ap.parse_args()
+    overrides = None
+    if a.candidate is not None:
+        try:
+            overrides = json.loads(a.candidate)
+        except json.JSONDecodeError as e:
+            ap.error(f"--candidate: not JSON: {e}")
+        if not isinstance(overrides, dict) or not overrides or "base" in overrides:
+            ap.error("--candidate: must be a non-empty JSON object of radio keys (docs/LINK-MODEL.md, inline radio profiles), without \"base\"")
+        if a.write or a.quick:
+            ap.error("--candidate fits nothing: it takes neither --write nor --quick")
     if not os.path.exists(a.peerbench):
         subprocess.run(["swift", "build", "-c", "release", "--product", "peerbench"], cwd=ROOT, check=True)
     os.makedirs(a.work, exist_ok=True)
@@ -189,6 +226,9 @@ def main():
     except (OSError, KeyError, ValueError) as e:
         print(f"fit-field-study: cannot read the calibration set in {a.data}: {e}", file=sys.stderr)
         sys.exit(2)
+    if overrides is not None:
+        try_candidate(a, overrides, transfers, blocks)
+        return
     # The two places with every transfer block machine-readable (field and forest), at
     # the study's three distances for the capacity; 1 and 10 m for the rest.
     places = ["free-field", "forest"]
