@@ -27,9 +27,6 @@ import sys
 
 import fieldstudydata as data
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
 # The thesis figure's transfer rates per place, Mbit/s: median, q1, q3
 # (data/field-study-2025/README.md, "For the blocks that are not machine-readable").
 FIGURE = {
@@ -80,7 +77,7 @@ def slow_runs(rows, data_dir):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("run", help="a run folder with records.jsonl")
-    ap.add_argument("--data", default=os.path.join(ROOT, "data", "field-study-2025"))
+    ap.add_argument("--data", default=data.DATA)
     a = ap.parse_args()
     measured = {}
     try:
@@ -110,7 +107,8 @@ def main():
                     continue
                 emulated.setdefault((p["count"], p["size"]), []).append(d["loss_ratio"] * 100)
     except OSError as e:
-        sys.exit(f"field-study-checks: {records}: {e}")
+        print(f"field-study-checks: {records}: {e}", file=sys.stderr)
+        sys.exit(2)
     if not emulated:
         print(f"field-study-checks: {records}: no udp record with a loss", file=sys.stderr)
         sys.exit(1)

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""The phones' TCP and UDP transfer tests that started in the same second, side by side.
+"""The phones' slow tests: TCP and UDP twins that started in the same second, how often a
+test was slow by message count and distance, and the round-trip tests offset by a wait.
 
-    scripts/field-study-pairs.py [--data DIR] [--slow MBPS]
+    scripts/field-study-pairs.py [--data DIR] [--slow MBPS] [--offset MS]
 
 Every transfer test's file name carries the second it started (`...-1.5.2025_11_38_53.csv`).
 Pairs a TCP test with the UDP test of the same place, distance, count, size and second,
@@ -9,20 +10,23 @@ and prints how many pair, the rank correlation of the pairs' rates for 4 096 and
 (Spearman, scipy), and the pairs in which either transport ran at `--slow` Mbit/s or
 less (default 25). A slow state that both transports met at the same moment shows as
 slow twins; one that only a transport's own stack had, as slow tests beside fast twins.
-Reads only the calibration set (data/field-study-2025/tcp-transfer.csv and
+Then, per transport, message count and distance, the share of 4 096-9 216 B tests at
+`--slow` or less (field and forest): a state met when a test starts hits short tests at
+every distance, one of the link's range grows with distance. Last, TCP's round-trip
+tests whose mean RTT lies more than `--offset` ms (default 40) above their place's
+fastest test, by distance, with the median RTT SD of the offset tests and of the rest:
+a wait that every probe of a test met shifts its mean and leaves its SD alone.
+Reads only the calibration set (data/field-study-2025/tcp-rtt.csv, tcp-transfer.csv and
 udp-transfer.csv). Exit status: 0 printed; 2 bad usage or unreadable input.
 """
 import argparse
 import math
-import os
+import statistics
 import sys
 
 from scipy.stats import spearmanr
 
 import fieldstudydata as data
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
 
 def load(transport, data_dir):
     """(stamp, place, distance, count, size) -> (rate or None, loss or None)."""
@@ -32,14 +36,17 @@ def load(transport, data_dir):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--data", default=os.path.join(ROOT, "data", "field-study-2025"))
+    ap.add_argument("--data", default=data.DATA)
     ap.add_argument("--slow", type=float, default=25, help="a rate at or below this is slow, Mbit/s")
+    ap.add_argument("--offset", type=float, default=40, help="a round-trip test this much above its place's fastest is offset, ms")
     a = ap.parse_args()
     try:
         tcp = load("tcp", a.data)
         udp = load("udp", a.data)
+        transfers = {transport: data.transfer_tests(transport, a.data) for transport in ("tcp", "udp")}
+        rtts = data.rtt_tests(a.data)
     except (OSError, KeyError, ValueError) as e:
-        print(f"field-study-pairs: cannot read the transfer tests in {a.data}: {e}", file=sys.stderr)
+        print(f"field-study-pairs: cannot read the calibration set in {a.data}: {e}", file=sys.stderr)
         sys.exit(2)
     paired = sorted(k for k in tcp if k in udp)
     print(f"{len(tcp)} TCP and {len(udp)} UDP transfer tests; {len(paired)} pairs started in the same second")
@@ -54,6 +61,43 @@ def main():
     print("|---|---|---|---|---|---|---|---|")
     for t, u, k in slow:
         print(f"| {k[1]} | {k[2]} | {k[3]} | {k[4]} | {k[0]} | {t:.0f} | {u:.0f} | {'-' if udp[k][1] is None else format(udp[k][1], 'g')} |")
+    shares(transfers, a.slow)
+    offsets(rtts, a.offset)
+
+
+def shares(transfers, slow):
+    """The share of slow 4 096-9 216 B tests per transport x count x distance, field and forest."""
+    distances = sorted({t["distance"] for ts in transfers.values() for t in ts})
+    print(f"\n4 096-9 216 B tests at {slow:g} Mbit/s or less, free field and forest")
+    print("\n| transport | count | " + " | ".join(f"{d} m" for d in distances) + " |")
+    print("|---|---|" + "---|" * len(distances))
+    for transport, tests in transfers.items():
+        for count in sorted({t["count"] for t in tests}):
+            cells = []
+            for d in distances:
+                rates = [t["rate"] for t in tests if t["count"] == count and t["distance"] == d and t["size"] >= 4096
+                         and t["place"] in ("free-field", "forest") and t["rate"] is not None]
+                cells.append(f"{sum(r <= slow for r in rates)} of {len(rates)}")
+            print(f"| {transport} | {count} | " + " | ".join(cells) + " |")
+
+
+def offsets(rtts, offset):
+    """TCP's round-trip tests offset by more than `offset` ms from their place's fastest, per distance."""
+    fastest = {}
+    for t in rtts:
+        fastest[t["place"]] = min(fastest.get(t["place"], math.inf), t["mean_ms"])
+    late = [t for t in rtts if t["mean_ms"] > fastest[t["place"]] + offset]
+    rest = [t for t in rtts if t not in late]
+    print(f"\nTCP round-trip tests with a mean more than {offset:g} ms above their place's fastest test")
+    print("\n| distance | offset tests | their mean RTT, ms | their RTT SD (median), ms | the others' RTT SD (median), ms |")
+    print("|---|---|---|---|---|")
+    for d in sorted({t["distance"] for t in rtts}):
+        here = [t for t in rtts if t["distance"] == d]
+        mine = [t for t in late if t["distance"] == d]
+        others = [t["sd_ms"] for t in rest if t["distance"] == d]
+        means = f"{min(t['mean_ms'] for t in mine):.0f}-{max(t['mean_ms'] for t in mine):.0f}" if mine else "-"
+        sd = f"{statistics.median(t['sd_ms'] for t in mine):.1f}" if mine else "-"
+        print(f"| {d} m | {len(mine)} of {len(here)} | {means} | {sd} | {statistics.median(others):.1f} |")
 
 
 if __name__ == "__main__":

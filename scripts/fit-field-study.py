@@ -202,7 +202,7 @@ def try_candidate(a, overrides, transfers, blocks):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--peerbench", default=os.path.join(ROOT, ".build", "release", "peerbench"))
-    ap.add_argument("--data", default=os.path.join(ROOT, "data", "field-study-2025"))
+    ap.add_argument("--data", default=data.DATA)
     ap.add_argument("--work", default=os.path.join(ROOT, "results", "fit-field-study"))
     ap.add_argument("--quick", action="store_true", help="fewer candidates")
     ap.add_argument("--write", action="store_true", help="rewrite FieldStudyCalibration.swift with the winners")
