@@ -65,6 +65,11 @@ public struct ChannelSchedule: Sendable, Equatable, CustomStringConvertible {
     /// environment adds its own (`awdlOffSlots`).
     public static let defaultOffSlots = 0
 
+    /// The most off-channel slots a radio profile may ask for (`awdlOffSlots`): AWDL's
+    /// idle sequence, on the pair's channel in only 3 of 16 slots (seemoo-lab/owl
+    /// src/channel.c); spread evenly (slots 0, 5 and 10), a frame waits up to 0.39 s.
+    public static let maxProfileOffSlots = 13
+
     /// Number of slots of the sequence away from the peer-to-peer channel.
     public var offSlotCount: Int { onChannel.filter { !$0 }.count }
 

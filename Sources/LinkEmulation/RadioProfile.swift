@@ -152,8 +152,9 @@ public enum RadioProfile {
                     InputProblem(path: at, "expected \"bulk\" or \"realtime\", got \(value.stringValue.map { "\"\($0)\"" } ?? value.typeName)"))
             }
         case "awdlOffSlots":
-            guard let n = value.intValue, n >= 0, n <= 8 else {
-                problems.append(InputProblem(path: at, "expected a whole number of off-channel slots 0...8 (of the 16-slot AWDL sequence)"))
+            let most = ChannelSchedule.maxProfileOffSlots
+            guard let n = value.intValue, n >= 0, n <= most else {
+                problems.append(InputProblem(path: at, "expected a whole number of off-channel slots 0...\(most) (of the 16-slot AWDL sequence)"))
                 break
             }
             offSlots = n

@@ -148,8 +148,14 @@ struct RadioModelTests {
         #expect(schedule.windowNanos == ChannelSchedule.availabilityWindowNanos)
         // MCS 9 at 1 m: 780 x 0.5 on the air, full aggregates, 12 of 16 slots on channel.
         #expect(abs(l.rateMbps! - 390 * Self.fieldStudyMAC.efficiency(phyBitsPerSecond: 390e6) * 12 / 16) < 0.1)
+        // AWDL's idle sequence, the most a profile may ask for: 3 of 16 slots on the channel.
+        let idle: JSONValue = ["name": "idle", "radio": ["base": "forest", "awdlOffSlots": 13]]
+        let idleSchedule = try #require(
+            try model.resolve(environment: "idle", profile: idle, distance: 1, distanceLabel: "1").channel as? EmulatedChannel
+        ).schedule
+        #expect(idleSchedule.offSlotCount == 13 && idleSchedule.onFraction == 3.0 / 16)
         let at = JSONPath.root.key("matrix").key("environments").index(0)
-        let bad: JSONValue = ["name": "x", "radio": ["awdlOffSlots": 9, "awdlWindowMiss": 1.5, "rateFactor": 0]]
+        let bad: JSONValue = ["name": "x", "radio": ["awdlOffSlots": 14, "awdlWindowMiss": 1.5, "rateFactor": 0]]
         #expect(
             Set(model.validateProfile(bad, path: at).compactMap(\.path)) == [
                 "$.matrix.environments[0].radio.awdlOffSlots",
