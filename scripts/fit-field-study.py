@@ -2,7 +2,7 @@
 """Fits the emulated AWDL link's [F] parameters to the field study's calibration set.
 
     scripts/fit-field-study.py [--peerbench BIN] [--data DIR] [--work DIR] [--quick] [--write]
-    scripts/fit-field-study.py --candidate '{"blockingPerSecond": 0.2, ...}'
+    scripts/fit-field-study.py --candidate '{"blockingPerSecond": 0.2, ...}' [--share P]
 
 The calibration set is every TCP test of the study and UDP's transfer tests
 (data/field-study-2025/tcp-rtt.csv, tcp-transfer.csv, udp-transfer.csv). The study's
@@ -34,7 +34,12 @@ candidate) must lower the score by 5 % to be chosen.
 --candidate scores a mechanism before it is built in: step 1's capacity grid once with
 the built-in calibration and once with the given radio keys on top (any key of an
 inline radio profile), the two scores, block medians and cells that did not end ok
-side by side; it fits and writes nothing (about 12 minutes).
+side by side; it fits and writes nothing (about 12 minutes). With --share P the candidate
+is a state only some tests meet: 400 seeded draws give each cell of the built-in grid the
+candidate's figure with probability P, and it prints how often the issue's transfer checks
+hold (per place x distance at least 5 of 6 field and forest blocks, per count x size at
+least 7 of 9, inside the phones' quartiles; the grid has field and forest cells only,
+where `compare --measured` on a full run has every place) and the score's median.
 --write rewrites Sources/LinkEmulation/FieldStudyCalibration.swift with the winners and
 tcp's receiveBufferBytes in the field-study matrices (then rebuild). --quick tries fewer
 candidates (13 runs, about 25 minutes on a two-core machine; the full grid several
@@ -46,6 +51,7 @@ import argparse
 import json
 import math
 import os
+import random
 import re
 import statistics
 import subprocess
@@ -182,12 +188,70 @@ def loss_score(records, transfers):
     return sum(abs(got.get(k, 100) - t) / 10 for k, t in target.items())
 
 
+def checks(records, quartiles):
+    """Per label, how many (place, distance) blocks and (count, size) groups of the
+    records have their median receiver-span rate inside the phones' quartiles."""
+    out = {}
+    for label in ("tcp", "udp"):
+        for kind, key in (("blocks", lambda r: (r["environment"], round(r["distance_m"]))),
+                          ("count x size", lambda r: (r["payload"]["count"], r["payload"]["size"]))):
+            got = {}
+            for r in records:
+                if r["transport"]["label"] == label and r.get("receiver_span_mbps") is not None:
+                    got.setdefault(key(r), []).append(r["receiver_span_mbps"])
+            q = quartiles[label][kind]
+            out[(label, kind)] = sum(1 for k, v in got.items() if k in q and q[k][0] <= statistics.median(v) <= q[k][2])
+    return out
+
+
+def transfer_quartiles(data_dir):
+    """The phones' quartiles per label: field and forest blocks by (place, distance); every
+    place pooled by (count, size), as `compare --measured` groups them."""
+    out = {}
+    for label in ("tcp", "udp"):
+        tests = [t for t in data.transfer_tests(label, data_dir) if t["rate"] is not None]
+        by_block, by_payload = {}, {}
+        for t in tests:
+            if t["place"] in ("free-field", "forest"):
+                by_block.setdefault((t["place"], t["distance"]), []).append(t["rate"])
+            by_payload.setdefault((t["count"], t["size"]), []).append(t["rate"])
+        out[label] = {"blocks": {k: data.quartiles(sorted(v)) for k, v in by_block.items()},
+                      "count x size": {k: data.quartiles(sorted(v)) for k, v in by_payload.items()}}
+    return out
+
+
+# What the issue's transfer checks ask, per label: blocks of 6, groups of 9.
+CHECKS = {"blocks": 5, "count x size": 7}
+
+
+def mix(built_in, candidate, share, transfers, blocks, quartiles, draws=400):
+    """--share: each built-in cell takes its candidate twin's figures with probability
+    `share`, `draws` times (seeded); how often each check holds, and the score's median."""
+    twin = {(r["transport"]["label"], r["environment"], r["distance_m"], r["payload"]["count"], r["payload"]["size"]): r
+            for r in candidate}
+    rng = random.Random(1)
+    held, scores = {}, []
+    for _ in range(draws):
+        records = []
+        for r in built_in:
+            k = (r["transport"]["label"], r["environment"], r["distance_m"], r["payload"]["count"], r["payload"]["size"])
+            records.append(twin[k] if k in twin and rng.random() < share else r)
+        scores.append(rate_score(records, transfers, blocks=blocks))
+        for key, n in checks(records, quartiles).items():
+            held.setdefault(key, []).append(n >= CHECKS[key[1]])
+    print(f"   share {share:g} of the tests in the candidate's state, {draws} draws: rate score median {statistics.median(scores):.3f}")
+    for (label, kind), v in sorted(held.items()):
+        print(f"     {label} {kind}: the check (at least {CHECKS[kind]}) holds in {sum(v) / len(v):.0%} of the draws")
+
+
 def try_candidate(a, overrides, transfers, blocks):
     """--candidate: the capacity grid (step 1's runs) with the built-in calibration and
     with `overrides` on top, scored side by side in the same session; nothing is written."""
     print("candidate: the capacity grid, field and forest at 1/5/10 m, tcp and udp, every payload")
     for label in ("tcp", "udp"):
         print(f"   phones' {label} Mbit/s per place, distance: " + ", ".join(f"{p} {d} m {v:.1f}" for (p, d), v in sorted(blocks[label].items())))
+    runs = []
+    quartiles = transfer_quartiles(a.data)
     for name, extra in (("built-in", {}), ("candidate", overrides)):
         failures = []
         envs = [profile(p, **extra) for p in ("free-field", "forest")]
@@ -197,6 +261,11 @@ def try_candidate(a, overrides, transfers, blocks):
             f"{label} " + " ".join(f"{got[label].get(k, float('nan')):.0f}" for k in sorted(blocks[label])) for label in ("tcp", "udp")))
         for f in failures:
             print(f"             not ok: {f}")
+        held = checks(recs, quartiles)
+        print("             inside the phones' quartiles: " + ", ".join(f"{label} {kind} {n}" for (label, kind), n in sorted(held.items())))
+        runs.append(recs)
+    if a.share is not None:
+        mix(runs[0], runs[1], a.share, transfers, blocks, quartiles)
 
 
 def main():
@@ -206,6 +275,7 @@ def main():
     ap.add_argument("--work", default=os.path.join(ROOT, "results", "fit-field-study"))
     ap.add_argument("--quick", action="store_true", help="fewer candidates")
     ap.add_argument("--write", action="store_true", help="rewrite FieldStudyCalibration.swift with the winners")
+    ap.add_argument("--share", type=float, metavar="P", help="with --candidate: the share of tests (0-1) that meet the candidate's state")
     ap.add_argument("--candidate", metavar="JSON", help='score radio overrides against the built-in calibration, e.g. \'{"aggregateMPDUs": 64}\'; fits nothing')
     a = ap.parse_args()
     overrides = None
@@ -218,6 +288,8 @@ def main():
             ap.error("--candidate: must be a non-empty JSON object of radio keys (docs/LINK-MODEL.md, inline radio profiles), without \"base\"")
         if a.write or a.quick:
             ap.error("--candidate fits nothing: it takes neither --write nor --quick")
+    if a.share is not None and (a.candidate is None or not 0 < a.share <= 1):
+        ap.error("--share: a share of tests in (0, 1], with --candidate")
     if not os.path.exists(a.peerbench):
         subprocess.run(["swift", "build", "-c", "release", "--product", "peerbench"], cwd=ROOT, check=True)
     os.makedirs(a.work, exist_ok=True)
