@@ -193,14 +193,10 @@ def checks(records, quartiles):
     records have their median receiver-span rate inside the phones' quartiles."""
     out = {}
     for label in ("tcp", "udp"):
-        for kind, key in (("blocks", lambda r: (r["environment"], round(r["distance_m"]))),
-                          ("count x size", lambda r: (r["payload"]["count"], r["payload"]["size"]))):
-            got = {}
-            for r in records:
-                if r["transport"]["label"] == label and r.get("receiver_span_mbps") is not None:
-                    got.setdefault(key(r), []).append(r["receiver_span_mbps"])
+        for kind, got in (("blocks", by_block(records, label)),
+                          ("count x size", by_payload(records, label, "receiver_span_mbps"))):
             q = quartiles[label][kind]
-            out[(label, kind)] = sum(1 for k, v in got.items() if k in q and q[k][0] <= statistics.median(v) <= q[k][2])
+            out[(label, kind)] = sum(1 for k, m in got.items() if k in q and q[k][0] <= m <= q[k][2])
     return out
 
 
@@ -227,15 +223,14 @@ CHECKS = {"blocks": 5, "count x size": 7}
 def mix(built_in, candidate, share, transfers, blocks, quartiles, draws=400):
     """--share: each built-in cell takes its candidate twin's figures with probability
     `share`, `draws` times (seeded); how often each check holds, and the score's median."""
-    twin = {(r["transport"]["label"], r["environment"], r["distance_m"], r["payload"]["count"], r["payload"]["size"]): r
-            for r in candidate}
+    def cell(r):
+        return r["transport"]["label"], r["environment"], r["distance_m"], r["payload"]["count"], r["payload"]["size"]
+
+    twin = {cell(r): r for r in candidate}
     rng = random.Random(1)
     held, scores = {}, []
     for _ in range(draws):
-        records = []
-        for r in built_in:
-            k = (r["transport"]["label"], r["environment"], r["distance_m"], r["payload"]["count"], r["payload"]["size"])
-            records.append(twin[k] if k in twin and rng.random() < share else r)
+        records = [twin.get(cell(r), r) if rng.random() < share else r for r in built_in]
         scores.append(rate_score(records, transfers, blocks=blocks))
         for key, n in checks(records, quartiles).items():
             held.setdefault(key, []).append(n >= CHECKS[key[1]])
