@@ -28,10 +28,11 @@ from scipy.stats import spearmanr
 
 import fieldstudydata as data
 
-def load(transport, data_dir):
+
+def by_stamp(tests):
     """(stamp, place, distance, count, size) -> (rate or None, loss or None)."""
     return {(t["stamp"], t["scenario"], t["planned"], t["count"], t["size"]): (t["rate"], t["loss"])
-            for t in data.transfer_tests(transport, data_dir) if t["stamp"]}
+            for t in tests if t["stamp"]}
 
 
 def main():
@@ -41,13 +42,12 @@ def main():
     ap.add_argument("--offset", type=float, default=40, help="a round-trip test this much above its place's fastest is offset, ms")
     a = ap.parse_args()
     try:
-        tcp = load("tcp", a.data)
-        udp = load("udp", a.data)
         transfers = {transport: data.transfer_tests(transport, a.data) for transport in ("tcp", "udp")}
         rtts = data.rtt_tests(a.data)
     except (OSError, KeyError, ValueError) as e:
         print(f"field-study-pairs: cannot read the calibration set in {a.data}: {e}", file=sys.stderr)
         sys.exit(2)
+    tcp, udp = by_stamp(transfers["tcp"]), by_stamp(transfers["udp"])
     paired = sorted(k for k in tcp if k in udp)
     print(f"{len(tcp)} TCP and {len(udp)} UDP transfer tests; {len(paired)} pairs started in the same second")
     large = [(tcp[k][0], udp[k][0], k) for k in paired if k[4] >= 4096 and tcp[k][0] and udp[k][0]]
@@ -87,7 +87,7 @@ def offsets(rtts, offset):
     for t in rtts:
         fastest[t["place"]] = min(fastest.get(t["place"], math.inf), t["mean_ms"])
     late = [t for t in rtts if t["mean_ms"] > fastest[t["place"]] + offset]
-    rest = [t for t in rtts if t not in late]
+    rest = [t for t in rtts if t["mean_ms"] <= fastest[t["place"]] + offset]
     print(f"\nTCP round-trip tests with a mean more than {offset:g} ms above their place's fastest test")
     print("\n| distance | offset tests | their mean RTT, ms | their RTT SD (median), ms | the others' RTT SD (median), ms |")
     print("|---|---|---|---|---|")
