@@ -7,7 +7,9 @@ import Synchronization
 /// The reading half of pipelined probes (`StreamWorkloadClient.probePipelined`): while
 /// the client's thread writes PROBE frames back to back, this thread reads the
 /// server's ECHOs and times each on arrival. A stream delivers in order, so the echo of
-/// probe i is the i-th frame; anything else is a protocol error.
+/// probe i is the i-th frame; anything else is a protocol error. An echo carries its
+/// probe's body: {seq u32, client time u64}, or the client time alone (`stampOnly`, the
+/// send loop), whose order is then checked by the times, which never go back.
 ///
 /// Hand-off: the writer calls `finish()` after its last probe and gets the RTTs once
 /// every echo is in; a reading error (the cell deadline shuts the socket) ends the
@@ -17,6 +19,7 @@ final class PipelinedEchoCollector: Sendable {
     private let connection: HelperConnection
     private let who: String
     private let expected: Int
+    private let stampOnly: Bool
     private let ended = DispatchSemaphore(value: 0)
     /// Set by the reading thread before `ended` is signalled, read after it.
     private let outcome = Mutex<Result<Answers, any Error>?>(nil)
@@ -25,10 +28,11 @@ final class PipelinedEchoCollector: Sendable {
     typealias Answers = (rtts: [UInt64], firstAt: UInt64?, lastAt: UInt64?)
 
     /// `client`'s reader is this thread's until it ends; the client's thread writes meanwhile.
-    init(_ client: StreamWorkloadClient, who: String, expected: Int) {
+    init(_ client: StreamWorkloadClient, who: String, expected: Int, stampOnly: Bool = false) {
         connection = HelperConnection(client: client)
         self.who = who
         self.expected = expected
+        self.stampOnly = stampOnly
     }
 
     func start() {
@@ -48,6 +52,7 @@ final class PipelinedEchoCollector: Sendable {
         rtts.reserveCapacity(expected)
         var firstAt: UInt64?
         var lastAt: UInt64?
+        var previousSentAt: UInt64 = 0
         // The app takes each echo one receive cost after the one before.
         reader.appLoop = AppReceiveLoop(connection.client.appLoop)
         defer { reader.appLoop = nil }
@@ -59,12 +64,16 @@ final class PipelinedEchoCollector: Sendable {
                     throw TransportError("\(who): the server closed the connection during the pipelined RTT probes")
                 }
                 let now = reader.appLoop == nil ? MonotonicClock.now() : reader.takenAt
-                guard frame.type == .echo, frame.body.count == 12,
-                    frame.body.readBE(UInt32.self, at: 0) == UInt32(truncatingIfNeeded: rtts.count)
+                guard frame.type == .echo, frame.body.count == (stampOnly ? 8 : 12),
+                    stampOnly || frame.body.readBE(UInt32.self, at: 0) == UInt32(truncatingIfNeeded: rtts.count)
                 else {
                     throw TransportError("\(who): expected the echo of probe \(rtts.count), got a \(frame.type) frame")
                 }
-                let sentAt = frame.body.readBE(UInt64.self, at: 4)
+                let sentAt = frame.body.readBE(UInt64.self, at: stampOnly ? 0 : 4)
+                if stampOnly, sentAt < previousSentAt || sentAt > now {
+                    throw TransportError("\(who): the echo of probe \(rtts.count) carries a send time out of order")
+                }
+                previousSentAt = sentAt
                 rtts.append(now > sentAt ? now - sentAt : 0)
                 if firstAt == nil { firstAt = now }
                 lastAt = now

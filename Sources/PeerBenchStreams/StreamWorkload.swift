@@ -95,7 +95,7 @@ public struct StreamWorkloadClient {
         case .pingPong: try probe(count: count, into: &m)
         case .pipelined: try probePipelined(count: count, spacingNanos: spacingNanos, into: &m)
         case .sendLoop:
-            try probePipelined(count: count, spacingNanos: 0, into: &m)
+            try probePipelined(count: count, spacingNanos: 0, stampOnly: true, into: &m)
             m.rttMethod = .sendLoop
         }
     }
@@ -106,13 +106,18 @@ public struct StreamWorkloadClient {
     /// options stay as the transport set them: with Nagle on, probes written while
     /// earlier ones are unacknowledged coalesce, as on the phones. RTTs in send order.
     /// With `spacingNanos`, probe i is written at start + i x spacing (never waiting for echoes).
-    public func probePipelined(count: Int, spacingNanos: UInt64 = 0, into m: inout TransportMeasurement) throws {
+    /// With `stampOnly` (the send loop: the study app's probe carried its send time and
+    /// nothing else), a PROBE's body is the 8-byte client time alone, a 13-byte frame
+    /// instead of 17: the 1 000 probes' 13 kB then fit Linux's initial window of 10
+    /// segments, where 17 kB did not (docs/FIELD-STUDY.md). The stream keeps them in order.
+    public func probePipelined(count: Int, spacingNanos: UInt64 = 0, stampOnly: Bool = false, into m: inout TransportMeasurement) throws {
         m.rttMethod = .pipelined
         m.probesSent = 0
         guard count > 0 else { return }
-        let collector = PipelinedEchoCollector(self, who: who, expected: count)
+        let collector = PipelinedEchoCollector(self, who: who, expected: count, stampOnly: stampOnly)
         collector.start()
-        var frame = [UInt8](repeating: 0, count: StreamFraming.headerSize + 12)
+        let bodySize = stampOnly ? 8 : 12
+        var frame = [UInt8](repeating: 0, count: StreamFraming.headerSize + bodySize)
         var times = PipelinedProbeTimes()
         let app = MessageSchedule(appLoop, start: MonotonicClock.now())
         // A failed write ends the cell; the reader then ends when the connection closes.
@@ -121,9 +126,9 @@ public struct StreamWorkloadClient {
             app?.wait(for: seq)
             let t = MonotonicClock.now()
             frame.withUnsafeMutableBytes { p in
-                StreamFraming.writeHeader(.probe, bodyLength: 12, to: p.baseAddress!)
-                p.storeBytes(of: UInt32(truncatingIfNeeded: seq).bigEndian, toByteOffset: 5, as: UInt32.self)
-                p.storeBytes(of: t.bigEndian, toByteOffset: 9, as: UInt64.self)
+                StreamFraming.writeHeader(.probe, bodyLength: bodySize, to: p.baseAddress!)
+                if !stampOnly { p.storeBytes(of: UInt32(truncatingIfNeeded: seq).bigEndian, toByteOffset: 5, as: UInt32.self) }
+                p.storeBytes(of: t.bigEndian, toByteOffset: StreamFraming.headerSize + bodySize - 8, as: UInt64.self)
             }
             try frame.withUnsafeBytes { try send($0, during: "during the pipelined RTT probes") }
             times.sent(at: MonotonicClock.now())

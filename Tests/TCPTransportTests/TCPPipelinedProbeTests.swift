@@ -17,6 +17,14 @@ struct TCPPipelinedProbeTests {
         _ method: RTTMethod, probes: Int, up: PathShape, down: PathShape, payload: Payload? = nil,
         spacingNanos: UInt64 = 0
     ) async throws -> TransportMeasurement {
+        try await runCounting(method, probes: probes, up: up, down: down, payload: payload, spacingNanos: spacingNanos).m
+    }
+
+    /// The same, with the bytes the client sent through the relay.
+    static func runCounting(
+        _ method: RTTMethod, probes: Int, up: PathShape, down: PathShape, payload: Payload? = nil,
+        spacingNanos: UInt64 = 0
+    ) async throws -> (m: TransportMeasurement, upBytes: Int) {
         var cell = makeCell(payload: payload, probes: probes, seconds: 60)
         cell.rttMethod = method
         cell.rttProbeSpacingNanos = spacingNanos
@@ -26,7 +34,7 @@ struct TCPPipelinedProbeTests {
         defer { relay.stop() }
         let m = try await plugin.runClient(cell, server: relay.address)
         try await server.finish()
-        return m
+        return (m, relay.upBytes)
     }
 
     @Test("40 probes over a 50 ms path: all sent before the first echo, done in about one round trip")
@@ -62,6 +70,18 @@ struct TCPPipelinedProbeTests {
         let sendMs = try #require(t["send_ms"]?.doubleValue), firstEcho = try #require(t["first_echo_ms"]?.doubleValue)
         // 39 x 20 ms of spacing would put the last send at 780 ms, after the first echo (50 ms).
         #expect(sendMs < firstEcho, "last probe sent at \(sendMs) ms, first echo at \(firstEcho) ms")
+    }
+
+    @Test("send-loop probes carry their send time alone: 13 bytes a probe on the wire against pipelined's 17")
+    func sendLoopProbesAreStampsAlone() async throws {
+        let path = PathShape(delayMs: 5)
+        let loop = try await Self.runCounting(.sendLoop, probes: 200, up: path, down: path)
+        let pipelined = try await Self.runCounting(.pipelined, probes: 200, up: path, down: path)
+        #expect(loop.m.rttNanos.count == 200 && pipelined.m.rttNanos.count == 200)
+        // The same HELLO and GOODBYE either way; the probes differ by their 4-byte sequence number.
+        #expect(pipelined.upBytes - loop.upBytes == 200 * 4, "send-loop \(loop.upBytes) B, pipelined \(pipelined.upBytes) B")
+        // Every echo matched its probe: no RTT below the path's round trip.
+        #expect(loop.m.rttNanos.allSatisfy { $0 >= 10_000_000 }, "\(loop.m.rttNanos.min() ?? 0) ns")
     }
 
     @Test("rttProbeIntervalMs: 40 probes 5 ms apart over a 100 ms path leave 195 ms apart, still without waiting for echoes")

@@ -95,6 +95,10 @@ public final class DelayingTCPRelay: @unchecked Sendable {
     private let lock = NSLock()
     private var sockets: [Socket] = []
     private var lines: [DelayLine] = []
+    private var upCount = 0
+
+    /// Bytes the client has sent through the relay so far.
+    public var upBytes: Int { lock.withLock { upCount } }
 
     public init(to server: SocketAddress, up: PathShape, down: PathShape) throws {
         listener = try Socket(family: AF_INET, type: Int32(SOCK_STREAM.rawValue))
@@ -119,7 +123,7 @@ public final class DelayingTCPRelay: @unchecked Sendable {
             sockets += [client, upstream]
             lines += [toServer, toClient]
         }
-        pump(from: client, into: toServer)
+        pump(from: client, into: toServer) { [self] n in lock.withLock { upCount += n } }
         pump(from: upstream, into: toClient)
     }
 
@@ -133,13 +137,15 @@ public final class DelayingTCPRelay: @unchecked Sendable {
         }
     }
 
-    /// Reads `from` until it ends, pushing what arrives into `line`, then the end mark.
-    private func pump(from: Socket, into line: DelayLine) {
+    /// Reads `from` until it ends, pushing what arrives into `line`, then the end mark;
+    /// `counted` hears the size of every read.
+    private func pump(from: Socket, into line: DelayLine, counted: @escaping @Sendable (Int) -> Void = { _ in }) {
         let t = Thread {
             // Small reads: the bottleneck then releases the stream in small pieces, as a
             // link releases segments, not in 64 KiB lumps.
             var buffer = [UInt8](repeating: 0, count: 4_096)
             while let n = try? buffer.withUnsafeMutableBytes({ try from.receive($0) }), n > 0 {
+                counted(n)
                 line.push(Array(buffer[0..<n]))
             }
             line.push([])
