@@ -11,7 +11,7 @@ enum TCPClient {
         var m = TransportMeasurement()
         try cell.withStreamConnection("tcp", to: server, configure: options.apply) { s, connectNanos in
             m.connectNanos = connectNanos
-            let workload = StreamWorkloadClient("tcp", over: s, appLoop: cell.appLoop)
+            let workload = StreamWorkloadClient("tcp", over: options.stream(over: s), appLoop: cell.appLoop)
             try workload.greet(TCPHello.greeting)
             let token = try options.reconnect.map { _ in try workload.requestResumption() }
             try workload.probe(count: cell.rttProbes, method: cell.rttMethod, spacingNanos: cell.rttProbeSpacingNanos, into: &m)
@@ -66,7 +66,7 @@ enum TCPClient {
     /// within `timeoutNanos`; the HELLO goes with the RESUME.
     static func reconnect(_ cell: CellContext, server: SocketAddress, options: TCPOptions, timeoutNanos: UInt64) throws -> StreamConnection {
         let s = try cell.openStreamConnection(to: server, timeoutNanos: timeoutNanos, configure: options.apply)
-        return StreamConnection(workload: StreamWorkloadClient("tcp", over: s), socket: s, connectedAt: MonotonicClock.now()) {
+        return StreamConnection(workload: StreamWorkloadClient("tcp", over: options.stream(over: s)), socket: s, connectedAt: MonotonicClock.now()) {
             cell.closeStreamConnection(s)
         }
     }
@@ -79,7 +79,7 @@ enum TCPClient {
     ) throws {
         guard options.loadedRttProbes?.flow == .separate else { return try body(nil) }
         try cell.withStreamConnection("tcp", to: server, configure: options.apply) { s, _ in
-            let flow = StreamWorkloadClient("tcp", over: s)
+            let flow = StreamWorkloadClient("tcp", over: options.stream(over: s))
             try flow.greet(TCPHello.greeting)
             try body(flow)
         }

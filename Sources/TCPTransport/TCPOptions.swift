@@ -26,6 +26,9 @@ public struct TCPOptions: Sendable, Equatable {
     /// it (Linux keeps the rest for overhead) per round trip: how a stack, not the link,
     /// holds TCP below the link's rate (docs/FIELD-STUDY.md, the phones' TCP).
     public var receiveBufferBytes: Int?
+    /// TCP_QUICKACK after every read on both ends (TCPQuickAck.swift): acknowledge at
+    /// once, as Apple's stack does, instead of after Linux's delayed-ACK timer.
+    public var quickAck = false
 
     public init(noDelay: Bool = false, keepAlive: TCPKeepAlive = .default, loadedRttProbes: LoadedRttProbes? = nil) {
         self.noDelay = noDelay
@@ -46,6 +49,7 @@ public struct TCPOptions: Sendable, Equatable {
         if options.has("receiveBufferBytes") {
             receiveBufferBytes = try options.int("receiveBufferBytes", default: 0, range: 4_096...(64 << 20))
         }
+        if options.has("quickAck") { quickAck = try options.bool("quickAck", default: false) }
     }
 
     /// What `peerbench list` prints.
@@ -65,6 +69,9 @@ public struct TCPOptions: Sendable, Equatable {
             OptionDescriptor(
                 "receiveBufferBytes", type: "int", default: "null",
                 help: "SO_RCVBUF on both ends (4096-67108864): caps the receive window; null = the kernel's autotuning."),
+            OptionDescriptor(
+                "quickAck", type: "bool", default: "false",
+                help: "TCP_QUICKACK after every read on both ends: acknowledge at once, as Apple's stack does, not after Linux's delayed-ACK timer."),
         ] + LoadedRttProbes.descriptors + [TCPUserTimeout.descriptor, CongestionControl.descriptor]
         + ReconnectPolicy.descriptors
 

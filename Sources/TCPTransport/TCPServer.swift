@@ -12,7 +12,8 @@ enum TCPServer {
             let host = StreamResumeHost()
             return try await cell.serveResumableConnections("tcp", finished: { host.finished }) { conn in
                 try options.apply(to: conn)
-                try StreamWorkloadServer.serve("tcp", over: conn, greeting: TCPHello.greeting, resume: host, appLoop: cell.appLoop)
+                try StreamWorkloadServer.serve(
+                    "tcp", over: options.stream(over: conn), greeting: TCPHello.greeting, resume: host, appLoop: cell.appLoop)
             }
         }
         // A separate probe flow (loadedRttProbes.flow) is a second connection, served alike.
@@ -20,7 +21,7 @@ enum TCPServer {
         let count = max(options.loadedRttProbes?.flow == .separate ? 2 : 1, cell.workload.streams)
         return try await cell.serveConnections("tcp", count: count) { conn in
             try options.apply(to: conn)
-            try StreamWorkloadServer.serve("tcp", over: conn, greeting: TCPHello.greeting, appLoop: cell.appLoop)
+            try StreamWorkloadServer.serve("tcp", over: options.stream(over: conn), greeting: TCPHello.greeting, appLoop: cell.appLoop)
         }
     }
 }
