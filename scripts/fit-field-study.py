@@ -26,6 +26,10 @@ override parameters of a built-in environment.
   3. awdlWindowMiss (per place): the probability that a frame misses its availability
      window, on each place's TCP RTT tests (1 000 probes from the app's send loop, Nagle
      on): the median over tests of the mean RTT and of the RTT standard deviation.
+  4. The app's receive cost (the field-study matrices' appLoop receiveMicros, for every
+     transport), on the same TCP RTT tests, every place's score summed.
+Every run measures with the field-study matrix's own method: its tcp options (Nagle on,
+keepalive, CUBIC, quickAck) and its appLoop, read from matrices/field-study-2025.json.
 
 A rate's score is |log(emulated median / measured median)|, at most 1.5 (10 % too high
 and 10 % too low cost the same); a loss's is |emulated - measured| in percent / 10. The
@@ -40,8 +44,9 @@ candidate's figure with probability P, and it prints how often the issue's trans
 hold (per place x distance at least 5 of 6 field and forest blocks, per count x size at
 least 7 of 9, inside the phones' quartiles; the grid has field and forest cells only,
 where `compare --measured` on a full run has every place) and the score's median.
---write rewrites Sources/LinkEmulation/FieldStudyCalibration.swift with the winners and
-tcp's receiveBufferBytes in the field-study matrices (then rebuild). --quick tries fewer
+--write rewrites Sources/LinkEmulation/FieldStudyCalibration.swift with the winners, and
+tcp's receiveBufferBytes and the appLoop's receiveMicros in the field-study matrices
+(then rebuild). --quick tries fewer
 candidates (13 runs, about 25 minutes on a two-core machine; the full grid several
 hours). Needs root (network namespaces) and the release binary (built if missing).
 
@@ -62,7 +67,20 @@ import fieldstudydata as data
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CALIBRATION = os.path.join(ROOT, "Sources", "LinkEmulation", "FieldStudyCalibration.swift")
 COUNTS, SIZES = [100, 1000, 10000], [128, 4096, 9216]
-TCP = {"plugin": "tcp", "label": "tcp", "options": {"noDelay": False, "keepAlive": {"idleSeconds": 2}, "congestionControl": "cubic"}}
+MATRIX = os.path.join(ROOT, "matrices", "field-study-2025.json")
+
+
+def study_method(path=MATRIX):
+    """The field-study matrix's tcp transport (without receiveBufferBytes, which step 1b
+    fits) and its appLoop: every run here measures with the study's own method."""
+    with open(path, encoding="utf-8") as f:
+        m = json.load(f)
+    tcp = next(t for t in m["transports"] if t["plugin"] == "tcp")
+    tcp["options"].pop("receiveBufferBytes", None)
+    return tcp, m.get("appLoop")
+
+
+TCP, APP_LOOP = study_method()
 UDP = {"plugin": "udp", "label": "udp"}
 
 
@@ -92,15 +110,20 @@ def measured(data_dir):
     return rtt, transfers, blocks
 
 
-def run(peerbench, work, name, environments, transports, distances, payloads, probes, repetitions, failures=None):
+def run(peerbench, work, name, environments, transports, distances, payloads, probes, repetitions, failures=None,
+        app_loop="study"):
     """One `peerbench run`; its ok records. With a `failures` list, a run with cells that
-    did not end ok is kept (exit 1) and those cells' descriptions are appended to it."""
+    did not end ok is kept (exit 1) and those cells' descriptions are appended to it.
+    `app_loop`: the field-study matrix's appLoop by default, else the given one (None: none)."""
     matrix = {
         "name": name, "repetitions": repetitions, "rttProbes": probes, "rttMethod": "send-loop",
         "cellTimeoutSeconds": 60, "seed": 1, "transports": transports,
         "matrix": {"environments": environments, "distances": distances,
                    "payloads": {"counts": payloads[0], "sizes": payloads[1]}},
     }
+    loop = APP_LOOP if app_loop == "study" else app_loop
+    if loop:
+        matrix["appLoop"] = loop
     path = os.path.join(work, name + ".json")
     out = os.path.join(work, name)
     with open(path, "w", encoding="utf-8") as f:
@@ -387,6 +410,26 @@ def main():
                 winners[place], best_score = c, score
         print(f"     -> {winners[place]}")
 
+    print("4. the app's receive cost (appLoop receiveMicros, all transports) on TCP's RTT tests, every place")
+    loop_candidates = [0, 30] if a.quick else [0, 20, 25, 30, 33]
+    best_r = None
+    for us in loop_candidates:
+        envs = [profile(place, **fitted, queuePackets=queue, queueBytes=queue * 1500, awdlWindowMiss=winners[place]) for place in rtt]
+        recs = run(a.peerbench, a.work, f"receive-{us}", envs, [TCP], [1, 10] if a.quick else [1, 5, 10], ([100], [128]), 1_000,
+                   2 if a.quick else 4, app_loop={"receiveMicros": us} if us else None)
+        score, line = 0.0, []
+        for place, m in rtt.items():
+            rows = [r for r in recs if r["environment"] == place and r.get("rtt_ms")]
+            mean = statistics.median(r["rtt_ms"]["mean"] for r in rows) if rows else None
+            sd = statistics.median(r["rtt_ms"]["stddev"] for r in rows) if rows else None
+            score += log_error(mean, statistics.median(m["mean"])) + log_error(sd, statistics.median(m["sd"]))
+            line.append(f"{place} {mean or float('nan'):.1f}/{sd or float('nan'):.1f}")
+        print(f"   receiveMicros {us:<3} score {score:6.3f}  mean/sd ms: " + ", ".join(line))
+        if best_r is None or clearly_better(score, best_r[1]):
+            best_r = (us, score)
+    receive = best_r[0]
+    print(f"   -> appLoop receiveMicros {receive}")
+
     if a.write:
         with open(CALIBRATION, encoding="utf-8") as f:
             text = f.read()
@@ -404,11 +447,12 @@ def main():
             with open(path, encoding="utf-8") as f:
                 text = f.read()
             if buffer:
-                text, n = re.subn(r'("congestionControl": "cubic")(, "receiveBufferBytes": [0-9]+)?(\}\},\n\s*\{"plugin": "udp")',
+                text, n = re.subn(r'("congestionControl": "cubic")(, "receiveBufferBytes": [0-9]+)?((, "quickAck": true)?\}\},\n\s*\{"plugin": "udp")',
                                   rf'\g<1>, "receiveBufferBytes": {buffer}\g<3>', text)
+            text = re.sub(r'"appLoop": \{"receiveMicros": [0-9.]+\}', f'"appLoop": {{"receiveMicros": {receive}}}', text)
             with open(path, "w", encoding="utf-8") as f:
                 f.write(text)
-            print(f"wrote the tcp transport's receiveBufferBytes into matrices/{name}")
+            print(f"wrote the tcp transport's receiveBufferBytes and the appLoop's receiveMicros into matrices/{name}")
 
 
 if __name__ == "__main__":
