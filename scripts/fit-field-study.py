@@ -40,7 +40,8 @@ the built-in calibration and once with the given radio keys on top (any key of a
 inline radio profile), the two scores, block medians and cells that did not end ok
 side by side; it fits and writes nothing (about 12 minutes). With --share P the candidate
 is a state only some tests meet: 400 seeded draws give each cell of the built-in grid the
-candidate's figure with probability P, and it prints how often the issue's transfer checks
+candidate's figure with probability P (or P1,P5,P10: a share per distance, 1, 5 and 10 m;
+--share-only LABEL: only that transport's cells), and it prints how often the issue's transfer checks
 hold (per place x distance at least 5 of 6 field and forest blocks, per count x size at
 least 7 of 9, inside the phones' quartiles; the grid has field and forest cells only,
 where `compare --measured` on a full run has every place) and the score's median.
@@ -243,21 +244,40 @@ def transfer_quartiles(data_dir):
 CHECKS = {"blocks": 5, "count x size": 7}
 
 
-def mix(built_in, candidate, share, transfers, blocks, quartiles, draws=400):
-    """--share: each built-in cell takes its candidate twin's figures with probability
-    `share`, `draws` times (seeded); how often each check holds, and the score's median."""
+def parse_share(text):
+    """--share: one share for every cell, or three (1, 5 and 10 m); {distance: share}."""
+    try:
+        values = [float(v) for v in text.split(",")]
+    except ValueError:
+        values = []
+    if len(values) not in (1, 3) or not all(0 <= v <= 1 for v in values) or not any(values):
+        raise ValueError(f"--share: {text!r} is not a share in [0, 1] or three of them (1, 5, 10 m), not all 0")
+    return dict(zip((1, 5, 10), values * 3 if len(values) == 1 else values))
+
+
+def mix(built_in, candidate, share, transfers, blocks, quartiles, only=None, draws=400):
+    """--share: each built-in cell (of transport `only`, if given) takes its candidate
+    twin's figures with its distance's probability in `share`, `draws` times (seeded);
+    how often each check holds, and the score's median."""
     def cell(r):
         return r["transport"]["label"], r["environment"], r["distance_m"], r["payload"]["count"], r["payload"]["size"]
+
+    def draw(r):
+        # Always one draw per cell, so the same seed gives the same draws whatever `only` is.
+        hit = rng.random() < share[round(r["distance_m"])]
+        return hit and (only is None or r["transport"]["label"] == only)
 
     twin = {cell(r): r for r in candidate}
     rng = random.Random(1)
     held, scores = {}, []
     for _ in range(draws):
-        records = [twin.get(cell(r), r) if rng.random() < share else r for r in built_in]
+        records = [twin.get(cell(r), r) if draw(r) else r for r in built_in]
         scores.append(rate_score(records, transfers, blocks=blocks))
         for key, n in checks(records, quartiles).items():
             held.setdefault(key, []).append(n >= CHECKS[key[1]])
-    print(f"   share {share:g} of the tests in the candidate's state, {draws} draws: rate score median {statistics.median(scores):.3f}")
+    shares = "/".join(f"{share[d]:g}" for d in (1, 5, 10))
+    print(f"   share {shares} (1/5/10 m) of the {only or 'tcp and udp'} tests in the candidate's state, {draws} draws: "
+          f"rate score median {statistics.median(scores):.3f}")
     for (label, kind), v in sorted(held.items()):
         print(f"     {label} {kind}: the check (at least {CHECKS[kind]}) holds in {sum(v) / len(v):.0%} of the draws")
 
@@ -283,7 +303,7 @@ def try_candidate(a, overrides, transfers, blocks):
         print("             inside the phones' quartiles: " + ", ".join(f"{label} {kind} {n}" for (label, kind), n in sorted(held.items())))
         runs.append(recs)
     if a.share is not None:
-        mix(runs[0], runs[1], a.share, transfers, blocks, quartiles)
+        mix(runs[0], runs[1], a.share, transfers, blocks, quartiles, a.share_only)
 
 
 def main():
@@ -293,7 +313,8 @@ def main():
     ap.add_argument("--work", default=os.path.join(ROOT, "results", "fit-field-study"))
     ap.add_argument("--quick", action="store_true", help="fewer candidates")
     ap.add_argument("--write", action="store_true", help="rewrite FieldStudyCalibration.swift with the winners")
-    ap.add_argument("--share", type=float, metavar="P", help="with --candidate: the share of tests (0-1) that meet the candidate's state")
+    ap.add_argument("--share", metavar="P", help="with --candidate: the share of tests (0-1) that meet the candidate's state, or P1,P5,P10 per distance")
+    ap.add_argument("--share-only", choices=("tcp", "udp"), help="with --share: only this transport's tests meet the state")
     ap.add_argument("--candidate", metavar="JSON", help='score radio overrides against the built-in calibration, e.g. \'{"aggregateMPDUs": 64}\'; fits nothing')
     a = ap.parse_args()
     overrides = None
@@ -306,8 +327,15 @@ def main():
             ap.error("--candidate: must be a non-empty JSON object of radio keys (docs/LINK-MODEL.md, inline radio profiles), without \"base\"")
         if a.write or a.quick:
             ap.error("--candidate fits nothing: it takes neither --write nor --quick")
-    if a.share is not None and (a.candidate is None or not 0 < a.share <= 1):
-        ap.error("--share: a share of tests in (0, 1], with --candidate")
+    if a.share is not None:
+        if a.candidate is None:
+            ap.error("--share: only with --candidate")
+        try:
+            a.share = parse_share(a.share)
+        except ValueError as e:
+            ap.error(str(e))
+    if a.share_only and a.share is None:
+        ap.error("--share-only: only with --share")
     if not os.path.exists(a.peerbench):
         subprocess.run(["swift", "build", "-c", "release", "--product", "peerbench"], cwd=ROOT, check=True)
     os.makedirs(a.work, exist_ok=True)
