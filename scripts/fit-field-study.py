@@ -167,6 +167,17 @@ def log_error(emulated, target):
     return min(MAX_TERM, abs(math.log(emulated / target))) if emulated and emulated > 0 else MAX_TERM
 
 
+def place_rtt(records, place, m):
+    """A place's RTT tests among `records`: (score, median mean RTT, median RTT SD), the
+    score the |log| errors of both against the phones' medians `m`; None if none ran."""
+    rows = [r for r in records if r["environment"] == place and r.get("rtt_ms")]
+    if not rows:
+        return None
+    mean = statistics.median(r["rtt_ms"]["mean"] for r in rows)
+    sd = statistics.median(r["rtt_ms"]["stddev"] for r in rows)
+    return log_error(mean, statistics.median(m["mean"])) + log_error(sd, statistics.median(m["sd"])), mean, sd
+
+
 def profile(place, **overrides):
     return {"name": place, "radio": {"base": place, **overrides}}
 
@@ -417,14 +428,8 @@ def main():
         envs = [profile(place, **fitted, queuePackets=queue, queueBytes=queue * 1500, awdlWindowMiss=c) for place in rtt]
         recs = run(a.peerbench, a.work, f"miss-{c}", envs, [TCP], [1, 10] if a.quick else [1, 5, 10], ([100], [128]), 1_000, 1 if a.quick else 2)
         for place, m in rtt.items():
-            rows = [r for r in recs if r["environment"] == place and r.get("rtt_ms")]
-            if not rows:
-                scores[place].append((c, float("inf"), None, None))
-                continue
-            mean = statistics.median(r["rtt_ms"]["mean"] for r in rows)
-            sd = statistics.median(r["rtt_ms"]["stddev"] for r in rows)
-            score = log_error(mean, statistics.median(m["mean"])) + log_error(sd, statistics.median(m["sd"]))
-            scores[place].append((c, score, mean, sd))
+            got = place_rtt(recs, place, m)
+            scores[place].append((c, *got) if got else (c, float("inf"), None, None))
     winners = {}
     for place, rows in scores.items():
         m = rtt[place]
@@ -447,10 +452,8 @@ def main():
                    2 if a.quick else 4, app_loop={"receiveMicros": us} if us else None)
         score, line = 0.0, []
         for place, m in rtt.items():
-            rows = [r for r in recs if r["environment"] == place and r.get("rtt_ms")]
-            mean = statistics.median(r["rtt_ms"]["mean"] for r in rows) if rows else None
-            sd = statistics.median(r["rtt_ms"]["stddev"] for r in rows) if rows else None
-            score += log_error(mean, statistics.median(m["mean"])) + log_error(sd, statistics.median(m["sd"]))
+            place_score, mean, sd = place_rtt(recs, place, m) or (2 * MAX_TERM, None, None)
+            score += place_score
             line.append(f"{place} {mean or float('nan'):.1f}/{sd or float('nan'):.1f}")
         print(f"   receiveMicros {us:<3} score {score:6.3f}  mean/sd ms: " + ", ".join(line))
         if best_r is None or clearly_better(score, best_r[1]):
