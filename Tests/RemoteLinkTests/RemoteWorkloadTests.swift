@@ -10,41 +10,23 @@ import Testing
 /// workload as the local ones do.
 @Suite(.serialized) struct RemoteWorkloadTests {
     @Test func downloadTransactionsAndFramesRunAgainstServe() async throws {
-        let testbed = try EmulatedTestbed(initialMTU: 1_500)
-        defer { testbed.shutdownNow() }
-        let endpoints = try testbed.configure(EmulatorParameters(delayNanos: 20_000_000, rateBitsPerSecond: 50e6, mtu: 1_500), seed: 1)
-        let (clientNS, serverNS) = (try #require(endpoints.client.namespace), try #require(endpoints.server.namespace))
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pbr-wl-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let key = dir + "/key.psk"
-        #expect(try PeerbenchProcess(["psk", "new", key], in: nil).wait(seconds: 30) == 0)
-        let peer = "\(endpoints.server.address):47840"
-        let serve = try PeerbenchProcess(["serve", "--listen", peer, "--psk-file", key, "--data-ports", "47841-47850"], in: serverNS)
-        defer {
-            serve.kill(SIGKILL)
-            serve.wait(seconds: 5)
-        }
-        #expect(serve.waitFor("listening on", seconds: 30), "\(serve.stderr)")
+        let rig = try EmulatedServeRig(EmulatorParameters(delayNanos: 20_000_000, rateBitsPerSecond: 50e6, mtu: 1_500), port: 47_840)
+        defer { rig.remove() }
         let workloads = #"""
             ["download", {"name": "rpc", "kind": "request-response", "requests": 20, "requestBytes": 100, "responseBytes": 1000},
              {"name": "voice", "kind": "isochronous", "frameBytes": 160, "periodMs": 20, "durationSeconds": 1, "direction": "bidir"}]
             """#
-        let matrix = dir + "/m.json"
-        try Data(
+        let matrix = try rig.write(
             RemoteRig.matrix(
                 transports: #"""
                     [{"plugin": "tcp", "options": {"noDelay": true}}, {"plugin": "tls", "options": {"noDelay": true}},
                      {"plugin": "quic"}, {"plugin": "udp", "options": {"rateMbps": 30}}]
                     """#,
                 count: 200, size: 16_384, timeout: 30, probes: 3, workloads: workloads
-            ).utf8
-        )
-        .write(to: URL(fileURLWithPath: matrix))
-        let run = try PeerbenchProcess(["run", matrix, "--out", dir + "/out", "--link", "remote", "--peer", peer, "--psk-file", key], in: clientNS)
-        #expect(run.wait(seconds: 120) == 0, "run: \(run.stderr)\nserve: \(serve.stderr)")
-        let text = (try? String(contentsOfFile: dir + "/out/records.jsonl", encoding: .utf8)) ?? ""
-        let records = try text.split(separator: "\n").map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
+            ))
+        let run = try rig.startRun(matrix)
+        #expect(run.wait(seconds: 120) == 0, "run: \(run.stderr)\nserve: \(rig.serve.stderr)")
+        let records = try rig.records()
         #expect(records.count == 12)
         for r in records {
             let label = (r["transport"] as? [String: Any])?["label"] as? String ?? "?"
