@@ -16,11 +16,17 @@ every distance, one of the link's range grows with distance. Last, TCP's round-t
 tests whose mean RTT lies more than `--offset` ms (default 40) above their place's
 fastest test, by distance, with the median RTT SD of the offset tests and of the rest:
 a wait that every probe of a test met shifts its mean and leaves its SD alone.
+Also, per place x distance, the median rate of the 4 096-9 216 B tests above `--slow`
+(the fast state, to hold against the emulated large transfers), and whether a slow test
+is followed by another within its place and distance, in start order, more often than
+chance: the count of slow-then-slow among consecutive tests (twins of the same second
+skipped) against 2 000 seeded shuffles of the slow flags within each place x distance.
 Reads only the calibration set (data/field-study-2025/tcp-rtt.csv, tcp-transfer.csv and
 udp-transfer.csv). Exit status: 0 printed; 2 bad usage or unreadable input.
 """
 import argparse
 import math
+import random
 import statistics
 import sys
 
@@ -62,6 +68,8 @@ def main():
     for t, u, k in slow:
         print(f"| {k[1]} | {k[2]} | {k[3]} | {k[4]} | {k[0]} | {t:.0f} | {u:.0f} | {'-' if udp[k][1] is None else format(udp[k][1], 'g')} |")
     shares(transfers, a.slow)
+    fast_state(transfers, a.slow)
+    persistence(transfers, a.slow)
     offsets(rtts, a.offset)
 
 
@@ -79,6 +87,60 @@ def shares(transfers, slow):
                          and t["place"] in ("free-field", "forest") and t["rate"] is not None]
                 cells.append(f"{sum(r <= slow for r in rates)} of {len(rates)}")
             print(f"| {transport} | {count} | " + " | ".join(cells) + " |")
+
+
+def large(tests):
+    """The 4 096-9 216 B tests of the free field and the forest that have a rate."""
+    return [t for t in tests if t["size"] >= 4096 and t["place"] in ("free-field", "forest") and t["rate"] is not None]
+
+
+def fast_state(transfers, slow):
+    """Per transport x place x distance: the median of the large tests above `slow`."""
+    print(f"\n4 096-9 216 B tests above {slow:g} Mbit/s (the fast state), median Mbit/s")
+    print("\n| transport | place | distance | tests | median |")
+    print("|---|---|---|---|---|")
+    for transport, tests in transfers.items():
+        for place, d in sorted({(t["place"], t["distance"]) for t in large(tests)}):
+            rates = [t["rate"] for t in large(tests) if (t["place"], t["distance"]) == (place, d) and t["rate"] > slow]
+            print(f"| {transport} | {place} | {d} m | {len(rates)} | {statistics.median(rates):.0f} |")
+
+
+def seconds(stamp):
+    """`1.5.2025_11_38_53` -> seconds since that day's midnight."""
+    h, m, s = (int(x) for x in stamp.split("_")[1:])
+    return h * 3600 + m * 60 + s
+
+
+def persistence(transfers, slow, shuffles=2000):
+    """Slow-then-slow among consecutive large tests of 100 and 1 000 messages (the short
+    ones, which a state met at the start covers), against shuffles within each session."""
+    print(f"\nDoes a slow test (at {slow:g} Mbit/s or less; 4 096-9 216 B, 100 and 1 000 messages) follow a slow one?")
+    print("\n| transport | tests | slow | consecutive pairs | slow then slow | p (shuffled) |")
+    print("|---|---|---|---|---|---|")
+    rng = random.Random(1)
+    for transport, tests in transfers.items():
+        sessions = {}
+        for t in large(tests):
+            if t["stamp"] and t["count"] <= 1000:
+                sessions.setdefault((t["place"], t["distance"]), []).append((seconds(t["stamp"]), t["rate"] <= slow))
+        runs = [sorted(v) for v in sessions.values()]
+
+        def count(flags_by_run):
+            pairs = both = 0
+            for run, flags in zip(runs, flags_by_run):
+                for i in range(1, len(run)):
+                    pairs += 1
+                    both += flags[i - 1] and flags[i]
+            return pairs, both
+
+        observed = [[f for _, f in run] for run in runs]
+        pairs, both = count(observed)
+        as_many = 0
+        for _ in range(shuffles):
+            shuffled = [rng.sample(flags, len(flags)) for flags in observed]
+            as_many += count(shuffled)[1] >= both
+        n = sum(len(r) for r in runs)
+        print(f"| {transport} | {n} | {sum(sum(f) for f in observed)} | {pairs} | {both} | {as_many / shuffles:.2f} |")
 
 
 def offsets(rtts, offset):
