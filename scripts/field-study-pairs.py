@@ -20,7 +20,9 @@ Also, per place x distance, the median rate of the 4 096-9 216 B tests above `--
 (the fast state, to hold against the emulated large transfers), and whether a slow test
 is followed by another within its place and distance, in start order, more often than
 chance: the count of slow-then-slow among consecutive tests (twins of the same second
-skipped) against 2 000 seeded shuffles of the slow flags within each place x distance.
+skipped) against 2 000 seeded shuffles of the slow flags within each place x distance;
+and the wait since the previous test of the place x distance started, slow tests against
+fast (Mann-Whitney U): a link that slows after sitting idle would show as longer waits.
 Reads only the calibration set (data/field-study-2025/tcp-rtt.csv, tcp-transfer.csv and
 udp-transfer.csv). Exit status: 0 printed; 2 bad usage or unreadable input.
 """
@@ -30,7 +32,7 @@ import random
 import statistics
 import sys
 
-from scipy.stats import spearmanr
+from scipy.stats import mannwhitneyu, spearmanr
 
 import fieldstudydata as data
 
@@ -70,6 +72,7 @@ def main():
     shares(transfers, a.slow)
     fast_state(transfers, a.slow)
     persistence(transfers, a.slow)
+    idle_before(transfers, a.slow)
     offsets(rtts, a.offset)
 
 
@@ -141,6 +144,33 @@ def persistence(transfers, slow, shuffles=2000):
             as_many += count(shuffled)[1] >= both
         n = sum(len(r) for r in runs)
         print(f"| {transport} | {n} | {sum(sum(f) for f in observed)} | {pairs} | {both} | {as_many / shuffles:.2f} |")
+
+
+def idle_before(transfers, slow):
+    """Seconds since the previous test of the same place x distance started (either
+    transport), for the short large tests, slow against fast."""
+    starts = {}
+    for tests in transfers.values():
+        for t in tests:
+            if t["stamp"]:
+                starts.setdefault((t["place"], t["distance"]), set()).add(seconds(t["stamp"]))
+    waits = {True: [], False: []}
+    for tests in transfers.values():
+        for t in large(tests):
+            if not t["stamp"] or t["count"] > 1000:
+                continue
+            at = seconds(t["stamp"])
+            earlier = [s for s in starts[(t["place"], t["distance"])] if s < at]
+            if earlier:
+                waits[t["rate"] <= slow].append(at - max(earlier))
+    u = mannwhitneyu(waits[True], waits[False])
+    print("\nSeconds since the previous test started (4 096-9 216 B, 100 and 1 000 messages, both transports)")
+    print("\n| tests | n | median | range |")
+    print("|---|---|---|---|")
+    for label, key in (("slow", True), ("fast", False)):
+        w = waits[key]
+        print(f"| {label} | {len(w)} | {statistics.median(w):g} | {min(w)}-{max(w)} |")
+    print(f"\nMann-Whitney U {u.statistic:g}, p {u.pvalue:.2f}")
 
 
 def offsets(rtts, offset):
