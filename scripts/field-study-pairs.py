@@ -19,8 +19,8 @@ a wait that every probe of a test met shifts its mean and leaves its SD alone.
 Also, per place x distance, the median rate of the 4 096-9 216 B tests above `--slow`
 (the fast state, to hold against the emulated large transfers), and whether a slow test
 is followed by another within its place and distance, in start order, more often than
-chance: the count of slow-then-slow among consecutive tests (twins of the same second
-skipped) against 2 000 seeded shuffles of the slow flags within each place x distance;
+chance: per transport, the count of slow-then-slow among consecutive tests against 2 000
+seeded shuffles of the slow flags within each place x distance;
 and the wait since the previous test of the place x distance started, slow tests against
 fast (Mann-Whitney U): a link that slows after sitting idle would show as longer waits.
 Reads only the calibration set (data/field-study-2025/tcp-rtt.csv, tcp-transfer.csv and

@@ -61,14 +61,17 @@ import UDPTransport
     /// receiver less than 499 x 200 µs after the first. The span is taken where the
     /// receiver reads, so a receiver that wakes late to the first message shortens it:
     /// three quarters of the loop's time bound it, above what the same 500 messages span
-    /// unpaced (2026-12-07: udp 1.2 ms, quic 8.3, tcp 41 and tls 44, Nagle waiting out
-    /// loopback's delayed ACK).
+    /// unpaced (asserted here; 2026-12-07: udp 1.2 ms, quic 8.3, tcp 41 and tls 44, Nagle
+    /// waiting out loopback's delayed ACK).
     @Test("a sending app hands one message over per send cost", arguments: plugins)
     func senderHandsOneMessagePerCost(_ name: String) async throws {
         let m = try await Self.run(try Self.plugin(name), Self.cell(count: 500, probes: 1, loop: AppLoop(sendNanos: 200_000)))
         #expect(m.status == .ok, "\(name): \(m.error ?? "")")
         let span = Double(try #require(m.receiverSpanNanos)) / 1e6
         #expect(span >= 499 * 0.2 * 0.75, "\(name): receiver span \(span) ms")
+        let unpaced = try await Self.run(try Self.plugin(name), Self.cell(count: 500, probes: 1, loop: AppLoop()))
+        let unpacedSpan = Double(try #require(unpaced.receiverSpanNanos)) / 1e6
+        #expect(unpacedSpan < 499 * 0.2 * 0.75, "\(name): unpaced span \(unpacedSpan) ms, not told apart by the bound")
         let bulk = Double(try #require(m.bulkNanos)) / 1e6
         #expect(bulk >= 499 * 0.2, "\(name): bulk \(bulk) ms")
     }

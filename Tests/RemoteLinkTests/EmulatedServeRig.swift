@@ -46,11 +46,7 @@ final class EmulatedServeRig: @unchecked Sendable {
     }
 
     /// Writes `text` (a matrix) into the rig's folder; its path.
-    func write(_ text: String, _ name: String = "m.json") throws -> String {
-        let path = dir + "/" + name
-        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
-        return path
-    }
+    func write(_ text: String, _ name: String = "m.json") throws -> String { try RemoteRig.write(text, into: dir, name) }
 
     /// `run MATRIX --link remote` in the client namespace, records into the rig's `out`;
     /// its process (not awaited).
@@ -59,10 +55,7 @@ final class EmulatedServeRig: @unchecked Sendable {
     }
 
     /// The records the run wrote, in order.
-    func records() throws -> [[String: Any]] {
-        let text = (try? String(contentsOfFile: dir + "/out/records.jsonl", encoding: .utf8)) ?? ""
-        return try text.split(separator: "\n").map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
-    }
+    func records() throws -> [[String: Any]] { try RemoteRig.records(dir + "/out") }
 
     func remove() {
         serve.kill(SIGKILL)

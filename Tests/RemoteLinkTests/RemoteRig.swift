@@ -55,13 +55,19 @@ final class RemoteRig: @unchecked Sendable {
     }
 
     /// Writes `matrix` (a JSON text) into the rig's folder; its path.
-    func write(_ text: String, _ name: String) throws -> String {
+    func write(_ text: String, _ name: String) throws -> String { try Self.write(text, into: dir, name) }
+
+    func records(_ out: String) throws -> [[String: Any]] { try Self.records(out) }
+
+    /// Writes `text` to `dir/name`; its path (`EmulatedServeRig` writes with it too).
+    static func write(_ text: String, into dir: String, _ name: String) throws -> String {
         let path = dir + "/" + name
         try Data(text.utf8).write(to: URL(fileURLWithPath: path))
         return path
     }
 
-    func records(_ out: String) throws -> [[String: Any]] {
+    /// The records a run wrote into `out`, in order (none if it wrote no file).
+    static func records(_ out: String) throws -> [[String: Any]] {
         let text = (try? String(contentsOfFile: out + "/records.jsonl", encoding: .utf8)) ?? ""
         return try text.split(separator: "\n").map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
     }
